@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain registers the mastermind binary for the testscript scenarios: `exec mastermind ...`
+// inside a .txtar runs Main in a subprocess of the test binary.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"mastermind": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs every internal/cli/testdata/script/*.txtar scenario. Each builds its own git
+// repository with `exec git`; HOME and XDG_CONFIG_HOME point inside the work directory and git's
+// system config is ignored, so the host's git configuration cannot leak in.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("testdata", "script"),
+		RequireExplicitExec: true,
+		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
+		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"mm": cmdMM},
+		Setup: func(env *testscript.Env) error {
+			home := filepath.Join(env.WorkDir, ".home")
+			if err := os.MkdirAll(filepath.Join(home, ".config"), 0o755); err != nil {
+				return err
+			}
+			env.Setenv("HOME", home)
+			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			env.Setenv("GIT_AUTHOR_NAME", "Test")
+			env.Setenv("GIT_AUTHOR_EMAIL", "test@example.com")
+			env.Setenv("GIT_COMMITTER_NAME", "Test")
+			env.Setenv("GIT_COMMITTER_EMAIL", "test@example.com")
+			env.Setenv("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+			env.Setenv("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
+			env.Setenv("NO_COLOR", "1")
+			return nil
+		},
+	})
+}
+
+// cmdMM implements the script command `mm CODE ARGS...`: it runs `mastermind ARGS...`, keeps its
+// stdout and stderr for the following stdout/stderr/cmp commands, and fails unless the exit
+// status is exactly CODE. Exit codes are part of the contract, so scenarios assert them exactly
+// rather than with `! exec`.
+func cmdMM(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("mm does not support negation; give the expected exit code")
+	}
+	if len(args) < 1 {
+		ts.Fatalf("usage: mm CODE [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("mm: exit code %q is not a number", args[0])
+	}
+	got := 0
+	if err := ts.Exec("mastermind", args[1:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("mm: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("mastermind %v exited %d, want %d", args[1:], got, want)
+	}
+}

@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"context"
+	"errors"
+
+	"github.com/mastermind-controller/mastermind/internal/fsx"
+)
+
+// Exit codes, mapped in this one place (README "Exit codes"). Callers must treat any other code as
+// a failure.
+const (
+	// ExitOK: the input passes (pre-flight approved, post-flight held or drift, report valid, ...).
+	ExitOK = 0
+	// ExitNotPassed: the input does not pass (broken, report rejected, spec changed, filter rejected, ...).
+	ExitNotPassed = 1
+	// ExitUsage: unknown command or flag, wrong argument count, conflicting flags.
+	ExitUsage = 2
+	// ExitOperational: not a git repository, git failing, lock busy, corrupt state, I/O error, panic.
+	ExitOperational = 3
+	// ExitEscalate: filter only; the third consecutive rejection of one dispatch.
+	ExitEscalate = 4
+)
+
+// NotPassedError says the command ran correctly and the input does not pass (exit 1). Its message
+// has usually been printed already; Silent suppresses printing it again.
+type NotPassedError struct {
+	Msg    string
+	Silent bool
+}
+
+func (e *NotPassedError) Error() string { return e.Msg }
+
+// ExitError carries an explicit exit code for commands whose contract defines its own table
+// (forge-report: 0 valid, 2 invalid, 1 usage or read error; filter: 4 escalate). Silent
+// suppresses printing the message.
+type ExitError struct {
+	Code   int
+	Msg    string
+	Silent bool
+	Err    error
+}
+
+func (e *ExitError) Error() string {
+	if e.Msg == "" && e.Err != nil {
+		return e.Err.Error()
+	}
+	return e.Msg
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// exitCodeFor maps an error returned by the command tree to an exit code. Unknown errors are
+// operational (3): fail closed.
+func exitCodeFor(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ee *ExitError
+	var ue *UsageError
+	var np *NotPassedError
+	switch {
+	case errors.As(err, &ee):
+		return ee.Code
+	case errors.As(err, &ue):
+		return ExitUsage
+	case errors.As(err, &np):
+		return ExitNotPassed
+	case errors.Is(err, fsx.ErrLockBusy), errors.Is(err, context.DeadlineExceeded):
+		return ExitOperational
+	}
+	return ExitOperational
+}
+
+// silent reports whether err's message has already been shown to the user.
+func silent(err error) bool {
+	var ee *ExitError
+	var np *NotPassedError
+	if errors.As(err, &ee) {
+		return ee.Silent
+	}
+	if errors.As(err, &np) {
+		return np.Silent
+	}
+	return false
+}

@@ -1,0 +1,160 @@
+package finding
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Class is the severity of a finding: ClassError makes a verdict broken, ClassWarning makes it
+// drift (spec-and-lifecycle.md §9.2).
+type Class string
+
+// The two finding classes.
+const (
+	ClassError   Class = "error"
+	ClassWarning Class = "warning"
+)
+
+// Field is one kind-specific key/value pair of a finding (for example {"file", "a.go"} or
+// {"reason", "report_missing"}). Fields keep their insertion order so JSON output is stable.
+type Field struct {
+	Key   string
+	Value any
+}
+
+// Finding is one violation or observation.
+//
+// Rule is the stable rule id (report rules such as "schema.type", or audit kinds such as
+// "unexpected_file"). File is repository-relative where possible. Line and Column are 1-based;
+// Column counts Unicode code points; both are 0 when there is no position. Pointer is an RFC 6901
+// JSON pointer into the checked document, "" for the root or for transport findings.
+type Finding struct {
+	Rule    string
+	Class   Class
+	File    string
+	Line    int
+	Column  int
+	Pointer string
+	Message string
+	Fields  []Field
+}
+
+// Field returns the value of the kind-specific field key and whether it is present.
+func (f Finding) Field(key string) (any, bool) {
+	for _, fl := range f.Fields {
+		if fl.Key == key {
+			return fl.Value, true
+		}
+	}
+	return nil, false
+}
+
+// FieldString returns the kind-specific field key formatted as a string, or "" when absent.
+func (f Finding) FieldString(key string) string {
+	v, ok := f.Field(key)
+	if !ok || v == nil {
+		return ""
+	}
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return fmt.Sprint(v)
+}
+
+// String renders the finding in the text form "file:line:col: message [rule]", or
+// "file: message [rule]" when Line is 0 (executor-report-v1.md §6). An empty File drops the
+// leading "file:" part.
+func (f Finding) String() string {
+	var b strings.Builder
+	if f.File != "" {
+		b.WriteString(f.File)
+		if f.Line > 0 {
+			fmt.Fprintf(&b, ":%d:%d", f.Line, f.Column)
+		}
+		b.WriteString(": ")
+	} else if f.Line > 0 {
+		fmt.Fprintf(&b, "%d:%d: ", f.Line, f.Column)
+	}
+	b.WriteString(f.Message)
+	b.WriteString(" [")
+	b.WriteString(f.Rule)
+	b.WriteString("]")
+	return b.String()
+}
+
+// MarshalJSON writes the positional shape of executor-report-v1.md §5.1:
+// {"rule","class","file","line","column","pointer","message"} followed by any kind fields.
+func (f Finding) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	b.WriteByte('{')
+	write := func(k string, v any, first bool) error {
+		if !first {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		vb, err := marshalNoEscape(v)
+		if err != nil {
+			return err
+		}
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(vb)
+		return nil
+	}
+	pairs := []Field{
+		{"rule", f.Rule}, {"class", f.Class}, {"file", f.File}, {"line", f.Line},
+		{"column", f.Column}, {"pointer", f.Pointer}, {"message", f.Message},
+	}
+	pairs = append(pairs, f.Fields...)
+	for i, p := range pairs {
+		if err := write(p.Key, p.Value, i == 0); err != nil {
+			return nil, err
+		}
+	}
+	b.WriteByte('}')
+	return []byte(b.String()), nil
+}
+
+// marshalNoEscape encodes v as JSON without HTML escaping, so "<" and "&" stay readable.
+func marshalNoEscape(v any) ([]byte, error) {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return []byte(strings.TrimSuffix(b.String(), "\n")), nil
+}
+
+// ComparePosition orders findings by executor-report-v1.md §5.5: line (0 first), column, rule,
+// pointer, message.
+func ComparePosition(a, b Finding) int {
+	return cmp.Or(
+		cmp.Compare(a.Line, b.Line),
+		cmp.Compare(a.Column, b.Column),
+		strings.Compare(a.Rule, b.Rule),
+		strings.Compare(a.Pointer, b.Pointer),
+		strings.Compare(a.Message, b.Message),
+	)
+}
+
+// SortByPosition sorts fs in place with ComparePosition.
+func SortByPosition(fs []Finding) {
+	slices.SortStableFunc(fs, ComparePosition)
+}
+
+// Count returns the number of error-class and warning-class findings in fs.
+func Count(fs []Finding) (errors, warnings int) {
+	for _, f := range fs {
+		switch f.Class {
+		case ClassError:
+			errors++
+		case ClassWarning:
+			warnings++
+		}
+	}
+	return errors, warnings
+}

@@ -1,0 +1,65 @@
+package finding
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestString(t *testing.T) {
+	tests := []struct {
+		f    Finding
+		want string
+	}{
+		{Finding{Rule: "schema.type", File: "r.md", Line: 5, Column: 9, Message: "phases[0].id must be a string"},
+			"r.md:5:9: phases[0].id must be a string [schema.type]"},
+		{Finding{Rule: "report.too_large", File: "r.md", Message: "too big"}, "r.md: too big [report.too_large]"},
+		{Finding{Rule: "x", Message: "m"}, "m [x]"},
+	}
+	for _, tt := range tests {
+		if got := tt.f.String(); got != tt.want {
+			t.Errorf("String() = %q, want %q", got, tt.want)
+		}
+	}
+}
+
+func TestSortByPosition(t *testing.T) {
+	fs := []Finding{
+		{Rule: "b", Line: 2, Column: 1},
+		{Rule: "a", Line: 2, Column: 1},
+		{Rule: "z", Line: 0},
+		{Rule: "a", Line: 1, Column: 5},
+	}
+	SortByPosition(fs)
+	var got []string
+	for _, f := range fs {
+		got = append(got, f.Rule)
+	}
+	if diff := cmp.Diff([]string{"z", "a", "a", "b"}, got); diff != "" {
+		t.Fatalf("order (-want +got):\n%s", diff)
+	}
+	if fs[1].Line != 1 {
+		t.Fatalf("line 1 must sort before line 2: %+v", fs)
+	}
+}
+
+func TestMarshalJSON(t *testing.T) {
+	f := Finding{Rule: "unexpected_file", Class: ClassWarning, File: "a<b>.go", Message: "m",
+		Fields: []Field{{"reason", "x"}}}
+	var buf strings.Builder
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(f); err != nil {
+		t.Fatal(err)
+	}
+	b := strings.TrimSpace(buf.String())
+	want := `{"rule":"unexpected_file","class":"warning","file":"a<b>.go","line":0,"column":0,"pointer":"","message":"m","reason":"x"}`
+	if string(b) != want {
+		t.Fatalf("got  %s\nwant %s", b, want)
+	}
+	if e, w := Count([]Finding{f, {Class: ClassError}}); e != 1 || w != 1 {
+		t.Fatalf("Count = %d, %d", e, w)
+	}
+}

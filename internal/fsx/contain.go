@@ -1,0 +1,70 @@
+package fsx
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Rel converts path (absolute or relative to the current directory) to a slash-separated path
+// relative to root. It returns a *PathError with ReasonOutsideRoot when the path escapes root.
+// root must be absolute and clean. No symlink is resolved.
+func Rel(root, path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", &PathError{Path: path, Reason: ReasonOutsideRoot}
+	}
+	return filepath.ToSlash(rel), nil
+}
+
+// CheckNoSymlink verifies that no component of rel below root is a symbolic link: each ancestor
+// directory is Lstat-ed and must be a directory, and the final component must not be a symlink.
+// rel is slash-separated and relative to root; "." and ".." components are refused with
+// ReasonOutsideRoot. A missing component is ReasonMissing. The final component may be any
+// non-symlink type; callers that need a regular file check it when they open it.
+func CheckNoSymlink(root, rel string) error {
+	if rel == "" || filepath.IsAbs(rel) {
+		return &PathError{Path: rel, Reason: ReasonOutsideRoot}
+	}
+	parts := strings.Split(rel, "/")
+	cur := root
+	for i, p := range parts {
+		if p == "" || p == "." || p == ".." {
+			return &PathError{Path: rel, Reason: ReasonOutsideRoot}
+		}
+		cur = filepath.Join(cur, p)
+		fi, err := os.Lstat(cur)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return &PathError{Path: rel, Reason: ReasonMissing}
+			}
+			return err
+		}
+		last := i == len(parts)-1
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			if last {
+				return &PathError{Path: rel, Reason: ReasonSymlink}
+			}
+			return &PathError{Path: rel, Reason: ReasonSymlinkedAncestor, Detail: strings.Join(parts[:i+1], "/")}
+		}
+		if !last && !fi.IsDir() {
+			return &PathError{Path: rel, Reason: ReasonNotRegular, Detail: "a non-directory ancestor " + strings.Join(parts[:i+1], "/")}
+		}
+	}
+	return nil
+}
+
+// ReadInRoot reads root/rel after CheckNoSymlink, with ReadFile's limit and checks. rel is
+// slash-separated and relative to root.
+func ReadInRoot(root, rel string, limit int64) ([]byte, error) {
+	if err := CheckNoSymlink(root, rel); err != nil {
+		return nil, err
+	}
+	return ReadFile(filepath.Join(root, filepath.FromSlash(rel)), limit)
+}

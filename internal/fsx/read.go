@@ -1,0 +1,85 @@
+package fsx
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// ReadFile reads the regular file at path without following a symlink at the last component and
+// without blocking on a FIFO (O_NOFOLLOW|O_NONBLOCK), as executor-report-v1.md §1.1 checks 3–5
+// require. It reads at most limit+1 bytes: more than limit bytes is a *PathError with
+// ReasonTooLarge whose Size is limit+1. The size and modification time from fstat must be the same
+// before and after the read (ReasonUnstable).
+//
+// A missing file is ReasonMissing; a symlink is ReasonSymlink; a FIFO, socket, device or directory
+// is ReasonNotRegular. Any other failure is returned wrapped as an operational error.
+func ReadFile(path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, classifyOpenError(path, err)
+	}
+	defer f.Close()
+	before, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !before.Mode().IsRegular() {
+		return nil, &PathError{Path: path, Reason: ReasonNotRegular, Detail: describeMode(before.Mode())}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, &PathError{Path: path, Reason: ReasonTooLarge, Size: int64(len(data)),
+			Detail: fmt.Sprintf("more than %d bytes", limit)}
+	}
+	after, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) || after.Size() != int64(len(data)) {
+		return nil, &PathError{Path: path, Reason: ReasonUnstable}
+	}
+	return data, nil
+}
+
+// classifyOpenError maps an open(2) failure to a refusal where it is one.
+func classifyOpenError(path string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		// O_NOFOLLOW on a dangling link gives ELOOP, so ENOENT means the path is truly absent.
+		return &PathError{Path: path, Reason: ReasonMissing}
+	}
+	if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EMLINK) {
+		return &PathError{Path: path, Reason: ReasonSymlink}
+	}
+	if errors.Is(err, syscall.ENXIO) {
+		// O_NONBLOCK open of a FIFO for reading succeeds; ENXIO comes from sockets and some devices.
+		return &PathError{Path: path, Reason: ReasonNotRegular, Detail: "socket or device"}
+	}
+	if errors.Is(err, syscall.EISDIR) {
+		return &PathError{Path: path, Reason: ReasonNotRegular, Detail: "directory"}
+	}
+	return fmt.Errorf("open %s: %w", path, err)
+}
+
+// describeMode names a non-regular file type for messages.
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	case m&fs.ModeNamedPipe != 0:
+		return "FIFO"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
+}
