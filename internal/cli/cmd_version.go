@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/mastermind-controller/mastermind/internal/buildinfo"
@@ -40,9 +39,7 @@ Exit status: 0.`,
 func runVersion(opts *VersionOptions) error {
 	info := buildinfo.Get()
 	if opts.JSON {
-		enc := json.NewEncoder(opts.IO.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(info)
+		return writeJSON(opts.IO.Out, info)
 	}
 	cgo := "off"
 	if info.CGO {

@@ -1,0 +1,55 @@
+// Package textsafe escapes untrusted text before it reaches a terminal or a text artifact, as
+// spec-and-lifecycle.md §7.1 ("Terminal safety") requires: C0 controls, DEL, C1 controls and the
+// bidi controls U+061C, U+200E, U+200F, U+202A–U+202E and U+2066–U+2069 become `\u` plus four
+// uppercase hex digits. Invalid UTF-8 bytes become `\xHH`. Everything else is kept as is.
+package textsafe
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// NeedsEscape reports whether r must be escaped in text output.
+func NeedsEscape(r rune) bool {
+	switch {
+	case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f:
+		return true
+	case r == 0x061c, r == 0x200e, r == 0x200f,
+		r >= 0x202a && r <= 0x202e,
+		r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
+}
+
+// Escape returns s with every rune for which NeedsEscape is true written as `\uXXXX`, and every
+// invalid UTF-8 byte written as `\xHH`. A string with nothing to escape is returned unchanged.
+func Escape(s string) string {
+	clean := true
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size == 1) || NeedsEscape(r) {
+			clean = false
+			break
+		}
+		i += size
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02X`, s[i])
+		case NeedsEscape(r):
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
