@@ -1,0 +1,15 @@
+// Package yamlstrict decodes one YAML document (or one JSON text) under
+// mastermind's strict value rules and converts it to a JSON-compatible value
+// with a position for every node.
+//
+// Design: /work/shared/design/executor-report-v1.md §2 (YAML value rules),
+// §1.5 (bare form: the JSON decoder), §1.6 (positions) and §5.2 (message
+// templates for the decode.* and value.* rules).
+//
+// The YAML text is decoded with a go.yaml.in/yaml/v3 Decoder into a yaml.Node
+// (never Unmarshal, never into Go structs). The package's own walk then
+// resolves plain scalars by the YAML 1.2 core schema only, rejects nulls,
+// tags, anchors, aliases, merge keys, non-string and duplicate keys, nesting
+// deeper than 64, non-finite numbers and integers that do not fit in int64,
+// and records a *Node per RFC 6901 JSON pointer.
+package yamlstrict
