@@ -1,0 +1,156 @@
+package spec
+
+import (
+	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+)
+
+// MaxBytes is the largest spec.md accepted, in bytes (spec-and-lifecycle.md §1.1: 16 MiB).
+const MaxBytes = 16 << 20
+
+// MaxDeclarations is the largest number of scope declarations (touches + creates +
+// expected_docs, counted before deduplication) accepted (§1.4, spec.declaration_limit).
+const MaxDeclarations = 1024
+
+// Scope sources (§1.4).
+const (
+	SourceFrontmatter = "frontmatter"
+	SourceBackticks   = "backticks"
+	SourceNone        = "none"
+)
+
+// Modes (§1.2) and risks.
+const (
+	ModeVerified = "verified"
+	ModeStrict   = "strict"
+	ModeStandard = "standard"
+	ModeLite     = "lite"
+
+	RiskLow    = "low"
+	RiskMedium = "medium"
+	RiskHigh   = "high"
+)
+
+// Spec is a parsed spec.md (spec-and-lifecycle.md §1).
+type Spec struct {
+	// Raw is the file's bytes exactly as read, before BOM stripping: the spec_hash input.
+	Raw []byte
+	// Hash is the lowercase hex SHA-256 of Raw.
+	Hash string
+	// HasFrontmatter is true when the text (after the BOM) starts with "---\n" or "---\r\n".
+	HasFrontmatter bool
+	// Frontmatter holds the decoded fields, with Risk and Mode defaulted to "low" and "standard".
+	// Fields that failed their shape check are left at their zero value.
+	Frontmatter Frontmatter
+	// Sections are the top-level level-2 sections in document order (§1.3).
+	Sections []Section
+	// Title is the plain text of the first level-1 heading before any level-2 heading, or "".
+	Title string
+	// Scope is the declared scope S (§1.4).
+	Scope Scope
+	// VerifyCommands are the §1.5 command obligations: trimmed, non-empty, deduplicated in order
+	// (frontmatter {cmd} items first, then body VERIFY lines).
+	VerifyCommands []string
+	// VerifyLabels are the frontmatter verify string items (informational), in order.
+	VerifyLabels []string
+}
+
+// Frontmatter is the typed YAML frontmatter (§1.2). Every field is optional.
+type Frontmatter struct {
+	ID    string
+	Title string
+	// Risk is "low", "medium" or "high"; "low" when absent or invalid.
+	Risk string
+	// Mode is "verified", "strict", "standard" or "lite"; "standard" when absent or invalid.
+	Mode            string
+	Touches         []Touch
+	Creates         []string // as written
+	ExpectedDocs    []string // as written
+	Verify          []VerifyItem
+	BreakingChanges *BreakingChanges // nil when absent
+}
+
+// Touch is one touches item: an existing file that will be edited.
+type Touch struct {
+	File     string // as written; required
+	Language string // "" when absent
+	Symbols  []Symbol
+}
+
+// Symbol is one touches[].symbols item. A string item sets only Name. Shape-checked and stored;
+// not evaluated in v1.
+type Symbol struct {
+	Name      string
+	Signature string
+	Callers   *int64 // ≥ 0 when present
+	File      string
+	Language  string
+	Reason    string
+}
+
+// VerifyItem is one frontmatter verify item: a string label, or a {cmd} command obligation.
+type VerifyItem struct {
+	Label string // the string item; "" for a command item
+	Cmd   string // the cmd value as written; "" for a label
+	IsCmd bool   // true for a {cmd: …} item
+}
+
+// BreakingChanges is the breaking_changes mapping (reserved; stored, not evaluated in v1).
+type BreakingChanges struct {
+	RemovedSymbols []RemovedSymbol
+}
+
+// RemovedSymbol is one breaking_changes.removed_symbols item; a string item sets only Name.
+type RemovedSymbol struct {
+	Name, File, Reason string
+}
+
+// Section is one level-2 section of the body (§1.3).
+type Section struct {
+	// Name is the normalised name: plain heading text without one trailing parenthesised group,
+	// trimmed, internal white space collapsed to one space. Case is kept; compare with EqualFold.
+	Name string
+	// Heading is the heading's plain text as written (inline markup removed).
+	Heading string
+	// Line is the 1-based spec.md line of the heading.
+	Line int
+	// Body is the verbatim source text after the heading up to the next level-1 or level-2
+	// heading (or the end), with its line endings as in the file.
+	Body string
+	// NonEmpty is true when the body holds a block that is not blank and not an HTML comment.
+	NonEmpty bool
+}
+
+// Scope is the declared scope S (§1.4). Paths are normalised repository-relative file paths.
+type Scope struct {
+	Source       string   // SourceFrontmatter, SourceBackticks or SourceNone
+	Declared     []string // S: the union, deduplicated, in declaration order
+	Touches      []string // frontmatter touches[].file, normalised and deduplicated
+	Creates      []string
+	ExpectedDocs []string
+	// IgnoredTokens are backtick tokens that qualified but failed path normalisation (for
+	// example URLs), in order, deduplicated; audit evidence ignored_scope_tokens.
+	IgnoredTokens []string
+}
+
+// Section returns the section whose normalised name equals name without regard to case (name is
+// normalised the same way first), and whether one exists.
+func (s *Spec) Section(name string) (Section, bool) {
+	want := NormalizeSectionName(name)
+	for _, sec := range s.Sections {
+		if strings.EqualFold(sec.Name, want) {
+			return sec, true
+		}
+	}
+	return Section{}, false
+}
+
+// Parse parses the raw bytes of spec.md; file is the display path put into every finding. It
+// never fails and never panics: every problem is a spec.* finding (§3.2), sorted by position.
+func Parse(data []byte, file string) (*Spec, []finding.Finding) {
+	p := newParser(data, file)
+	p.run()
+	finding.SortByPosition(p.findings)
+	return p.spec, p.findings
+}
