@@ -1,0 +1,122 @@
+package postflight
+
+import (
+	"errors"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mastermind-controller/mastermind/internal/fsx"
+)
+
+// taskRe is the canonical task folder name of §0.
+var taskRe = regexp.MustCompile(`^[0-9]{3,}-[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// ErrSpecPath is the usage error of §0 for a spec path outside the canonical layout (exit 2).
+var ErrSpecPath = errors.New("the spec must be .mastermind/tasks/<NNN>-<slug>/spec.md inside the repository")
+
+// SpecPathError wraps ErrSpecPath with the detail of what was wrong.
+type SpecPathError struct {
+	Arg    string
+	Detail string
+}
+
+func (e *SpecPathError) Error() string {
+	if e.Detail == "" {
+		return ErrSpecPath.Error()
+	}
+	return ErrSpecPath.Error() + " (" + e.Detail + ")"
+}
+
+// Unwrap returns ErrSpecPath.
+func (e *SpecPathError) Unwrap() error { return ErrSpecPath }
+
+// Task names every artifact path of one task (§0). Rel paths are repository-relative with "/";
+// Abs paths are absolute file-system paths.
+type Task struct {
+	Root string // absolute repository root
+	Name string // "<NNN>-<slug>"
+	Dir  string // ".mastermind/tasks/<task>"
+	Spec string // ".mastermind/tasks/<task>/spec.md"
+}
+
+// Rel paths of the task artifacts.
+func (t Task) StateRel() string         { return t.Dir + "/state.json" }
+func (t Task) LockRel() string          { return t.Dir + "/state.controller.lock" }
+func (t Task) AuditRel() string         { return t.Dir + "/audit.md" }
+func (t Task) ReportRel() string        { return t.Dir + "/executor-report.md" }
+func (t Task) HistoryReviewRel() string { return t.Dir + "/history-review.md" }
+func (t Task) ReleaseNotesRel() string  { return ".mastermind/releases/" + t.Name + ".md" }
+func (t Task) LessonsRel() string       { return ".mastermind/tasks/_lessons.md" }
+
+// Abs converts a task-relative artifact path to an absolute path.
+func (t Task) Abs(rel string) string { return filepath.Join(t.Root, filepath.FromSlash(rel)) }
+
+// ResolveTask applies the spec path rules of §0 to arg (relative to the current directory) inside
+// root (absolute, clean). A violation is a *SpecPathError (usage, exit 2). A missing spec file is
+// not an error here: pre-flight reports it as spec.unreadable.
+func ResolveTask(root, arg string) (Task, error) {
+	if !utf8.ValidString(arg) {
+		return Task{}, &SpecPathError{Arg: arg, Detail: "the path is not valid UTF-8"}
+	}
+	if strings.Contains(arg, `\`) {
+		return Task{}, &SpecPathError{Arg: arg, Detail: "the path contains a backslash"}
+	}
+	rel, err := fsx.Rel(root, arg)
+	if err != nil {
+		// The working directory may be reached through a symlink (for example /tmp on macOS):
+		// compare real paths of the root and of the argument's directory.
+		rel, err = relViaRealPaths(root, arg)
+		if err != nil {
+			return Task{}, &SpecPathError{Arg: arg, Detail: "it is outside the repository " + root}
+		}
+	}
+	parts := strings.Split(rel, "/")
+	if len(parts) != 4 || parts[0] != ".mastermind" || parts[1] != "tasks" || parts[3] != "spec.md" ||
+		!taskRe.MatchString(parts[2]) || strings.Contains(parts[2], "..") {
+		return Task{}, &SpecPathError{Arg: arg, Detail: "got " + rel}
+	}
+	if err := fsx.CheckNoSymlink(root, rel); err != nil {
+		switch fsx.ReasonOf(err) {
+		case fsx.ReasonMissing:
+			// The task folder must exist; the spec itself may be missing (spec.unreadable).
+			if err := fsx.CheckNoSymlink(root, path.Dir(rel)); err != nil {
+				return Task{}, &SpecPathError{Arg: arg, Detail: "the task folder " + path.Dir(rel) + " does not exist"}
+			}
+		case fsx.ReasonSymlink, fsx.ReasonSymlinkedAncestor:
+			return Task{}, &SpecPathError{Arg: arg, Detail: "a path component is a symbolic link"}
+		case fsx.ReasonNotRegular:
+			return Task{}, &SpecPathError{Arg: arg, Detail: err.Error()}
+		default:
+			return Task{}, err
+		}
+	}
+	return Task{Root: root, Name: parts[2], Dir: path.Dir(rel), Spec: rel}, nil
+}
+
+func relViaRealPaths(root, arg string) (string, error) {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", err
+	}
+	abs, err := filepath.Abs(arg)
+	if err != nil {
+		return "", err
+	}
+	// Resolve the deepest existing ancestor outside the repository part; the in-repository part
+	// is checked for symlinks separately.
+	dir, rest := abs, ""
+	for {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return fsx.Rel(realRoot, filepath.Join(real, rest))
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("unresolvable")
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
+}
