@@ -1,0 +1,97 @@
+// Package schemas embeds mastermind's JSON Schemas (executor-report-v1.md Appendix A,
+// spec-and-lifecycle.md state.json) and compiles each once with
+// github.com/santhosh-tekuri/jsonschema/v5 (conventions.md practice 13). The files live beside
+// this package because go:embed cannot reach a parent directory.
+package schemas
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+//go:embed *.schema.json
+var files embed.FS
+
+const suffix = ".schema.json"
+
+// Names returns the names of the embedded schemas (file names without ".schema.json"), sorted.
+func Names() []string {
+	entries, err := files.ReadDir(".")
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), suffix) {
+			names = append(names, strings.TrimSuffix(e.Name(), suffix))
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Get returns the bytes of the embedded schema name (without ".schema.json"), exactly as stored.
+func Get(name string) ([]byte, bool) {
+	if name == "" || strings.ContainsAny(name, "/\\") {
+		return nil, false
+	}
+	b, err := files.ReadFile(name + suffix)
+	if err != nil {
+		return nil, false
+	}
+	return b, true
+}
+
+var (
+	mu       sync.Mutex
+	compiled = map[string]*compileResult{}
+)
+
+type compileResult struct {
+	once   sync.Once
+	schema *jsonschema.Schema
+	err    error
+}
+
+// Compile returns the compiled schema name. Each name is compiled once per process; later calls
+// return the same *jsonschema.Schema (or the same error). Remote references are refused: a schema
+// may only refer into itself.
+func Compile(name string) (*jsonschema.Schema, error) {
+	mu.Lock()
+	r, ok := compiled[name]
+	if !ok {
+		r = &compileResult{}
+		compiled[name] = r
+	}
+	mu.Unlock()
+	r.once.Do(func() { r.schema, r.err = compile(name) })
+	return r.schema, r.err
+}
+
+func compile(name string) (*jsonschema.Schema, error) {
+	data, ok := Get(name)
+	if !ok {
+		return nil, fmt.Errorf("no embedded schema %q (have %s)", name, strings.Join(Names(), ", "))
+	}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.LoadURL = func(s string) (io.ReadCloser, error) {
+		return nil, fmt.Errorf("schema %s: remote reference %s refused", name, s)
+	}
+	url := "mastermind:///schemas/" + name + suffix
+	if err := c.AddResource(url, bytes.NewReader(data)); err != nil {
+		return nil, fmt.Errorf("schema %s: %w", name, err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("schema %s: %w", name, err)
+	}
+	return s, nil
+}
