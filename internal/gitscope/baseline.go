@@ -1,0 +1,489 @@
+package gitscope
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// maxRevisionBytes is the longest user-given REV accepted (§4.3).
+const maxRevisionBytes = 1024
+
+// maxBlobBytes bounds BaselineBlob; larger blobs are an error rather than an allocation.
+const maxBlobBytes = 256 << 20
+
+// Head returns HEAD's commit OID, or unborn=true (and oid "") when HEAD names a branch with no
+// commit yet — callers then use EmptyTreeOID as the baseline. go-git reads it; the git CLI when
+// go-git cannot open the layout.
+func (r *Repo) Head(ctx context.Context) (oid string, unborn bool, err error) {
+	gg, gerr := r.goGit()
+	if gerr == nil {
+		ref, err := gg.Head()
+		if errors.Is(err, plumbing.ErrReferenceNotFound) {
+			return "", true, nil
+		}
+		if err != nil {
+			return "", false, fmt.Errorf("reading HEAD: %w", err)
+		}
+		c, err := gg.CommitObject(ref.Hash())
+		if err != nil {
+			return "", false, fmt.Errorf("reading HEAD commit %s: %w", ref.Hash(), err)
+		}
+		return c.Hash.String(), false, nil
+	}
+	if !r.gitUsable() {
+		return "", false, r.layoutError(gerr)
+	}
+	out, err := r.runSimple(ctx, r.root, "rev-parse", "--verify", "--quiet", "--end-of-options", "HEAD^{commit}")
+	if err != nil {
+		var gf *ErrGitFailed
+		if errors.As(err, &gf) && gf.Exit == 1 {
+			return "", true, nil
+		}
+		return "", false, err
+	}
+	oid = strings.TrimSuffix(string(out), "\n")
+	if !isFullOID(oid) {
+		return "", false, &ErrGitFailed{Cmd: "rev-parse", Exit: -1, Stderr: "unexpected output: " + oid}
+	}
+	return oid, false, nil
+}
+
+// layoutError is the §6 step 1 error: no usable git and go-git cannot read this layout.
+func (r *Repo) layoutError(gerr error) error {
+	if errors.Is(gerr, ErrSHA256Repository) || errors.Is(gerr, ErrNotRepository) {
+		return gerr
+	}
+	return fmt.Errorf("no usable git binary, and this repository layout is not supported by the built-in reader (%v)", gerr)
+}
+
+// ValidateBaseline checks that oid (40 lowercase hex) is a commit in the object database, or is
+// EmptyTreeOID (checked as a tree). With git >= 2.24 it runs `git rev-parse --verify --quiet
+// --end-of-options <oid>^{commit}` and requires exactly oid back; without, go-git looks the
+// commit up. Failure is ErrBaselineUnavailable (or *ErrDubiousOwnership).
+func (r *Repo) ValidateBaseline(ctx context.Context, oid string) error {
+	if !isFullOID(oid) {
+		return fmt.Errorf("baseline %q is not a full 40-hex object id: %w", oid, ErrBaselineUnavailable)
+	}
+	if r.gitUsable() {
+		return r.validateCLI(ctx, oid)
+	}
+	gg, err := r.goGit()
+	if err != nil {
+		return r.layoutError(err)
+	}
+	if oid == EmptyTreeOID {
+		return nil // git knows the empty tree without storing it
+	}
+	if _, err := gg.CommitObject(plumbing.NewHash(oid)); err != nil {
+		return ErrBaselineUnavailable
+	}
+	return nil
+}
+
+// validateCLI is the §4.3 rev-parse check.
+func (r *Repo) validateCLI(ctx context.Context, oid string) error {
+	peel := "^{commit}"
+	if oid == EmptyTreeOID {
+		peel = "^{tree}"
+	}
+	out, err := r.runSimple(ctx, r.root, "rev-parse", "--verify", "--quiet", "--end-of-options", oid+peel)
+	if err != nil {
+		var dub *ErrDubiousOwnership
+		if errors.As(err, &dub) {
+			return err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return ErrBaselineUnavailable
+	}
+	if string(out) != oid+"\n" {
+		return ErrBaselineUnavailable
+	}
+	return nil
+}
+
+// checkRevision applies the §4.3 form rules to a user-given REV.
+func checkRevision(rev string) error {
+	switch {
+	case rev == "":
+		return fmt.Errorf("%w: empty revision", ErrInvalidRevision)
+	case len(rev) > maxRevisionBytes:
+		return fmt.Errorf("%w: revision longer than %d bytes", ErrInvalidRevision, maxRevisionBytes)
+	case strings.IndexByte(rev, 0) >= 0:
+		return fmt.Errorf("%w: revision contains a NUL byte", ErrInvalidRevision)
+	case rev[0] == '-':
+		return fmt.Errorf("%w: revision %q starts with '-'", ErrInvalidRevision, rev)
+	}
+	return nil
+}
+
+// ResolveRevision resolves a user-given REV (a ref, a SHA, HEAD~2, ...) to the full OID of the
+// commit it names. REV must be non-empty, at most 1024 bytes, NUL-free and must not start with
+// '-' (ErrInvalidRevision). The git CLI resolves it after --end-of-options; go-git does when no
+// usable git exists. A REV naming no commit is ErrRevisionNotFound. EmptyTreeOID resolves to
+// itself.
+func (r *Repo) ResolveRevision(ctx context.Context, rev string) (string, error) {
+	if err := checkRevision(rev); err != nil {
+		return "", err
+	}
+	if rev == EmptyTreeOID {
+		return rev, r.ValidateBaseline(ctx, rev)
+	}
+	if r.gitUsable() {
+		out, err := r.runSimple(ctx, r.root, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+		if err != nil {
+			var gf *ErrGitFailed
+			if errors.As(err, &gf) && gf.Exit >= 0 {
+				return "", fmt.Errorf("%q %w", rev, ErrRevisionNotFound)
+			}
+			return "", err
+		}
+		oid := strings.TrimSuffix(string(out), "\n")
+		if !isFullOID(oid) {
+			return "", &ErrGitFailed{Cmd: "rev-parse", Exit: -1, Stderr: "unexpected output: " + oid}
+		}
+		return oid, nil
+	}
+	gg, err := r.goGit()
+	if err != nil {
+		return "", r.layoutError(err)
+	}
+	h, err := gg.ResolveRevision(plumbing.Revision(rev))
+	if err != nil {
+		return "", fmt.Errorf("%q %w", rev, ErrRevisionNotFound)
+	}
+	c, err := peelToCommit(gg, *h)
+	if err != nil {
+		return "", fmt.Errorf("%q %w", rev, ErrRevisionNotFound)
+	}
+	return c.Hash.String(), nil
+}
+
+// peelToCommit follows annotated tags to a commit.
+func peelToCommit(gg *git.Repository, h plumbing.Hash) (*object.Commit, error) {
+	for range 16 {
+		obj, err := gg.Object(plumbing.AnyObject, h)
+		if err != nil {
+			return nil, err
+		}
+		switch o := obj.(type) {
+		case *object.Commit:
+			return o, nil
+		case *object.Tag:
+			h = o.Target
+		default:
+			return nil, ErrCommitNotFound
+		}
+	}
+	return nil, ErrCommitNotFound
+}
+
+// ResolveCommit resolves a commit SHA prefix (4–40 hex digits) to the full OID and the subject
+// line (first line of the message). Errors: ErrCommitNotFound, *AmbiguousError (errors.Is
+// ErrAmbiguous). With a usable git it uses `git rev-parse --verify --end-of-options
+// <p>^{commit}` and `git log -1 --format=%s`; without, go-git searches the object database.
+func (r *Repo) ResolveCommit(ctx context.Context, prefix string) (oid, subject string, err error) {
+	if err := checkRevision(prefix); err != nil {
+		return "", "", ErrCommitNotFound
+	}
+	p := strings.ToLower(prefix)
+	if len(p) < 4 || len(p) > 40 || strings.Trim(p, "0123456789abcdef") != "" {
+		return "", "", ErrCommitNotFound
+	}
+	if r.gitUsable() {
+		return r.resolveCommitCLI(ctx, p)
+	}
+	gg, gerr := r.goGit()
+	if gerr != nil {
+		return "", "", r.layoutError(gerr)
+	}
+	return resolveCommitGoGit(gg, p)
+}
+
+func (r *Repo) resolveCommitCLI(ctx context.Context, p string) (string, string, error) {
+	out, err := r.runSimple(ctx, r.root, "rev-parse", "--verify", "--end-of-options", p+"^{commit}")
+	if err != nil {
+		var gf *ErrGitFailed
+		if !errors.As(err, &gf) || gf.Exit < 0 {
+			return "", "", err
+		}
+		if strings.Contains(gf.Stderr, "is ambiguous") {
+			n := 0
+			for _, l := range strings.Split(gf.Stderr, "\n") {
+				f := strings.Fields(strings.TrimPrefix(l, "hint:"))
+				if strings.HasPrefix(l, "hint:") && len(f) >= 2 && len(f[0]) >= len(p) && strings.HasPrefix(f[0], p) {
+					n++
+				}
+			}
+			return "", "", &AmbiguousError{Prefix: p, Matches: n}
+		}
+		return "", "", ErrCommitNotFound
+	}
+	oid := strings.TrimSuffix(string(out), "\n")
+	if !isFullOID(oid) {
+		return "", "", &ErrGitFailed{Cmd: "rev-parse", Exit: -1, Stderr: "unexpected output: " + oid}
+	}
+	subj, err := r.runSimple(ctx, r.root, "log", "-1", "--no-show-signature", "--no-color", "--format=%s", "--end-of-options", oid, "--")
+	if err != nil {
+		return "", "", err
+	}
+	return oid, strings.TrimSuffix(string(subj), "\n"), nil
+}
+
+func resolveCommitGoGit(gg *git.Repository, p string) (string, string, error) {
+	if len(p) == 40 {
+		c, err := gg.CommitObject(plumbing.NewHash(p))
+		if err != nil {
+			return "", "", ErrCommitNotFound
+		}
+		return c.Hash.String(), subjectOf(c.Message), nil
+	}
+	iter, err := gg.Storer.IterEncodedObjects(plumbing.AnyObject)
+	if err != nil {
+		return "", "", err
+	}
+	defer iter.Close()
+	var matches []plumbing.Hash
+	seen := map[plumbing.Hash]bool{}
+	err = iter.ForEach(func(o plumbing.EncodedObject) error {
+		h := o.Hash()
+		if strings.HasPrefix(h.String(), p) && !seen[h] {
+			seen[h] = true
+			matches = append(matches, h)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", "", err
+	}
+	var commits []*object.Commit
+	for _, h := range matches {
+		if c, err := gg.CommitObject(h); err == nil {
+			commits = append(commits, c)
+		}
+	}
+	switch {
+	case len(commits) == 1:
+		return commits[0].Hash.String(), subjectOf(commits[0].Message), nil
+	case len(commits) > 1:
+		return "", "", &AmbiguousError{Prefix: p, Matches: len(matches)}
+	}
+	return "", "", ErrCommitNotFound
+}
+
+// subjectOf is the first line of a commit message.
+func subjectOf(msg string) string {
+	line, _, _ := strings.Cut(msg, "\n")
+	return strings.TrimSuffix(line, "\r")
+}
+
+// baselineTree returns the tree of baseline (nil for EmptyTreeOID).
+func baselineTree(gg *git.Repository, baseline string) (*object.Tree, error) {
+	if baseline == EmptyTreeOID {
+		return nil, nil
+	}
+	c, err := gg.CommitObject(plumbing.NewHash(baseline))
+	if err != nil {
+		return nil, ErrBaselineUnavailable
+	}
+	t, err := c.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("reading baseline tree %s: %w", c.TreeHash, err)
+	}
+	return t, nil
+}
+
+// entryTypeOf maps a tree entry mode to an EntryType.
+func entryTypeOf(m filemode.FileMode) EntryType {
+	switch m {
+	case filemode.Dir:
+		return EntryTree
+	case filemode.Symlink:
+		return EntryLink
+	case filemode.Submodule:
+		return EntryGitlink
+	}
+	return EntryBlob
+}
+
+// BaselineEntries reports, for each repository-relative path ('/'-separated, no trailing slash),
+// whether the baseline tree has it and as what: EntryAbsent, EntryBlob, EntryLink, EntryGitlink or
+// EntryTree. Lookups are batched by directory (each directory tree is read once). go-git reads
+// the tree; `git ls-tree -z --full-tree` does when go-git cannot open the layout.
+func (r *Repo) BaselineEntries(ctx context.Context, baseline string, paths []string) (map[string]EntryType, error) {
+	if !isFullOID(baseline) {
+		return nil, ErrBaselineUnavailable
+	}
+	out := make(map[string]EntryType, len(paths))
+	for _, p := range paths {
+		out[p] = EntryAbsent
+	}
+	if baseline == EmptyTreeOID || len(paths) == 0 {
+		return out, nil
+	}
+	gg, gerr := r.goGit()
+	if gerr != nil {
+		if !r.gitUsable() {
+			return nil, r.layoutError(gerr)
+		}
+		return out, r.lsTreeEntries(ctx, baseline, paths, out)
+	}
+	root, err := baselineTree(gg, baseline)
+	if err != nil {
+		return nil, err
+	}
+	byDir := map[string][]string{}
+	for _, p := range paths {
+		if p == "" || p == "." {
+			out[p] = EntryTree
+			continue
+		}
+		d := path.Dir(p)
+		byDir[d] = append(byDir[d], p)
+	}
+	dirs := make([]string, 0, len(byDir))
+	for d := range byDir {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	for _, d := range dirs {
+		t := root
+		if d != "." {
+			t, err = root.Tree(d)
+			if err != nil {
+				if errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, plumbing.ErrObjectNotFound) {
+					continue // every path below a missing directory is absent
+				}
+				return nil, fmt.Errorf("reading baseline directory %s: %w", d, err)
+			}
+		}
+		for _, p := range byDir[d] {
+			base := path.Base(p)
+			for _, e := range t.Entries {
+				if e.Name == base {
+					out[p] = entryTypeOf(e.Mode)
+					break
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// lsTreeEntries is BaselineEntries through `git ls-tree -z --full-tree` (chunks of 512 paths).
+func (r *Repo) lsTreeEntries(ctx context.Context, baseline string, paths []string, out map[string]EntryType) error {
+	for start := 0; start < len(paths); start += 512 {
+		chunk := paths[start:min(start+512, len(paths))]
+		args := append([]string{"ls-tree", "-z", "--full-tree", baseline, "--"}, chunk...)
+		b, err := r.runSimple(ctx, r.root, args...)
+		if err != nil {
+			return err
+		}
+		for _, rec := range bytes.Split(b, []byte{0}) {
+			if len(rec) == 0 {
+				continue
+			}
+			meta, name, ok := bytes.Cut(rec, []byte{'\t'})
+			f := strings.Fields(string(meta))
+			if !ok || len(f) != 3 {
+				return &ErrGitFailed{Cmd: "ls-tree", Exit: -1, Stderr: "unexpected output: " + truncateForMessage(rec)}
+			}
+			if _, want := out[string(name)]; !want {
+				continue
+			}
+			m, err := filemode.New(f[0])
+			if err != nil {
+				return &ErrGitFailed{Cmd: "ls-tree", Exit: -1, Stderr: "unexpected mode " + f[0]}
+			}
+			out[string(name)] = entryTypeOf(m)
+		}
+	}
+	return nil
+}
+
+// BaselineBlob returns the bytes of path in the baseline tree. ok is false when the path is
+// absent or is not a blob (a directory or gitlink); a symlink yields its target text. Blobs over
+// 256 MiB are an error. go-git reads it; `git ls-tree` + `git cat-file blob` do when go-git cannot
+// open the layout.
+func (r *Repo) BaselineBlob(ctx context.Context, baseline, p string) (data []byte, ok bool, err error) {
+	if !isFullOID(baseline) {
+		return nil, false, ErrBaselineUnavailable
+	}
+	if baseline == EmptyTreeOID || p == "" {
+		return nil, false, nil
+	}
+	gg, gerr := r.goGit()
+	if gerr != nil {
+		if !r.gitUsable() {
+			return nil, false, r.layoutError(gerr)
+		}
+		return r.catFileBlob(ctx, baseline, p)
+	}
+	root, err := baselineTree(gg, baseline)
+	if err != nil {
+		return nil, false, err
+	}
+	e, err := root.FindEntry(p)
+	if err != nil {
+		return nil, false, nil
+	}
+	if et := entryTypeOf(e.Mode); et != EntryBlob && et != EntryLink {
+		return nil, false, nil
+	}
+	blob, err := gg.BlobObject(e.Hash)
+	if err != nil {
+		return nil, false, fmt.Errorf("reading baseline blob %s (%s): %w", p, e.Hash, err)
+	}
+	if blob.Size > maxBlobBytes {
+		return nil, false, fmt.Errorf("baseline blob %s is %d bytes, over the %d-byte limit", p, blob.Size, maxBlobBytes)
+	}
+	rd, err := blob.Reader()
+	if err != nil {
+		return nil, false, err
+	}
+	defer rd.Close()
+	data, err = io.ReadAll(rd)
+	if err != nil {
+		return nil, false, fmt.Errorf("reading baseline blob %s: %w", p, err)
+	}
+	return data, true, nil
+}
+
+func (r *Repo) catFileBlob(ctx context.Context, baseline, p string) ([]byte, bool, error) {
+	b, err := r.runSimple(ctx, r.root, "ls-tree", "-z", "--full-tree", baseline, "--", p)
+	if err != nil {
+		return nil, false, err
+	}
+	rec, _, _ := bytes.Cut(b, []byte{0})
+	meta, name, found := bytes.Cut(rec, []byte{'\t'})
+	f := strings.Fields(string(meta))
+	if !found || len(f) != 3 || string(name) != p || f[1] != "blob" || !isFullOID(f[2]) {
+		return nil, false, nil
+	}
+	var data []byte
+	err = r.run(ctx, r.root, "cat-file", append(slices.Clone(globalArgs), "cat-file", "blob", f[2]), func(rd io.Reader) error {
+		d, err := io.ReadAll(io.LimitReader(rd, maxBlobBytes+1))
+		if len(d) > maxBlobBytes {
+			return shapef("blob over %d bytes", maxBlobBytes)
+		}
+		data = d
+		return err
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return data, true, nil
+}

@@ -1,0 +1,243 @@
+package gitscope
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"unicode/utf8"
+)
+
+// diffArgs is the diff command of §4.1 without -C and the baseline.
+var diffArgs = slices.Concat(globalArgs, diffConfigArgs, []string{
+	"diff", "--no-ext-diff", "--no-textconv", "--no-color", "--name-status", "-z", "--no-renames",
+	"--ignore-submodules=none",
+})
+
+// lsOthersArgs is the untracked-files command of §4.1 without -C.
+var lsOthersArgs = slices.Concat(globalArgs, []string{
+	"ls-files", "-z", "--others", "--exclude-standard", "--full-name", "--",
+})
+
+// ChangedSet computes C for baseline (a full 40-hex commit OID, or EmptyTreeOID) — gitscope.md §1.
+//
+// With git >= 2.24 on PATH it runs the §4.1 recipe: diff and ls-files concurrently with the
+// baseline validation and `git version`; a failed validation discards both results
+// (ErrBaselineUnavailable). Errors: *ErrGitFailed (non-zero exit, timeout, unexpected output
+// shape, more than 256 MiB of path bytes), *ErrDubiousOwnership, ErrBaselineUnavailable.
+// Without a usable git it returns the degraded §6 result (Source "go-git", Degraded true), or an
+// error naming the layout when go-git cannot open the repository. Never partial, never truncated.
+func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, error) {
+	if !isFullOID(baseline) {
+		return nil, fmt.Errorf("baseline %q is not a full 40-hex object id: %w", baseline, ErrBaselineUnavailable)
+	}
+	if _, err := r.gitBinary(); err != nil {
+		return r.degradedChangedSet(ctx, baseline, ReasonGitUnavailable)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var (
+		wg                     sync.WaitGroup
+		verOK                  bool
+		verErr, valErr         error
+		diffErr, lsErr         error
+		diffEntries, lsEntries []Entry
+		total                  int64 // path bytes of both commands; guarded by mu
+		mu                     sync.Mutex
+	)
+	wg.Add(4)
+	go func() {
+		defer wg.Done()
+		verOK, _, verErr = r.gitVersion(ctx)
+	}()
+	go func() {
+		defer wg.Done()
+		valErr = r.validateCLI(ctx, baseline)
+		if valErr != nil {
+			cancel()
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		var t int64
+		args := append(slices.Clone(diffArgs), baseline, "--")
+		diffErr = r.run(ctx, r.root, "diff", args, func(rd io.Reader) error {
+			var err error
+			diffEntries, err = parseDiff(newNulReader(rd, &t))
+			return err
+		})
+		mu.Lock()
+		total += t
+		mu.Unlock()
+	}()
+	go func() {
+		defer wg.Done()
+		var t int64
+		lsErr = r.run(ctx, r.root, "ls-files", lsOthersArgs, func(rd io.Reader) error {
+			var err error
+			lsEntries, err = parseOthers(newNulReader(rd, &t))
+			return err
+		})
+		mu.Lock()
+		total += t
+		mu.Unlock()
+	}()
+	wg.Wait()
+
+	if verErr != nil {
+		return r.degradedChangedSet(ctx, baseline, ReasonGitUnavailable)
+	}
+	if !verOK {
+		return r.degradedChangedSet(ctx, baseline, ReasonGitTooOld)
+	}
+	for _, err := range []error{valErr, diffErr, lsErr} {
+		var dub *ErrDubiousOwnership
+		if errors.As(err, &dub) {
+			return nil, err
+		}
+	}
+	if valErr != nil {
+		return nil, valErr
+	}
+	if diffErr != nil {
+		return nil, diffErr
+	}
+	if lsErr != nil {
+		return nil, lsErr
+	}
+	if total > maxPathBytes {
+		return nil, &ErrGitFailed{Cmd: "diff", Exit: -1, Stderr: fmt.Sprintf("output exceeds %d MiB of path bytes", maxPathBytes>>20)}
+	}
+	return &ChangedSet{Source: SourceGit, Entries: mergeEntries(diffEntries, lsEntries)}, nil
+}
+
+// arena hands out stable copies of short byte slices from large shared blocks, so 100,000 paths
+// cost a few allocations rather than 100,000.
+type arena struct{ buf []byte }
+
+func (a *arena) copy(b []byte) []byte {
+	if cap(a.buf)-len(a.buf) < len(b) {
+		a.buf = make([]byte, 0, max(64<<10, len(b)))
+	}
+	start := len(a.buf)
+	a.buf = append(a.buf, b...)
+	return a.buf[start:len(a.buf):len(a.buf)]
+}
+
+// parseDiff reads `diff --name-status -z` output: <letter>\0<path>\0 pairs. A status other than
+// one of A D M T U X (a score, an empty status), an empty path or a missing NUL is a shape error.
+func parseDiff(nr *nulReader) ([]Entry, error) {
+	var out []Entry
+	var a arena
+	for {
+		st, err := nr.next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		var status Status
+		switch string(st) {
+		case "A":
+			status = StatusAdded
+		case "D":
+			status = StatusDeleted
+		case "M", "T", "U", "X":
+			status = StatusModified
+		default:
+			return nil, shapef("diff status %q", truncateForMessage(st))
+		}
+		p, err := nr.next()
+		if err == io.EOF {
+			return nil, shapef("diff status %q without a path", st)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(p) == 0 {
+			return nil, shapef("empty path after status %q", st)
+		}
+		out = append(out, Entry{Path: a.copy(p), Status: status, UTF8: utf8.Valid(p)})
+	}
+}
+
+// parseOthers reads `ls-files -z --others` output: <path>\0 entries, where a trailing '/' marks a
+// nested repository (recorded without the slash, NestedRepository set).
+func parseOthers(nr *nulReader) ([]Entry, error) {
+	var out []Entry
+	var a arena
+	for {
+		p, err := nr.next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		nested := false
+		if len(p) > 0 && p[len(p)-1] == '/' {
+			nested = true
+			p = p[:len(p)-1]
+		}
+		if len(p) == 0 || p[len(p)-1] == '/' {
+			return nil, shapef("empty path in ls-files output")
+		}
+		out = append(out, Entry{Path: a.copy(p), Status: StatusUntracked, NestedRepository: nested, UTF8: utf8.Valid(p)})
+	}
+}
+
+// mergeEntries applies the §1 merge rules to diff entries and untracked entries: sorted by path
+// bytes, one entry per path; a path both deleted in the diff and untracked on disk (index-only
+// removal) is one `modified` entry; a path listed twice by the diff (unmerged) is `modified`.
+func mergeEntries(diff, others []Entry) []Entry {
+	all := make([]Entry, 0, len(diff)+len(others))
+	all = append(all, diff...)
+	all = append(all, others...)
+	slices.SortStableFunc(all, func(x, y Entry) int { return bytes.Compare(x.Path, y.Path) })
+	out := all[:0]
+	for _, e := range all {
+		if n := len(out); n > 0 && bytes.Equal(out[n-1].Path, e.Path) {
+			prev := &out[n-1]
+			switch {
+			case e.Status == StatusUntracked && prev.Status != StatusUntracked:
+				// index-only removal (D + untracked) or any other tracked/untracked overlap
+				if prev.Status == StatusDeleted {
+					prev.Status = StatusModified
+				}
+				prev.NestedRepository = prev.NestedRepository || e.NestedRepository
+			case e.Status != prev.Status:
+				prev.Status = StatusModified
+			}
+			continue
+		}
+		out = append(out, e)
+	}
+	return slices.Clip(out)
+}
+
+// isFullOID reports whether s is 40 lowercase hex digits.
+func isFullOID(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// truncateForMessage shortens b to 40 bytes for an error message.
+func truncateForMessage(b []byte) string {
+	if len(b) > 40 {
+		return string(b[:40]) + "..."
+	}
+	return string(b)
+}

@@ -1,0 +1,17 @@
+// Package gitscope computes the real changed-file set of a git work tree since a baseline, as
+// specified in /work/shared/design/gitscope.md (the contract), and owns every other read of the
+// repository: discovery, HEAD, baseline validation, baseline trees and blobs, commit lookups,
+// the file list and the release-notes diff stat.
+//
+// It is the only package that runs git and the only one that uses go-git.
+//
+//   - The changed set comes from the hardened git CLI recipe (§4.1/§4.2): `git diff --name-status
+//     -z --no-renames <baseline>` and `git ls-files -z --others --exclude-standard`, run
+//     concurrently with the baseline validation and `git version`, with an explicitly built
+//     environment, parsed as NUL-separated bytes, merged by the rules of §1.
+//   - go-git (§5) is opened lazily once for discovery, HEAD, baseline validation, trees, blobs and
+//     commit lookups; git CLI equivalents take over when go-git cannot open the layout (§3).
+//     Worktree.Status() is never called.
+//   - Without git >= 2.24 on PATH, the degraded pure-Go fallback of §6 runs and marks its result
+//     Degraded.
+package gitscope

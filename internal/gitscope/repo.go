@@ -1,0 +1,166 @@
+package gitscope
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	git "github.com/go-git/go-git/v5"
+)
+
+// Options tune a Repo. The zero value is the production configuration.
+type Options struct {
+	// LookPath finds the git binary by name; nil means exec.LookPath. Tests return an error to
+	// force the degraded fallback (gitscope.md §6) without touching the process's PATH.
+	LookPath func(file string) (string, error)
+}
+
+// Repo is one git work tree: its top-level directory, a go-git handle opened lazily once, and
+// the git binary found on PATH (looked up once). A Repo is safe for concurrent use.
+type Repo struct {
+	root string
+	opts Options
+
+	gitOnce sync.Once
+	gitPath string // "" when no git binary was found
+	gitErr  error
+
+	ggOnce sync.Once
+	gg     *git.Repository
+	ggErr  error // wraps ErrUnsupportedRepository / ErrSHA256Repository / ErrNotRepository
+}
+
+// Discover finds the work-tree top level containing start (any directory inside it, linked
+// worktrees and --separate-git-dir layouts included) with go-git's DetectDotGit, or with
+// `git rev-parse --show-toplevel` when go-git cannot open the layout. A bare repository or no
+// repository is ErrNotRepository; a SHA-256 repository is ErrSHA256Repository.
+func Discover(start string) (*Repo, error) { return DiscoverWith(start, Options{}) }
+
+// DiscoverWith is Discover with explicit Options.
+func DiscoverWith(start string, opts Options) (*Repo, error) {
+	abs, err := filepath.Abs(start)
+	if err != nil {
+		return nil, err
+	}
+	r := &Repo{opts: opts}
+	gg, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if err == nil {
+		wt, werr := gg.Worktree()
+		if werr != nil {
+			return nil, ErrNotRepository
+		}
+		r.root = filepath.Clean(wt.Filesystem.Root())
+		r.ggOnce.Do(func() { r.gg = gg })
+		return r, nil
+	}
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		return nil, ErrNotRepository
+	}
+	// go-git cannot open this layout: find the top level by other means.
+	reason := err
+	top, ok := findTopLevel(abs)
+	if !ok {
+		return nil, ErrNotRepository
+	}
+	r.root = top
+	if r.gitUsable() {
+		out, gerr := r.runSimple(context.Background(), abs, "rev-parse", "--show-toplevel")
+		if gerr != nil {
+			var dub *ErrDubiousOwnership
+			if errors.As(gerr, &dub) {
+				return nil, gerr
+			}
+			return nil, ErrNotRepository
+		}
+		r.root = filepath.Clean(strings.TrimSuffix(string(out), "\n"))
+	}
+	r.ggOnce.Do(func() { r.ggErr = r.classifyOpenError(reason) })
+	if errors.Is(r.ggErr, ErrSHA256Repository) {
+		return nil, r.ggErr
+	}
+	return r, nil
+}
+
+// Open uses root (from --root) as the work-tree top level: root must contain a .git directory or
+// file, otherwise ErrNotRepository. go-git is opened lazily on first need.
+func Open(root string) (*Repo, error) { return OpenWith(root, Options{}) }
+
+// OpenWith is Open with explicit Options.
+func OpenWith(root string, opts Options) (*Repo, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Lstat(filepath.Join(abs, ".git")); err != nil {
+		return nil, fmt.Errorf("%s: %w", abs, ErrNotRepository)
+	}
+	r := &Repo{root: filepath.Clean(abs), opts: opts}
+	if _, err := r.goGit(); errors.Is(err, ErrSHA256Repository) {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Root returns the work-tree top level: absolute and clean.
+func (r *Repo) Root() string { return r.root }
+
+// findTopLevel walks up from dir to the first directory holding a .git entry.
+func findTopLevel(dir string) (string, bool) {
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
+}
+
+// goGit returns the lazily opened go-git handle, or an error wrapping ErrUnsupportedRepository
+// (the layout is beyond go-git), ErrSHA256Repository or ErrNotRepository.
+func (r *Repo) goGit() (*git.Repository, error) {
+	r.ggOnce.Do(func() {
+		gg, err := git.PlainOpenWithOptions(r.root, &git.PlainOpenOptions{DetectDotGit: false, EnableDotGitCommonDir: true})
+		if err != nil {
+			if errors.Is(err, git.ErrRepositoryNotExists) {
+				r.ggErr = ErrNotRepository
+				return
+			}
+			r.ggErr = r.classifyOpenError(err)
+			return
+		}
+		r.gg = gg
+	})
+	return r.gg, r.ggErr
+}
+
+// classifyOpenError turns a go-git open failure into ErrSHA256Repository (objectFormat=sha256)
+// or an error wrapping ErrUnsupportedRepository with go-git's reason.
+func (r *Repo) classifyOpenError(err error) error {
+	if isSHA256(r.root) {
+		return ErrSHA256Repository
+	}
+	return fmt.Errorf("%w (%v)", ErrUnsupportedRepository, err)
+}
+
+// gitBinary returns the git binary's path, looked up once per Repo.
+func (r *Repo) gitBinary() (string, error) {
+	r.gitOnce.Do(func() {
+		look := r.opts.LookPath
+		if look == nil {
+			look = exec.LookPath
+		}
+		r.gitPath, r.gitErr = look("git")
+		if r.gitErr == nil && r.gitPath == "" {
+			r.gitErr = exec.ErrNotFound
+		}
+	})
+	return r.gitPath, r.gitErr
+}

@@ -1,0 +1,85 @@
+package gitscope
+
+import (
+	"bytes"
+)
+
+// EmptyTreeOID is git's empty tree (SHA-1). It is the baseline of a repository with no commits
+// (gitscope.md §1); ValidateBaseline checks it as a tree, every other baseline as a commit.
+const EmptyTreeOID = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+// Status is a changed-set entry's status (gitscope.md §1 status mapping).
+type Status string
+
+// The four statuses. git diff letters map A → added, D → deleted, every other letter
+// (M, T, U, X) → modified; ls-files --others gives untracked.
+const (
+	StatusAdded     Status = "added"
+	StatusModified  Status = "modified"
+	StatusDeleted   Status = "deleted"
+	StatusUntracked Status = "untracked"
+)
+
+// Source values of ChangedSet.Source.
+const (
+	SourceGit   = "git"    // the hardened git CLI recipe (§4)
+	SourceGoGit = "go-git" // the degraded pure-Go fallback (§6)
+)
+
+// DegradedReason values (§4.3): no git binary on PATH, or one older than 2.24.
+const (
+	ReasonGitUnavailable = "git_unavailable"
+	ReasonGitTooOld      = "git_too_old"
+)
+
+// Entry is one changed path. Path is the raw repository-relative path bytes ('/' separated, no
+// trailing slash). NestedRepository marks an untracked nested repository or linked worktree,
+// which git prints as "dir/" and which is recorded as "dir". UTF8 is false when Path is not valid
+// UTF-8 (the audit's changed_path_unrepresentable).
+type Entry struct {
+	Path             []byte
+	Status           Status
+	NestedRepository bool
+	UTF8             bool
+}
+
+// ChangedSet is C for one baseline (gitscope.md §1): Entries sorted by raw path bytes, unique,
+// with .mastermind/ still included (WithoutControl gives D). Source is SourceGit or SourceGoGit;
+// Degraded is true exactly when Source is SourceGoGit, with DegradedReason ReasonGitUnavailable
+// or ReasonGitTooOld.
+type ChangedSet struct {
+	Source         string
+	Degraded       bool
+	DegradedReason string
+	Entries        []Entry
+}
+
+// controlPrefix is the directory excluded from D (gitscope.md §1, spec-and-lifecycle.md §2).
+var controlPrefix = []byte(".mastermind/")
+
+// WithoutControl returns D: the entries whose path does not start with ".mastermind/" (the
+// directory itself, were it ever an entry, is excluded too). The slice shares no backing array
+// with cs.Entries; the paths are shared.
+func (cs *ChangedSet) WithoutControl() []Entry {
+	out := make([]Entry, 0, len(cs.Entries))
+	for _, e := range cs.Entries {
+		if bytes.HasPrefix(e.Path, controlPrefix) || bytes.Equal(e.Path, controlPrefix[:len(controlPrefix)-1]) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// EntryType is a path's kind in the baseline tree (BaselineEntries).
+type EntryType string
+
+// Baseline entry kinds: absent from the tree, a regular file (any blob mode), a symlink, a
+// submodule commit, or a directory.
+const (
+	EntryAbsent  EntryType = "absent"
+	EntryBlob    EntryType = "blob"
+	EntryLink    EntryType = "link"
+	EntryGitlink EntryType = "gitlink"
+	EntryTree    EntryType = "tree"
+)
