@@ -1,0 +1,291 @@
+package yamlstrict
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+var bom = []byte("\xEF\xBB\xBF")
+
+// decodeYAML implements Decode: the document rules of executor-report-v1.md
+// §2.1, then the walk of §2.2–§2.3.
+func decodeYAML(src []byte) (*Doc, []Issue) {
+	src = bytes.TrimPrefix(src, bom)
+	if p, bad := firstInvalidUTF8(src); bad {
+		return nil, []Issue{{Rule: RuleSyntax, Pos: p, Message: msgSyntax("YAML", fmt.Sprintf("invalid UTF-8 at line %d, column %d", p.Line, p.Column))}}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	var doc yaml.Node
+	if err := safeDecode(dec, &doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, []Issue{{Rule: RuleNotMapping, Message: msgNotMapping("an empty block")}}
+		}
+		return nil, []Issue{syntaxIssue(err)}
+	}
+	var second yaml.Node
+	switch err := safeDecode(dec, &second); {
+	case err == nil:
+		p := Pos{second.Line, second.Column}
+		if p.Line == 0 && len(second.Content) > 0 {
+			p = Pos{second.Content[0].Line, second.Content[0].Column}
+		}
+		return nil, []Issue{{Rule: RuleMultiDocument, Pos: p, Message: msgMultiDocument(p.Line)}}
+	case !errors.Is(err, io.EOF):
+		return nil, []Issue{syntaxIssue(err)}
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode {
+		if len(root.Content) != 1 {
+			return nil, []Issue{{Rule: RuleNotMapping, Message: msgNotMapping("an empty block")}}
+		}
+		root = root.Content[0]
+	}
+	if root.Kind != yaml.MappingNode {
+		got := "a scalar"
+		switch {
+		case root.Kind == yaml.SequenceNode:
+			got = "a list"
+		case root.Kind == yaml.ScalarNode && root.Value == "" && root.Style == 0 && root.Anchor == "":
+			got = "an empty block"
+		}
+		p := Pos{root.Line, root.Column}
+		if got == "an empty block" {
+			p = Pos{}
+		}
+		return nil, []Issue{{Rule: RuleNotMapping, Pos: p, Message: msgNotMapping(got)}}
+	}
+	w := &walker{ix: newLineIndex(src), nodes: map[string]*Node{}}
+	v := w.walk(root, "", 1, Pos{})
+	return &Doc{Value: v, Nodes: w.nodes}, w.issues
+}
+
+// safeDecode runs one Decode and turns a decoder panic into an error.
+func safeDecode(dec *yaml.Decoder, n *yaml.Node) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("yaml: decoder failed: %v", r)
+		}
+	}()
+	return dec.Decode(n)
+}
+
+var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): `)
+
+// syntaxIssue turns a yaml.v3 error into decode.syntax, keeping the decoder's
+// line number (positioned at column 1 of that line; yaml.v3 gives no column).
+func syntaxIssue(err error) Issue {
+	msg := err.Error()
+	is := Issue{Rule: RuleSyntax}
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		if n, convErr := strconv.Atoi(m[1]); convErr == nil && n > 0 {
+			is.Pos = Pos{n, 1}
+		}
+	}
+	is.Message = msgSyntax("YAML", strings.TrimPrefix(msg, "yaml: "))
+	return is
+}
+
+type walker struct {
+	ix     *lineIndex
+	nodes  map[string]*Node
+	issues []Issue
+}
+
+func (w *walker) add(rule, ptr string, p Pos, msg string) {
+	w.issues = append(w.issues, Issue{Rule: rule, Pointer: ptr, Pos: p, Message: msg})
+}
+
+func isPlain(n *yaml.Node) bool {
+	return n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) == 0
+}
+
+// tag returns the node's explicit tag as written, or "" when it has none. A
+// node yaml.v3 marks TaggedStyle, and a node whose source character is `!`
+// (the non-specific tag yaml.v3 drops), are tagged.
+func (w *walker) tag(n *yaml.Node) string {
+	if t := w.ix.tagAt(n.Line, n.Column); t != "" {
+		return t
+	}
+	if n.Style&yaml.TaggedStyle != 0 {
+		if n.Tag == "" {
+			return "!"
+		}
+		return n.Tag
+	}
+	return ""
+}
+
+// scalarKind is the kind a scalar resolves to, for Node.Kind.
+func scalarKind(n *yaml.Node) Kind {
+	if !isPlain(n) {
+		return KindString
+	}
+	_, k, _ := resolvePlain(n.Value)
+	return k
+}
+
+func collectionKind(n *yaml.Node) Kind {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return KindMap
+	case yaml.SequenceNode:
+		return KindList
+	case yaml.ScalarNode:
+		return scalarKind(n)
+	}
+	return KindNull
+}
+
+// walk converts n (at JSON pointer ptr, nesting depth depth for a collection)
+// and records its Node. It never follows an alias, and it does not descend
+// into a node a rule rejected or past MaxDepth, so the recursion is bounded.
+func (w *walker) walk(n *yaml.Node, ptr string, depth int, keyPos Pos) any {
+	p := Pos{n.Line, n.Column}
+	node := &Node{Pos: p, KeyPos: keyPos}
+	w.nodes[ptr] = node
+	if n.Kind == yaml.AliasNode {
+		if n.Alias != nil {
+			node.Kind = collectionKind(n.Alias)
+		}
+		w.add(RuleAnchor, ptr, p, msgAnchor("*"+n.Value))
+		return nil
+	}
+	rejected := false
+	if n.Anchor != "" {
+		w.add(RuleAnchor, ptr, p, msgAnchor("&"+n.Anchor))
+		rejected = true
+	}
+	if t := w.tag(n); t != "" {
+		w.add(RuleTag, ptr, p, msgTag(ptr, t))
+		rejected = true
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		node.Literal = n.Value
+		if !isPlain(n) {
+			node.Kind = KindString
+			if rejected {
+				return nil
+			}
+			return n.Value
+		}
+		node.Plain = true
+		v, k, rule := resolvePlain(n.Value)
+		node.Kind = k
+		if rejected {
+			return nil
+		}
+		switch rule {
+		case RuleNull:
+			w.add(rule, ptr, p, msgNull(ptr))
+		case RuleNonFinite:
+			w.add(rule, ptr, p, msgNonFinite(ptr, n.Value))
+		case RuleIntRange:
+			w.add(rule, ptr, p, msgIntRange(ptr, n.Value))
+		}
+		return v
+	case yaml.MappingNode:
+		node.Kind = KindMap
+		if depth > MaxDepth {
+			w.add(RuleDepth, ptr, p, msgDepth())
+			return nil
+		}
+		if rejected {
+			return nil
+		}
+		return w.mapping(n, node, ptr, depth)
+	case yaml.SequenceNode:
+		node.Kind = KindList
+		if depth > MaxDepth {
+			w.add(RuleDepth, ptr, p, msgDepth())
+			return nil
+		}
+		if rejected {
+			return nil
+		}
+		items := make([]any, len(n.Content))
+		for i, c := range n.Content {
+			items[i] = w.walk(c, pointerIndex(ptr, i), depth+1, Pos{})
+		}
+		node.Len = len(items)
+		return items
+	}
+	// A document node inside a document cannot occur; fail closed.
+	w.add(RuleSyntax, ptr, p, msgSyntax("YAML", "unexpected node"))
+	return nil
+}
+
+func (w *walker) mapping(n *yaml.Node, node *Node, ptr string, depth int) map[string]any {
+	m := make(map[string]any, len(n.Content)/2)
+	firstLine := make(map[string]int, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		key, ok, keyRejected := w.key(k, ptr)
+		if !ok {
+			continue
+		}
+		childPtr := PointerJoin(ptr, key)
+		if line, dup := firstLine[key]; dup {
+			w.add(RuleDuplicateKey, childPtr, Pos{k.Line, k.Column}, msgDuplicateKey(key, line, k.Line))
+			continue
+		}
+		firstLine[key] = k.Line
+		val := w.walk(v, childPtr, depth+1, Pos{k.Line, k.Column})
+		if keyRejected {
+			val = nil
+		}
+		m[key] = val
+		node.Keys = append(node.Keys, key)
+	}
+	return m
+}
+
+// key checks a mapping key. ok=false removes the entry (alias, merge key,
+// non-string key). rejected=true keeps a string key whose anchor or tag was
+// reported; its value becomes nil.
+func (w *walker) key(k *yaml.Node, parent string) (key string, ok, rejected bool) {
+	p := Pos{k.Line, k.Column}
+	if k.Kind == yaml.AliasNode {
+		w.add(RuleAnchor, PointerJoin(parent, "*"+k.Value), p, msgAnchor("*"+k.Value))
+		return "", false, false
+	}
+	if k.Kind != yaml.ScalarNode {
+		lit := "{…}"
+		if k.Kind == yaml.SequenceNode {
+			lit = "[…]"
+		}
+		ptr := PointerJoin(parent, lit)
+		if k.Anchor != "" {
+			w.add(RuleAnchor, ptr, p, msgAnchor("&"+k.Anchor))
+		}
+		w.add(RuleKeyNotString, ptr, p, msgKeyNotString(lit))
+		return "", false, false
+	}
+	ptr := PointerJoin(parent, k.Value)
+	if k.Anchor != "" {
+		w.add(RuleAnchor, ptr, p, msgAnchor("&"+k.Anchor))
+		rejected = true
+	}
+	if t := w.tag(k); t != "" {
+		w.add(RuleTag, ptr, p, msgTag(ptr, t))
+		rejected = true
+	}
+	if isPlain(k) {
+		if k.Value == "<<" {
+			w.add(RuleMergeKey, ptr, p, msgMergeKey())
+			return "", false, false
+		}
+		if _, kind, _ := resolvePlain(k.Value); kind != KindString {
+			w.add(RuleKeyNotString, ptr, p, msgKeyNotString(k.Value))
+			return "", false, false
+		}
+	}
+	return k.Value, true, rejected
+}
