@@ -1,17 +1,151 @@
 package spec
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/yuin/goldmark/ast"
+)
+
+// requiredSections lists the mandatory non-empty sections per mode (§1.3).
+var requiredSections = map[string][]string{
+	ModeVerified: {"Goals", "Scope", "Acceptance Criteria", "Tests Plan", "Final Verification"},
+	ModeLite:     {"Goals"},
+	ModeStandard: {"Goals", "Alternatives Considered", "Tests Plan", "Documentation Plan", "Observability Plan", "Performance Considerations"},
+	ModeStrict:   {"Goals", "Alternatives Considered", "Tests Plan", "Documentation Plan", "Observability Plan", "Performance Considerations"},
+}
+
+// RequiredSections returns the mandatory section names for mode ("standard" for an unknown mode).
+func RequiredSections(mode string) []string {
+	if r, ok := requiredSections[mode]; ok {
+		return append([]string(nil), r...)
+	}
+	return append([]string(nil), requiredSections[ModeStandard]...)
+}
 
 // NormalizeSectionName applies §1.3 name normalisation to a heading's plain text: remove one
-// trailing parenthesised group (with any emphasis markers around it, so "Tests Plan *(MANDATORY)*"
-// and "Tests Plan (MANDATORY)" both give "Tests Plan"), trim, and collapse internal white space to
-// one space. Case is kept; callers compare with strings.EqualFold.
+// trailing parenthesised group (the plain text of "Tests Plan *(MANDATORY)*" is
+// "Tests Plan (MANDATORY)", which gives "Tests Plan"), trim, and collapse internal white space
+// to one space. Case is kept; callers compare with strings.EqualFold.
 func NormalizeSectionName(text string) string {
 	t := strings.TrimSpace(text)
 	if strings.HasSuffix(t, ")") {
-		if i := strings.LastIndexByte(t, '('); i >= 0 {
-			t = t[:i]
+		depth := 0
+		for i := len(t) - 1; i >= 0; i-- {
+			switch t[i] {
+			case ')':
+				depth++
+			case '(':
+				depth--
+			}
+			if depth == 0 {
+				t = t[:i]
+				break
+			}
 		}
 	}
 	return strings.Join(strings.Fields(t), " ")
 }
+
+// readSections collects the level-2 sections and the title, and checks duplicates and the
+// mandatory sections of the mode.
+func (p *parser) readSections() {
+	d := p.body
+	hs := d.TopHeadings()
+	seenL2 := false
+	for i, h := range hs {
+		if h.Level == 1 && !seenL2 && p.spec.Title == "" {
+			p.spec.Title = strings.Join(strings.Fields(h.Text), " ")
+		}
+		if h.Level != 2 {
+			continue
+		}
+		seenL2 = true
+		// The body runs to the next level-1 or level-2 heading.
+		endLine := 0
+		for _, n := range hs[i+1:] {
+			if n.Level <= 2 {
+				endLine = n.FirstLine
+				break
+			}
+		}
+		start := d.LineStart(h.LastLine + 1)
+		end := len(d.Source)
+		if endLine > 0 {
+			end = d.LineStart(endLine)
+		}
+		start = min(start, end)
+		line, _ := p.bodyPos(h.FirstLine, 1)
+		p.spec.Sections = append(p.spec.Sections, Section{
+			Name:     NormalizeSectionName(h.Text),
+			Heading:  h.Text,
+			Line:     line,
+			Body:     string(d.Source[start:end]),
+			NonEmpty: p.hasContent(h.Node, endLine),
+		})
+	}
+	for i, s := range p.spec.Sections {
+		for _, prev := range p.spec.Sections[:i] {
+			if strings.EqualFold(prev.Name, s.Name) {
+				p.add(RuleSectionDuplicate, s.Line, 1, "",
+					fmt.Sprintf("section %q at line %d repeats the section at line %d (names compare without case); merge them into one",
+						s.Name, s.Line, prev.Line),
+					fieldSection(s.Name))
+				break
+			}
+		}
+	}
+	if !p.modeKnown {
+		return // the mode cannot be read, so the mandatory set is unknown
+	}
+	mode := p.spec.Frontmatter.Mode
+	for _, want := range requiredSections[mode] {
+		var first *Section
+		ok := false
+		for i := range p.spec.Sections {
+			if strings.EqualFold(p.spec.Sections[i].Name, want) {
+				if first == nil {
+					first = &p.spec.Sections[i]
+				}
+				ok = ok || p.spec.Sections[i].NonEmpty
+			}
+		}
+		switch {
+		case ok:
+		case first == nil:
+			p.add(RuleSectionMissing, 0, 0, "",
+				fmt.Sprintf("mode %s requires a non-empty \"## %s\" section; none was found", mode, want),
+				fieldSection(want))
+		default:
+			p.add(RuleSectionMissing, first.Line, 1, "",
+				fmt.Sprintf("section %q is empty; mode %s requires it to hold content (blank lines and HTML comments do not count)", first.Name, mode),
+				fieldSection(want))
+		}
+	}
+}
+
+// hasContent reports whether any top-level block after heading h and before body line endLine
+// (0 = the end) is neither blank nor an HTML comment block.
+func (p *parser) hasContent(h ast.Node, endLine int) bool {
+	for n := h.NextSibling(); n != nil; n = n.NextSibling() {
+		if hd, ok := n.(*ast.Heading); ok && hd.Level <= 2 {
+			return false
+		}
+		if endLine > 0 {
+			if first, _ := p.body.BlockLines(n); first >= endLine {
+				return false
+			}
+		}
+		if hb, ok := n.(*ast.HTMLBlock); ok && hb.HTMLBlockType == ast.HTMLBlockType2 {
+			continue
+		}
+		if _, ok := n.(*ast.TextBlock); ok && len(strings.TrimSpace(p.body.PlainText(n))) == 0 {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+func fieldSection(name string) finding.Field { return finding.Field{Key: "section", Value: name} }

@@ -54,6 +54,9 @@ type Spec struct {
 	VerifyCommands []string
 	// VerifyLabels are the frontmatter verify string items (informational), in order.
 	VerifyLabels []string
+
+	fallback *Scope // the backtick scope of the body (BacktickScope)
+	file     string // the display path given to Parse
 }
 
 // Frontmatter is the typed YAML frontmatter (§1.2). Every field is optional.

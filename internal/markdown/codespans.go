@@ -1,0 +1,52 @@
+package markdown
+
+import (
+	"bytes"
+
+	"github.com/yuin/goldmark/ast"
+)
+
+// CodeSpan is one inline code span of the document.
+type CodeSpan struct {
+	// Text is the span's content as goldmark gives it: the bytes between the backtick runs, with
+	// one leading and one trailing space removed when both are present, and line endings turned
+	// into spaces.
+	Text string
+	// Line and Column (1-based, column in code points) are the position of the opening backticks.
+	Line, Column int
+	// SingleLine is true when the whole span, backticks included, is on one source line.
+	SingleLine bool
+}
+
+// CodeSpans returns every inline code span in source order. Code blocks and HTML blocks hold no
+// inline content, and raw inline HTML is not parsed for code spans, so every span returned lies
+// outside code blocks and HTML (spec-and-lifecycle.md §1.4).
+func (d *Doc) CodeSpans() []CodeSpan {
+	var spans []CodeSpan
+	_ = ast.Walk(d.Root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		cs, ok := n.(*ast.CodeSpan)
+		if !entering || !ok {
+			return ast.WalkContinue, nil
+		}
+		var text bytes.Buffer
+		single := true
+		for c := cs.FirstChild(); c != nil; c = c.NextSibling() {
+			t, ok := c.(*ast.Text)
+			if !ok {
+				continue
+			}
+			v := t.Segment.Value(d.Source)
+			if bytes.ContainsAny(v, "\r\n") || t.SoftLineBreak() || t.HardLineBreak() {
+				single = false
+			}
+			text.Write(bytes.ReplaceAll(bytes.ReplaceAll(v, []byte("\r\n"), []byte(" ")), []byte("\n"), []byte(" ")))
+		}
+		sp := CodeSpan{Text: text.String(), SingleLine: single}
+		if cs.Pos() >= 0 {
+			sp.Line, sp.Column = d.Position(cs.Pos())
+		}
+		spans = append(spans, sp)
+		return ast.WalkSkipChildren, nil
+	})
+	return spans
+}

@@ -1,0 +1,97 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/markdown"
+	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
+)
+
+// verifyPrefixes are the body-line prefixes that declare a command (§1.5), case-sensitive.
+var verifyPrefixes = []string{"**VERIFY**:", "**VERIFY:**", "VERIFY:"}
+
+// readVerify collects the §1.5 command obligations: frontmatter {cmd} items, then body VERIFY
+// lines outside code and HTML blocks; trimmed, empty dropped, exact-string deduplicated.
+func (p *parser) readVerify() {
+	seen := map[string]bool{}
+	add := func(c string) {
+		c = strings.TrimSpace(c)
+		if c == "" || seen[c] {
+			return
+		}
+		seen[c] = true
+		p.spec.VerifyCommands = append(p.spec.VerifyCommands, c)
+	}
+	for _, c := range p.fmCmds {
+		if strings.TrimSpace(c.value) == "" {
+			p.add(RuleVerifyCommandEmpty, c.line, c.col, c.pointer,
+				fmt.Sprintf("%s is blank; give the command to run, or remove the item", yamlstrict.FieldName(c.pointer)))
+			continue
+		}
+		add(c.value)
+	}
+	d := p.body
+	classes := d.LineClasses()
+	for n := 1; n <= d.LineCount(); n++ {
+		if n < len(classes) && classes[n] != markdown.LineProse {
+			continue
+		}
+		line := string(d.LineText(n))
+		trimmed := strings.TrimLeft(line, " \t")
+		prefix := ""
+		for _, pf := range verifyPrefixes {
+			if strings.HasPrefix(trimmed, pf) {
+				prefix = pf
+				break
+			}
+		}
+		if prefix == "" {
+			continue
+		}
+		col := len([]rune(line[:len(line)-len(trimmed)])) + 1
+		sl, sc := p.bodyPos(n, col)
+		cmd, ok := VerifyValue(trimmed[len(prefix):])
+		if !ok {
+			p.add(RuleVerifyUnterminated, sl, sc, "",
+				fmt.Sprintf("%s line opens a command with backticks that are never closed on the same line; close it with the same number of backticks", prefix))
+			continue
+		}
+		add(cmd)
+	}
+	if p.modeKnown && p.spec.Frontmatter.Mode == ModeStrict && len(p.spec.VerifyCommands) == 0 {
+		line, col := p.modeLine, p.modeCol
+		p.add(RuleNoVerifyCommand, line, col, "/mode",
+			"mode strict requires at least one verify command: add verify: [{cmd: \"…\"}] to the frontmatter or a VERIFY: `…` line to the body")
+	}
+}
+
+// VerifyValue extracts the command from the text after a VERIFY prefix (§1.5). The value is
+// trimmed; when it starts with a run of n backticks, the command is the text up to the next run
+// of exactly n backticks, trimmed (shorter or longer runs inside are kept). ok is false when no
+// closing run exists (spec.verify_command_unterminated). An empty result declares nothing.
+func VerifyValue(rest string) (cmd string, ok bool) {
+	v := strings.TrimSpace(rest)
+	n := 0
+	for n < len(v) && v[n] == '`' {
+		n++
+	}
+	if n == 0 {
+		return v, true
+	}
+	for i := n; i < len(v); {
+		if v[i] != '`' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(v) && v[j] == '`' {
+			j++
+		}
+		if j-i == n {
+			return strings.TrimSpace(v[n:i]), true
+		}
+		i = j
+	}
+	return "", false
+}
