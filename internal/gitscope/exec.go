@@ -164,10 +164,10 @@ func (r *Repo) runSimple(ctx context.Context, dir string, args ...string) ([]byt
 
 // versionResult is the cached outcome of `git version` for one binary path.
 type versionResult struct {
-	once   sync.Once
-	ok     bool   // version >= 2.24
-	ver    string // e.g. "2.39.5"
-	err    error  // the command failed
+	once sync.Once
+	ok   bool   // version >= 2.24
+	ver  string // e.g. "2.39.5"
+	err  error  // the command failed
 }
 
 var versionCache sync.Map // git binary path -> *versionResult

@@ -1,0 +1,116 @@
+package gitscope
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+
+	format "github.com/go-git/go-git/v5/plumbing/format/config"
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+)
+
+// maxIgnoreFileBytes bounds one ignore file read by the degraded walk.
+const maxIgnoreFileBytes = 4 << 20
+
+// parseIgnoreData turns ignore-file bytes into go-git patterns rooted at domain (the directory
+// holding the file, as path components). Comments and blank lines are skipped, as git does.
+func parseIgnoreData(data []byte, domain []string) []gitignore.Pattern {
+	var ps []gitignore.Pattern
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64<<10), maxIgnoreFileBytes)
+	for sc.Scan() {
+		s := strings.TrimSuffix(sc.Text(), "\r")
+		if strings.HasPrefix(s, "#") || strings.TrimSpace(s) == "" {
+			continue
+		}
+		ps = append(ps, gitignore.ParsePattern(s, domain))
+	}
+	return ps
+}
+
+// readIgnoreFile reads one ignore file if it is a regular file (never through a symlink, as git
+// 2.32+ refuses symlinked .gitignore files) of at most 4 MiB.
+func readIgnoreFile(path string, domain []string) []gitignore.Pattern {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxIgnoreFileBytes {
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	return parseIgnoreData(data, domain)
+}
+
+// readConfigFile parses one git config file, or nil.
+func readConfigFile(path string) *format.Config {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	cfg := format.New()
+	if err := format.NewDecoder(f).Decode(cfg); err != nil {
+		return nil
+	}
+	return cfg
+}
+
+// xdgConfigHome is $XDG_CONFIG_HOME, or ~/.config.
+func xdgConfigHome() string {
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+		return x
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".config")
+	}
+	return ""
+}
+
+// expandTilde expands a leading "~/" with $HOME, as git does for core.excludesFile.
+func expandTilde(p string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if h, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(h, rest)
+		}
+	}
+	return p
+}
+
+// basePatterns loads the ignore sources below the per-directory .gitignore files, lowest
+// priority first: core.excludesFile (repository config over ~/.gitconfig over the XDG config;
+// default $XDG_CONFIG_HOME/git/ignore), then <common dir>/info/exclude. `include` directives in
+// config files are not followed (documented divergence).
+func basePatterns(root string) []gitignore.Pattern {
+	excludes := ""
+	configs := []string{}
+	if x := xdgConfigHome(); x != "" {
+		configs = append(configs, filepath.Join(x, "git", "config"))
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		configs = append(configs, filepath.Join(h, ".gitconfig"))
+	}
+	for _, c := range configs {
+		if cfg := readConfigFile(c); cfg != nil && cfg.Section("core").HasOption("excludesfile") {
+			excludes = cfg.Section("core").Option("excludesfile")
+		}
+	}
+	if cfg := readRepoConfig(root); cfg != nil && cfg.Section("core").HasOption("excludesfile") {
+		excludes = cfg.Section("core").Option("excludesfile")
+	}
+	if excludes == "" {
+		if x := xdgConfigHome(); x != "" {
+			excludes = filepath.Join(x, "git", "ignore")
+		}
+	}
+	var ps []gitignore.Pattern
+	if excludes != "" {
+		ps = append(ps, readIgnoreFile(expandTilde(excludes), nil)...)
+	}
+	if _, common, ok := gitDirOf(root); ok {
+		ps = append(ps, readIgnoreFile(filepath.Join(common, "info", "exclude"), nil)...)
+	}
+	return ps
+}

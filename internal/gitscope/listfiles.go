@@ -1,0 +1,82 @@
+package gitscope
+
+import (
+	"context"
+	"io"
+	"slices"
+	"sort"
+)
+
+// lsAllArgs lists tracked plus untracked non-ignored files (§3 "List files").
+var lsAllArgs = slices.Concat(globalArgs, []string{
+	"ls-files", "-z", "--cached", "--others", "--exclude-standard", "--full-name", "--",
+})
+
+// DiffStatUnavailable is DiffStat's text in degraded mode (§3: the release notes say so).
+const DiffStatUnavailable = "diff stat unavailable (degraded)\n"
+
+// ListFiles returns every tracked file plus every untracked, non-ignored file, as
+// repository-relative '/'-separated paths, sorted and unique. Untracked nested repositories
+// (git's "dir/") are not files and are left out; submodule gitlinks are listed as their path.
+// Uses `git ls-files -z --cached --others --exclude-standard`, or the go-git index plus the
+// ignore-aware walk without a usable git.
+func (r *Repo) ListFiles(ctx context.Context) ([]string, error) {
+	if !r.gitUsable() {
+		return r.degradedListFiles(ctx)
+	}
+	var out []string
+	var total int64
+	err := r.run(ctx, r.root, "ls-files", lsAllArgs, func(rd io.Reader) error {
+		nr := newNulReader(rd, &total)
+		for {
+			p, err := nr.next()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if len(p) == 0 {
+				return shapef("empty path in ls-files output")
+			}
+			if p[len(p)-1] == '/' {
+				continue
+			}
+			out = append(out, string(p))
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(out)
+	return slices.Compact(out), nil
+}
+
+// DiffStat returns the release-notes diff stat (§4.5): the output of `git diff --stat=200
+// --no-renames --no-color --no-ext-diff --no-textconv <baseline> -- . ":(exclude).mastermind"`
+// with the hardened environment, at most 16 MiB. Without a usable git it returns
+// DiffStatUnavailable and no error. The baseline must be a full OID (ErrBaselineUnavailable).
+func (r *Repo) DiffStat(ctx context.Context, baseline string) (string, error) {
+	if !isFullOID(baseline) {
+		return "", ErrBaselineUnavailable
+	}
+	if !r.gitUsable() {
+		return DiffStatUnavailable, nil
+	}
+	args := slices.Concat([]string{"--no-optional-locks", "--no-pager", "-c", "core.quotepath=off", "-c", "core.fsmonitor=false"},
+		diffConfigArgs,
+		[]string{"diff", "--stat=200", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv", baseline, "--", ".", ":(exclude).mastermind"})
+	var out []byte
+	err := r.run(ctx, r.root, "diff", args, func(rd io.Reader) error {
+		b, err := io.ReadAll(io.LimitReader(rd, maxSmallOut+1))
+		if len(b) > maxSmallOut {
+			return shapef("diff stat over %d bytes", maxSmallOut)
+		}
+		out = b
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return string(out), nil
+}
