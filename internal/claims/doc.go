@@ -1,0 +1,14 @@
+// Package claims checks the structural claims of an executor report against the source, with no
+// index or database (spec-and-lifecycle.md §10.6): function_added{symbol, file?, signature?} and
+// integration{from, to, from_file?, to_file?, relation?}.
+//
+// Go is parsed with go/parser, go/ast and go/printer (no type checking). Python, JavaScript,
+// TypeScript/TSX and Rust are parsed with github.com/smacker/go-tree-sitter, compiled only with the
+// cgo build tag; a build without cgo treats them as unsupported (language_unsupported,
+// conventions.md §8).
+//
+// Verify is pure with respect to its inputs: it reads files only through a Source, so post-flight
+// plugs in the working tree (fsx, no symlinks followed, 4 MiB per file) and the baseline tree
+// (gitscope). Its outcomes are Checks in claim order, one per claim; failed and unresolved checks
+// carry a finding.Finding whose Rule is the audit kind of §9.1 and whose Message is the §9.3 text.
+package claims

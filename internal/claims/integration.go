@@ -1,0 +1,115 @@
+package claims
+
+// integration checks integration{from, to, from_file?, to_file?, relation?}
+// (spec-and-lifecycle.md §10.6): relation, resolve to, resolve from, languages, find a call.
+func (v *verifier) integration(c Claim) Check {
+	from, to := deref(c.From), deref(c.To)
+	// 1. Relation.
+	if c.Relation != nil && *c.Relation != "calls" {
+		return unresolved(c, reasonRelationUnsupported, 0)
+	}
+	// 2. Resolve to.
+	tm, ch := v.resolve(c, to, c.ToFile, func() ([]string, bool, string) {
+		listed, err := v.listFiles()
+		if err != nil {
+			return nil, false, reasonCurrentUnavailable
+		}
+		var keep []string
+		for _, p := range listed {
+			if n, ok := claimPath(p); ok && n == p && !excludedFromSearch(p) {
+				keep = append(keep, p)
+			}
+		}
+		sup, unsup := candidates(keep)
+		return sup, unsup, ""
+	})
+	if ch != nil {
+		return *ch
+	}
+	switch len(tm) {
+	case 0:
+		return hallucinated(c, from, to)
+	case 1:
+	default:
+		return unresolved(c, reasonCallTargetAmbiguous, len(tm))
+	}
+	// 3. Resolve from: the caller must be a changed caller.
+	fm, ch := v.resolve(c, from, c.FromFile, func() ([]string, bool, string) {
+		sup, unsup := candidates(v.changedCandidates())
+		return sup, unsup, ""
+	})
+	if ch != nil {
+		return *ch
+	}
+	switch len(fm) {
+	case 0:
+		return unresolved(c, reasonFromMissing, 0)
+	case 1:
+	default:
+		return unresolved(c, reasonAmbiguous, len(fm))
+	}
+	t, f := tm[0], fm[0]
+	// 4. Languages.
+	if family(t.u.lang) != family(f.u.lang) {
+		return unresolved(c, reasonCrossLanguage, 0)
+	}
+	// 5. Find a call.
+	line, basis, ok := safeFindCall(backends[f.u.lang].findCall, v, f.u, f.d, t.u, t.d)
+	if !ok {
+		return missingCallEdge(c, from, to)
+	}
+	// 6. Verified.
+	return verified(c, &Evidence{Kind: EvidenceCallCandidate, FromFile: f.u.path, ToFile: t.u.path,
+		CallLine: line, TargetLine: t.d.line, MatchBasis: basis})
+}
+
+// resolve finds the callable declarations named sym, in file if given, otherwise in the files that
+// list returns. A non-nil Check is an unresolved outcome (budget, path, language, read or parse
+// failure). An empty result with no Check means "not found".
+func (v *verifier) resolve(c Claim, sym string, file *string, list func() ([]string, bool, string)) ([]match, *Check) {
+	fail := func(reason string) ([]match, *Check) {
+		ch := unresolved(c, reason, 0)
+		return nil, &ch
+	}
+	var paths []string
+	unsupported := false
+	if file != nil {
+		p, ok := claimPath(*file)
+		if !ok {
+			return fail(reasonCurrentUnavailable)
+		}
+		if _, sup, _ := langOf(p); !sup {
+			return fail(reasonLanguageUnsupported)
+		}
+		paths = []string{p}
+	} else {
+		var reason string
+		paths, unsupported, reason = list()
+		if reason != "" {
+			return fail(reason)
+		}
+	}
+	res := v.search(paths, sym, (*decl).callable)
+	switch {
+	case v.exhausted:
+		return fail(reasonBudget)
+	case file != nil && res.problem != "":
+		return fail(res.problem)
+	case len(res.matches) == 0 && res.problem != "":
+		return fail(res.problem)
+	case len(res.matches) == 0 && unsupported:
+		return fail(reasonLanguageUnsupported)
+	}
+	return res.matches, nil
+}
+
+// safeFindCall turns a panic in a backend's call search into "no call found" rather than a crash;
+// the search reads only an already parsed tree.
+func safeFindCall(f callFinder, v *verifier, from *unit, fd *decl, to *unit, td *decl) (line int, basis string, ok bool) {
+	defer func() {
+		if recover() != nil {
+			line, basis, ok = 0, "", false
+		}
+	}()
+	return f(v, from, fd, to, td)
+}

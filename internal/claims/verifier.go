@@ -1,0 +1,281 @@
+package claims
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/repopath"
+)
+
+// declKind separates callables from the other declarations a symbol may name.
+type declKind uint8
+
+const (
+	declFunction declKind = iota // a free function
+	declMethod                   // a method, constructor or associated function of a type
+	declOther                    // a class, type, variable or constant (claim_kind_mismatch)
+)
+
+// decl is one declaration of a parsed file. Its identity is (container, name): the Go receiver
+// base type ("" for a function), or the tree-sitter enclosing class/impl/module chain joined by
+// ".". sig is the actual signature (whitespace-collapsed); line is 1-based.
+type decl struct {
+	container string
+	name      string
+	kind      declKind
+	line      int
+	sig       string
+	node      any // backend handle of the declaration, for the call search
+}
+
+func (d *decl) callable() bool { return d.kind != declOther }
+
+// unit is one parsed file. module is the Go package name, or for the other languages the module
+// name derived from the path (file stem). impl is the backend's parse result.
+type unit struct {
+	path   string
+	lang   language
+	module string
+	decls  []*decl
+	impl   any
+}
+
+// loaded is a cached load: a unit, or the failure reason, or absence at the baseline.
+type loaded struct {
+	u      *unit
+	reason string
+	absent bool
+}
+
+// verifier holds the state shared across the claims of one Verify call: the parse caches and the
+// deterministic work budget.
+type verifier struct {
+	src         Source
+	changed     []ChangedFile
+	status      map[string]string
+	baselineOID string
+
+	filesParsed int
+	bytesRead   int64
+	exhausted   bool
+
+	current  map[string]*loaded
+	baseline map[string]*loaded
+	raw      map[string]*rawFile
+
+	listed   []string
+	listErr  error
+	listDone bool
+}
+
+type rawFile struct {
+	data []byte
+	ok   bool
+}
+
+func newVerifier(changed []ChangedFile, src Source, baselineOID string) *verifier {
+	v := &verifier{
+		src: src, baselineOID: baselineOID, status: map[string]string{},
+		current: map[string]*loaded{}, baseline: map[string]*loaded{}, raw: map[string]*rawFile{},
+	}
+	for _, c := range changed {
+		p := repopath.Normalize(c.Path)
+		v.changed = append(v.changed, ChangedFile{Path: p, Status: c.Status})
+		v.status[p] = c.Status
+	}
+	slices.SortFunc(v.changed, func(a, b ChangedFile) int { return compareStrings(a.Path, b.Path) })
+	return v
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// charge accounts n bytes read and reports whether the budget still holds.
+func (v *verifier) charge(n int) bool {
+	v.bytesRead += int64(n)
+	if v.bytesRead > MaxBytesRead {
+		v.exhausted = true
+	}
+	return !v.exhausted
+}
+
+// load reads and parses the current (baseline=false) or baseline version of a file in a supported
+// language. Results, failures included, are cached per path and version, so a file is read and
+// parsed at most once per Verify call.
+func (v *verifier) load(p string, baseline bool) *loaded {
+	cache := v.current
+	if baseline {
+		cache = v.baseline
+	}
+	if l, ok := cache[p]; ok {
+		return l
+	}
+	l := v.loadUncached(p, baseline)
+	if l.reason != reasonBudget {
+		cache[p] = l
+	}
+	return l
+}
+
+func (v *verifier) loadUncached(p string, baseline bool) *loaded {
+	if v.exhausted || v.filesParsed >= MaxFilesParsed {
+		v.exhausted = true
+		return &loaded{reason: reasonBudget}
+	}
+	var data []byte
+	if baseline {
+		d, ok, err := v.src.Baseline(p)
+		switch {
+		case err != nil:
+			return &loaded{reason: reasonBaselineUnavailable}
+		case !ok:
+			return &loaded{absent: true}
+		case len(d) > MaxFileBytes:
+			return &loaded{reason: reasonTooLarge}
+		}
+		data = d
+	} else {
+		d, err := v.src.Current(p)
+		switch {
+		case fsx.ReasonOf(err) == fsx.ReasonTooLarge:
+			return &loaded{reason: reasonTooLarge}
+		case err != nil:
+			return &loaded{reason: reasonCurrentUnavailable}
+		case len(d) > MaxFileBytes:
+			return &loaded{reason: reasonTooLarge}
+		}
+		data = d
+	}
+	if !v.charge(len(data)) {
+		return &loaded{reason: reasonBudget}
+	}
+	v.filesParsed++
+	l, _, _ := langOf(p)
+	b, ok := backends[l]
+	if !ok {
+		return &loaded{reason: reasonLanguageUnsupported}
+	}
+	u, err := safeParse(b.parse, p, data)
+	if err != nil {
+		if baseline {
+			return &loaded{reason: reasonBaselineParse}
+		}
+		return &loaded{reason: reasonCurrentParse}
+	}
+	u.lang = l
+	return &loaded{u: u}
+}
+
+// safeParse turns a parser panic into a parse failure, so no source input can crash post-flight.
+func safeParse(parse parseFunc, p string, data []byte) (u *unit, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			u, err = nil, fmt.Errorf("parse %s: internal parser failure: %v", p, r)
+		}
+	}()
+	return parse(p, data)
+}
+
+// readRaw reads a small current file that is not parsed (go.mod). ok is false when it cannot be
+// read; the bytes count against the budget.
+func (v *verifier) readRaw(p string) ([]byte, bool) {
+	if r, ok := v.raw[p]; ok {
+		return r.data, r.ok
+	}
+	d, err := v.src.Current(p)
+	r := &rawFile{data: d, ok: err == nil}
+	if r.ok {
+		v.charge(len(d))
+	}
+	v.raw[p] = r
+	return r.data, r.ok
+}
+
+// listFiles returns the sorted listing of Source.ListFiles, fetched once.
+func (v *verifier) listFiles() ([]string, error) {
+	if !v.listDone {
+		v.listDone = true
+		v.listed, v.listErr = v.src.ListFiles()
+		v.listed = slices.Clone(v.listed)
+		slices.Sort(v.listed)
+	}
+	return v.listed, v.listErr
+}
+
+// match is one declaration that a symbol spelling names.
+type match struct {
+	u *unit
+	d *decl
+}
+
+// searchResult is the outcome of looking a symbol up in candidate files. problem is the first
+// failure reason among the candidates (in path order); it decides the outcome only when no match
+// was found, because the symbol may then sit in the file that could not be read or parsed.
+type searchResult struct {
+	matches []match
+	problem string
+}
+
+// search looks sym up in the given files (all in supported languages), keeping declarations that
+// keep accepts.
+func (v *verifier) search(paths []string, sym string, keep func(*decl) bool) searchResult {
+	var res searchResult
+	for _, p := range paths {
+		l := v.load(p, false)
+		if v.exhausted {
+			return res
+		}
+		if l.reason != "" {
+			if res.problem == "" {
+				res.problem = l.reason
+			}
+			continue
+		}
+		for _, d := range l.u.decls {
+			if keep(d) && matchSymbol(l.u, d, sym) {
+				res.matches = append(res.matches, match{l.u, d})
+			}
+		}
+	}
+	return res
+}
+
+// candidates splits paths into those of a supported language and reports whether any had a known
+// but unsupported programming language.
+func candidates(paths []string) (supported []string, unsupported bool) {
+	for _, p := range paths {
+		_, sup, known := langOf(p)
+		switch {
+		case sup:
+			supported = append(supported, p)
+		case known:
+			unsupported = true
+		}
+	}
+	return supported, unsupported
+}
+
+// changedCandidates are the files of D that are not deleted, in path order.
+func (v *verifier) changedCandidates() []string {
+	var out []string
+	for _, c := range v.changed {
+		if c.Status != StatusDeleted {
+			out = append(out, c.Path)
+		}
+	}
+	return out
+}
+
+// claimPath normalises a claim's file field like files_modified (executor-report-v1.md §4.2).
+func claimPath(p string) (string, bool) {
+	n, err := repopath.Clean(p)
+	return n, err == nil
+}
