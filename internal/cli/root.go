@@ -44,6 +44,7 @@ func NewRootCmd(io *IOStreams) *cobra.Command {
 	// Commands, in help order. Each constructor lives in its own cmd_<name>.go file.
 	root.AddCommand(
 		NewCmdVersion(io, nil),
+		NewCmdChanges(io, nil),
 	)
 	// Unknown subcommands are usage errors (exit 2), not silently the root help.
 	root.SuggestionsMinimumDistance = 2
