@@ -1,0 +1,249 @@
+package postflight
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/spec"
+)
+
+// Snapshot limits (§8.2).
+const (
+	MaxSnapshotFileBytes  = 16 << 20
+	MaxSnapshotTotalBytes = 256 << 20
+)
+
+func lstat(p string) (fs.FileInfo, error) { return os.Lstat(p) }
+
+// held runs §4 step 11 after a held audit.md was written.
+func (c *controller) held(ctx context.Context, st *State, a *Audit, cs *gitscope.ChangedSet, d []gitscope.Entry, specRaw, auditBytes []byte) (*Result, error) {
+	res := c.res
+	sp, _ := spec.Parse(specRaw, c.task.Spec)
+	notes, err := c.releaseNotes(ctx, sp, st.BaselineRef, cs, d)
+	if err != nil {
+		return res, err
+	}
+	if err := os.MkdirAll(c.task.Abs(".mastermind/releases"), 0o755); err != nil {
+		return res, err
+	}
+	if err := fsx.CheckNoSymlink(c.task.Root, ".mastermind/releases"); err != nil {
+		return res, fmt.Errorf("release notes directory: %w", err)
+	}
+	if err := fsx.WriteFileAtomic(c.task.Abs(c.task.ReleaseNotesRel()), notes, 0o644); err != nil {
+		return res, fmt.Errorf("write %s: %w", c.task.ReleaseNotesRel(), err)
+	}
+	res.Artifacts.ReleaseNotes = c.task.ReleaseNotesRel()
+	reportRaw, err := fsx.ReadInRoot(c.task.Root, c.task.ReportRel(), MaxSnapshotFileBytes)
+	var snap string
+	if err == nil {
+		snap, err = HistorySnapshot(c.task.Root, SnapshotInput{Baseline: st.BaselineRef, Iteration: st.Iteration,
+			Spec: specRaw, Report: reportRaw, Audit: auditBytes, Release: notes, Changed: d})
+	}
+	st.BlockingStreak, st.BlockingFingerprint = 0, ""
+	if err != nil {
+		st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusHeld, NextPlannerReview, RiskMedium, ArtifactAudit
+		st.BlockingReason = "audit inputs unavailable: " + err.Error()
+		if werr := c.writeState(st); werr != nil {
+			return res, werr
+		}
+		return c.refuse(PhasePostflight, OutcomePostRefused, st.BlockingReason), nil
+	}
+	if err := c.writeHistoryReview(snap); err != nil {
+		return res, err
+	}
+	st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusHistoryReviewRequired, NextReviewHistory, RiskLow, ArtifactHistoryReview
+	st.BlockingReason, st.HistorySnapshotSHA256 = "", snap
+	if err := c.writeState(st); err != nil {
+		return res, err
+	}
+	res.Outcome, res.ExitCode = OutcomePostHeld, 0
+	res.Message = "post-flight verdict: ✅ Held — errors: 0, warnings: 0"
+	res.Artifacts.HistoryReview = c.task.HistoryReviewRel()
+	res.Text = auditText(auditBytes) + fmt.Sprintf("audit: %s\nrelease notes: %s\nnext: complete %s, then run: mastermind run-task %s\n",
+		c.task.AuditRel(), c.task.ReleaseNotesRel(), c.task.HistoryReviewRel(), c.task.Spec)
+	return res, nil
+}
+
+// releaseNotes renders §8.1.
+func (c *controller) releaseNotes(ctx context.Context, sp *spec.Spec, baseline string, cs *gitscope.ChangedSet, d []gitscope.Entry) ([]byte, error) {
+	title := sp.Title
+	if title == "" {
+		title = sp.Frontmatter.Title
+	}
+	if title == "" {
+		title = c.task.Name
+	}
+	section := func(name, missing string) string {
+		if s, ok := sp.Section(name); ok && strings.TrimSpace(s.Body) != "" {
+			return strings.Trim(strings.ReplaceAll(s.Body, "\r\n", "\n"), "\n")
+		}
+		return missing
+	}
+	stat := "diff stat unavailable (degraded)\n"
+	if !cs.Degraded {
+		s, err := c.git.DiffStat(ctx, baseline)
+		if err != nil {
+			return nil, err
+		}
+		stat = s
+		if stat != "" && !strings.HasSuffix(stat, "\n") {
+			stat += "\n"
+		}
+	}
+	var untracked []string
+	for _, e := range d {
+		if e.Status == gitscope.StatusUntracked {
+			untracked = append(untracked, string(e.Path))
+		}
+	}
+	slices.Sort(untracked)
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# %s\n\n## Summary\n\n%s\n\n## Tests\n\n%s\n\n## Diff\n\n```text\n", title,
+		section("Goals", "_The spec has no Goals section._"), section("Tests Plan", "_The spec has no Tests Plan section._"))
+	b.WriteString(stat)
+	if len(untracked) > 0 {
+		b.WriteString("Untracked files:\n")
+		for _, p := range untracked {
+			fmt.Fprintf(&b, "  %s\n", p)
+		}
+	}
+	b.WriteString("```\n\n---\nAudit: ✅ Held\n")
+	return b.Bytes(), nil
+}
+
+// SnapshotInput is the input of HistorySnapshot (§8.2).
+type SnapshotInput struct {
+	Baseline  string
+	Iteration int
+	Spec      []byte
+	Report    []byte
+	Audit     []byte
+	Release   []byte
+	Changed   []gitscope.Entry // D, sorted by path bytes
+}
+
+// HistorySnapshot computes the §8.2 history snapshot: the SHA-256 of the canonical text over the
+// baseline, iteration, spec, report, audit and release notes digests and one content digest per
+// changed path. A file over 16 MiB, or more than 256 MiB in total, is an error.
+func HistorySnapshot(root string, in SnapshotInput) (string, error) {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "mastermind-history-snapshot v1\nbaseline %s\niteration %d\nspec %s\nreport %s\naudit %s\nrelease %s\n",
+		in.Baseline, in.Iteration, sha256Hex(in.Spec), sha256Hex(in.Report), sha256Hex(in.Audit), sha256Hex(in.Release))
+	paths := make([][]byte, len(in.Changed))
+	for i, e := range in.Changed {
+		paths[i] = e.Path
+	}
+	slices.SortFunc(paths, bytes.Compare)
+	var total int64
+	for _, p := range paths {
+		digest, n, err := contentDigest(root, string(p))
+		if err != nil {
+			return "", err
+		}
+		total += n
+		if total > MaxSnapshotTotalBytes {
+			return "", fmt.Errorf("changed files exceed %d bytes in total", MaxSnapshotTotalBytes)
+		}
+		fmt.Fprintf(&b, "file %s %s\n", digest, p)
+	}
+	return sha256Hex(b.Bytes()), nil
+}
+
+// contentDigest is the per-path digest of §8.2 and the number of bytes read.
+func contentDigest(root, rel string) (string, int64, error) {
+	abs := filepath.Join(root, filepath.FromSlash(rel))
+	if err := fsx.CheckNoSymlink(root, parentOf(rel)); err != nil && parentOf(rel) != "" {
+		if fsx.ReasonOf(err) == fsx.ReasonMissing {
+			return "-", 0, nil
+		}
+		return "", 0, fmt.Errorf("%s: %w", rel, err)
+	}
+	fi, err := os.Lstat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "-", 0, nil
+	case err != nil:
+		return "", 0, err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		t, err := os.Readlink(abs)
+		if err != nil {
+			return "", 0, err
+		}
+		return "link:" + sha256Hex([]byte(t)), 0, nil
+	case fi.IsDir():
+		return "dir", 0, nil
+	case !fi.Mode().IsRegular():
+		return "", 0, fmt.Errorf("%s is not a regular file", rel)
+	}
+	data, err := fsx.ReadFile(abs, MaxSnapshotFileBytes)
+	if err != nil {
+		return "", 0, fmt.Errorf("%s: %w", rel, err)
+	}
+	return sha256Hex(data), int64(len(data)), nil
+}
+
+func parentOf(rel string) string {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i]
+	}
+	return ""
+}
+
+var snapshotLine = regexp.MustCompile(`(?m)^- \*\*Audit snapshot:\*\* ([0-9a-f]{64})\s*$`)
+
+// HistoryReviewTemplate renders the pending history-review.md of §8.2.
+func HistoryReviewTemplate(t Task, snapshot string) []byte {
+	return []byte(fmt.Sprintf(`# History review — %s
+
+Record what this task taught before it is closed. Replace each "pending" value.
+Context: "updated" or "not applicable" — were project context documents updated?
+Lesson: "updated" or "not applicable" — was a reusable lesson recorded?
+Reason: one sentence explaining both choices.
+
+- **Audit snapshot:** %s
+- **Context:** pending
+- **Lesson:** pending
+- **Reason:** semantic review required
+- **Evidence:** %s; %s; %s
+`, t.Name, snapshot, t.Spec, t.AuditRel(), t.ReleaseNotesRel()))
+}
+
+// writeHistoryReview creates or refreshes history-review.md (§4 step 11.3). A review for the same
+// snapshot is kept as is; a review for another snapshot is archived as
+// history-review.<old snapshot>.md first.
+func (c *controller) writeHistoryReview(snap string) error {
+	rel := c.task.HistoryReviewRel()
+	old, err := fsx.ReadFile(c.task.Abs(rel), MaxStateBytes)
+	switch {
+	case err == nil:
+		oldSnap := sha256Hex(old)
+		if m := snapshotLine.FindSubmatch(bytes.ReplaceAll(old, []byte("\r\n"), []byte("\n"))); m != nil {
+			oldSnap = string(m[1])
+		}
+		if oldSnap == snap {
+			return nil
+		}
+		archive := c.task.Abs(fmt.Sprintf("%s/history-review.%s.md", c.task.Dir, oldSnap))
+		if err := fsx.WriteFileAtomic(archive, old, 0o644); err != nil {
+			return fmt.Errorf("archive %s: %w", rel, err)
+		}
+	case fsx.ReasonOf(err) != fsx.ReasonMissing:
+		return fmt.Errorf("read %s: %w", rel, err)
+	}
+	if err := fsx.WriteFileAtomic(c.task.Abs(rel), HistoryReviewTemplate(c.task, snap), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", rel, err)
+	}
+	return nil
+}

@@ -1,0 +1,465 @@
+package postflight
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/repopath"
+	"github.com/mastermind-controller/mastermind/internal/report"
+	"github.com/mastermind-controller/mastermind/internal/spec"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
+	"github.com/mastermind-controller/mastermind/internal/verification"
+)
+
+const reasonSpecChanged = "spec changed since approval; review the revised contract and rerun pre-flight"
+
+// postflight runs §4 for an existing state.
+func (c *controller) postflight(ctx context.Context, prev *State) (*Result, error) {
+	res := c.res
+	res.Phase = PhasePostflight
+	// Step 1: mark the audit as started.
+	st := *prev
+	st.Status, st.NextStep, st.BlockingReason = StatusAuditRequired, NextRunAudit, ""
+	st.ClearVerdict()
+	if err := c.writeState(&st); err != nil {
+		return res, err
+	}
+	// Step 2: spec binding.
+	raw, err := fsx.ReadInRoot(c.task.Root, c.task.Spec, spec.MaxBytes)
+	if err != nil && fsx.ReasonOf(err) == "" {
+		return res, fmt.Errorf("read %s: %w", c.task.Spec, err)
+	}
+	if err != nil || sha256Hex(raw) != st.SpecHash {
+		st.Status, st.NextStep, st.Risk, st.BlockingReason, st.LastArtifact = StatusHeld, NextRunPreflight, RiskMedium, reasonSpecChanged, ArtifactSpec
+		if err := c.writeState(&st); err != nil {
+			return res, err
+		}
+		return c.refuse(PhasePostflight, OutcomePostRefused, reasonSpecChanged), nil
+	}
+	sp, specFindings := spec.Parse(raw, c.task.Spec)
+	a := &Audit{Spec: c.task.Spec, Baseline: st.BaselineRef, Scope: scopeEvidence(sp)}
+	if oid, unborn, err := c.git.Head(ctx); err != nil {
+		return res, err
+	} else if !unborn {
+		a.Head = &oid
+	}
+	// Step 3: executor report.
+	rr, err := report.ReadInRepo(c.task.Root, c.task.ReportRel())
+	if err != nil {
+		return res, err
+	}
+	if len(rr.Findings) > 0 {
+		return c.rejected(ctx, &st, a, rr)
+	}
+	rep := rr.Report
+	if f, ok := c.checkCompletion(rep); !ok {
+		return c.rejectedIdentity(ctx, &st, a, rep, f)
+	}
+	a.Report = reportEvidence(rep, nil)
+	// Step 4: changed set.
+	cs, err := c.git.ChangedSet(ctx, st.BaselineRef)
+	if err != nil {
+		return res, err
+	}
+	d := cs.WithoutControl()
+	a.ChangedSet = changedEvidence(cs, d)
+	// Step 5: checks.
+	var fs []finding.Finding
+	for _, f := range specFindings {
+		if f.Rule == spec.RuleFrontmatterUnterminated || f.Rule == spec.RuleFrontmatterInvalid {
+			fs = append(fs, findInvalidFrontmatter(strings.TrimPrefix(f.Rule, "spec.")))
+			break
+		}
+	}
+	if cs.Degraded {
+		fs = append(fs, findChangedSetDegraded(cs.DegradedReason))
+	}
+	dset := map[string]gitscope.Status{}
+	var dUTF8 []gitscope.Entry
+	for _, e := range d {
+		if !e.UTF8 || !utf8.Valid(e.Path) {
+			fs = append(fs, findChangedPathUnrepresentable(textsafe.Escape(string(e.Path))))
+			continue
+		}
+		dset[string(e.Path)] = e.Status
+		dUTF8 = append(dUTF8, e)
+	}
+	fs = append(fs, checkFilesModified(rep, dUTF8, dset)...)
+	fs = append(fs, checkScope(sp, dUTF8, dset)...)
+	dfs, err := c.checkDeclared(ctx, sp, st.BaselineRef, dset)
+	if err != nil {
+		return res, err
+	}
+	fs = append(fs, dfs...)
+	vfs, vev := checkVerification(c.task.Root, sp, rep)
+	fs = append(fs, vfs...)
+	a.Verification = vev
+	if c.opts.Claims != nil {
+		ev, cfs := c.opts.Claims(ctx, ClaimsInput{Root: c.task.Root, Baseline: st.BaselineRef, Report: rep, Changed: dUTF8})
+		a.ClaimChecks = ev
+		fs = append(fs, cfs...)
+	}
+	// Step 6: verdict.
+	SortAudit(fs)
+	return c.finish(ctx, &st, a, fs, cs, dUTF8, raw)
+}
+
+// finish applies steps 6–11 to a completed check run.
+func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []finding.Finding, cs *gitscope.ChangedSet, d []gitscope.Entry, specRaw []byte) (*Result, error) {
+	res := c.res
+	verdict := Verdict(fs)
+	e, w := finding.Count(fs)
+	a.Verdict, a.Counts, a.Findings = verdict, Counts{e, w}, fs
+	res.Findings = fs
+	// Step 7: audit.md.
+	auditBytes, err := c.writeAudit(st, a)
+	if err != nil {
+		return res, err
+	}
+	degraded := cs.Degraded
+	st.Verdict, st.Findings, st.Degraded = verdict, &Counts{e, w}, &degraded
+	if verdict == VerdictHeld {
+		return c.held(ctx, st, a, cs, d, specRaw, auditBytes)
+	}
+	// Steps 8–10 for drift and broken.
+	lines := fingerprintLines(fs, verdict)
+	returned := c.updateStreak(st, lines)
+	st.LastArtifact = ArtifactAudit
+	st.NextStep = NextPlannerReview
+	if returned {
+		st.NextStep = NextReturnToDesign
+	}
+	icon := "❌ Broken"
+	st.Status, st.Risk = StatusBroken, RiskHigh
+	if verdict == VerdictDrift {
+		icon = "⚠️ Drift"
+		st.Status, st.Risk = StatusDrift, RiskMedium
+	}
+	st.BlockingReason = fmt.Sprintf("post-flight verdict: %s — errors: %d, warnings: %d", icon, e, w)
+	if returned {
+		st.BlockingReason += streakSuffix
+	}
+	c.upsertLesson(lessonEvent{Kind: LessonAuditContractFailure, Observed: observedText(verdict, fs, returned)})
+	if err := c.writeState(st); err != nil {
+		return res, err
+	}
+	res.Message = st.BlockingReason
+	res.Text = auditText(auditBytes) + fmt.Sprintf("audit: %s\n", c.task.AuditRel())
+	if verdict == VerdictDrift {
+		res.Outcome, res.ExitCode = OutcomePostDrift, 0
+		if c.opts.FailOnDrift {
+			res.ExitCode = 1
+		}
+	} else {
+		res.Outcome, res.ExitCode = OutcomePostBroken, 1
+	}
+	return res, nil
+}
+
+// writeAudit renders and writes audit.md (§4 step 7). A failed write sets state held /
+// planner_review with risk high and returns an operational error.
+func (c *controller) writeAudit(st *State, a *Audit) ([]byte, error) {
+	data, err := RenderAudit(a)
+	if err == nil {
+		err = fsx.WriteFileAtomic(c.task.Abs(c.task.AuditRel()), data, 0o644)
+	}
+	if err != nil {
+		st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusHeld, NextPlannerReview, RiskHigh, ArtifactSpec
+		st.BlockingReason = "failed to persist audit.md: " + err.Error()
+		st.ClearVerdict()
+		if werr := c.writeState(st); werr != nil {
+			return nil, fmt.Errorf("failed to persist audit.md: %v; and the state could not be written either: %w", err, werr)
+		}
+		return nil, fmt.Errorf("failed to persist audit.md: %w", err)
+	}
+	c.res.Artifacts.Audit = c.task.AuditRel()
+	return data, nil
+}
+
+// auditText is the human part of audit.md (everything before the evidence header).
+func auditText(audit []byte) string {
+	s := string(audit)
+	if i := strings.Index(s, "Structured audit evidence"); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// checkCompletion applies §10.1 to a valid report. ok is false with the rejection finding when
+// the report is not a completed report for this task.
+func (c *controller) checkCompletion(rep *report.Report) (finding.Finding, bool) {
+	switch rep.Status {
+	case "partial":
+		return findReportRejected(ReasonStatusPartial, "the executor reported status partial"+defectDetail(rep)), false
+	case "failed":
+		return findReportRejected(ReasonStatusFailed, "the executor reported status failed"+defectDetail(rep)), false
+	}
+	if len(rep.Defects) > 0 {
+		return findReportRejected(ReasonCompletionInconsistent, "status complete with a defect"), false
+	}
+	for _, p := range rep.Phases {
+		if p.Status != "done" {
+			return findReportRejected(ReasonCompletionInconsistent, fmt.Sprintf("status complete but phase %q is %s", p.ID, p.Status)), false
+		}
+	}
+	for _, v := range rep.Verifications {
+		if v.Result == "fail" {
+			return findReportRejected(ReasonCompletionInconsistent, fmt.Sprintf("status complete but verification %q failed", v.Cmd)), false
+		}
+	}
+	name := rep.Spec
+	if filepath.IsAbs(name) {
+		rel, err := fsx.Rel(c.task.Root, name)
+		if err != nil {
+			rel, err = relViaRealPaths(c.task.Root, name)
+		}
+		if err != nil {
+			return findReportRejected(ReasonTaskPathInvalid, fmt.Sprintf("spec %q is outside the repository", textsafe.Escape(name))), false
+		}
+		name = rel
+	}
+	norm, err := repopath.Clean(name)
+	if err != nil {
+		return findReportRejected(ReasonTaskPathInvalid, fmt.Sprintf("spec %q is not a repository-relative path", textsafe.Escape(rep.Spec))), false
+	}
+	if norm != c.task.Spec {
+		return findReportRejected(ReasonTaskMismatch, fmt.Sprintf("the report is for spec %q, not %s", textsafe.Escape(rep.Spec), c.task.Spec)), false
+	}
+	if err := fsx.CheckNoSymlink(c.task.Root, norm); err != nil {
+		return findReportRejected(ReasonTaskSourceUnavailable, fmt.Sprintf("spec %s cannot be read as a repository file: %v", norm, err)), false
+	}
+	return finding.Finding{}, true
+}
+
+func defectDetail(rep *report.Report) string {
+	if len(rep.Defects) == 0 {
+		return ""
+	}
+	d := rep.Defects[0]
+	s := fmt.Sprintf("; defect %s", d.Kind)
+	if d.Details != "" {
+		s += ": " + d.Details
+	}
+	return s
+}
+
+// rejected handles a report with validation findings (§4 step 3).
+func (c *controller) rejected(ctx context.Context, st *State, a *Audit, rr report.Result) (*Result, error) {
+	reason := ReasonReportInvalid
+	var msgs []string
+	for _, f := range rr.Findings {
+		if f.Rule == "report.missing" {
+			reason = ReasonReportMissing
+		}
+		msgs = append(msgs, f.Message)
+	}
+	if reason == ReasonReportInvalid {
+		form := string(rr.Form)
+		var fp *string
+		if form != "" {
+			fp = &form
+		}
+		a.Report = &ReportEvidence{Form: fp, Violations: rr.Findings}
+	}
+	f := findReportRejected(reason, firstPlus(msgs))
+	a.Violations = rr.Findings
+	c.res.ReportViolations = rr.Findings
+	var lines []string
+	for _, v := range rr.Findings {
+		lines = append(lines, KindExecutorReportRejected+"\x1f"+v.Rule+"\x1f"+v.Pointer)
+	}
+	return c.rejectCommon(st, a, f, "executor report rejected: "+firstPlus(msgs), lines,
+		fmt.Sprintf("contract broken; 1× executor report rejected (%s)", reason))
+}
+
+// rejectedIdentity handles a valid report that fails §10.1.
+func (c *controller) rejectedIdentity(ctx context.Context, st *State, a *Audit, rep *report.Report, f finding.Finding) (*Result, error) {
+	a.Report = reportEvidence(rep, nil)
+	reason := f.FieldString("reason")
+	detail := strings.TrimPrefix(f.Message, fmt.Sprintf("executor report rejected (%s): ", reason))
+	return c.rejectCommon(st, a, f, "executor report rejected: "+detail,
+		[]string{KindExecutorReportRejected + "\x1f" + reason},
+		fmt.Sprintf("contract broken; 1× executor report rejected (%s)", reason))
+}
+
+// rejectCommon writes audit.md and state for a rejected report.
+func (c *controller) rejectCommon(st *State, a *Audit, f finding.Finding, blocking string, lines []string, observed string) (*Result, error) {
+	res := c.res
+	fs := []finding.Finding{f}
+	a.Verdict, a.Counts, a.Findings = VerdictBroken, Counts{Errors: 1}, fs
+	res.Findings = fs
+	auditBytes, err := c.writeAudit(st, a)
+	if err != nil {
+		return res, err
+	}
+	returned := c.updateStreak(st, lines)
+	st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusHeld, NextPlannerReview, RiskMedium, ArtifactReport
+	if returned {
+		st.NextStep = NextReturnToDesign
+		blocking += streakSuffix
+		observed += returnedSuffix
+	}
+	st.BlockingReason = blocking
+	st.Verdict, st.Findings, st.Degraded = VerdictBroken, &Counts{Errors: 1}, nil
+	c.upsertLesson(lessonEvent{Kind: LessonAuditContractFailure, Observed: observed})
+	if err := c.writeState(st); err != nil {
+		return res, err
+	}
+	res.Outcome, res.ExitCode, res.Message = OutcomePostBroken, 1, blocking
+	res.Text = auditText(auditBytes) + fmt.Sprintf("audit: %s\n", c.task.AuditRel())
+	return res, nil
+}
+
+// checkFilesModified applies §10.2.
+func checkFilesModified(rep *report.Report, d []gitscope.Entry, dset map[string]gitscope.Status) []finding.Finding {
+	var fs []finding.Finding
+	listed := map[string]bool{}
+	for _, fm := range rep.FilesModified {
+		listed[fm.Path] = true
+		if _, ok := dset[fm.Path]; !ok || repopath.IsControlPath(fm.Path) {
+			fs = append(fs, findReportUnexpectedFile(fm.Path))
+		}
+	}
+	for _, e := range d {
+		if !listed[string(e.Path)] {
+			fs = append(fs, findReportMissingChangedFile(string(e.Path)))
+		}
+	}
+	return fs
+}
+
+// checkScope applies §10.3.
+func checkScope(sp *spec.Spec, d []gitscope.Entry, dset map[string]gitscope.Status) []finding.Finding {
+	var fs []finding.Finding
+	inScope := map[string]bool{}
+	for _, p := range sp.Scope.Declared {
+		inScope[p] = true
+	}
+	for _, e := range d {
+		if !inScope[string(e.Path)] {
+			fs = append(fs, findUnexpectedFile(string(e.Path)))
+		}
+	}
+	seen := map[string]bool{}
+	for _, list := range [][]string{sp.Scope.Touches, sp.Scope.ExpectedDocs} {
+		for _, p := range list {
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			if _, ok := dset[p]; !ok {
+				fs = append(fs, findMissingExpectedFile(p))
+			}
+		}
+	}
+	return fs
+}
+
+// checkDeclared applies §10.4.
+func (c *controller) checkDeclared(ctx context.Context, sp *spec.Spec, baseline string, dset map[string]gitscope.Status) ([]finding.Finding, error) {
+	var fs []finding.Finding
+	for _, f := range spec.CheckDeclaredFiles(c.task.Root, sp) {
+		fs = append(fs, findDeclaredFileUnavailable(f.FieldString("file"), f.FieldString("reason")))
+	}
+	if len(sp.Scope.Creates) == 0 {
+		return fs, nil
+	}
+	types, err := c.git.BaselineEntries(ctx, baseline, sp.Scope.Creates)
+	for _, p := range sp.Scope.Creates {
+		switch {
+		case err != nil:
+			fs = append(fs, findDeclaredFileUnavailable(p, ReasonCreationBaselineUnavailable))
+			continue
+		case types[p] != "" && types[p] != gitscope.EntryAbsent:
+			fs = append(fs, findDeclaredFileUnavailable(p, ReasonCreationExistsInBaseline))
+			continue
+		}
+		if s, ok := dset[p]; !ok || (s != gitscope.StatusAdded && s != gitscope.StatusUntracked) {
+			fs = append(fs, findDeclaredFileUnavailable(p, ReasonCreationNotAdded))
+			continue
+		}
+		if err := fsx.CheckNoSymlink(c.task.Root, p); err != nil {
+			fs = append(fs, findDeclaredFileUnavailable(p, ReasonTargetNotRegular))
+			continue
+		}
+		if fi, err := lstat(c.task.Abs(p)); err != nil || !fi.Mode().IsRegular() {
+			fs = append(fs, findDeclaredFileUnavailable(p, ReasonTargetNotRegular))
+		}
+	}
+	return fs, nil
+}
+
+// checkVerification applies §10.5 through internal/verification.
+func checkVerification(root string, sp *spec.Spec, rep *report.Report) ([]finding.Finding, *VerificationEvidence) {
+	rows := make([]verification.Row, len(rep.Verifications))
+	for i, v := range rep.Verifications {
+		rows[i] = verification.Row{Index: v.Index, Cmd: v.Cmd, Result: v.Result}
+		if v.Observed != nil {
+			rows[i].ExitCode, rows[i].TestsRun = v.Observed.ExitCode, v.Observed.TestsRun
+		}
+	}
+	vr := verification.Check(root, sp.VerifyCommands, rows)
+	fs := make([]finding.Finding, 0, len(vr.Findings))
+	for _, f := range vr.Findings {
+		f.File, f.Line, f.Column, f.Pointer = "", 0, 0, ""
+		if f.Class == "" {
+			f.Class = kindClass(f.Rule)
+		}
+		if f.Message == "" {
+			f.Message = verificationMessage(f)
+		}
+		fs = append(fs, f)
+	}
+	ev := &VerificationEvidence{Declared: nonNil(sp.VerifyCommands), Labels: nonNil(sp.VerifyLabels), Rows: []VerificationRow{}}
+	for _, r := range vr.Rows {
+		ev.Rows = append(ev.Rows, VerificationRow{Index: r.Index, Cmd: r.Cmd, Result: r.Result, Classification: r.Classification, Runner: r.Runner})
+	}
+	return fs, ev
+}
+
+func scopeEvidence(sp *spec.Spec) *ScopeEvidence {
+	return &ScopeEvidence{Source: sp.Scope.Source, Declared: nonNil(sp.Scope.Declared), IgnoredScopeTokens: nonNil(sp.Scope.IgnoredTokens)}
+}
+
+func reportEvidence(rep *report.Report, violations []finding.Finding) *ReportEvidence {
+	form, status, sp := string(rep.Form), rep.Status, rep.Spec
+	files := make([]string, len(rep.FilesModified))
+	for i, f := range rep.FilesModified {
+		files[i] = f.Path
+	}
+	if violations == nil {
+		violations = []finding.Finding{}
+	}
+	return &ReportEvidence{Form: &form, Status: &status, Spec: &sp, FilesModified: files, Violations: violations}
+}
+
+func changedEvidence(cs *gitscope.ChangedSet, d []gitscope.Entry) *ChangedSetEvidence {
+	ev := &ChangedSetEvidence{Source: cs.Source, Degraded: cs.Degraded, Files: make([]ChangedFileJSON, len(d))}
+	for i, e := range d {
+		ev.Files[i] = ChangedFileJSON{Path: textsafe.Escape(string(e.Path)), Status: string(e.Status)}
+		if utf8.Valid(e.Path) {
+			ev.Files[i].Path = string(e.Path)
+		}
+	}
+	return ev
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func sha256Hex(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}

@@ -1,0 +1,239 @@
+package postflight
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
+)
+
+// Git is the part of *gitscope.Repo the lifecycle uses. *gitscope.Repo implements it.
+type Git interface {
+	Root() string
+	Head(ctx context.Context) (oid string, unborn bool, err error)
+	ValidateBaseline(ctx context.Context, oid string) error
+	ChangedSet(ctx context.Context, baseline string) (*gitscope.ChangedSet, error)
+	BaselineEntries(ctx context.Context, baseline string, paths []string) (map[string]gitscope.EntryType, error)
+	DiffStat(ctx context.Context, baseline string) (string, error)
+}
+
+// Mode selects the phase flags of run-task (§2).
+type Mode int
+
+// Phase flag modes: no flag, --pre-only (or --reset), --post-only.
+const (
+	ModeAuto Mode = iota
+	ModePreOnly
+	ModePostOnly
+)
+
+// DefaultMaxIterations is the default pre-flight budget (§2 --max-iterations).
+const DefaultMaxIterations = 3
+
+// Phases and outcomes of the --json envelope (§13.2).
+const (
+	PhasePreflight  = "preflight"
+	PhasePostflight = "postflight"
+	PhaseCompletion = "completion"
+
+	OutcomePreReady       = "pre_ready"
+	OutcomePreRefused     = "pre_refused"
+	OutcomePostHeld       = "post_held"
+	OutcomePostDrift      = "post_drift"
+	OutcomePostBroken     = "post_broken"
+	OutcomePostRefused    = "post_refused"
+	OutcomeHistoryPending = "history_pending"
+	OutcomeCompleted      = "completed"
+	OutcomeError          = "error"
+)
+
+// ClaimsChecker is the hook for the claims checks of §10.6 (internal/claims). It returns the
+// claim_checks evidence value (a JSON-encodable list; nil means not evaluated) and the claim
+// findings to append. A nil Options.Claims leaves claim_checks null.
+type ClaimsChecker func(ctx context.Context, in ClaimsInput) (evidence any, findings []finding.Finding)
+
+// ClaimsInput is what a ClaimsChecker receives.
+type ClaimsInput struct {
+	Root     string
+	Baseline string
+	Report   any              // the typed *report.Report
+	Changed  []gitscope.Entry // D, UTF-8 entries only
+}
+
+// Options configure one run-task invocation.
+type Options struct {
+	Git            Git
+	SpecArg        string // the spec argument, relative to the current directory
+	Mode           Mode
+	MaxIterations  int // 0 disables the budget
+	ForceIteration bool
+	FailOnDrift    bool
+	// Now is the clock for started_at and lesson dates; time.Now when nil.
+	Now func() time.Time
+	// Warn receives advisory warnings (lesson write failures); io.Discard when nil.
+	Warn io.Writer
+	// Claims is the §10.6 hook; nil leaves claim_checks null.
+	Claims ClaimsChecker
+}
+
+// Artifacts are the artifact paths of the --json envelope; empty means null.
+type Artifacts struct {
+	State         string
+	Audit         string
+	ReleaseNotes  string
+	HistoryReview string
+}
+
+// Result is the outcome of one run (§13). Text is the human output for stdout; Warnings go to
+// stderr.
+type Result struct {
+	Phase    string
+	Outcome  string
+	ExitCode int
+	Message  string
+	Task     Task
+	State    *State
+	// Findings: pre-flight rule findings, or the audit findings (then the report violations of a
+	// rejected report, in their own shape, in ReportViolations).
+	Findings         []finding.Finding
+	ReportViolations []finding.Finding
+	Artifacts        Artifacts
+	Text             string
+	Warnings         []string
+}
+
+// LockBusyError is the busy controller lock of §12.1 (exit 3).
+type LockBusyError struct{ Path string }
+
+func (e *LockBusyError) Error() string {
+	return fmt.Sprintf("task controller is busy (another mastermind holds %s)", e.Path)
+}
+
+// Unwrap returns fsx.ErrLockBusy.
+func (e *LockBusyError) Unwrap() error { return fsx.ErrLockBusy }
+
+// controller carries one run's context.
+type controller struct {
+	opts Options
+	git  Git
+	task Task
+	res  *Result
+}
+
+func (c *controller) now() time.Time {
+	if c.opts.Now != nil {
+		return c.opts.Now()
+	}
+	return time.Now()
+}
+
+func (c *controller) warnf(format string, a ...any) {
+	msg := fmt.Sprintf(format, a...)
+	c.res.Warnings = append(c.res.Warnings, msg)
+	if c.opts.Warn != nil {
+		fmt.Fprintln(c.opts.Warn, "mastermind: warning: "+msg)
+	}
+}
+
+// Run executes run-task (§2): guards in order (paths, lock, state), then pre-flight, post-flight
+// or the completion placeholder according to the state and Mode. The flag guard (conflicting
+// phase flags) is the caller's. A *SpecPathError is a usage error (exit 2); any other returned
+// error is operational (exit 3), and the returned Result (never nil) then has Outcome "error".
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	res := &Result{Outcome: OutcomeError, ExitCode: 3}
+	if opts.Git == nil {
+		return res, errors.New("internal error: no repository")
+	}
+	if opts.MaxIterations < 0 {
+		return res, fmt.Errorf("--max-iterations must be >= 0, got %d", opts.MaxIterations)
+	}
+	task, err := ResolveTask(opts.Git.Root(), opts.SpecArg)
+	if err != nil {
+		res.ExitCode = 2
+		return res, err
+	}
+	res.Task = task
+	res.Phase = PhasePreflight
+	if opts.Mode == ModePostOnly {
+		res.Phase = PhasePostflight
+	}
+	lock, err := fsx.TryLock(task.Abs(task.LockRel()))
+	if err != nil {
+		if errors.Is(err, fsx.ErrLockBusy) {
+			return res, &LockBusyError{Path: task.LockRel()}
+		}
+		return res, fmt.Errorf("controller lock %s: %w", task.LockRel(), err)
+	}
+	defer lock.Unlock()
+	st, err := LoadState(task.Abs(task.StateRel()), task.StateRel(), task.Spec)
+	if err != nil {
+		return res, err
+	}
+	c := &controller{opts: opts, git: opts.Git, task: task, res: res}
+	if st != nil {
+		res.Artifacts.State = task.StateRel()
+		res.State = st
+	}
+	switch {
+	case st == nil && opts.Mode == ModePostOnly:
+		return c.refuse(PhasePostflight, OutcomePostRefused, fmt.Sprintf("no state for %s; run pre-flight first", task.Name)), nil
+	case st == nil || opts.Mode == ModePreOnly:
+		return c.preflight(ctx, st)
+	case st.NextStep == NextRunPreflight:
+		return c.refuse(PhasePostflight, OutcomePostRefused, "pre-flight is required: "+st.BlockingReason), nil
+	case opts.Mode == ModeAuto && (st.Status == StatusHistoryReviewRequired || st.Status == StatusLearned):
+		return c.completionStatus(st), nil
+	}
+	return c.postflight(ctx, st)
+}
+
+// refuse ends the run with exit 1 and message, changing nothing.
+func (c *controller) refuse(phase, outcome, msg string) *Result {
+	c.res.Phase, c.res.Outcome, c.res.ExitCode, c.res.Message = phase, outcome, 1, msg
+	c.res.Text = "❌ " + msg + "\n"
+	return c.res
+}
+
+// completionStatus reports a task awaiting its history review, or a learned task. Completion to
+// learned (§8.3) is not implemented yet: the state is left unchanged.
+func (c *controller) completionStatus(st *State) *Result {
+	c.res.Phase = PhaseCompletion
+	c.res.ExitCode = 0
+	if st.Status == StatusLearned {
+		c.res.Outcome = OutcomeCompleted
+		c.res.Message = fmt.Sprintf("task %s is learned; nothing to do", c.task.Name)
+	} else {
+		c.res.Outcome = OutcomeHistoryPending
+		c.res.Message = fmt.Sprintf("history review pending: complete %s", c.task.HistoryReviewRel())
+		c.res.Artifacts.HistoryReview = c.task.HistoryReviewRel()
+	}
+	c.res.Text = c.res.Message + "\n"
+	return c.res
+}
+
+// writeState writes st to the task's state.json and records it in the result.
+func (c *controller) writeState(st *State) error {
+	if err := writeState(c.task.Abs(c.task.StateRel()), st); err != nil {
+		return fmt.Errorf("write %s: %w", c.task.StateRel(), err)
+	}
+	cp := *st
+	c.res.State = &cp
+	c.res.Artifacts.State = c.task.StateRel()
+	return nil
+}
+
+// firstPlus renders "<first> (+K more)" (§3.1 step 7, §4 step 3).
+func firstPlus(msgs []string) string {
+	if len(msgs) == 0 {
+		return ""
+	}
+	if len(msgs) == 1 {
+		return msgs[0]
+	}
+	return fmt.Sprintf("%s (+%d more)", msgs[0], len(msgs)-1)
+}

@@ -1,0 +1,82 @@
+package postflight
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+)
+
+// StreakLimit is the number of identical blocking post-flights that returns a task to design (§6).
+const StreakLimit = 3
+
+const streakSuffix = "; the same blocking condition has repeated in 3 consecutive post-flights — revise the spec (return to design) or ask the user"
+
+const returnedSuffix = "; returned to design after 3 identical post-flights"
+
+// identityFields are the §6 identity fields by kind.
+var identityFields = map[string][]string{
+	KindUnexpectedFile:               {"file"},
+	KindMissingExpectedFile:          {"file"},
+	KindReportMissingChangedFile:     {"file"},
+	KindReportUnexpectedFile:         {"file"},
+	KindChangedPathUnrepresentable:   {"file"},
+	KindDeclaredFileUnavailable:      {"file", "reason"},
+	KindExecutorReportRejected:       {"reason"},
+	KindInvalidFrontmatter:           {"reason"},
+	KindChangedSetDegraded:           {"reason"},
+	KindVerificationRequirementUnmet: {"cmd", "reason"},
+	KindObservedExitCodeNonZero:      {"cmd"},
+	KindObservedZeroTests:            {"cmd"},
+	KindVacuousTestClaim:             {"cmd"},
+	KindClaimedSymbolMissing:         {"symbol", "file"},
+	KindClaimedSymbolNotAdded:        {"symbol", "file"},
+	KindClaimedSignatureMismatch:     {"symbol", "file"},
+	KindHallucinatedSymbol:           {"from_symbol", "to_symbol"},
+	KindMissingCallEdge:              {"from_symbol", "to_symbol"},
+	KindExecutorClaimUnresolved:      {"claim_index", "reason"},
+}
+
+// fingerprintLines returns the "<kind>\x1f<identity>" lines of §6 for a drift or broken audit:
+// error findings only for broken, every finding for drift.
+func fingerprintLines(fs []finding.Finding, verdict string) []string {
+	var lines []string
+	for _, f := range fs {
+		if verdict == VerdictBroken && f.Class != finding.ClassError {
+			continue
+		}
+		ids := []string{f.Rule}
+		for _, k := range identityFields[f.Rule] {
+			ids = append(ids, f.FieldString(k))
+		}
+		lines = append(lines, strings.Join(ids, "\x1f"))
+	}
+	return lines
+}
+
+// Fingerprint is the §6 blocking fingerprint of lines: the SHA-256 of "mastermind-blocking v1\n"
+// followed by the sorted, deduplicated lines, each with a trailing newline.
+func Fingerprint(lines []string) string {
+	ls := slices.Clone(lines)
+	slices.Sort(ls)
+	ls = slices.Compact(ls)
+	var b strings.Builder
+	b.WriteString("mastermind-blocking v1\n")
+	for _, l := range ls {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return sha256Hex([]byte(b.String()))
+}
+
+// updateStreak applies §6 to st for a blocking post-flight and reports whether the streak
+// reached StreakLimit (next_step return_to_design).
+func (c *controller) updateStreak(st *State, lines []string) bool {
+	fp := Fingerprint(lines)
+	if st.BlockingStreak > 0 && st.BlockingFingerprint == fp {
+		st.BlockingStreak++
+	} else {
+		st.BlockingStreak, st.BlockingFingerprint = 1, fp
+	}
+	return st.BlockingStreak >= StreakLimit
+}
