@@ -110,8 +110,15 @@ func isPlain(n *yaml.Node) bool {
 // node yaml.v3 marks TaggedStyle, and a node whose source character is `!`
 // (the non-specific tag yaml.v3 drops), are tagged.
 func (w *walker) tag(n *yaml.Node) string {
-	if t := w.ix.tagAt(n.Line, n.Column); t != "" {
-		return t
+	// A block mapping is positioned at its first key, so a `!` there belongs
+	// to the key (checked when the key is); the mapping's own tag, if any,
+	// comes before the key and moves the mapping's position to it.
+	atFirstKey := n.Kind == yaml.MappingNode && len(n.Content) > 0 &&
+		n.Content[0].Line == n.Line && n.Content[0].Column == n.Column
+	if !atFirstKey {
+		if t := w.ix.tagAt(n.Line, n.Column); t != "" {
+			return t
+		}
 	}
 	if n.Style&yaml.TaggedStyle != 0 {
 		if n.Tag == "" {
