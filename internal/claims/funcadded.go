@@ -15,12 +15,12 @@ func (v *verifier) functionAdded(c Claim) Check {
 			return unresolved(c, reasonCurrentUnavailable, 0)
 		}
 		file = &p
-		if _, sup, _ := langOf(p); !sup {
+		if _, sup, _, _ := langOf(p); !sup {
 			return unresolved(c, reasonLanguageUnsupported, 0)
 		}
 		paths = []string{p}
 	} else {
-		paths, unsupported = candidates(v.changedCandidates())
+		paths, unsupported = candidates(v.changedCandidates(), true)
 	}
 	// 2. Matches.
 	res := v.search(paths, sym, func(*decl) bool { return true })

@@ -20,7 +20,7 @@ func (v *verifier) integration(c Claim) Check {
 				keep = append(keep, p)
 			}
 		}
-		sup, unsup := candidates(keep)
+		sup, unsup := candidates(keep, false)
 		return sup, unsup, ""
 	})
 	if ch != nil {
@@ -35,7 +35,7 @@ func (v *verifier) integration(c Claim) Check {
 	}
 	// 3. Resolve from: the caller must be a changed caller.
 	fm, ch := v.resolve(c, from, c.FromFile, func() ([]string, bool, string) {
-		sup, unsup := candidates(v.changedCandidates())
+		sup, unsup := candidates(v.changedCandidates(), false)
 		return sup, unsup, ""
 	})
 	if ch != nil {
@@ -78,7 +78,7 @@ func (v *verifier) resolve(c Claim, sym string, file *string, list func() ([]str
 		if !ok {
 			return fail(reasonCurrentUnavailable)
 		}
-		if _, sup, _ := langOf(p); !sup {
+		if _, sup, _, _ := langOf(p); !sup {
 			return fail(reasonLanguageUnsupported)
 		}
 		paths = []string{p}

@@ -34,7 +34,7 @@ var otherSourceExts = map[string]bool{
 	".rb": true, ".php": true, ".swift": true, ".m": true, ".mm": true, ".dart": true, ".lua": true,
 	".ex": true, ".exs": true, ".erl": true, ".hs": true, ".ml": true, ".fs": true, ".clj": true,
 	".pl": true, ".pm": true, ".r": true, ".jl": true, ".zig": true, ".nim": true, ".vue": true,
-	".svelte": true, ".elm": true, ".sh": true, ".bash": true, ".pyi": true,
+	".svelte": true, ".elm": true, ".pyi": true,
 }
 
 // parseFunc parses one file into a unit; an error is a parse failure.
@@ -54,14 +54,15 @@ type backend struct {
 var backends = map[language]backend{}
 
 // langOf returns the language of a path by extension and whether this build supports it.
-// known reports whether the extension is a programming language at all (supported or not).
-func langOf(p string) (l language, supported, known bool) {
+// listed reports whether the extension is one of §10.6 (supported in some build); other reports
+// whether it is another programming language (otherSourceExts).
+func langOf(p string) (l language, supported, listed, other bool) {
 	ext := strings.ToLower(path.Ext(p))
 	if l, ok := langByExt[ext]; ok {
 		_, sup := backends[l]
-		return l, sup, true
+		return l, sup, true, false
 	}
-	return "", false, otherSourceExts[ext]
+	return "", false, false, otherSourceExts[ext]
 }
 
 // family groups languages that bind to each other without a foreign-function layer: JavaScript,

@@ -158,7 +158,7 @@ func (v *verifier) loadUncached(p string, baseline bool) *loaded {
 		return &loaded{reason: reasonBudget}
 	}
 	v.filesParsed++
-	l, _, _ := langOf(p)
+	l, _, _, _ := langOf(p)
 	b, ok := backends[l]
 	if !ok {
 		return &loaded{reason: reasonLanguageUnsupported}
@@ -248,15 +248,16 @@ func (v *verifier) search(paths []string, sym string, keep func(*decl) bool) sea
 	return res
 }
 
-// candidates splits paths into those of a supported language and reports whether any had a known
-// but unsupported programming language.
-func candidates(paths []string) (supported []string, unsupported bool) {
+// candidates splits paths into those of a supported language and reports whether any had a
+// language without a backend in this build: a §10.6 language (a build without cgo), or with
+// anyLanguage any other programming language of otherSourceExts.
+func candidates(paths []string, anyLanguage bool) (supported []string, unsupported bool) {
 	for _, p := range paths {
-		_, sup, known := langOf(p)
+		_, sup, listed, other := langOf(p)
 		switch {
 		case sup:
 			supported = append(supported, p)
-		case known:
+		case listed || (anyLanguage && other):
 			unsupported = true
 		}
 	}
