@@ -1,0 +1,125 @@
+package filter
+
+import (
+	"bytes"
+	"context"
+	"unicode/utf8"
+)
+
+// MaxRawBytes is the largest raw return the filter reads (agent-contracts.md §2.2: 4 MiB).
+const MaxRawBytes = 4 << 20
+
+// Outcomes of one filter run (the --json envelope's "outcome").
+const (
+	OutcomeAccepted = "accepted"
+	OutcomeRejected = "rejected"
+	OutcomeEscalate = "escalate"
+)
+
+// Result is the verdict on one raw return.
+//
+// Accepted results carry Output, the clean text printed on stdout (JSON mode: the object with
+// 2-space indentation and a trailing newline; headings mode: the return from the first required
+// heading's line), and Object in JSON mode. Rejected results carry Items in contract order.
+// Notes hold the compatibility note of §2.6.
+type Result struct {
+	Mode     Mode
+	Accepted bool
+	Variant  string // VariantComplete or VariantNeedsInput
+	Output   []byte
+	Object   *Value
+	Items    []Item
+	Notes    []string
+}
+
+// Check applies the report-filter contract to raw (agent-contracts.md §2.4–§2.8). repo, when
+// non-nil, enables the repository checks. The error is operational only (a repository check
+// that could not run); every problem with the return itself is an Item.
+func Check(ctx context.Context, raw []byte, d *Declaration, repo Repo) (*Result, error) {
+	res := &Result{Mode: d.Mode, Variant: VariantComplete, Notes: []string{}}
+	src := bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf"))
+	if !utf8.Valid(src) {
+		res.Items = []Item{rootItem(reasonNotUTF8, RuleNotUTF8, "text")}
+		return res, nil
+	}
+	if d.Mode == ModeHeadings {
+		return checkHeadingsMode(src, d, res)
+	}
+	b := locateBlock(src)
+	if b.fail != nil {
+		res.Items = append(res.Items, *b.fail)
+		if b.fail.Rule == RuleNoBlock {
+			for i, k := range d.Schema.RequiredTopLevel() {
+				t := d.Schema.label(d.Schema.nodesAt([]string{k}, []bool{false}))
+				res.Items = append(res.Items, newItem(k, Required, t, "absent", RuleAbsent, joinPointer("", k), []int{i}))
+			}
+		}
+		return res, nil
+	}
+	obj := b.value
+	if d.Union {
+		variant, note, bad := route(obj)
+		if bad != nil {
+			res.Items = []Item{*bad}
+			return res, nil
+		}
+		res.Variant = variant
+		if note != "" {
+			res.Notes = append(res.Notes, note)
+		}
+		if variant == VariantNeedsInput {
+			res.Items = validateNeedsInput(obj)
+			return finish(res, obj), nil
+		}
+	}
+	res.Items = d.Schema.validateA(obj)
+	if repo != nil {
+		more, err := checkRepo(ctx, repo, d.Schema, obj)
+		if err != nil {
+			return nil, err
+		}
+		if len(more) > 0 {
+			res.Items = dedupe(append(res.Items, more...))
+			sortItems(res.Items)
+		}
+	}
+	return finish(res, obj), nil
+}
+
+func finish(res *Result, obj *Value) *Result {
+	if len(res.Items) == 0 {
+		res.Accepted = true
+		res.Object = obj
+		res.Output = obj.Indent()
+	}
+	return res
+}
+
+// checkHeadingsMode validates a Markdown return. With the union on, a located JSON object whose
+// top-level status is needs_input is routed to variant B, and any other status value than
+// complete is a discriminator rejection; otherwise the headings apply.
+func checkHeadingsMode(src []byte, d *Declaration, res *Result) (*Result, error) {
+	if d.Union {
+		if b := locateBlock(src); b.fail == nil {
+			if _, has := b.value.Get("status"); has {
+				variant, _, bad := route(b.value)
+				if bad != nil {
+					res.Items = []Item{*bad}
+					return res, nil
+				}
+				if variant == VariantNeedsInput {
+					res.Variant = variant
+					res.Items = validateNeedsInput(b.value)
+					return finish(res, b.value), nil
+				}
+			}
+		}
+	}
+	out, items := checkHeadings(src, d.Headings)
+	res.Items = items
+	if len(items) == 0 {
+		res.Accepted = true
+		res.Output = out
+	}
+	return res, nil
+}
