@@ -1,0 +1,193 @@
+package spec
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReadRefusals(t *testing.T) {
+	root := t.TempDir()
+	const rel = ".mastermind/tasks/001-x/spec.md"
+	writeFile(t, filepath.Join(root, rel), "---\nmode: lite\n---\n## Goals\ng\n")
+	writeFile(t, filepath.Join(root, "real/spec.md"), "## Goals\n")
+	if err := os.Symlink("real", filepath.Join(root, "linkdir")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("spec.md", filepath.Join(root, "real/link.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo.md"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big := make([]byte, MaxBytes+1)
+	for i := range big {
+		big[i] = 'a'
+	}
+	writeFile(t, filepath.Join(root, "big.md"), string(big))
+
+	s, fs, err := Read(root, rel)
+	if err != nil || len(fs) != 0 || s == nil || s.Frontmatter.Mode != ModeLite {
+		t.Fatalf("valid spec: %v %v %+v", err, fs, s)
+	}
+	for _, tc := range []struct{ rel, reason string }{
+		{"missing.md", "missing"},
+		{"linkdir/spec.md", "symlinked_ancestor"},
+		{"real/link.md", "symlink"},
+		{"fifo.md", "not_regular"},
+		{"real", "not_regular"},
+		{"big.md", "too_large"},
+	} {
+		s, fs, err := Read(root, tc.rel)
+		if err != nil || s != nil || len(fs) != 1 {
+			t.Fatalf("%s: got %v %v %v", tc.rel, s, fs, err)
+		}
+		f := fs[0]
+		if f.Rule != RuleUnreadable || f.File != tc.rel || f.FieldString("reason") != tc.reason {
+			t.Errorf("%s: got %v reason=%s", tc.rel, f, f.FieldString("reason"))
+		}
+	}
+}
+
+func TestHashIsOfRawBytes(t *testing.T) {
+	// sha256("\xef\xbb\xbf## Goals\n") differs from sha256("## Goals\n"): the BOM is hashed.
+	with, _ := Parse([]byte("\xef\xbb\xbf## Goals\n"), "s")
+	without, _ := Parse([]byte("## Goals\n"), "s")
+	if with.Hash == without.Hash {
+		t.Fatal("BOM not part of the hash")
+	}
+	sum := sha256.Sum256([]byte("\xef\xbb\xbf## Goals\n"))
+	if with.Hash != hex.EncodeToString(sum[:]) {
+		t.Fatalf("hash %s is not the SHA-256 of the raw bytes", with.Hash)
+	}
+}
+
+func TestCheckDeclaredFiles(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "ok.go"), "package x\n")
+	writeFile(t, filepath.Join(root, "real/doc.md"), "x\n")
+	writeFile(t, filepath.Join(root, "plain"), "x\n")
+	if err := os.MkdirAll(filepath.Join(root, "adir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real", filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("ok.go", filepath.Join(root, "alias.go")); err != nil {
+		t.Fatal(err)
+	}
+	src := `---
+mode: lite
+touches:
+  - file: ok.go
+  - file: gone.go
+  - file: adir
+  - file: alias.go
+  - file: ok.go
+expected_docs:
+  - link/doc.md
+  - real/doc.md
+  - plain/child.md
+creates:
+  - new.go
+---
+## Goals
+g
+`
+	s, fs := Parse([]byte(src), "spec.md")
+	if len(fs) != 0 {
+		t.Fatalf("parse findings: %v", fs)
+	}
+	var got []string
+	for _, f := range CheckDeclaredFiles(root, s) {
+		if f.Rule != RuleDeclaredFileUnavailable || f.File != "spec.md" {
+			t.Errorf("bad finding %v", f)
+		}
+		got = append(got, f.FieldString("file")+" "+f.FieldString("reason")+" | "+f.Message)
+	}
+	want := []string{
+		"gone.go target_missing | declared file gone.go is unavailable (target_missing)",
+		"adir target_not_regular | declared file adir is unavailable (target_not_regular)",
+		"alias.go target_not_regular | declared file alias.go is unavailable (target_not_regular)",
+		"link/doc.md target_not_regular | declared file link/doc.md is unavailable (target_not_regular)",
+		"plain/child.md target_not_regular | declared file plain/child.md is unavailable (target_not_regular)",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got)\n%s", d)
+	}
+}
+
+func TestSectionLookupAndBacktickScope(t *testing.T) {
+	src := "---\nmode: lite\ntouchs: [a]\n---\n## Tests Plan *(MANDATORY)*\nrun `pkg/x_test.go`\n\n## Goals\ng\n"
+	s, fs := Parse([]byte(src), "spec.md")
+	if len(fs) != 1 || fs[0].Rule != RuleFrontmatterUnknownKey {
+		t.Fatalf("findings %v", fs)
+	}
+	sec, ok := s.Section("tests   PLAN (mandatory)")
+	if !ok || sec.Line != 5 || sec.Body != "run `pkg/x_test.go`\n\n" {
+		t.Fatalf("Section: %v %+v", ok, sec)
+	}
+	if _, ok := s.Section("Risk Register"); ok {
+		t.Fatal("found a missing section")
+	}
+	if s.Scope.Source != SourceNone {
+		t.Fatalf("invalid frontmatter fell back: %+v", s.Scope)
+	}
+	fb := s.BacktickScope()
+	if fb.Source != SourceBackticks || !cmp.Equal(fb.Declared, []string{"pkg/x_test.go"}) {
+		t.Fatalf("BacktickScope %+v", fb)
+	}
+}
+
+func TestVerifyValue(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{" go test ./... ", "go test ./...", true},
+		{"`go test ./...`", "go test ./...", true},
+		{"`` a ` b ``", "a ` b", true},
+		{"``` x `` y ``` rest", "x `` y", true},
+		{"`` x ``` y ``", "x ``` y", true},
+		{"`open", "", false},
+		{"``open`", "", false},
+		{"", "", true},
+		{"` `", "", true},
+	} {
+		got, ok := VerifyValue(tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("VerifyValue(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestNormalizeSectionName(t *testing.T) {
+	for in, want := range map[string]string{
+		"Tests Plan (MANDATORY)":   "Tests Plan",
+		"  Goals  ":                "Goals",
+		"Risk  Register (a) (b)":   "Risk Register (a)",
+		"Acceptance (see (notes))": "Acceptance",
+		"Odd)":                     "Odd)",
+		"(only)":                   "",
+		"Rollback / Migration":     "Rollback / Migration",
+	} {
+		if got := NormalizeSectionName(in); got != want {
+			t.Errorf("NormalizeSectionName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
