@@ -1,0 +1,40 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
+	"strconv"
+	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/repopath"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
+)
+
+// checkPaths applies C5 (path hygiene through internal/repopath, §4.2) and C6 (no path listed
+// twice after normalisation; every later occurrence names the first).
+func (c *checker) checkPaths(doc *yamlstrict.Doc, root map[string]any) []pending {
+	first := map[string]int{}
+	var out []pending
+	for i := range list(root, "files_modified") {
+		p := "/files_modified/" + strconv.Itoa(i)
+		raw, ok := c.str(doc, p)
+		if !ok || strings.TrimSpace(raw) == "" {
+			continue // C4 reports blank entries
+		}
+		norm, err := repopath.Clean(raw)
+		var pe *repopath.Error
+		if errors.As(err, &pe) {
+			out = append(out, pending{RulePathInvalid, p, p, fmt.Sprintf(
+				"files_modified[%d] %q is not a repository-relative path: %s", i, textsafe.Escape(raw), pe.Reason)})
+			continue
+		}
+		if j, dup := first[norm]; dup {
+			out = append(out, pending{RuleDuplicatePath, p, p, fmt.Sprintf(
+				"files_modified[%d] %q names the same path as files_modified[%d] (%q)", i, textsafe.Escape(raw), j, textsafe.Escape(norm))})
+			continue
+		}
+		first[norm] = i
+	}
+	return out
+}
