@@ -1,0 +1,294 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/postflight"
+	"github.com/spf13/cobra"
+)
+
+// DemoOptions holds the flags of `mastermind demo`.
+type DemoOptions struct {
+	IO   *IOStreams
+	Keep string
+	// Now is the clock passed to the lifecycle; time.Now when nil.
+	Now func() time.Time
+}
+
+// NewCmdDemo builds `mastermind demo [--keep DIR]`. runF replaces the run function in tests.
+func NewCmdDemo(io *IOStreams, runF func(*DemoOptions) error) *cobra.Command {
+	opts := &DemoOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "demo [--keep DIR]",
+		Short: "Run the whole task lifecycle on a scratch repository (held, drift, broken)",
+		Long: `Build scratch git repositories and run the real run-task lifecycle on them, three times:
+
+  held    the executor changes exactly the declared files and reports them
+  drift   the executor also adds a file outside the declared scope (and reports it)
+  broken  the executor leaves a changed file out of the report's files_modified
+
+Each variant writes a spec, runs pre-flight, makes an executor-like change, writes an executor
+report, runs post-flight and prints the audit. Only git is needed; the scratch repositories set
+their own user.name and user.email and ignore the global and system git configuration.
+
+--keep DIR builds the repositories in DIR (which must not exist or be empty) and keeps them;
+otherwise a temporary directory is used and removed afterwards.
+
+Exit status:
+  0  every variant produced its expected verdict
+  3  a variant produced another verdict, or git or the file system failed`,
+		Example: "  mastermind demo\n  mastermind demo --keep /tmp/mm-demo",
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runDemo(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Keep, "keep", "", "build the scratch repositories in DIR and keep them")
+	return cmd
+}
+
+// demoVariant is one scenario of the demo.
+type demoVariant struct {
+	name    string
+	verdict string
+	// files written by the executor (path → content) and the report's files_modified.
+	files  map[string]string
+	listed []string
+}
+
+var demoVariants = []demoVariant{
+	{name: "held", verdict: postflight.VerdictHeld,
+		files:  map[string]string{"src/app.go": demoAppChanged, "src/helper.go": demoHelper},
+		listed: []string{"src/app.go", "src/helper.go"}},
+	{name: "drift", verdict: postflight.VerdictDrift,
+		files:  map[string]string{"src/app.go": demoAppChanged, "src/helper.go": demoHelper, "notes.txt": "scratch notes\n"},
+		listed: []string{"src/app.go", "src/helper.go", "notes.txt"}},
+	{name: "broken", verdict: postflight.VerdictBroken,
+		files:  map[string]string{"src/app.go": demoAppChanged, "src/helper.go": demoHelper},
+		listed: []string{"src/app.go"}},
+}
+
+const demoApp = "package app\n\n// Greet returns a greeting.\nfunc Greet(name string) string { return \"hello \" + name }\n"
+
+const demoAppChanged = "package app\n\n// Greet returns a greeting.\nfunc Greet(name string) string { return Prefix() + name }\n"
+
+const demoHelper = "package app\n\n// Prefix is the greeting prefix.\nfunc Prefix() string { return \"hello \" }\n"
+
+const demoSpec = `---
+id: '001'
+touches:
+  - file: src/app.go
+creates:
+  - src/helper.go
+verify:
+  - cmd: go test ./...
+---
+# Greeting prefix helper
+
+## Goals
+
+Move the greeting prefix into a helper function.
+
+## Alternatives Considered
+
+Keep the literal inline; rejected because two call sites will need it.
+
+## Tests Plan
+
+Run the package tests.
+
+## Documentation Plan
+
+None needed: the change is internal.
+
+## Observability Plan
+
+None: no runtime behaviour changes.
+
+## Performance Considerations
+
+None: one extra function call.
+`
+
+func demoReport(specPath string, listed []string) string {
+	var b strings.Builder
+	b.WriteString("## Execution report\n\n<!-- mastermind:report-begin -->\n```yaml\nschema_version: 1\n")
+	fmt.Fprintf(&b, "spec: %s\nstatus: complete\nphases:\n  - id: plan-1\n    status: done\nfiles_modified:\n", specPath)
+	for _, p := range listed {
+		fmt.Fprintf(&b, "  - %s\n", p)
+	}
+	b.WriteString("claims: []\ndefects: []\nverifications:\n  - cmd: go test ./...\n    result: pass\n    observed:\n      exit_code: 0\n      tests_run: 1\n```\n<!-- mastermind:report-end -->\n")
+	return b.String()
+}
+
+func runDemo(ctx context.Context, opts *DemoOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	base := opts.Keep
+	if base == "" {
+		tmp, err := os.MkdirTemp("", "mastermind-demo-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		base = tmp
+	} else {
+		abs, err := filepath.Abs(base)
+		if err != nil {
+			return err
+		}
+		base = abs
+		if entries, err := os.ReadDir(base); err == nil && len(entries) > 0 {
+			return &ExitError{Code: ExitOperational, Msg: fmt.Sprintf("--keep %s: the directory is not empty", opts.Keep)}
+		}
+		if err := os.MkdirAll(base, 0o755); err != nil {
+			return err
+		}
+	}
+	out := opts.IO.Out
+	var failed []string
+	for _, v := range demoVariants {
+		got, err := runDemoVariant(ctx, opts, filepath.Join(base, v.name), v)
+		if err != nil {
+			return &ExitError{Code: ExitOperational, Msg: fmt.Sprintf("demo %s: %v", v.name, err), Err: err}
+		}
+		mark := "ok"
+		if got != v.verdict {
+			mark = "UNEXPECTED"
+			failed = append(failed, v.name)
+		}
+		fmt.Fprintf(out, "result: %s variant — verdict %s, expected %s: %s\n\n", v.name, got, v.verdict, mark)
+	}
+	if opts.Keep != "" {
+		fmt.Fprintf(out, "scratch repositories kept in %s\n", base)
+	}
+	if len(failed) > 0 {
+		return &ExitError{Code: ExitOperational, Msg: "demo variants with an unexpected verdict: " + strings.Join(failed, ", ")}
+	}
+	fmt.Fprintln(out, "demo: every variant produced its expected verdict")
+	return nil
+}
+
+// runDemoVariant builds one scratch repository and runs pre-flight, the executor change and
+// post-flight through postflight.Run, the same code path as run-task. It returns the verdict.
+func runDemoVariant(ctx context.Context, opts *DemoOptions, dir string, v demoVariant) (string, error) {
+	out := opts.IO.Out
+	fmt.Fprintf(out, "=== variant %s (expected verdict: %s) — %s\n\n", v.name, v.verdict, dir)
+	if err := os.MkdirAll(filepath.Join(dir, "src"), 0o755); err != nil {
+		return "", err
+	}
+	write := func(rel, content string) error {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(p, []byte(content), 0o644)
+	}
+	if err := write("src/app.go", demoApp); err != nil {
+		return "", err
+	}
+	if err := write("README.md", "# demo\n"); err != nil {
+		return "", err
+	}
+	for _, args := range [][]string{
+		{"init", "-q"},
+		{"config", "user.name", "mastermind demo"},
+		{"config", "user.email", "demo@example.invalid"},
+		{"config", "commit.gpgsign", "false"},
+		{"config", "core.hooksPath", "/dev/null"},
+		{"add", "-A"},
+		{"commit", "-q", "-m", "initial"},
+	} {
+		if err := demoGit(ctx, dir, args...); err != nil {
+			return "", err
+		}
+	}
+	const specRel = ".mastermind/tasks/001-greeting-prefix/spec.md"
+	if err := write(specRel, demoSpec); err != nil {
+		return "", err
+	}
+	repo, err := gitscope.Open(dir)
+	if err != nil {
+		return "", err
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	if err := os.Chdir(dir); err != nil {
+		return "", err
+	}
+	defer os.Chdir(wd)
+	run := func(mode postflight.Mode) (*postflight.Result, error) {
+		return postflight.Run(ctx, postflight.Options{Git: repo, SpecArg: specRel, Mode: mode,
+			MaxIterations: postflight.DefaultMaxIterations, Now: opts.Now, Warn: opts.IO.ErrOut})
+	}
+	fmt.Fprintf(out, "$ mastermind run-task %s --pre-only\n", specRel)
+	pre, err := run(postflight.ModePreOnly)
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintln(out, pre.Text)
+	if pre.Outcome != postflight.OutcomePreReady {
+		return "pre-flight refused", nil
+	}
+	for rel, content := range v.files {
+		if err := write(rel, content); err != nil {
+			return "", err
+		}
+	}
+	if err := write(".mastermind/tasks/001-greeting-prefix/executor-report.md", demoReport(specRel, v.listed)); err != nil {
+		return "", err
+	}
+	fmt.Fprintf(out, "(executor changed %s and wrote executor-report.md listing %s)\n\n", demoKeys(v.files), strings.Join(v.listed, ", "))
+	fmt.Fprintf(out, "$ mastermind run-task %s --post-only\n", specRel)
+	post, err := run(postflight.ModePostOnly)
+	if err != nil {
+		return "", err
+	}
+	audit, err := os.ReadFile(filepath.Join(dir, ".mastermind/tasks/001-greeting-prefix/audit.md"))
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(out, "--- audit.md (exit %d, outcome %s)\n%s\n", post.ExitCode, post.Outcome, audit)
+	if post.State == nil {
+		return "no verdict", nil
+	}
+	return post.State.Verdict, nil
+}
+
+func demoKeys(m map[string]string) string {
+	var ks []string
+	for _, v := range []string{"src/app.go", "src/helper.go", "notes.txt"} {
+		if _, ok := m[v]; ok {
+			ks = append(ks, v)
+		}
+	}
+	return strings.Join(ks, ", ")
+}
+
+// demoGit runs git for the demo's scratch repository only, ignoring the user's global and system
+// configuration. It never touches the user's repositories.
+func demoGit(ctx context.Context, dir string, args ...string) error {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull,
+		"GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z", "GIT_TERMINAL_PROMPT=0")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return nil
+}

@@ -1,0 +1,198 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/postflight"
+	"github.com/spf13/cobra"
+)
+
+// RunTaskOptions holds the flags and dependencies of `mastermind run-task`.
+type RunTaskOptions struct {
+	IO             *IOStreams
+	Spec           string
+	PreOnly        bool
+	PostOnly       bool
+	Reset          bool
+	MaxIterations  int
+	ForceIteration bool
+	FailOn         string
+	JSON           bool
+	Root           string
+	// Now is the clock (started_at, lesson dates); time.Now when nil.
+	Now func() time.Time
+}
+
+const runTaskLong = `Run the task lifecycle for one spec (.mastermind/tasks/<NNN>-<slug>/spec.md).
+
+Without state, run-task runs pre-flight: it validates the spec, records the baseline (the HEAD
+commit, or the empty tree in a repository without commits), writes state.json as
+approved/run_executor and prints the hand-off for the executor. With state, it runs post-flight:
+it checks that the spec is unchanged since approval, validates executor-report.md, computes what
+really changed in git since the baseline (committed, staged, unstaged and untracked files alike),
+compares that with the report and the spec's declared scope and verification commands, and
+writes audit.md and state.json with the verdict held, drift or broken. A held verdict also writes
+release notes (.mastermind/releases/<task>.md) and a pending history-review.md.
+
+mastermind never runs the executor and never runs a command that a spec or report names.
+
+Flags:
+  --pre-only          run pre-flight and stop; with existing state this is a re-pre-flight that
+                      keeps the baseline and adds 1 to the iteration count
+  --reset             synonym of --pre-only, kept for compatibility
+  --post-only         run post-flight only (refused without state)
+  --max-iterations N  pre-flight budget (default 3); 0 disables the budget
+  --force-iteration   run one pre-flight beyond the budget
+  --fail-on LEVEL     broken (default) or drift; with drift a drift verdict exits 1
+  --json              print the JSON envelope (schema_version 1) on stdout instead of text
+  --root DIR          repository root; by default discovered from the current directory
+
+Exit status:
+  0  pre-flight approved; post-flight held; drift (unless --fail-on drift); history review pending
+  1  broken; executor report rejected; spec changed since approval; pre-flight refused or required;
+     iteration budget exhausted; --post-only without state; drift with --fail-on drift
+  2  usage: bad flags or arguments, conflicting phase flags, a spec path outside the layout
+  3  operational: not a git repository, git failing, controller lock busy, unreadable or corrupt
+     state.json (never overwritten), I/O error`
+
+// NewCmdRunTask builds `mastermind run-task`. runF replaces the run function in tests.
+func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Command {
+	opts := &RunTaskOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "run-task <spec> [--pre-only|--post-only|--reset] [flags]",
+		Short: "Run pre-flight, post-flight or completion for one task",
+		Long:  runTaskLong,
+		Example: `  mastermind run-task .mastermind/tasks/014-retry-helper/spec.md --pre-only
+  mastermind run-task .mastermind/tasks/014-retry-helper/spec.md --post-only
+  mastermind run-task .mastermind/tasks/014-retry-helper/spec.md --post-only --fail-on drift --json`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Spec = args[0]
+			for _, other := range []string{"pre-only", "reset", "force-iteration"} {
+				if err := mutuallyExclusive(cmd, "post-only", other); err != nil {
+					return err
+				}
+			}
+			if opts.FailOn != "broken" && opts.FailOn != "drift" {
+				return usageErrorf("--fail-on must be broken or drift, got %q", opts.FailOn)
+			}
+			if opts.MaxIterations < 0 {
+				return usageErrorf("--max-iterations must be 0 or more, got %d", opts.MaxIterations)
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runRunTask(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.PreOnly, "pre-only", false, "run pre-flight only (re-pre-flight with existing state)")
+	f.BoolVar(&opts.Reset, "reset", false, "synonym of --pre-only")
+	f.BoolVar(&opts.PostOnly, "post-only", false, "run post-flight only")
+	f.IntVar(&opts.MaxIterations, "max-iterations", postflight.DefaultMaxIterations, "pre-flight budget; 0 disables it")
+	f.BoolVar(&opts.ForceIteration, "force-iteration", false, "run one pre-flight beyond the budget")
+	f.StringVar(&opts.FailOn, "fail-on", "broken", "broken or drift: the lowest verdict that exits 1")
+	f.BoolVar(&opts.JSON, "json", false, "print the JSON envelope on stdout")
+	f.StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
+	return cmd
+}
+
+// openRepo opens the repository at root, or discovers it from the current directory.
+func openRepo(root string) (*gitscope.Repo, error) {
+	if root != "" {
+		abs, err := filepath.Abs(root)
+		if err != nil {
+			return nil, err
+		}
+		return gitscope.Open(abs)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	return gitscope.Discover(wd)
+}
+
+func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	defer debugRSS(opts.IO)
+	repo, err := openRepo(opts.Root)
+	if err != nil {
+		return runTaskError(opts, &postflight.Result{Outcome: postflight.OutcomeError}, err)
+	}
+	mode := postflight.ModeAuto
+	switch {
+	case opts.PostOnly:
+		mode = postflight.ModePostOnly
+	case opts.PreOnly || opts.Reset:
+		mode = postflight.ModePreOnly
+	}
+	res, err := postflight.Run(ctx, postflight.Options{
+		Git: repo, SpecArg: opts.Spec, Mode: mode, MaxIterations: opts.MaxIterations,
+		ForceIteration: opts.ForceIteration, FailOnDrift: opts.FailOn == "drift", Now: opts.Now,
+		Warn: opts.IO.ErrOut,
+	})
+	if err != nil {
+		return runTaskError(opts, res, err)
+	}
+	if opts.JSON {
+		if werr := writeJSON(opts.IO.Out, postflight.NewEnvelope(res, res.ExitCode, nil)); werr != nil {
+			return werr
+		}
+	} else {
+		fmt.Fprint(opts.IO.Out, res.Text)
+	}
+	switch res.ExitCode {
+	case ExitOK:
+		return nil
+	case ExitNotPassed:
+		return &NotPassedError{Msg: res.Message, Silent: true}
+	}
+	return &ExitError{Code: res.ExitCode, Msg: res.Message}
+}
+
+// runTaskError maps an error from the lifecycle to its exit code, printing the --json envelope
+// with outcome "error" for operational failures.
+func runTaskError(opts *RunTaskOptions, res *postflight.Result, err error) error {
+	var spe *postflight.SpecPathError
+	if errors.As(err, &spe) {
+		return &UsageError{Msg: err.Error()}
+	}
+	msg := err.Error()
+	if errors.Is(err, gitscope.ErrNotRepository) {
+		msg = strings.TrimSpace(msg)
+	}
+	if opts.JSON {
+		if res == nil {
+			res = &postflight.Result{}
+		}
+		_ = writeJSON(opts.IO.Out, postflight.NewEnvelope(res, ExitOperational, err))
+	}
+	return &ExitError{Code: ExitOperational, Msg: msg, Err: err}
+}
+
+// debugRSS prints the process's peak resident set size (VmHWM) to stderr when
+// MASTERMIND_DEBUG_RSS=1 (gitscope.md §8.2; Linux only).
+func debugRSS(io *IOStreams) {
+	if os.Getenv("MASTERMIND_DEBUG_RSS") != "1" {
+		return
+	}
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			fmt.Fprintf(io.ErrOut, "mastermind: debug: %s\n", strings.Join(strings.Fields(line), " "))
+		}
+	}
+}
