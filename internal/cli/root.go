@@ -43,6 +43,8 @@ func NewRootCmd(io *IOStreams) *cobra.Command {
 
 	// Commands, in help order. Each constructor lives in its own cmd_<name>.go file.
 	root.AddCommand(
+		NewCmdRunTask(io, nil),
+		NewCmdDemo(io, nil),
 		NewCmdVersion(io, nil),
 		NewCmdChanges(io, nil),
 	)
