@@ -1,0 +1,61 @@
+package forge
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/repopath"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
+)
+
+// CompareFiles checks files_changed against the paths git reports as changed since rev (the
+// changed set without .mastermind/ and without the forge run logs under .claude/forge-runs/, which
+// ingest itself writes). Listed paths git does not show are RuleFilesNotChanged errors; changed
+// paths the report omits are RuleFilesUnlisted errors; both sorted by path. A files_changed that
+// is not an array is already a RuleFilesChanged error and gives nothing here.
+func CompareFiles(report *Object, changed []string, rev string) []Error {
+	fc, ok := report.vals["files_changed"].([]any)
+	if !ok {
+		return nil
+	}
+	inGit := map[string]bool{}
+	for _, c := range changed {
+		if strings.HasPrefix(c, RunsDir+"/") {
+			continue
+		}
+		inGit[c] = true
+	}
+	listed := map[string]bool{}
+	var errs []Error
+	for i, e := range fc {
+		s, ok := e.(string)
+		if !ok {
+			errs = append(errs, Error{Rule: RuleFilesNotChanged, Message: fmt.Sprintf("files_changed[%d] is not a string (got %s)", i, Stringify(nil, e))})
+			continue
+		}
+		p, err := repopath.Clean(s)
+		if err != nil {
+			errs = append(errs, Error{Rule: RuleFilesNotChanged, Message: fmt.Sprintf("files_changed[%d] %s", i, textsafe.Escape(err.Error()))})
+			continue
+		}
+		if listed[p] {
+			continue
+		}
+		listed[p] = true
+		if !inGit[p] {
+			errs = append(errs, Error{Rule: RuleFilesNotChanged, Message: fmt.Sprintf("files_changed lists %q but git shows no change to it since %s", textsafe.Escape(p), rev)})
+		}
+	}
+	var unlisted []string
+	for p := range inGit {
+		if !listed[p] {
+			unlisted = append(unlisted, p)
+		}
+	}
+	sort.Strings(unlisted)
+	for _, p := range unlisted {
+		errs = append(errs, Error{Rule: RuleFilesUnlisted, Message: fmt.Sprintf("%q changed since %s but is not listed in files_changed", textsafe.Escape(p), rev)})
+	}
+	return errs
+}
