@@ -47,6 +47,7 @@ func NewRootCmd(io *IOStreams) *cobra.Command {
 		NewCmdDemo(io, nil),
 		NewCmdVersion(io, nil),
 		NewCmdChanges(io, nil),
+		NewCmdFilter(io, nil),
 	)
 	// Unknown subcommands are usage errors (exit 2), not silently the root help.
 	root.SuggestionsMinimumDistance = 2
