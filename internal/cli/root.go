@@ -48,6 +48,7 @@ func NewRootCmd(io *IOStreams) *cobra.Command {
 		NewCmdVersion(io, nil),
 		NewCmdChanges(io, nil),
 		NewCmdFilter(io, nil),
+		NewCmdForgeReport(io, nil),
 	)
 	// Unknown subcommands are usage errors (exit 2), not silently the root help.
 	root.SuggestionsMinimumDistance = 2
