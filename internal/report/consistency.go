@@ -24,13 +24,11 @@ func (c *checker) checkConsistency(doc *yamlstrict.Doc) {
 	if !ok {
 		return
 	}
-	before := len(c.findings)
 	var out []pending
 	out = append(out, c.checkBlank(doc, root)...)
 	out = append(out, c.checkPhaseIDs(doc, root)...)
 	out = append(out, c.checkPaths(doc, root)...)
 	out = append(out, c.checkStatus(doc, root)...)
-	_ = before
 	for _, p := range out {
 		c.addAt(doc, p.rule, p.pos, p.pointer, p.msg)
 	}

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/repopath"
-	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
 // checkPaths applies C5 (path hygiene through internal/repopath, §4.2) and C6 (no path listed
@@ -26,12 +25,12 @@ func (c *checker) checkPaths(doc *yamlstrict.Doc, root map[string]any) []pending
 		var pe *repopath.Error
 		if errors.As(err, &pe) {
 			out = append(out, pending{RulePathInvalid, p, p, fmt.Sprintf(
-				"files_modified[%d] %q is not a repository-relative path: %s", i, textsafe.Escape(raw), pe.Reason)})
+				"files_modified[%d] %s is not a repository-relative path: %s", i, quote(raw), pe.Reason)})
 			continue
 		}
 		if j, dup := first[norm]; dup {
 			out = append(out, pending{RuleDuplicatePath, p, p, fmt.Sprintf(
-				"files_modified[%d] %q names the same path as files_modified[%d] (%q)", i, textsafe.Escape(raw), j, textsafe.Escape(norm))})
+				"files_modified[%d] %s names the same path as files_modified[%d] (%s)", i, quote(raw), j, quote(norm))})
 			continue
 		}
 		first[norm] = i

@@ -5,8 +5,6 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
 	"strconv"
 	"strings"
-
-	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
 // checkPhaseIDs applies C3: phase ids are unique after trimming; every later occurrence is
@@ -23,7 +21,7 @@ func (c *checker) checkPhaseIDs(doc *yamlstrict.Doc, root map[string]any) []pend
 		key := strings.TrimSpace(id)
 		if j, dup := first[key]; dup {
 			out = append(out, pending{RuleDuplicatePhaseID, p, p, fmt.Sprintf(
-				"phase id %q is duplicated (also phases[%d].id after trimming)", textsafe.Escape(id), j)})
+				"phase id %s is duplicated (also phases[%d].id after trimming)", quote(id), j)})
 			continue
 		}
 		first[key] = i

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
 	"strconv"
-
-	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
 // checkStatus applies C10–C13. They run only when status is a valid enum value and the array
@@ -35,7 +33,7 @@ func (c *checker) checkStatus(doc *yamlstrict.Doc, root map[string]any) []pendin
 				id, _ := m["id"].(string)
 				p := "/phases/" + strconv.Itoa(i) + "/status"
 				out = append(out, pending{RuleCompleteStepNotDone, p, p, fmt.Sprintf(
-					"status complete requires every phase to be done; phases[%d] (%q) is %s", i, textsafe.Escape(id), st)})
+					"status complete requires every phase to be done; phases[%d] (%s) is %s", i, quote(id), st)})
 			}
 		}
 		if c.passed("/verifications") {
@@ -47,7 +45,7 @@ func (c *checker) checkStatus(doc *yamlstrict.Doc, root map[string]any) []pendin
 				cmd, _ := m["cmd"].(string)
 				p := "/verifications/" + strconv.Itoa(i) + "/result"
 				out = append(out, pending{RuleCompleteFailedVerification, p, p, fmt.Sprintf(
-					"status complete must not contain a failed verification; verifications[%d] (%q) has result fail", i, textsafe.Escape(shorten(cmd)))})
+					"status complete must not contain a failed verification; verifications[%d] (%s) has result fail", i, quote(shorten(cmd)))})
 			}
 		}
 	case "partial", "failed":

@@ -132,8 +132,11 @@ func lineList(md *markdown.Doc, ns []ast.Node) string {
 	for i, n := range ns {
 		parts[i] = strconv.Itoa(md.NodeSpan(n).Start)
 	}
-	if len(parts) == 0 {
+	switch len(parts) {
+	case 0:
 		return "none"
+	case 1:
+		return "line " + parts[0]
 	}
 	return "lines " + strings.Join(parts, ", ")
 }

@@ -1,6 +1,14 @@
 package report
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
+	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
+)
+
+// quote renders a value in double quotes for a message, escaping control and bidi characters.
+func quote(s string) string { return `"` + textsafe.Escape(s) + `"` }
 
 // isAtOrBelow reports whether pointer p is a or lies below it.
 func isAtOrBelow(p, a string) bool {
@@ -8,12 +16,17 @@ func isAtOrBelow(p, a string) bool {
 }
 
 // suppressByValues applies §5.4 rule 1: a schema.* or consistency.* finding is dropped when a
-// value.* finding exists at the same pointer or an ancestor.
+// value.* finding exists at the same pointer or an ancestor. A value.depth finding also
+// suppresses findings at its ancestors: the walk cut that subtree off, so the shape of every
+// enclosing node is unreliable (§8.4: 65 levels inside claims gives value.depth only).
 func (c *checker) suppressByValues() {
-	var vals []string
+	var vals, depths []string
 	for _, f := range c.findings {
 		if strings.HasPrefix(f.Rule, "value.") {
 			vals = append(vals, f.Pointer)
+		}
+		if f.Rule == yamlstrict.RuleDepth {
+			depths = append(depths, f.Pointer)
 		}
 	}
 	if len(vals) == 0 {
@@ -27,6 +40,11 @@ func (c *checker) suppressByValues() {
 				if isAtOrBelow(f.Pointer, v) {
 					drop = true
 					break
+				}
+			}
+			for _, d := range depths {
+				if f.Pointer != "" && isAtOrBelow(d, f.Pointer) {
+					drop = true
 				}
 			}
 			if drop {
