@@ -83,7 +83,7 @@ func ParseJSON(data []byte) (*Value, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	v, err := decodeValue(dec, 0)
+	v, err := decodeValue(dec, data, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func ParseJSON(data []byte) (*Value, error) {
 	return v, nil
 }
 
-func decodeValue(dec *json.Decoder, depth int) (*Value, error) {
+func decodeValue(dec *json.Decoder, data []byte, depth int) (*Value, error) {
 	off := dec.InputOffset()
 	tok, err := dec.Token()
 	if err != nil {
@@ -115,7 +115,7 @@ func decodeValue(dec *json.Decoder, depth int) (*Value, error) {
 		if t == '[' {
 			v := &Value{Kind: KindArray, Items: []*Value{}}
 			for dec.More() {
-				item, err := decodeValue(dec, depth+1)
+				item, err := decodeValue(dec, data, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -134,10 +134,10 @@ func decodeValue(dec *json.Decoder, depth int) (*Value, error) {
 			}
 			key, _ := kt.(string)
 			if seen[key] {
-				return nil, &SyntaxError{Msg: fmt.Sprintf("duplicate object key %s", strconv.Quote(key)), Offset: koff}
+				return nil, &SyntaxError{Msg: fmt.Sprintf("duplicate object key %s", strconv.Quote(key)), Offset: keyStart(data, dec.InputOffset()) + 1}
 			}
 			seen[key] = true
-			val, err := decodeValue(dec, depth+1)
+			val, err := decodeValue(dec, data, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -147,6 +147,23 @@ func decodeValue(dec *json.Decoder, depth int) (*Value, error) {
 		return v, nil
 	}
 	return nil, &SyntaxError{Msg: fmt.Sprintf("unexpected token %v", tok), Offset: off}
+}
+
+// keyStart finds the opening quote of the string token that ends just before offset end.
+func keyStart(data []byte, end int64) int64 {
+	for i := end - 2; i >= 0 && i < int64(len(data)); i-- {
+		if data[i] != '"' {
+			continue
+		}
+		bs := 0
+		for j := i - 1; j >= 0 && data[j] == '\\'; j-- {
+			bs++
+		}
+		if bs%2 == 0 {
+			return i
+		}
+	}
+	return 0
 }
 
 // Any converts v to the encoding/json generic form (map[string]any, []any, json.Number, string,

@@ -89,7 +89,11 @@ func parsedBlock(content, src []byte, base int, isYAML bool) block {
 	if err != nil {
 		msg := err.Error()
 		if se, ok := err.(*SyntaxError); ok {
-			msg += " " + positionPhrase(src, base, content, int(se.Offset))
+			off := int(se.Offset)
+			if strings.HasPrefix(se.Msg, "unexpected end of JSON input") {
+				off++ // point just past the end, where more input was expected
+			}
+			msg += " " + positionPhrase(src, base, content, off)
 		}
 		it := rootItem("malformed JSON: "+msg, RuleMalformed, "object")
 		return block{fail: &it}
