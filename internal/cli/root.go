@@ -45,10 +45,13 @@ func NewRootCmd(io *IOStreams) *cobra.Command {
 	root.AddCommand(
 		NewCmdRunTask(io, nil),
 		NewCmdDemo(io, nil),
+		NewCmdReport(io),
+		NewCmdSchema(io, nil),
 		NewCmdVersion(io, nil),
 		NewCmdChanges(io, nil),
 		NewCmdFilter(io, nil),
 		NewCmdForgeReport(io, nil),
+		NewCmdOutputFormat(io, nil),
 	)
 	// Unknown subcommands are usage errors (exit 2), not silently the root help.
 	root.SuggestionsMinimumDistance = 2

@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/report"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
+	"github.com/spf13/cobra"
+)
+
+// NewCmdReport builds the `mastermind report` command group.
+func NewCmdReport(io *IOStreams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "report",
+		Short: "Work with executor reports (executor-report.md)",
+		Long: `Commands for the executor report contract (schema v1).
+
+Exit status: see the subcommands.`,
+		Example: "  mastermind report validate .mastermind/tasks/014-retry-helper/executor-report.md",
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmd.Help()
+		},
+	}
+	cmd.AddCommand(NewCmdReportValidate(io, nil))
+	return cmd
+}
+
+// ReportValidateOptions holds the arguments and flags of `mastermind report validate`.
+type ReportValidateOptions struct {
+	IO   *IOStreams
+	File string // path, or "-" for standard input
+	JSON bool
+}
+
+// NewCmdReportValidate builds `mastermind report validate FILE|- [--json]`. runF replaces the run
+// function in tests.
+func NewCmdReportValidate(io *IOStreams, runF func(*ReportValidateOptions) error) *cobra.Command {
+	opts := &ReportValidateOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "validate <file|->",
+		Short: "Check one executor report against the v1 contract",
+		Long: `Check one executor report against the executor report contract, schema v1: transport
+(regular file, no symlink, at most 1 MiB, stable while read), UTF-8, the sentinel or bare form,
+strict YAML/JSON values, the JSON Schema and the consistency rules. No git comparison is made.
+"-" reads the report from standard input.
+
+Each finding prints as "file:line:column: message [rule]" on stdout; a valid report prints
+nothing. --json prints {schema_version, command, file, form, valid, findings}.
+
+When the file lies inside a git repository, it must also be reachable from the repository root
+without passing through a symbolic link.
+
+Exit status:
+  0  the report is valid
+  1  one or more findings (including report.missing)
+  2  usage error
+  3  I/O error other than the transport refusals (for example permission denied)`,
+		Example: "  mastermind report validate .mastermind/tasks/014-retry-helper/executor-report.md\n" +
+			"  mastermind report validate --json executor-report.md\n" +
+			"  cat executor-report.md | mastermind report validate -",
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.File = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return runReportValidate(opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print {schema_version, command, file, form, valid, findings} as JSON")
+	return cmd
+}
+
+// reportValidateJSON is the --json envelope of executor-report-v1.md §6.
+type reportValidateJSON struct {
+	SchemaVersion int               `json:"schema_version"`
+	Command       string            `json:"command"`
+	File          string            `json:"file"`
+	Form          *string           `json:"form"`
+	Valid         bool              `json:"valid"`
+	Findings      []finding.Finding `json:"findings"`
+	Outcome       string            `json:"outcome,omitempty"`
+	Error         string            `json:"error,omitempty"`
+}
+
+func runReportValidate(opts *ReportValidateOptions) error {
+	display := opts.File
+	var res report.Result
+	var err error
+	if opts.File == "-" {
+		display = "<stdin>"
+		res, err = report.ReadFrom(opts.IO.In, display)
+	} else {
+		res, err = readReportFile(opts.File)
+	}
+	if err != nil {
+		if opts.JSON {
+			_ = writeJSON(opts.IO.Out, reportValidateJSON{SchemaVersion: 1, Command: "report validate", File: display,
+				Findings: []finding.Finding{}, Outcome: "error", Error: err.Error()})
+		}
+		return &ExitError{Code: ExitOperational, Msg: textsafe.Escape(err.Error()), Err: err}
+	}
+	if opts.JSON {
+		env := reportValidateJSON{SchemaVersion: 1, Command: "report validate", File: display,
+			Valid: len(res.Findings) == 0, Findings: res.Findings}
+		if env.Findings == nil {
+			env.Findings = []finding.Finding{}
+		}
+		if res.Form != "" {
+			f := string(res.Form)
+			env.Form = &f
+		}
+		if err := writeJSON(opts.IO.Out, env); err != nil {
+			return err
+		}
+	} else {
+		for _, f := range res.Findings {
+			if _, err := fmt.Fprintln(opts.IO.Out, textsafe.Escape(f.String())); err != nil {
+				return err
+			}
+		}
+	}
+	if len(res.Findings) > 0 {
+		return &NotPassedError{Msg: fmt.Sprintf("%d finding(s)", len(res.Findings)), Silent: true}
+	}
+	return nil
+}
+
+// readReportFile applies executor-report-v1.md §1.1 to a user-given path: checks 1 and 3–5
+// always, and the containment part of check 2 when the file lies inside a git repository (found
+// with gitscope.Discover from the file's directory). Findings name the path as given.
+func readReportFile(path string) (report.Result, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return report.Result{}, err
+	}
+	if fi, err := os.Stat(filepath.Dir(abs)); err == nil && fi.IsDir() {
+		if repo, err := gitscope.Discover(filepath.Dir(abs)); err == nil {
+			if rel, err := fsx.Rel(repo.Root(), abs); err == nil {
+				return report.ReadInRoot(repo.Root(), rel, path)
+			}
+		} else if !errors.Is(err, gitscope.ErrNotRepository) {
+			// A repository that cannot be inspected: still apply checks 1 and 3–5.
+			return report.ReadPath(path, path)
+		}
+	}
+	return report.ReadPath(path, path)
+}
