@@ -52,6 +52,7 @@ func NewRootCmd(io *IOStreams) *cobra.Command {
 		NewCmdFilter(io, nil),
 		NewCmdForgeReport(io, nil),
 		NewCmdOutputFormat(io, nil),
+		NewCmdOutputFormat(io, nil),
 	)
 	// Unknown subcommands are usage errors (exit 2), not silently the root help.
 	root.SuggestionsMinimumDistance = 2
