@@ -52,7 +52,6 @@ func NewRootCmd(io *IOStreams) *cobra.Command {
 		NewCmdFilter(io, nil),
 		NewCmdForgeReport(io, nil),
 		NewCmdOutputFormat(io, nil),
-		NewCmdOutputFormat(io, nil),
 	)
 	// Unknown subcommands are usage errors (exit 2), not silently the root help.
 	root.SuggestionsMinimumDistance = 2
