@@ -47,6 +47,12 @@ func decodeYAML(src []byte) (*Doc, []Issue) {
 		}
 		root = root.Content[0]
 	}
+	ix := newLineIndex(src)
+	sc := &syntaxChecker{ix: ix, src: src}
+	sc.check(root)
+	if len(sc.issues) > 0 {
+		return nil, sc.issues
+	}
 	if root.Kind != yaml.MappingNode {
 		got := "a scalar"
 		switch {
@@ -61,7 +67,7 @@ func decodeYAML(src []byte) (*Doc, []Issue) {
 		}
 		return nil, []Issue{{Rule: RuleNotMapping, Pos: p, Message: msgNotMapping(got)}}
 	}
-	w := &walker{ix: newLineIndex(src), nodes: map[string]*Node{}}
+	w := &walker{ix: ix, nodes: map[string]*Node{}}
 	v := w.walk(root, "", 1, Pos{})
 	return &Doc{Value: v, Nodes: w.nodes}, w.issues
 }
