@@ -1,0 +1,141 @@
+package verification
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func i64(n int64) *int64 { return &n }
+
+// summarize renders findings as "kind cmd=… reason=… exit_code=…" for table comparisons.
+func summarize(r Result) []string {
+	var out []string
+	for _, f := range r.Findings {
+		s := f.Rule
+		for _, fl := range f.Fields {
+			s += fmt.Sprintf(" %s=%v", fl.Key, fl.Value)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// TestCoverageExamples is every example row of the §10.5.2 table, with a declared `go test ./...`.
+// The scan root is an empty directory with a *_test.go file, so no vacuous warning interferes.
+func TestCoverageExamples(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "a_test.go", "package a\n")
+	const c = "go test ./..."
+	pass := func(exit, tests *int64) Row { return Row{Cmd: c, Result: "pass", ExitCode: exit, TestsRun: tests} }
+	cases := []struct {
+		name string
+		rows []Row
+		want []string
+	}{
+		{"none", nil, []string{"verification_requirement_unmet cmd=go test ./... reason=missing_result"}},
+		{"pass exit 0", []Row{pass(i64(0), nil)}, nil},
+		{"pass no observed", []Row{pass(nil, nil)},
+			[]string{"verification_requirement_unmet cmd=go test ./... reason=unobserved_exit"}},
+		{"pass empty observed", []Row{{Cmd: c, Result: "pass"}},
+			[]string{"verification_requirement_unmet cmd=go test ./... reason=unobserved_exit"}},
+		{"pass exit 7", []Row{pass(i64(7), nil)}, []string{
+			"observed_exit_code_non_zero cmd=go test ./... exit_code=7",
+			"verification_requirement_unmet cmd=go test ./... reason=not_passed"}},
+		{"exit 0 and exit 7", []Row{pass(i64(0), nil), pass(i64(7), nil)}, []string{
+			"observed_exit_code_non_zero cmd=go test ./... exit_code=7",
+			"verification_requirement_unmet cmd=go test ./... reason=conflicting_results"}},
+		{"exit 0 tests 0", []Row{pass(i64(0), i64(0))}, []string{
+			"observed_zero_tests cmd=go test ./...",
+			"verification_requirement_unmet cmd=go test ./... reason=not_passed"}},
+		{"two rows exit 0 tests 0", []Row{pass(i64(0), i64(0)), pass(i64(0), i64(0))}, []string{
+			"observed_zero_tests cmd=go test ./...",
+			"observed_zero_tests cmd=go test ./...",
+			"verification_requirement_unmet cmd=go test ./... reason=not_passed"}},
+		{"exit 0 and unobserved", []Row{pass(i64(0), nil), pass(nil, nil)},
+			[]string{"verification_requirement_unmet cmd=go test ./... reason=conflicting_results"}},
+		{"padded plus unrelated", []Row{{Cmd: "  go test ./...  ", Result: "pass", ExitCode: i64(0)},
+			{Cmd: "make lint", Result: "pass", ExitCode: i64(0)}}, nil},
+		{"different command", []Row{{Cmd: "go test ./... -count=1", Result: "pass", ExitCode: i64(0)}},
+			[]string{"verification_requirement_unmet cmd=go test ./... reason=missing_result"}},
+		// Further rules of §10.5.1–§10.5.2.
+		{"fail row", []Row{{Cmd: c, Result: "fail"}},
+			[]string{"verification_requirement_unmet cmd=go test ./... reason=not_passed"}},
+		{"pass and fail", []Row{pass(i64(0), nil), {Cmd: c, Result: "fail", ExitCode: i64(1)}},
+			[]string{"verification_requirement_unmet cmd=go test ./... reason=conflicting_results"}},
+		{"exit 3 with tests 0 gives only the exit finding", []Row{pass(i64(3), i64(0))}, []string{
+			"observed_exit_code_non_zero cmd=go test ./... exit_code=3",
+			"verification_requirement_unmet cmd=go test ./... reason=not_passed"}},
+		{"tests 0 without exit code", []Row{pass(nil, i64(0))}, []string{
+			"observed_zero_tests cmd=go test ./...",
+			"verification_requirement_unmet cmd=go test ./... reason=not_passed"}},
+		{"env prefix does not match", []Row{{Cmd: "env go test ./...", Result: "pass", ExitCode: i64(0)}},
+			[]string{"verification_requirement_unmet cmd=go test ./... reason=missing_result"}},
+		{"case differs", []Row{{Cmd: "Go test ./...", Result: "pass", ExitCode: i64(0)}},
+			[]string{"verification_requirement_unmet cmd=go test ./... reason=missing_result"}},
+		{"spacing differs", []Row{{Cmd: "go test  ./...", Result: "pass", ExitCode: i64(0)}},
+			[]string{"verification_requirement_unmet cmd=go test ./... reason=missing_result"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := summarize(Check(root, []string{c}, tc.rows))
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("(-want +got)\n%s", d)
+			}
+		})
+	}
+}
+
+func TestContradictionsOnUndeclaredRows(t *testing.T) {
+	root := t.TempDir()
+	rows := []Row{
+		{Index: 0, Cmd: "make check", Result: "pass", ExitCode: i64(2)},
+		{Index: 1, Cmd: "make check", Result: "pass", ExitCode: i64(0), TestsRun: i64(0)}, // unrecognised: nothing
+		{Index: 2, Cmd: "cargo test --locked", Result: "pass", TestsRun: i64(0)},
+		{Index: 3, Cmd: "pytest -q", Result: "fail", ExitCode: i64(1)},
+		{Index: 4, Cmd: "jest --ci", Result: "pass", ExitCode: i64(0), TestsRun: i64(12)},
+	}
+	res := Check(root, nil, rows)
+	want := []string{
+		"observed_exit_code_non_zero cmd=make check exit_code=2",
+		"observed_zero_tests cmd=cargo test --locked",
+	}
+	if d := cmp.Diff(want, summarize(res)); d != "" {
+		t.Errorf("findings (-want +got)\n%s", d)
+	}
+	var classes []string
+	for _, ev := range res.Rows {
+		r := "-"
+		if ev.Runner != nil {
+			r = *ev.Runner
+		}
+		classes = append(classes, fmt.Sprintf("%d %s %s", ev.Index, ev.Classification, r))
+	}
+	wantClasses := []string{"0 unsuccessful -", "1 passed -", "2 unsuccessful cargo", "3 unsuccessful pytest", "4 passed jest"}
+	if d := cmp.Diff(wantClasses, classes); d != "" {
+		t.Errorf("rows (-want +got)\n%s", d)
+	}
+	if f := res.Findings[0]; f.Message != `"make check" is reported as pass but its observed exit code is 2` || f.Class != "error" {
+		t.Errorf("message %q class %s", f.Message, f.Class)
+	}
+	if f := res.Findings[1]; f.Message != `"cargo test --locked" is reported as pass but observed 0 tests run` {
+		t.Errorf("message %q", f.Message)
+	}
+}
+
+func TestMessagesEscapeAndQuote(t *testing.T) {
+	res := Check(t.TempDir(), []string{"echo \"hi\"\x1b[31m"}, nil)
+	if len(res.Findings) != 1 {
+		t.Fatalf("%v", res.Findings)
+	}
+	f := res.Findings[0]
+	if strings.ContainsRune(f.Message, 0x1b) || !strings.HasPrefix(f.Message, `declared verification "echo "hi"`) ||
+		!strings.HasSuffix(f.Message, `is not satisfied (missing_result)`) {
+		t.Errorf("message %q", f.Message)
+	}
+	if f.FieldString("cmd") != "echo \"hi\"\x1b[31m" {
+		t.Errorf("cmd field %q", f.FieldString("cmd"))
+	}
+}
