@@ -177,3 +177,10 @@ func checkShape(t *testing.T, ch Check) {
 		t.Errorf("ClaimIndex %d != Claim.Index %d", ch.ClaimIndex, ch.Claim.Index)
 	}
 }
+
+// tsCase is one table row: a claim and its rendered outcome.
+type tsCase struct {
+	name  string
+	claim Claim
+	want  string
+}

@@ -6,12 +6,6 @@ import (
 	"testing"
 )
 
-type tsCase struct {
-	name  string
-	claim Claim
-	want  string
-}
-
 func runCases(t *testing.T, r repo, cases []tsCase) {
 	t.Helper()
 	for _, tt := range cases {
