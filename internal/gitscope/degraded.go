@@ -71,11 +71,11 @@ func (r *Repo) degradedChangedSet(ctx context.Context, baseline, reason string) 
 
 	// Stage-0 entries against the working tree, 4 workers.
 	stage0 := make([]*index.Entry, 0, len(idx.Entries))
-	inIndex := make(map[string]struct{}, len(idx.Entries))
+	inIndex := make(map[string]bool, len(idx.Entries)) // path -> is a gitlink
 	conflicted := map[string]bool{}
 	for _, e := range idx.Entries {
-		inIndex[e.Name] = struct{}{}
-		if e.Stage == index.Merged {
+		inIndex[e.Name] = e.Mode == filemode.Submodule
+		if e.Stage == 0 { // stage 0 (go-git's index.Merged constant is 1, not the merged stage)
 			stage0 = append(stage0, e)
 		} else {
 			conflicted[e.Name] = true
@@ -281,7 +281,7 @@ func (r *Repo) worktreeState(e *index.Entry, fileMode bool, indexMtime time.Time
 // walkUntracked is §6 step 6: every non-ignored file not in the index, found by walking the work
 // tree in sorted order, never descending into .git, ignored directories or nested repositories
 // (emitted as one NestedRepository entry).
-func walkUntracked(ctx context.Context, root string, inIndex map[string]struct{}) ([]Entry, error) {
+func walkUntracked(ctx context.Context, root string, inIndex map[string]bool) ([]Entry, error) {
 	w := &walker{ctx: ctx, root: root, inIndex: inIndex, trackedDirs: map[string]struct{}{}}
 	for name := range inIndex {
 		for d := name; ; {
@@ -303,7 +303,7 @@ func walkUntracked(ctx context.Context, root string, inIndex map[string]struct{}
 type walker struct {
 	ctx         context.Context
 	root        string
-	inIndex     map[string]struct{}
+	inIndex     map[string]bool // tracked path -> is a gitlink
 	trackedDirs map[string]struct{}
 	out         []Entry
 }
@@ -339,8 +339,8 @@ func (w *walker) walk(rel string, comps []string, ps []gitignore.Pattern) error 
 		childComps := append(slices.Clip(comps), name)
 		switch t := de.Type(); {
 		case t.IsDir():
-			if _, ok := w.inIndex[childRel]; ok {
-				continue // a submodule's gitlink (or a file turned directory: handled as deleted)
+			if w.inIndex[childRel] {
+				continue // a submodule: its gitlink entry is compared, its files never listed
 			}
 			if m.Match(childComps, true) {
 				continue
@@ -377,11 +377,11 @@ func (r *Repo) degradedListFiles(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, r.layoutError(fmt.Errorf("%w (reading the index: %v)", ErrUnsupportedRepository, err))
 	}
-	inIndex := make(map[string]struct{}, len(idx.Entries))
+	inIndex := make(map[string]bool, len(idx.Entries))
 	out := make([]string, 0, len(idx.Entries))
 	for _, e := range idx.Entries {
 		if _, ok := inIndex[e.Name]; !ok {
-			inIndex[e.Name] = struct{}{}
+			inIndex[e.Name] = e.Mode == filemode.Submodule
 			out = append(out, e.Name)
 		}
 	}
