@@ -104,7 +104,7 @@ func (d *Doc) BlockLines(n ast.Node) (first, last int) {
 		// The closing fence, if any, is the line after the content (or after the opening fence
 		// when there is no content), and always before the next block.
 		next := last + 1
-		if next <= d.LineCount() && (segs == nil || segs.Len() == 0 || next > first) {
+		if next <= d.LineCount() {
 			if nb := d.nextBlockLine(n); nb == 0 || next < nb {
 				last = next
 			}

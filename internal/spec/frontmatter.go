@@ -3,7 +3,9 @@ package spec
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -72,7 +74,7 @@ func (p *parser) decodeFrontmatter() {
 		if line == 0 {
 			line, col = 1, 1
 		}
-		p.add(RuleFrontmatterInvalid, line, col, is.Pointer, "frontmatter: "+is.Message,
+		p.add(RuleFrontmatterInvalid, line, col, is.Pointer, "frontmatter: "+shiftDecoderLine(is.Message),
 			finding.Field{Key: "yaml_rule", Value: is.Rule})
 		p.fmValid = false
 	}
@@ -84,6 +86,33 @@ func (p *parser) decodeFrontmatter() {
 	if w.invalid {
 		p.fmValid = false
 	}
+}
+
+// decoderLine matches the YAML-relative line numbers in yamlstrict messages: "line N:" of the
+// decoder's syntax errors, "starts at line N" of multi_document, "lines A and B" of duplicate_key.
+var decoderLine = regexp.MustCompile(`\b(line |starts at line |lines )(\d+)( and )?(\d+)?`)
+
+// shiftDecoderLine rewrites the YAML-relative line numbers of a yamlstrict message into spec.md
+// lines (the YAML starts on line 2), so the message agrees with the finding's position.
+func shiftDecoderLine(msg string) string {
+	return decoderLine.ReplaceAllStringFunc(msg, func(m string) string {
+		g := decoderLine.FindStringSubmatch(m)
+		out := g[1] + shiftNum(g[2])
+		if g[3] != "" && g[4] != "" {
+			out += g[3] + shiftNum(g[4])
+		} else {
+			out += g[3] + g[4]
+		}
+		return out
+	})
+}
+
+func shiftNum(s string) string {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return s
+	}
+	return strconv.Itoa(n + 1)
 }
 
 // fmOpenLen is the length of the opening delimiter line.

@@ -191,3 +191,14 @@ func TestNormalizeSectionName(t *testing.T) {
 		}
 	}
 }
+
+func TestYAMLLinesMappedToSpec(t *testing.T) {
+	src := "---\nmode: lite\nid: a\nid: b\n---\n## Goals\ng\n"
+	_, fs := Parse([]byte(src), "spec.md")
+	if len(fs) != 1 || fs[0].Line != 4 || fs[0].Message != "frontmatter: key id appears twice in the same mapping (lines 3 and 4); remove one" {
+		t.Fatalf("%v", fs)
+	}
+	if got := shiftDecoderLine("YAML syntax error: line 7: mapping values are not allowed"); got != "YAML syntax error: line 8: mapping values are not allowed" {
+		t.Fatalf("%q", got)
+	}
+}

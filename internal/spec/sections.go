@@ -53,9 +53,10 @@ func NormalizeSectionName(text string) string {
 func (p *parser) readSections() {
 	d := p.body
 	hs := d.TopHeadings()
-	seenL2 := false
+	seenL2, seenL1 := false, false
 	for i, h := range hs {
-		if h.Level == 1 && !seenL2 && p.spec.Title == "" {
+		if h.Level == 1 && !seenL2 && !seenL1 {
+			seenL1 = true
 			p.spec.Title = strings.Join(strings.Fields(h.Text), " ")
 		}
 		if h.Level != 2 {
