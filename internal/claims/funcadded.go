@@ -46,8 +46,8 @@ func (v *verifier) functionAdded(c Claim) Check {
 		return unresolved(c, reasonClaimKindMismatch, 0)
 	}
 	// 4. Signature.
-	if c.Signature != nil && collapseSpace(*c.Signature) != m.d.sig {
-		return signatureMismatch(c, sym, m.u.path, *c.Signature, m.d.sig)
+	if c.Signature != nil && collapseSpace(*c.Signature) != m.d.signature() {
+		return signatureMismatch(c, sym, m.u.path, *c.Signature, m.d.signature())
 	}
 	// 5. Added by this task.
 	if countIdentity(m.u, m.d) > 1 {

@@ -36,7 +36,7 @@ func FuzzGoDecls(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		if u, err := parseGo("p/p.go", src); err == nil {
 			for _, d := range u.decls {
-				if d.callable() && d.sig == "" {
+				if d.callable() && d.signature() == "" {
 					t.Errorf("callable %s.%s has no signature", d.container, d.name)
 				}
 				_ = matchSymbol(u, d, "("+d.container+")."+d.name)

@@ -41,7 +41,7 @@ func parseGo(file string, src []byte) (*unit, error) {
 				k, recv = declMethod, receiverBase(d.Recv.List[0].Type)
 			}
 			u.decls = append(u.decls, &decl{container: recv, name: d.Name.Name, kind: k,
-				line: line(d.Pos()), sig: goSignature(d), node: d})
+				line: line(d.Pos()), render: renderGoSignature, node: d})
 		case *ast.GenDecl:
 			for _, s := range d.Specs {
 				switch s := s.(type) {
@@ -77,6 +77,8 @@ func receiverBase(e ast.Expr) string {
 		}
 	}
 }
+
+func renderGoSignature(d *decl) string { return goSignature(d.node.(*ast.FuncDecl)) }
 
 // goSignature renders the declaration without its body and doc comment, gofmt style (go/printer
 // with tabs for indentation, 8-wide), on one line: positions are dropped so the printer keeps a

@@ -164,7 +164,7 @@ func TestGoSignatureRendering(t *testing.T) {
 	}
 	var got []string
 	for _, d := range u.decls {
-		got = append(got, d.sig)
+		got = append(got, d.signature())
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("signatures:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -19,17 +19,27 @@ const (
 
 // decl is one declaration of a parsed file. Its identity is (container, name): the Go receiver
 // base type ("" for a function), or the tree-sitter enclosing class/impl/module chain joined by
-// ".". sig is the actual signature (whitespace-collapsed); line is 1-based.
+// ".". line is 1-based. The actual signature (whitespace-collapsed) is rendered on first use by
+// render, or set eagerly in sig with render nil.
 type decl struct {
 	container string
 	name      string
 	kind      declKind
 	line      int
 	sig       string
-	node      any // backend handle of the declaration, for the call search
+	render    func(*decl) string
+	node      any // backend handle of the declaration, for the call search and rendering
 }
 
 func (d *decl) callable() bool { return d.kind != declOther }
+
+// signature returns the actual signature, rendering it once.
+func (d *decl) signature() string {
+	if d.render != nil {
+		d.sig, d.render = d.render(d), nil
+	}
+	return d.sig
+}
 
 // unit is one parsed file. module is the Go package name, or for the other languages the module
 // name derived from the path (file stem). impl is the backend's parse result.
