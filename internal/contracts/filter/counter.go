@@ -24,6 +24,9 @@ const (
 	maxCounterBytes      = 4 << 20
 )
 
+// lockTimeout is LockTimeout; tests shorten it.
+var lockTimeout = LockTimeout
+
 var dispatchIDRe = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
 
 // ValidDispatchID reports whether id matches ^[A-Za-z0-9_-]{1,128}$ and does not start with "-".
@@ -75,7 +78,7 @@ func Record(root, id string, raw []byte, res *Result) (*Counter, string, error) 
 		return nil, "", err
 	}
 	path := CounterPath(root, id)
-	lock, err := fsx.LockWait(path+".lock", LockTimeout)
+	lock, err := fsx.LockWait(path+".lock", lockTimeout)
 	if err != nil {
 		return nil, "", err
 	}

@@ -76,6 +76,9 @@ func ParseSkill(data []byte) (cfg Config) {
 	if err := yamlError(content); err != "" {
 		for _, line := range strings.Split(string(content), "\n") {
 			if strings.HasPrefix(line, "output_format") {
+				if strings.Contains(err, "escape") {
+					err += `; a backslash in a double-quoted YAML string starts an escape, so write the pattern in single quotes`
+				}
 				return Config{Error: fmt.Sprintf("SKILL.md frontmatter is not valid YAML (%s); quote the output_format value", err)}
 			}
 		}
