@@ -52,11 +52,13 @@ func Check(root string, declared []string, rows []Row) Result {
 		res.Rows = append(res.Rows, ev)
 	}
 
+	seen := map[string]bool{}
 	for _, c := range declared {
 		c = strings.TrimSpace(c)
-		if c == "" {
+		if c == "" || seen[c] {
 			continue
 		}
+		seen[c] = true
 		var n, passed, unobserved, unsuccessful int
 		for i, r := range rows {
 			if strings.TrimSpace(r.Cmd) != c {

@@ -139,3 +139,36 @@ func TestMessagesEscapeAndQuote(t *testing.T) {
 		t.Errorf("cmd field %q", f.FieldString("cmd"))
 	}
 }
+
+// FuzzCheck checks that Check never panics, classifies every row, and never reports a declared
+// command as satisfied when its only row failed.
+func FuzzCheck(f *testing.F) {
+	root := f.TempDir()
+	writeFile(f, root, "pkg/a.go", "package pkg\n")
+	f.Add("go test ./pkg", int64(0), int64(-1), true)
+	f.Add("cargo test", int64(1), int64(0), true)
+	f.Add("vitest run", int64(0), int64(0), false)
+	f.Fuzz(func(t *testing.T, cmd string, exit, tests int64, pass bool) {
+		r := Row{Cmd: cmd, Result: "fail"}
+		if pass {
+			r.Result = "pass"
+		}
+		if exit >= 0 {
+			r.ExitCode = &exit
+		}
+		if tests >= 0 {
+			r.TestsRun = &tests
+		}
+		res := Check(root, []string{cmd}, []Row{r})
+		if len(res.Rows) != 1 {
+			t.Fatalf("rows %v", res.Rows)
+		}
+		unmet := false
+		for _, fd := range res.Findings {
+			unmet = unmet || fd.Rule == KindRequirementUnmet
+		}
+		if strings.TrimSpace(cmd) != "" && res.Rows[0].Classification != ClassPassed && !unmet {
+			t.Fatalf("%q classified %s but satisfied", cmd, res.Rows[0].Classification)
+		}
+	})
+}
