@@ -15,10 +15,47 @@ func init() {
 	backends[langGo] = backend{parse: parseGo, findCall: findGoCall}
 }
 
-// goFile is the Go backend's parse result.
+// goFile is the Go backend's parse result: the source and its syntax tree. A target search may
+// parse thousands of unchanged files of which only the matches matter, so the verifier drops the
+// tree of files outside the changed set (dropTree) and ast re-parses on demand.
 type goFile struct {
+	name string
+	src  []byte
 	fset *token.FileSet
 	file *ast.File
+}
+
+// ast returns the file's syntax tree, parsing the source again on first use. The source parsed
+// once already, so the error cannot occur for the same bytes.
+func (g *goFile) ast() (*token.FileSet, *ast.File) {
+	if g.file == nil {
+		g.fset = token.NewFileSet()
+		f, err := parser.ParseFile(g.fset, g.name, g.src, parser.SkipObjectResolution)
+		if err != nil {
+			return g.fset, &ast.File{Name: ast.NewIdent("_")}
+		}
+		g.file = f
+	}
+	return g.fset, g.file
+}
+
+// dropTree releases the syntax tree; ast parses again if it is needed after all.
+func (g *goFile) dropTree() { g.fset, g.file = nil, nil }
+
+// funcDecl returns the i-th top-level declaration of the file as a FuncDecl.
+func (g *goFile) funcDecl(i int) *ast.FuncDecl {
+	_, f := g.ast()
+	if i < 0 || i >= len(f.Decls) {
+		return nil
+	}
+	fd, _ := f.Decls[i].(*ast.FuncDecl)
+	return fd
+}
+
+// goDeclRef locates a FuncDecl: its file and its index in the file's Decls.
+type goDeclRef struct {
+	file  *goFile
+	index int
 }
 
 // parseGo parses a Go file with go/parser (no type checking) and lists its declarations: every
@@ -31,9 +68,10 @@ func parseGo(file string, src []byte) (*unit, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &unit{path: file, module: f.Name.Name, impl: &goFile{fset: fset, file: f}}
+	gf := &goFile{name: file, src: src, fset: fset, file: f}
+	u := &unit{path: file, module: f.Name.Name, impl: gf}
 	line := func(p token.Pos) int { return fset.Position(p).Line }
-	for _, d := range f.Decls {
+	for i, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
 			k, recv := declFunction, ""
@@ -41,7 +79,7 @@ func parseGo(file string, src []byte) (*unit, error) {
 				k, recv = declMethod, receiverBase(d.Recv.List[0].Type)
 			}
 			u.decls = append(u.decls, &decl{container: recv, name: d.Name.Name, kind: k,
-				line: line(d.Pos()), render: renderGoSignature, node: d})
+				line: line(d.Pos()), render: renderGoSignature, node: goDeclRef{gf, i}})
 		case *ast.GenDecl:
 			for _, s := range d.Specs {
 				switch s := s.(type) {
@@ -78,7 +116,17 @@ func receiverBase(e ast.Expr) string {
 	}
 }
 
-func renderGoSignature(d *decl) string { return goSignature(d.node.(*ast.FuncDecl)) }
+func renderGoSignature(d *decl) string {
+	ref, ok := d.node.(goDeclRef)
+	if !ok {
+		return ""
+	}
+	fd := ref.file.funcDecl(ref.index)
+	if fd == nil {
+		return ""
+	}
+	return goSignature(fd)
+}
 
 // goSignature renders the declaration without its body and doc comment, gofmt style (go/printer
 // with tabs for indentation, 8-wide), on one line: positions are dropped so the printer keeps a
@@ -108,11 +156,15 @@ func goSignature(d *ast.FuncDecl) (sig string) {
 //
 // A function value that is only passed along is not a call. Generic instantiations F[T](…) count.
 func findGoCall(v *verifier, from *unit, fd *decl, to *unit, td *decl) (int, string, bool) {
-	fn, ok := fd.node.(*ast.FuncDecl)
-	if !ok || fn.Body == nil {
+	ref, ok := fd.node.(goDeclRef)
+	if !ok {
 		return 0, "", false
 	}
-	gf := from.impl.(*goFile)
+	fn := ref.file.funcDecl(ref.index)
+	if fn == nil || fn.Body == nil {
+		return 0, "", false
+	}
+	fset, _ := ref.file.ast()
 	sameDir := path.Dir(from.path) == path.Dir(to.path)
 	var aliases map[string]bool
 	dotImport := false
@@ -143,18 +195,18 @@ func findGoCall(v *verifier, from *unit, fd *decl, to *unit, td *decl) (int, str
 				} else if dotImport {
 					basis = BasisImport
 				}
-				line = gf.fset.Position(x.Pos()).Line
+				line = fset.Position(x.Pos()).Line
 			}
 		case *ast.SelectorExpr:
 			if x.Sel.Name != td.name {
 				break
 			}
 			if td.kind == declMethod {
-				basis, line = BasisMethodName, gf.fset.Position(x.Sel.Pos()).Line
+				basis, line = BasisMethodName, fset.Position(x.Sel.Pos()).Line
 				break
 			}
 			if id, ok := x.X.(*ast.Ident); ok && td.kind == declFunction && !sameDir && aliases[id.Name] {
-				basis, line = BasisImport, gf.fset.Position(x.Sel.Pos()).Line
+				basis, line = BasisImport, fset.Position(x.Sel.Pos()).Line
 			}
 		}
 		return true
@@ -171,7 +223,8 @@ func (v *verifier) goImportNames(from, to *unit) (map[string]bool, bool) {
 	want, haveMod := v.goImportPath(dt)
 	names := map[string]bool{}
 	dot := false
-	for _, imp := range from.impl.(*goFile).file.Imports {
+	_, ff := from.impl.(*goFile).ast()
+	for _, imp := range ff.Imports {
 		ip, err := strconv.Unquote(imp.Path.Value)
 		if err != nil {
 			continue

@@ -5,6 +5,7 @@ import (
 )
 
 func TestIntegrationGo(t *testing.T) {
+	const peer = "package peer\n\nimport \"example.com/app/retry\"\n\nfunc Ping() { retry.Do(nil) }\n"
 	r := repo{
 		base: map[string]string{
 			"go.mod":             "module example.com/app // the app\n\ngo 1.22\n",
@@ -15,6 +16,7 @@ func TestIntegrationGo(t *testing.T) {
 			"tools/lint/lint.go": "package lint\n\nfunc Run() {}\n",
 			"a/a.go":             "package a\n\nfunc Dup() {}\n",
 			"b/b.go":             "package b\n\nfunc Dup() {}\n",
+			"peer/peer.go":       peer,
 		},
 		cur: map[string]string{
 			"go.mod":             "module example.com/app // the app\n\ngo 1.22\n",
@@ -25,6 +27,7 @@ func TestIntegrationGo(t *testing.T) {
 			"tools/lint/lint.go": "package lint\n\nfunc Run() {}\n",
 			"a/a.go":             "package a\n\nfunc Dup() {}\n",
 			"b/b.go":             "package b\n\nfunc Dup() {}\n",
+			"peer/peer.go":       peer,
 			"client/use.go": `package client
 
 import (
@@ -91,6 +94,10 @@ func Dups() { a.Dup() }
 		{"target ambiguous", ig("Dups", "Dup"), "unresolved call_target_ambiguous 2"},
 		{"caller must be changed", ig("Send", "Do"), "unresolved from_missing"},
 		{"caller in from_file", ig("Send", "Do", "from_file=client/send.go"), "failed missing_call_edge: no call from Send to Do was found"},
+		{"unchanged from_file (tree dropped by the search, parsed again)", ig("Ping", "retry.Do", "from_file=peer/peer.go"),
+			"verified compatible_call_candidate peer/peer.go:5 -> retry/retry.go:3 import"},
+		{"signature of an unchanged file", fa("Ping", "file=peer/peer.go", "signature=func Ping(x int)"),
+			`failed claimed_signature_mismatch: claimed signature "func Ping(x int)" of Ping differs from the source: "func Ping()"`},
 		{"relation calls", ig("Direct", "Send", "relation=calls"), "verified compatible_call_candidate client/use.go:10 -> client/send.go:3 same_package"},
 		{"relation unsupported", ig("Direct", "Send", "relation=imports"), "unresolved relation_unsupported"},
 		{"to_file unsupported language", ig("Direct", "Main", "to_file=lib/Main.java"), "unresolved language_unsupported"},

@@ -181,6 +181,11 @@ func (v *verifier) loadUncached(p string, baseline bool) *loaded {
 		return &loaded{reason: reasonCurrentParse}
 	}
 	u.lang = l
+	if t, ok := u.impl.(interface{ dropTree() }); ok && (baseline || v.status[p] == "") {
+		// Baseline versions only need identities, and unchanged files come from the target
+		// search; keep memory to their declarations.
+		t.dropTree()
+	}
 	return &loaded{u: u}
 }
 
