@@ -16,11 +16,15 @@ func TestParseStateDuplicateAndNull(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, mutate := range map[string]func(string) string{
-		"duplicate key": func(s string) string { return strings.Replace(s, `"risk": "low",`, `"risk": "low", "risk": "high",`, 1) },
-		"null":          func(s string) string { return strings.Replace(s, `"risk": "low"`, `"risk": null`, 1) },
-		"trailing":      func(s string) string { return s + "{}" },
-		"array":         func(string) string { return "[]" },
-		"empty reason":  func(s string) string { return strings.Replace(s, `"risk": "low",`, `"risk": "low", "blocking_reason": "",`, 1) },
+		"duplicate key": func(s string) string {
+			return strings.Replace(s, `"risk": "low",`, `"risk": "low", "risk": "high",`, 1)
+		},
+		"null":     func(s string) string { return strings.Replace(s, `"risk": "low"`, `"risk": null`, 1) },
+		"trailing": func(s string) string { return s + "{}" },
+		"array":    func(string) string { return "[]" },
+		"empty reason": func(s string) string {
+			return strings.Replace(s, `"risk": "low",`, `"risk": "low", "blocking_reason": "",`, 1)
+		},
 	} {
 		if _, err := ParseState([]byte(mutate(string(valid)))); err == nil {
 			t.Errorf("%s: accepted", name)
