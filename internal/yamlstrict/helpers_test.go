@@ -168,3 +168,5 @@ func parentValue(doc *Doc, ptr string) any {
 	}
 	return v
 }
+
+func jsonMarshalIndent(v any) ([]byte, error) { return json.MarshalIndent(v, "", "  ") }
