@@ -8,7 +8,7 @@ import (
 )
 
 func sp(s string) *string { return &s }
-func ip(i int64) *int64  { return &i }
+func ip(i int64) *int64   { return &i }
 
 // TestTypedReportV1 checks the typed value of §7 for the §8.1 V1 example.
 func TestTypedReportV1(t *testing.T) {
