@@ -12,3 +12,18 @@
 // (gitscope). Its outcomes are Checks in claim order, one per claim; failed and unresolved checks
 // carry a finding.Finding whose Rule is the audit kind of §9.1 and whose Message is the §9.3 text.
 package claims
+
+// Post-flight wiring (spec-and-lifecycle.md §4 step 5.7):
+//
+//	src := claims.RootSource{
+//		Root:     repo.Root(),
+//		Baseline: func(p string) ([]byte, bool, error) { return repo.BaselineBlob(ctx, baseline, p) },
+//		List:     func() ([]string, error) { return repo.ListFiles(ctx) },
+//	}.Source()
+//	checks := claims.Verify(ctx, cs, changed, src, baseline) // cs from report.Claim, changed from D
+//	for _, ch := range checks {
+//		if ch.Finding != nil {
+//			findings = append(findings, *ch.Finding)
+//		}
+//	}
+//	// evidence: "claim_checks": checks (each Check marshals to {claim_index, claim, status, evidence?, finding?})
