@@ -383,15 +383,31 @@ func (r *Repo) BaselineEntries(ctx context.Context, baseline string, paths []str
 	return out, nil
 }
 
-// lsTreeEntries is BaselineEntries through `git ls-tree -z --full-tree` (chunks of 512 paths).
+// lsTreeEntries is BaselineEntries through `git ls-tree -z <oid>[:<dir>]`, one command per
+// directory (a missing directory makes every path below it absent).
 func (r *Repo) lsTreeEntries(ctx context.Context, baseline string, paths []string, out map[string]EntryType) error {
-	for start := 0; start < len(paths); start += 512 {
-		chunk := paths[start:min(start+512, len(paths))]
-		args := append([]string{"ls-tree", "-z", "--full-tree", baseline, "--"}, chunk...)
-		b, err := r.runSimple(ctx, r.root, args...)
+	byDir := map[string][]string{}
+	for _, p := range paths {
+		if p == "" || p == "." {
+			out[p] = EntryTree
+			continue
+		}
+		byDir[path.Dir(p)] = append(byDir[path.Dir(p)], p)
+	}
+	for d, ps := range byDir {
+		spec := baseline
+		if d != "." {
+			spec = baseline + ":" + d
+		}
+		b, err := r.runSimple(ctx, r.root, "ls-tree", "-z", "--end-of-options", spec)
 		if err != nil {
+			var gf *ErrGitFailed
+			if errors.As(err, &gf) && gf.Exit > 0 {
+				continue // no such directory in the baseline
+			}
 			return err
 		}
+		names := map[string]EntryType{}
 		for _, rec := range bytes.Split(b, []byte{0}) {
 			if len(rec) == 0 {
 				continue
@@ -401,14 +417,16 @@ func (r *Repo) lsTreeEntries(ctx context.Context, baseline string, paths []strin
 			if !ok || len(f) != 3 {
 				return &ErrGitFailed{Cmd: "ls-tree", Exit: -1, Stderr: "unexpected output: " + truncateForMessage(rec)}
 			}
-			if _, want := out[string(name)]; !want {
-				continue
-			}
 			m, err := filemode.New(f[0])
 			if err != nil {
 				return &ErrGitFailed{Cmd: "ls-tree", Exit: -1, Stderr: "unexpected mode " + f[0]}
 			}
-			out[string(name)] = entryTypeOf(m)
+			names[string(name)] = entryTypeOf(m)
+		}
+		for _, p := range ps {
+			if et, ok := names[path.Base(p)]; ok {
+				out[p] = et
+			}
 		}
 	}
 	return nil

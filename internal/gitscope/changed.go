@@ -37,6 +37,7 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 	if _, err := r.gitBinary(); err != nil {
 		return r.degradedChangedSet(ctx, baseline, ReasonGitUnavailable)
 	}
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -89,10 +90,10 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 	wg.Wait()
 
 	if verErr != nil {
-		return r.degradedChangedSet(ctx, baseline, ReasonGitUnavailable)
+		return r.degradedChangedSet(parent, baseline, ReasonGitUnavailable)
 	}
 	if !verOK {
-		return r.degradedChangedSet(ctx, baseline, ReasonGitTooOld)
+		return r.degradedChangedSet(parent, baseline, ReasonGitTooOld)
 	}
 	for _, err := range []error{valErr, diffErr, lsErr} {
 		var dub *ErrDubiousOwnership

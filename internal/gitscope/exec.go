@@ -183,7 +183,8 @@ func (r *Repo) gitVersion(ctx context.Context) (ok bool, ver string, err error) 
 	vr := v.(*versionResult)
 	vr.once.Do(func() {
 		var out []byte
-		vr.err = r.run(ctx, "", "version", []string{"version"}, func(rd io.Reader) error {
+		// Detached from ctx's cancellation: the cached answer must not be a cancelled run.
+		vr.err = r.run(context.WithoutCancel(ctx), "", "version", []string{"version"}, func(rd io.Reader) error {
 			b, err := io.ReadAll(io.LimitReader(rd, 4096))
 			out = b
 			return err

@@ -1,0 +1,63 @@
+package gitscope
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+)
+
+// FuzzParseGitOutput feeds arbitrary bytes to the diff and ls-files parsers and the merge: they
+// must never panic, and any accepted output must merge into a sorted, unique set.
+func FuzzParseGitOutput(f *testing.F) {
+	f.Add([]byte("M\x00a\x00D\x00b\x00A\x00c\x00"), []byte("b\x00inner/\x00"))
+	f.Add([]byte("R100\x00a\x00b\x00"), []byte(""))
+	f.Add([]byte("M\x00"), []byte("/\x00"))
+	f.Add([]byte("M\x00a"), []byte("x"))
+	f.Fuzz(func(t *testing.T, diff, others []byte) {
+		var n1, n2 int64
+		d, err1 := parseDiff(newNulReader(bytes.NewReader(diff), &n1))
+		o, err2 := parseOthers(newNulReader(bytes.NewReader(others), &n2))
+		for _, err := range []error{err1, err2} {
+			var se *shapeError
+			if err != nil && !errors.As(err, &se) && err != io.ErrUnexpectedEOF {
+				t.Fatalf("unexpected error type %T: %v", err, err)
+			}
+		}
+		if err1 != nil || err2 != nil {
+			return
+		}
+		m := mergeEntries(d, o)
+		for i := 1; i < len(m); i++ {
+			if bytes.Compare(m[i-1].Path, m[i].Path) >= 0 {
+				t.Fatalf("not sorted/unique at %d: %q %q", i, m[i-1].Path, m[i].Path)
+			}
+		}
+		for _, e := range m {
+			if len(e.Path) == 0 {
+				t.Fatal("empty path accepted")
+			}
+		}
+	})
+}
+
+func TestParseGitVersion(t *testing.T) {
+	for in, want := range map[string]bool{
+		"git version 2.24.0\n": true, "git version 2.39.5\n": true, "git version 3.0\n": true,
+		"git version 2.23.4\n": false, "git version 1.9\n": false, "garbage": false,
+		"git version 2.45.1.windows.1\n": true, "git version 2\n": false,
+	} {
+		if _, got := parseGitVersion([]byte(in)); got != want {
+			t.Errorf("parseGitVersion(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+func TestMergeRules(t *testing.T) {
+	e := func(p string, s Status) Entry { return Entry{Path: []byte(p), Status: s, UTF8: true} }
+	got := mergeEntries(
+		[]Entry{e("f", StatusDeleted), e("u", StatusModified), e("u", StatusDeleted), e("a", StatusAdded)},
+		[]Entry{e("f", StatusUntracked), {Path: []byte("n"), Status: StatusUntracked, NestedRepository: true, UTF8: true}},
+	)
+	equalLines(t, "merge", render(got), []string{"A a", "M f", "? n nested", "M u"})
+}
