@@ -155,7 +155,9 @@ func TestDamagedLogRefused(t *testing.T) {
 		{"edited report", func(d []byte) []byte { return bytes.Replace(d, []byte("WP-7"), []byte("WP-8"), 1) }, DamageCorrupt, 1},
 		{"bad middle line", func(d []byte) []byte { return append([]byte("not json\n"), d...) }, DamageCorrupt, 1},
 		{"not an object", func(d []byte) []byte { return append([]byte("[1]\n"), d...) }, DamageCorrupt, 1},
-		{"wrong run id", func(d []byte) []byte { return bytes.ReplaceAll(d, []byte(`"run_id":"run-1"`), []byte(`"run_id":"run-2"`)) }, DamageCorrupt, 1},
+		{"wrong run id", func(d []byte) []byte {
+			return bytes.ReplaceAll(d, []byte(`"run_id":"run-1"`), []byte(`"run_id":"run-2"`))
+		}, DamageCorrupt, 1},
 		{"lines swapped", func(d []byte) []byte {
 			l := bytes.SplitAfter(d, []byte("\n"))
 			return append(append([]byte{}, l[1]...), l[0]...)

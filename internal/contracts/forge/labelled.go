@@ -62,7 +62,7 @@ func labelMatch(s, lower string, re *regexp.Regexp, pos int) []int {
 	return nil
 }
 
-// quotedPass is pass a (q = '"') or b (q = '\''): the value after the opening quote is 1–4096
+// quotedPass is pass a (q = '"') or b (q = '\”): the value after the opening quote is 1–4096
 // characters other than q, CR and LF, then an optional closing quote (an unterminated quote runs
 // to the end of the line).
 func quotedPass(s string, re *regexp.Regexp, q byte) string {
@@ -93,7 +93,7 @@ func quotedPass(s string, re *regexp.Regexp, q byte) string {
 }
 
 // barePass is pass c: after ':' or '=', an unquoted value of 1–4096 characters that are not
-// white space, '"', '\'', ',' or ';'.
+// white space, '"', '\”, ',' or ';'.
 func barePass(s string) string {
 	lower := asciiLower(s)
 	var b strings.Builder

@@ -131,7 +131,7 @@ func TestCheckRules(t *testing.T) {
 		{"result_caveat blank", base(`{"status":"completed","work_package":"W","files_changed":[],"tests_run":"none","evidence":["e"],"next_action":"x","result_caveat":"\t"}`),
 			[]string{`forge.result_caveat: result_caveat must be a non-empty string when present — it answers "under what circumstances does this result NOT hold"; omit the field entirely rather than filling it with whitespace`}, 0},
 		{"unknown keys carried", base(`{"status":"failed","work_package":"W","files_changed":[],"tests_run":"none","evidence":[],"next_action":"x","extra":{"k":1}}`), nil, 0},
-		{"backticks in string cannot end block", base(`{"status":"failed","work_package":"W","files_changed":[],"tests_run":"run `+fence+`go test`+fence+`","evidence":[],"next_action":"x"}`), nil, 0},
+		{"backticks in string cannot end block", base(`{"status":"failed","work_package":"W","files_changed":[],"tests_run":"run ` + fence + `go test` + fence + `","evidence":[],"next_action":"x"}`), nil, 0},
 		{"draft then final", base(`{"status":"failed","work_package":"WP-DRAFT"}`) + base(validCompleted), nil, 1},
 		{"BOM input", "\uFEFF" + base(validCompleted), nil, 1},
 	}

@@ -42,7 +42,9 @@ type Result struct {
 
 // Line returns the stderr line of a deviation or invalid regex:
 // "output_format deviation (<mode>): <message>".
-func (r *Result) Line() string { return fmt.Sprintf("output_format deviation (%s): %s", r.Mode, r.Message) }
+func (r *Result) Line() string {
+	return fmt.Sprintf("output_format deviation (%s): %s", r.Mode, r.Message)
+}
 
 // EffectiveMode applies the precedence flag, then frontmatter, then lenient.
 func EffectiveMode(flag Mode, cfg Config) Mode {

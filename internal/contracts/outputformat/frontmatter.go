@@ -3,6 +3,8 @@ package outputformat
 import (
 	"bytes"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -128,10 +130,19 @@ func ParseSkill(data []byte) (cfg Config) {
 func yamlError(content []byte) string {
 	var v any
 	if err := safeUnmarshal(content, &v); err != nil {
-		return strings.TrimPrefix(err.Error(), "yaml: ")
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		msg = strings.TrimPrefix(msg, "unmarshal errors:\n")
+		msg = strings.Join(strings.Fields(msg), " ")
+		// yaml.v3 counts lines from the first frontmatter line; SKILL.md line 1 is the "---".
+		return yamlLineRe.ReplaceAllStringFunc(msg, func(m string) string {
+			n, _ := strconv.Atoi(yamlLineRe.FindStringSubmatch(m)[1])
+			return fmt.Sprintf("SKILL.md line %d", n+1)
+		})
 	}
 	return ""
 }
+
+var yamlLineRe = regexp.MustCompile(`\bline ([0-9]{1,9})\b`)
 
 // safeUnmarshal is yaml.Unmarshal with a recovered panic reported as an error.
 func safeUnmarshal(content []byte, v any) (err error) {
