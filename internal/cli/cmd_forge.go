@@ -45,7 +45,7 @@ type ForgeOptions struct {
 	JSON   bool
 	Getwd  func() (string, error)
 	Now    func() time.Time
-	Cancel context.Context
+	Ctx context.Context
 }
 
 // forgeFail prints lines to stderr and returns a silent error with the forge exit code.
@@ -205,8 +205,8 @@ func runForge(opts *ForgeOptions) error {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.Cancel == nil {
-		opts.Cancel = context.Background()
+	if opts.Ctx == nil {
+		opts.Ctx = context.Background()
 	}
 	switch opts.Sub {
 	case "ingest":
@@ -262,11 +262,11 @@ func checkSince(opts *ForgeOptions, res *forge.Result) error {
 	if err != nil {
 		return fmt.Errorf("--since needs a git repository at %s: %w", root, err)
 	}
-	oid, err := repo.ResolveRevision(opts.Cancel, opts.Since)
+	oid, err := repo.ResolveRevision(opts.Ctx, opts.Since)
 	if err != nil {
 		return fmt.Errorf("--since %s: %w", opts.Since, err)
 	}
-	cs, err := repo.ChangedSet(opts.Cancel, oid)
+	cs, err := repo.ChangedSet(opts.Ctx, oid)
 	if err != nil {
 		return err
 	}
