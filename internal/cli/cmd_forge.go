@@ -35,17 +35,17 @@ const (
 
 // ForgeOptions holds the flags and arguments of the forge-report subcommands.
 type ForgeOptions struct {
-	IO     *IOStreams
-	Sub    string // "validate", "ingest" or "verify"
-	RunID  string
-	Input  string // file path or "-"
-	Agent  string
-	Root   string
-	Since  string
-	JSON   bool
-	Getwd  func() (string, error)
-	Now    func() time.Time
-	Ctx context.Context
+	IO    *IOStreams
+	Sub   string // "validate", "ingest" or "verify"
+	RunID string
+	Input string // file path or "-"
+	Agent string
+	Root  string
+	Since string
+	JSON  bool
+	Getwd func() (string, error)
+	Now   func() time.Time
+	Ctx   context.Context
 }
 
 // forgeFail prints lines to stderr and returns a silent error with the forge exit code.
