@@ -9,6 +9,7 @@ import (
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/markdown"
+	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
 )
 
 // seedCorpus adds every golden input and every CommonMark example to f.
@@ -45,6 +46,7 @@ func FuzzValidate(f *testing.F) {
 	seedCorpus(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := Validate(data, "r.md")
+		checkFastAgrees(t, data)
 		if (res.Report != nil) != (len(res.Findings) == 0) {
 			t.Fatalf("Report non-nil = %v with %d findings", res.Report != nil, len(res.Findings))
 		}
@@ -94,4 +96,22 @@ func FuzzExtract(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkFastAgrees decodes data as bare YAML and checks that the fast schema check never accepts a
+// value the full jsonschema/v5 validator rejects.
+func checkFastAgrees(t *testing.T, data []byte) {
+	doc, _ := yamlstrict.Decode(data)
+	if doc == nil {
+		return
+	}
+	sd, err := loadSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sd.fastValid(doc.Value, sd.root, 0) {
+		if err := sd.compiled.Validate(doc.Value); err != nil {
+			t.Fatalf("fast check accepted a value the validator rejects: %v", err)
+		}
+	}
 }

@@ -265,6 +265,11 @@ func (c *checker) checkSchema(doc *yamlstrict.Doc) {
 		c.add(RuleOther, 0, 0, "", "the report schema is unavailable: "+err.Error())
 		return
 	}
+	if sd.fastValid(doc.Value, sd.root, 0) {
+		c.integerKinds(sd, doc)
+		c.dedupeSchema()
+		return
+	}
 	err = sd.compiled.Validate(doc.Value)
 	var ve *jsonschema.ValidationError
 	switch {
