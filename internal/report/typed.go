@@ -7,7 +7,7 @@ import (
 // buildReport converts a value that passed every stage into the typed Report (§7).
 func buildReport(loc *located) *Report {
 	root, _ := loc.doc.Value.(map[string]any)
-	r := &Report{Form: loc.form, Positions: map[string]Pos{}}
+	r := &Report{Form: loc.form, Positions: make(map[string]Pos, len(loc.doc.Nodes))}
 	if v, ok := root["schema_version"].(int64); ok {
 		r.SchemaVersion = int(v)
 	}
