@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// TestNewCmdRunTask parses flags into RunTaskOptions without running anything.
+func TestNewCmdRunTask(t *testing.T) {
+	const spec = ".mastermind/tasks/001-x/spec.md"
+	tests := []struct {
+		args    string
+		want    RunTaskOptions
+		wantErr string
+	}{
+		{args: spec, want: RunTaskOptions{Spec: spec, MaxIterations: 3, FailOn: "broken"}},
+		{args: spec + " --pre-only --max-iterations 0", want: RunTaskOptions{Spec: spec, PreOnly: true, FailOn: "broken"}},
+		{args: spec + " --reset --force-iteration", want: RunTaskOptions{Spec: spec, Reset: true, ForceIteration: true, MaxIterations: 3, FailOn: "broken"}},
+		{args: spec + " --post-only --fail-on drift --json --root /r", want: RunTaskOptions{Spec: spec, PostOnly: true, FailOn: "drift", JSON: true, Root: "/r", MaxIterations: 3}},
+		{args: spec + " --post-only --pre-only", wantErr: "cannot be used together"},
+		{args: spec + " --post-only --reset", wantErr: "cannot be used together"},
+		{args: spec + " --post-only --force-iteration", wantErr: "cannot be used together"},
+		{args: spec + " --fail-on warning", wantErr: "--fail-on must be broken or drift"},
+		{args: spec + " --max-iterations -1", wantErr: "--max-iterations must be 0 or more"},
+		{args: "", wantErr: "takes 1 argument(s), got 0"},
+		{args: spec + " other", wantErr: "takes 1 argument(s), got 2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			io := &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}
+			var got *RunTaskOptions
+			cmd := NewCmdRunTask(io, func(o *RunTaskOptions) error { got = o; return nil })
+			cmd.SetArgs(strings.Fields(tt.args))
+			cmd.SetOut(&bytes.Buffer{})
+			cmd.SetErr(&bytes.Buffer{})
+			err := cmd.Execute()
+			if tt.wantErr != "" {
+				var ue *UsageError
+				if err == nil || !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want usage error containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, *got, cmpopts.IgnoreFields(RunTaskOptions{}, "IO", "Now")); d != "" {
+				t.Fatal(d)
+			}
+		})
+	}
+}
