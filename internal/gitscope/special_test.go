@@ -495,4 +495,3 @@ func TestReportPeakRSS(t *testing.T) {
 		t.Errorf("got %q", sb.String())
 	}
 }
-
