@@ -52,6 +52,8 @@ func NewRootCmd(io *IOStreams) *cobra.Command {
 		NewCmdFilter(io, nil),
 		NewCmdForgeReport(io, nil),
 		NewCmdOutputFormat(io, nil),
+		NewCmdNewSpec(io, nil),
+		NewCmdHook(io),
 	)
 	// Unknown subcommands are usage errors (exit 2), not silently the root help.
 	root.SuggestionsMinimumDistance = 2

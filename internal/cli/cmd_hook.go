@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/scaffold"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
+	"github.com/spf13/cobra"
+)
+
+// NewCmdHook builds the `mastermind hook` command group.
+func NewCmdHook(io *IOStreams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "hook",
+		Short: "Install git hooks that run the pre-merge gate",
+		Long: `Commands that wire mastermind into git hooks.
+
+Exit status: see the subcommands.`,
+		Example: "  mastermind hook install\n  mastermind hook install --fail-on broken",
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmd.Help()
+		},
+	}
+	cmd.AddCommand(NewCmdHookInstall(io, nil))
+	return cmd
+}
+
+// HookInstallOptions holds the flags of `mastermind hook install`.
+type HookInstallOptions struct {
+	IO     *IOStreams
+	Root   string
+	Force  bool
+	FailOn string
+}
+
+const hookInstallLong = `Write a git pre-push hook that runs the pre-merge gate, "mastermind gate --fail-on drift" (with
+--fail-on broken: "mastermind gate", which blocks only broken tasks). A failing gate blocks the
+push. The hook runs $MASTERMIND when set, otherwise mastermind from PATH, and blocks the push when
+neither is found.
+
+The hooks directory is the one git uses: core.hooksPath when set (system, global or repository
+configuration; a relative path is taken from the work-tree root), otherwise the hooks folder of the
+common git directory, which linked worktrees share. It is created when missing.
+
+The hook is written atomically with mode 0755. It carries the marker comment
+"# mastermind-hook: pre-push": running install again leaves an identical hook alone ("already
+installed") and rewrites an older or differently configured one of ours. An existing hook without
+the marker is refused unless --force replaces it. A symbolic link or other non-regular file at the
+hook path is always refused, and no symlinked directory between the work tree (or git directory)
+and the hook is followed.
+
+Exit status:
+  0  the hook was installed, updated, or already installed
+  1  refused: an existing hook that mastermind did not write (use --force), or a symbolic link or
+     non-regular file at the hook path
+  2  usage error (unknown flag, --fail-on other than broken or drift, arguments given)
+  3  operational: not a git repository, a symlinked hooks directory, unreadable git configuration,
+     I/O error`
+
+// NewCmdHookInstall builds `mastermind hook install [--root DIR] [--force] [--fail-on broken|drift]`.
+// runF replaces the run function in tests.
+func NewCmdHookInstall(io *IOStreams, runF func(*HookInstallOptions) error) *cobra.Command {
+	opts := &HookInstallOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "install [--root DIR] [--force] [--fail-on broken|drift]",
+		Short: "Install a git pre-push hook that runs the gate",
+		Long:  hookInstallLong,
+		Example: `  mastermind hook install
+  mastermind hook install --fail-on broken
+  mastermind hook install --force --root ../repo`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.FailOn != "broken" && opts.FailOn != "drift" {
+				return usageErrorf("--fail-on must be broken or drift, got %q", opts.FailOn)
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runHookInstall(opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
+	f.BoolVar(&opts.Force, "force", false, "replace an existing pre-push hook that mastermind did not write")
+	f.StringVar(&opts.FailOn, "fail-on", "drift", "broken or drift: the lowest gate verdict that blocks the push")
+	_ = cmd.RegisterFlagCompletionFunc("fail-on", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"broken", "drift"}, cobra.ShellCompDirectiveNoFileComp
+	})
+	return cmd
+}
+
+func runHookInstall(opts *HookInstallOptions) error {
+	repo, err := openRepo(opts.Root)
+	if err != nil {
+		return err
+	}
+	root := repo.Root()
+	res, err := scaffold.InstallHook(root, scaffold.HookOptions{FailOn: opts.FailOn, Force: opts.Force})
+	for _, f := range res.Location.Unsure {
+		fmt.Fprintf(opts.IO.ErrOut, "mastermind: warning: %s has includeIf sections that mastermind cannot evaluate; if one sets core.hooksPath, git will not run this hook\n", textsafe.Escape(f))
+	}
+	display := textsafe.Escape(hookDisplayPath(root, res.Path))
+	var re *scaffold.RefusedError
+	if errors.As(err, &re) {
+		return &NotPassedError{Msg: fmt.Sprintf("refused: %s %s", textsafe.Escape(hookDisplayPath(root, re.Path)), re.Reason)}
+	}
+	if err != nil {
+		return err
+	}
+	var msg string
+	switch res.Action {
+	case scaffold.HookUnchanged:
+		msg = "pre-push hook already installed: " + display
+	case scaffold.HookUpdated:
+		msg = "pre-push hook updated: " + display
+	case scaffold.HookReplaced:
+		msg = "pre-push hook replaced (--force): " + display
+	default:
+		msg = "pre-push hook installed: " + display
+	}
+	if res.Location.Source == "core.hooksPath" {
+		msg += " (core.hooksPath)"
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, msg)
+	return err
+}
+
+// hookDisplayPath shows p relative to root (slash-separated) when it lies inside it, else absolute.
+func hookDisplayPath(root, p string) string {
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return p
+	}
+	return filepath.ToSlash(rel)
+}
