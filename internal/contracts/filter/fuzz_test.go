@@ -57,3 +57,29 @@ func FuzzFilter(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseBrief feeds arbitrary briefs (and so arbitrary OUTPUT schemas) through ParseBrief and,
+// when a declaration results, validates a fixed return with it: neither may panic, and a brief
+// is either a declaration or an error, never both or neither.
+func FuzzParseBrief(f *testing.F) {
+	for _, name := range []string{"brief.md", "headings-brief.md"} {
+		if b, err := os.ReadFile(filepath.Join("testdata", name)); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("## OUTPUT\n```json-schema\n{\"$ref\": \"#\"}\n```\n"))
+	f.Add([]byte("## OUTPUT\n```json-schema\n{\"properties\": {\"a\": {\"$ref\": \"#/properties/a\"}}}\n```\n"))
+	f.Add([]byte("# Output (v2)\n```headings\n## A ##\nB\n```\n## NEEDS INPUT\n"))
+	f.Fuzz(func(t *testing.T, brief []byte) {
+		d, err := ParseBrief(brief, "b.md")
+		if (d == nil) == (err == nil) {
+			t.Fatalf("ParseBrief returned %v and %v", d, err)
+		}
+		if d == nil {
+			return
+		}
+		if _, err := Check(context.Background(), []byte(validJSON), d, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -104,22 +104,28 @@ func (s *Schema) RequiredTopLevel() []string {
 }
 
 // resolve expands a schema node into the nodes that apply to the same instance: itself, its local
-// $ref targets and its allOf members, recursively (bounded).
-func (s *Schema) resolve(n *Value, depth int) []*Value {
-	if n == nil || n.Kind != KindObject || depth > 16 {
-		return nil
-	}
-	out := []*Value{n}
-	if ref, ok := n.Get("$ref"); ok && ref.Kind == KindString {
-		if t := s.pointer(ref.Str); t != nil {
-			out = append(out, s.resolve(t, depth+1)...)
+// $ref targets and its allOf members, recursively. Each node appears once, so reference cycles
+// and repeated references stay linear.
+func (s *Schema) resolve(n *Value, _ int) []*Value {
+	var out []*Value
+	seen := map[*Value]bool{}
+	var walk func(n *Value, depth int)
+	walk = func(n *Value, depth int) {
+		if n == nil || n.Kind != KindObject || seen[n] || depth > 32 || len(out) > 256 {
+			return
+		}
+		seen[n] = true
+		out = append(out, n)
+		if ref, ok := n.Get("$ref"); ok && ref.Kind == KindString {
+			walk(s.pointer(ref.Str), depth+1)
+		}
+		if all, ok := n.Get("allOf"); ok && all.Kind == KindArray {
+			for _, m := range all.Items {
+				walk(m, depth+1)
+			}
 		}
 	}
-	if all, ok := n.Get("allOf"); ok && all.Kind == KindArray {
-		for _, m := range all.Items {
-			out = append(out, s.resolve(m, depth+1)...)
-		}
-	}
+	walk(n, 0)
 	return out
 }
 
