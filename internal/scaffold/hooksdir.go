@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mastermind-controller/mastermind/internal/fsx"
 	format "github.com/go-git/go-git/v5/plumbing/format/config"
+	"github.com/mastermind-controller/mastermind/internal/fsx"
 )
 
 // maxConfigBytes bounds each git configuration file read by HooksDir.

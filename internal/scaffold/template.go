@@ -82,7 +82,7 @@ expected_docs:
 	return []byte(b.String())
 }
 
-// yamlSingleQuoted quotes s as a YAML single-quoted scalar: the only escape is '' for '.
+// yamlSingleQuoted quotes s as a YAML single-quoted scalar, in which a quote is written twice.
 // Callers pass one-line text without control characters (CheckTitle).
 func yamlSingleQuoted(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
