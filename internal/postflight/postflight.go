@@ -102,11 +102,12 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Result, erro
 	vfs, vev := checkVerification(c.task.Root, sp, rep)
 	fs = append(fs, vfs...)
 	a.Verification = vev
-	if c.opts.Claims != nil {
-		ev, cfs := c.opts.Claims(ctx, ClaimsInput{Root: c.task.Root, Baseline: st.BaselineRef, Report: rep, Changed: dUTF8})
-		a.ClaimChecks = ev
-		fs = append(fs, cfs...)
+	checks, cfs, err := c.checkClaims(ctx, rep, st.BaselineRef, dUTF8)
+	if err != nil {
+		return res, err
 	}
+	a.ClaimChecks = checks
+	fs = append(fs, cfs...)
 	// Step 6: verdict.
 	SortAudit(fs)
 	return c.finish(ctx, &st, a, fs, cs, dUTF8, raw)

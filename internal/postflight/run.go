@@ -20,6 +20,9 @@ type Git interface {
 	ChangedSet(ctx context.Context, baseline string) (*gitscope.ChangedSet, error)
 	BaselineEntries(ctx context.Context, baseline string, paths []string) (map[string]gitscope.EntryType, error)
 	DiffStat(ctx context.Context, baseline string) (string, error)
+	// BaselineBlob and ListFiles feed the claims checks (§10.6).
+	BaselineBlob(ctx context.Context, baseline, path string) (data []byte, ok bool, err error)
+	ListFiles(ctx context.Context) ([]string, error)
 }
 
 // Mode selects the phase flags of run-task (§2).
@@ -52,19 +55,6 @@ const (
 	OutcomeError          = "error"
 )
 
-// ClaimsChecker is the hook for the claims checks of §10.6 (internal/claims). It returns the
-// claim_checks evidence value (a JSON-encodable list; nil means not evaluated) and the claim
-// findings to append. A nil Options.Claims leaves claim_checks null.
-type ClaimsChecker func(ctx context.Context, in ClaimsInput) (evidence any, findings []finding.Finding)
-
-// ClaimsInput is what a ClaimsChecker receives.
-type ClaimsInput struct {
-	Root     string
-	Baseline string
-	Report   any              // the typed *report.Report
-	Changed  []gitscope.Entry // D, UTF-8 entries only
-}
-
 // Options configure one run-task invocation.
 type Options struct {
 	Git            Git
@@ -77,8 +67,6 @@ type Options struct {
 	Now func() time.Time
 	// Warn receives advisory warnings (lesson write failures); io.Discard when nil.
 	Warn io.Writer
-	// Claims is the §10.6 hook; nil leaves claim_checks null.
-	Claims ClaimsChecker
 }
 
 // Artifacts are the artifact paths of the --json envelope; empty means null.
