@@ -32,42 +32,104 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Result, erro
 	if err := c.writeState(&st); err != nil {
 		return res, err
 	}
-	// Step 2: spec binding.
-	raw, err := fsx.ReadInRoot(c.task.Root, c.task.Spec, spec.MaxBytes)
-	if err != nil && fsx.ReasonOf(err) == "" {
-		return res, fmt.Errorf("read %s: %w", c.task.Spec, err)
+	ar, err := c.computeAudit(ctx, &st, nil)
+	if err != nil {
+		return res, err
 	}
-	if err != nil || sha256Hex(raw) != st.SpecHash {
+	return c.persistAudit(ctx, &st, ar)
+}
+
+// auditRun is the outcome of post-flight steps 2–6 (computeAudit), computed without writing
+// anything; persistAudit applies steps 7–11 to it. The gate (gate.go) uses computeAudit alone.
+type auditRun struct {
+	// SpecChanged: step 2 refused the audit (spec unreadable or its hash is not state.spec_hash).
+	SpecChanged bool
+	SpecRaw     []byte
+	// Audit has Verdict, Counts and Findings set.
+	Audit *Audit
+	// Findings are the sorted audit findings; for a rejected report, the one rejection finding.
+	Findings []finding.Finding
+	// Rejection is non-nil for a rejected report (§4 step 3, §10.1).
+	Rejection *rejection
+	// Changed and D (UTF-8 entries of D only) are nil for a rejected report.
+	Changed *gitscope.ChangedSet
+	D       []gitscope.Entry
+}
+
+// specInput is a spec the caller has already read (err: a read refusal with an fsx reason) and
+// parsed, so that computeAudit neither reads nor parses it again.
+type specInput struct {
+	Raw      []byte
+	Err      error
+	Spec     *spec.Spec
+	Findings []finding.Finding
+}
+
+// persistAudit applies the outcome of computeAudit to st: the spec-changed refusal, a rejected
+// report, or steps 7–11.
+func (c *controller) persistAudit(ctx context.Context, st *State, ar *auditRun) (*Result, error) {
+	switch {
+	case ar.SpecChanged:
 		st.Status, st.NextStep, st.Risk, st.BlockingReason, st.LastArtifact = StatusHeld, NextRunPreflight, RiskMedium, reasonSpecChanged, ArtifactSpec
-		if err := c.writeState(&st); err != nil {
-			return res, err
+		if err := c.writeState(st); err != nil {
+			return c.res, err
 		}
 		return c.refuse(PhasePostflight, OutcomePostRefused, reasonSpecChanged), nil
+	case ar.Rejection != nil:
+		c.res.ReportViolations = ar.Audit.Violations
+		return c.rejectCommon(st, ar.Audit, *ar.Rejection)
 	}
-	sp, specFindings := spec.Parse(raw, c.task.Spec)
+	return c.finish(ctx, st, ar.Audit, ar.Findings, ar.Changed, ar.D, ar.SpecRaw)
+}
+
+// computeAudit runs post-flight steps 2–6 for st without writing anything. pre, when non-nil,
+// is the spec as already read and parsed. An error is operational (exit 3).
+func (c *controller) computeAudit(ctx context.Context, st *State, pre *specInput) (*auditRun, error) {
+	// Step 2: spec binding.
+	var raw []byte
+	var err error
+	if pre != nil {
+		raw, err = pre.Raw, pre.Err
+	} else {
+		raw, err = fsx.ReadInRoot(c.task.Root, c.task.Spec, spec.MaxBytes)
+	}
+	if err != nil && fsx.ReasonOf(err) == "" {
+		return nil, fmt.Errorf("read %s: %w", c.task.Spec, err)
+	}
+	if err != nil || sha256Hex(raw) != st.SpecHash {
+		return &auditRun{SpecChanged: true}, nil
+	}
+	var sp *spec.Spec
+	var specFindings []finding.Finding
+	if pre != nil && pre.Spec != nil {
+		sp, specFindings = pre.Spec, pre.Findings
+	} else {
+		sp, specFindings = spec.Parse(raw, c.task.Spec)
+	}
 	a := &Audit{Spec: c.task.Spec, Baseline: st.BaselineRef, Scope: scopeEvidence(sp)}
+	ar := &auditRun{SpecRaw: raw, Audit: a}
 	if oid, unborn, err := c.git.Head(ctx); err != nil {
-		return res, err
+		return nil, err
 	} else if !unborn {
 		a.Head = &oid
 	}
 	// Step 3: executor report.
 	rr, err := report.ReadInRepo(c.task.Root, c.task.ReportRel())
 	if err != nil {
-		return res, err
+		return nil, err
 	}
 	if len(rr.Findings) > 0 {
-		return c.rejected(ctx, &st, a, rr)
+		return ar.reject(rejectionFor(a, rr)), nil
 	}
 	rep := rr.Report
 	if f, ok := c.checkCompletion(rep); !ok {
-		return c.rejectedIdentity(ctx, &st, a, rep, f)
+		return ar.reject(identityRejection(a, rep, f)), nil
 	}
 	a.Report = reportEvidence(rep, nil)
 	// Step 4: changed set.
 	cs, err := c.git.ChangedSet(ctx, st.BaselineRef)
 	if err != nil {
-		return res, err
+		return nil, err
 	}
 	d := cs.WithoutControl()
 	a.ChangedSet = changedEvidence(cs, d)
@@ -96,7 +158,7 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Result, erro
 	fs = append(fs, checkScope(sp, dUTF8, dset)...)
 	dfs, err := c.checkDeclared(ctx, sp, st.BaselineRef, dset)
 	if err != nil {
-		return res, err
+		return nil, err
 	}
 	fs = append(fs, dfs...)
 	vfs, vev := checkVerification(c.task.Root, sp, rep)
@@ -104,13 +166,16 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Result, erro
 	a.Verification = vev
 	checks, cfs, err := c.checkClaims(ctx, rep, st.BaselineRef, dUTF8)
 	if err != nil {
-		return res, err
+		return nil, err
 	}
 	a.ClaimChecks = checks
 	fs = append(fs, cfs...)
 	// Step 6: verdict.
 	SortAudit(fs)
-	return c.finish(ctx, &st, a, fs, cs, dUTF8, raw)
+	e, w := finding.Count(fs)
+	a.Verdict, a.Counts, a.Findings = Verdict(fs), Counts{e, w}, fs
+	ar.Findings, ar.Changed, ar.D = fs, cs, dUTF8
+	return ar, nil
 }
 
 // finish applies steps 6–11 to a completed check run.
@@ -252,8 +317,26 @@ func defectDetail(rep *report.Report) string {
 	return s
 }
 
-// rejected handles a report with validation findings (§4 step 3).
-func (c *controller) rejected(ctx context.Context, st *State, a *Audit, rr report.Result) (*Result, error) {
+// rejection is a rejected executor report: its one audit finding, the state's blocking reason,
+// the fingerprint lines (§6) and the lessons "Observed" text (§11).
+type rejection struct {
+	Finding  finding.Finding
+	Blocking string
+	Lines    []string
+	Observed string
+}
+
+// reject records r as the outcome of ar (verdict broken, one error finding).
+func (ar *auditRun) reject(r *rejection) *auditRun {
+	ar.Rejection = r
+	ar.Findings = []finding.Finding{r.Finding}
+	ar.Audit.Verdict, ar.Audit.Counts, ar.Audit.Findings = VerdictBroken, Counts{Errors: 1}, ar.Findings
+	return ar
+}
+
+// rejectionFor describes a report with validation findings (§4 step 3) and fills a's report
+// evidence.
+func rejectionFor(a *Audit, rr report.Result) *rejection {
 	reason := ReasonReportInvalid
 	var msgs []string
 	for _, f := range rr.Findings {
@@ -272,28 +355,28 @@ func (c *controller) rejected(ctx context.Context, st *State, a *Audit, rr repor
 	}
 	f := findReportRejected(reason, firstPlus(msgs))
 	a.Violations = rr.Findings
-	c.res.ReportViolations = rr.Findings
 	var lines []string
 	for _, v := range rr.Findings {
 		lines = append(lines, KindExecutorReportRejected+"\x1f"+v.Rule+"\x1f"+v.Pointer)
 	}
-	return c.rejectCommon(st, a, f, "executor report rejected: "+firstPlus(msgs), lines,
-		fmt.Sprintf("contract broken; 1× executor report rejected (%s)", reason))
+	return &rejection{Finding: f, Blocking: "executor report rejected: " + firstPlus(msgs), Lines: lines,
+		Observed: fmt.Sprintf("contract broken; 1× executor report rejected (%s)", reason)}
 }
 
-// rejectedIdentity handles a valid report that fails §10.1.
-func (c *controller) rejectedIdentity(ctx context.Context, st *State, a *Audit, rep *report.Report, f finding.Finding) (*Result, error) {
+// identityRejection describes a valid report that fails §10.1 and fills a's report evidence.
+func identityRejection(a *Audit, rep *report.Report, f finding.Finding) *rejection {
 	a.Report = reportEvidence(rep, nil)
 	reason := f.FieldString("reason")
 	detail := strings.TrimPrefix(f.Message, fmt.Sprintf("executor report rejected (%s): ", reason))
-	return c.rejectCommon(st, a, f, "executor report rejected: "+detail,
-		[]string{KindExecutorReportRejected + "\x1f" + reason},
-		fmt.Sprintf("contract broken; 1× executor report rejected (%s)", reason))
+	return &rejection{Finding: f, Blocking: "executor report rejected: " + detail,
+		Lines:    []string{KindExecutorReportRejected + "\x1f" + reason},
+		Observed: fmt.Sprintf("contract broken; 1× executor report rejected (%s)", reason)}
 }
 
 // rejectCommon writes audit.md and state for a rejected report.
-func (c *controller) rejectCommon(st *State, a *Audit, f finding.Finding, blocking string, lines []string, observed string) (*Result, error) {
+func (c *controller) rejectCommon(st *State, a *Audit, r rejection) (*Result, error) {
 	res := c.res
+	f, blocking, lines, observed := r.Finding, r.Blocking, r.Lines, r.Observed
 	fs := []finding.Finding{f}
 	a.Verdict, a.Counts, a.Findings = VerdictBroken, Counts{Errors: 1}, fs
 	res.Findings = fs
