@@ -8,13 +8,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/spec"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
 // Snapshot limits (§8.2).
@@ -33,11 +33,18 @@ func (c *controller) held(ctx context.Context, st *State, a *Audit, cs *gitscope
 	if err != nil {
 		return res, err
 	}
-	if err := os.MkdirAll(c.task.Abs(".mastermind/releases"), 0o755); err != nil {
-		return res, err
-	}
+	// The releases directory is created only after checking that no symlink leads out of the
+	// repository (.mastermind itself was checked by ResolveTask).
 	if err := fsx.CheckNoSymlink(c.task.Root, ".mastermind/releases"); err != nil {
-		return res, fmt.Errorf("release notes directory: %w", err)
+		if fsx.ReasonOf(err) != fsx.ReasonMissing {
+			return res, fmt.Errorf("release notes directory .mastermind/releases: %w", err)
+		}
+		if err := os.Mkdir(c.task.Abs(".mastermind/releases"), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return res, fmt.Errorf("create .mastermind/releases: %w", err)
+		}
+		if err := fsx.CheckNoSymlink(c.task.Root, ".mastermind/releases"); err != nil {
+			return res, fmt.Errorf("release notes directory .mastermind/releases: %w", err)
+		}
 	}
 	if err := fsx.WriteFileAtomic(c.task.Abs(c.task.ReleaseNotesRel()), notes, 0o644); err != nil {
 		return res, fmt.Errorf("write %s: %w", c.task.ReleaseNotesRel(), err)
@@ -58,19 +65,24 @@ func (c *controller) held(ctx context.Context, st *State, a *Audit, cs *gitscope
 		}
 		return c.refuse(PhasePostflight, OutcomePostRefused, st.BlockingReason), nil
 	}
-	if err := c.writeHistoryReview(snap); err != nil {
+	complete, err := c.writeHistoryReview(snap)
+	if err != nil {
 		return res, err
 	}
 	st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusHistoryReviewRequired, NextReviewHistory, RiskLow, ArtifactHistoryReview
 	st.BlockingReason, st.HistorySnapshotSHA256 = "", snap
+	res.Artifacts.HistoryReview = c.task.HistoryReviewRel()
+	res.Text = auditText(auditBytes) + fmt.Sprintf("audit: %s\nrelease notes: %s\n", c.task.AuditRel(), c.task.ReleaseNotesRel())
+	if complete {
+		// Step 11.5: a complete review for this very snapshot already exists.
+		return c.learn(st)
+	}
 	if err := c.writeState(st); err != nil {
 		return res, err
 	}
 	res.Outcome, res.ExitCode = OutcomePostHeld, 0
 	res.Message = "post-flight verdict: ✅ Held — errors: 0, warnings: 0"
-	res.Artifacts.HistoryReview = c.task.HistoryReviewRel()
-	res.Text = auditText(auditBytes) + fmt.Sprintf("audit: %s\nrelease notes: %s\nnext: complete %s, then run: mastermind run-task %s\n",
-		c.task.AuditRel(), c.task.ReleaseNotesRel(), c.task.HistoryReviewRel(), c.task.Spec)
+	res.Text += fmt.Sprintf("next: complete %s, then run: mastermind run-task %s\n", c.task.HistoryReviewRel(), c.task.Spec)
 	return res, nil
 }
 
@@ -108,13 +120,13 @@ func (c *controller) releaseNotes(ctx context.Context, sp *spec.Spec, baseline s
 	}
 	slices.Sort(untracked)
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# %s\n\n## Summary\n\n%s\n\n## Tests\n\n%s\n\n## Diff\n\n```text\n", title,
+	fmt.Fprintf(&b, "# %s\n\n## Summary\n\n%s\n\n## Tests\n\n%s\n\n## Diff\n\n```text\n", textsafe.Escape(title),
 		section("Goals", "_The spec has no Goals section._"), section("Tests Plan", "_The spec has no Tests Plan section._"))
 	b.WriteString(stat)
 	if len(untracked) > 0 {
 		b.WriteString("Untracked files:\n")
 		for _, p := range untracked {
-			fmt.Fprintf(&b, "  %s\n", p)
+			fmt.Fprintf(&b, "  %s\n", textsafe.Escape(p))
 		}
 	}
 	b.WriteString("```\n\n---\nAudit: ✅ Held\n")
@@ -199,8 +211,6 @@ func parentOf(rel string) string {
 	return ""
 }
 
-var snapshotLine = regexp.MustCompile(`(?m)^- \*\*Audit snapshot:\*\* ([0-9a-f]{64})\s*$`)
-
 // HistoryReviewTemplate renders the pending history-review.md of §8.2.
 func HistoryReviewTemplate(t Task, snapshot string) []byte {
 	return []byte(fmt.Sprintf(`# History review — %s
@@ -218,30 +228,36 @@ Reason: one sentence explaining both choices.
 `, t.Name, snapshot, t.Spec, t.AuditRel(), t.ReleaseNotesRel()))
 }
 
-// writeHistoryReview creates or refreshes history-review.md (§4 step 11.3). A review for the same
-// snapshot is kept as is; a review for another snapshot is archived as
-// history-review.<old snapshot>.md first.
-func (c *controller) writeHistoryReview(snap string) error {
+// writeHistoryReview creates or refreshes history-review.md (§4 step 11.3, §8.2) and reports
+// whether the review already present is complete for snap (step 11.5). A review whose Audit
+// snapshot is snap is kept as it is. Any other review is archived first, byte for byte, as
+// history-review.<old snapshot>.md (the old snapshot is the review's own Audit snapshot field, or
+// the SHA-256 of its bytes when that field is unusable), then a fresh pending review is written.
+// Writes are atomic; a symlinked or non-regular review or archive path, or a review over 1 MiB,
+// is refused as an operational error before anything is written.
+func (c *controller) writeHistoryReview(snap string) (complete bool, err error) {
 	rel := c.task.HistoryReviewRel()
-	old, err := fsx.ReadFile(c.task.Abs(rel), MaxStateBytes)
+	old, err := fsx.ReadInRoot(c.task.Root, rel, MaxReviewBytes)
 	switch {
 	case err == nil:
-		oldSnap := sha256Hex(old)
-		if m := snapshotLine.FindSubmatch(bytes.ReplaceAll(old, []byte("\r\n"), []byte("\n"))); m != nil {
-			oldSnap = string(m[1])
-		}
+		oldSnap := reviewSnapshot(old)
 		if oldSnap == snap {
-			return nil
+			return len(CheckReview(old, snap)) == 0, nil
 		}
-		archive := c.task.Abs(fmt.Sprintf("%s/history-review.%s.md", c.task.Dir, oldSnap))
-		if err := fsx.WriteFileAtomic(archive, old, 0o644); err != nil {
-			return fmt.Errorf("archive %s: %w", rel, err)
+		if oldSnap == "" {
+			oldSnap = sha256Hex(old)
 		}
+		archiveRel := fmt.Sprintf("%s/history-review.%s.md", c.task.Dir, oldSnap)
+		if err := fsx.WriteFileAtomic(c.task.Abs(archiveRel), old, 0o644); err != nil {
+			return false, fmt.Errorf("archive %s as %s: %w", rel, archiveRel, err)
+		}
+	case fsx.ReasonOf(err) == fsx.ReasonTooLarge:
+		return false, fmt.Errorf("%s is larger than %d bytes (1 MiB) and cannot be archived; move it away and rerun post-flight", rel, MaxReviewBytes)
 	case fsx.ReasonOf(err) != fsx.ReasonMissing:
-		return fmt.Errorf("read %s: %w", rel, err)
+		return false, fmt.Errorf("%s is refused: %w", rel, err)
 	}
 	if err := fsx.WriteFileAtomic(c.task.Abs(rel), HistoryReviewTemplate(c.task, snap), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", rel, err)
+		return false, fmt.Errorf("write %s: %w", rel, err)
 	}
-	return nil
+	return false, nil
 }

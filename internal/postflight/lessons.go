@@ -12,6 +12,8 @@ import (
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/markdown"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
 // Lesson kinds (§11).
@@ -77,9 +79,9 @@ func (c *controller) doUpsertLesson(ev lessonEvent) error {
 		return err
 	}
 	date := c.now().UTC().Format("2006-01-02")
-	updated := UpsertLesson(old, c.task, ev.Kind, ev.Observed, date)
-	if updated == nil {
-		return nil
+	updated, err := UpsertLessonText(old, c.task, ev.Kind, ev.Observed, date)
+	if err != nil || updated == nil {
+		return err
 	}
 	if len(updated) > MaxLessonsBytes {
 		return fmt.Errorf("the file would exceed %d bytes", MaxLessonsBytes)
@@ -90,30 +92,52 @@ func (c *controller) doUpsertLesson(ev lessonEvent) error {
 	return fsx.WriteFileAtomic(path, updated, 0o644)
 }
 
-var (
-	fieldLine = regexp.MustCompile(`^- \*\*([A-Za-z ]+):\*\* (.*)$`)
-)
+// lessonField matches an entry field line "- **Name:** value" (§11 entry shape).
+var lessonField = regexp.MustCompile(`^- \*\*([A-Za-z ]+):\*\*(.*)$`)
 
 // UpsertLesson returns the lessons file content after upserting the entry (task, kind) with the
-// given Observed text and date (YYYY-MM-DD), or nil when the entry exists with a Status other
-// than candidate (left untouched). old may be empty (a new file).
+// given Observed text and date (YYYY-MM-DD), or nil when nothing may be written: the entry exists
+// with a Status other than candidate, or it is malformed (see UpsertLessonText).
 func UpsertLesson(old []byte, t Task, kind, observed, date string) []byte {
+	out, err := UpsertLessonText(old, t, kind, observed, date)
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// UpsertLessonText applies the §11 upsert rules to the lessons file content old (empty for a new
+// file, which starts with the "# mastermind lessons" header and its comment line):
+//   - no entry "## lesson-<id>" yet: a new candidate entry is appended (Occurrences 1);
+//   - an entry whose Status is exactly "candidate": Occurrences is increased and Last seen,
+//     Observed and Latest event evidence are replaced; every other byte is kept;
+//   - an entry with any other Status: (nil, nil), left untouched.
+//
+// Only prose lines count (markdown: not in fenced or indented code, HTML comments or block
+// quotes), so a heading or field quoted in a code block is never taken for an entry. An entry
+// whose Status, Occurrences, Last seen, Observed or Latest event evidence field is missing,
+// repeated or (Occurrences) not a positive integer is malformed: it is left untouched and an
+// error says why. CRLF line endings are rewritten as LF.
+func UpsertLessonText(old []byte, t Task, kind, observed, date string) ([]byte, error) {
 	id := LessonID(t.Name, kind)
 	text := strings.ReplaceAll(string(old), "\r\n", "\n")
 	if text == "" {
 		text = lessonsHeader
 	}
+	evidence, evidence2 := t.AuditRel(), t.ReportRel()
+	if kind == LessonIterationBudget {
+		evidence, evidence2 = t.Spec, t.StateRel()
+	}
+	d := markdown.Parse([]byte(text))
+	prose := ProseLines(d)
 	lines := strings.Split(text, "\n")
+	isProse := func(i int) bool { return i+1 < len(prose) && prose[i+1] }
 	start := -1
 	for i, l := range lines {
-		if strings.TrimRight(l, " \t") == "## "+id {
+		if isProse(i) && strings.TrimRight(l, " \t") == "## "+id {
 			start = i
 			break
 		}
-	}
-	evidence := t.AuditRel()
-	if kind == LessonIterationBudget {
-		evidence = t.Spec
 	}
 	if start < 0 {
 		if !strings.HasSuffix(text, "\n") {
@@ -134,41 +158,47 @@ func UpsertLesson(old []byte, t Task, kind, observed, date string) []byte {
 - **Evidence:** %s; %s
 - **Supersedes:** none
 - **Reusable lesson:** pending semantic review
-`, id, date, date, t.Name, kind, observed, evidence, evidence, t.ReportRel())
-		return []byte(text)
+`, id, date, date, t.Name, kind, observed, evidence, evidence, evidence2)
+		return []byte(text), nil
 	}
 	end := len(lines)
 	for i := start + 1; i < len(lines); i++ {
-		if strings.HasPrefix(lines[i], "## ") || strings.HasPrefix(lines[i], "# ") {
+		if isProse(i) && (strings.HasPrefix(lines[i], "## ") || strings.HasPrefix(lines[i], "# ") || lines[i] == "#" || lines[i] == "##") {
 			end = i
 			break
 		}
 	}
-	status := ""
+	at := map[string][]int{}
 	for i := start + 1; i < end; i++ {
-		if m := fieldLine.FindStringSubmatch(lines[i]); m != nil && m[1] == "Status" {
-			status = strings.TrimSpace(m[2])
-		}
-	}
-	if status != "candidate" {
-		return nil
-	}
-	for i := start + 1; i < end; i++ {
-		m := fieldLine.FindStringSubmatch(lines[i])
-		if m == nil {
+		if !isProse(i) {
 			continue
 		}
-		switch m[1] {
-		case "Occurrences":
-			n, _ := strconv.Atoi(strings.TrimSpace(m[2]))
-			lines[i] = fmt.Sprintf("- **Occurrences:** %d", n+1)
-		case "Last seen":
-			lines[i] = "- **Last seen:** " + date
-		case "Observed":
-			lines[i] = "- **Observed:** " + observed
-		case "Latest event evidence":
-			lines[i] = "- **Latest event evidence:** " + evidence
+		if m := lessonField.FindStringSubmatch(lines[i]); m != nil {
+			at[m[1]] = append(at[m[1]], i)
 		}
 	}
-	return []byte(strings.Join(lines, "\n"))
+	value := func(name string) string {
+		m := lessonField.FindStringSubmatch(lines[at[name][0]])
+		return strings.TrimSpace(m[2])
+	}
+	if n := len(at["Status"]); n != 1 {
+		return nil, fmt.Errorf("entry %s has %d Status fields (expected exactly one); it was left untouched", id, n)
+	}
+	if value("Status") != "candidate" {
+		return nil, nil
+	}
+	for _, name := range []string{"Occurrences", "Last seen", "Observed", "Latest event evidence"} {
+		if n := len(at[name]); n != 1 {
+			return nil, fmt.Errorf("entry %s has %d %s fields (expected exactly one); it was left untouched", id, n, name)
+		}
+	}
+	n, err := strconv.Atoi(value("Occurrences"))
+	if err != nil || n < 1 {
+		return nil, fmt.Errorf("entry %s has Occurrences %q (expected a positive integer); it was left untouched", id, textsafe.Escape(value("Occurrences")))
+	}
+	lines[at["Occurrences"][0]] = fmt.Sprintf("- **Occurrences:** %d", n+1)
+	lines[at["Last seen"][0]] = "- **Last seen:** " + date
+	lines[at["Observed"][0]] = "- **Observed:** " + observed
+	lines[at["Latest event evidence"][0]] = "- **Latest event evidence:** " + evidence
+	return []byte(strings.Join(lines, "\n")), nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -129,7 +130,7 @@ func (c *controller) warnf(format string, a ...any) {
 }
 
 // Run executes run-task (§2): guards in order (paths, lock, state), then pre-flight, post-flight
-// or the completion placeholder according to the state and Mode. The flag guard (conflicting
+// or completion (§8.3) according to the state and Mode. The flag guard (conflicting
 // phase flags) is the caller's. A *SpecPathError is a usage error (exit 2); any other returned
 // error is operational (exit 3), and the returned Result (never nil) then has Outcome "error".
 func Run(ctx context.Context, opts Options) (*Result, error) {
@@ -175,32 +176,19 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	case st.NextStep == NextRunPreflight:
 		return c.refuse(PhasePostflight, OutcomePostRefused, "pre-flight is required: "+st.BlockingReason), nil
 	case opts.Mode == ModeAuto && (st.Status == StatusHistoryReviewRequired || st.Status == StatusLearned):
-		return c.completionStatus(st), nil
+		return c.completion(ctx, st)
 	}
-	return c.postflight(ctx, st)
+	r, err := c.postflight(ctx, st)
+	if err == nil && r.State != nil && r.State.NextStep == NextReturnToDesign {
+		r.Text += "next: return to design — " + strings.TrimPrefix(streakSuffix, "; ") + "\n"
+	}
+	return r, err
 }
 
 // refuse ends the run with exit 1 and message, changing nothing.
 func (c *controller) refuse(phase, outcome, msg string) *Result {
 	c.res.Phase, c.res.Outcome, c.res.ExitCode, c.res.Message = phase, outcome, 1, msg
 	c.res.Text = "❌ " + msg + "\n"
-	return c.res
-}
-
-// completionStatus reports a task awaiting its history review, or a learned task. Completion to
-// learned (§8.3) is not implemented yet: the state is left unchanged.
-func (c *controller) completionStatus(st *State) *Result {
-	c.res.Phase = PhaseCompletion
-	c.res.ExitCode = 0
-	if st.Status == StatusLearned {
-		c.res.Outcome = OutcomeCompleted
-		c.res.Message = fmt.Sprintf("task %s is learned; nothing to do", c.task.Name)
-	} else {
-		c.res.Outcome = OutcomeHistoryPending
-		c.res.Message = fmt.Sprintf("history review pending: complete %s", c.task.HistoryReviewRel())
-		c.res.Artifacts.HistoryReview = c.task.HistoryReviewRel()
-	}
-	c.res.Text = c.res.Message + "\n"
 	return c.res
 }
 

@@ -1,0 +1,148 @@
+package postflight
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
+)
+
+// reasonInputsChanged is the blocking_reason of §8.3 step 1.
+const reasonInputsChanged = "audited inputs changed since the held audit; rerun post-flight"
+
+// RuleReviewIncomplete is the rule id of the findings that list what a history review still
+// lacks (§8.3 step 2) in the --json envelope of a history_pending completion. They are warnings:
+// a pending review exits 0.
+const RuleReviewIncomplete = "history_review.incomplete"
+
+// completion runs §8.3 for a task whose status is history_review_required or learned, invoked
+// without phase flags. A learned task is stable: its status is printed and nothing is read or
+// written. Otherwise the history snapshot is recomputed from the current inputs (running
+// gitscope): a different snapshot puts the task back to audit_required / run_audit (exit 1,
+// post_refused); an incomplete review leaves the state unchanged and lists what is missing (exit 0,
+// history_pending); a complete review closes the task as learned / close (exit 0, completed).
+func (c *controller) completion(ctx context.Context, st *State) (*Result, error) {
+	res := c.res
+	res.Phase = PhaseCompletion
+	if st.Status == StatusLearned {
+		res.Outcome, res.ExitCode = OutcomeCompleted, 0
+		res.Message = fmt.Sprintf("task %s is learned (learned/close); nothing to do", c.task.Name)
+		res.Artifacts.HistoryReview = c.task.HistoryReviewRel()
+		res.Text = fmt.Sprintf("✅ %s\n  history review: %s\n  to re-audit it, run: mastermind run-task %s --post-only\n",
+			res.Message, c.task.HistoryReviewRel(), c.task.Spec)
+		return res, nil
+	}
+	snap, err := c.currentSnapshot(ctx, st)
+	if err != nil {
+		return res, err
+	}
+	if snap != st.HistorySnapshotSHA256 {
+		ns := *st
+		ns.Status, ns.NextStep, ns.BlockingReason = StatusAuditRequired, NextRunAudit, reasonInputsChanged
+		ns.ClearVerdict()
+		if err := c.writeState(&ns); err != nil {
+			return res, err
+		}
+		r := c.refuse(PhaseCompletion, OutcomePostRefused, reasonInputsChanged)
+		r.Text += fmt.Sprintf("  next: run: mastermind run-task %s --post-only\n", c.task.Spec)
+		return r, nil
+	}
+	problems, err := c.reviewProblems(snap)
+	if err != nil {
+		return res, err
+	}
+	res.Artifacts.HistoryReview = c.task.HistoryReviewRel()
+	if len(problems) > 0 {
+		return c.historyPending(problems), nil
+	}
+	return c.learn(st)
+}
+
+// reviewProblems reads history-review.md and checks it against snap (§8.2 "Complete").
+func (c *controller) reviewProblems(snap string) ([]ReviewProblem, error) {
+	data, prob, err := readReview(c.task)
+	if err != nil {
+		return nil, err
+	}
+	if prob != nil {
+		return []ReviewProblem{*prob}, nil
+	}
+	return CheckReview(data, snap), nil
+}
+
+// historyPending ends a completion whose review is incomplete: state unchanged, exit 0.
+func (c *controller) historyPending(problems []ReviewProblem) *Result {
+	res := c.res
+	rel := c.task.HistoryReviewRel()
+	msgs := make([]string, len(problems))
+	res.Findings = nil
+	for i, p := range problems {
+		msgs[i] = p.Format(rel)
+		res.Findings = append(res.Findings, finding.Finding{Rule: RuleReviewIncomplete, Class: finding.ClassWarning,
+			File: rel, Line: p.Line, Message: p.Message, Fields: []finding.Field{{Key: "field", Value: p.Field}}})
+	}
+	res.Outcome, res.ExitCode = OutcomeHistoryPending, 0
+	res.Message = "history review pending: " + firstPlus(msgs)
+	var b strings.Builder
+	fmt.Fprintf(&b, "⏳ history review pending — %s\n", rel)
+	for _, m := range msgs {
+		fmt.Fprintf(&b, "  %s\n", textsafe.Escape(m))
+	}
+	fmt.Fprintf(&b, "  next: complete %s, then run: mastermind run-task %s\n", rel, c.task.Spec)
+	res.Text = b.String()
+	return res
+}
+
+// learn closes the task: learned / close, last_artifact history-review.md (§8.3 step 3).
+func (c *controller) learn(st *State) (*Result, error) {
+	res := c.res
+	ns := *st
+	ns.Status, ns.NextStep, ns.LastArtifact, ns.BlockingReason = StatusLearned, NextClose, ArtifactHistoryReview, ""
+	if err := c.writeState(&ns); err != nil {
+		return res, err
+	}
+	res.Outcome, res.ExitCode = OutcomeCompleted, 0
+	res.Artifacts.HistoryReview = c.task.HistoryReviewRel()
+	res.Message = fmt.Sprintf("history review complete; task %s is learned", c.task.Name)
+	res.Text += fmt.Sprintf("✅ %s (learned/close)\n  history review: %s\n", res.Message, c.task.HistoryReviewRel())
+	return res, nil
+}
+
+// currentSnapshot recomputes the §8.2 history snapshot from the current inputs: spec.md, the
+// executor report, audit.md, the release notes and the changed set D (gitscope runs again). An
+// input that is now missing, a symlink, not a regular file or over the snapshot limits cannot
+// match the held audit, so it yields "" (a different snapshot). Git and other I/O failures are
+// operational errors.
+func (c *controller) currentSnapshot(ctx context.Context, st *State) (string, error) {
+	var in SnapshotInput
+	in.Baseline, in.Iteration = st.BaselineRef, st.Iteration
+	for _, f := range []struct {
+		rel string
+		dst *[]byte
+	}{
+		{c.task.Spec, &in.Spec}, {c.task.ReportRel(), &in.Report}, {c.task.AuditRel(), &in.Audit},
+		{c.task.ReleaseNotesRel(), &in.Release},
+	} {
+		data, err := fsx.ReadInRoot(c.task.Root, f.rel, MaxSnapshotFileBytes)
+		if err != nil {
+			if fsx.ReasonOf(err) != "" {
+				return "", nil
+			}
+			return "", fmt.Errorf("read %s: %w", f.rel, err)
+		}
+		*f.dst = data
+	}
+	cs, err := c.git.ChangedSet(ctx, st.BaselineRef)
+	if err != nil {
+		return "", err
+	}
+	in.Changed = cs.WithoutControl()
+	snap, err := HistorySnapshot(c.task.Root, in)
+	if err != nil {
+		return "", nil
+	}
+	return snap, nil
+}
