@@ -1,0 +1,437 @@
+package postflight
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/spec"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
+)
+
+// GateOptions configure one run of the pre-merge gate (`mastermind gate`).
+type GateOptions struct {
+	Git Git
+	// Since, when non-empty, is a full commit OID: only the tasks whose folder or declared scope
+	// files changed since that commit are gated. Empty gates every task.
+	Since string
+	// FailOnDrift makes drift, and a task that was never started, fail the gate.
+	FailOnDrift bool
+	// Record runs the normal post-flight (with its writes, under the controller lock) for each
+	// gated task instead of a read-only audit.
+	Record bool
+	// Now and Warn are passed to post-flight with Record.
+	Now  func() time.Time
+	Warn io.Writer
+}
+
+// Gate task statuses (GateTask.Status).
+const (
+	GateHeld       = "held"        // the audit verdict is held
+	GateDrift      = "drift"       // the audit verdict is drift
+	GateBroken     = "broken"      // the audit verdict is broken (including a rejected report)
+	GateRefused    = "refused"     // spec changed since approval, or pre-flight is required
+	GateLearned    = "learned"     // closed; not re-audited
+	GateNotStarted = "not_started" // no state.json: pre-flight never ran
+	GateError      = "error"       // corrupt state, unusable task folder, or git failure
+)
+
+// GateTask is the gate's outcome for one task.
+type GateTask struct {
+	Task Task
+	// Status is one of the Gate* statuses.
+	Status string
+	// Passed reports whether the task lets the gate pass: held, learned; drift and not started
+	// unless FailOnDrift.
+	Passed bool
+	// StateStatus is the status in state.json before the gate ran ("" without state).
+	StateStatus string
+	// Baseline is the state's baseline_ref ("" without state).
+	Baseline string
+	// Verdict and Counts are set when an audit reached a verdict.
+	Verdict string
+	Counts  *Counts
+	// Findings are the audit findings (§9.3 order); ReportViolations the findings of a rejected
+	// executor report.
+	Findings         []finding.Finding
+	ReportViolations []finding.Finding
+	// Reason is the first blocking reason, "" when there is none (held, learned).
+	Reason string
+	// Err is the operational error of a GateError task.
+	Err error
+	// Recorded is true when post-flight persisted this task's outcome (Record).
+	Recorded bool
+}
+
+// GateStats count the work done, for the MASTERMIND_DEBUG_GATE report and the benchmark.
+type GateStats struct {
+	Tasks       int // task folders found
+	Selected    int // tasks gated (all, or those changed since Since)
+	Audited     int // tasks audited (not learned, not never-started, not corrupt)
+	Baselines   int // distinct baselines among the audited tasks
+	ChangedSets int // changed-set computations (one per distinct baseline, plus Since)
+	SpecReads   int // spec.md files read (each at most once)
+	SpecParses  int // spec.md files parsed (each at most once)
+}
+
+// GateResult is the outcome of Gate.
+type GateResult struct {
+	Tasks []GateTask // sorted by task name
+	Since string     // the Since OID, "" for all tasks
+	// ExitCode: 3 when any task is GateError; otherwise 1 when any task did not pass; else 0.
+	ExitCode int
+	Stats    GateStats
+}
+
+// Count returns the number of tasks with the given Gate* status.
+func (r *GateResult) Count(status string) int {
+	n := 0
+	for _, t := range r.Tasks {
+		if t.Status == status {
+			n++
+		}
+	}
+	return n
+}
+
+// Gate audits every task under .mastermind/tasks/ that is not learned (or, with Since, the
+// tasks whose folder or declared scope files changed since that commit) and decides whether the
+// working tree may be merged. Without Record nothing is written: each task goes through the
+// same checks as post-flight (computeAudit) and its state is left byte-for-byte unchanged. The
+// changed set of each distinct baseline is computed once and shared; each spec is read and
+// parsed at most once. Nothing named by a spec or report is executed.
+//
+// Per task: no state → GateNotStarted; learned → GateLearned; next_step run_preflight or a spec
+// changed since approval → GateRefused; corrupt state, an unusable task folder, or a git failure
+// for its baseline → GateError; otherwise the audit verdict. The returned error is operational
+// for the whole gate: the task folder cannot be listed, or the Since changed set cannot be
+// computed.
+func Gate(ctx context.Context, opts GateOptions) (*GateResult, error) {
+	if opts.Git == nil {
+		return nil, errors.New("internal error: no repository")
+	}
+	g := &gater{opts: opts, git: newSharedGit(opts.Git), specs: map[string]*specInput{}}
+	root := opts.Git.Root()
+	infos, err := ScanTasks(root)
+	if err != nil {
+		return nil, err
+	}
+	res := &GateResult{Since: opts.Since}
+	res.Stats.Tasks = len(infos)
+	var changed *sinceSet
+	if opts.Since != "" {
+		cs, err := g.git.ChangedSet(ctx, opts.Since)
+		if err != nil {
+			return nil, err
+		}
+		changed = newSinceSet(cs)
+	}
+	baselines := map[string]bool{}
+	for _, in := range infos {
+		if changed != nil && !g.selected(in, changed) {
+			continue
+		}
+		res.Stats.Selected++
+		t := g.gateTask(ctx, in)
+		if t.audited {
+			res.Stats.Audited++
+			baselines[t.Baseline] = true
+		}
+		res.Tasks = append(res.Tasks, t.GateTask)
+	}
+	res.Stats.Baselines = len(baselines)
+	res.Stats.ChangedSets = g.git.computed
+	res.Stats.SpecReads, res.Stats.SpecParses = g.specReads, g.specParses
+	res.ExitCode = 0
+	for _, t := range res.Tasks {
+		switch {
+		case t.Status == GateError:
+			res.ExitCode = 3
+		case !t.Passed && res.ExitCode == 0:
+			res.ExitCode = 1
+		}
+	}
+	return res, nil
+}
+
+// gater carries one gate run.
+type gater struct {
+	opts       GateOptions
+	git        *sharedGit
+	specs      map[string]*specInput // by task name
+	specErrs   map[string]error
+	specReads  int
+	specParses int
+}
+
+type gateTask struct {
+	GateTask
+	audited bool
+}
+
+// spec reads and parses a task's spec once. A read refusal (missing, symlink, too large, ...)
+// is kept in specInput.Err and Spec stays nil; other I/O errors are returned.
+func (g *gater) spec(t Task) (*specInput, error) {
+	if in, ok := g.specs[t.Name]; ok {
+		return in, nil
+	}
+	if err, ok := g.specErrs[t.Name]; ok {
+		return nil, err
+	}
+	g.specReads++
+	raw, err := fsx.ReadInRoot(t.Root, t.Spec, spec.MaxBytes)
+	if err != nil && fsx.ReasonOf(err) == "" {
+		if g.specErrs == nil {
+			g.specErrs = map[string]error{}
+		}
+		err = fmt.Errorf("read %s: %w", t.Spec, err)
+		g.specErrs[t.Name] = err
+		return nil, err
+	}
+	in := &specInput{Raw: raw, Err: err}
+	if err == nil {
+		g.specParses++
+		in.Spec, in.Findings = spec.Parse(raw, t.Spec)
+	}
+	g.specs[t.Name] = in
+	return in, nil
+}
+
+// selected applies the Since rule: the task folder, or a path of the spec's declared scope,
+// changed since Since. A spec that cannot be read or parsed selects the task (fail closed).
+func (g *gater) selected(in TaskInfo, cs *sinceSet) bool {
+	if cs.dirs[in.Task.Name] {
+		return true
+	}
+	if in.Err != nil {
+		return true
+	}
+	si, err := g.spec(in.Task)
+	if err != nil || si.Spec == nil {
+		return true
+	}
+	for _, p := range si.Spec.Scope.Declared {
+		if cs.paths[p] {
+			return true
+		}
+	}
+	return false
+}
+
+// gateTask decides one task.
+func (g *gater) gateTask(ctx context.Context, in TaskInfo) gateTask {
+	t := gateTask{GateTask: GateTask{Task: in.Task}}
+	if in.State != nil {
+		t.StateStatus, t.Baseline = in.State.Status, in.State.BaselineRef
+	}
+	switch {
+	case in.Err != nil:
+		t.fail(GateError, in.Err)
+	case in.State == nil:
+		t.Status, t.Passed = GateNotStarted, !g.opts.FailOnDrift
+		t.Reason = fmt.Sprintf("no state.json; run pre-flight: mastermind run-task %s --pre-only", in.Task.Spec)
+	case in.State.Status == StatusLearned:
+		t.Status, t.Passed, t.Verdict = GateLearned, true, in.State.Verdict
+	case g.opts.Record:
+		t.audited = true
+		g.record(ctx, in, &t)
+	case in.State.NextStep == NextRunPreflight:
+		t.Status, t.Reason = GateRefused, "pre-flight is required: "+in.State.BlockingReason
+	default:
+		t.audited = true
+		g.audit(ctx, in, &t)
+	}
+	return t
+}
+
+func (t *gateTask) fail(status string, err error) {
+	t.Status, t.Passed, t.Err, t.Reason = status, false, err, err.Error()
+}
+
+// audit runs the read-only audit (post-flight steps 2–6) for a task with state.
+func (g *gater) audit(ctx context.Context, in TaskInfo, t *gateTask) {
+	si, err := g.spec(in.Task)
+	if err != nil {
+		t.fail(GateError, err)
+		return
+	}
+	c := &controller{opts: Options{Git: g.git, Now: g.opts.Now, Warn: g.opts.Warn}, git: g.git, task: in.Task, res: &Result{}}
+	st := *in.State
+	ar, err := c.computeAudit(ctx, &st, si)
+	if err != nil {
+		t.fail(GateError, err)
+		return
+	}
+	if ar.SpecChanged {
+		t.Status, t.Reason = GateRefused, reasonSpecChanged
+		return
+	}
+	t.setVerdict(ar.Audit.Verdict, ar.Audit.Counts, ar.Findings, ar.Audit.Violations, g.opts.FailOnDrift)
+}
+
+// record runs the normal post-flight for a task (Run with ModePostOnly), sharing the changed
+// sets, and maps its outcome.
+func (g *gater) record(ctx context.Context, in TaskInfo, t *gateTask) {
+	res, err := Run(ctx, Options{Git: g.git, SpecArg: filepath.Join(t.Task.Root, filepath.FromSlash(t.Task.Spec)),
+		Mode: ModePostOnly, MaxIterations: DefaultMaxIterations, FailOnDrift: g.opts.FailOnDrift,
+		Now: g.opts.Now, Warn: g.opts.Warn})
+	if err != nil {
+		t.fail(GateError, err)
+		return
+	}
+	// Post-flight persists audit_required first (§4 step 1) unless it refuses up front because
+	// pre-flight is required.
+	t.Recorded = in.State.NextStep != NextRunPreflight
+	switch res.Outcome {
+	case OutcomePostHeld, OutcomePostDrift, OutcomePostBroken:
+		var counts Counts
+		verdict := Verdict(res.Findings)
+		if res.State != nil && res.State.Findings != nil {
+			counts, verdict = *res.State.Findings, res.State.Verdict
+		} else {
+			counts.Errors, counts.Warnings = finding.Count(res.Findings)
+		}
+		t.setVerdict(verdict, counts, res.Findings, res.ReportViolations, g.opts.FailOnDrift)
+	default:
+		// post_refused (spec changed, pre-flight required, audit inputs unavailable) and any
+		// other outcome: not a pass.
+		t.Status, t.Reason = GateRefused, res.Message
+		if res.Outcome != OutcomePostRefused {
+			t.Reason = fmt.Sprintf("unexpected post-flight outcome %s: %s", res.Outcome, res.Message)
+		}
+	}
+}
+
+// setVerdict records an audit verdict and its first blocking reason.
+func (t *gateTask) setVerdict(verdict string, counts Counts, fs, violations []finding.Finding, failOnDrift bool) {
+	c := counts
+	t.Verdict, t.Counts, t.Findings, t.ReportViolations = verdict, &c, fs, violations
+	switch verdict {
+	case VerdictHeld:
+		t.Status, t.Passed = GateHeld, true
+	case VerdictDrift:
+		t.Status, t.Passed = GateDrift, !failOnDrift
+	default:
+		t.Status = GateBroken
+	}
+	if len(fs) > 0 {
+		t.Reason = fs[0].Rule + ": " + fs[0].Message
+		if len(fs) > 1 {
+			t.Reason += fmt.Sprintf(" (+%d more)", len(fs)-1)
+		}
+	}
+}
+
+// sinceSet is the changed set since --since: the changed paths (including .mastermind/) and
+// the task folders they touch.
+type sinceSet struct {
+	paths map[string]bool
+	dirs  map[string]bool
+}
+
+func newSinceSet(cs *gitscope.ChangedSet) *sinceSet {
+	s := &sinceSet{paths: make(map[string]bool, len(cs.Entries)), dirs: map[string]bool{}}
+	prefix := TasksDir + "/"
+	for _, e := range cs.Entries {
+		p := string(e.Path)
+		s.paths[p] = true
+		if rest, ok := strings.CutPrefix(p, prefix); ok {
+			if name, _, ok := strings.Cut(rest, "/"); ok {
+				s.dirs[name] = true
+			}
+		}
+	}
+	return s
+}
+
+// sharedGit wraps a Git so that the changed set of each baseline, HEAD and the file list are
+// computed once per gate run and shared by every task (the working tree is treated as fixed
+// for the duration of the gate). Errors are cached too, so every task with a failing baseline
+// reports the same error without running git again.
+type sharedGit struct {
+	Git
+	sets     map[string]csResult
+	head     *headResult
+	files    *filesResult
+	computed int
+}
+
+type csResult struct {
+	cs  *gitscope.ChangedSet
+	err error
+}
+
+type headResult struct {
+	oid    string
+	unborn bool
+	err    error
+}
+
+type filesResult struct {
+	files []string
+	err   error
+}
+
+func newSharedGit(g Git) *sharedGit { return &sharedGit{Git: g, sets: map[string]csResult{}} }
+
+// ChangedSet returns the cached changed set for baseline, computing it on first use.
+func (g *sharedGit) ChangedSet(ctx context.Context, baseline string) (*gitscope.ChangedSet, error) {
+	if r, ok := g.sets[baseline]; ok {
+		return r.cs, r.err
+	}
+	g.computed++
+	cs, err := g.Git.ChangedSet(ctx, baseline)
+	g.sets[baseline] = csResult{cs, err}
+	return cs, err
+}
+
+// Head returns the cached HEAD.
+func (g *sharedGit) Head(ctx context.Context) (string, bool, error) {
+	if g.head == nil {
+		oid, unborn, err := g.Git.Head(ctx)
+		g.head = &headResult{oid, unborn, err}
+	}
+	return g.head.oid, g.head.unborn, g.head.err
+}
+
+// ListFiles returns a copy of the cached file list.
+func (g *sharedGit) ListFiles(ctx context.Context) ([]string, error) {
+	if g.files == nil {
+		files, err := g.Git.ListFiles(ctx)
+		g.files = &filesResult{files, err}
+	}
+	return slices.Clone(g.files.files), g.files.err
+}
+
+// GateLine renders one task as the gate's text line: "<icon> <task>: <status> — <reason>"
+// (the reason part only when there is one), with control characters escaped.
+func GateLine(t GateTask) string {
+	icon := "✅"
+	switch {
+	case !t.Passed:
+		icon = "❌"
+	case t.Status == GateDrift || t.Status == GateNotStarted:
+		icon = "⚠️"
+	}
+	status := strings.ReplaceAll(t.Status, "_", " ")
+	s := fmt.Sprintf("%s %s: %s", icon, t.Task.Name, status)
+	reason := t.Reason
+	if t.Status == GateLearned {
+		reason = "closed; not re-audited"
+	}
+	if reason != "" {
+		s += " — " + textsafe.Escape(reason)
+	}
+	if t.Recorded {
+		s += " [recorded]"
+	}
+	return s
+}

@@ -1,0 +1,383 @@
+package postflight
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
+)
+
+// liteSpec is a lite-mode spec declaring touches and expected_docs.
+func liteSpec(title string, touches, docs []string) string {
+	var b strings.Builder
+	b.WriteString("---\nmode: lite\ntouches:\n")
+	for _, f := range touches {
+		b.WriteString("  - file: " + f + "\n")
+	}
+	if len(docs) > 0 {
+		b.WriteString("expected_docs:\n")
+		for _, f := range docs {
+			b.WriteString("  - " + f + "\n")
+		}
+	}
+	b.WriteString("---\n# " + title + "\n\n## Goals\n\nDo it.\n")
+	return b.String()
+}
+
+// liteReport is a complete report for spec listing files.
+func liteReport(specPath string, files []string) string {
+	var b strings.Builder
+	b.WriteString("<!-- mastermind:report-begin -->\n```yaml\nschema_version: 1\nspec: " + specPath +
+		"\nstatus: complete\nphases: []\nfiles_modified:\n")
+	for _, f := range files {
+		b.WriteString("  - " + f + "\n")
+	}
+	b.WriteString("claims: []\ndefects: []\nverifications: []\n```\n<!-- mastermind:report-end -->\n")
+	return b.String()
+}
+
+func specOf(name string) string { return ".mastermind/tasks/" + name + "/spec.md" }
+
+// countingGit counts the changed-set computations reaching the repository.
+type countingGit struct {
+	*gitscope.Repo
+	changedSets map[string]int
+}
+
+func (g *countingGit) ChangedSet(ctx context.Context, baseline string) (*gitscope.ChangedSet, error) {
+	g.changedSets[baseline]++
+	return g.Repo.ChangedSet(ctx, baseline)
+}
+
+// gateRepo builds a repository with seven tasks sharing one baseline B0 and one change (a.go):
+// held, drift (expected doc unchanged), broken (report lists an unchanged file), learned,
+// never started, corrupt state, and spec changed since approval.
+func gateRepo(t *testing.T) (string, *countingGit, string) {
+	t.Helper()
+	gitEnv(t)
+	root := t.TempDir()
+	writeFile(t, root, "a.go", "package a\n")
+	writeFile(t, root, "c.go", "package a\n")
+	writeFile(t, root, "docs/x.md", "# X\n")
+	tasks := map[string]string{
+		"001-held":    liteSpec("Held", []string{"a.go"}, nil),
+		"002-drift":   liteSpec("Drift", []string{"a.go"}, []string{"docs/x.md"}),
+		"003-broken":  liteSpec("Broken", []string{"a.go"}, nil),
+		"004-learned": liteSpec("Learned", []string{"a.go"}, nil),
+		"005-new":     liteSpec("New", []string{"z.go"}, nil),
+		"006-corrupt": liteSpec("Corrupt", []string{"a.go"}, nil),
+		"007-changed": liteSpec("Changed", []string{"a.go"}, nil),
+	}
+	for name, text := range tasks {
+		writeFile(t, root, specOf(name), text)
+	}
+	git(t, root, "init", "-q")
+	git(t, root, "add", "-A")
+	git(t, root, "commit", "-q", "-m", "baseline")
+	b0 := git(t, root, "rev-parse", "HEAD")
+	repo, err := gitscope.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(root)
+	for _, name := range []string{"001-held", "002-drift", "003-broken", "004-learned", "006-corrupt", "007-changed"} {
+		res := run(t, Options{Git: repo, SpecArg: specOf(name), MaxIterations: DefaultMaxIterations, Now: fixedNow}, ModePreOnly)
+		if res.Outcome != OutcomePreReady {
+			t.Fatalf("pre-flight %s: %s\n%s", name, res.Outcome, res.Text)
+		}
+	}
+	writeFile(t, root, "a.go", "package a\n\nfunc A() {}\n")
+	for _, name := range []string{"001-held", "002-drift", "004-learned", "006-corrupt", "007-changed"} {
+		writeFile(t, root, ".mastermind/tasks/"+name+"/executor-report.md", liteReport(specOf(name), []string{"a.go"}))
+	}
+	writeFile(t, root, ".mastermind/tasks/003-broken/executor-report.md", liteReport(specOf("003-broken"), []string{"a.go", "c.go"}))
+	// 004: closed.
+	stPath := filepath.Join(root, ".mastermind/tasks/004-learned/state.json")
+	st, err := LoadState(stPath, "x", specOf("004-learned"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := false
+	st.Status, st.NextStep, st.Verdict, st.Findings, st.Degraded = StatusLearned, NextClose, VerdictHeld, &Counts{}, &held
+	st.HistorySnapshotSHA256, st.LastArtifact = strings.Repeat("ab", 32), ArtifactHistoryReview
+	data, err := MarshalState(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, root, ".mastermind/tasks/004-learned/state.json", string(data))
+	writeFile(t, root, ".mastermind/tasks/006-corrupt/state.json", "{not json")
+	writeFile(t, root, specOf("007-changed"), liteSpec("Changed later", []string{"a.go"}, nil))
+	return root, &countingGit{Repo: repo, changedSets: map[string]int{}}, b0
+}
+
+// snapshotStates returns every state.json's bytes by task.
+func snapshotStates(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	matches, _ := filepath.Glob(filepath.Join(root, ".mastermind/tasks/*/state.json"))
+	for _, m := range matches {
+		b, err := os.ReadFile(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.Base(filepath.Dir(m))] = string(b)
+	}
+	return out
+}
+
+type gateRow struct {
+	Task, Status string
+	Passed       bool
+	Reason       string
+}
+
+func gateRows(r *GateResult) []gateRow {
+	var rows []gateRow
+	for _, t := range r.Tasks {
+		reason := t.Reason
+		if t.Err != nil {
+			reason = "ERR"
+		}
+		rows = append(rows, gateRow{t.Task.Name, t.Status, t.Passed, reason})
+	}
+	return rows
+}
+
+func TestGateReadOnly(t *testing.T) {
+	root, g, b0 := gateRepo(t)
+	before := snapshotStates(t, root)
+	auditsBefore, _ := filepath.Glob(filepath.Join(root, ".mastermind/tasks/*/audit.md"))
+	res, err := Gate(context.Background(), GateOptions{Git: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []gateRow{
+		{"001-held", GateHeld, true, ""},
+		{"002-drift", GateDrift, true, "missing_expected_file: declared in scope but unchanged since the baseline: docs/x.md"},
+		{"003-broken", GateBroken, false, "executor_report_unexpected_file: listed in files_modified but unchanged since the baseline: c.go"},
+		{"004-learned", GateLearned, true, ""},
+		{"005-new", GateNotStarted, true, "no state.json; run pre-flight: mastermind run-task .mastermind/tasks/005-new/spec.md --pre-only"},
+		{"006-corrupt", GateError, false, "ERR"},
+		{"007-changed", GateRefused, false, reasonSpecChanged},
+	}
+	if d := cmp.Diff(want, gateRows(res)); d != "" {
+		t.Errorf("gate rows (-want +got):\n%s", d)
+	}
+	var cse *CorruptStateError
+	if !errors.As(res.Tasks[5].Err, &cse) {
+		t.Errorf("006 error = %v, want *CorruptStateError", res.Tasks[5].Err)
+	}
+	if res.ExitCode != 3 {
+		t.Errorf("exit code = %d, want 3 (a corrupt state fails closed)", res.ExitCode)
+	}
+	// One changed set for the shared baseline, computed once for four audited tasks.
+	if d := cmp.Diff(map[string]int{b0: 1}, g.changedSets); d != "" {
+		t.Errorf("changed-set computations (-want +got):\n%s", d)
+	}
+	wantStats := GateStats{Tasks: 7, Selected: 7, Audited: 4, Baselines: 1, ChangedSets: 1, SpecReads: 4, SpecParses: 4}
+	if d := cmp.Diff(wantStats, res.Stats); d != "" {
+		t.Errorf("stats (-want +got):\n%s", d)
+	}
+	// Nothing written: state bytes unchanged, no audit.md.
+	if d := cmp.Diff(before, snapshotStates(t, root)); d != "" {
+		t.Errorf("states changed without --record:\n%s", d)
+	}
+	auditsAfter, _ := filepath.Glob(filepath.Join(root, ".mastermind/tasks/*/audit.md"))
+	if len(auditsAfter) != len(auditsBefore) {
+		t.Errorf("audit.md files written: %v", auditsAfter)
+	}
+	// The findings equal those of a real post-flight (same checks).
+	drift := res.Tasks[1]
+	if drift.Verdict != VerdictDrift || drift.Counts == nil || *drift.Counts != (Counts{Warnings: 1}) {
+		t.Errorf("drift verdict/counts = %s %+v", drift.Verdict, drift.Counts)
+	}
+	post := run(t, Options{Git: g.Repo, SpecArg: specOf("002-drift"), Now: fixedNow}, ModePostOnly)
+	if d := cmp.Diff(post.Findings, drift.Findings); d != "" {
+		t.Errorf("gate findings differ from post-flight findings:\n%s", d)
+	}
+}
+
+func TestGateExitCodes(t *testing.T) {
+	root, g, _ := gateRepo(t)
+	// Without the corrupt task, broken and refused make exit 1.
+	if err := os.Remove(filepath.Join(root, ".mastermind/tasks/006-corrupt/state.json")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Gate(context.Background(), GateOptions{Git: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 1 {
+		t.Errorf("exit code = %d, want 1", res.ExitCode)
+	}
+	// Only held, drift, learned and never-started remain: pass, unless --fail-on drift.
+	for _, name := range []string{"003-broken", "006-corrupt", "007-changed"} {
+		if err := os.RemoveAll(filepath.Join(root, ".mastermind/tasks", name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err = Gate(context.Background(), GateOptions{Git: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 0 {
+		t.Errorf("exit code = %d, want 0: %+v", res.ExitCode, gateRows(res))
+	}
+	res, err = Gate(context.Background(), GateOptions{Git: g, FailOnDrift: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 1 {
+		t.Errorf("--fail-on drift exit code = %d, want 1", res.ExitCode)
+	}
+	for _, tk := range res.Tasks {
+		wantPass := tk.Status == GateHeld || tk.Status == GateLearned
+		if tk.Passed != wantPass {
+			t.Errorf("--fail-on drift: %s %s passed=%v", tk.Task.Name, tk.Status, tk.Passed)
+		}
+	}
+}
+
+func TestGateSince(t *testing.T) {
+	root, g, _ := gateRepo(t)
+	if err := os.Remove(filepath.Join(root, ".mastermind/tasks/006-corrupt/state.json")); err != nil {
+		t.Fatal(err)
+	}
+	git(t, root, "add", "-A")
+	git(t, root, "commit", "-q", "-m", "work")
+	b1 := git(t, root, "rev-parse", "HEAD")
+	// After b1: 003's folder changes, and z.go (declared by 005) is created.
+	writeFile(t, root, ".mastermind/tasks/003-broken/notes.txt", "x\n")
+	writeFile(t, root, "z.go", "package a\n")
+	res, err := Gate(context.Background(), GateOptions{Git: g, Since: b1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tk := range res.Tasks {
+		names = append(names, tk.Task.Name)
+	}
+	if d := cmp.Diff([]string{"003-broken", "005-new"}, names); d != "" {
+		t.Errorf("selected tasks (-want +got):\n%s", d)
+	}
+	if res.Stats.Selected != 2 || res.Stats.Tasks != 7 {
+		t.Errorf("stats = %+v", res.Stats)
+	}
+	// A change to a.go since b1 selects every task declaring it.
+	writeFile(t, root, "a.go", "package a\n\nfunc A() { _ = 1 }\n")
+	res, err = Gate(context.Background(), GateOptions{Git: g, Since: b1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stats.Selected != 7 {
+		t.Errorf("selected %d tasks after changing a.go, want 7: %+v", res.Stats.Selected, gateRows(res))
+	}
+}
+
+func TestGateRecord(t *testing.T) {
+	root, g, b0 := gateRepo(t)
+	before := snapshotStates(t, root)
+	res, err := Gate(context.Background(), GateOptions{Git: g, Record: true, Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []gateRow{
+		{"001-held", GateHeld, true, ""},
+		{"002-drift", GateDrift, true, "missing_expected_file: declared in scope but unchanged since the baseline: docs/x.md"},
+		{"003-broken", GateBroken, false, "executor_report_unexpected_file: listed in files_modified but unchanged since the baseline: c.go"},
+		{"004-learned", GateLearned, true, ""},
+		{"005-new", GateNotStarted, true, "no state.json; run pre-flight: mastermind run-task .mastermind/tasks/005-new/spec.md --pre-only"},
+		{"006-corrupt", GateError, false, "ERR"},
+		{"007-changed", GateRefused, false, reasonSpecChanged},
+	}
+	if d := cmp.Diff(want, gateRows(res)); d != "" {
+		t.Errorf("gate --record rows (-want +got):\n%s", d)
+	}
+	after := snapshotStates(t, root)
+	for name, wantStatus := range map[string]string{"001-held": StatusHistoryReviewRequired, "002-drift": StatusDrift,
+		"003-broken": StatusBroken, "007-changed": StatusHeld} {
+		if !strings.Contains(after[name], `"status": "`+wantStatus+`"`) {
+			t.Errorf("%s state after --record:\n%s", name, after[name])
+		}
+		if !res.Tasks[taskIndex(res, name)].Recorded {
+			t.Errorf("%s not marked recorded", name)
+		}
+	}
+	for _, name := range []string{"004-learned", "006-corrupt"} {
+		if after[name] != before[name] {
+			t.Errorf("%s state changed by --record", name)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, ".mastermind/tasks/001-held/audit.md")); err != nil {
+		t.Errorf("held audit.md not written: %v", err)
+	}
+	if g.changedSets[b0] != 1 {
+		t.Errorf("changed set computed %d times with --record, want 1", g.changedSets[b0])
+	}
+}
+
+func taskIndex(r *GateResult, name string) int {
+	for i, t := range r.Tasks {
+		if t.Task.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func TestGateLine(t *testing.T) {
+	tk := func(name string) Task { return Task{Name: name} }
+	cases := []struct {
+		t    GateTask
+		want string
+	}{
+		{GateTask{Task: tk("001-a"), Status: GateHeld, Passed: true}, "✅ 001-a: held"},
+		{GateTask{Task: tk("002-b"), Status: GateDrift, Passed: true, Reason: "unexpected_file: x"}, "⚠️ 002-b: drift — unexpected_file: x"},
+		{GateTask{Task: tk("003-c"), Status: GateDrift, Passed: false, Reason: "r"}, "❌ 003-c: drift — r"},
+		{GateTask{Task: tk("004-d"), Status: GateLearned, Passed: true}, "✅ 004-d: learned — closed; not re-audited"},
+		{GateTask{Task: tk("005-e"), Status: GateNotStarted, Passed: true, Reason: "no state"}, "⚠️ 005-e: not started — no state"},
+		{GateTask{Task: tk("006-f"), Status: GateBroken, Reason: "bad\x1bname", Recorded: true}, `❌ 006-f: broken — bad\u001Bname [recorded]`},
+	}
+	for _, c := range cases {
+		if got := GateLine(c.t); got != c.want {
+			t.Errorf("GateLine = %q, want %q", got, c.want)
+		}
+	}
+}
+
+// TestSharedGitCachesErrors: a failing baseline is asked once and every task gets its error.
+func TestSharedGitCachesErrors(t *testing.T) {
+	gitEnv(t)
+	root := t.TempDir()
+	writeFile(t, root, "a", "x\n")
+	git(t, root, "init", "-q")
+	git(t, root, "add", "-A")
+	git(t, root, "commit", "-q", "-m", "c")
+	repo, err := gitscope.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cg := &countingGit{Repo: repo, changedSets: map[string]int{}}
+	sg := newSharedGit(cg)
+	missing := strings.Repeat("1", 40)
+	_, err1 := sg.ChangedSet(context.Background(), missing)
+	_, err2 := sg.ChangedSet(context.Background(), missing)
+	if err1 == nil || err2 == nil || err1.Error() != err2.Error() {
+		t.Fatalf("errors: %v / %v", err1, err2)
+	}
+	if cg.changedSets[missing] != 1 || sg.computed != 1 {
+		t.Errorf("computed %d (%d), want 1", cg.changedSets[missing], sg.computed)
+	}
+	f1, _ := sg.ListFiles(context.Background())
+	f1[0] = "mutated"
+	f2, _ := sg.ListFiles(context.Background())
+	if !bytes.Equal([]byte(f2[0]), []byte("a")) {
+		t.Errorf("ListFiles cache was mutated through a returned slice: %v", f2)
+	}
+}
