@@ -25,8 +25,9 @@ const (
 // MaxLessonsBytes caps _lessons.md (§11: 1 MiB).
 const MaxLessonsBytes = 1 << 20
 
-// lessonsLockWait is how long a lessons write waits for the lessons lock (§11: 10 s).
-const lessonsLockWait = 10 * time.Second
+// lessonsLockWait is how long a lessons write waits for the lessons lock (§11: 10 s). A variable
+// only so that tests can shorten it.
+var lessonsLockWait = 10 * time.Second
 
 const lessonsHeader = "# mastermind lessons\n\n<!-- Candidates are written by mastermind. Change Status to active, resolved or superseded by hand; mastermind never rewrites an entry whose Status is not candidate. -->\n"
 
@@ -194,7 +195,7 @@ func UpsertLessonText(old []byte, t Task, kind, observed, date string) ([]byte, 
 	}
 	n, err := strconv.Atoi(value("Occurrences"))
 	if err != nil || n < 1 {
-		return nil, fmt.Errorf("entry %s has Occurrences %q (expected a positive integer); it was left untouched", id, textsafe.Escape(value("Occurrences")))
+		return nil, fmt.Errorf("entry %s has Occurrences \"%s\" (expected a positive integer); it was left untouched", id, textsafe.Escape(value("Occurrences")))
 	}
 	lines[at["Occurrences"][0]] = fmt.Sprintf("- **Occurrences:** %d", n+1)
 	lines[at["Last seen"][0]] = "- **Last seen:** " + date

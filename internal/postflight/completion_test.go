@@ -1,0 +1,284 @@
+package postflight
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const (
+	reviewRel  = ".mastermind/tasks/020-cache/history-review.md"
+	stateRel   = ".mastermind/tasks/020-cache/state.json"
+	releaseRel = ".mastermind/releases/020-cache.md"
+)
+
+// heldWork implements the cache task and writes a matching report, as in the held golden case.
+func heldWork(t *testing.T, root string) {
+	t.Helper()
+	writeFile(t, root, "internal/cache/cache.go", "package cache\n\nvar c = newLRU()\n")
+	writeFile(t, root, "internal/cache/lru.go", "package cache\n\nfunc newLRU() int { return 0 }\n")
+	writeFile(t, root, "docs/cache.md", "# Cache\n\nLRU.\n")
+	git(t, root, "add", "internal/cache/cache.go")
+	git(t, root, "commit", "-q", "-m", "work")
+	writeFile(t, root, reportRel, reportText([]string{"internal/cache/cache.go", "internal/cache/lru.go", "docs/cache.md"}, ""))
+}
+
+func readFile(t *testing.T, root, rel string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// completeTheReview fills in the pending review the way a planner would, keeping its snapshot.
+func completeTheReview(t *testing.T, root string) {
+	t.Helper()
+	s := string(readFile(t, root, reviewRel))
+	s = strings.Replace(s, "- **Context:** pending", "- **Context:** not applicable", 1)
+	s = strings.Replace(s, "- **Lesson:** pending", "- **Lesson:** Updated", 1)
+	s = strings.Replace(s, "- **Reason:** semantic review required", "- **Reason:** No context docs exist; the LRU lesson was recorded.", 1)
+	writeFile(t, root, reviewRel, s)
+}
+
+func wantOutcome(t *testing.T, res *Result, outcome string, exit int, status, next string) {
+	t.Helper()
+	if res.Outcome != outcome || res.ExitCode != exit {
+		t.Fatalf("outcome %s exit %d, want %s %d\n%s", res.Outcome, res.ExitCode, outcome, exit, res.Text)
+	}
+	if status != "" && (res.State == nil || res.State.Status != status || res.State.NextStep != next) {
+		t.Fatalf("state %+v, want %s/%s", res.State, status, next)
+	}
+}
+
+// TestHeldArtifactsGolden compares the release notes and the pending history review of the held
+// golden case with testdata/golden (go test -update rewrites them), byte for byte (§8.1, §8.2).
+func TestHeldArtifactsGolden(t *testing.T) {
+	root, opts := newTaskRepo(t)
+	heldWork(t, root)
+	res := run(t, opts, ModePostOnly)
+	wantOutcome(t, res, OutcomePostHeld, 0, StatusHistoryReviewRequired, NextReviewHistory)
+	for _, art := range []struct{ rel, golden string }{
+		{releaseRel, "held.release-notes.md"},
+		{reviewRel, "held.history-review.md"},
+	} {
+		got := readFile(t, root, art.rel)
+		golden := filepath.Join(origWD, "testdata", "golden", art.golden)
+		if *update {
+			if err := os.WriteFile(golden, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run go test -update)", err)
+		}
+		if d := cmp.Diff(string(want), string(got)); d != "" {
+			t.Errorf("%s differs from %s (-want +got):\n%s", art.rel, art.golden, d)
+		}
+	}
+	if !bytes.Contains(readFile(t, root, reviewRel), []byte("- **Audit snapshot:** "+res.State.HistorySnapshotSHA256+"\n")) {
+		t.Error("the review does not carry the state's snapshot")
+	}
+}
+
+// TestCompletionLifecycle: held → pending review (state unchanged) → complete → learned; learned is
+// stable under unrelated commits; --post-only re-audits and clears the completion.
+func TestCompletionLifecycle(t *testing.T) {
+	root, opts := newTaskRepo(t)
+	heldWork(t, root)
+	wantOutcome(t, run(t, opts, ModePostOnly), OutcomePostHeld, 0, StatusHistoryReviewRequired, NextReviewHistory)
+	before := readFile(t, root, stateRel)
+
+	res := run(t, opts, ModeAuto)
+	wantOutcome(t, res, OutcomeHistoryPending, 0, "", "")
+	if res.Phase != PhaseCompletion || !bytes.Equal(before, readFile(t, root, stateRel)) {
+		t.Fatalf("phase %s; state changed by a pending completion", res.Phase)
+	}
+	if !strings.Contains(res.Text, reviewRel+":9: field \"Context\" is \"pending\"") || len(res.Findings) != 3 ||
+		res.Findings[0].Rule != RuleReviewIncomplete || res.Findings[0].Line != 9 {
+		t.Fatalf("pending text/findings:\n%s\n%+v", res.Text, res.Findings)
+	}
+
+	completeTheReview(t, root)
+	res = run(t, opts, ModeAuto)
+	wantOutcome(t, res, OutcomeCompleted, 0, StatusLearned, NextClose)
+	if res.State.LastArtifact != ArtifactHistoryReview || res.State.Verdict != VerdictHeld || res.State.HistorySnapshotSHA256 == "" {
+		t.Fatalf("learned state %+v", res.State)
+	}
+	learned := readFile(t, root, stateRel)
+
+	// Later unrelated commits leave it learned; nothing is written.
+	writeFile(t, root, "other/unrelated.txt", "x\n")
+	git(t, root, "add", "other")
+	git(t, root, "commit", "-q", "-m", "unrelated")
+	res = run(t, opts, ModeAuto)
+	wantOutcome(t, res, OutcomeCompleted, 0, "", "")
+	if !bytes.Equal(learned, readFile(t, root, stateRel)) || !strings.Contains(res.Text, "is learned") {
+		t.Fatalf("learned task changed or wrong text:\n%s", res.Text)
+	}
+
+	// --post-only re-audits: the unrelated file is outside the scope and unlisted.
+	res = run(t, opts, ModePostOnly)
+	wantOutcome(t, res, OutcomePostBroken, 1, StatusBroken, NextPlannerReview)
+	if res.State.HistorySnapshotSHA256 != "" {
+		t.Fatal("completion not cleared")
+	}
+}
+
+// TestHeldWithCompleteReviewGoesStraightToLearned: §4 step 11.5 — re-auditing a learned task whose
+// inputs did not change finds the complete review for the same snapshot and closes it again.
+func TestHeldWithCompleteReviewGoesStraightToLearned(t *testing.T) {
+	root, opts := newTaskRepo(t)
+	heldWork(t, root)
+	run(t, opts, ModePostOnly)
+	completeTheReview(t, root)
+	wantOutcome(t, run(t, opts, ModeAuto), OutcomeCompleted, 0, StatusLearned, NextClose)
+	review := readFile(t, root, reviewRel)
+	res := run(t, opts, ModePostOnly)
+	wantOutcome(t, res, OutcomeCompleted, 0, StatusLearned, NextClose)
+	if res.Phase != PhasePostflight || !strings.Contains(res.Text, "✅ Held") || !strings.Contains(res.Text, "is learned") {
+		t.Fatalf("text:\n%s", res.Text)
+	}
+	if !bytes.Equal(review, readFile(t, root, reviewRel)) {
+		t.Fatal("the complete review was rewritten")
+	}
+	if m, _ := filepath.Glob(filepath.Join(root, ".mastermind/tasks/020-cache/history-review.*.md")); len(m) != 0 {
+		t.Fatalf("archived %v", m)
+	}
+}
+
+// TestCompletionInputsChanged: editing an audited file after the held audit sends the task back
+// to audit_required with the exact §8.3 reason (exit 1), and so does a deleted audit.md.
+func TestCompletionInputsChanged(t *testing.T) {
+	for _, tamper := range []struct {
+		name string
+		do   func(t *testing.T, root string)
+	}{
+		{"implementation edited", func(t *testing.T, root string) {
+			writeFile(t, root, "internal/cache/lru.go", "package cache\n\nfunc newLRU() int { return 1 }\n")
+		}},
+		{"committed edit", func(t *testing.T, root string) {
+			writeFile(t, root, "internal/cache/cache.go", "package cache\n\nvar c = newLRU() + 0\n")
+			git(t, root, "commit", "-q", "-am", "tweak")
+		}},
+		{"audit.md deleted", func(t *testing.T, root string) {
+			os.Remove(filepath.Join(root, ".mastermind/tasks/020-cache/audit.md"))
+		}},
+		{"release notes replaced by a symlink", func(t *testing.T, root string) {
+			p := filepath.Join(root, releaseRel)
+			data, _ := os.ReadFile(p)
+			os.WriteFile(filepath.Join(root, "notes.md"), data, 0o644)
+			os.Remove(p)
+			if err := os.Symlink(filepath.Join(root, "notes.md"), p); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tamper.name, func(t *testing.T) {
+			root, opts := newTaskRepo(t)
+			heldWork(t, root)
+			run(t, opts, ModePostOnly)
+			completeTheReview(t, root)
+			tamper.do(t, root)
+			res := run(t, opts, ModeAuto)
+			wantOutcome(t, res, OutcomePostRefused, 1, StatusAuditRequired, NextRunAudit)
+			if res.State.BlockingReason != "audited inputs changed since the held audit; rerun post-flight" ||
+				res.Message != res.State.BlockingReason || res.State.HistorySnapshotSHA256 != "" || res.State.Verdict != "" {
+				t.Fatalf("state %+v", res.State)
+			}
+			// The next plain run is a post-flight again.
+			res = run(t, opts, ModeAuto)
+			if res.Phase != PhasePostflight {
+				t.Fatalf("phase %s", res.Phase)
+			}
+		})
+	}
+}
+
+// TestStaleReviewArchived: a new held audit with another snapshot archives the old review byte for
+// byte as history-review.<old snapshot>.md and writes a fresh pending review.
+func TestStaleReviewArchived(t *testing.T) {
+	root, opts := newTaskRepo(t)
+	heldWork(t, root)
+	first := run(t, opts, ModePostOnly).State.HistorySnapshotSHA256
+	completeTheReview(t, root)
+	old := readFile(t, root, reviewRel)
+	writeFile(t, root, "internal/cache/lru.go", "package cache\n\nfunc newLRU() int { return 2 }\n")
+	res := run(t, opts, ModePostOnly)
+	wantOutcome(t, res, OutcomePostHeld, 0, StatusHistoryReviewRequired, NextReviewHistory)
+	if res.State.HistorySnapshotSHA256 == first {
+		t.Fatal("snapshot did not change")
+	}
+	archived := readFile(t, root, ".mastermind/tasks/020-cache/history-review."+first+".md")
+	if !bytes.Equal(archived, old) {
+		t.Fatal("archive differs from the old review")
+	}
+	fresh := string(readFile(t, root, reviewRel))
+	if !strings.Contains(fresh, "- **Context:** pending") || !strings.Contains(fresh, res.State.HistorySnapshotSHA256) {
+		t.Fatalf("fresh review:\n%s", fresh)
+	}
+	// A review without a usable snapshot field is archived under the SHA-256 of its bytes.
+	writeFile(t, root, reviewRel, "scribbles\n")
+	writeFile(t, root, "internal/cache/lru.go", "package cache\n\nfunc newLRU() int { return 3 }\n")
+	run(t, opts, ModePostOnly)
+	if got := readFile(t, root, ".mastermind/tasks/020-cache/history-review."+sha256Hex([]byte("scribbles\n"))+".md"); string(got) != "scribbles\n" {
+		t.Fatalf("archive %q", got)
+	}
+}
+
+// TestHostileReview: a symlinked or oversized review is never complete; a held audit refuses to
+// replace a symlinked review (exit 3) and leaves its target untouched.
+func TestHostileReview(t *testing.T) {
+	root, opts := newTaskRepo(t)
+	heldWork(t, root)
+	run(t, opts, ModePostOnly)
+	completeTheReview(t, root)
+	p := filepath.Join(root, reviewRel)
+	outside := filepath.Join(t.TempDir(), "review.md")
+	if err := os.Rename(p, outside); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, p); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, opts, ModeAuto)
+	wantOutcome(t, res, OutcomeHistoryPending, 0, StatusHistoryReviewRequired, NextReviewHistory)
+	if !strings.Contains(res.Text, "symbolic link") {
+		t.Fatalf("text:\n%s", res.Text)
+	}
+	target := readFile(t, "/", outside)
+	opts.Mode = ModePostOnly
+	if _, err := Run(t.Context(), opts); err == nil || !strings.Contains(err.Error(), "history-review.md is refused") {
+		t.Fatalf("err %v", err)
+	}
+	if fi, err := os.Lstat(p); err != nil || fi.Mode()&os.ModeSymlink == 0 || !bytes.Equal(target, readFile(t, "/", outside)) {
+		t.Fatal("the symlink or its target was touched")
+	}
+
+	// Over 1 MiB: refused as incomplete, with the limit in the message.
+	root2, opts2 := newTaskRepo(t)
+	heldWork(t, root2)
+	run(t, opts2, ModePostOnly)
+	writeFile(t, root2, reviewRel, completeReview(readState(t, root2).HistorySnapshotSHA256)+strings.Repeat("padding\n", MaxReviewBytes/8+1))
+	res = run(t, opts2, ModeAuto)
+	wantOutcome(t, res, OutcomeHistoryPending, 0, "", "")
+	if !strings.Contains(res.Text, "larger than 1048576 bytes (1 MiB)") {
+		t.Fatalf("text:\n%s", res.Text)
+	}
+}
+
+func readState(t *testing.T, root string) *State {
+	t.Helper()
+	s, err := ParseState(readFile(t, root, stateRel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -1,0 +1,169 @@
+package postflight
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+)
+
+func sumHex(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+// TestFingerprintCanonicalText checks the §6 canonical text and the identity fields per kind,
+// including the claim kinds: positions, exit codes, matches and messages never count.
+func TestFingerprintCanonicalText(t *testing.T) {
+	mk := func(kind string, kv ...any) finding.Finding { return newFinding(kind, "msg "+kind, kv...) }
+	cases := []struct {
+		name    string
+		fs      []finding.Finding
+		verdict string
+		text    string
+	}{
+		{"drift counts warnings", []finding.Finding{mk(KindUnexpectedFile, "file", "b.go"), mk(KindMissingExpectedFile, "file", "a.go")},
+			VerdictDrift, "mastermind-blocking v1\nmissing_expected_file\x1fa.go\nunexpected_file\x1fb.go\n"},
+		{"broken counts errors only", []finding.Finding{mk(KindUnexpectedFile, "file", "b.go"),
+			mk(KindDeclaredFileUnavailable, "file", "x.go", "reason", "target_missing")},
+			VerdictBroken, "mastermind-blocking v1\ndeclared_file_unavailable\x1fx.go\x1ftarget_missing\n"},
+		{"cmd without exit code", []finding.Finding{mk(KindObservedExitCodeNonZero, "cmd", "go test ./...", "exit_code", 7),
+			mk(KindVerificationRequirementUnmet, "cmd", "go test ./...", "reason", "not_passed")},
+			VerdictBroken, "mastermind-blocking v1\nobserved_exit_code_non_zero\x1fgo test ./...\nverification_requirement_unmet\x1fgo test ./...\x1fnot_passed\n"},
+		{"claim kinds", []finding.Finding{
+			mk(KindClaimedSymbolMissing, "symbol", "Foo"),
+			mk(KindClaimedSignatureMismatch, "symbol", "Get", "file", "a.go", "claimed", "func Get()", "actual", "func Get() error"),
+			mk(KindHallucinatedSymbol, "from_symbol", "A", "to_symbol", "B"),
+			mk(KindMissingCallEdge, "from_symbol", "A", "to_symbol", "C"),
+			mk(KindExecutorClaimUnresolved, "claim_index", 3, "reason", "ambiguous", "matches", 2),
+		}, VerdictBroken, "mastermind-blocking v1\nclaimed_signature_mismatch\x1fGet\x1fa.go\nclaimed_symbol_missing\x1fFoo\x1f\n" +
+			"executor_claim_unresolved\x1f3\x1fambiguous\nhallucinated_symbol\x1fA\x1fB\nmissing_call_edge\x1fA\x1fC\n"},
+		{"degraded and frontmatter reasons", []finding.Finding{mk(KindChangedSetDegraded, "reason", "git_unavailable"),
+			mk(KindInvalidFrontmatter, "reason", "frontmatter_invalid")},
+			VerdictBroken, "mastermind-blocking v1\ninvalid_frontmatter\x1ffrontmatter_invalid\n"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, want := Fingerprint(fingerprintLines(tc.fs, tc.verdict)), sumHex(tc.text); got != want {
+				t.Errorf("fingerprint %s, want sha256(%q) = %s", got, tc.text, want)
+			}
+		})
+	}
+	// Rejected report: one line per violation, rule and pointer, no positions.
+	lines := []string{KindExecutorReportRejected + "\x1fschema.enum\x1f/status", KindExecutorReportRejected + "\x1fvalue.null\x1f/spec"}
+	if got, want := Fingerprint(lines), sumHex("mastermind-blocking v1\nexecutor_report_rejected\x1fschema.enum\x1f/status\nexecutor_report_rejected\x1fvalue.null\x1f/spec\n"); got != want {
+		t.Errorf("rejected fingerprint %s, want %s", got, want)
+	}
+}
+
+// driftWith writes the cache task's work plus extra unscoped files, all listed in the report, so
+// the verdict is drift with one unexpected_file per extra file.
+func driftWith(t *testing.T, root string, extra ...string) {
+	t.Helper()
+	files := []string{"internal/cache/cache.go", "internal/cache/lru.go", "docs/cache.md"}
+	writeFile(t, root, "internal/cache/cache.go", "package cache\n\nvar c = newLRU()\n")
+	writeFile(t, root, "internal/cache/lru.go", "package cache\n\nfunc newLRU() int { return 0 }\n")
+	writeFile(t, root, "docs/cache.md", "# Cache\n\nLRU.\n")
+	for _, e := range extra {
+		writeFile(t, root, e, "x\n")
+		files = append(files, e)
+	}
+	writeFile(t, root, reportRel, reportText(files, ""))
+}
+
+// TestThreeCycleRule: the same drift three times returns the task to design (exit code still by
+// verdict); another condition restarts the streak; an unchanged re-pre-flight keeps it; a changed
+// spec re-approved and a held verdict reset it.
+func TestThreeCycleRule(t *testing.T) {
+	root, opts := newTaskRepo(t)
+	driftWith(t, root, "internal/cache/shard.go")
+	for i := 1; i <= 4; i++ {
+		res := run(t, opts, ModePostOnly)
+		next := NextPlannerReview
+		if i >= 3 {
+			next = NextReturnToDesign
+		}
+		wantOutcome(t, res, OutcomePostDrift, 0, StatusDrift, next)
+		st := res.State
+		if st.BlockingStreak != i || !hex64.MatchString(st.BlockingFingerprint) {
+			t.Fatalf("run %d: streak %d fingerprint %q", i, st.BlockingStreak, st.BlockingFingerprint)
+		}
+		const base = "post-flight verdict: ⚠️ Drift — errors: 0, warnings: 1"
+		want := base
+		if i >= 3 {
+			want = base + "; the same blocking condition has repeated in 3 consecutive post-flights — revise the spec (return to design) or ask the user"
+			if !strings.Contains(res.Text, "next: return to design — the same blocking condition has repeated in 3 consecutive post-flights") {
+				t.Errorf("run %d text:\n%s", i, res.Text)
+			}
+		}
+		if st.BlockingReason != want || res.Message != want {
+			t.Fatalf("run %d: blocking_reason %q", i, st.BlockingReason)
+		}
+		env := NewEnvelope(res, res.ExitCode, nil)
+		if env.State.NextStep != next || env.Message != want {
+			t.Fatalf("envelope %+v", env)
+		}
+	}
+	lessons := string(readFile(t, root, ".mastermind/tasks/_lessons.md"))
+	if !strings.Contains(lessons, "- **Occurrences:** 4\n") ||
+		!strings.Contains(lessons, "- **Observed:** contract drift; 1× unexpected file; returned to design after 3 identical post-flights\n") {
+		t.Fatalf("lessons:\n%s", lessons)
+	}
+	// A different condition starts a new streak.
+	driftWith(t, root, "internal/cache/shard.go", "internal/cache/extra.go")
+	res := run(t, opts, ModePostOnly)
+	wantOutcome(t, res, OutcomePostDrift, 0, StatusDrift, NextPlannerReview)
+	fp := res.State.BlockingFingerprint
+	if res.State.BlockingStreak != 1 {
+		t.Fatalf("streak %d", res.State.BlockingStreak)
+	}
+	// Re-pre-flight of the unchanged spec keeps the streak.
+	res = run(t, opts, ModePreOnly)
+	wantOutcome(t, res, OutcomePreReady, 0, StatusApproved, NextRunExecutor)
+	if res.State.BlockingStreak != 1 || res.State.BlockingFingerprint != fp {
+		t.Fatalf("unchanged re-pre-flight reset the streak: %+v", res.State)
+	}
+	if res = run(t, opts, ModePostOnly); res.State.BlockingStreak != 2 {
+		t.Fatalf("streak %d after re-pre-flight", res.State.BlockingStreak)
+	}
+	// A changed spec, approved again, resets it.
+	writeFile(t, root, taskSpec, strings.Replace(specText, "Add an LRU cache.", "Add an LRU cache with shards.", 1))
+	res = run(t, opts, ModePreOnly)
+	wantOutcome(t, res, OutcomePreReady, 0, StatusApproved, NextRunExecutor)
+	if res.State.BlockingStreak != 0 || res.State.BlockingFingerprint != "" {
+		t.Fatalf("changed spec kept the streak: %+v", res.State)
+	}
+	if res = run(t, opts, ModePostOnly); res.State.BlockingStreak != 1 {
+		t.Fatalf("streak %d", res.State.BlockingStreak)
+	}
+	// A held verdict resets it.
+	for _, p := range []string{"internal/cache/shard.go", "internal/cache/extra.go"} {
+		if err := os.Remove(filepath.Join(root, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	driftWith(t, root)
+	res = run(t, opts, ModePostOnly)
+	wantOutcome(t, res, OutcomePostHeld, 0, StatusHistoryReviewRequired, NextReviewHistory)
+	if res.State.BlockingStreak != 0 || res.State.BlockingFingerprint != "" {
+		t.Fatalf("held kept the streak: %+v", res.State)
+	}
+}
+
+// TestSpecChangedKeepsStreak: "spec changed" is not a blocking post-flight; the streak is kept.
+func TestSpecChangedKeepsStreak(t *testing.T) {
+	root, opts := newTaskRepo(t)
+	driftWith(t, root, "x.txt")
+	run(t, opts, ModePostOnly)
+	run(t, opts, ModePostOnly)
+	writeFile(t, root, taskSpec, specText+"\n")
+	res := run(t, opts, ModePostOnly)
+	wantOutcome(t, res, OutcomePostRefused, 1, StatusHeld, NextRunPreflight)
+	if res.State.BlockingStreak != 2 {
+		t.Fatalf("streak %d", res.State.BlockingStreak)
+	}
+}
