@@ -37,6 +37,8 @@ type ReportValidateOptions struct {
 	IO   *IOStreams
 	File string // path, or "-" for standard input
 	JSON bool
+	// Format is --format: "" (text unless --json), "text", "json" (= --json) or "github".
+	Format string
 }
 
 // NewCmdReportValidate builds `mastermind report validate FILE|- [--json]`. runF replaces the run
@@ -52,7 +54,10 @@ strict YAML/JSON values, the JSON Schema and the consistency rules. No git compa
 "-" reads the report from standard input.
 
 Each finding prints as "file:line:column: message [rule]" on stdout; a valid report prints
-nothing. --json prints {schema_version, command, file, form, valid, findings}.
+nothing. --json (or --format json) prints {schema_version, command, file, form, valid,
+findings}. --format github prints a GitHub Actions ::error annotation per finding (at most 10,
+then a ::notice with the number omitted), then the text lines. --format and --json cannot be
+used together.
 
 When the file lies inside a git repository, it must also be reachable from the repository root
 without passing through a symbolic link.
@@ -68,6 +73,9 @@ Exit status:
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]
+			if err := formatFlag(cmd, &opts.Format, &opts.JSON); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -75,6 +83,7 @@ Exit status:
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print {schema_version, command, file, form, valid, findings} as JSON")
+	cmd.Flags().StringVar(&opts.Format, "format", "", "output format: text (default), json or github")
 	return cmd
 }
 
@@ -104,6 +113,8 @@ func runReportValidate(opts *ReportValidateOptions) error {
 		if opts.JSON {
 			_ = writeJSON(opts.IO.Out, reportValidateJSON{SchemaVersion: 1, Command: "report validate", File: display,
 				Findings: []finding.Finding{}, Outcome: "error", Error: err.Error()})
+		} else if opts.Format == formatGitHub {
+			_ = writeGitHubAnnotations(opts.IO.Out, []ghAnnotation{{Level: "error", File: display, Title: "mastermind report validate", Message: err.Error()}})
 		}
 		return &ExitError{Code: ExitOperational, Msg: textsafe.Escape(err.Error()), Err: err}
 	}
@@ -121,6 +132,15 @@ func runReportValidate(opts *ReportValidateOptions) error {
 			return err
 		}
 	} else {
+		if opts.Format == formatGitHub {
+			anns := make([]ghAnnotation, 0, len(res.Findings))
+			for _, f := range res.Findings {
+				anns = append(anns, findingAnnotation(f, ""))
+			}
+			if err := writeGitHubAnnotations(opts.IO.Out, anns); err != nil {
+				return err
+			}
+		}
 		for _, f := range res.Findings {
 			if _, err := fmt.Fprintln(opts.IO.Out, textsafe.Escape(f.String())); err != nil {
 				return err

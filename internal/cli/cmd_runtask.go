@@ -25,7 +25,9 @@ type RunTaskOptions struct {
 	ForceIteration bool
 	FailOn         string
 	JSON           bool
-	Root           string
+	// Format is --format: "" (text unless --json), "text", "json" (= --json) or "github".
+	Format string
+	Root   string
 	// Now is the clock (started_at, lesson dates); time.Now when nil.
 	Now func() time.Time
 }
@@ -52,6 +54,9 @@ Flags:
   --force-iteration   run one pre-flight beyond the budget
   --fail-on LEVEL     broken (default) or drift; with drift a drift verdict exits 1
   --json              print the JSON envelope (schema_version 1) on stdout instead of text
+  --format FORMAT     text (default), json (the same as --json) or github: GitHub Actions
+                      ::error/::warning annotations for the findings (at most 10 of each),
+                      then the text output; --format and --json cannot be used together
   --root DIR          repository root; by default discovered from the current directory
 
 Exit status:
@@ -86,6 +91,9 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 			if opts.MaxIterations < 0 {
 				return usageErrorf("--max-iterations must be 0 or more, got %d", opts.MaxIterations)
 			}
+			if err := formatFlag(cmd, &opts.Format, &opts.JSON); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -100,6 +108,7 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 	f.BoolVar(&opts.ForceIteration, "force-iteration", false, "run one pre-flight beyond the budget")
 	f.StringVar(&opts.FailOn, "fail-on", "broken", "broken or drift: the lowest verdict that exits 1")
 	f.BoolVar(&opts.JSON, "json", false, "print the JSON envelope on stdout")
+	f.StringVar(&opts.Format, "format", "", "output format: text (default), json or github")
 	f.StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
 	return cmd
 }
@@ -144,11 +153,17 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 	if err != nil {
 		return runTaskError(opts, res, err)
 	}
-	if opts.JSON {
+	switch {
+	case opts.JSON:
 		if werr := writeJSON(opts.IO.Out, postflight.NewEnvelope(res, res.ExitCode, nil)); werr != nil {
 			return werr
 		}
-	} else {
+	case opts.Format == formatGitHub:
+		if werr := writeGitHubAnnotations(opts.IO.Out, resultAnnotations(res, "")); werr != nil {
+			return werr
+		}
+		fmt.Fprint(opts.IO.Out, res.Text)
+	default:
 		fmt.Fprint(opts.IO.Out, res.Text)
 	}
 	switch res.ExitCode {
@@ -176,6 +191,8 @@ func runTaskError(opts *RunTaskOptions, res *postflight.Result, err error) error
 			res = &postflight.Result{}
 		}
 		_ = writeJSON(opts.IO.Out, postflight.NewEnvelope(res, ExitOperational, err))
+	} else if opts.Format == formatGitHub {
+		_ = writeGitHubAnnotations(opts.IO.Out, []ghAnnotation{{Level: "error", Title: "mastermind run-task", Message: msg}})
 	}
 	return &ExitError{Code: ExitOperational, Msg: msg, Err: err}
 }

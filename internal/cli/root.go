@@ -54,6 +54,8 @@ func NewRootCmd(io *IOStreams) *cobra.Command {
 		NewCmdOutputFormat(io, nil),
 		NewCmdNewSpec(io, nil),
 		NewCmdHook(io),
+		NewCmdGate(io, nil),
+		NewCmdStatus(io, nil),
 	)
 	// Unknown subcommands are usage errors (exit 2), not silently the root help.
 	root.SuggestionsMinimumDistance = 2

@@ -1,0 +1,350 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/postflight"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
+	"github.com/spf13/cobra"
+)
+
+// GateOptions holds the flags of `mastermind gate`.
+type GateOptions struct {
+	IO     *IOStreams
+	Since  string
+	Root   string
+	Format string
+	FailOn string
+	Record bool
+}
+
+// debugGateEnv turns on the gate's work counters on stderr.
+const debugGateEnv = "MASTERMIND_DEBUG_GATE"
+
+const gateLong = `Pre-merge gate: audit every open task under .mastermind/tasks/ and pass only when all of
+them pass.
+
+Every task folder (.mastermind/tasks/<NNN>-<slug>/) whose state is not learned is audited with
+exactly the checks of post-flight (run-task --post-only) against the current working tree:
+spec binding, executor report, changed set since the task's baseline, scope, declared files,
+verification evidence and claims. Nothing is written and no lifecycle state changes, unless
+--record is given: then each audited task goes through the normal post-flight, which writes
+audit.md and state.json (and release notes and history-review.md for held) under the task's
+controller lock. The changed set of each distinct baseline is computed once and shared by all
+tasks with that baseline; each spec and report is read and parsed once. mastermind never runs a
+command that a spec or report names.
+
+With --since REV only the tasks whose folder, or one of whose declared scope files, changed
+since the commit REV are gated (committed, staged, unstaged or untracked alike). A task whose
+spec cannot be read is always selected.
+
+One line per task, sorted by task name, then a summary line:
+  <icon> <task>: <status> — <first blocking reason>
+Statuses and whether they pass:
+  held         the audit verdict is held                                  passes
+  drift        the audit verdict is drift                passes unless --fail-on drift
+  broken       the audit verdict is broken (also a rejected report)       fails
+  refused      the spec changed since approval, or pre-flight is required fails
+  learned      closed; not re-audited                                     passes
+  not started  a task folder without state.json: pre-flight never ran, so there is no
+               baseline and nothing to audit                passes unless --fail-on drift
+  error        unreadable or corrupt state.json, a task folder that is a symbolic link, or
+               git failing for the task's baseline (the other tasks are still audited)
+A task that is approved but has no executor report yet is audited like any other and is broken
+(executor report missing): an unfinished task does not pass the gate.
+
+--format text (default) prints the lines. --format json prints {schema_version: 1, command:
+"gate", outcome, exit_code, message, since, fail_on, record, tasks: [{task, spec, status,
+passed, state_status, baseline, verdict, counts, reason, findings, report_violations, error,
+recorded}], summary}. --format github prints GitHub Actions ::error / ::warning annotations
+(at most 10 of each, then a ::notice with the number omitted) followed by the text log.
+
+MASTERMIND_DEBUG_GATE=1 prints the work counters (tasks, audits, baselines, changed-set
+computations, spec reads) to stderr.
+
+Exit status:
+  0  every gated task passes (also when there are no tasks)
+  1  at least one task does not pass (and no task has an error)
+  2  usage error (unknown flag, bad --format or --fail-on, malformed --since REV)
+  3  operational: not a git repository, --since REV does not name a commit, .mastermind/tasks
+     cannot be listed, or any task has status error — fail closed: 3 wins over 1, and every
+     other task is still audited and printed`
+
+// NewCmdGate builds `mastermind gate`. runF replaces the run function in tests.
+func NewCmdGate(io *IOStreams, runF func(*GateOptions) error) *cobra.Command {
+	opts := &GateOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "gate [--since REV] [--root DIR] [--format text|json|github] [--fail-on broken|drift] [--record]",
+		Short: "Pre-merge gate over every open task",
+		Long:  gateLong,
+		Example: `  mastermind gate
+  mastermind gate --since origin/main --fail-on drift
+  mastermind gate --format github >> "$GITHUB_STEP_SUMMARY"
+  mastermind gate --record --format json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(opts.Format); err != nil {
+				return err
+			}
+			if opts.FailOn != "broken" && opts.FailOn != "drift" {
+				return usageErrorf("--fail-on must be broken or drift, got %q", opts.FailOn)
+			}
+			if cmd.Flags().Changed("since") && opts.Since == "" {
+				return usageErrorf("--since needs a revision")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runGate(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Since, "since", "", "gate only tasks whose folder or declared scope changed since this commit")
+	f.StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
+	f.StringVar(&opts.Format, "format", formatText, "output format: text, json or github")
+	f.StringVar(&opts.FailOn, "fail-on", "broken", "broken or drift: with drift, drift and not-started tasks fail")
+	f.BoolVar(&opts.Record, "record", false, "persist each audit through the normal post-flight (writes state)")
+	return cmd
+}
+
+func runGate(ctx context.Context, opts *GateOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	defer debugRSS(opts.IO)
+	repo, err := openRepo(opts.Root)
+	if err != nil {
+		return gateError(opts, "", err)
+	}
+	since := ""
+	if opts.Since != "" {
+		since = opts.Since
+		if !isFullHexOID(since) {
+			since, err = repo.ResolveRevision(ctx, opts.Since)
+			if errors.Is(err, gitscope.ErrInvalidRevision) {
+				return usageErrorf("--since: %s", textsafe.Escape(err.Error()))
+			}
+			if err != nil {
+				return gateError(opts, "", fmt.Errorf("--since %s", textsafe.Escape(err.Error())))
+			}
+		}
+	}
+	res, err := postflight.Gate(ctx, postflight.GateOptions{Git: repo, Since: since, FailOnDrift: opts.FailOn == "drift",
+		Record: opts.Record, Warn: opts.IO.ErrOut})
+	if errors.Is(err, gitscope.ErrBaselineUnavailable) && since != "" {
+		err = fmt.Errorf("--since %q %w", since, gitscope.ErrRevisionNotFound)
+	}
+	if err != nil {
+		return gateError(opts, since, err)
+	}
+	if os.Getenv(debugGateEnv) == "1" {
+		s := res.Stats
+		fmt.Fprintf(opts.IO.ErrOut, "mastermind: debug: gate: tasks %d, selected %d, audited %d, baselines %d, changed-set computations %d, spec reads %d, spec parses %d\n",
+			s.Tasks, s.Selected, s.Audited, s.Baselines, s.ChangedSets, s.SpecReads, s.SpecParses)
+	}
+	summary := gateSummary(res, opts)
+	switch opts.Format {
+	case formatJSON:
+		err = writeJSON(opts.IO.Out, newGateJSON(res, opts, summary))
+	case formatGitHub:
+		if err = writeGitHubAnnotations(opts.IO.Out, gateAnnotations(res)); err == nil {
+			err = writeGateText(opts.IO.Out, res, summary)
+		}
+	default:
+		err = writeGateText(opts.IO.Out, res, summary)
+	}
+	if err != nil {
+		return err
+	}
+	switch res.ExitCode {
+	case ExitOK:
+		return nil
+	case ExitNotPassed:
+		return &NotPassedError{Msg: summary, Silent: true}
+	}
+	return &ExitError{Code: res.ExitCode, Msg: summary, Silent: true}
+}
+
+// gateError reports an operational failure of the whole gate (exit 3); with --format json the
+// envelope is still printed, with outcome "error".
+func gateError(opts *GateOptions, since string, err error) error {
+	msg := strings.TrimSpace(err.Error())
+	switch opts.Format {
+	case formatJSON:
+		env := gateJSON{SchemaVersion: 1, Command: "gate", Outcome: "error", ExitCode: ExitOperational, Message: msg,
+			Since: strOrNull(since), FailOn: opts.FailOn, Record: opts.Record, Tasks: []gateTaskJSON{}}
+		_ = writeJSON(opts.IO.Out, env)
+	case formatGitHub:
+		_ = writeGitHubAnnotations(opts.IO.Out, []ghAnnotation{{Level: "error", Title: "mastermind gate", Message: msg}})
+	}
+	return &ExitError{Code: ExitOperational, Msg: msg, Err: err}
+}
+
+// gateSummary is the last text line: "gate: <passed|failed|error> — <N> task(s): <counts>".
+func gateSummary(res *postflight.GateResult, opts *GateOptions) string {
+	word := map[int]string{ExitOK: "passed", ExitNotPassed: "failed", ExitOperational: "error"}[res.ExitCode]
+	head := "gate: " + word
+	if res.Since != "" {
+		head = fmt.Sprintf("gate --since %s: %s", postflight.ShortOID(res.Since), word)
+	}
+	if len(res.Tasks) == 0 {
+		if res.Since != "" {
+			return fmt.Sprintf("%s — no task changed since %s (%d task(s) in %s)", head, postflight.ShortOID(res.Since), res.Stats.Tasks, postflight.TasksDir)
+		}
+		return head + " — no tasks under " + postflight.TasksDir
+	}
+	var parts []string
+	for _, s := range gateStatuses {
+		if n := res.Count(s); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, strings.ReplaceAll(s, "_", " ")))
+		}
+	}
+	s := fmt.Sprintf("%s — %d task(s): %s", head, len(res.Tasks), strings.Join(parts, ", "))
+	if res.Since != "" {
+		s += fmt.Sprintf(" (%d of %d selected)", len(res.Tasks), res.Stats.Tasks)
+	}
+	if opts.FailOn == "drift" {
+		s += "; --fail-on drift"
+	}
+	return s
+}
+
+// gateStatuses in summary order.
+var gateStatuses = []string{postflight.GateHeld, postflight.GateDrift, postflight.GateBroken, postflight.GateRefused,
+	postflight.GateLearned, postflight.GateNotStarted, postflight.GateError}
+
+func writeGateText(w io.Writer, res *postflight.GateResult, summary string) error {
+	var b strings.Builder
+	for _, t := range res.Tasks {
+		b.WriteString(postflight.GateLine(t))
+		b.WriteByte('\n')
+	}
+	b.WriteString(summary)
+	b.WriteByte('\n')
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// gateAnnotations: one annotation per finding of every task that is not held or learned (error
+// and warning by class; report violations at their lines), and one error for a refused or
+// error task, or a not-started task that fails with --fail-on drift (as a warning).
+func gateAnnotations(res *postflight.GateResult) []ghAnnotation {
+	var anns []ghAnnotation
+	for _, t := range res.Tasks {
+		prefix := t.Task.Name + ": "
+		switch t.Status {
+		case postflight.GateDrift, postflight.GateBroken:
+			for _, f := range t.Findings {
+				if f.Rule == postflight.KindExecutorReportRejected && len(t.ReportViolations) > 0 {
+					continue // the violations carry the detail, with positions
+				}
+				anns = append(anns, auditAnnotation(f, t.Task, prefix))
+			}
+			for _, f := range t.ReportViolations {
+				anns = append(anns, findingAnnotation(f, prefix))
+			}
+		case postflight.GateRefused:
+			anns = append(anns, ghAnnotation{Level: "error", File: t.Task.Spec, Title: "mastermind gate", Message: prefix + t.Reason})
+		case postflight.GateError:
+			anns = append(anns, ghAnnotation{Level: "error", File: t.Task.StateRel(), Title: "mastermind gate", Message: prefix + t.Reason})
+		case postflight.GateNotStarted:
+			if !t.Passed {
+				anns = append(anns, ghAnnotation{Level: "warning", File: t.Task.Spec, Title: "mastermind gate", Message: prefix + t.Reason})
+			}
+		}
+	}
+	return anns
+}
+
+// gateJSON is the --format json envelope of `gate` (schema_version 1).
+type gateJSON struct {
+	SchemaVersion int            `json:"schema_version"`
+	Command       string         `json:"command"`
+	Outcome       string         `json:"outcome"` // pass | fail | error
+	ExitCode      int            `json:"exit_code"`
+	Message       string         `json:"message"`
+	Since         *string        `json:"since"`
+	FailOn        string         `json:"fail_on"`
+	Record        bool           `json:"record"`
+	Tasks         []gateTaskJSON `json:"tasks"`
+	Summary       *gateSummaryJS `json:"summary,omitempty"`
+}
+
+type gateTaskJSON struct {
+	Task             string                    `json:"task"`
+	Spec             string                    `json:"spec"`
+	Status           string                    `json:"status"`
+	Passed           bool                      `json:"passed"`
+	StateStatus      *string                   `json:"state_status"`
+	Baseline         *string                   `json:"baseline"`
+	Verdict          *string                   `json:"verdict"`
+	Counts           *postflight.Counts        `json:"counts"`
+	Reason           *string                   `json:"reason"`
+	Findings         []postflight.AuditFinding `json:"findings"`
+	ReportViolations []finding.Finding         `json:"report_violations"`
+	Error            *string                   `json:"error"`
+	Recorded         bool                      `json:"recorded"`
+}
+
+type gateSummaryJS struct {
+	Total      int `json:"total"`
+	Passed     int `json:"passed"`
+	Failed     int `json:"failed"`
+	Held       int `json:"held"`
+	Drift      int `json:"drift"`
+	Broken     int `json:"broken"`
+	Refused    int `json:"refused"`
+	Learned    int `json:"learned"`
+	NotStarted int `json:"not_started"`
+	Error      int `json:"error"`
+	// Available counts every task folder, gated or not (differs from total with --since).
+	Available int `json:"available"`
+}
+
+func strOrNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func newGateJSON(res *postflight.GateResult, opts *GateOptions, summary string) gateJSON {
+	outcome := map[int]string{ExitOK: "pass", ExitNotPassed: "fail", ExitOperational: "error"}[res.ExitCode]
+	env := gateJSON{SchemaVersion: 1, Command: "gate", Outcome: outcome, ExitCode: res.ExitCode, Message: summary,
+		Since: strOrNull(res.Since), FailOn: opts.FailOn, Record: opts.Record, Tasks: []gateTaskJSON{}}
+	sum := &gateSummaryJS{Total: len(res.Tasks), Available: res.Stats.Tasks,
+		Held: res.Count(postflight.GateHeld), Drift: res.Count(postflight.GateDrift), Broken: res.Count(postflight.GateBroken),
+		Refused: res.Count(postflight.GateRefused), Learned: res.Count(postflight.GateLearned),
+		NotStarted: res.Count(postflight.GateNotStarted), Error: res.Count(postflight.GateError)}
+	for _, t := range res.Tasks {
+		j := gateTaskJSON{Task: t.Task.Name, Spec: t.Task.Spec, Status: t.Status, Passed: t.Passed,
+			StateStatus: strOrNull(t.StateStatus), Baseline: strOrNull(t.Baseline), Verdict: strOrNull(t.Verdict),
+			Counts: t.Counts, Reason: strOrNull(t.Reason), Findings: postflight.AuditFindings(t.Findings),
+			ReportViolations: t.ReportViolations, Recorded: t.Recorded}
+		if j.ReportViolations == nil {
+			j.ReportViolations = []finding.Finding{}
+		}
+		if t.Status == postflight.GateLearned {
+			j.Reason = strOrNull("closed; not re-audited")
+		}
+		if t.Err != nil {
+			msg := t.Err.Error()
+			j.Error = &msg
+		}
+		if t.Passed {
+			sum.Passed++
+		} else {
+			sum.Failed++
+		}
+		env.Tasks = append(env.Tasks, j)
+	}
+	env.Summary = sum
+	return env
+}

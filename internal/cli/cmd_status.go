@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mastermind-controller/mastermind/internal/postflight"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
+	"github.com/spf13/cobra"
+)
+
+// StatusOptions holds the flags of `mastermind status`.
+type StatusOptions struct {
+	IO   *IOStreams
+	Root string
+	JSON bool
+	// Now is the clock for ages; when nil, SOURCE_DATE_EPOCH (if set) or time.Now.
+	Now func() time.Time
+}
+
+const statusLong = `The planner's view: every task under .mastermind/tasks/, sorted by task name, with its
+state.json status, next_step, verdict, iteration (pre-flights run), baseline (the first 12 hex
+digits of baseline_ref), last_artifact (the file to open next) and age (time since state.json was
+last written; started_at when its modification time is unknown). Nothing is written.
+
+A task folder without state.json shows as not_started. A task whose state.json is unreadable or
+corrupt (spec-and-lifecycle.md §5.3) shows as corrupt, and its error is printed after the table;
+every other task is still listed.
+
+--json prints {schema_version: 1, command: "status", outcome, exit_code, tasks: [{task, spec,
+status, next_step, verdict, findings, risk, iteration, baseline, baseline_ref, last_artifact,
+blocking_reason, blocking_streak, started_at, updated_at, age_seconds, error}]}; times are RFC
+3339 in UTC, age_seconds is an integer, and absent values are null.
+
+When SOURCE_DATE_EPOCH is set (the reproducible-builds convention), it is used as the current
+time for ages.
+
+Exit status:
+  0  the tasks were listed (also when there are none)
+  2  usage error
+  3  not a git repository, .mastermind/tasks cannot be listed, or any task's state is corrupt`
+
+// NewCmdStatus builds `mastermind status`. runF replaces the run function in tests.
+func NewCmdStatus(io *IOStreams, runF func(*StatusOptions) error) *cobra.Command {
+	opts := &StatusOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:     "status [--root DIR] [--json]",
+		Short:   "Show every task's lifecycle state",
+		Long:    statusLong,
+		Example: "  mastermind status\n  mastermind status --json | jq '.tasks[] | select(.next_step == \"planner_review\")'",
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runStatus(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the tasks as JSON")
+	return cmd
+}
+
+// statusJSON is the --json envelope of `status`.
+type statusJSON struct {
+	SchemaVersion int                      `json:"schema_version"`
+	Command       string                   `json:"command"`
+	Outcome       string                   `json:"outcome"` // ok | error
+	ExitCode      int                      `json:"exit_code"`
+	Message       *string                  `json:"message"`
+	Tasks         []postflight.StatusEntry `json:"tasks"`
+}
+
+// statusNow returns the clock: opts.Now, SOURCE_DATE_EPOCH, or time.Now.
+func statusNow(opts *StatusOptions) (time.Time, error) {
+	if opts.Now != nil {
+		return opts.Now(), nil
+	}
+	if v, ok := os.LookupEnv("SOURCE_DATE_EPOCH"); ok && v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return time.Time{}, usageErrorf("SOURCE_DATE_EPOCH must be a non-negative integer of seconds, got %q", v)
+		}
+		return time.Unix(n, 0), nil
+	}
+	return time.Now(), nil
+}
+
+func runStatus(opts *StatusOptions) error {
+	now, err := statusNow(opts)
+	if err != nil {
+		return err
+	}
+	fail := func(err error) error {
+		msg := strings.TrimSpace(err.Error())
+		if opts.JSON {
+			_ = writeJSON(opts.IO.Out, statusJSON{SchemaVersion: 1, Command: "status", Outcome: "error",
+				ExitCode: ExitOperational, Message: &msg, Tasks: []postflight.StatusEntry{}})
+		}
+		return &ExitError{Code: ExitOperational, Msg: msg, Err: err}
+	}
+	repo, err := openRepo(opts.Root)
+	if err != nil {
+		return fail(err)
+	}
+	infos, err := postflight.ScanTasks(repo.Root())
+	if err != nil {
+		return fail(err)
+	}
+	rows := postflight.StatusEntries(infos, now)
+	corrupt := 0
+	for _, r := range rows {
+		if r.Error != nil {
+			corrupt++
+		}
+	}
+	var exitErr error
+	var msg *string
+	if corrupt > 0 {
+		m := fmt.Sprintf("%d task(s) with a corrupt or unreadable state", corrupt)
+		msg = &m
+		exitErr = &ExitError{Code: ExitOperational, Msg: m}
+	}
+	if opts.JSON {
+		env := statusJSON{SchemaVersion: 1, Command: "status", Outcome: "ok", ExitCode: ExitOK, Message: msg, Tasks: rows}
+		if corrupt > 0 {
+			env.Outcome, env.ExitCode = "error", ExitOperational
+		}
+		if err := writeJSON(opts.IO.Out, env); err != nil {
+			return err
+		}
+		return exitErr
+	}
+	if len(rows) == 0 {
+		_, err := fmt.Fprintf(opts.IO.Out, "no tasks under %s yet; create one with: mastermind new-spec \"title\"\n", postflight.TasksDir)
+		return err
+	}
+	if err := writeStatusText(opts.IO, rows); err != nil {
+		return err
+	}
+	return exitErr
+}
+
+// writeStatusText prints the aligned table, then one "<task>: <error>" line per corrupt task.
+func writeStatusText(io *IOStreams, rows []postflight.StatusEntry) error {
+	tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TASK\tSTATUS\tNEXT_STEP\tVERDICT\tITER\tBASELINE\tLAST_ARTIFACT\tAGE")
+	dash := func(p *string) string {
+		if p == nil {
+			return "-"
+		}
+		return *p
+	}
+	for _, r := range rows {
+		iter, age := "-", "-"
+		if r.Iteration != nil {
+			iter = strconv.Itoa(*r.Iteration)
+		}
+		if r.AgeSeconds != nil {
+			age = postflight.FormatAge(*r.AgeSeconds)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Task, r.Status, dash(r.NextStep), dash(r.Verdict), iter,
+			dash(r.Baseline), dash(r.LastArtifact), age)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if r.Error != nil {
+			if _, err := fmt.Fprintf(io.Out, "%s: %s\n", r.Task, textsafe.Escape(*r.Error)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
