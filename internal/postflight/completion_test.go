@@ -2,12 +2,14 @@ package postflight
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mastermind-controller/mastermind/schemas"
 )
 
 const (
@@ -112,6 +114,7 @@ func TestCompletionLifecycle(t *testing.T) {
 	if res.State.LastArtifact != ArtifactHistoryReview || res.State.Verdict != VerdictHeld || res.State.HistorySnapshotSHA256 == "" {
 		t.Fatalf("learned state %+v", res.State)
 	}
+	schemaValid(t, root)
 	learned := readFile(t, root, stateRel)
 
 	// Later unrelated commits leave it learned; nothing is written.
@@ -193,6 +196,7 @@ func TestCompletionInputsChanged(t *testing.T) {
 				res.Message != res.State.BlockingReason || res.State.HistorySnapshotSHA256 != "" || res.State.Verdict != "" {
 				t.Fatalf("state %+v", res.State)
 			}
+			schemaValid(t, root)
 			// The next plain run is a post-flight again.
 			res = run(t, opts, ModeAuto)
 			if res.Phase != PhasePostflight {
@@ -281,4 +285,20 @@ func readState(t *testing.T, root string) *State {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// schemaValid checks the written state.json against the published state-v1 schema.
+func schemaValid(t *testing.T, root string) {
+	t.Helper()
+	sch, err := schemas.Compile("state-v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal(readFile(t, root, stateRel), &v); err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(v); err != nil {
+		t.Errorf("state.json does not match state-v1: %v", err)
+	}
 }
