@@ -240,6 +240,10 @@ func (g *gater) gateTask(ctx context.Context, in TaskInfo) gateTask {
 		t.Reason = fmt.Sprintf("no state.json; run pre-flight: mastermind run-task %s --pre-only", in.Task.Spec)
 	case in.State.Status == StatusLearned:
 		t.Status, t.Passed, t.Verdict = GateLearned, true, in.State.Verdict
+		if in.State.Findings != nil {
+			c := *in.State.Findings
+			t.Counts = &c
+		}
 	case g.opts.Record:
 		t.audited = true
 		g.record(ctx, in, &t)
