@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mastermind-controller/mastermind/internal/spec"
 	"github.com/mastermind-controller/mastermind/schemas"
 )
 
@@ -300,5 +301,30 @@ func schemaValid(t *testing.T, root string) {
 	}
 	if err := sch.Validate(v); err != nil {
 		t.Errorf("state.json does not match state-v1: %v", err)
+	}
+}
+
+// TestReleaseNotesTitleAndMissingSections: the title falls back from the first level-1 heading to
+// the frontmatter title to the task name (escaped), and absent sections get the §8.1 placeholders.
+func TestReleaseNotesTitleAndMissingSections(t *testing.T) {
+	root, opts := newTaskRepo(t)
+	c := &controller{opts: opts, git: opts.Git, task: Task{Root: root, Name: "020-cache", Dir: ".mastermind/tasks/020-cache", Spec: taskSpec}, res: &Result{}}
+	cs, err := opts.Git.ChangedSet(t.Context(), readState(t, root).BaselineRef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ src, first string }{
+		{"---\nmode: lite\ntitle: From \u202e frontmatter\n---\n## Goals\n\nG.\n", "# From \\u202E frontmatter\n\n## Summary\n\nG.\n\n## Tests\n\n_The spec has no Tests Plan section._\n\n## Diff\n\n```text\n```\n"},
+		{"---\nmode: lite\n---\nintro\n\n## Goals\n\nG.\n\n# Late title\n", "# 020-cache\n\n## Summary\n\nG.\n\n## Tests\n\n_The spec has no Tests Plan section._\n"},
+		{"# Body title\n\n## Tests Plan\n\nT.\n", "# Body title\n\n## Summary\n\n_The spec has no Goals section._\n\n## Tests\n\nT.\n"},
+	} {
+		sp, _ := spec.Parse([]byte(tc.src), taskSpec)
+		notes, err := c.releaseNotes(t.Context(), sp, readState(t, root).BaselineRef, cs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(string(notes), tc.first) || !strings.HasSuffix(string(notes), "```\n\n---\nAudit: ✅ Held\n") {
+			t.Errorf("notes for %q:\n%s", tc.src, notes)
+		}
 	}
 }
