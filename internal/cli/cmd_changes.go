@@ -80,7 +80,6 @@ type changeEntryJSON struct {
 }
 
 func runChanges(ctx context.Context, opts *ChangesOptions) (err error) {
-	defer gitscope.ReportPeakRSS(opts.IO.ErrOut)
 	if ctx == nil {
 		ctx = context.Background()
 	}

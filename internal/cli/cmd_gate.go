@@ -118,7 +118,6 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	defer debugRSS(opts.IO)
 	repo, err := openRepo(opts.Root)
 	if err != nil {
 		return gateError(opts, "", err)

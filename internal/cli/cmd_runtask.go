@@ -133,7 +133,6 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	defer debugRSS(opts.IO)
 	repo, err := openRepo(opts.Root)
 	if err != nil {
 		return runTaskError(opts, &postflight.Result{Outcome: postflight.OutcomeError}, err)
@@ -195,21 +194,4 @@ func runTaskError(opts *RunTaskOptions, res *postflight.Result, err error) error
 		_ = writeGitHubAnnotations(opts.IO.Out, []ghAnnotation{{Level: "error", Title: "mastermind run-task", Message: msg}})
 	}
 	return &ExitError{Code: ExitOperational, Msg: msg, Err: err}
-}
-
-// debugRSS prints the process's peak resident set size (VmHWM) to stderr when
-// MASTERMIND_DEBUG_RSS=1 (gitscope.md §8.2; Linux only).
-func debugRSS(io *IOStreams) {
-	if os.Getenv("MASTERMIND_DEBUG_RSS") != "1" {
-		return
-	}
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "VmHWM:") {
-			fmt.Fprintf(io.ErrOut, "mastermind: debug: %s\n", strings.Join(strings.Fields(line), " "))
-		}
-	}
 }

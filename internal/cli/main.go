@@ -4,12 +4,16 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
 )
 
 // Main runs the mastermind command line with args (without the program name) and returns the exit
 // code. It is the only entry point: nothing else calls os.Exit. A panic is recovered, its stack
 // printed to stderr, and 3 returned.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	// With MASTERMIND_DEBUG_RSS=1, print the peak RSS just before exit (gitscope.md §8.2 item 5).
+	defer gitscope.ReportPeakRSS(stderr)
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "mastermind: internal error (a bug; please report it): %v\n%s", r, debug.Stack())

@@ -35,6 +35,9 @@ type Audit struct {
 	// Violations are the executor report's own findings, listed under
 	// executor_report_rejected{report_invalid} (§7.1).
 	Violations []finding.Finding
+	// ReturnToDesign is true when this blocking post-flight is the third in a row with the same
+	// fingerprint (§6): audit.md then says that the task returns to design.
+	ReturnToDesign bool
 }
 
 // ChangedSetEvidence is the evidence changed_set object (§7.2).
@@ -184,6 +187,9 @@ func RenderAudit(a *Audit) ([]byte, error) {
 			}
 		}
 		b.WriteByte('\n')
+	}
+	if a.ReturnToDesign {
+		b.WriteString(ReturnToDesignLine + "\n\n")
 	}
 	b.WriteString("Structured audit evidence (JSON; null means not evaluated):\n")
 	ev := evidenceJSON{

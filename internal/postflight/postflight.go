@@ -185,6 +185,15 @@ func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []findi
 	e, w := finding.Count(fs)
 	a.Verdict, a.Counts, a.Findings = verdict, Counts{e, w}, fs
 	res.Findings = fs
+	// The streak (step 9) is computed before audit.md is written so that audit.md can say when
+	// the task returns to design; it is stored only once audit.md is written.
+	var streak int
+	var fingerprint string
+	var returned bool
+	if verdict != VerdictHeld {
+		streak, fingerprint, returned = nextStreak(st, fingerprintLines(fs, verdict))
+		a.ReturnToDesign = returned
+	}
 	// Step 7: audit.md.
 	auditBytes, err := c.writeAudit(st, a)
 	if err != nil {
@@ -196,8 +205,7 @@ func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []findi
 		return c.held(ctx, st, a, cs, d, specRaw, auditBytes)
 	}
 	// Steps 8–10 for drift and broken.
-	lines := fingerprintLines(fs, verdict)
-	returned := c.updateStreak(st, lines)
+	applyStreak(st, streak, fingerprint)
 	st.LastArtifact = ArtifactAudit
 	st.NextStep = NextPlannerReview
 	if returned {
@@ -380,11 +388,13 @@ func (c *controller) rejectCommon(st *State, a *Audit, r rejection) (*Result, er
 	fs := []finding.Finding{f}
 	a.Verdict, a.Counts, a.Findings = VerdictBroken, Counts{Errors: 1}, fs
 	res.Findings = fs
+	streak, fingerprint, returned := nextStreak(st, lines)
+	a.ReturnToDesign = returned
 	auditBytes, err := c.writeAudit(st, a)
 	if err != nil {
 		return res, err
 	}
-	returned := c.updateStreak(st, lines)
+	applyStreak(st, streak, fingerprint)
 	st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusHeld, NextPlannerReview, RiskMedium, ArtifactReport
 	if returned {
 		st.NextStep = NextReturnToDesign

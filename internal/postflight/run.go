@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -178,11 +177,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	case opts.Mode == ModeAuto && (st.Status == StatusHistoryReviewRequired || st.Status == StatusLearned):
 		return c.completion(ctx, st)
 	}
-	r, err := c.postflight(ctx, st)
-	if err == nil && r.State != nil && r.State.NextStep == NextReturnToDesign {
-		r.Text += "next: return to design — " + strings.TrimPrefix(streakSuffix, "; ") + "\n"
-	}
-	return r, err
+	// A return to design (§6) is said in audit.md, whose text part is the printed result.
+	return c.postflight(ctx, st)
 }
 
 // refuse ends the run with exit 1 and message, changing nothing.

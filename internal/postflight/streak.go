@@ -12,6 +12,10 @@ const StreakLimit = 3
 
 const streakSuffix = "; the same blocking condition has repeated in 3 consecutive post-flights — revise the spec (return to design) or ask the user"
 
+// ReturnToDesignLine is the audit.md line (and so the printed text) of a post-flight that
+// returns its task to design (§6).
+const ReturnToDesignLine = "  next: return to design — the same blocking condition has repeated in 3 consecutive post-flights — revise the spec (return to design) or ask the user"
+
 const returnedSuffix = "; returned to design after 3 identical post-flights"
 
 // identityFields are the §6 identity fields by kind.
@@ -69,14 +73,20 @@ func Fingerprint(lines []string) string {
 	return sha256Hex([]byte(b.String()))
 }
 
-// updateStreak applies §6 to st for a blocking post-flight and reports whether the streak
-// reached StreakLimit (next_step return_to_design).
-func (c *controller) updateStreak(st *State, lines []string) bool {
+// nextStreak applies §6 to a copy of st's streak fields for a blocking post-flight with the given
+// fingerprint lines: it returns the new streak, the fingerprint to store, and whether the streak
+// reached StreakLimit (next_step return_to_design). It changes nothing, so audit.md can say
+// "return to design" before state is written.
+func nextStreak(st *State, lines []string) (streak int, fingerprint string, returned bool) {
 	fp := Fingerprint(lines)
+	streak = 1
 	if st.BlockingStreak > 0 && st.BlockingFingerprint == fp {
-		st.BlockingStreak++
-	} else {
-		st.BlockingStreak, st.BlockingFingerprint = 1, fp
+		streak = st.BlockingStreak + 1
 	}
-	return st.BlockingStreak >= StreakLimit
+	return streak, fp, streak >= StreakLimit
+}
+
+// applyStreak stores a result of nextStreak in st.
+func applyStreak(st *State, streak int, fingerprint string) {
+	st.BlockingStreak, st.BlockingFingerprint = streak, fingerprint
 }

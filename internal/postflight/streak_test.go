@@ -96,7 +96,7 @@ func TestThreeCycleRule(t *testing.T) {
 		want := base
 		if i >= 3 {
 			want = base + "; the same blocking condition has repeated in 3 consecutive post-flights — revise the spec (return to design) or ask the user"
-			if !strings.Contains(res.Text, "next: return to design — the same blocking condition has repeated in 3 consecutive post-flights") {
+			if !strings.Contains(res.Text, ReturnToDesignLine) {
 				t.Errorf("run %d text:\n%s", i, res.Text)
 			}
 		}
