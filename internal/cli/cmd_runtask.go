@@ -11,6 +11,7 @@ import (
 
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/postflight"
+	"github.com/mastermind-controller/mastermind/internal/scaffold"
 	"github.com/spf13/cobra"
 )
 
@@ -60,9 +61,11 @@ Flags:
   --root DIR          repository root; by default discovered from the current directory
 
 Exit status:
-  0  pre-flight approved; post-flight held; drift (unless --fail-on drift); history review pending
+  0  pre-flight approved; post-flight held; drift (unless --fail-on drift); history review pending;
+     task completed (learned), or already learned
   1  broken; executor report rejected; spec changed since approval; pre-flight refused or required;
-     iteration budget exhausted; --post-only without state; drift with --fail-on drift
+     iteration budget exhausted; --post-only without state; drift with --fail-on drift; audited
+     inputs changed since the held audit (rerun post-flight)
   2  usage: bad flags or arguments, conflicting phase flags, a spec path outside the layout
   3  operational: not a git repository, git failing, controller lock busy, unreadable or corrupt
      state.json (never overwritten), I/O error`
@@ -78,6 +81,12 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
   mastermind run-task .mastermind/tasks/014-retry-helper/spec.md --post-only
   mastermind run-task .mastermind/tasks/014-retry-helper/spec.md --post-only --fail-on drift --json`,
 		Args: exactArgs(1),
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return completeTaskSpecs(opts.Root), cobra.ShellCompDirectiveNoFileComp
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Spec = args[0]
 			for _, other := range []string{"pre-only", "reset", "force-iteration"} {
@@ -111,6 +120,27 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 	f.StringVar(&opts.Format, "format", "", "output format: text (default), json or github")
 	f.StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
 	return cmd
+}
+
+// completeTaskSpecs lists the task specs under .mastermind/tasks/ for shell completion, as paths
+// relative to the current directory. Any failure completes nothing.
+func completeTaskSpecs(root string) []string {
+	repo, err := openRepo(root)
+	if err != nil {
+		return nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, spec := range scaffold.TaskSpecs(repo.Root()) {
+		rel, err := filepath.Rel(wd, filepath.Join(repo.Root(), filepath.FromSlash(spec)))
+		if err == nil {
+			out = append(out, rel)
+		}
+	}
+	return out
 }
 
 // openRepo opens the repository at root, or discovers it from the current directory.

@@ -26,6 +26,12 @@ func NewRootCmd(io *IOStreams) *cobra.Command {
 		Use:           "mastermind",
 		Short:         "Git-aware post-flight controller for AI coding agents",
 		Long:          rootLong,
+		Example: `  mastermind demo                                      # the whole lifecycle on a scratch repository
+  mastermind new-spec "Add a retry helper"              # create .mastermind/tasks/NNN-add-a-retry-helper/spec.md
+  mastermind run-task .mastermind/tasks/001-add-a-retry-helper/spec.md --pre-only
+  mastermind run-task .mastermind/tasks/001-add-a-retry-helper/spec.md --post-only
+  mastermind gate --fail-on drift                       # pre-merge gate over every open task
+  mastermind status --json                              # the planner's view`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          noArgs,
