@@ -1,8 +1,7 @@
 package claims
 
 import (
-	"bytes"
-	"encoding/json"
+	"github.com/mastermind-controller/mastermind/internal/finding"
 )
 
 // Evidence kinds (spec-and-lifecycle.md §10.6).
@@ -39,29 +38,26 @@ type Evidence struct {
 // Pairs returns the evidence as ordered key/value pairs, in the §10.6 order for its kind.
 func (e *Evidence) Pairs() []KV {
 	if e.Kind == EvidenceAddedDeclaration {
-		return []KV{{"kind", e.Kind}, {"file", e.File}, {"line", e.Line}, {"baseline_oid", e.BaselineOID}}
+		return []KV{{Key: "kind", Value: e.Kind}, {Key: "file", Value: e.File}, {Key: "line", Value: e.Line}, {Key: "baseline_oid", Value: e.BaselineOID}}
 	}
-	return []KV{{"kind", e.Kind}, {"from_file", e.FromFile}, {"to_file", e.ToFile},
-		{"call_line", e.CallLine}, {"target_line", e.TargetLine}, {"match_basis", e.MatchBasis}}
+	return []KV{{Key: "kind", Value: e.Kind}, {Key: "from_file", Value: e.FromFile}, {Key: "to_file", Value: e.ToFile},
+		{Key: "call_line", Value: e.CallLine}, {Key: "target_line", Value: e.TargetLine}, {Key: "match_basis", Value: e.MatchBasis}}
 }
 
 // MarshalJSON renders {kind, file, line, baseline_oid} or {kind, from_file, to_file, call_line,
 // target_line, match_basis}.
-func (e *Evidence) MarshalJSON() ([]byte, error) { return marshalPairs(e.Pairs()) }
+func (e *Evidence) MarshalJSON() ([]byte, error) { return finding.MarshalObject(e.Pairs()) }
 
 // KV is one ordered JSON member.
-type KV struct {
-	Key   string
-	Value any
-}
+type KV = finding.Field
 
 // Pairs returns the claim as ordered members: kind, then the kind's present fields in schema order
 // (function_added: symbol, file, signature; integration: from, to, from_file, to_file, relation).
 func (c Claim) Pairs() []KV {
-	out := []KV{{"kind", c.Kind}}
+	out := []KV{{Key: "kind", Value: c.Kind}}
 	add := func(k string, v *string) {
 		if v != nil {
-			out = append(out, KV{k, *v})
+			out = append(out, KV{Key: k, Value: *v})
 		}
 	}
 	add("symbol", c.Symbol)
@@ -76,58 +72,17 @@ func (c Claim) Pairs() []KV {
 }
 
 // MarshalJSON renders the claim object of claim_checks (§7.2) from Pairs.
-func (c Claim) MarshalJSON() ([]byte, error) { return marshalPairs(c.Pairs()) }
+func (c Claim) MarshalJSON() ([]byte, error) { return finding.MarshalObject(c.Pairs()) }
 
 // MarshalJSON renders one claim_checks element (§7.2): {claim_index, claim, status, evidence?,
 // finding?}. The finding is in the audit shape {kind, class, message, …kind fields}.
 func (ch Check) MarshalJSON() ([]byte, error) {
-	pairs := []KV{{"claim_index", ch.ClaimIndex}, {"claim", ch.Claim}, {"status", ch.Status}}
+	pairs := []KV{{Key: "claim_index", Value: ch.ClaimIndex}, {Key: "claim", Value: ch.Claim}, {Key: "status", Value: ch.Status}}
 	if ch.Evidence != nil {
-		pairs = append(pairs, KV{"evidence", ch.Evidence})
+		pairs = append(pairs, KV{Key: "evidence", Value: ch.Evidence})
 	}
 	if ch.Finding != nil {
-		f := []KV{{"kind", ch.Finding.Rule}, {"class", ch.Finding.Class}, {"message", ch.Finding.Message}}
-		for _, fl := range ch.Finding.Fields {
-			f = append(f, KV{fl.Key, fl.Value})
-		}
-		raw, err := marshalPairs(f)
-		if err != nil {
-			return nil, err
-		}
-		pairs = append(pairs, KV{"finding", json.RawMessage(raw)})
+		pairs = append(pairs, KV{Key: "finding", Value: finding.Audit(*ch.Finding)})
 	}
-	return marshalPairs(pairs)
-}
-
-func marshalPairs(pairs []KV) ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, p := range pairs {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, err := marshalNoEscape(p.Key)
-		if err != nil {
-			return nil, err
-		}
-		v, err := marshalNoEscape(p.Value)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-func marshalNoEscape(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return finding.MarshalObject(pairs)
 }

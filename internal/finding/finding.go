@@ -1,6 +1,7 @@
 package finding
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -88,45 +89,58 @@ func (f Finding) String() string {
 // MarshalJSON writes the positional shape of executor-report-v1.md §5.1:
 // {"rule","class","file","line","column","pointer","message"} followed by any kind fields.
 func (f Finding) MarshalJSON() ([]byte, error) {
-	var b strings.Builder
-	b.WriteByte('{')
-	write := func(k string, v any, first bool) error {
-		if !first {
-			b.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		vb, err := marshalNoEscape(v)
-		if err != nil {
-			return err
-		}
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(vb)
-		return nil
-	}
 	pairs := []Field{
 		{"rule", f.Rule}, {"class", f.Class}, {"file", f.File}, {"line", f.Line},
 		{"column", f.Column}, {"pointer", f.Pointer}, {"message", f.Message},
 	}
-	pairs = append(pairs, f.Fields...)
-	for i, p := range pairs {
-		if err := write(p.Key, p.Value, i == 0); err != nil {
-			return nil, err
-		}
-	}
-	b.WriteByte('}')
-	return []byte(b.String()), nil
+	return MarshalObject(append(pairs, f.Fields...))
 }
 
-// marshalNoEscape encodes v as JSON without HTML escaping, so "<" and "&" stay readable.
-func marshalNoEscape(v any) ([]byte, error) {
-	var b strings.Builder
+// Audit is the audit shape of a finding (spec-and-lifecycle.md §7.2, §13.2): its JSON form is
+// {"kind","class","message"} followed by the kind fields in order.
+type Audit Finding
+
+// MarshalJSON writes {"kind","class","message", …kind fields}.
+func (a Audit) MarshalJSON() ([]byte, error) {
+	pairs := []Field{{"kind", a.Rule}, {"class", a.Class}, {"message", a.Message}}
+	return MarshalObject(append(pairs, a.Fields...))
+}
+
+// MarshalObject writes fields as one compact JSON object, keys in the given order, values
+// encoded by encoding/json without HTML escaping ("<" stays "<"). Every ordered JSON object that
+// mastermind writes (findings, evidence, claims) goes through it.
+func MarshalObject(fields []Field) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, p := range fields {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := MarshalValue(p.Key)
+		if err != nil {
+			return nil, err
+		}
+		v, err := MarshalValue(p.Value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// MarshalValue encodes v as compact JSON without HTML escaping and without a trailing newline.
+func MarshalValue(v any) ([]byte, error) {
+	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return []byte(strings.TrimSuffix(b.String(), "\n")), nil
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // ComparePosition orders findings by executor-report-v1.md §5.5: line (0 first), column, rule,

@@ -88,40 +88,7 @@ type VerificationRow struct {
 
 // AuditFinding is the JSON shape of an audit finding: {kind, class, message, …kind fields}
 // (§7.2, §13.2).
-type AuditFinding finding.Finding
-
-// MarshalJSON writes kind, class and message first, then the kind fields in order.
-func (a AuditFinding) MarshalJSON() ([]byte, error) {
-	pairs := append([]finding.Field{{Key: "kind", Value: a.Rule}, {Key: "class", Value: a.Class},
-		{Key: "message", Value: a.Message}}, a.Fields...)
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, p := range pairs {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(p.Key)
-		v, err := marshalCompact(p.Value)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-func marshalCompact(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
+type AuditFinding = finding.Audit
 
 // AuditFindings converts findings to their JSON shape.
 func AuditFindings(fs []finding.Finding) []AuditFinding {

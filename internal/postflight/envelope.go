@@ -2,6 +2,8 @@ package postflight
 
 import (
 	"encoding/json"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
 )
 
 // Envelope is the run-task --json output (§13.2). Keys are in documented order.
@@ -48,7 +50,7 @@ func NewEnvelope(r *Result, exitCode int, err error) Envelope {
 		e.Outcome, e.Message = OutcomeError, err.Error()
 	}
 	add := func(v any) {
-		if b, err := marshalCompact(v); err == nil {
+		if b, err := finding.MarshalValue(v); err == nil {
 			e.Findings = append(e.Findings, b)
 		}
 	}
