@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -202,18 +200,8 @@ func runDemoVariant(ctx context.Context, opts *DemoOptions, dir string, v demoVa
 	if err := write("README.md", "# demo\n"); err != nil {
 		return "", err
 	}
-	for _, args := range [][]string{
-		{"init", "-q"},
-		{"config", "user.name", "mastermind demo"},
-		{"config", "user.email", "demo@example.invalid"},
-		{"config", "commit.gpgsign", "false"},
-		{"config", "core.hooksPath", "/dev/null"},
-		{"add", "-A"},
-		{"commit", "-q", "-m", "initial"},
-	} {
-		if err := demoGit(ctx, dir, args...); err != nil {
-			return "", err
-		}
+	if err := gitscope.InitScratch(ctx, dir); err != nil {
+		return "", err
 	}
 	const specRel = ".mastermind/tasks/001-greeting-prefix/spec.md"
 	if err := write(specRel, demoSpec); err != nil {
@@ -277,18 +265,4 @@ func demoKeys(m map[string]string) string {
 		}
 	}
 	return strings.Join(ks, ", ")
-}
-
-// demoGit runs git for the demo's scratch repository only, ignoring the user's global and system
-// configuration. It never touches the user's repositories.
-func demoGit(ctx context.Context, dir string, args ...string) error {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull,
-		"GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z", "GIT_TERMINAL_PROMPT=0")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return nil
 }
