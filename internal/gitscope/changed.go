@@ -12,7 +12,7 @@ import (
 )
 
 // diffArgs is the diff command of §4.1 without -C and the baseline.
-var diffArgs = slices.Concat(globalArgs, diffConfigArgs, []string{
+var diffArgs = slices.Concat(globalArgs, diffConfigArgs, indexGuardArgs, []string{
 	"diff", "--no-ext-diff", "--no-textconv", "--no-color", "--name-status", "-z", "--no-renames",
 	"--ignore-submodules=none",
 })
@@ -38,6 +38,13 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 		return r.degradedChangedSet(ctx, baseline, ReasonGitUnavailable)
 	}
 	parent := ctx
+	// git diff refreshes the index stat cache and writes it back even with --no-optional-locks
+	// (git 2.39): it gets a private copy of the index, so the repository's own is never written.
+	pi, err := r.newPrivateIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer pi.cleanup()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -66,7 +73,7 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 		defer wg.Done()
 		var t int64
 		args := append(slices.Clone(diffArgs), baseline, "--")
-		diffErr = r.run(ctx, r.root, "diff", args, func(rd io.Reader) error {
+		diffErr = r.runEnv(ctx, r.root, "diff", args, pi.env(), func(rd io.Reader) error {
 			var err error
 			diffEntries, err = parseDiff(newNulReader(rd, &t))
 			return err
@@ -78,7 +85,7 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 	go func() {
 		defer wg.Done()
 		var t int64
-		lsErr = r.run(ctx, r.root, "ls-files", lsOthersArgs, func(rd io.Reader) error {
+		lsErr = r.runEnv(ctx, r.root, "ls-files", lsOthersArgs, pi.env(), func(rd io.Reader) error {
 			var err error
 			lsEntries, err = parseOthers(newNulReader(rd, &t))
 			return err

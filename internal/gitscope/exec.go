@@ -30,9 +30,12 @@ const (
 )
 
 // globalArgs are the hardening flags every command but the diff stat carries (§4.2).
+// core.hooksPath points at the null device, so no hook from the agent-editable configuration
+// or .git/hooks can run: git diff's stat-cache refresh writes an index, and writing an index
+// runs the post-index-change hook.
 var globalArgs = []string{
 	"--no-optional-locks", "--no-pager", "--literal-pathspecs",
-	"-c", "core.quotepath=off", "-c", "core.fsmonitor=false",
+	"-c", "core.quotepath=off", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=" + os.DevNull,
 }
 
 // diffConfigArgs are the extra -c settings of the diff commands (§4.1, §4.5).
@@ -84,6 +87,12 @@ func shapef(format string, a ...any) error { return &shapeError{fmt.Sprintf(form
 // stdout is streamed into parse, which must consume it until EOF or return an error (the process
 // is then killed). sub names the subcommand in errors.
 func (r *Repo) run(ctx context.Context, dir, sub string, args []string, parse func(io.Reader) error) error {
+	return r.runEnv(ctx, dir, sub, args, nil, parse)
+}
+
+// runEnv is run with extra environment entries (GIT_INDEX_FILE for a private index) appended to
+// the hardened environment.
+func (r *Repo) runEnv(ctx context.Context, dir, sub string, args, extraEnv []string, parse func(io.Reader) error) error {
 	gitPath, err := r.gitBinary()
 	if err != nil {
 		return &ErrGitFailed{Cmd: sub, Exit: -1, Stderr: "no git binary on PATH"}
@@ -96,7 +105,7 @@ func (r *Repo) run(ctx context.Context, dir, sub string, args []string, parse fu
 	}
 	argv = append(argv, args...)
 	cmd := exec.CommandContext(ctx, gitPath, argv...)
-	cmd.Env = gitEnv()
+	cmd.Env = append(gitEnv(), extraEnv...)
 	cmd.Stdin = nil // os/exec connects a nil Stdin to the null device
 	var stderr cappedBuffer
 	cmd.Stderr = &stderr

@@ -37,7 +37,7 @@ func readIgnoreFile(path string, domain []string) []gitignore.Pattern {
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxIgnoreFileBytes {
 		return nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path, maxIgnoreFileBytes)
 	if err != nil {
 		return nil
 	}
@@ -46,7 +46,7 @@ func readIgnoreFile(path string, domain []string) []gitignore.Pattern {
 
 // readConfigFile parses one git config file, or nil.
 func readConfigFile(path string) *format.Config {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil
 	}

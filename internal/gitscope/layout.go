@@ -20,7 +20,7 @@ func gitDirOf(root string) (gitDir, commonDir string, ok bool) {
 	}
 	gitDir = dotgit
 	if fi.Mode().IsRegular() {
-		b, err := os.ReadFile(dotgit)
+		b, err := readRegular(dotgit, 64<<10)
 		if err != nil {
 			return "", "", false
 		}
@@ -38,7 +38,7 @@ func gitDirOf(root string) (gitDir, commonDir string, ok bool) {
 		return "", "", false
 	}
 	commonDir = gitDir
-	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+	if b, err := readRegular(filepath.Join(gitDir, "commondir"), 64<<10); err == nil {
 		p := strings.TrimSpace(string(b))
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(gitDir, p)
@@ -54,7 +54,7 @@ func readRepoConfig(root string) *format.Config {
 	if !ok {
 		return nil
 	}
-	f, err := os.Open(filepath.Join(common, "config"))
+	f, err := openRegular(filepath.Join(common, "config"))
 	if err != nil {
 		return nil
 	}

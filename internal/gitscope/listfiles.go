@@ -3,6 +3,7 @@ package gitscope
 import (
 	"context"
 	"io"
+	"os"
 	"slices"
 	"sort"
 )
@@ -63,11 +64,16 @@ func (r *Repo) DiffStat(ctx context.Context, baseline string) (string, error) {
 	if !r.gitUsable() {
 		return DiffStatUnavailable, nil
 	}
-	args := slices.Concat([]string{"--no-optional-locks", "--no-pager", "-c", "core.quotepath=off", "-c", "core.fsmonitor=false"},
-		diffConfigArgs,
+	pi, err := r.newPrivateIndex(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer pi.cleanup()
+	args := slices.Concat([]string{"--no-optional-locks", "--no-pager", "-c", "core.quotepath=off", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=" + os.DevNull},
+		diffConfigArgs, indexGuardArgs,
 		[]string{"diff", "--stat=200", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv", baseline, "--", ".", ":(exclude).mastermind"})
 	var out []byte
-	err := r.run(ctx, r.root, "diff", args, func(rd io.Reader) error {
+	err = r.runEnv(ctx, r.root, "diff", args, pi.env(), func(rd io.Reader) error {
 		b, err := io.ReadAll(io.LimitReader(rd, maxSmallOut+1))
 		if len(b) > maxSmallOut {
 			return shapef("diff stat over %d bytes", maxSmallOut)

@@ -48,9 +48,23 @@ func DiscoverWith(start string, opts Options) (*Repo, error) {
 		return nil, err
 	}
 	r := &Repo{opts: opts}
+	// Refuse FIFOs and devices where git or go-git would read a file, before either reads it.
+	if top, ok := findTopLevel(abs); ok {
+		if err := checkGitFiles(top); err != nil {
+			return nil, err
+		}
+	} else if bare, ok := findBare(abs); ok {
+		if err := checkGitDirFiles(bare, bare); err != nil {
+			return nil, err
+		}
+		return nil, bareError(bare)
+	}
 	gg, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
 	if err == nil {
 		wt, werr := gg.Worktree()
+		if errors.Is(werr, git.ErrIsBareRepository) {
+			return nil, bareError(abs)
+		}
 		if werr != nil {
 			return nil, ErrNotRepository
 		}
@@ -97,7 +111,13 @@ func OpenWith(root string, opts Options) (*Repo, error) {
 		return nil, err
 	}
 	if _, err := os.Lstat(filepath.Join(abs, ".git")); err != nil {
+		if bare, ok := findBare(abs); ok && bare == filepath.Clean(abs) {
+			return nil, bareError(bare)
+		}
 		return nil, fmt.Errorf("%s: %w", abs, ErrNotRepository)
+	}
+	if err := checkGitFiles(abs); err != nil {
+		return nil, err
 	}
 	r := &Repo{root: filepath.Clean(abs), opts: opts}
 	if _, err := r.goGit(); errors.Is(err, ErrSHA256Repository) {
