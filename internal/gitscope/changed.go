@@ -38,13 +38,6 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 		return r.degradedChangedSet(ctx, baseline, ReasonGitUnavailable)
 	}
 	parent := ctx
-	// git diff refreshes the index stat cache and writes it back even with --no-optional-locks
-	// (git 2.39): it gets a private copy of the index, so the repository's own is never written.
-	pi, err := r.newPrivateIndex(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer pi.cleanup()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -52,7 +45,7 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 		wg                     sync.WaitGroup
 		verOK                  bool
 		verErr, valErr         error
-		diffErr, lsErr         error
+		diffErr, lsErr, piErr  error
 		diffEntries, lsEntries []Entry
 		total                  int64 // path bytes of both commands; guarded by mu
 		mu                     sync.Mutex
@@ -71,6 +64,15 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 	}()
 	go func() {
 		defer wg.Done()
+		// git diff refreshes the index stat cache and writes it back even with
+		// --no-optional-locks (git 2.39): it reads and refreshes a private copy of the index, so
+		// the repository's own is never written. The copy overlaps the other three commands.
+		pi, err := r.newPrivateIndex(ctx)
+		if err != nil {
+			piErr = err
+			return
+		}
+		defer pi.cleanup()
 		var t int64
 		args := append(slices.Clone(diffArgs), baseline, "--")
 		diffErr = r.runEnv(ctx, r.root, "diff", args, pi.env(), func(rd io.Reader) error {
@@ -85,7 +87,8 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 	go func() {
 		defer wg.Done()
 		var t int64
-		lsErr = r.runEnv(ctx, r.root, "ls-files", lsOthersArgs, pi.env(), func(rd io.Reader) error {
+		// ls-files only reads the index: the real one.
+		lsErr = r.run(ctx, r.root, "ls-files", lsOthersArgs, func(rd io.Reader) error {
 			var err error
 			lsEntries, err = parseOthers(newNulReader(rd, &t))
 			return err
@@ -110,6 +113,9 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 	}
 	if valErr != nil {
 		return nil, valErr
+	}
+	if piErr != nil {
+		return nil, piErr
 	}
 	if diffErr != nil {
 		return nil, diffErr
