@@ -145,3 +145,30 @@ func must(t *testing.T, err error) {
 }
 
 func errOnly(_ []byte, err error) error { return err }
+
+func TestWriteFileAtomicTempInSameDir(t *testing.T) {
+	// The temporary file must live beside the target, not in $TMPDIR (which may be inside the
+	// work tree, or on another file system): point TMPDIR at a directory we can inspect.
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "state.json")
+	must(t, WriteFileAtomic(p, []byte("{}"), 0o644))
+	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+		t.Fatalf("temporary files in $TMPDIR: %v", entries)
+	}
+	must(t, os.Chmod(p, 0o600))
+	must(t, WriteFileAtomic(p, []byte("{1}"), 0o644))
+	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("a replaced file keeps its mode: %v", fi.Mode())
+	}
+	must(t, WriteFileAtomicMode(p, []byte("#!/bin/sh\n"), 0o755))
+	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o755 {
+		t.Fatalf("WriteFileAtomicMode sets the mode exactly: %v", fi.Mode())
+	}
+	link := filepath.Join(dir, "hook")
+	must(t, os.Symlink(p, link))
+	if err := WriteFileAtomicMode(link, []byte("x"), 0o755); ReasonOf(err) != ReasonSymlink {
+		t.Fatalf("WriteFileAtomicMode over a symlink: %v", err)
+	}
+}

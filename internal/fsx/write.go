@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/google/renameio/v2"
 )
@@ -27,13 +28,32 @@ func CheckWritable(path string) error {
 	return nil
 }
 
-// WriteFileAtomic replaces path with data atomically: a temporary file in the same directory is
-// written, fsynced and renamed over path, and the directory is fsynced
-// (spec-and-lifecycle.md §12.2). An interruption leaves either the old or the new complete file.
-// An existing symlink or non-regular file at path is refused (CheckWritable).
+// WriteFileAtomic replaces path with data atomically (spec-and-lifecycle.md §12.2): a temporary
+// file in the SAME directory is written, fsynced and renamed over path, and the directory is
+// fsynced. An interruption leaves either the old or the new complete file (and at worst a stray
+// temporary ".<name><digits>" file beside it, never elsewhere). A new file gets perm (less the
+// umask); a replaced file keeps its permissions. An existing symlink or non-regular file at path
+// is refused (CheckWritable).
 func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	if err := CheckWritable(path); err != nil {
 		return err
 	}
-	return renameio.WriteFile(path, data, perm)
+	return renameio.WriteFile(path, data, perm, renameio.WithTempDir(filepath.Dir(path)))
+}
+
+// WriteFileAtomicMode is WriteFileAtomic with the file's mode set to exactly perm, whether the
+// file is new or replaced (for example 0755 for a git hook).
+func WriteFileAtomicMode(path string, data []byte, perm fs.FileMode) error {
+	if err := CheckWritable(path); err != nil {
+		return err
+	}
+	pf, err := renameio.NewPendingFile(path, renameio.WithTempDir(filepath.Dir(path)), renameio.WithStaticPermissions(perm))
+	if err != nil {
+		return err
+	}
+	defer pf.Cleanup()
+	if _, err := pf.Write(data); err != nil {
+		return err
+	}
+	return pf.CloseAtomicallyReplace()
 }

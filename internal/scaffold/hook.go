@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/google/renameio/v2"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 )
 
@@ -128,25 +127,10 @@ func InstallHook(root string, o HookOptions) (HookResult, error) {
 	if err := fsx.CheckWritable(res.Path); err != nil {
 		return res, err
 	}
-	if err := writeExecutable(res.Path, want); err != nil {
+	if err := fsx.WriteFileAtomicMode(res.Path, want, 0o755); err != nil {
 		return res, fmt.Errorf("write %s: %w", res.Path, err)
 	}
 	return res, nil
-}
-
-// writeExecutable replaces path atomically with data and mode 0755 exactly. fsx.WriteFileAtomic
-// (renameio.WriteFile) would keep a replaced file's permissions, and a hook must be executable.
-// The caller has checked that path is not a symlink or non-regular file (fsx.CheckWritable).
-func writeExecutable(path string, data []byte) error {
-	pf, err := renameio.NewPendingFile(path, renameio.WithStaticPermissions(0o755))
-	if err != nil {
-		return err
-	}
-	defer pf.Cleanup()
-	if _, err := pf.Write(data); err != nil {
-		return err
-	}
-	return pf.CloseAtomicallyReplace()
 }
 
 // ensureHooksDir creates the hooks directory when missing. Below the work tree or below the
