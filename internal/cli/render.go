@@ -1,15 +1,25 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
+
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
 // writeJSON writes v as indented JSON (2 spaces) with a trailing newline, without HTML escaping.
-// Every --json envelope goes through it, so machine output has one shape.
+// Every --json envelope goes through it, so machine output has one shape. DEL, C1 and bidi
+// control characters inside strings are written as JSON \u escapes (textsafe.EscapeJSON): the
+// values are unchanged for a program, and the bytes are safe on a terminal.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(textsafe.EscapeJSON(b.Bytes()))
+	return err
 }

@@ -23,9 +23,9 @@ or read error.`
 // NewRootCmd builds the command tree. Every subcommand is added here, in help order.
 func NewRootCmd(io *IOStreams) *cobra.Command {
 	root := &cobra.Command{
-		Use:           "mastermind",
-		Short:         "Git-aware post-flight controller for AI coding agents",
-		Long:          rootLong,
+		Use:   "mastermind",
+		Short: "Git-aware post-flight controller for AI coding agents",
+		Long:  rootLong,
 		Example: `  mastermind demo                                      # the whole lifecycle on a scratch repository
   mastermind new-spec "Add a retry helper"              # create .mastermind/tasks/NNN-add-a-retry-helper/spec.md
   mastermind run-task .mastermind/tasks/001-add-a-retry-helper/spec.md --pre-only

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
@@ -188,33 +187,5 @@ func marshalEvidence(v any) ([]byte, error) {
 		return nil, err
 	}
 	out := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-	return escapeJSONControls(out), nil
-}
-
-// escapeJSONControls replaces every rune that textsafe.NeedsEscape reports with a JSON \uXXXX
-// escape. Such runes can only occur inside JSON strings, so the result stays valid JSON.
-func escapeJSONControls(js []byte) []byte {
-	need := false
-	for i := 0; i < len(js); {
-		r, n := utf8.DecodeRune(js[i:])
-		if r >= 0x7f && textsafe.NeedsEscape(r) {
-			need = true
-			break
-		}
-		i += n
-	}
-	if !need {
-		return js
-	}
-	var b bytes.Buffer
-	for i := 0; i < len(js); {
-		r, n := utf8.DecodeRune(js[i:])
-		if r >= 0x7f && textsafe.NeedsEscape(r) {
-			fmt.Fprintf(&b, `\u%04X`, r)
-		} else {
-			b.Write(js[i : i+n])
-		}
-		i += n
-	}
-	return b.Bytes()
+	return textsafe.EscapeJSON(out), nil
 }

@@ -53,3 +53,34 @@ func Escape(s string) string {
 	}
 	return b.String()
 }
+
+// EscapeJSON rewrites encoded JSON so that every rune for which NeedsEscape is true and that
+// encoding/json leaves raw (DEL, C1 controls, bidi controls) becomes a JSON `\uXXXX` escape. The
+// JSON value is unchanged for a consumer; only its bytes become safe to show on a terminal
+// (spec-and-lifecycle.md §7.1: "In the JSON block the same characters are written as JSON \u
+// escapes"). Such runes can only occur inside JSON strings, where the escape is valid.
+func EscapeJSON(js []byte) []byte {
+	need := false
+	for i := 0; i < len(js); {
+		r, n := utf8.DecodeRune(js[i:])
+		if r >= 0x7f && NeedsEscape(r) {
+			need = true
+			break
+		}
+		i += n
+	}
+	if !need {
+		return js
+	}
+	var b strings.Builder
+	for i := 0; i < len(js); {
+		r, n := utf8.DecodeRune(js[i:])
+		if r >= 0x7f && NeedsEscape(r) {
+			fmt.Fprintf(&b, `\u%04X`, r)
+		} else {
+			b.Write(js[i : i+n])
+		}
+		i += n
+	}
+	return []byte(b.String())
+}

@@ -32,3 +32,15 @@ func FuzzEscape(f *testing.F) {
 		}
 	})
 }
+
+func TestEscapeJSON(t *testing.T) {
+	in := []byte("{\"path\":\"a\u202Eb\u0085c\x7f\",\"ok\":\"ü\"}")
+	want := `{"path":"a\u202Eb\u0085c\u007F","ok":"ü"}`
+	if got := string(EscapeJSON(in)); got != want {
+		t.Fatalf("EscapeJSON = %s, want %s", got, want)
+	}
+	plain := []byte(`{"a":"b"}`)
+	if got := EscapeJSON(plain); &got[0] != &plain[0] {
+		t.Fatal("JSON with nothing to escape must be returned as is")
+	}
+}
