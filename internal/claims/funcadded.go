@@ -9,14 +9,27 @@ func (v *verifier) functionAdded(c Claim) Check {
 	var paths []string
 	var file *string
 	unsupported := false
+	outside := false // the named file is not a changed file of D
 	if c.File != nil {
-		p, ok := claimPath(*c.File)
-		if !ok {
-			return unresolved(c, reasonCurrentUnavailable, 0)
+		p, reason := v.explicitFile(*c.File)
+		if reason != "" {
+			return unresolved(c, reason, 0)
 		}
 		file = &p
-		if _, sup, _, _ := langOf(p); !sup {
-			return unresolved(c, reasonLanguageUnsupported, 0)
+		if !v.inChanged(p) {
+			// A function is added only in a changed file. A file outside D that exists at the
+			// baseline is unchanged (its declarations were there before); one absent from the
+			// baseline too (an ignored build/gen.go) is no part of the audited change at all.
+			b := v.load(p, true)
+			switch {
+			case v.exhausted:
+				return unresolved(c, reasonBudget, 0)
+			case b.reason != "":
+				return unresolved(c, b.reason, 0)
+			case b.absent:
+				return unresolved(c, reasonCurrentUnavailable, 0)
+			}
+			outside = true
 		}
 		paths = []string{p}
 	} else {
@@ -27,14 +40,10 @@ func (v *verifier) functionAdded(c Claim) Check {
 	if v.exhausted {
 		return unresolved(c, reasonBudget, 0)
 	}
-	if file != nil && res.problem != "" {
-		return unresolved(c, res.problem, 0)
+	if reason := res.decide(file != nil, unsupported); reason != "" {
+		return unresolved(c, reason, 0)
 	}
 	switch {
-	case len(res.matches) == 0 && res.problem != "":
-		return unresolved(c, res.problem, 0)
-	case len(res.matches) == 0 && unsupported:
-		return unresolved(c, reasonLanguageUnsupported, 0)
 	case len(res.matches) == 0:
 		return symbolMissing(c, sym, file)
 	case len(res.matches) > 1:
@@ -53,8 +62,8 @@ func (v *verifier) functionAdded(c Claim) Check {
 	if countIdentity(m.u, m.d) > 1 {
 		return unresolved(c, reasonAdditionAmbiguous, 0)
 	}
-	switch v.status[m.u.path] {
-	case StatusAdded, StatusUntracked:
+	switch {
+	case v.status[m.u.path] == StatusAdded || v.status[m.u.path] == StatusUntracked:
 		// Absent at the baseline; renamed files are a deletion plus an addition, so a function
 		// moved with its file counts as added.
 	default:
@@ -64,10 +73,18 @@ func (v *verifier) functionAdded(c Claim) Check {
 			return unresolved(c, reasonBudget, 0)
 		case b.reason != "":
 			return unresolved(c, b.reason, 0)
+		case b.absent && outside:
+			return unresolved(c, reasonCurrentUnavailable, 0)
 		case b.absent:
 		default:
 			switch countIdentity(b.u, m.d) {
 			case 0:
+				if outside {
+					// git reports the file unchanged, yet its current text differs from the
+					// baseline (skip-worktree, assume-unchanged, a concurrent edit): the current
+					// declaration is no part of the audited change.
+					return unresolved(c, reasonCurrentUnavailable, 0)
+				}
 			case 1:
 				return symbolNotAdded(c, sym, m.u.path)
 			default:

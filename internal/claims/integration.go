@@ -9,7 +9,7 @@ func (v *verifier) integration(c Claim) Check {
 		return unresolved(c, reasonRelationUnsupported, 0)
 	}
 	// 2. Resolve to.
-	tm, ch := v.resolve(c, to, c.ToFile, func() ([]string, bool, string) {
+	tm, ch := v.resolve(c, to, c.ToFile, false, func() ([]string, bool, string) {
 		listed, err := v.listFiles()
 		if err != nil {
 			return nil, false, reasonCurrentUnavailable
@@ -34,7 +34,7 @@ func (v *verifier) integration(c Claim) Check {
 		return unresolved(c, reasonCallTargetAmbiguous, len(tm))
 	}
 	// 3. Resolve from: the caller must be a changed caller.
-	fm, ch := v.resolve(c, from, c.FromFile, func() ([]string, bool, string) {
+	fm, ch := v.resolve(c, from, c.FromFile, true, func() ([]string, bool, string) {
 		sup, unsup := candidates(v.changedCandidates(), false)
 		return sup, unsup, ""
 	})
@@ -64,9 +64,11 @@ func (v *verifier) integration(c Claim) Check {
 }
 
 // resolve finds the callable declarations named sym, in file if given, otherwise in the files that
-// list returns. A non-nil Check is an unresolved outcome (budget, path, language, read or parse
-// failure). An empty result with no Check means "not found".
-func (v *verifier) resolve(c Claim, sym string, file *string, list func() ([]string, bool, string)) ([]match, *Check) {
+// list returns. With changedOnly (the caller of an integration), a given file must be a changed file
+// of D (added, modified or untracked): a readable file outside D holds no changed caller, so the
+// result is from_missing. A non-nil Check is an unresolved outcome (budget, path, language, read or
+// parse failure). An empty result with no Check means "not found".
+func (v *verifier) resolve(c Claim, sym string, file *string, changedOnly bool, list func() ([]string, bool, string)) ([]match, *Check) {
 	fail := func(reason string) ([]match, *Check) {
 		ch := unresolved(c, reason, 0)
 		return nil, &ch
@@ -74,12 +76,15 @@ func (v *verifier) resolve(c Claim, sym string, file *string, list func() ([]str
 	var paths []string
 	unsupported := false
 	if file != nil {
-		p, ok := claimPath(*file)
-		if !ok {
-			return fail(reasonCurrentUnavailable)
+		p, reason := v.explicitFile(*file)
+		if reason != "" {
+			return fail(reason)
 		}
-		if _, sup, _, _ := langOf(p); !sup {
-			return fail(reasonLanguageUnsupported)
+		if changedOnly && !v.inChanged(p) {
+			if r := v.probe(p); r != "" {
+				return fail(r)
+			}
+			return fail(reasonFromMissing)
 		}
 		paths = []string{p}
 	} else {
@@ -90,15 +95,11 @@ func (v *verifier) resolve(c Claim, sym string, file *string, list func() ([]str
 		}
 	}
 	res := v.search(paths, sym, (*decl).callable)
-	switch {
-	case v.exhausted:
+	if v.exhausted {
 		return fail(reasonBudget)
-	case file != nil && res.problem != "":
-		return fail(res.problem)
-	case len(res.matches) == 0 && res.problem != "":
-		return fail(res.problem)
-	case len(res.matches) == 0 && unsupported:
-		return fail(reasonLanguageUnsupported)
+	}
+	if reason := res.decide(file != nil, unsupported); reason != "" {
+		return fail(reason)
 	}
 	return res.matches, nil
 }

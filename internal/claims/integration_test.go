@@ -93,15 +93,18 @@ func Dups() { a.Dup() }
 		{"vendor via to_file", ig("Direct", "Vendored", "to_file=vendor/x/x.go"), "failed missing_call_edge: no call from Direct to Vendored was found"},
 		{"target ambiguous", ig("Dups", "Dup"), "unresolved call_target_ambiguous 2"},
 		{"caller must be changed", ig("Send", "Do"), "unresolved from_missing"},
-		{"caller in from_file", ig("Send", "Do", "from_file=client/send.go"), "failed missing_call_edge: no call from Send to Do was found"},
-		{"unchanged from_file (tree dropped by the search, parsed again)", ig("Ping", "retry.Do", "from_file=peer/peer.go"),
-			"verified compatible_call_candidate peer/peer.go:5 -> retry/retry.go:3 import"},
+		{"unchanged from_file is not a changed caller", ig("Send", "Do", "from_file=client/send.go"), "unresolved from_missing"},
+		{"unchanged from_file that already calls the target", ig("Ping", "retry.Do", "from_file=peer/peer.go"), "unresolved from_missing"},
+		{"changed from_file", ig("Direct", "Send", "from_file=client/use.go"), "verified compatible_call_candidate client/use.go:10 -> client/send.go:3 same_package"},
+		{"from_file missing", ig("Direct", "Send", "from_file=client/gone.go"), "unresolved current_file_unavailable"},
 		{"signature of an unchanged file", fa("Ping", "file=peer/peer.go", "signature=func Ping(x int)"),
 			`failed claimed_signature_mismatch: claimed signature "func Ping(x int)" of Ping differs from the source: "func Ping()"`},
 		{"relation calls", ig("Direct", "Send", "relation=calls"), "verified compatible_call_candidate client/use.go:10 -> client/send.go:3 same_package"},
 		{"relation unsupported", ig("Direct", "Send", "relation=imports"), "unresolved relation_unsupported"},
 		{"to_file unsupported language", ig("Direct", "Main", "to_file=lib/Main.java"), "unresolved language_unsupported"},
 		{"to_file missing", ig("Direct", "Send", "to_file=client/nope.go"), "unresolved current_file_unavailable"},
+		{"to_file missing in an unsupported language", ig("Direct", "Main", "to_file=lib/Nope.java"), "unresolved current_file_unavailable"},
+		{"from_file in an unsupported language", ig("Main", "Send", "from_file=lib/Main.java"), "unresolved language_unsupported"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -78,15 +78,17 @@ func TestSearchBudgetBytes(t *testing.T) {
 	big := "package p\n//" + strings.Repeat("x", MaxFileBytes-16) + "\n"
 	cur := map[string]string{}
 	var claims []Claim
+	var changed []ChangedFile
 	for i := range 17 {
 		p := fmt.Sprintf("p%02d/big.go", i)
 		cur[p] = big
+		changed = append(changed, ChangedFile{p, StatusAdded})
 		c := fa("F", "file="+p)
 		c.Index = i
 		claims = append(claims, c)
 	}
 	src := &memSource{cur: cur, base: map[string]string{}}
-	out := Verify(context.Background(), claims, nil, src, "b0")
+	out := Verify(context.Background(), claims, changed, src, "b0")
 	for i, c := range out {
 		want := "failed claimed_symbol_missing: claimed function F not found in " + fmt.Sprintf("p%02d/big.go", i)
 		if i == 16 {
@@ -98,7 +100,7 @@ func TestSearchBudgetBytes(t *testing.T) {
 	}
 	// A single oversized file is source_too_large.
 	src.cur["huge.go"] = big + strings.Repeat("y", 32)
-	out = Verify(context.Background(), []Claim{fa("F", "file=huge.go")}, nil, src, "b0")
+	out = Verify(context.Background(), []Claim{fa("F", "file=huge.go")}, []ChangedFile{{"huge.go", StatusAdded}}, src, "b0")
 	if got := outcome(out[0]); got != "unresolved source_too_large" {
 		t.Errorf("oversized file: %s", got)
 	}

@@ -96,7 +96,7 @@ func TestRootSourceGitRepository(t *testing.T) {
 		ig("Serve", "util.Old"),            // cross-package call resolved through go.mod
 		fa("Serve", "file=link.go"),        // symlink: never followed
 		fa("Serve", "file=svclink/svc.go"), // symlinked ancestor
-		fa("Serve", "file=svc"),            // a directory
+		fa("Serve", "file=svc"),            // a directory: unavailable, whatever its extension
 	}
 	for i := range claims {
 		claims[i].Index = i
@@ -109,7 +109,7 @@ func TestRootSourceGitRepository(t *testing.T) {
 		"verified compatible_call_candidate svc/svc.go:5 -> util/util.go:3 import",
 		"unresolved current_file_unavailable",
 		"unresolved current_file_unavailable",
-		"unresolved language_unsupported",
+		"unresolved current_file_unavailable",
 	}
 	out := Verify(context.Background(), claims, changed, src, base)
 	for i, c := range out {

@@ -1,8 +1,10 @@
 package claims
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/repopath"
@@ -51,11 +53,14 @@ type unit struct {
 	impl   any
 }
 
-// loaded is a cached load: a unit, or the failure reason, or absence at the baseline.
+// loaded is a cached load: a unit, or the failure reason, or absence at the baseline. raw keeps the
+// bytes of a current file that failed to parse, so a search can tell whether the file could hold a
+// claimed symbol (searchResult.hidden).
 type loaded struct {
 	u      *unit
 	reason string
 	absent bool
+	raw    []byte
 }
 
 // verifier holds the state shared across the claims of one Verify call: the parse caches and the
@@ -178,7 +183,7 @@ func (v *verifier) loadUncached(p string, baseline bool) *loaded {
 		if baseline {
 			return &loaded{reason: reasonBaselineParse}
 		}
-		return &loaded{reason: reasonCurrentParse}
+		return &loaded{reason: reasonCurrentParse, raw: data}
 	}
 	u.lang = l
 	if t, ok := u.impl.(interface{ dropTree() }); ok && (baseline || v.status[p] == "") {
@@ -232,17 +237,41 @@ type match struct {
 }
 
 // searchResult is the outcome of looking a symbol up in candidate files. problem is the first
-// failure reason among the candidates (in path order); it decides the outcome only when no match
-// was found, because the symbol may then sit in the file that could not be read or parsed.
+// failure reason among the candidates (in path order); it decides the outcome when no match was
+// found, because the symbol may then sit in the file that could not be read or parsed. hidden is
+// set when a candidate that failed to parse mentions the symbol's name, so it could hold another
+// match: a unique match is then not trustworthy (current_parse_failed), since the file might make
+// it ambiguous.
 type searchResult struct {
 	matches []match
 	problem string
+	hidden  string
+}
+
+// decide turns a search result into the unresolved reason that decides the outcome, or "" when the
+// matches (none, one or several) decide it. explicit is set for a claim's own file field, whose
+// read or parse failure always decides; unsupported reports candidates of a language without a
+// backend, which decide only when nothing matched.
+func (res searchResult) decide(explicit, unsupported bool) string {
+	switch {
+	case explicit && res.problem != "":
+		return res.problem
+	case len(res.matches) == 0 && res.problem != "":
+		return res.problem
+	case len(res.matches) == 0 && unsupported:
+		return reasonLanguageUnsupported
+	case len(res.matches) == 1 && res.hidden != "":
+		return res.hidden
+	}
+	return ""
 }
 
 // search looks sym up in the given files (all in supported languages), keeping declarations that
-// keep accepts.
+// keep accepts. Files are visited in the given (sorted) order, so problem and hidden are
+// deterministic.
 func (v *verifier) search(paths []string, sym string, keep func(*decl) bool) searchResult {
 	var res searchResult
+	name := []byte(symbolName(sym))
 	for _, p := range paths {
 		l := v.load(p, false)
 		if v.exhausted {
@@ -251,6 +280,9 @@ func (v *verifier) search(paths []string, sym string, keep func(*decl) bool) sea
 		if l.reason != "" {
 			if res.problem == "" {
 				res.problem = l.reason
+			}
+			if res.hidden == "" && l.reason == reasonCurrentParse && mentions(l.raw, name) {
+				res.hidden = l.reason
 			}
 			continue
 		}
@@ -261,6 +293,41 @@ func (v *verifier) search(paths []string, sym string, keep func(*decl) bool) sea
 		}
 	}
 	return res
+}
+
+// mentions reports whether src holds name as a whole identifier (not inside a longer one), or name
+// is empty. It over-approximates "the file could declare name" for a file that failed to parse.
+func mentions(src, name []byte) bool {
+	if len(name) == 0 {
+		return true
+	}
+	for off := 0; ; {
+		i := bytes.Index(src[off:], name)
+		if i < 0 {
+			return false
+		}
+		start, end := off+i, off+i+len(name)
+		if (start == 0 || !identByte(src[start-1])) && (end == len(src) || !identByte(src[end])) {
+			return true
+		}
+		off = start + 1
+	}
+}
+
+// identByte reports whether b can continue an identifier in the supported languages: ASCII letters,
+// digits, '_', '$' and any byte of a multi-byte UTF-8 sequence.
+func identByte(b byte) bool {
+	return b == '_' || b == '$' || b >= 0x80 || (b >= '0' && b <= '9') || (b|0x20 >= 'a' && b|0x20 <= 'z')
+}
+
+// symbolName is the bare declaration name of a symbol spelling: the part after the last ".", ":"
+// or "#" ("(*T).Get" -> "Get", "mod::Type::new" -> "new").
+func symbolName(sym string) string {
+	sym = strings.TrimSpace(sym)
+	if i := strings.LastIndexAny(sym, ".:#"); i >= 0 {
+		sym = sym[i+1:]
+	}
+	return strings.TrimSpace(sym)
 }
 
 // candidates splits paths into those of a supported language and reports whether any had a
@@ -288,6 +355,65 @@ func (v *verifier) changedCandidates() []string {
 		}
 	}
 	return out
+}
+
+// inChanged reports whether p is a changed file of D that is not deleted (added, modified or
+// untracked): the only files whose current declarations this task can have added or changed.
+func (v *verifier) inChanged(p string) bool {
+	switch v.status[p] {
+	case StatusAdded, StatusModified, StatusUntracked:
+		return true
+	}
+	return false
+}
+
+// explicitFile checks a claim's file, from_file or to_file field: it returns the normalised path,
+// or the unresolved reason. A path that does not normalise, or that is not a readable regular file
+// (missing, a directory, a symlink), is current_file_unavailable whatever its extension; only a
+// readable file of a language without a backend is language_unsupported.
+func (v *verifier) explicitFile(raw string) (string, string) {
+	p, ok := claimPath(raw)
+	if !ok {
+		return "", reasonCurrentUnavailable
+	}
+	if _, sup, _, _ := langOf(p); !sup {
+		if r := v.probe(p); r != "" {
+			return "", r
+		}
+		return "", reasonLanguageUnsupported
+	}
+	return p, ""
+}
+
+// probe reports whether the current file p can be read (a regular file of at most MaxFileBytes):
+// "" when it can, otherwise the unresolved reason. A supported-language file is loaded (and
+// cached) instead of read raw. The bytes count against the budget.
+func (v *verifier) probe(p string) string {
+	if _, sup, _, _ := langOf(p); sup {
+		l := v.load(p, false)
+		switch {
+		case v.exhausted:
+			return reasonBudget
+		case l.reason == reasonCurrentUnavailable || l.reason == reasonTooLarge:
+			return l.reason
+		}
+		return ""
+	}
+	if v.exhausted {
+		return reasonBudget
+	}
+	d, err := v.src.Current(p)
+	switch {
+	case fsx.ReasonOf(err) == fsx.ReasonTooLarge:
+		return reasonTooLarge
+	case err != nil:
+		return reasonCurrentUnavailable
+	case len(d) > MaxFileBytes:
+		return reasonTooLarge
+	case !v.charge(len(d)):
+		return reasonBudget
+	}
+	return ""
 }
 
 // claimPath normalises a claim's file field like files_modified (executor-report-v1.md §4.2).
