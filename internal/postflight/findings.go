@@ -182,6 +182,15 @@ func findChangedPathUnrepresentable(escaped string) finding.Finding {
 	return newFinding(KindChangedPathUnrepresentable, "a changed path is not valid UTF-8 and cannot be audited: "+escaped, "file", escaped)
 }
 
+// findChangedPathInvalid is changed_path_unrepresentable for a valid UTF-8 path that no
+// files_modified entry can name: it fails repopath hygiene (why) or normalises to another path.
+// The §9.3 template speaks of UTF-8 only, so the message names the actual cause; the path is
+// quoted so that leading or trailing white space stays visible.
+func findChangedPathInvalid(escaped, why string) finding.Finding {
+	return newFinding(KindChangedPathUnrepresentable,
+		fmt.Sprintf("a changed path cannot be listed in files_modified (%s) and cannot be audited: \"%s\"", why, escaped), "file", escaped)
+}
+
 func findChangedSetDegraded(reason string) finding.Finding {
 	return newFinding(KindChangedSetDegraded, fmt.Sprintf("changed-file set computed without the git CLI (%s); results may differ from git", reason), "reason", reason)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -147,8 +148,8 @@ func (c *controller) computeAudit(ctx context.Context, st *State, pre *specInput
 	dset := map[string]gitscope.Status{}
 	var dUTF8 []gitscope.Entry
 	for _, e := range d {
-		if !e.UTF8 || !utf8.Valid(e.Path) {
-			fs = append(fs, findChangedPathUnrepresentable(textsafe.Escape(string(e.Path))))
+		if f, bad := unrepresentable(e); bad {
+			fs = append(fs, f)
 			continue
 		}
 		dset[string(e.Path)] = e.Status
@@ -265,6 +266,32 @@ func auditText(audit []byte) string {
 		s = s[:i]
 	}
 	return s
+}
+
+// unrepresentable reports whether a changed path can never be listed in files_modified, with its
+// changed_path_unrepresentable finding (§9.1, §10). A path qualifies when it is not valid UTF-8,
+// or when it fails the repopath hygiene that every files_modified entry must pass (a backslash,
+// a control character, leading or trailing white space, a drive-like first component, the length
+// and component limits), or when normalisation would turn it into another path: a report entry
+// `a\b` names the real path `a/b`, so a real file named `a\b` can never be listed. Such paths
+// are left out of every other comparison, so the audit neither asks for the impossible listing
+// nor lets a normalised entry stand for them.
+func unrepresentable(e gitscope.Entry) (finding.Finding, bool) {
+	if !e.UTF8 || !utf8.Valid(e.Path) {
+		return findChangedPathUnrepresentable(textsafe.Escape(string(e.Path))), true
+	}
+	p := string(e.Path)
+	n, err := repopath.Clean(p)
+	var pe *repopath.Error
+	switch {
+	case errors.As(err, &pe):
+		return findChangedPathInvalid(textsafe.Escape(p), string(pe.Reason)), true
+	case err != nil:
+		return findChangedPathInvalid(textsafe.Escape(p), err.Error()), true
+	case n != p:
+		return findChangedPathInvalid(textsafe.Escape(p), "files_modified normalisation rewrites it to "+textsafe.Escape(n)), true
+	}
+	return finding.Finding{}, false
 }
 
 // checkCompletion applies §10.1 to a valid report. ok is false with the rejection finding when
