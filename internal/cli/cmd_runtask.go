@@ -163,16 +163,17 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	repo, err := openRepo(opts.Root)
-	if err != nil {
-		return runTaskError(opts, &postflight.Result{Outcome: postflight.OutcomeError}, err)
-	}
 	mode := postflight.ModeAuto
 	switch {
 	case opts.PostOnly:
 		mode = postflight.ModePostOnly
 	case opts.PreOnly || opts.Reset:
 		mode = postflight.ModePreOnly
+	}
+	repo, err := openRepo(opts.Root)
+	if err != nil {
+		// The envelope names the phase the flags selected (§13.2), not always pre-flight.
+		return runTaskError(opts, &postflight.Result{Outcome: postflight.OutcomeError, Phase: postflight.PhaseForMode(mode)}, err)
 	}
 	res, err := postflight.Run(ctx, postflight.Options{
 		Git: repo, SpecArg: opts.Spec, Mode: mode, MaxIterations: opts.MaxIterations,

@@ -75,7 +75,7 @@ func (c *controller) persistAudit(ctx context.Context, st *State, ar *auditRun) 
 		if err := c.writeState(st); err != nil {
 			return c.res, err
 		}
-		return c.refuse(PhasePostflight, OutcomePostRefused, reasonSpecChanged), nil
+		return c.refuse(PhasePostflight, OutcomePostRefused, reasonSpecChanged+c.nextPreflight(st)), nil
 	case ar.Rejection != nil:
 		c.res.ReportViolations = ar.Audit.Violations
 		return c.rejectCommon(st, ar.Audit, *ar.Rejection)

@@ -177,8 +177,11 @@ func (c *controller) preflight(ctx context.Context, prev *State) (*Result, error
 	res.Outcome, res.ExitCode = OutcomePreReady, 0
 	res.Message = "pre-flight approved — " + c.task.Spec
 	of := fmt.Sprintf("%d of %d", iter, limit)
-	if limit == 0 {
+	switch {
+	case limit == 0:
 		of = fmt.Sprintf("%d (no budget)", iter)
+	case iter > limit:
+		of = fmt.Sprintf("%d (forced with --force-iteration, beyond the budget of %d)", iter, limit)
 	}
 	var b strings.Builder
 	for _, w := range warnings {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -34,6 +35,15 @@ const (
 	ModePreOnly
 	ModePostOnly
 )
+
+// PhaseForMode is the --json phase of a run that fails before the state decides the phase: the
+// phase its flag selects, and pre-flight without a flag (no state has been read yet).
+func PhaseForMode(m Mode) string {
+	if m == ModePostOnly {
+		return PhasePostflight
+	}
+	return PhasePreflight
+}
 
 // DefaultMaxIterations is the default pre-flight budget (§2 --max-iterations).
 const DefaultMaxIterations = 3
@@ -146,9 +156,14 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return res, err
 	}
 	res.Task = task
-	res.Phase = PhasePreflight
-	if opts.Mode == ModePostOnly {
-		res.Phase = PhasePostflight
+	res.Phase = PhaseForMode(opts.Mode)
+	if opts.Mode == ModeAuto {
+		if _, err := os.Lstat(task.Abs(task.StateRel())); err == nil {
+			// With state, run-task without a phase flag runs post-flight (or completion, which
+			// sets its own phase): an early operational failure, such as unreadable state,
+			// belongs to that phase, not to pre-flight.
+			res.Phase = PhasePostflight
+		}
 	}
 	lock, err := fsx.TryLock(task.Abs(task.LockRel()))
 	if err != nil {
@@ -169,16 +184,33 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	switch {
 	case st == nil && opts.Mode == ModePostOnly:
-		return c.refuse(PhasePostflight, OutcomePostRefused, fmt.Sprintf("no state for %s; run pre-flight first", task.Name)), nil
+		return c.refuse(PhasePostflight, OutcomePostRefused, fmt.Sprintf("no state for %s; run pre-flight first", task.Name)+c.nextPreflight(nil)), nil
 	case st == nil || opts.Mode == ModePreOnly:
 		return c.preflight(ctx, st)
 	case st.NextStep == NextRunPreflight:
-		return c.refuse(PhasePostflight, OutcomePostRefused, "pre-flight is required: "+st.BlockingReason), nil
+		return c.refuse(PhasePostflight, OutcomePostRefused, "pre-flight is required: "+st.BlockingReason+c.nextPreflight(st)), nil
 	case opts.Mode == ModeAuto && (st.Status == StatusHistoryReviewRequired || st.Status == StatusLearned):
 		return c.completion(ctx, st)
 	}
 	// A return to design (§6) is said in audit.md, whose text part is the printed result.
 	return c.postflight(ctx, st)
+}
+
+// nextPreflight is the tail of a refusal whose next step is pre-flight: the command to run, with
+// --force-iteration when the state's iteration count has used up the budget (without it that
+// pre-flight would be refused too). st is nil without state.
+func (c *controller) nextPreflight(st *State) string {
+	return preflightNext(c.task, st, c.opts.MaxIterations)
+}
+
+// preflightNext renders "; next: mastermind run-task <spec> --pre-only", adding
+// --force-iteration when st's iteration count has reached limit (0: no budget).
+func preflightNext(t Task, st *State, limit int) string {
+	cmd := "mastermind run-task " + t.Spec + " --pre-only"
+	if st != nil && limit > 0 && st.Iteration >= limit {
+		cmd += " --force-iteration"
+	}
+	return "; next: " + cmd
 }
 
 // refuse ends the run with exit 1 and message, changing nothing.
