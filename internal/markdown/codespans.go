@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"bytes"
+	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
 )
@@ -23,6 +24,7 @@ type CodeSpan struct {
 // outside code blocks and HTML (spec-and-lifecycle.md §1.4).
 func (d *Doc) CodeSpans() []CodeSpan {
 	var spans []CodeSpan
+	var cur cursor
 	_ = ast.Walk(d.Root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		cs, ok := n.(*ast.CodeSpan)
 		if !entering || !ok {
@@ -43,10 +45,32 @@ func (d *Doc) CodeSpans() []CodeSpan {
 		}
 		sp := CodeSpan{Text: text.String(), SingleLine: single}
 		if cs.Pos() >= 0 {
-			sp.Line, sp.Column = d.Position(cs.Pos())
+			sp.Line, sp.Column = cur.position(d, cs.Pos())
 		}
 		spans = append(spans, sp)
 		return ast.WalkSkipChildren, nil
 	})
 	return spans
+}
+
+// cursor computes positions of increasing offsets incrementally: a column is counted from the
+// previous offset on the same line, so many positions on one long line cost linear time in
+// total (Position alone counts from the line start every time, which is quadratic there).
+type cursor struct {
+	line, off, col int // last result; line 0 means none
+}
+
+func (c *cursor) position(d *Doc, off int) (int, int) {
+	if off > len(d.Source) {
+		off = len(d.Source)
+	}
+	line := d.Line(off)
+	if c.line == line && off >= c.off {
+		c.col += utf8.RuneCount(d.Source[c.off:off])
+		c.off = off
+		return line, c.col
+	}
+	line, col := d.Position(off)
+	c.line, c.off, c.col = line, off, col
+	return line, col
 }

@@ -4,7 +4,6 @@ import (
 	"sort"
 	"unicode/utf8"
 
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
 )
@@ -18,9 +17,20 @@ type Doc struct {
 
 // Parse parses src as CommonMark with goldmark and no extensions. src should already have a
 // leading BOM stripped. Parse never fails: every byte sequence is a CommonMark document.
-func Parse(src []byte) *Doc {
-	md := goldmark.New()
-	root := md.Parser().Parse(text.NewReader(src))
+//
+// Two guards keep the parse near-linear on hostile input (guard.go): at most
+// MaxContainerMarkers block-quote and list markers per line open containers, and link and
+// emphasis parsing is off in a paragraph or heading over the inline budget.
+func Parse(src []byte) *Doc { return parse(src, true) }
+
+// ParseBlocks is Parse without inline parsing: the block structure, line table and fences are
+// the same as Parse's, but paragraphs and headings have no inline children (no code spans, no
+// heading text). It is linear in the input apart from the container cap, and is what the
+// executor report needs (executor-report-v1.md §1.4 reads only blocks and source lines).
+func ParseBlocks(src []byte) *Doc { return parse(src, false) }
+
+func parse(src []byte, inline bool) *Doc {
+	root := newParser(inline).Parse(text.NewReader(capNesting(src)))
 	d := &Doc{Source: src, Root: root, lines: []int{0}}
 	for i, c := range src {
 		if c == '\n' && i+1 <= len(src) {

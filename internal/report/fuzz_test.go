@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -83,7 +84,15 @@ func FuzzExtract(f *testing.F) {
 			}
 		}
 		c := &checker{file: "r.md"}
-		loc := c.locate(md)
+		loc := c.locate(markdown.ParseBlocks(data), data)
+		if !mayHoldSentinel(data) {
+			// Skipping the Markdown parse without sentinel tokens must not change the outcome.
+			c2 := &checker{file: "r.md"}
+			loc2 := c2.locate(nil, data)
+			if (loc == nil) != (loc2 == nil) || !reflect.DeepEqual(c.findings, c2.findings) {
+				t.Fatalf("locate without Markdown differs: %v %v / %v %v", loc, c.findings, loc2, c2.findings)
+			}
+		}
 		if loc != nil && len(c.findings) > 0 {
 			t.Fatalf("located a %s report with locate findings %v", loc.form, c.findings)
 		}

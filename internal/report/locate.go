@@ -51,12 +51,16 @@ type located struct {
 	decoded bool            // doc and issues are already set (bare form)
 	doc     *yamlstrict.Doc
 	issues  []yamlstrict.Issue
+	cr      *crPositions // set when text holds a lone CR (lonecr.go)
 }
 
 // filePos maps a position in the decoded text to a file position (§1.6).
 func (l *located) filePos(p yamlstrict.Pos) (int, int) {
 	if p.IsZero() {
 		return 0, 0
+	}
+	if line, col, ok := l.crFilePos(p); ok {
+		return line, col
 	}
 	if l.fence != nil {
 		return l.fence.ContentPosition(p.Line, p.Column)
@@ -79,10 +83,17 @@ func containsFold(b []byte, token string) bool {
 
 // locate runs stage 3 (§1.3–§1.5). It returns nil when no report could be located; the stage's
 // findings are then in c.findings.
-func (c *checker) locate(md *markdown.Doc) *located {
+//
+// md is nil when text holds none of the sentinel tokens (mayHoldSentinel): there is then no
+// sentinel of any kind, top-level or nested, and only the bare form is tried.
+func (c *checker) locate(md *markdown.Doc, text []byte) *located {
 	var begins, ends, legacy []ast.Node
 	malformed := 0
-	for _, n := range md.TopLevel() {
+	var top []ast.Node
+	if md != nil {
+		top = md.TopLevel()
+	}
+	for _, n := range top {
 		if !markdown.IsTopLevelComment(n) {
 			continue
 		}
@@ -114,15 +125,17 @@ func (c *checker) locate(md *markdown.Doc) *located {
 	if len(begins)+len(ends)+malformed > 0 {
 		return c.locateSentinel(md, begins, ends)
 	}
-	if loc := c.locateBare(md.Source); loc != nil {
+	if loc := c.locateBare(text); loc != nil {
 		return loc
 	}
 	if len(c.findings) > 0 { // legacy mapping
 		return nil
 	}
-	c.nested(md)
+	if md != nil {
+		c.nested(md)
+	}
 	if len(c.findings) == 0 {
-		c.add(RuleNoBlock, 0, 0, "", noBlockMessage)
+		c.add(RuleNoBlock, 0, 0, "", noBlockMessage+c.bareHint)
 	}
 	return nil
 }
@@ -284,6 +297,11 @@ func (c *checker) locateBare(text []byte) *located {
 		doc, issues = yamlstrict.Decode(text)
 	}
 	bare := false
+	defer func() {
+		if !bare {
+			c.bareHint = bareHint(text, isJSON, doc, issues)
+		}
+	}()
 	switch {
 	case doc != nil && !hasDecodeIssue(issues):
 		if root := doc.Nodes[""]; root != nil && root.Kind == yamlstrict.KindMap {
@@ -405,4 +423,44 @@ func (c *checker) nested(md *markdown.Doc) {
 		}
 		c.add(RuleSentinelNested, l, col, "", fmt.Sprintf("sentinel text at line %d is inside %s (%s), so it is content, not a sentinel; put the report block at the top level", l, article(kind), lines))
 	}
+}
+
+// bareHint explains, for a text that mentions schema_version and so looks like an attempt at the
+// bare form, why it is not one: the decoder's first error, or a root that is not a mapping with
+// a schema_version key. It is appended to the report.no_block message ("" otherwise).
+func bareHint(text []byte, isJSON bool, doc *yamlstrict.Doc, issues []yamlstrict.Issue) string {
+	if !bytes.Contains(text, []byte("schema_version")) {
+		return ""
+	}
+	form := "YAML"
+	if isJSON {
+		form = "JSON"
+	}
+	for _, is := range issues {
+		if isDecodeRule(is.Rule) {
+			where := ""
+			if is.Pos.Line > 0 && !strings.Contains(is.Message, "line ") {
+				where = fmt.Sprintf(" at line %d", is.Pos.Line)
+			}
+			return fmt.Sprintf("; the file is not a bare %s report either (%s%s)", form, is.Message, where)
+		}
+	}
+	if doc != nil {
+		return fmt.Sprintf("; the file is not a bare %s report either (its root mapping has no schema_version key)", form)
+	}
+	return ""
+}
+
+// mayHoldSentinel reports whether text contains, in any case, one of the tokens that make a
+// comment a sentinel attempt (report-begin/end, legacy executor-begin/end). Without one, no
+// block can be a sentinel and the Markdown structure is not needed: a bare report of 100,000
+// list items is then not also parsed as 100,000 Markdown list items.
+func mayHoldSentinel(text []byte) bool {
+	low := bytes.ToLower(text)
+	for _, tok := range []string{beginToken, endToken, legacyBegin, legacyEnd} {
+		if bytes.Contains(low, []byte(tok)) {
+			return true
+		}
+	}
+	return false
 }

@@ -20,34 +20,32 @@ func isAtOrBelow(p, a string) bool {
 // suppresses findings at its ancestors: the walk cut that subtree off, so the shape of every
 // enclosing node is unreliable (§8.4: 65 levels inside claims gives value.depth only).
 func (c *checker) suppressByValues() {
-	var vals, depths []string
+	// Pointers of value.* findings, and every pointer at or above a value.depth finding. Each
+	// finding is then checked against its own ancestors: linear in findings × depth (≤ 65),
+	// where comparing every pair was quadratic (100,000 list items took minutes).
+	vals := map[string]bool{}
+	aboveDepth := map[string]bool{}
 	for _, f := range c.findings {
 		if strings.HasPrefix(f.Rule, "value.") {
-			vals = append(vals, f.Pointer)
+			vals[f.Pointer] = true
 		}
 		if f.Rule == yamlstrict.RuleDepth {
-			depths = append(depths, f.Pointer)
+			for a := f.Pointer; ; a = parentPointer(a) {
+				aboveDepth[a] = true
+				if a == "" {
+					break
+				}
+			}
 		}
 	}
 	if len(vals) == 0 {
 		return
 	}
+	c.blockIdx = nil
 	out := c.findings[:0]
 	for _, f := range c.findings {
 		if strings.HasPrefix(f.Rule, "schema.") || strings.HasPrefix(f.Rule, "consistency.") {
-			drop := false
-			for _, v := range vals {
-				if isAtOrBelow(f.Pointer, v) {
-					drop = true
-					break
-				}
-			}
-			for _, d := range depths {
-				if f.Pointer != "" && isAtOrBelow(d, f.Pointer) {
-					drop = true
-				}
-			}
-			if drop {
+			if atOrBelowAny(f.Pointer, vals) || (f.Pointer != "" && aboveDepth[f.Pointer]) {
 				continue
 			}
 		}
@@ -56,19 +54,35 @@ func (c *checker) suppressByValues() {
 	c.findings = out
 }
 
+// atOrBelowAny reports whether p or one of its ancestors (up to the root "") is in set.
+func atOrBelowAny(p string, set map[string]bool) bool {
+	for {
+		if set[p] {
+			return true
+		}
+		if p == "" {
+			return false
+		}
+		p = parentPointer(p)
+	}
+}
+
 // blocked reports whether a consistency rule must not be evaluated for pointer p (§5.4 rule 2):
 // a value.* or schema.* finding exists at p or an ancestor. A schema.required finding names a
 // missing sibling, not a bad value, so it does not block the fields that are present.
 func (c *checker) blocked(p string) bool {
-	for _, f := range c.findings {
-		if f.Rule == RuleRequired {
-			continue
-		}
-		if (strings.HasPrefix(f.Rule, "value.") || strings.HasPrefix(f.Rule, "schema.")) && isAtOrBelow(p, f.Pointer) {
-			return true
+	// The index of blocking pointers grows with c.findings (consistency findings never block)
+	// and is reset when suppressByValues rewrites the slice.
+	if c.blockIdx == nil {
+		c.blockIdx, c.blockSeen = map[string]bool{}, 0
+	}
+	for ; c.blockSeen < len(c.findings); c.blockSeen++ {
+		f := c.findings[c.blockSeen]
+		if f.Rule != RuleRequired && (strings.HasPrefix(f.Rule, "value.") || strings.HasPrefix(f.Rule, "schema.")) {
+			c.blockIdx[f.Pointer] = true
 		}
 	}
-	return false
+	return atOrBelowAny(p, c.blockIdx)
 }
 
 // passed reports whether the subtree at p passed the value and schema stages entirely (§5.4

@@ -21,6 +21,7 @@ func Validate(data []byte, file string) Result {
 	for i := range res.Findings {
 		res.Findings[i].File = file
 		res.Findings[i].Class = finding.ClassError
+		res.Findings[i].Message = escapeInvisible(res.Findings[i].Message)
 	}
 	finding.SortByPosition(res.Findings)
 	if len(res.Findings) > 0 {
@@ -34,6 +35,11 @@ type checker struct {
 	file     string
 	findings []finding.Finding
 	loc      *located
+	bareHint string // why the text is not bare form, for report.no_block (locate.go)
+	// blockIdx holds the pointers of value.* and schema.* findings (not schema.required) among
+	// the first blockSeen findings, for blocked (suppress.go); nil after suppressByValues.
+	blockIdx  map[string]bool
+	blockSeen int
 }
 
 func (c *checker) add(rule string, line, col int, pointer, msg string) {
@@ -54,12 +60,18 @@ func (c *checker) run(data []byte) Result {
 		return Result{Findings: c.findings}
 	}
 	// Stage 3: locate the form.
-	md := markdown.Parse(text)
-	loc := c.locate(md)
+	var md *markdown.Doc
+	if mayHoldSentinel(text) {
+		md = markdown.ParseBlocks(text)
+	}
+	loc := c.locate(md, text)
 	if loc == nil {
 		return Result{Findings: c.findings}
 	}
 	c.loc = loc
+	if hasLoneCR(loc.text) {
+		loc.cr = newCRPositions(loc.text)
+	}
 	res := Result{Form: loc.form}
 	// Stage 4: decode (bare form was decoded while it was recognised).
 	if !loc.decoded {
@@ -69,7 +81,7 @@ func (c *checker) run(data []byte) Result {
 	for _, is := range loc.issues {
 		if isDecodeRule(is.Rule) {
 			line, col := loc.fileIssuePos(is.Pos)
-			c.add(is.Rule, line, col, "", is.Message)
+			c.add(is.Rule, line, col, "", loc.fileMessage(is))
 		} else {
 			values = append(values, is)
 		}
@@ -89,7 +101,7 @@ func (c *checker) run(data []byte) Result {
 	// Stage 6: values, schema, consistency.
 	for _, is := range values {
 		line, col := loc.filePos(is.Pos)
-		c.add(is.Rule, line, col, is.Pointer, is.Message)
+		c.add(is.Rule, line, col, is.Pointer, loc.fileMessage(is))
 	}
 	c.checkSchema(loc.doc)
 	c.suppressByValues()

@@ -21,13 +21,16 @@ func decodeYAML(src []byte) (*Doc, []Issue) {
 	if p, bad := firstInvalidUTF8(src); bad {
 		return nil, []Issue{{Rule: RuleSyntax, Pos: p, Message: msgSyntax("YAML", fmt.Sprintf("invalid UTF-8 at line %d, column %d", p.Line, p.Column))}}
 	}
+	if is, bad := yaml11Break(src); bad {
+		return nil, []Issue{is}
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	var doc yaml.Node
 	if err := safeDecode(dec, &doc); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, []Issue{{Rule: RuleNotMapping, Message: msgNotMapping("an empty block")}}
 		}
-		return nil, []Issue{syntaxIssue(err)}
+		return nil, []Issue{syntaxIssueIn(src, err)}
 	}
 	var second yaml.Node
 	switch err := safeDecode(dec, &second); {
@@ -38,7 +41,7 @@ func decodeYAML(src []byte) (*Doc, []Issue) {
 		}
 		return nil, []Issue{{Rule: RuleMultiDocument, Pos: p, Message: msgMultiDocument(p.Line)}}
 	case !errors.Is(err, io.EOF):
-		return nil, []Issue{syntaxIssue(err)}
+		return nil, []Issue{syntaxIssueIn(src, err)}
 	}
 	root := &doc
 	if root.Kind == yaml.DocumentNode {
@@ -101,6 +104,93 @@ func syntaxIssue(err error) Issue {
 	}
 	is.Message = msgSyntax("YAML", strings.TrimPrefix(msg, "yaml: "))
 	return is
+}
+
+// syntaxIssueIn is syntaxIssue for src: when yaml.v3 rejects a character outside YAML's
+// printable set it gives no line ("control characters are not allowed"), so the first such
+// character is located here, and the message names its line and column.
+func syntaxIssueIn(src []byte, err error) Issue {
+	is := syntaxIssue(err)
+	if is.Pos.IsZero() && strings.Contains(is.Message, "control characters are not allowed") {
+		if p, ok := firstNonPrintable(src); ok {
+			is.Pos = p
+			is.Message = msgSyntax("YAML", fmt.Sprintf("line %d: control character U+%04X at column %d is not allowed", p.Line, nonPrintableAt(src, p), p.Column))
+		}
+	}
+	return is
+}
+
+// nonPrintable reports whether r is outside YAML 1.2's c-printable set (tab, LF, CR, NEL and
+// the printable ranges are allowed).
+func nonPrintable(r rune) bool {
+	switch {
+	case r == '\t' || r == '\n' || r == '\r' || r == 0x85:
+		return false
+	case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
+		return true
+	case r >= 0xd800 && r <= 0xdfff, r == 0xfffe, r == 0xffff:
+		return true
+	}
+	return false
+}
+
+// firstNonPrintable returns the position of the first non-printable character of src.
+func firstNonPrintable(src []byte) (Pos, bool) {
+	line, col := 1, 1
+	for _, r := range string(src) {
+		if nonPrintable(r) {
+			return Pos{line, col}, true
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return Pos{}, false
+}
+
+// nonPrintableAt returns the character at p (found by firstNonPrintable).
+func nonPrintableAt(src []byte, p Pos) rune {
+	line, col := 1, 1
+	for _, r := range string(src) {
+		if line == p.Line && col == p.Column {
+			return r
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return 0
+}
+
+// yaml11Break finds a raw NEL (U+0085), LINE SEPARATOR (U+2028) or PARAGRAPH SEPARATOR
+// (U+2029). yaml.v3 follows YAML 1.1 and breaks lines at them, while YAML 1.2 (and the file's
+// own line numbering) does not: "# note<U+2028>status: complete" would hide a key inside what
+// every other reader shows as a comment, a separator in a literal block would silently become
+// a line feed, and every later position would be off by a line. They are refused as
+// decode.syntax, positioned at the character; written escaped ("\u2028" in a double-quoted
+// string) they are ordinary text.
+func yaml11Break(src []byte) (Issue, bool) {
+	if !bytes.Contains(src, []byte("\xC2\x85")) && !bytes.Contains(src, []byte("\xE2\x80\xA8")) && !bytes.Contains(src, []byte("\xE2\x80\xA9")) {
+		return Issue{}, false
+	}
+	line, col := 1, 1
+	for _, r := range string(src) {
+		switch r {
+		case 0x85, 0x2028, 0x2029:
+			p := Pos{line, col}
+			return Issue{Rule: RuleSyntax, Pos: p, Message: msgSyntax("YAML", fmt.Sprintf(
+				"line %d: character U+%04X at column %d is a line break to the YAML decoder but not in YAML 1.2; write it escaped in a double-quoted string (\\u%04X)", line, r, col, r))}, true
+		case '\n':
+			line, col = line+1, 1
+			continue
+		}
+		col++
+	}
+	return Issue{}, false
 }
 
 type walker struct {

@@ -39,7 +39,7 @@ func TestDecodeMessages(t *testing.T) {
 		{"x\n", "the report must be a mapping of fields; got a scalar"},
 		{"a: 1\n---\nb: 2\n", "the yaml block holds more than one document (second starts at line 2); write exactly one"},
 		{"a: [1\n", "YAML syntax error: line 1: did not find expected ',' or ']'"},
-		{"a: b\nc: \x01\n", "YAML syntax error: control characters are not allowed"},
+		{"a: b\nc: \x01\n", "YAML syntax error: line 2: control character U+0001 at column 4 is not allowed"},
 		{"a:\n", "a is null; omit an optional field instead of leaving it empty, or give it a value"},
 		{"phases:\n  - id: ~\n", "phases[0].id is null; omit an optional field instead of leaving it empty, or give it a value"},
 		{"spec: !!str x\n", "spec uses the YAML tag !!str; tags are not allowed — write the plain value"},

@@ -1,0 +1,190 @@
+package markdown
+
+import (
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// Hostile-input guards. goldmark is quadratic on three input shapes an executor or a spec author
+// can write within the size limits (measured on goldmark v1.7, docs/hardening.md):
+//
+//   - many container markers on one line ("> > > …" or "1. 1. 1. …"): 200,000 nested block
+//     quotes on one 400 KB line took 21 s;
+//   - many unclosed link destinations ("[a](" repeated): 40,000 bytes took 0.44 s, 1 MiB would
+//     take minutes;
+//   - many unmatched mixed emphasis delimiters ("_a*" repeated): 40,000 bytes took 1 s.
+//
+// MaxContainerMarkers caps the first; the inline budget caps the other two. Neither changes the
+// result for any document a person writes.
+
+// MaxContainerMarkers is the number of block-quote and list-item markers at the start of one
+// source line that are parsed as containers. The marker after them is parsed as the first
+// character of text instead, so a container nests at most this deep per line (markdown-it's
+// maxNesting is the same idea). Top-level structure is unchanged: the line still starts with
+// the same containers, and a top-level HTML block, fence or heading can never be a lazy
+// continuation line, so sentinel, fence and section detection see what they would without the
+// cap. Only the parse sees the change; Doc.Source keeps the original bytes.
+const MaxContainerMarkers = 100
+
+// inlineBudget bounds link and emphasis parsing: in a paragraph or heading whose byte length
+// times its number of link and emphasis trigger characters ([ ] ! * _) exceeds it, those
+// characters are literal text. Code spans, autolinks and raw HTML are still parsed there, so
+// CodeSpans is unaffected except for the corner case of a backtick pair inside a link
+// destination. A 4 KiB paragraph may hold 256 such characters, a 1 KiB one 1,024.
+const inlineBudget = 1 << 20
+
+// capNesting returns src unchanged when no line starts with more than MaxContainerMarkers
+// container markers, and otherwise a copy of the same length in which the first byte of the
+// marker after the limit is replaced with '|'. A line that is a thematic break candidate (only
+// one of '-', '*' and blanks after the block-quote markers) is left alone: goldmark reads it as
+// one thematic break, cheaply.
+func capNesting(src []byte) []byte {
+	out := src
+	for start := 0; start < len(src); {
+		end := start
+		for end < len(src) && src[end] != '\n' {
+			end++
+		}
+		if at := excessMarker(src[start:end]); at >= 0 {
+			if &out[0] == &src[0] {
+				out = append([]byte(nil), src...)
+			}
+			out[start+at] = '|'
+		}
+		start = end + 1
+	}
+	return out
+}
+
+// excessMarker returns the offset in line of the first container marker beyond
+// MaxContainerMarkers, or -1.
+func excessMarker(line []byte) int {
+	n, i := 0, 0
+	listStart := -1
+	for i < len(line) {
+		// At most 4 columns of blanks between markers (5 would make indented code).
+		col := 0
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') && col <= 4 {
+			if line[i] == '\t' {
+				col += 4
+			} else {
+				col++
+			}
+			i++
+		}
+		if i >= len(line) || col > 4 {
+			return -1
+		}
+		at := i
+		switch c := line[i]; {
+		case c == '>':
+			i++
+		case c == '-' || c == '+' || c == '*':
+			if i+1 < len(line) && line[i+1] != ' ' && line[i+1] != '\t' {
+				return -1
+			}
+			if listStart < 0 {
+				listStart = i
+			}
+			i++
+		case c >= '0' && c <= '9':
+			j := i
+			for j < len(line) && j-i < 9 && line[j] >= '0' && line[j] <= '9' {
+				j++
+			}
+			if j >= len(line) || (line[j] != '.' && line[j] != ')') || (j+1 < len(line) && line[j+1] != ' ' && line[j+1] != '\t') {
+				return -1
+			}
+			if listStart < 0 {
+				listStart = i
+			}
+			i = j + 1
+		default:
+			return -1
+		}
+		n++
+		if n > MaxContainerMarkers {
+			if listStart >= 0 && thematicCandidate(line[listStart:]) {
+				return -1
+			}
+			return at
+		}
+	}
+	return -1
+}
+
+// thematicCandidate reports whether s holds only one of '-' and '*' plus blanks.
+func thematicCandidate(s []byte) bool {
+	var c byte
+	for _, b := range s {
+		switch b {
+		case ' ', '\t', '\r':
+		case '-', '*':
+			if c != 0 && c != b {
+				return false
+			}
+			c = b
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// budgetKey caches, per paragraph or heading, whether link and emphasis parsing is off.
+var budgetKey = parser.NewContextKey()
+
+// inlineGuard is an inline parser that runs before the link and emphasis parsers for their
+// trigger characters. In a block over inlineBudget it turns the character into literal text;
+// otherwise it declines and the usual parser runs.
+type inlineGuard struct{}
+
+func (inlineGuard) Trigger() []byte { return []byte{'[', ']', '!', '*', '_'} }
+
+func (inlineGuard) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast.Node {
+	over, _ := pc.Get(budgetKey).(map[ast.Node]bool)
+	if over == nil {
+		over = map[ast.Node]bool{}
+		pc.Set(budgetKey, over)
+	}
+	off, known := over[parent]
+	if !known {
+		src := block.Source()
+		size, triggers := 0, 0
+		lines := parent.Lines()
+		for i := 0; i < lines.Len(); i++ {
+			seg := lines.At(i)
+			size += seg.Len()
+			for _, b := range src[seg.Start:seg.Stop] {
+				switch b {
+				case '[', ']', '!', '*', '_':
+					triggers++
+				}
+			}
+		}
+		off = size*triggers > inlineBudget
+		over[parent] = off
+	}
+	if !off {
+		return nil
+	}
+	_, seg := block.Position()
+	block.Advance(1)
+	return ast.NewTextSegment(seg.WithStop(seg.Start + 1))
+}
+
+// newParser returns goldmark's CommonMark parser (no extensions) with the inline guard, or with
+// no inline parsers at all when inline is false (block structure only).
+func newParser(inline bool) parser.Parser {
+	opts := []parser.Option{
+		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+	}
+	if inline {
+		ips := append([]util.PrioritizedValue{util.Prioritized(inlineGuard{}, 150)}, parser.DefaultInlineParsers()...)
+		opts = append(opts, parser.WithInlineParsers(ips...))
+	}
+	return parser.NewParser(opts...)
+}

@@ -1,0 +1,253 @@
+package markdown
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+)
+
+// dumpAST renders a tree as one line per node: depth, kind, block line segments and, for inline
+// text, its bytes. blocksOnly skips inline nodes.
+func dumpAST(root ast.Node, src []byte, blocksOnly bool) string {
+	var b strings.Builder
+	var walk func(n ast.Node, depth int)
+	walk = func(n ast.Node, depth int) {
+		if blocksOnly && n.Type() == ast.TypeInline {
+			return
+		}
+		fmt.Fprintf(&b, "%d %s", depth, n.Kind())
+		if n.Type() == ast.TypeBlock {
+			lines := n.Lines()
+			for i := 0; i < lines.Len(); i++ {
+				s := lines.At(i)
+				fmt.Fprintf(&b, " [%d,%d+%d]", s.Start, s.Stop, s.Padding)
+			}
+		}
+		if t, ok := n.(*ast.Text); ok {
+			fmt.Fprintf(&b, " %q", t.Segment.Value(src))
+		}
+		b.WriteByte('\n')
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			walk(c, depth+1)
+		}
+	}
+	walk(root, 0)
+	return b.String()
+}
+
+// guardCorpus is every CommonMark example in testdata plus the report and spec golden inputs.
+func guardCorpus(t *testing.T) map[string][]byte {
+	t.Helper()
+	docs := map[string][]byte{}
+	for _, ex := range loadCommonMark(t) {
+		docs[fmt.Sprintf("commonmark-%d", ex.Example)] = []byte(ex.Markdown)
+	}
+	for _, glob := range []string{"../report/testdata/*.md", "../spec/testdata/*.md", "../spec/testdata/*/*.md"} {
+		files, _ := filepath.Glob(glob)
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs[f] = b
+		}
+	}
+	if len(docs) < 100 {
+		t.Fatalf("corpus has only %d documents", len(docs))
+	}
+	return docs
+}
+
+// The guards change nothing for documents people write: Parse gives exactly goldmark's tree, and
+// ParseBlocks gives exactly its block tree.
+func TestGuardsKeepOrdinaryDocuments(t *testing.T) {
+	for name, src := range guardCorpus(t) {
+		plain := goldmark.New().Parser().Parse(text.NewReader(src))
+		want := dumpAST(plain, src, false)
+		if got := dumpAST(Parse(src).Root, src, false); got != want {
+			t.Errorf("%s: Parse differs from goldmark:\n%s", name, cmp.Diff(want, got))
+		}
+		wantBlocks := dumpAST(plain, src, true)
+		if got := dumpAST(ParseBlocks(src).Root, src, true); got != wantBlocks {
+			t.Errorf("%s: ParseBlocks differs from goldmark's blocks:\n%s", name, cmp.Diff(wantBlocks, got))
+		}
+	}
+}
+
+func TestCapNesting(t *testing.T) {
+	deep := func(marker string, n int, rest string) string { return strings.Repeat(marker, n) + rest }
+	cases := []struct {
+		name, in  string
+		changedAt int // byte offset replaced with '|', or -1
+	}{
+		{"100 quotes", deep("> ", 100, "x"), -1},
+		{"101 quotes", deep("> ", 101, "x"), 200},
+		{"101 quotes, no spaces", deep(">", 101, "x"), 100},
+		{"101 ordered", deep("1. ", 101, "x"), 300},
+		{"101 bullets mixed", deep("- + ", 51, "x"), 200},
+		{"thematic break of 300 dashes", deep("- ", 300, ""), -1},
+		{"quotes then thematic break", deep("> ", 50, deep("* ", 80, "")), -1},
+		{"quotes then list", deep("> ", 50, deep("+ ", 80, "x")), 200},
+		{"not a marker", deep("> ", 99, "-x "+deep("> ", 10, "")), -1},
+		{"five spaces is code", "> " + strings.Repeat(" ", 5) + deep("> ", 200, ""), -1},
+		{"second line", "text\n" + deep("> ", 101, "x"), 5 + 200},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := []byte(c.in)
+			out := capNesting(src)
+			if len(out) != len(src) {
+				t.Fatalf("length %d -> %d", len(src), len(out))
+			}
+			if !bytes.Equal(src, []byte(c.in)) {
+				t.Fatal("input modified")
+			}
+			at := -1
+			for i := range src {
+				if src[i] != out[i] {
+					if at >= 0 {
+						t.Fatalf("more than one byte changed (%d and %d)", at, i)
+					}
+					at = i
+				}
+			}
+			if at != c.changedAt {
+				t.Errorf("changed at %d, want %d", at, c.changedAt)
+			}
+			if at >= 0 && out[at] != '|' {
+				t.Errorf("replacement %q", out[at])
+			}
+		})
+	}
+}
+
+// Over the cap, nesting stops at MaxContainerMarkers and the rest of the line is text, while the
+// line after it still starts a top-level block.
+func TestCapNestingStructure(t *testing.T) {
+	src := []byte(strings.Repeat("> ", 150) + "x\n<!-- mastermind:report-begin -->\n")
+	d := Parse(src)
+	depth := 0
+	for n := d.Root.FirstChild(); n != nil; n = n.FirstChild() {
+		if _, ok := n.(*ast.Blockquote); !ok {
+			break
+		}
+		depth++
+	}
+	if depth != MaxContainerMarkers {
+		t.Errorf("block quote depth %d, want %d", depth, MaxContainerMarkers)
+	}
+	top := d.TopLevel()
+	if len(top) != 2 || !IsTopLevelComment(top[1]) {
+		t.Errorf("top level: %d blocks, second is comment: %v", len(top), len(top) == 2 && IsTopLevelComment(top[1]))
+	}
+	if !bytes.Equal(d.Source, src) || d.Source[300-2] != '>' {
+		t.Error("Doc.Source must keep the original bytes")
+	}
+}
+
+// Over the inline budget, links and emphasis are literal while code spans are still found.
+func TestInlineBudget(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("see `internal/a.go` and [link](x) and *em* ")
+	for b.Len() < 64<<10 {
+		b.WriteString("[a](")
+	}
+	b.WriteString(" `internal/b.go`\n")
+	d := Parse([]byte(b.String()))
+	var spans []string
+	for _, s := range d.CodeSpans() {
+		spans = append(spans, s.Text)
+	}
+	if diff := cmp.Diff([]string{"internal/a.go", "internal/b.go"}, spans); diff != "" {
+		t.Errorf("code spans (-want +got):\n%s", diff)
+	}
+	links := 0
+	_ = ast.Walk(d.Root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if _, ok := n.(*ast.Link); ok && entering {
+			links++
+		}
+		if _, ok := n.(*ast.Emphasis); ok && entering {
+			links++
+		}
+		return ast.WalkContinue, nil
+	})
+	if links != 0 {
+		t.Errorf("%d links/emphasis parsed in an over-budget paragraph", links)
+	}
+	// Under the budget the same text parses normally.
+	d = Parse([]byte("see `internal/a.go` and [link](x) and *em*\n"))
+	_ = ast.Walk(d.Root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if _, ok := n.(*ast.Link); ok && entering {
+			links++
+		}
+		return ast.WalkContinue, nil
+	})
+	if links != 1 {
+		t.Errorf("under budget: %d links, want 1", links)
+	}
+}
+
+// hostileMarkdown returns 1 MiB documents of each shape that made goldmark quadratic.
+func hostileMarkdown() map[string][]byte {
+	const size = 1 << 20
+	rep := func(s string) []byte { return bytes.Repeat([]byte(s), size/len(s)) }
+	var nestedLines bytes.Buffer
+	for nestedLines.Len() < size {
+		nestedLines.Write(bytes.Repeat([]byte("> "), 1000))
+		nestedLines.WriteString("x\n")
+	}
+	var indented bytes.Buffer
+	for i := 0; indented.Len() < size; i++ {
+		indented.WriteString(strings.Repeat("  ", i%2000) + "- a\n")
+	}
+	return map[string][]byte{
+		"quotes on one line":         rep("> "),
+		"ordered items on one line":  rep("1. "),
+		"mixed bullets on one line":  rep("- + "),
+		"1000 quotes per line":       nestedLines.Bytes(),
+		"indented list nesting":      indented.Bytes(),
+		"unclosed link destinations": rep("[a]("),
+		"empty link destinations":    rep("[]("),
+		"mixed emphasis":             rep("_a*"),
+		"emphasis and text":          rep("a*b_"),
+		"open brackets":              rep("["),
+		"images":                     rep("!["),
+		"angle brackets":             rep("<a "),
+		"backticks":                  rep("`a"),
+	}
+}
+
+// Every 1 MiB hostile shape parses quickly (unguarded goldmark took 20 s to many minutes on
+// several of them). The limit is generous because the machine is shared.
+func TestHostileMarkdownBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cost test")
+	}
+	const limit = 20 * time.Second
+	for name, src := range hostileMarkdown() {
+		for _, p := range []struct {
+			fn   string
+			call func([]byte) *Doc
+		}{{"Parse", Parse}, {"ParseBlocks", ParseBlocks}} {
+			start := time.Now()
+			d := p.call(src)
+			d.CodeSpans()
+			d.TopHeadings()
+			d.LineClasses()
+			if el := time.Since(start); el > limit {
+				t.Errorf("%s on %s: %v (limit %v)", p.fn, name, el, limit)
+			} else {
+				t.Logf("%s on %s: %v", p.fn, name, el)
+			}
+		}
+	}
+}

@@ -1,0 +1,247 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Hostile inputs that are not in the design tables (docs/hardening.md lists them all).
+
+// validYAML is the body of a valid complete report.
+const validYAML = "schema_version: 1\nspec: .mastermind/tasks/020-cache/spec.md\nstatus: complete\nphases: []\nfiles_modified: [internal/cache/lru.go]\nclaims: []\ndefects: []\nverifications: []\n"
+
+// Devices are refused whether named directly or through a symlink, and never read.
+func TestDevicesRefused(t *testing.T) {
+	root := t.TempDir()
+	for _, dev := range []string{"/dev/zero", "/dev/urandom", "/dev/null"} {
+		if _, err := os.Stat(dev); err != nil {
+			t.Skip(dev, err)
+		}
+		name := filepath.Base(dev) + ".md"
+		if err := os.Symlink(dev, filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
+		res, err := ReadPath(dev, dev)
+		oneRule(t, res, err, RuleNotRegular, "(found device)")
+		res, err = ReadPath(filepath.Join(root, name), name)
+		oneRule(t, res, err, RuleNotRegular, "(found symlink)")
+		res, err = ReadInRepo(root, name)
+		oneRule(t, res, err, RuleNotRegular, "(found symlink)")
+	}
+}
+
+// hostileReports returns inputs of at most 1 MiB that once took seconds to minutes, or that try
+// a form of denial of service; want is the rule the first finding must have ("" = valid).
+func hostileReports() []struct {
+	name, want string
+	data       []byte
+} {
+	const size = MaxBytes
+	fill := func(prefix, unit, suffix string) []byte {
+		var b bytes.Buffer
+		b.WriteString(prefix)
+		for b.Len()+len(unit)+len(suffix) <= size {
+			b.WriteString(unit)
+		}
+		b.WriteString(suffix)
+		return b.Bytes()
+	}
+	var alias strings.Builder
+	alias.WriteString(validYAML + "x0: &a0 [x, x, x, x, x, x, x, x, x, x]\n")
+	for i := 1; i < 30; i++ {
+		fmt.Fprintf(&alias, "x%d: &a%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*a%d, ", i-1), 10), ", "))
+	}
+	items := func(format string) []byte {
+		var list strings.Builder
+		list.WriteString(strings.Replace(validYAML, "files_modified: [internal/cache/lru.go]\n", "", 1) + "files_modified:\n")
+		for i := 0; i < 100000; i++ {
+			if strings.Contains(format, "%") {
+				fmt.Fprintf(&list, format, i)
+			} else {
+				list.WriteString(format)
+			}
+		}
+		return []byte(list.String())
+	}
+	var deepBlock strings.Builder
+	deepBlock.WriteString(validYAML + "x:\n")
+	for i := 1; deepBlock.Len() < 600000; i++ {
+		deepBlock.WriteString(strings.Repeat(" ", i) + "-\n")
+	}
+	report := "<!-- mastermind:report-begin -->\n```yaml\n" + validYAML + "```\n<!-- mastermind:report-end -->\n"
+	return []struct {
+		name, want string
+		data       []byte
+	}{
+		{"alias fan-out 10^30", "value.anchor", []byte(alias.String())},
+		{"deep flow nesting", RuleNoBlock, fill(validYAML+"x: ", "[", "")},
+		{"deep flow mappings", RuleNoBlock, fill(validYAML+"x: ", "{a: ", "")},
+		{"deep block nesting", "value.depth", []byte(deepBlock.String())},
+		{"deep JSON", RuleNoBlock, fill(`{"schema_version": 1, "x": `, "[", "")},
+		{"huge key", RuleNoBlock, fill(validYAML, "k", ": 1\n")},
+		{"long line", "schema.unknown_field", fill(validYAML+"x: \"", "a", "\"\n")},
+		{"100,000 list items", "", items("- f%05x\n")},
+		{"100,000 list items, 23,360 of them numbers", "schema.type", items("- %05x\n")},
+		{"100,000 null list items", "value.null", items("- ~\n")},
+		{"100,000 duplicate list items", "consistency.duplicate_path", items("- a\n")},
+		{"quote bomb before the report", "", fill("", "> ", "\n\n"+report)},
+		{"ordered-list bomb before the report", "", fill("", "1. ", "\n\n"+report)},
+		{"link bomb before the report", "", fill("", "[a](", "\n\n"+report)},
+		{"emphasis bomb before the report", "", fill("", "_a*", "\n\n"+report)},
+		{"backtick bomb before the report", "", fill("", "`a", "\n\n"+report)},
+		{"sentinel-token bomb", RuleSentinelMalformed, fill("", "<!-- mastermind:report-begin x -->\n", "")},
+	}
+}
+
+// Every hostile shape is decided quickly and fails closed (or is valid where it is a valid
+// report behind hostile prose). The limit is generous because the machine is shared; before the
+// Markdown guards the bombs took from 20 s to many minutes.
+func TestHostileReportsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cost test")
+	}
+	const limit = 20 * time.Second
+	for _, c := range hostileReports() {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			if len(c.data) > MaxBytes {
+				t.Fatalf("input is %d bytes", len(c.data))
+			}
+			start := time.Now()
+			res := Validate(c.data, "r.md")
+			el := time.Since(start)
+			if el > limit {
+				t.Errorf("took %v (limit %v)", el, limit)
+			}
+			t.Logf("%d bytes, %v, %d findings", len(c.data), el, len(res.Findings))
+			switch {
+			case c.want == "" && len(res.Findings) > 0:
+				t.Errorf("want valid, got %v", res.Findings[0])
+			case c.want == "" && res.Report == nil:
+				t.Error("valid without a report")
+			case c.want != "" && (len(res.Findings) == 0 || res.Findings[0].Rule != c.want):
+				t.Errorf("want first finding %s, got %v", c.want, rules(res))
+			}
+		})
+	}
+}
+
+// decode.* and value.duplicate_key messages cite lines; in sentinel form they are file lines, the
+// same as the finding's own position.
+func TestMessagesCiteFileLines(t *testing.T) {
+	wrap := func(y string) []byte {
+		return []byte("# Report\n\nprose\n\n<!-- mastermind:report-begin -->\n```yaml\n" + y + "```\n<!-- mastermind:report-end -->\n")
+	}
+	cases := []struct {
+		name, yaml, rule, cite string
+		line                   int
+	}{
+		{"second document", validYAML + "---\nstatus: failed\n", "decode.multi_document", "second starts at line 15)", 15},
+		{"syntax", "schema_version: 1\nspec: [a,\n", "decode.syntax", "YAML syntax error: line 8: ", 8},
+		{"duplicate key", validYAML + "status: failed\n", "value.duplicate_key", "(lines 9 and 15); remove one", 15},
+		{"control character", "schema_version: 1\nspec: a\x1bb\n", "decode.syntax", "line 8: control character U+001B at column 8", 8},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res := Validate(wrap(c.yaml), "r.md")
+			if len(res.Findings) == 0 {
+				t.Fatal("valid")
+			}
+			f := res.Findings[0]
+			if f.Rule != c.rule || f.Line != c.line || !strings.Contains(f.Message, c.cite) {
+				t.Errorf("got %s %d:%d %q; want %s at line %d citing %q", f.Rule, f.Line, f.Column, f.Message, c.rule, c.line, c.cite)
+			}
+		})
+	}
+}
+
+// A lone CR is not a line break in the file (§1.2) though YAML breaks lines there: positions are
+// file positions all the same.
+func TestLoneCRPositions(t *testing.T) {
+	bare := []byte(strings.ReplaceAll(strings.Replace(validYAML, "spec: .mastermind/tasks/020-cache/spec.md", "spec: 5", 1), "\n", "\r"))
+	res := Validate(bare, "r.md")
+	if len(res.Findings) != 1 || res.Findings[0].Line != 1 || res.Findings[0].Column != 25 {
+		t.Errorf("bare: %v", res.Findings)
+	}
+	sent := []byte("<!-- mastermind:report-begin -->\n```yaml\nschema_version: 1\rspec: 5\rstatus: complete\nphases: []\nfiles_modified: []\nclaims: []\ndefects: []\nverifications: []\nstatus: complete\n```\n<!-- mastermind:report-end -->\n")
+	res = Validate(sent, "r.md")
+	got := []string{}
+	for _, f := range res.Findings {
+		got = append(got, fmt.Sprintf("%s %d:%d %s", f.Rule, f.Line, f.Column, f.Message))
+	}
+	want := []string{
+		"schema.type 3:25 spec must be a string; got int 5 — quote it: '5'",
+		"value.duplicate_key 9:1 key status appears twice in the same mapping (lines 3 and 9); remove one",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("sentinel:\n got %q\nwant %q", got, want)
+	}
+}
+
+// A text that mentions schema_version but is not bare form says why in report.no_block.
+func TestNoBlockExplainsBareFailure(t *testing.T) {
+	cases := []struct{ in, hint string }{
+		{"schema_version: 1\nspec: a\x00b\n", "not a bare YAML report either (YAML syntax error: line 2: control character U+0000 at column 8 is not allowed)"},
+		{"{\"schema_version\": 1}\n{\"status\": \"failed\"}\n", "not a bare YAML report either (YAML syntax error: line 1: did not find expected <document start>)"},
+		{"---\n\ufeffschema_version: 1\n", "its root mapping has no schema_version key"},
+		{"schema_version: 1\nphases:\n\t- a\n", "YAML syntax error: line 3: found character that cannot start any token"},
+	}
+	for _, c := range cases {
+		res := Validate([]byte(c.in), "r.md")
+		if len(res.Findings) != 1 || res.Findings[0].Rule != RuleNoBlock || !strings.Contains(res.Findings[0].Message, c.hint) {
+			t.Errorf("%q: %v, want no_block with %q", c.in, res.Findings, c.hint)
+		}
+	}
+	res := Validate([]byte("Just prose.\n"), "r.md")
+	if len(res.Findings) != 1 || res.Findings[0].Message != noBlockMessage {
+		t.Errorf("prose: %v", res.Findings)
+	}
+}
+
+// Invisible characters in field names and values are escaped in messages: "status\u200b" must not
+// read as the allowed field "status".
+func TestInvisibleCharactersEscaped(t *testing.T) {
+	in := strings.Replace(validYAML, "status: complete\n", "status: complete\nstatus\u200b: failed\nspec\u00a0: x\n", 1)
+	in = strings.Replace(in, "files_modified: [internal/cache/lru.go]", "files_modified: [\"a\u200db\t\"]", 1)
+	res := Validate([]byte(in), "r.md")
+	var msgs []string
+	for _, f := range res.Findings {
+		msgs = append(msgs, f.Message)
+	}
+	all := strings.Join(msgs, "\n")
+	for _, want := range []string{`unknown field status\u200B in the report`, `unknown field spec\u00A0 in the report`, `"a\u200Db\u0009" is not a repository-relative path`} {
+		if !strings.Contains(all, want) {
+			t.Errorf("messages do not contain %q:\n%s", want, all)
+		}
+	}
+	for _, r := range []rune{'\u200b', '\u00a0', '\u200d'} {
+		if strings.ContainsRune(all, r) {
+			t.Errorf("raw %U in messages", r)
+		}
+	}
+}
+
+// NEL, LINE SEPARATOR and PARAGRAPH SEPARATOR are line breaks to yaml.v3 (YAML 1.1) but not in
+// YAML 1.2 or the file: "# note<U+2028>status: failed" would hide a key in a comment. Refused.
+func TestYAML11LineBreaksRefused(t *testing.T) {
+	for _, r := range []string{"\u0085", "\u2028", "\u2029"} {
+		for _, in := range []string{
+			strings.Replace(validYAML, "phases: []\n", "phases: [] # note"+r+"defects: [x]\n", 1),
+			"<!-- mastermind:report-begin -->\n```yaml\n" + strings.Replace(validYAML, "spec: ", "spec: |\n  a"+r+"b\nx: ", 1) + "```\n<!-- mastermind:report-end -->\n",
+		} {
+			res := Validate([]byte(in), "r.md")
+			if len(res.Findings) == 0 || !strings.Contains(res.Findings[0].Message, fmt.Sprintf("character U+%04X", []rune(r)[0])) {
+				t.Errorf("%q: %v", in, res.Findings)
+			}
+		}
+	}
+	// Escaped, the same characters are ordinary string content.
+	ok := strings.Replace(validYAML, "phases: []", "phases: [{id: \"a\\u2028b\", status: done}]", 1)
+	if res := Validate([]byte(ok), "r.md"); len(res.Findings) != 0 {
+		t.Errorf("escaped: %v", res.Findings)
+	}
+}
