@@ -52,13 +52,20 @@ Statuses and whether they pass:
   drift        the audit verdict is drift                passes unless --fail-on drift
   broken       the audit verdict is broken (also a rejected report)       fails
   refused      the spec changed since approval, or pre-flight is required fails
-  learned      closed; not re-audited                                     passes
-  not started  a task folder without state.json: pre-flight never ran, so there is no
-               baseline and nothing to audit                passes unless --fail-on drift
-  error        unreadable or corrupt state.json, a task folder that is a symbolic link, or
-               git failing for the task's baseline (the other tasks are still audited)
-A task that is approved but has no executor report yet is audited like any other and is broken
-(executor report missing): an unfinished task does not pass the gate.
+  learned      closed and not re-audited; passes only when history-review.md is a complete
+               review whose Audit snapshot equals the state's history_snapshot_sha256
+               (otherwise, for example a hand-written "learned" state, it fails)
+  not started  a task folder with a spec but without state.json: pre-flight never ran (or
+               the state was deleted), so there is no approved contract and no baseline to
+               audit against                                              fails
+  error        unreadable or corrupt state.json, a task folder that is a symbolic link, a
+               directory under .mastermind/tasks whose name is not <NNN>-<slug>, or git
+               failing for the task's baseline (the other tasks are still audited)
+The gate is fail-closed: every task folder is open work until it is learned. A task that is
+approved but has no executor report yet is audited like any other and is broken (executor
+report missing). A task the planner does not want is closed or removed, not left behind: delete
+its folder (or move it out of .mastermind/tasks) before merging. Files under .mastermind/tasks,
+such as _lessons.md, are not tasks and are ignored.
 
 --format text (default) prints the lines. --format json prints {schema_version: 1, command:
 "gate", outcome, exit_code, message, since, fail_on, record, tasks: [{task, spec, status,
@@ -109,7 +116,7 @@ func NewCmdGate(io *IOStreams, runF func(*GateOptions) error) *cobra.Command {
 	f.StringVar(&opts.Since, "since", "", "gate only tasks whose folder or declared scope changed since this commit")
 	f.StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
 	f.StringVar(&opts.Format, "format", formatText, "output format: text, json or github")
-	f.StringVar(&opts.FailOn, "fail-on", "broken", "broken or drift: with drift, drift and not-started tasks fail")
+	f.StringVar(&opts.FailOn, "fail-on", "broken", "broken or drift: with drift, drift tasks fail too")
 	f.BoolVar(&opts.Record, "record", false, "persist each audit through the normal post-flight (writes state)")
 	return cmd
 }
@@ -231,9 +238,9 @@ func writeGateText(w io.Writer, res *postflight.GateResult, summary string) erro
 	return err
 }
 
-// gateAnnotations: one annotation per finding of every task that is not held or learned (error
-// and warning by class; report violations at their lines), and one error for a refused or
-// error task, or a not-started task that fails with --fail-on drift (as a warning).
+// gateAnnotations: one annotation per finding of every drift or broken task (error and warning by
+// class; report violations at their lines), and one error for a refused, error or not-started
+// task, or a learned task whose history review does not back its closure.
 func gateAnnotations(res *postflight.GateResult) []ghAnnotation {
 	var anns []ghAnnotation
 	for _, t := range res.Tasks {
@@ -252,10 +259,17 @@ func gateAnnotations(res *postflight.GateResult) []ghAnnotation {
 		case postflight.GateRefused:
 			anns = append(anns, ghAnnotation{Level: "error", File: t.Task.Spec, Title: "mastermind gate", Message: prefix + t.Reason})
 		case postflight.GateError:
-			anns = append(anns, ghAnnotation{Level: "error", File: t.Task.StateRel(), Title: "mastermind gate", Message: prefix + t.Reason})
+			file := t.Task.StateRel()
+			var ntf *postflight.NotTaskFolderError
+			if errors.As(t.Err, &ntf) {
+				file = "" // a misnamed directory has no state.json to point at
+			}
+			anns = append(anns, ghAnnotation{Level: "error", File: file, Title: "mastermind gate", Message: prefix + t.Reason})
 		case postflight.GateNotStarted:
+			anns = append(anns, ghAnnotation{Level: "error", File: t.Task.Spec, Title: "mastermind gate", Message: prefix + t.Reason})
+		case postflight.GateLearned:
 			if !t.Passed {
-				anns = append(anns, ghAnnotation{Level: "warning", File: t.Task.Spec, Title: "mastermind gate", Message: prefix + t.Reason})
+				anns = append(anns, ghAnnotation{Level: "error", File: t.Task.HistoryReviewRel(), Title: "mastermind gate", Message: prefix + t.Reason})
 			}
 		}
 	}
@@ -330,8 +344,8 @@ func newGateJSON(res *postflight.GateResult, opts *GateOptions, summary string) 
 		if j.ReportViolations == nil {
 			j.ReportViolations = []finding.Finding{}
 		}
-		if t.Status == postflight.GateLearned {
-			j.Reason = strOrNull("closed; not re-audited")
+		if t.Status == postflight.GateLearned && t.Passed {
+			j.Reason = strOrNull(postflight.LearnedReason)
 		}
 		if t.Err != nil {
 			msg := t.Err.Error()

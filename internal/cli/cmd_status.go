@@ -29,7 +29,9 @@ last written; started_at when its modification time is unknown). Nothing is writ
 
 A task folder without state.json shows as not_started. A task whose state.json is unreadable or
 corrupt (spec-and-lifecycle.md §5.3) shows as corrupt, and its error is printed after the table;
-every other task is still listed.
+every other task is still listed. A directory under .mastermind/tasks whose name is not
+<NNN>-<slug> shows as not_a_task, with a line after the table saying to rename it or move it out
+(it is not an error for status, but the gate fails on it).
 
 --json prints {schema_version: 1, command: "status", outcome, exit_code, tasks: [{task, spec,
 status, next_step, verdict, findings, risk, iteration, baseline, baseline_ref, last_artifact,
@@ -114,7 +116,7 @@ func runStatus(opts *StatusOptions) error {
 	rows := postflight.StatusEntries(infos, now)
 	corrupt := 0
 	for _, r := range rows {
-		if r.Error != nil {
+		if r.Status == postflight.StatusCorrupt {
 			corrupt++
 		}
 	}
@@ -145,7 +147,8 @@ func runStatus(opts *StatusOptions) error {
 	return exitErr
 }
 
-// writeStatusText prints the aligned table, then one "<task>: <error>" line per corrupt task.
+// writeStatusText prints the aligned table, then one "<task>: <error>" line per corrupt task or
+// misnamed folder.
 func writeStatusText(io *IOStreams, rows []postflight.StatusEntry) error {
 	tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TASK\tSTATUS\tNEXT_STEP\tVERDICT\tITER\tBASELINE\tLAST_ARTIFACT\tAGE")

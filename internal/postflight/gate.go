@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -23,7 +25,7 @@ type GateOptions struct {
 	// Since, when non-empty, is a full commit OID: only the tasks whose folder or declared scope
 	// files changed since that commit are gated. Empty gates every task.
 	Since string
-	// FailOnDrift makes drift, and a task that was never started, fail the gate.
+	// FailOnDrift makes drift fail the gate too.
 	FailOnDrift bool
 	// Record runs the normal post-flight (with its writes, under the controller lock) for each
 	// gated task instead of a read-only audit.
@@ -39,9 +41,9 @@ const (
 	GateDrift      = "drift"       // the audit verdict is drift
 	GateBroken     = "broken"      // the audit verdict is broken (including a rejected report)
 	GateRefused    = "refused"     // spec changed since approval, or pre-flight is required
-	GateLearned    = "learned"     // closed; not re-audited
-	GateNotStarted = "not_started" // no state.json: pre-flight never ran
-	GateError      = "error"       // corrupt state, unusable task folder, or git failure
+	GateLearned    = "learned"     // closed; not re-audited, but its history review must back the closure
+	GateNotStarted = "not_started" // no state.json: pre-flight never ran (open, unapproved work: fails)
+	GateError      = "error"       // corrupt state, unusable or misnamed task folder, or git failure
 )
 
 // GateTask is the gate's outcome for one task.
@@ -49,8 +51,9 @@ type GateTask struct {
 	Task Task
 	// Status is one of the Gate* statuses.
 	Status string
-	// Passed reports whether the task lets the gate pass: held, learned; drift and not started
-	// unless FailOnDrift.
+	// Passed reports whether the task lets the gate pass: held; learned when its history review
+	// is complete and matches the state's snapshot; drift unless FailOnDrift. Never for not
+	// started, broken, refused or error.
 	Passed bool
 	// StateStatus is the status in state.json before the gate ran ("" without state).
 	StateStatus string
@@ -109,9 +112,12 @@ func (r *GateResult) Count(status string) int {
 // changed set of each distinct baseline is computed once and shared; each spec is read and
 // parsed at most once. Nothing named by a spec or report is executed.
 //
-// Per task: no state → GateNotStarted; learned → GateLearned; next_step run_preflight or a spec
-// changed since approval → GateRefused; corrupt state, an unusable task folder, or a git failure
-// for its baseline → GateError; otherwise the audit verdict. The returned error is operational
+// Per task: no state → GateNotStarted (fails: the gate is fail-closed, and a spec without an
+// approved state is open work); learned → GateLearned, passing only when history-review.md is a
+// complete review (§8.2) whose Audit snapshot equals the state's history_snapshot_sha256 (the
+// snapshot is not recomputed: a closed task is stable, §8.3); next_step run_preflight or a spec
+// changed since approval → GateRefused; corrupt state, an unusable or misnamed task folder, or a
+// git failure for its baseline → GateError; otherwise the audit verdict. The returned error is operational
 // for the whole gate: the task folder cannot be listed, or the Since changed set cannot be
 // computed.
 func Gate(ctx context.Context, opts GateOptions) (*GateResult, error) {
@@ -236,24 +242,76 @@ func (g *gater) gateTask(ctx context.Context, in TaskInfo) gateTask {
 	case in.Err != nil:
 		t.fail(GateError, in.Err)
 	case in.State == nil:
-		t.Status, t.Passed = GateNotStarted, !g.opts.FailOnDrift
-		t.Reason = fmt.Sprintf("no state.json; run pre-flight: mastermind run-task %s --pre-only", in.Task.Spec)
+		t.Status, t.Passed, t.Reason = GateNotStarted, false, notStartedReason(in.Task)
 	case in.State.Status == StatusLearned:
-		t.Status, t.Passed, t.Verdict = GateLearned, true, in.State.Verdict
+		t.Status, t.Verdict = GateLearned, in.State.Verdict
 		if in.State.Findings != nil {
 			c := *in.State.Findings
 			t.Counts = &c
+		}
+		reason, err := learnedProblem(in.Task, in.State)
+		switch {
+		case err != nil:
+			t.fail(GateError, err)
+		case reason != "":
+			t.Reason = reason
+		default:
+			t.Passed = true
 		}
 	case g.opts.Record:
 		t.audited = true
 		g.record(ctx, in, &t)
 	case in.State.NextStep == NextRunPreflight:
-		t.Status, t.Reason = GateRefused, "pre-flight is required: "+in.State.BlockingReason
+		t.Status, t.Reason = GateRefused, "pre-flight is required: "+in.State.BlockingReason+preflightNext(in.Task, in.State, DefaultMaxIterations)
 	default:
 		t.audited = true
 		g.audit(ctx, in, &t)
 	}
 	return t
+}
+
+// notStartedReason explains a task folder without state.json. When the folder already holds
+// lifecycle artifacts, the state was most likely deleted, which would drop the task's baseline and
+// iteration budget: the reason says so instead of only suggesting a fresh pre-flight.
+func notStartedReason(t Task) string {
+	var found []string
+	for _, rel := range []string{t.ReportRel(), t.AuditRel(), t.HistoryReviewRel()} {
+		if _, err := os.Lstat(t.Abs(rel)); err == nil {
+			found = append(found, path.Base(rel))
+		}
+	}
+	if len(found) > 0 {
+		return fmt.Sprintf("no state.json, but %s exist(s): the state was removed; restore %s (for example from git history), or close the task by removing its folder",
+			strings.Join(found, ", "), t.StateRel())
+	}
+	return fmt.Sprintf("no state.json: the task was never approved; run pre-flight (mastermind run-task %s --pre-only), or remove the task folder if the task is not wanted", t.Spec)
+}
+
+// learnedProblem checks the closure of a learned task without re-auditing it: history-review.md
+// must be a complete review (§8.2, CheckReview) whose Audit snapshot equals the state's
+// history_snapshot_sha256. It returns "" when the closure is backed, otherwise the reason the
+// task fails the gate; err is an I/O failure other than a refused review file.
+func learnedProblem(t Task, st *State) (string, error) {
+	redo := fmt.Sprintf("; re-audit it with mastermind run-task %s --post-only", t.Spec)
+	if !hex64.MatchString(st.HistorySnapshotSHA256) {
+		return "state.json says learned but has no history_snapshot_sha256" + redo, nil
+	}
+	data, prob, err := readReview(t)
+	if err != nil {
+		return "", err
+	}
+	if prob != nil {
+		return "state.json says learned, but the history review is not usable: " + prob.Format(t.HistoryReviewRel()), nil
+	}
+	ps := CheckReview(data, st.HistorySnapshotSHA256)
+	if len(ps) == 0 {
+		return "", nil
+	}
+	msgs := make([]string, len(ps))
+	for i, p := range ps {
+		msgs[i] = p.Format(t.HistoryReviewRel())
+	}
+	return "state.json says learned, but the history review does not back it: " + firstPlus(msgs) + redo, nil
 }
 
 func (t *gateTask) fail(status string, err error) {
@@ -275,7 +333,7 @@ func (g *gater) audit(ctx context.Context, in TaskInfo, t *gateTask) {
 		return
 	}
 	if ar.SpecChanged {
-		t.Status, t.Reason = GateRefused, reasonSpecChanged
+		t.Status, t.Reason = GateRefused, reasonSpecChanged+preflightNext(in.Task, &st, DefaultMaxIterations)
 		return
 	}
 	t.setVerdict(ar.Audit.Verdict, ar.Audit.Counts, ar.Findings, ar.Audit.Violations, g.opts.FailOnDrift)
@@ -415,6 +473,9 @@ func (g *sharedGit) ListFiles(ctx context.Context) ([]string, error) {
 	return slices.Clone(g.files.files), g.files.err
 }
 
+// LearnedReason is the reason shown for a learned task that passes the gate.
+const LearnedReason = "closed; history review complete; not re-audited"
+
 // GateLine renders one task as the gate's text line: "<icon> <task>: <status> — <reason>"
 // (the reason part only when there is one), with control characters escaped.
 func GateLine(t GateTask) string {
@@ -428,8 +489,8 @@ func GateLine(t GateTask) string {
 	status := strings.ReplaceAll(t.Status, "_", " ")
 	s := fmt.Sprintf("%s %s: %s", icon, t.Task.Name, status)
 	reason := t.Reason
-	if t.Status == GateLearned {
-		reason = "closed; not re-audited"
+	if t.Status == GateLearned && t.Passed {
+		reason = LearnedReason
 	}
 	if reason != "" {
 		s += " — " + textsafe.Escape(reason)

@@ -111,6 +111,7 @@ func gateRepo(t *testing.T) (string, *countingGit, string) {
 		t.Fatal(err)
 	}
 	writeFile(t, root, ".mastermind/tasks/004-learned/state.json", string(data))
+	writeFile(t, root, ".mastermind/tasks/004-learned/history-review.md", completeReview(st.HistorySnapshotSHA256))
 	writeFile(t, root, ".mastermind/tasks/006-corrupt/state.json", "{not json")
 	writeFile(t, root, specOf("007-changed"), liteSpec("Changed later", []string{"a.go"}, nil))
 	return root, &countingGit{Repo: repo, changedSets: map[string]int{}}, b0
@@ -149,6 +150,11 @@ func gateRows(r *GateResult) []gateRow {
 	return rows
 }
 
+const (
+	notStarted005 = "no state.json: the task was never approved; run pre-flight (mastermind run-task .mastermind/tasks/005-new/spec.md --pre-only), or remove the task folder if the task is not wanted"
+	changed007    = reasonSpecChanged + "; next: mastermind run-task .mastermind/tasks/007-changed/spec.md --pre-only"
+)
+
 func TestGateReadOnly(t *testing.T) {
 	root, g, b0 := gateRepo(t)
 	before := snapshotStates(t, root)
@@ -162,9 +168,9 @@ func TestGateReadOnly(t *testing.T) {
 		{"002-drift", GateDrift, true, "missing_expected_file: declared in scope but unchanged since the baseline: docs/x.md"},
 		{"003-broken", GateBroken, false, "executor_report_unexpected_file: listed in files_modified but unchanged since the baseline: c.go"},
 		{"004-learned", GateLearned, true, ""},
-		{"005-new", GateNotStarted, true, "no state.json; run pre-flight: mastermind run-task .mastermind/tasks/005-new/spec.md --pre-only"},
+		{"005-new", GateNotStarted, false, notStarted005},
 		{"006-corrupt", GateError, false, "ERR"},
-		{"007-changed", GateRefused, false, reasonSpecChanged},
+		{"007-changed", GateRefused, false, changed007},
 	}
 	if d := cmp.Diff(want, gateRows(res)); d != "" {
 		t.Errorf("gate rows (-want +got):\n%s", d)
@@ -221,6 +227,17 @@ func TestGateExitCodes(t *testing.T) {
 		if err := os.RemoveAll(filepath.Join(root, ".mastermind/tasks", name)); err != nil {
 			t.Fatal(err)
 		}
+	}
+	res, err = Gate(context.Background(), GateOptions{Git: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 1 {
+		t.Errorf("exit code = %d, want 1 (a task that was never started is open work): %+v", res.ExitCode, gateRows(res))
+	}
+	// Once the unwanted task is removed, held, drift and learned pass.
+	if err := os.RemoveAll(filepath.Join(root, ".mastermind/tasks/005-new")); err != nil {
+		t.Fatal(err)
 	}
 	res, err = Gate(context.Background(), GateOptions{Git: g})
 	if err != nil {
@@ -292,9 +309,9 @@ func TestGateRecord(t *testing.T) {
 		{"002-drift", GateDrift, true, "missing_expected_file: declared in scope but unchanged since the baseline: docs/x.md"},
 		{"003-broken", GateBroken, false, "executor_report_unexpected_file: listed in files_modified but unchanged since the baseline: c.go"},
 		{"004-learned", GateLearned, true, ""},
-		{"005-new", GateNotStarted, true, "no state.json; run pre-flight: mastermind run-task .mastermind/tasks/005-new/spec.md --pre-only"},
+		{"005-new", GateNotStarted, false, notStarted005},
 		{"006-corrupt", GateError, false, "ERR"},
-		{"007-changed", GateRefused, false, reasonSpecChanged},
+		{"007-changed", GateRefused, false, changed007},
 	}
 	if d := cmp.Diff(want, gateRows(res)); d != "" {
 		t.Errorf("gate --record rows (-want +got):\n%s", d)
@@ -340,8 +357,9 @@ func TestGateLine(t *testing.T) {
 		{GateTask{Task: tk("001-a"), Status: GateHeld, Passed: true}, "✅ 001-a: held"},
 		{GateTask{Task: tk("002-b"), Status: GateDrift, Passed: true, Reason: "unexpected_file: x"}, "⚠️ 002-b: drift — unexpected_file: x"},
 		{GateTask{Task: tk("003-c"), Status: GateDrift, Passed: false, Reason: "r"}, "❌ 003-c: drift — r"},
-		{GateTask{Task: tk("004-d"), Status: GateLearned, Passed: true}, "✅ 004-d: learned — closed; not re-audited"},
-		{GateTask{Task: tk("005-e"), Status: GateNotStarted, Passed: true, Reason: "no state"}, "⚠️ 005-e: not started — no state"},
+		{GateTask{Task: tk("004-d"), Status: GateLearned, Passed: true}, "✅ 004-d: learned — closed; history review complete; not re-audited"},
+		{GateTask{Task: tk("004-e"), Status: GateLearned, Reason: "review missing"}, "❌ 004-e: learned — review missing"},
+		{GateTask{Task: tk("005-e"), Status: GateNotStarted, Reason: "no state"}, "❌ 005-e: not started — no state"},
 		{GateTask{Task: tk("006-f"), Status: GateBroken, Reason: "bad\x1bname", Recorded: true}, `❌ 006-f: broken — bad\u001Bname [recorded]`},
 	}
 	for _, c := range cases {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
 // TasksDir is the repository-relative folder that holds the task folders (spec-and-lifecycle.md §0).
@@ -28,8 +29,10 @@ type TaskInfo struct {
 }
 
 // ScanTasks lists every task folder of root (absolute, clean) under TasksDir — names matching
-// ^[0-9]{3,}-[A-Za-z0-9][A-Za-z0-9._-]*$ (§0); other entries such as _lessons.md are ignored —
-// sorted by name, and loads each state.json strictly (LoadState). A missing TasksDir gives no
+// ^[0-9]{3,}-[A-Za-z0-9][A-Za-z0-9._-]*$ (§0) — sorted by name, and loads each state.json
+// strictly (LoadState). Files that are not task folders, such as _lessons.md, are ignored; a
+// directory (or a symbolic link to one) whose name is not a task name is listed with a
+// *NotTaskFolderError, so that it cannot silently escape the gate. A missing TasksDir gives no
 // tasks. A problem with one task is recorded in its TaskInfo.Err; the returned error is
 // operational: TasksDir is a symbolic link, has a symlinked ancestor, is not a directory or
 // cannot be listed.
@@ -56,12 +59,43 @@ func ScanTasks(root string) ([]TaskInfo, error) {
 	for _, e := range entries {
 		name := e.Name()
 		if !taskRe.MatchString(name) {
+			if isDirEntry(dir, e) {
+				out = append(out, notTaskFolder(root, name))
+			}
 			continue
 		}
 		out = append(out, scanTask(root, name))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Task.Name < out[j].Task.Name })
 	return out, nil
+}
+
+// NotTaskFolderError is a directory under TasksDir whose name is not a task folder name (§0).
+// Name is the escaped directory name.
+type NotTaskFolderError struct{ Name string }
+
+func (e *NotTaskFolderError) Error() string {
+	return fmt.Sprintf("not a task folder: %s/%s; rename it to NNN-slug or move it out of %s", TasksDir, e.Name, TasksDir)
+}
+
+// isDirEntry reports whether a TasksDir entry is a directory, or a symbolic link to one.
+func isDirEntry(dir string, e os.DirEntry) bool {
+	if e.IsDir() {
+		return true
+	}
+	if e.Type()&os.ModeSymlink == 0 {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(dir, e.Name()))
+	return err == nil && fi.IsDir()
+}
+
+// notTaskFolder is the TaskInfo of a misnamed directory under TasksDir. The name is escaped,
+// because it is printed and was never checked against the task-name pattern.
+func notTaskFolder(root, name string) TaskInfo {
+	esc := textsafe.Escape(name)
+	dirRel := TasksDir + "/" + esc
+	return TaskInfo{Task: Task{Root: root, Name: esc, Dir: dirRel}, Err: &NotTaskFolderError{Name: esc}}
 }
 
 // scanTask resolves one task folder and loads its state.
@@ -98,6 +132,9 @@ const (
 	StatusNotStarted = "not_started"
 	// StatusCorrupt: state.json is unusable (§5.3) or the task folder is outside the layout.
 	StatusCorrupt = "corrupt"
+	// StatusNotATask: a directory under TasksDir whose name is not a task name (§0); it is listed
+	// so that it is noticed, but it is not a task and its state is never read.
+	StatusNotATask = "not_a_task"
 )
 
 // StatusEntry is one task of `mastermind status --json` (command "status", schema_version 1).
@@ -105,7 +142,7 @@ const (
 type StatusEntry struct {
 	Task string `json:"task"`
 	Spec string `json:"spec"`
-	// Status is a §5.2 status, StatusNotStarted or StatusCorrupt.
+	// Status is a §5.2 status, StatusNotStarted, StatusCorrupt or StatusNotATask.
 	Status         string  `json:"status"`
 	NextStep       *string `json:"next_step"`
 	Verdict        *string `json:"verdict"`
@@ -134,7 +171,12 @@ func StatusEntries(infos []TaskInfo, now time.Time) []StatusEntry {
 	out := make([]StatusEntry, 0, len(infos))
 	for _, in := range infos {
 		e := StatusEntry{Task: in.Task.Name, Spec: in.Task.Spec}
+		var ntf *NotTaskFolderError
 		switch {
+		case errors.As(in.Err, &ntf):
+			e.Status = StatusNotATask
+			msg := in.Err.Error()
+			e.Error = &msg
 		case in.Err != nil:
 			e.Status = StatusCorrupt
 			msg := in.Err.Error()

@@ -13,7 +13,8 @@ import (
 func TestScanTasksAndStatusEntries(t *testing.T) {
 	root, _, b0 := gateRepo(t)
 	tasks := filepath.Join(root, ".mastermind/tasks")
-	// Entries that are not task folders are ignored; a symlinked task folder is an error row.
+	// Files that are not task folders are ignored; a misnamed directory is listed as not_a_task;
+	// a symlinked task folder is an error row.
 	writeFile(t, root, ".mastermind/tasks/_lessons.md", "# Lessons\n")
 	if err := os.MkdirAll(filepath.Join(tasks, "notes"), 0o755); err != nil {
 		t.Fatal(err)
@@ -35,7 +36,7 @@ func TestScanTasksAndStatusEntries(t *testing.T) {
 	for _, in := range infos {
 		names = append(names, in.Task.Name)
 	}
-	wantNames := []string{"001-held", "002-drift", "003-broken", "004-learned", "005-new", "006-corrupt", "007-changed", "008-link"}
+	wantNames := []string{"001-held", "002-drift", "003-broken", "004-learned", "005-new", "006-corrupt", "007-changed", "008-link", "notes"}
 	if d := cmp.Diff(wantNames, names); d != "" {
 		t.Fatalf("tasks (-want +got):\n%s", d)
 	}
@@ -45,6 +46,9 @@ func TestScanTasksAndStatusEntries(t *testing.T) {
 	}
 	now := mtime.Add(3*time.Hour + 5*time.Second)
 	rows := StatusEntries(infos, now)
+	if len(rows) != len(wantNames) {
+		t.Fatalf("%d rows", len(rows))
+	}
 	short := b0[:12]
 	one := 1
 	zero := 0
@@ -55,7 +59,14 @@ func TestScanTasksAndStatusEntries(t *testing.T) {
 	if d := cmp.Diff(want0, rows[0]); d != "" {
 		t.Errorf("row 0 (-want +got):\n%s", d)
 	}
-	for i, want := range []string{StatusApproved, StatusApproved, StatusApproved, StatusLearned, StatusNotStarted, StatusCorrupt, StatusApproved, StatusCorrupt} {
+	var ntf *NotTaskFolderError
+	if !errors.As(infos[8].Err, &ntf) {
+		t.Errorf("misnamed folder: err = %v, want *NotTaskFolderError", infos[8].Err)
+	}
+	if rows[8].Error == nil || *rows[8].Error != "not a task folder: .mastermind/tasks/notes; rename it to NNN-slug or move it out of .mastermind/tasks" {
+		t.Errorf("not-a-task row = %+v", rows[8])
+	}
+	for i, want := range []string{StatusApproved, StatusApproved, StatusApproved, StatusLearned, StatusNotStarted, StatusCorrupt, StatusApproved, StatusCorrupt, StatusNotATask} {
 		if rows[i].Status != want {
 			t.Errorf("row %d status = %s, want %s", i, rows[i].Status, want)
 		}

@@ -1,0 +1,146 @@
+package postflight
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// gateOne runs the read-only gate and returns the row of task name.
+func gateOne(t *testing.T, g Git, name string) (GateTask, *GateResult) {
+	t.Helper()
+	res, err := Gate(context.Background(), GateOptions{Git: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := taskIndex(res, name)
+	if i < 0 {
+		t.Fatalf("task %s not gated: %+v", name, gateRows(res))
+	}
+	return res.Tasks[i], res
+}
+
+// TestGateLearnedNeedsItsReview: a learned state passes the gate only when history-review.md is a
+// complete review whose Audit snapshot equals the state's history_snapshot_sha256; a forged
+// "status": "learned" fails.
+func TestGateLearnedNeedsItsReview(t *testing.T) {
+	root, g, _ := gateRepo(t)
+	snap := strings.Repeat("ab", 32)
+	review := filepath.Join(root, ".mastermind/tasks/004-learned/history-review.md")
+	cases := []struct {
+		name   string
+		setup  func(t *testing.T)
+		passed bool
+		reason string
+	}{
+		{"complete review", func(t *testing.T) {
+			writeFile(t, root, ".mastermind/tasks/004-learned/history-review.md", completeReview(snap))
+		},
+			true, ""},
+		{"no review (forged state)", func(t *testing.T) {
+			if err := os.Remove(review); err != nil {
+				t.Fatal(err)
+			}
+		}, false, "state.json says learned, but the history review is not usable: .mastermind/tasks/004-learned/history-review.md: the file is missing"},
+		{"pending review", func(t *testing.T) {
+			writeFile(t, root, ".mastermind/tasks/004-learned/history-review.md",
+				"- **Audit snapshot:** "+snap+"\n- **Context:** pending\n- **Lesson:** pending\n- **Reason:** semantic review required\n- **Evidence:** x\n")
+		}, false, `state.json says learned, but the history review does not back it: .mastermind/tasks/004-learned/history-review.md:2: field "Context" is "pending"`},
+		{"review of another snapshot", func(t *testing.T) {
+			writeFile(t, root, ".mastermind/tasks/004-learned/history-review.md", completeReview(strings.Repeat("cd", 32)))
+		}, false, `state.json says learned, but the history review does not back it: .mastermind/tasks/004-learned/history-review.md:5: field "Audit snapshot" is "cdcd`},
+		{"symlinked review", func(t *testing.T) {
+			writeFile(t, root, "elsewhere.md", completeReview(snap))
+			if err := os.Remove(review); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join(root, "elsewhere.md"), review); err != nil {
+				t.Fatal(err)
+			}
+		}, false, "state.json says learned, but the history review is not usable: .mastermind/tasks/004-learned/history-review.md: the file is a symbolic link"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.setup(t)
+			row, res := gateOne(t, g, "004-learned")
+			if row.Status != GateLearned || row.Passed != tc.passed || !strings.HasPrefix(row.Reason, tc.reason) {
+				t.Errorf("row = %s passed=%v reason %q\nwant passed=%v reason prefix %q", row.Status, row.Passed, row.Reason, tc.passed, tc.reason)
+			}
+			if !tc.passed && (res.ExitCode == 0 || strings.HasPrefix(GateLine(row), "✅")) {
+				t.Errorf("a forged learned task let the gate pass: exit %d, line %s", res.ExitCode, GateLine(row))
+			}
+		})
+	}
+}
+
+// TestGateStateDeleted: a task folder whose state.json was deleted is not started, fails the gate,
+// and the reason says the state was removed (its artifacts are still there).
+func TestGateStateDeleted(t *testing.T) {
+	root, g, _ := gateRepo(t)
+	if err := os.Remove(filepath.Join(root, ".mastermind/tasks/003-broken/state.json")); err != nil {
+		t.Fatal(err)
+	}
+	row, res := gateOne(t, g, "003-broken")
+	want := "no state.json, but executor-report.md exist(s): the state was removed; restore .mastermind/tasks/003-broken/state.json (for example from git history), or close the task by removing its folder"
+	if row.Status != GateNotStarted || row.Passed || row.Reason != want {
+		t.Errorf("row = %s passed=%v reason %q", row.Status, row.Passed, row.Reason)
+	}
+	if res.ExitCode == 0 {
+		t.Error("gate passed with a deleted state")
+	}
+}
+
+// TestGateNotATaskFolder: a directory under .mastermind/tasks whose name is not a task name is an
+// error row (exit 3), whether a real directory or a symbolic link to one; files are ignored.
+func TestGateNotATaskFolder(t *testing.T) {
+	root, g, _ := gateRepo(t)
+	tasks := filepath.Join(root, ".mastermind/tasks")
+	for _, name := range []string{"003-broken", "005-new", "006-corrupt", "007-changed"} {
+		if err := os.RemoveAll(filepath.Join(tasks, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, root, ".mastermind/tasks/_lessons.md", "# Lessons\n")
+	writeFile(t, root, ".mastermind/tasks/README.md", "notes\n")
+	res, err := Gate(context.Background(), GateOptions{Git: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 0 {
+		t.Fatalf("baseline gate exit %d: %+v", res.ExitCode, gateRows(res))
+	}
+	// A task moved to a misnamed folder would otherwise vanish from the gate.
+	if err := os.Rename(filepath.Join(tasks, "001-held"), filepath.Join(tasks, "held-wip")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(tasks, "002-drift"), filepath.Join(tasks, "drift\x1blink")); err != nil {
+		t.Fatal(err)
+	}
+	res, err = Gate(context.Background(), GateOptions{Git: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := gateRows(res)
+	want := []gateRow{
+		{"002-drift", GateDrift, true, "missing_expected_file: declared in scope but unchanged since the baseline: docs/x.md"},
+		{"004-learned", GateLearned, true, ""},
+		{`drift\u001Blink`, GateError, false, "ERR"},
+		{"held-wip", GateError, false, "ERR"},
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("rows %+v", rows)
+	}
+	for i := range want {
+		if rows[i] != want[i] {
+			t.Errorf("row %d = %+v, want %+v", i, rows[i], want[i])
+		}
+	}
+	if res.ExitCode != 3 {
+		t.Errorf("exit %d, want 3", res.ExitCode)
+	}
+	if got := GateLine(res.Tasks[3]); got != "❌ held-wip: error — not a task folder: .mastermind/tasks/held-wip; rename it to NNN-slug or move it out of .mastermind/tasks" {
+		t.Errorf("line %q", got)
+	}
+}
