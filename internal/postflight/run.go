@@ -143,7 +143,7 @@ func (c *controller) warnf(format string, a ...any) {
 // phase flags) is the caller's. A *SpecPathError is a usage error (exit 2); any other returned
 // error is operational (exit 3), and the returned Result (never nil) then has Outcome "error".
 func Run(ctx context.Context, opts Options) (*Result, error) {
-	res := &Result{Outcome: OutcomeError, ExitCode: 3}
+	res := &Result{Outcome: OutcomeError, ExitCode: 3, Phase: PhaseForMode(opts.Mode)}
 	if opts.Git == nil {
 		return res, errors.New("internal error: no repository")
 	}
@@ -156,7 +156,6 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return res, err
 	}
 	res.Task = task
-	res.Phase = PhaseForMode(opts.Mode)
 	if opts.Mode == ModeAuto {
 		if _, err := os.Lstat(task.Abs(task.StateRel())); err == nil {
 			// With state, run-task without a phase flag runs post-flight (or completion, which
