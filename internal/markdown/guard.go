@@ -36,8 +36,9 @@ const MaxContainerMarkers = 100
 const inlineBudget = 1 << 20
 
 // capNesting returns src unchanged when no line starts with more than MaxContainerMarkers
-// container markers, and otherwise a copy of the same length in which the first byte of the
-// marker after the limit is replaced with '|'. A line that is a thematic break candidate (only
+// container markers or more than MaxIndentColumns columns of blanks (among its markers), and
+// otherwise a copy of the same length in which the first byte of the marker or blank after the
+// limit is replaced with '|'. A line that is a thematic break candidate (only
 // one of '-', '*' and blanks after the block-quote markers) is left alone: goldmark reads it as
 // one thematic break, cheaply.
 func capNesting(src []byte) []byte {
@@ -58,24 +59,31 @@ func capNesting(src []byte) []byte {
 	return out
 }
 
-// excessMarker returns the offset in line of the first container marker beyond
-// MaxContainerMarkers, or -1.
+// MaxIndentColumns is the white space, in columns (a tab advances to the next multiple of 4),
+// that the run of blanks and container markers starting a line may hold in total; the blank
+// after it is parsed as text. Nesting lists by indentation costs goldmark time quadratic in the depth on every line
+// (16 MiB of ever deeper "- a" items took 77 s); 128 columns still allow 64 levels.
+const MaxIndentColumns = 128
+
+// excessMarker returns the offset in line of the byte to neutralise, or -1: the first container
+// marker beyond MaxContainerMarkers, or the first blank beyond MaxIndentColumns, in the run of
+// blanks and markers that starts the line.
 func excessMarker(line []byte) int {
-	n, i := 0, 0
+	n, i, col, blanks := 0, 0, 0, 0
 	listStart := -1
 	for i < len(line) {
-		// At most 4 columns of blanks between markers (5 would make indented code).
-		col := 0
-		for i < len(line) && (line[i] == ' ' || line[i] == '\t') && col <= 4 {
-			if line[i] == '\t' {
-				col += 4
-			} else {
-				col++
+		if c := line[i]; c == ' ' || c == '\t' {
+			w := 1
+			if c == '\t' {
+				w = 4 - col%4
+			}
+			col += w
+			blanks += w
+			if blanks > MaxIndentColumns {
+				return i
 			}
 			i++
-		}
-		if i >= len(line) || col > 4 {
-			return -1
+			continue
 		}
 		at := i
 		switch c := line[i]; {
@@ -104,6 +112,7 @@ func excessMarker(line []byte) int {
 		default:
 			return -1
 		}
+		col += i - at
 		n++
 		if n > MaxContainerMarkers {
 			if listStart >= 0 && thematicCandidate(line[listStart:]) {

@@ -98,7 +98,12 @@ func TestCapNesting(t *testing.T) {
 		{"quotes then thematic break", deep("> ", 50, deep("* ", 80, "")), -1},
 		{"quotes then list", deep("> ", 50, deep("+ ", 80, "x")), 200},
 		{"not a marker", deep("> ", 99, "-x "+deep("> ", 10, "")), -1},
-		{"five spaces is code", "> " + strings.Repeat(" ", 5) + deep("> ", 200, ""), -1},
+		{"markers after an indent count too", "> " + strings.Repeat(" ", 5) + deep("> ", 200, ""), 205},
+		{"quotes behind a list's content indent", strings.Repeat(" ", 6) + deep("> ", 200, "x"), 206},
+		{"128 columns of indentation", strings.Repeat(" ", 128) + "x", -1},
+		{"129 columns of indentation", strings.Repeat(" ", 129) + "x", 128},
+		{"tabs count to the next multiple of 4", strings.Repeat("\t", 32) + " x", 32},
+		{"indentation between markers", deep("-   ", 50, "x"), 4*42 + 3},
 		{"second line", "text\n" + deep("> ", 101, "x"), 5 + 200},
 	}
 	for _, c := range cases {
