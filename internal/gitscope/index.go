@@ -46,7 +46,7 @@ func (r *Repo) newPrivateIndex(ctx context.Context) (*privateIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "mastermind-index-")
+	dir, err := os.MkdirTemp(r.privateIndexParent(src), "mastermind-index-")
 	if err != nil {
 		return nil, fmt.Errorf("private index: %w", err)
 	}
@@ -56,6 +56,42 @@ func (r *Repo) newPrivateIndex(ctx context.Context) (*privateIndex, error) {
 		return nil, err
 	}
 	return pi, nil
+}
+
+// privateIndexParent chooses where the private index copy lives. It must be outside the work
+// tree, or `ls-files --others` and the diff would see it as an untracked change: $TMPDIR is
+// used unless it lies inside the work tree (testscript, for one, puts TMPDIR inside its work
+// directory, and a user may point it at ./tmp); otherwise the directory of the real index (the
+// git directory), which git never lists.
+func (r *Repo) privateIndexParent(indexPath string) string {
+	tmp := os.TempDir()
+	if !within(r.root, tmp) {
+		return tmp
+	}
+	return filepath.Dir(indexPath)
+}
+
+// within reports whether path lies in or below dir, comparing both as given and with symbolic
+// links resolved (a TMPDIR reached through a symlink must not escape the check).
+func within(dir, path string) bool {
+	in := func(d, p string) bool {
+		rel, err := filepath.Rel(d, p)
+		return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+	}
+	absDir, err1 := filepath.Abs(dir)
+	absPath, err2 := filepath.Abs(path)
+	if err1 != nil || err2 != nil {
+		return true // unknown: treat as inside, the git directory is always safe
+	}
+	if in(absDir, absPath) {
+		return true
+	}
+	rd, err1 := filepath.EvalSymlinks(absDir)
+	rp, err2 := filepath.EvalSymlinks(absPath)
+	if err1 != nil || err2 != nil {
+		return err2 != nil // a TMPDIR that cannot be resolved is not trusted
+	}
+	return in(rd, rp)
 }
 
 // cleanup removes the temporary directory.
