@@ -109,8 +109,11 @@ func runChanges(ctx context.Context, opts *ChangesOptions) (err error) {
 		if errors.Is(err, gitscope.ErrInvalidRevision) {
 			return usageErrorf("--since: %s", textsafe.Escape(err.Error()))
 		}
-		if err != nil {
+		if errors.Is(err, gitscope.ErrRevisionNotFound) {
 			return fmt.Errorf("--since %s", textsafe.Escape(err.Error()))
+		}
+		if err != nil {
+			return &ExitError{Code: ExitOperational, Msg: textsafe.Escape(err.Error()), Err: err}
 		}
 	}
 	cs, err := repo.ChangedSet(ctx, oid)

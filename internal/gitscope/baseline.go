@@ -107,6 +107,12 @@ func (r *Repo) validateCLI(ctx context.Context, oid string) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		// --verify --quiet exits 1 silently when the object is missing; anything else (a fatal
+		// configuration or repository error, exit 128) is git failing, not a lost baseline.
+		var gf *ErrGitFailed
+		if errors.As(err, &gf) && gf.Exit != 1 && strings.TrimSpace(gf.Stderr) != "" {
+			return err
+		}
 		return ErrBaselineUnavailable
 	}
 	if string(out) != oid+"\n" {
@@ -145,8 +151,10 @@ func (r *Repo) ResolveRevision(ctx context.Context, rev string) (string, error) 
 	if r.gitUsable() {
 		out, err := r.runSimple(ctx, r.root, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 		if err != nil {
+			// Exit 1 without a message is "no such commit"; exit 128 with one is a broken
+			// configuration or repository, reported as git failing.
 			var gf *ErrGitFailed
-			if errors.As(err, &gf) && gf.Exit >= 0 {
+			if errors.As(err, &gf) && gf.Exit >= 0 && (gf.Exit == 1 || strings.TrimSpace(gf.Stderr) == "") {
 				return "", fmt.Errorf("%q %w", rev, ErrRevisionNotFound)
 			}
 			return "", err

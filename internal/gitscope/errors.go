@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
 // ErrNotRepository: the start directory (or --root) is not inside a git work tree, or the
@@ -66,8 +68,12 @@ type ErrGitFailed struct {
 	Stderr string
 }
 
+// Error names the subcommand and the first line of git's message. git echoes values from the
+// agent-editable configuration and file names into its messages ("bad numeric config value
+// '<ESC>]0;…'"), so control, bidi and invalid bytes are escaped (textsafe) before the message
+// can reach a terminal.
 func (e *ErrGitFailed) Error() string {
-	return fmt.Sprintf("git %s failed: %s", e.Cmd, firstLine(e.Stderr))
+	return fmt.Sprintf("git %s failed: %s", e.Cmd, textsafe.Escape(firstLine(e.Stderr)))
 }
 
 // ErrDubiousOwnership is git's "detected dubious ownership" refusal: Path is owned by another

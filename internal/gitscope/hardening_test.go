@@ -298,3 +298,48 @@ func TestDetachedHead(t *testing.T) {
 	}
 	equalLines(t, "C", render(cs.Entries), []string{"M a"})
 }
+
+// A broken repository configuration is git failing, not a lost baseline or an unknown REV, and
+// git's message never carries raw control characters to the terminal.
+func TestBrokenConfigIsGitFailure(t *testing.T) {
+	f := newFixture(t)
+	b := stdBase(f)
+	cfg := filepath.Join(f.dir, ".git", "config")
+	old, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, append(old, []byte("[core]\n\tbigFileThreshold = \x1b]0;x\x07\x1b[2Jy\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(f.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.ChangedSet(ctx, b)
+	var gf *ErrGitFailed
+	if !errors.As(err, &gf) || errors.Is(err, ErrBaselineUnavailable) {
+		t.Fatalf("ChangedSet: %v, want ErrGitFailed", err)
+	}
+	_, err = r.ResolveRevision(ctx, "HEAD")
+	if !errors.As(err, &gf) || errors.Is(err, ErrRevisionNotFound) {
+		t.Fatalf("ResolveRevision: %v, want ErrGitFailed", err)
+	}
+	if strings.ContainsAny(err.Error(), "\x1b\x07") {
+		t.Errorf("raw control characters in %q", err.Error())
+	}
+	e := &ErrGitFailed{Cmd: "diff", Stderr: "fatal: '\x1b[2J\u202e'\nsecond"}
+	if got := e.Error(); got != `git diff failed: fatal: '\u001B[2J\u202E'` {
+		t.Errorf("Error() = %q", got)
+	}
+	// A commit that does not exist is still ErrBaselineUnavailable / ErrRevisionNotFound.
+	if err := os.WriteFile(cfg, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.ChangedSet(ctx, strings.Repeat("1", 40)); !errors.Is(err, ErrBaselineUnavailable) {
+		t.Errorf("missing commit: %v", err)
+	}
+	if _, err := r.ResolveRevision(ctx, "no-such-ref"); !errors.Is(err, ErrRevisionNotFound) {
+		t.Errorf("missing ref: %v", err)
+	}
+}
