@@ -41,14 +41,17 @@ const inlineBudget = 1 << 20
 // limit is replaced with '|'. A line that is a thematic break candidate (only
 // one of '-', '*' and blanks after the block-quote markers) is left alone: goldmark reads it as
 // one thematic break, cheaply.
-func capNesting(src []byte) []byte {
+func capNesting(src []byte) []byte { return capNestingAt(src, MaxContainerMarkers, MaxIndentColumns) }
+
+// capNestingAt is capNesting with explicit limits (the fuzz target uses small ones).
+func capNestingAt(src []byte, maxMarkers, maxBlanks int) []byte {
 	out := src
 	for start := 0; start < len(src); {
 		end := start
 		for end < len(src) && src[end] != '\n' {
 			end++
 		}
-		if at := excessMarker(src[start:end]); at >= 0 {
+		if at := excessMarker(src[start:end], maxMarkers, maxBlanks); at >= 0 {
 			if &out[0] == &src[0] {
 				out = append([]byte(nil), src...)
 			}
@@ -68,7 +71,7 @@ const MaxIndentColumns = 128
 // excessMarker returns the offset in line of the byte to neutralise, or -1: the first container
 // marker beyond MaxContainerMarkers, or the first blank beyond MaxIndentColumns, in the run of
 // blanks and markers that starts the line.
-func excessMarker(line []byte) int {
+func excessMarker(line []byte, maxMarkers, maxBlanks int) int {
 	n, i, col, blanks := 0, 0, 0, 0
 	listStart := -1
 	for i < len(line) {
@@ -79,7 +82,7 @@ func excessMarker(line []byte) int {
 			}
 			col += w
 			blanks += w
-			if blanks > MaxIndentColumns {
+			if blanks > maxBlanks {
 				return i
 			}
 			i++
@@ -114,7 +117,7 @@ func excessMarker(line []byte) int {
 		}
 		col += i - at
 		n++
-		if n > MaxContainerMarkers {
+		if n > maxMarkers {
 			if listStart >= 0 && thematicCandidate(line[listStart:]) {
 				return -1
 			}

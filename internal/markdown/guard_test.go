@@ -256,3 +256,76 @@ func TestHostileMarkdownBounded(t *testing.T) {
 		}
 	}
 }
+
+// topStructure lists what the executor report reads from the block tree: every top-level
+// comment HTML block and fenced code block with its line span (and a fence's info string and
+// closing line).
+func topStructure(d *Doc) []string {
+	var out []string
+	for _, n := range d.TopLevel() {
+		switch b := n.(type) {
+		case *ast.HTMLBlock:
+			if IsTopLevelComment(b) {
+				out = append(out, fmt.Sprintf("comment %v", d.NodeSpan(b)))
+			}
+		case *ast.FencedCodeBlock:
+			f := d.Fence(b)
+			out = append(out, fmt.Sprintf("fence %d-%d %q", f.OpenLine, f.CloseLine, f.Info))
+		}
+	}
+	return out
+}
+
+// FuzzCapNesting checks the claim behind the container cap with tiny limits (2 markers, 6 blank
+// columns), so short inputs hit it: neutralising the marker or blank past the limit never changes
+// the top-level comment blocks and fences, which are all the sentinel form reads.
+func FuzzCapNesting(f *testing.F) {
+	for _, s := range []string{
+		"> > > x\n<!-- mastermind:report-begin -->\n```yaml\na: 1\n```\n<!-- mastermind:report-end -->\n",
+		"- - - x\n```\n",
+		"1. 1. 1. ```\nfoo\n```\n",
+		"> > > <!-- x\n-->\n",
+		"       - a\n  ```\n  x\n  ```\n",
+		"- a\n  - b\n    - c\n      - d\n        ```yaml\n        x\n        ```\n",
+		"> > > ```\n> > > <!-- mastermind:report-end -->\n",
+		"* * * *\n<!-- a -->\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if len(src) > 4096 {
+			return
+		}
+		capped := capNestingAt(src, 2, 6)
+		if len(capped) != len(src) {
+			t.Fatalf("length changed")
+		}
+		plain := &Doc{Source: src, Root: newParser(false).Parse(text.NewReader(src)), lines: lineStarts(src)}
+		guarded := &Doc{Source: src, Root: newParser(false).Parse(text.NewReader(capped)), lines: lineStarts(src)}
+		if a, b := topStructure(plain), topStructure(guarded); !slicesEqual(a, b) {
+			t.Fatalf("top-level structure changed by the cap:\n%q\nplain   %q\ncapped  %q\ncapped input %q", src, a, b, capped)
+		}
+	})
+}
+
+func lineStarts(src []byte) []int {
+	ls := []int{0}
+	for i, c := range src {
+		if c == '\n' {
+			ls = append(ls, i+1)
+		}
+	}
+	return ls
+}
+
+func slicesEqual(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
