@@ -8,7 +8,11 @@
 //   - The changed set comes from the hardened git CLI recipe (§4.1/§4.2): `git diff --name-status
 //     -z --no-renames <baseline>` and `git ls-files -z --others --exclude-standard`, run
 //     concurrently with the baseline validation and `git version`, with an explicitly built
-//     environment, parsed as NUL-separated bytes, merged by the rules of §1.
+//     environment, parsed as NUL-separated bytes, merged by the rules of §1. The diff reads and
+//     refreshes a private copy of the index (index.go), so the repository is never written, and
+//     no hook runs (core.hooksPath=/dev/null). FIFOs and devices where git reads a repository
+//     file are refused before anything opens them (safeopen.go). docs/hardening.md lists the
+//     hostile cases tried.
 //   - go-git (§5) is opened lazily once for discovery, HEAD, baseline validation, trees, blobs and
 //     commit lookups; git CLI equivalents take over when go-git cannot open the layout (§3).
 //     Worktree.Status() is never called.
