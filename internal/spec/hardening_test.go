@@ -61,3 +61,17 @@ func TestHostileSpecsBounded(t *testing.T) {
 		}
 	}
 }
+
+// Invisible characters in what a spec message quotes are escaped: an unknown key "touches\u200b"
+// must not read as the allowed "touches".
+func TestSpecInvisibleCharactersEscaped(t *testing.T) {
+	_, fs := Parse([]byte("---\ntouches\u200b: []\n---\n## Goals\nx\n"), "spec.md")
+	var msgs []string
+	for _, f := range fs {
+		msgs = append(msgs, f.Message)
+	}
+	all := strings.Join(msgs, "\n")
+	if !strings.Contains(all, `touches\u200B`) || strings.ContainsRune(all, '\u200b') {
+		t.Errorf("messages:\n%s", all)
+	}
+}

@@ -57,7 +57,7 @@ func newParser(data []byte, file string) *parser {
 // add appends an error-class finding at a spec.md position.
 func (p *parser) add(rule string, line, col int, pointer, msg string, fields ...finding.Field) {
 	p.findings = append(p.findings, finding.Finding{Rule: rule, Class: finding.ClassError, File: p.file,
-		Line: line, Column: col, Pointer: pointer, Message: msg, Fields: fields})
+		Line: line, Column: col, Pointer: pointer, Message: escapeInvisible(msg), Fields: fields})
 }
 
 func (p *parser) run() {
