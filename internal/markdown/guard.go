@@ -1,6 +1,8 @@
 package markdown
 
 import (
+	"sort"
+
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
@@ -22,10 +24,14 @@ import (
 // MaxContainerMarkers is the number of block-quote and list-item markers at the start of one
 // source line that are parsed as containers. The marker after them is parsed as the first
 // character of text instead, so a container nests at most this deep per line (markdown-it's
-// maxNesting is the same idea). Top-level structure is unchanged: the line still starts with
-// the same containers, and a top-level HTML block, fence or heading can never be a lazy
-// continuation line, so sentinel, fence and section detection see what they would without the
-// cap. Only the parse sees the change; Doc.Source keeps the original bytes.
+// maxNesting is the same idea). Only the parse sees the change; Doc.Source keeps the original
+// bytes.
+//
+// The change is not invisible: the capped line's deepest block becomes a paragraph, which may
+// lazily absorb the next line where CommonMark would have started a top-level HTML block of type
+// 7 (one that runs to the next blank line). So from a capped line to the next blank line the top
+// level may differ from CommonMark's (FuzzCapNesting found this); Doc.CappedBefore reports those
+// lines, and callers that must be exact there (the executor report's sentinels) refuse them.
 const MaxContainerMarkers = 100
 
 // inlineBudget bounds link and emphasis parsing: in a paragraph or heading whose byte length
@@ -41,12 +47,17 @@ const inlineBudget = 1 << 20
 // limit is replaced with '|'. A line that is a thematic break candidate (only
 // one of '-', '*' and blanks after the block-quote markers) is left alone: goldmark reads it as
 // one thematic break, cheaply.
-func capNesting(src []byte) []byte { return capNestingAt(src, MaxContainerMarkers, MaxIndentColumns) }
+// The 1-based numbers of the changed lines are returned too.
+func capNesting(src []byte) ([]byte, []int) {
+	return capNestingAt(src, MaxContainerMarkers, MaxIndentColumns)
+}
 
 // capNestingAt is capNesting with explicit limits (the fuzz target uses small ones).
-func capNestingAt(src []byte, maxMarkers, maxBlanks int) []byte {
+func capNestingAt(src []byte, maxMarkers, maxBlanks int) ([]byte, []int) {
 	out := src
-	for start := 0; start < len(src); {
+	var lines []int
+	line := 1
+	for start := 0; start < len(src); line++ {
 		end := start
 		for end < len(src) && src[end] != '\n' {
 			end++
@@ -56,10 +67,11 @@ func capNestingAt(src []byte, maxMarkers, maxBlanks int) []byte {
 				out = append([]byte(nil), src...)
 			}
 			out[start+at] = '|'
+			lines = append(lines, line)
 		}
 		start = end + 1
 	}
-	return out
+	return out, lines
 }
 
 // MaxIndentColumns is the white space, in columns (a tab advances to the next multiple of 4),
@@ -199,4 +211,24 @@ func newParser(inline bool) parser.Parser {
 		opts = append(opts, parser.WithInlineParsers(ips...))
 	}
 	return parser.NewParser(opts...)
+}
+
+// CappedBefore returns the capped line that may have changed how line n was parsed at the top
+// level (see MaxContainerMarkers): the nearest capped line at or before n with no blank line
+// between them, or 0.
+func (d *Doc) CappedBefore(n int) int {
+	i := sort.SearchInts(d.capped, n+1) - 1 // last capped line <= n
+	if i < 0 {
+		return 0
+	}
+	c := d.capped[i]
+	for l := c + 1; l < n; l++ {
+		if d.IsBlankLine(l) {
+			return 0
+		}
+	}
+	if c < n && d.IsBlankLine(n) {
+		return 0
+	}
+	return c
 }

@@ -109,7 +109,7 @@ func TestCapNesting(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			src := []byte(c.in)
-			out := capNesting(src)
+			out, lines := capNesting(src)
 			if len(out) != len(src) {
 				t.Fatalf("length %d -> %d", len(src), len(out))
 			}
@@ -130,6 +130,9 @@ func TestCapNesting(t *testing.T) {
 			}
 			if at >= 0 && out[at] != '|' {
 				t.Errorf("replacement %q", out[at])
+			}
+			if (at >= 0) != (len(lines) == 1) {
+				t.Errorf("capped lines %v for change at %d", lines, at)
 			}
 		})
 	}
@@ -257,28 +260,10 @@ func TestHostileMarkdownBounded(t *testing.T) {
 	}
 }
 
-// topStructure lists what the executor report reads from the block tree: every top-level
-// comment HTML block and fenced code block with its line span (and a fence's info string and
-// closing line).
-func topStructure(d *Doc) []string {
-	var out []string
-	for _, n := range d.TopLevel() {
-		switch b := n.(type) {
-		case *ast.HTMLBlock:
-			if IsTopLevelComment(b) {
-				out = append(out, fmt.Sprintf("comment %v", d.NodeSpan(b)))
-			}
-		case *ast.FencedCodeBlock:
-			f := d.Fence(b)
-			out = append(out, fmt.Sprintf("fence %d-%d %q", f.OpenLine, f.CloseLine, f.Info))
-		}
-	}
-	return out
-}
-
-// FuzzCapNesting checks the claim behind the container cap with tiny limits (2 markers, 6 blank
-// columns), so short inputs hit it: neutralising the marker or blank past the limit never changes
-// the top-level comment blocks and fences, which are all the sentinel form reads.
+// FuzzCapNesting checks the container cap with tiny limits (2 markers, 6 blank columns), so short
+// inputs hit it. Outside the lines CappedBefore reports, the top-level comment blocks and fences
+// (all the sentinel form reads) are exactly CommonMark's. Inside them the cap may only reveal a
+// comment CommonMark hides in an HTML block, never hide one; the report refuses sentinels there.
 func FuzzCapNesting(f *testing.F) {
 	for _, s := range []string{
 		"> > > x\n<!-- mastermind:report-begin -->\n```yaml\na: 1\n```\n<!-- mastermind:report-end -->\n",
@@ -289,6 +274,7 @@ func FuzzCapNesting(f *testing.F) {
 		"- a\n  - b\n    - c\n      - d\n        ```yaml\n        x\n        ```\n",
 		"> > > ```\n> > > <!-- mastermind:report-end -->\n",
 		"* * * *\n<!-- a -->\n",
+		"> > > ```\n<custom>\n<!-- a -->\n\n<!-- b -->\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -296,16 +282,65 @@ func FuzzCapNesting(f *testing.F) {
 		if len(src) > 4096 {
 			return
 		}
-		capped := capNestingAt(src, 2, 6)
+		capped, lines := capNestingAt(src, 2, 6)
 		if len(capped) != len(src) {
 			t.Fatalf("length changed")
 		}
 		plain := &Doc{Source: src, Root: newParser(false).Parse(text.NewReader(src)), lines: lineStarts(src)}
-		guarded := &Doc{Source: src, Root: newParser(false).Parse(text.NewReader(capped)), lines: lineStarts(src)}
-		if a, b := topStructure(plain), topStructure(guarded); !slicesEqual(a, b) {
-			t.Fatalf("top-level structure changed by the cap:\n%q\nplain   %q\ncapped  %q\ncapped input %q", src, a, b, capped)
+		guarded := &Doc{Source: src, Root: newParser(false).Parse(text.NewReader(capped)), lines: lineStarts(src), capped: lines}
+		split := func(d *Doc) (clean, tainted []string) {
+			for _, b := range topBlocks(d) {
+				if guarded.CappedBefore(b.line) > 0 {
+					tainted = append(tainted, b.sig)
+				} else {
+					clean = append(clean, b.sig)
+				}
+			}
+			return
+		}
+		pc, pt := split(plain)
+		gc, gt := split(guarded)
+		if !slicesEqual(pc, gc) {
+			t.Fatalf("top-level structure changed by the cap outside capped regions:\n%q\nplain   %q\ncapped  %q\ncapped input %q", src, pc, gc, capped)
+		}
+		for _, sig := range pt {
+			if !contains(gt, sig) {
+				t.Fatalf("the cap hid a top-level block in a capped region:\n%q\nplain   %q\ncapped  %q", src, pt, gt)
+			}
 		}
 	})
+}
+
+type topBlock struct {
+	line int
+	sig  string
+}
+
+// topBlocks is topStructure with each block's first line.
+func topBlocks(d *Doc) []topBlock {
+	var out []topBlock
+	for _, n := range d.TopLevel() {
+		switch b := n.(type) {
+		case *ast.HTMLBlock:
+			if IsTopLevelComment(b) {
+				sp := d.NodeSpan(b)
+				out = append(out, topBlock{sp.Start, fmt.Sprintf("comment %v", sp)})
+			}
+		case *ast.FencedCodeBlock:
+			f := d.Fence(b)
+			out = append(out, topBlock{f.OpenLine, fmt.Sprintf("fence %d-%d %q", f.OpenLine, f.CloseLine, f.Info)})
+		}
+	}
+	return out
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 func lineStarts(src []byte) []int {

@@ -13,6 +13,7 @@ type Doc struct {
 	Source []byte
 	Root   ast.Node
 	lines  []int // byte offset of the start of each line
+	capped []int // 1-based lines the nesting guard changed, ascending (guard.go)
 }
 
 // Parse parses src as CommonMark with goldmark and no extensions. src should already have a
@@ -30,8 +31,9 @@ func Parse(src []byte) *Doc { return parse(src, true) }
 func ParseBlocks(src []byte) *Doc { return parse(src, false) }
 
 func parse(src []byte, inline bool) *Doc {
-	root := newParser(inline).Parse(text.NewReader(capNesting(src)))
-	d := &Doc{Source: src, Root: root, lines: []int{0}}
+	capped, cappedLines := capNesting(src)
+	root := newParser(inline).Parse(text.NewReader(capped))
+	d := &Doc{Source: src, Root: root, lines: []int{0}, capped: cappedLines}
 	for i, c := range src {
 		if c == '\n' && i+1 <= len(src) {
 			d.lines = append(d.lines, i+1)

@@ -245,3 +245,18 @@ func TestYAML11LineBreaksRefused(t *testing.T) {
 		t.Errorf("escaped: %v", res.Findings)
 	}
 }
+
+// After a line the nesting guard capped, CommonMark may put a following comment inside an HTML
+// block that the guarded parse does not see; such a sentinel is refused, and a blank line lifts
+// the refusal.
+func TestSentinelAfterCappedLine(t *testing.T) {
+	deep := strings.Repeat("> ", 101) + "```\n"
+	report := "<!-- mastermind:report-begin -->\n```yaml\n" + validYAML + "```\n<!-- mastermind:report-end -->\n"
+	res := Validate([]byte(deep+"<custom>\n"+report), "r.md")
+	if len(res.Findings) == 0 || res.Findings[0].Rule != RuleSentinelMalformed || !strings.Contains(res.Findings[0].Message, "follows line 1, which nests more than 100 block quotes") {
+		t.Errorf("tainted sentinel: %v", res.Findings)
+	}
+	if res := Validate([]byte(deep+"<custom>\n\n"+report), "r.md"); len(res.Findings) != 0 {
+		t.Errorf("after a blank line: %v", res.Findings)
+	}
+}

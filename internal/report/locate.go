@@ -106,7 +106,14 @@ func (c *checker) locate(md *markdown.Doc, text []byte) *located {
 			if containsFold(txt, beginToken) {
 				want = BeginSentinel
 			}
-			if problem := md.CheckSentinel(n, want); problem != "" {
+			problem := md.CheckSentinel(n, want)
+			if capped := md.CappedBefore(md.NodeSpan(n).Start); capped > 0 && problem == "" {
+				// The nesting guard changed line capped; CommonMark could read this comment as
+				// part of an HTML block there, so it is not trusted as a sentinel.
+				problem = fmt.Sprintf("follows line %d, which nests more than %d block quotes or list items (or %d columns of indentation), with no blank line in between; put a blank line before it",
+					capped, markdown.MaxContainerMarkers, markdown.MaxIndentColumns)
+			}
+			if problem != "" {
 				line := md.NodeSpan(n).Start
 				c.add(RuleSentinelMalformed, line, 1, "", fmt.Sprintf("comment at line %d looks like a report sentinel but %s", line, problem))
 				malformed++
