@@ -186,9 +186,10 @@ func TestLoneCRPositions(t *testing.T) {
 func TestNoBlockExplainsBareFailure(t *testing.T) {
 	cases := []struct{ in, hint string }{
 		{"schema_version: 1\nspec: a\x00b\n", "not a bare YAML report either (YAML syntax error: line 2: control character U+0000 at column 8 is not allowed)"},
-		{"{\"schema_version\": 1}\n{\"status\": \"failed\"}\n", "not a bare YAML report either (YAML syntax error: line 1: did not find expected <document start>)"},
+		{"{\"schema_version\": 1}\n{\"status\": \"failed\"}\n", "not a bare JSON report either (JSON syntax error: invalid character '{' after top-level value at line 2)"},
 		{"---\n\ufeffschema_version: 1\n", "its root mapping has no schema_version key"},
 		{"schema_version: 1\nphases:\n\t- a\n", "YAML syntax error: line 3: found character that cannot start any token"},
+		{"{\"schema_version\": 1, \"spec\": \"a\\ud800b\"}", "not a bare JSON report either (JSON syntax error: "},
 	}
 	for _, c := range cases {
 		res := Validate([]byte(c.in), "r.md")

@@ -292,11 +292,12 @@ func (c *checker) locateBare(text []byte) *located {
 	isJSON := false
 	trimmed := bytes.TrimLeft(text, " \t\r\n")
 	var doc *yamlstrict.Doc
-	var issues []yamlstrict.Issue
+	var issues, jsonIssues []yamlstrict.Issue
 	if len(trimmed) > 0 && trimmed[0] == '{' {
 		doc, issues = yamlstrict.DecodeJSON(text)
 		isJSON = true
 		if hasRule(issues, yamlstrict.RuleSyntax) {
+			jsonIssues = issues
 			doc, issues = yamlstrict.Decode(text)
 			isJSON = false
 		}
@@ -306,7 +307,13 @@ func (c *checker) locateBare(text []byte) *located {
 	bare := false
 	defer func() {
 		if !bare {
-			c.bareHint = bareHint(text, isJSON, doc, issues)
+			if doc == nil && jsonIssues != nil {
+				// Neither JSON nor YAML: a text that starts with '{' was meant as JSON, so its
+				// JSON error is the useful one.
+				c.bareHint = bareHint(text, true, nil, jsonIssues)
+			} else {
+				c.bareHint = bareHint(text, isJSON, doc, issues)
+			}
 		}
 	}()
 	switch {
