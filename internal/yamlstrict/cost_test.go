@@ -49,20 +49,18 @@ func listYAML(n int) []byte {
 	return b.Bytes()
 }
 
+// TestBoundedCost decodes the hostile and large inputs and checks their results. It asserts no
+// time (speed lives in the benchmarks); a super-linear regression shows up as go test's own
+// timeout, and the durations are logged with -v for a quick look.
 func TestBoundedCost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cost test")
 	}
-	const limit = 20 * time.Second // generous: the machine is shared; typical runs take well under 1 s
 	timed := func(name string, f func()) {
 		t.Helper()
 		start := time.Now()
 		f()
-		if d := time.Since(start); d > limit {
-			t.Errorf("%s took %v", name, d)
-		} else {
-			t.Logf("%s: %v", name, d)
-		}
+		t.Logf("%s: %v", name, time.Since(start))
 	}
 	timed("1 MiB report", func() {
 		src := reportYAML(1 << 20)
