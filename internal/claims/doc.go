@@ -4,8 +4,15 @@
 //
 // Go is parsed with go/parser, go/ast and go/printer (no type checking). Python, JavaScript,
 // TypeScript/TSX and Rust are parsed with github.com/smacker/go-tree-sitter, compiled only with the
-// cgo build tag; a build without cgo treats them as unsupported (language_unsupported,
-// conventions.md §8).
+// cgo build tag (conventions.md §8).
+//
+// Languages no backend can check give executor_claim_unresolved with one of two reasons. A
+// language with a tree-sitter backend that this build leaves out (a build without cgo) is
+// language_unavailable: a cgo build could check it. Any other language (.kt, .c, a Markdown file
+// named in a claim) is language_unsupported. When the candidates of a search hold both kinds,
+// language_unavailable is reported. (The issue "Claims checked against the source" fixes these
+// values; spec-and-lifecycle.md §9.1 lists only language_unsupported, and consumers accept new
+// reason values, §13.2.)
 //
 // Verify is pure with respect to its inputs: it reads files only through a Source, so post-flight
 // plugs in the working tree (fsx, no symlinks followed, 4 MiB per file) and the baseline tree

@@ -23,7 +23,8 @@ const (
 	reasonAdditionAmbiguous   = "addition_ambiguous"
 	reasonClaimKindMismatch   = "claim_kind_mismatch"
 	reasonRelationUnsupported = "relation_unsupported"
-	reasonLanguageUnsupported = "language_unsupported"
+	reasonLanguageUnsupported = "language_unsupported" // no backend for the language in any build
+	reasonLanguageUnavailable = "language_unavailable" // a tree-sitter backend this build leaves out (no cgo)
 	reasonCrossLanguage       = "cross_language_binding_unavailable"
 	reasonFromMissing         = "from_missing"
 	reasonCallTargetAmbiguous = "call_target_ambiguous"

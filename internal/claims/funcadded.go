@@ -8,7 +8,7 @@ func (v *verifier) functionAdded(c Claim) Check {
 	// 1. Candidates.
 	var paths []string
 	var file *string
-	unsupported := false
+	unchecked := ""  // language reason of candidates no backend can check
 	outside := false // the named file is not a changed file of D
 	if c.File != nil {
 		p, reason := v.explicitFile(*c.File)
@@ -33,14 +33,14 @@ func (v *verifier) functionAdded(c Claim) Check {
 		}
 		paths = []string{p}
 	} else {
-		paths, unsupported = candidates(v.changedCandidates(), true)
+		paths, unchecked = candidates(v.changedCandidates(), true)
 	}
 	// 2. Matches.
 	res := v.search(paths, sym, func(*decl) bool { return true })
 	if v.exhausted {
 		return unresolved(c, reasonBudget, 0)
 	}
-	if reason := res.decide(file != nil, unsupported); reason != "" {
+	if reason := res.decide(file != nil, unchecked); reason != "" {
 		return unresolved(c, reason, 0)
 	}
 	switch {

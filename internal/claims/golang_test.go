@@ -68,7 +68,7 @@ func TestFunctionAddedGo(t *testing.T) {
 			"bad/b.go":         "package bad\n\nfunc Fixed() {}\n",
 			"broken/x.go":      "package broken\n\nfunc Half(\n",
 			"scratch/s.go":     "package scratch\n\nfunc Scratch() {}\n",
-			"lib/Main.java":    "class Main { void run() {} }\n",
+			"lib/Main.kt":      "class Main { fun run() {} }\n",
 			"docs/readme.md":   "# Fresh\n",
 		},
 		untracked: []string{"scratch/s.go"},
@@ -104,7 +104,7 @@ func TestFunctionAddedGo(t *testing.T) {
 		{"redefinition at baseline", fa("T.M"), "unresolved addition_ambiguous"},
 		{"current parse error", fa("Half", "file=broken/x.go"), "unresolved current_parse_failed"},
 		{"unparsable baseline", fa("Fixed"), "unresolved baseline_parse_failed"},
-		{"explicit unsupported language", fa("run", "file=lib/Main.java"), "unresolved language_unsupported"},
+		{"explicit unsupported language", fa("run", "file=lib/Main.kt"), "unresolved language_unsupported"},
 		{"explicit non-source file", fa("run", "file=docs/readme.md"), "unresolved language_unsupported"},
 		{"missing file", fa("X", "file=gone/g.go"), "unresolved current_file_unavailable"},
 		{"invalid path", fa("X", "file=../x.go"), "unresolved current_file_unavailable"},
@@ -133,14 +133,14 @@ func TestFunctionAddedGoMissingAndBaseline(t *testing.T) {
 		t.Errorf("baseline read failure: got %s", got)
 	}
 	// A changed file in a language without a backend may hold the symbol.
-	r.cur["lib/Main.java"] = "class Main {}\n"
+	r.cur["lib/Main.kt"] = "class Main {}\n"
 	if got := verifyOne(t, r, fa("Nope")); got != "unresolved language_unsupported" {
 		t.Errorf("unsupported candidate: got %s", got)
 	}
 	if got := verifyOne(t, r, fa("New")); got != "verified added_declaration a/a.go:5 b0" {
 		t.Errorf("match beside unsupported candidate: got %s", got)
 	}
-	delete(r.cur, "lib/Main.java")
+	delete(r.cur, "lib/Main.kt")
 	// An unparsable changed file hides the symbol: the search cannot say it is missing.
 	r.cur["b/b.go"] = "package b\nfunc (\n"
 	if got := verifyOne(t, r, fa("Nope")); got != "unresolved current_parse_failed" {

@@ -9,10 +9,10 @@ func (v *verifier) integration(c Claim) Check {
 		return unresolved(c, reasonRelationUnsupported, 0)
 	}
 	// 2. Resolve to.
-	tm, ch := v.resolve(c, to, c.ToFile, false, func() ([]string, bool, string) {
+	tm, ch := v.resolve(c, to, c.ToFile, false, func() ([]string, string, string) {
 		listed, err := v.listFiles()
 		if err != nil {
-			return nil, false, reasonCurrentUnavailable
+			return nil, "", reasonCurrentUnavailable
 		}
 		var keep []string
 		for _, p := range listed {
@@ -20,8 +20,8 @@ func (v *verifier) integration(c Claim) Check {
 				keep = append(keep, p)
 			}
 		}
-		sup, unsup := candidates(keep, false)
-		return sup, unsup, ""
+		sup, unchecked := candidates(keep, false)
+		return sup, unchecked, ""
 	})
 	if ch != nil {
 		return *ch
@@ -34,9 +34,9 @@ func (v *verifier) integration(c Claim) Check {
 		return unresolved(c, reasonCallTargetAmbiguous, len(tm))
 	}
 	// 3. Resolve from: the caller must be a changed caller.
-	fm, ch := v.resolve(c, from, c.FromFile, true, func() ([]string, bool, string) {
-		sup, unsup := candidates(v.changedCandidates(), false)
-		return sup, unsup, ""
+	fm, ch := v.resolve(c, from, c.FromFile, true, func() ([]string, string, string) {
+		sup, unchecked := candidates(v.changedCandidates(), false)
+		return sup, unchecked, ""
 	})
 	if ch != nil {
 		return *ch
@@ -67,14 +67,15 @@ func (v *verifier) integration(c Claim) Check {
 // list returns. With changedOnly (the caller of an integration), a given file must be a changed file
 // of D (added, modified or untracked): a readable file outside D holds no changed caller, so the
 // result is from_missing. A non-nil Check is an unresolved outcome (budget, path, language, read or
-// parse failure). An empty result with no Check means "not found".
-func (v *verifier) resolve(c Claim, sym string, file *string, changedOnly bool, list func() ([]string, bool, string)) ([]match, *Check) {
+// parse failure). An empty result with no Check means "not found". list returns the candidate
+// paths, their language reason (candidates) and a failure reason ("" when the listing worked).
+func (v *verifier) resolve(c Claim, sym string, file *string, changedOnly bool, list func() ([]string, string, string)) ([]match, *Check) {
 	fail := func(reason string) ([]match, *Check) {
 		ch := unresolved(c, reason, 0)
 		return nil, &ch
 	}
 	var paths []string
-	unsupported := false
+	unchecked := ""
 	if file != nil {
 		p, reason := v.explicitFile(*file)
 		if reason != "" {
@@ -89,7 +90,7 @@ func (v *verifier) resolve(c Claim, sym string, file *string, changedOnly bool, 
 		paths = []string{p}
 	} else {
 		var reason string
-		paths, unsupported, reason = list()
+		paths, unchecked, reason = list()
 		if reason != "" {
 			return fail(reason)
 		}
@@ -98,7 +99,7 @@ func (v *verifier) resolve(c Claim, sym string, file *string, changedOnly bool, 
 	if v.exhausted {
 		return fail(reasonBudget)
 	}
-	if reason := res.decide(file != nil, unsupported); reason != "" {
+	if reason := res.decide(file != nil, unchecked); reason != "" {
 		return fail(reason)
 	}
 	return res.matches, nil

@@ -68,8 +68,8 @@ func Map[T any](xs []T) []T { return xs }
 
 func Dups() { a.Dup() }
 `,
-			"app/dot.go":    "package app\n\nimport . \"example.com/app/retry\"\n\nfunc Dotted() { _ = Do(nil) }\n",
-			"lib/Main.java": "class Main {}\n",
+			"app/dot.go":  "package app\n\nimport . \"example.com/app/retry\"\n\nfunc Dotted() { _ = Do(nil) }\n",
+			"lib/Main.kt": "class Main {}\n",
 		},
 	}
 	tests := []struct {
@@ -101,10 +101,10 @@ func Dups() { a.Dup() }
 			`failed claimed_signature_mismatch: claimed signature "func Ping(x int)" of Ping differs from the source: "func Ping()"`},
 		{"relation calls", ig("Direct", "Send", "relation=calls"), "verified compatible_call_candidate client/use.go:10 -> client/send.go:3 same_package"},
 		{"relation unsupported", ig("Direct", "Send", "relation=imports"), "unresolved relation_unsupported"},
-		{"to_file unsupported language", ig("Direct", "Main", "to_file=lib/Main.java"), "unresolved language_unsupported"},
+		{"to_file unsupported language", ig("Direct", "Main", "to_file=lib/Main.kt"), "unresolved language_unsupported"},
 		{"to_file missing", ig("Direct", "Send", "to_file=client/nope.go"), "unresolved current_file_unavailable"},
-		{"to_file missing in an unsupported language", ig("Direct", "Main", "to_file=lib/Nope.java"), "unresolved current_file_unavailable"},
-		{"from_file in an unsupported language", ig("Main", "Send", "from_file=lib/Main.java"), "unresolved language_unsupported"},
+		{"to_file missing in an unsupported language", ig("Direct", "Main", "to_file=lib/Nope.kt"), "unresolved current_file_unavailable"},
+		{"from_file in an unsupported language", ig("Main", "Send", "from_file=lib/Main.kt"), "unresolved language_unsupported"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

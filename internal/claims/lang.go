@@ -25,8 +25,9 @@ var langByExt = map[string]language{
 	".ts": langTS, ".tsx": langTSX, ".rs": langRust,
 }
 
-// otherSourceExts are programming-language extensions without a backend. A changed file with one of
-// them turns "symbol not found" into language_unsupported, because the symbol may live there.
+// otherSourceExts are programming-language extensions without a backend in any build. A changed
+// file with one of them turns "symbol not found" into language_unsupported, because the symbol may
+// live there.
 // Documentation, data and configuration files are not in this list.
 var otherSourceExts = map[string]bool{
 	".c": true, ".h": true, ".cc": true, ".cpp": true, ".cxx": true, ".hpp": true, ".hh": true,

@@ -17,7 +17,7 @@ import (
 )
 
 // The tree-sitter backend (spec-and-lifecycle.md §10.6) is compiled only with cgo. A build without
-// cgo leaves these languages out of backends, so they are language_unsupported.
+// cgo leaves these languages out of backends, so they are language_unavailable.
 func init() {
 	for l, g := range map[language]func() *sitter.Language{
 		langPython: python.GetLanguage, langJS: javascript.GetLanguage,

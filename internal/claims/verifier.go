@@ -176,7 +176,7 @@ func (v *verifier) loadUncached(p string, baseline bool) *loaded {
 	l, _, _, _ := langOf(p)
 	b, ok := backends[l]
 	if !ok {
-		return &loaded{reason: reasonLanguageUnsupported}
+		return &loaded{reason: languageReason(p)}
 	}
 	u, err := safeParse(b.parse, p, data)
 	if err != nil {
@@ -250,16 +250,17 @@ type searchResult struct {
 
 // decide turns a search result into the unresolved reason that decides the outcome, or "" when the
 // matches (none, one or several) decide it. explicit is set for a claim's own file field, whose
-// read or parse failure always decides; unsupported reports candidates of a language without a
-// backend, which decide only when nothing matched.
-func (res searchResult) decide(explicit, unsupported bool) string {
+// read or parse failure always decides; unchecked is the candidates' language reason
+// (language_unavailable or language_unsupported, see candidates), which decides only when nothing
+// matched.
+func (res searchResult) decide(explicit bool, unchecked string) string {
 	switch {
 	case explicit && res.problem != "":
 		return res.problem
 	case len(res.matches) == 0 && res.problem != "":
 		return res.problem
-	case len(res.matches) == 0 && unsupported:
-		return reasonLanguageUnsupported
+	case len(res.matches) == 0 && unchecked != "":
+		return unchecked
 	case len(res.matches) == 1 && res.hidden != "":
 		return res.hidden
 	}
@@ -330,20 +331,34 @@ func symbolName(sym string) string {
 	return strings.TrimSpace(sym)
 }
 
-// candidates splits paths into those of a supported language and reports whether any had a
-// language without a backend in this build: a §10.6 language (a build without cgo), or with
-// anyLanguage any other programming language of otherSourceExts.
-func candidates(paths []string, anyLanguage bool) (supported []string, unsupported bool) {
+// candidates splits paths into those of a supported language and reports, as an unresolved
+// reason, the candidates no backend of this build can check: language_unavailable when any is in a
+// language with a tree-sitter backend that this build leaves out (no cgo; a cgo build could check
+// it), otherwise language_unsupported when, with anyLanguage, any is in another programming
+// language of otherSourceExts; "" when every candidate was kept.
+func candidates(paths []string, anyLanguage bool) (supported []string, unchecked string) {
 	for _, p := range paths {
 		_, sup, listed, other := langOf(p)
 		switch {
 		case sup:
 			supported = append(supported, p)
-		case listed || (anyLanguage && other):
-			unsupported = true
+		case listed:
+			unchecked = reasonLanguageUnavailable
+		case anyLanguage && other && unchecked == "":
+			unchecked = reasonLanguageUnsupported
 		}
 	}
-	return supported, unsupported
+	return supported, unchecked
+}
+
+// languageReason is the unresolved reason for a file this build has no backend for:
+// language_unavailable for a §10.6 language whose tree-sitter backend is not compiled in,
+// language_unsupported for any other file.
+func languageReason(p string) string {
+	if _, _, listed, _ := langOf(p); listed {
+		return reasonLanguageUnavailable
+	}
+	return reasonLanguageUnsupported
 }
 
 // changedCandidates are the files of D that are not deleted, in path order.
@@ -370,7 +385,8 @@ func (v *verifier) inChanged(p string) bool {
 // explicitFile checks a claim's file, from_file or to_file field: it returns the normalised path,
 // or the unresolved reason. A path that does not normalise, or that is not a readable regular file
 // (missing, a directory, a symlink), is current_file_unavailable whatever its extension; only a
-// readable file of a language without a backend is language_unsupported.
+// readable file of a language without a backend in this build is language_unavailable (a
+// tree-sitter language in a build without cgo) or language_unsupported (any other file).
 func (v *verifier) explicitFile(raw string) (string, string) {
 	p, ok := claimPath(raw)
 	if !ok {
@@ -380,7 +396,7 @@ func (v *verifier) explicitFile(raw string) (string, string) {
 		if r := v.probe(p); r != "" {
 			return "", r
 		}
-		return "", reasonLanguageUnsupported
+		return "", languageReason(p)
 	}
 	return p, ""
 }
