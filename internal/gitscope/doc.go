@@ -13,6 +13,11 @@
 //     no hook runs (core.hooksPath=/dev/null). FIFOs and devices where git reads a repository
 //     file are refused before anything opens them (safeopen.go). docs/hardening.md lists the
 //     hostile cases tried.
+//   - Settings an executor can write into the agent-editable .git/config, config.worktree or
+//     .git/info/* never decide the result where git would let them hide a change (pin.go):
+//     every command run in the repository carries `-c core.ignorecase=<probed>`, where the
+//     value comes from a read-only probe of the work tree's file system (an existing directory
+//     looked up with its name's case swapped is the same file), not from configuration.
 //   - go-git (§5) is opened lazily once for discovery, HEAD, baseline validation, trees, blobs and
 //     commit lookups; git CLI equivalents take over when go-git cannot open the layout (§3).
 //     Worktree.Status() is never called.

@@ -82,7 +82,7 @@ func (e *shapeError) Error() string { return e.msg }
 
 func shapef(format string, a ...any) error { return &shapeError{fmt.Sprintf(format, a...)} }
 
-// run executes git with argv = [-C dir] + args (args already include the global flags), the
+// run executes git with argv = [-C dir + pinArgs] + args (args already include the global flags), the
 // hardened environment, stdin from the null device, a 60 s timeout and stderr capped at 64 KiB.
 // stdout is streamed into parse, which must consume it until EOF or return an error (the process
 // is then killed). sub names the subcommand in errors.
@@ -102,6 +102,7 @@ func (r *Repo) runEnv(ctx context.Context, dir, sub string, args, extraEnv []str
 	argv := make([]string, 0, len(args)+2)
 	if dir != "" {
 		argv = append(argv, "-C", dir)
+		argv = append(argv, r.pinArgs()...)
 	}
 	argv = append(argv, args...)
 	cmd := exec.CommandContext(ctx, gitPath, argv...)

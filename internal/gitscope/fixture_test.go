@@ -82,6 +82,10 @@ func (f *fixture) gitMayFail(args ...string) error {
 	return cmd.Run()
 }
 
+// tmp is the fixture's temporary directory (parent of the work tree and of HOME): marker files
+// and decoys live there, outside the repository.
+func (f *fixture) tmp() string { return filepath.Dir(f.home) }
+
 func (f *fixture) path(rel string) string { return filepath.Join(f.dir, filepath.FromSlash(rel)) }
 
 func (f *fixture) write(rel, content string) {

@@ -30,6 +30,9 @@ type Repo struct {
 	gitPath string // "" when no git binary was found
 	gitErr  error
 
+	pinOnce sync.Once
+	pins    []string // pinArgs
+
 	ggOnce sync.Once
 	gg     *git.Repository
 	ggErr  error // wraps ErrUnsupportedRepository / ErrSHA256Repository / ErrNotRepository

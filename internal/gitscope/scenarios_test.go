@@ -20,6 +20,16 @@ type scenario struct {
 	degraded    []string
 	degradedErr string
 	noBare      bool // the bare recipe is not comparable (for example the baseline is invalid)
+	// bare, when not nil, is what the plain §4.1 recipe (bareRecipe) answers instead of want:
+	// the hostile-configuration scenarios (hostile_test.go) assert that the attack really fools
+	// the unhardened recipe, so the scenario proves something.
+	bare []string
+	// noRun lists marker files (relative to the fixture's temporary directory) that a program
+	// named in the repository configuration creates: they must be absent after degraded and
+	// CLI mode, and present after the bare recipe (the control showing git would run it).
+	noRun []string
+	// skip, when set, returns a reason to skip the scenario on this machine.
+	skip func(f *fixture) string
 }
 
 // std is the usual baseline: a few files committed on main.
@@ -471,50 +481,80 @@ func withSubmodule(f *fixture) string {
 // TestScenarios runs every §7 scenario in CLI mode (compared with the expected set and with the
 // bare recipe) and in degraded mode (compared with the expected set or the documented
 // divergence).
-func TestScenarios(t *testing.T) {
-	for _, sc := range scenarios {
-		t.Run(strings.ReplaceAll(sc.name, " ", "_"), func(t *testing.T) {
-			f := newFixture(t)
-			baseline, dir := sc.setup(f)
-			before := snapshotTree(t, dir)
+func TestScenarios(t *testing.T) { runScenarios(t, scenarios) }
 
-			// Degraded mode first: it must write nothing at all.
-			dcs, derr := changed(t, dir, baseline, noGit)
-			switch {
-			case sc.degradedErr != "":
-				if derr == nil || !strings.Contains(derr.Error(), sc.degradedErr) {
-					t.Errorf("#%d degraded mode: err = %v, want one containing %q", sc.id, derr, sc.degradedErr)
-				}
-			case derr != nil:
-				t.Errorf("#%d degraded mode: %v", sc.id, derr)
-			default:
-				want := sc.want
-				if sc.degraded != nil {
-					want = sc.degraded
-				}
-				if !dcs.Degraded || dcs.Source != SourceGoGit || dcs.DegradedReason != ReasonGitUnavailable {
-					t.Errorf("#%d degraded flags: %+v", sc.id, dcs)
-				}
-				equalLines(t, "degraded mode", render(dcs.Entries), want)
-			}
-			equalLines(t, "files after degraded mode (nothing written)", snapshotTree(t, dir), before)
+// runScenarios runs each scenario: degraded mode, then CLI mode, then the bare recipe.
+func runScenarios(t *testing.T, list []scenario) {
+	for _, sc := range list {
+		t.Run(strings.ReplaceAll(sc.name, " ", "_"), func(t *testing.T) { runScenario(t, sc) })
+	}
+}
 
-			cs, err := changed(t, dir, baseline, Options{})
-			if err != nil {
-				t.Fatalf("#%d CLI mode: %v", sc.id, err)
+func runScenario(t *testing.T, sc scenario) {
+	f := newFixture(t)
+	if sc.skip != nil {
+		if why := sc.skip(f); why != "" {
+			t.Skip(why)
+		}
+	}
+	baseline, dir := sc.setup(f)
+	before := snapshotTree(t, dir)
+	markersAbsent := func(mode string) {
+		t.Helper()
+		for _, m := range sc.noRun {
+			if _, err := os.Lstat(filepath.Join(f.tmp(), m)); err == nil {
+				t.Errorf("#%d %s: a configured program ran (%s exists)", sc.id, mode, m)
 			}
-			if cs.Source != SourceGit || cs.Degraded || cs.DegradedReason != "" {
-				t.Errorf("#%d CLI mode source = %q degraded=%v %q", sc.id, cs.Source, cs.Degraded, cs.DegradedReason)
-			}
-			equalLines(t, "CLI mode", render(cs.Entries), sc.want)
-			// git diff refreshes the index stat cache into a private copy (index.go): nothing in
-			// the repository is written. Only git's own read of a split index bumps the shared
-			// index's mtime (read_index_from freshens it), so those lines are left out.
-			equalLines(t, "files after CLI mode (nothing written)",
-				withoutSharedIndex(snapshotTree(t, dir)), withoutSharedIndex(before))
-			if !sc.noBare {
-				equalLines(t, "bare git recipe", bareRecipe(t, dir, baseline), sc.want)
-			}
-		})
+		}
+	}
+
+	// Degraded mode first: it must write nothing at all.
+	dcs, derr := changed(t, dir, baseline, noGit)
+	switch {
+	case sc.degradedErr != "":
+		if derr == nil || !strings.Contains(derr.Error(), sc.degradedErr) {
+			t.Errorf("#%d degraded mode: err = %v, want one containing %q", sc.id, derr, sc.degradedErr)
+		}
+	case derr != nil:
+		t.Errorf("#%d degraded mode: %v", sc.id, derr)
+	default:
+		want := sc.want
+		if sc.degraded != nil {
+			want = sc.degraded
+		}
+		if !dcs.Degraded || dcs.Source != SourceGoGit || dcs.DegradedReason != ReasonGitUnavailable {
+			t.Errorf("#%d degraded flags: %+v", sc.id, dcs)
+		}
+		equalLines(t, "degraded mode", render(dcs.Entries), want)
+	}
+	equalLines(t, "files after degraded mode (nothing written)", snapshotTree(t, dir), before)
+	markersAbsent("degraded mode")
+
+	cs, err := changed(t, dir, baseline, Options{})
+	if err != nil {
+		t.Fatalf("#%d CLI mode: %v", sc.id, err)
+	}
+	if cs.Source != SourceGit || cs.Degraded || cs.DegradedReason != "" {
+		t.Errorf("#%d CLI mode source = %q degraded=%v %q", sc.id, cs.Source, cs.Degraded, cs.DegradedReason)
+	}
+	equalLines(t, "CLI mode", render(cs.Entries), sc.want)
+	// git diff refreshes the index stat cache into a private copy (index.go): nothing in
+	// the repository is written. Only git's own read of a split index bumps the shared
+	// index's mtime (read_index_from freshens it), so those lines are left out.
+	equalLines(t, "files after CLI mode (nothing written)",
+		withoutSharedIndex(snapshotTree(t, dir)), withoutSharedIndex(before))
+	markersAbsent("CLI mode")
+	if sc.noBare {
+		return
+	}
+	bareWant := sc.want
+	if sc.bare != nil {
+		bareWant = sc.bare
+	}
+	equalLines(t, "bare git recipe", bareRecipe(t, dir, baseline), bareWant)
+	for _, m := range sc.noRun {
+		if _, err := os.Lstat(filepath.Join(f.tmp(), m)); err != nil {
+			t.Errorf("#%d control: the bare recipe did not run the configured program (%s missing); the scenario proves nothing", sc.id, m)
+		}
 	}
 }

@@ -1,0 +1,112 @@
+package gitscope
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// hostileScenarios are configurations an executor can write into .git/config or .git/info/* to
+// hide real changes from the plain §4.1 recipe (or to make it run a program). Each one asserts
+// the hardened recipe's answer (want), degraded mode's, and — through bare — that the plain
+// recipe is really fooled, so the scenario fails if the hardening is removed.
+var hostileScenarios = []scenario{
+	{id: 101, name: "core.ignorecase on a case-sensitive file system",
+		want: []string{"? A.txt", "? SRC/x.go", "? src/X.go"},
+		bare: []string{},
+		skip: caseSensitiveOnly,
+		setup: func(f *fixture) (string, string) {
+			b := f.base(map[string]string{"src/x.go": "package x\n", "a.txt": "a\n"})
+			f.git("config", "core.ignorecase", "true")
+			f.write("src/X.go", "package hidden\n")
+			f.write("A.txt", "hidden\n")
+			f.write("SRC/x.go", "package hidden\n")
+			return b, f.dir
+		}},
+	{id: 102, name: "core.ignorecase in a linked worktree",
+		want: []string{"? A.txt", "? SRC/x.go", "? src/X.go"},
+		bare: []string{},
+		skip: caseSensitiveOnly,
+		setup: func(f *fixture) (string, string) {
+			b := f.base(map[string]string{"src/x.go": "package x\n", "a.txt": "a\n"})
+			wt := filepath.Join(f.tmp(), "wt")
+			f.git("worktree", "add", "-q", "--detach", wt)
+			f.git("config", "core.ignorecase", "true")
+			for p, c := range map[string]string{"src/X.go": "package hidden\n", "A.txt": "hidden\n", "SRC/x.go": "package hidden\n"} {
+				must(f.t, os.MkdirAll(filepath.Dir(filepath.Join(wt, p)), 0o755))
+				must(f.t, os.WriteFile(filepath.Join(wt, p), []byte(c), 0o644))
+			}
+			return b, wt
+		}},
+}
+
+func TestHostileConfigScenarios(t *testing.T) { runScenarios(t, hostileScenarios) }
+
+// caseSensitiveOnly skips on a case-insensitive file system, where core.ignorecase=true is right.
+func caseSensitiveOnly(f *fixture) string {
+	if probeIgnoreCase(f.tmp()) {
+		return "the temporary directory is on a case-insensitive file system"
+	}
+	return ""
+}
+
+// probeIgnoreCase answers false on a case-sensitive file system whatever an executor plants
+// under the swapped name: a .GIT directory, a .GIT symlink, or (linked-worktree layout, where
+// .git is a file) a hard link .GIT to the .git file.
+func TestProbeIgnoreCaseCannotBeFooled(t *testing.T) {
+	base := t.TempDir()
+	if probeIgnoreCase(base) {
+		t.Skip("the temporary directory is on a case-insensitive file system")
+	}
+	mk := func(t *testing.T) string {
+		d, err := os.MkdirTemp(base, "root")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	t.Run("dir", func(t *testing.T) {
+		d := mk(t)
+		must(t, os.Mkdir(filepath.Join(d, ".git"), 0o755))
+		must(t, os.Mkdir(filepath.Join(d, ".GIT"), 0o755))
+		if probeIgnoreCase(d) {
+			t.Error("a separate .GIT directory made the probe say case-insensitive")
+		}
+	})
+	t.Run("symlink", func(t *testing.T) {
+		d := mk(t)
+		must(t, os.Mkdir(filepath.Join(d, ".git"), 0o755))
+		must(t, os.Symlink(".git", filepath.Join(d, ".GIT")))
+		if probeIgnoreCase(d) {
+			t.Error("a .GIT symlink made the probe say case-insensitive")
+		}
+	})
+	t.Run("hard-linked .git file", func(t *testing.T) {
+		d := mk(t)
+		must(t, os.WriteFile(filepath.Join(d, ".git"), []byte("gitdir: /nowhere\n"), 0o644))
+		must(t, os.Link(filepath.Join(d, ".git"), filepath.Join(d, ".GIT")))
+		must(t, os.Mkdir(filepath.Join(d, "src"), 0o755))
+		if probeIgnoreCase(d) {
+			t.Error("a hard link .GIT made the probe say case-insensitive")
+		}
+	})
+	t.Run("swapped name of the probed directory is another directory", func(t *testing.T) {
+		d := mk(t)
+		must(t, os.WriteFile(filepath.Join(d, ".git"), []byte("gitdir: /nowhere\n"), 0o644))
+		must(t, os.Mkdir(filepath.Join(d, "Src"), 0o755))
+		must(t, os.Mkdir(filepath.Join(d, "sRC"), 0o755))
+		if probeIgnoreCase(d) {
+			t.Error("two directories differing in case made the probe say case-insensitive")
+		}
+	})
+	if got := swapASCIICase(".Git-ü1"); got != ".gIT-ü1" {
+		t.Errorf("swapASCIICase = %q", got)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

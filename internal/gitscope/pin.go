@@ -1,0 +1,79 @@
+package gitscope
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// pinArgs are the global arguments every git command run in the repository carries (after
+// -C <dir>), computed once per Repo. They override settings an executor can write into the
+// agent-editable .git/config (or config.worktree) to hide real changes from the recipe; -c on
+// the command line beats every configuration file:
+//
+//   - core.ignorecase comes from a read-only probe of the work tree's file system
+//     (probeIgnoreCase), not from configuration: `core.ignorecase=true` on a case-sensitive
+//     file system makes `ls-files --others` hide `src/X.go` next to a tracked `src/x.go`.
+func (r *Repo) pinArgs() []string {
+	r.pinOnce.Do(func() {
+		r.pins = []string{
+			"-c", "core.ignorecase=" + strconv.FormatBool(probeIgnoreCase(r.root)),
+		}
+	})
+	return r.pins
+}
+
+// probeIgnoreCase reports whether the file system holding the work tree root folds ASCII case:
+// an entry of root, looked up with its name's case swapped, is the very same file (os.SameFile
+// on two Lstat results). Nothing is created or written. The entry is root/.git when it is a
+// directory, otherwise the first directory among root's first 256 entries whose name has an
+// ASCII letter. Only directories are used, because a regular file (a linked worktree's .git
+// file) can be hard-linked under the swapped name on a case-sensitive file system, and Lstat
+// never follows a symbolic link named with the swapped case. No usable entry, or any error,
+// gives false: case-sensitive, the answer under which git hides the fewest paths.
+func probeIgnoreCase(root string) bool {
+	if fi, err := os.Lstat(filepath.Join(root, ".git")); err == nil && fi.IsDir() {
+		return sameUnderSwappedCase(root, ".git", fi)
+	}
+	d, err := os.Open(root)
+	if err != nil {
+		return false
+	}
+	ents, _ := d.ReadDir(256)
+	d.Close()
+	for _, e := range ents {
+		if !e.IsDir() || swapASCIICase(e.Name()) == e.Name() {
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(root, e.Name()))
+		if err != nil || !fi.IsDir() {
+			return false
+		}
+		return sameUnderSwappedCase(root, e.Name(), fi)
+	}
+	return false
+}
+
+// sameUnderSwappedCase reports whether root/<name with its ASCII case swapped> is fi's file.
+func sameUnderSwappedCase(root, name string, fi os.FileInfo) bool {
+	swapped := swapASCIICase(name)
+	if swapped == name {
+		return false
+	}
+	other, err := os.Lstat(filepath.Join(root, swapped))
+	return err == nil && os.SameFile(fi, other)
+}
+
+// swapASCIICase turns ASCII upper case into lower case and back; other bytes are kept.
+func swapASCIICase(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case 'a' <= c && c <= 'z':
+			b[i] = c - 'a' + 'A'
+		case 'A' <= c && c <= 'Z':
+			b[i] = c - 'A' + 'a'
+		}
+	}
+	return string(b)
+}
