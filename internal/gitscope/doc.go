@@ -15,7 +15,8 @@
 //     hostile cases tried.
 //   - Settings an executor can write into the agent-editable .git/config, config.worktree or
 //     .git/info/* never decide the result where git would let them hide a change (pin.go):
-//     every command run in the repository carries `-c core.ignorecase=<probed>`, where the
+//     every command run in the repository carries `--work-tree=<root>` (core.worktree could
+//     point git at a decoy copy of the baseline) and `-c core.ignorecase=<probed>`, where the
 //     value comes from a read-only probe of the work tree's file system (an existing directory
 //     looked up with its name's case swapped is the same file), not from configuration.
 //   - go-git (§5) is opened lazily once for discovery, HEAD, baseline validation, trees, blobs and

@@ -38,6 +38,51 @@ var hostileScenarios = []scenario{
 			}
 			return b, wt
 		}},
+	// core.worktree points git at a decoy copy of the baseline tree: `git -C <top level>` does
+	// not pin the work tree, so the plain recipe compares the decoy and sees nothing.
+	{id: 103, name: "core.worktree elsewhere",
+		want: []string{"M a", "? new"},
+		bare: []string{},
+		setup: func(f *fixture) (string, string) {
+			b := stdBase(f)
+			decoy := makeDecoy(f, f.dir)
+			f.git("config", "core.worktree", decoy)
+			f.write("a", "changed\n")
+			f.write("new", "n\n")
+			return b, f.dir
+		}},
+	{id: 104, name: "core.worktree elsewhere in a linked worktree",
+		want: []string{"M a", "? new"},
+		bare: []string{},
+		// go-git cannot open a repository with extensions.worktreeConfig (gitscope.md §3).
+		degradedErr: "not supported by the built-in reader",
+		setup: func(f *fixture) (string, string) {
+			b := stdBase(f)
+			wt := filepath.Join(f.tmp(), "wt")
+			f.git("worktree", "add", "-q", "--detach", wt)
+			decoy := makeDecoy(f, wt)
+			// The common config's core.worktree does not apply to a linked worktree; its own
+			// config.worktree does.
+			f.git("config", "extensions.worktreeConfig", "true")
+			f.gitIn(wt, "config", "--worktree", "core.worktree", decoy)
+			must(f.t, os.WriteFile(filepath.Join(wt, "a"), []byte("changed\n"), 0o644))
+			must(f.t, os.WriteFile(filepath.Join(wt, "new"), []byte("n\n"), 0o644))
+			return b, wt
+		}},
+	{id: 105, name: "core.worktree elsewhere with a separate git dir",
+		want: []string{"M a", "? new"},
+		bare: []string{},
+		setup: func(f *fixture) (string, string) {
+			dir := filepath.Join(f.tmp(), "sep")
+			f.gitIn(f.tmp(), "init", "-q", "-b", "main", "--separate-git-dir", filepath.Join(f.tmp(), "sep.git"), dir)
+			f.dir = dir
+			b := stdBase(f)
+			decoy := makeDecoy(f, dir)
+			f.git("config", "core.worktree", decoy)
+			f.write("a", "changed\n")
+			f.write("new", "n\n")
+			return b, dir
+		}},
 }
 
 func TestHostileConfigScenarios(t *testing.T) { runScenarios(t, hostileScenarios) }
@@ -109,4 +154,33 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// makeDecoy copies the work tree at dir, without .git, to <tmp>/decoy and returns its path.
+func makeDecoy(f *fixture, dir string) string {
+	f.t.Helper()
+	decoy := filepath.Join(f.tmp(), "decoy")
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if rel == ".git" {
+			if fi.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		dst := filepath.Join(decoy, rel)
+		if fi.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, fi.Mode().Perm())
+	})
+	must(f.t, err)
+	return decoy
 }

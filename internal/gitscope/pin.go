@@ -11,12 +11,19 @@ import (
 // agent-editable .git/config (or config.worktree) to hide real changes from the recipe; -c on
 // the command line beats every configuration file:
 //
+//   - --work-tree=<root> pins the work tree: `git -C <root>` finds the repository from root but
+//     then takes the work tree from core.worktree (config or config.worktree), which can point at
+//     a decoy copy of the baseline. --work-tree (GIT_WORK_TREE) beats core.worktree and
+//     core.bare in every layout (a .git directory, a linked worktree, --separate-git-dir). No
+//     --git-dir goes with it: git's discovery still finds the git directory, and an explicit
+//     --git-dir would switch off git's safe.directory ownership check (gitscope.md #55).
 //   - core.ignorecase comes from a read-only probe of the work tree's file system
 //     (probeIgnoreCase), not from configuration: `core.ignorecase=true` on a case-sensitive
 //     file system makes `ls-files --others` hide `src/X.go` next to a tracked `src/x.go`.
 func (r *Repo) pinArgs() []string {
 	r.pinOnce.Do(func() {
 		r.pins = []string{
+			"--work-tree=" + r.root,
 			"-c", "core.ignorecase=" + strconv.FormatBool(probeIgnoreCase(r.root)),
 		}
 	})
