@@ -3,8 +3,14 @@
 // integration{from, to, from_file?, to_file?, relation?}.
 //
 // Go is parsed with go/parser, go/ast and go/printer (no type checking). Python, JavaScript,
-// TypeScript/TSX and Rust are parsed with github.com/smacker/go-tree-sitter, compiled only with the
-// cgo build tag (conventions.md §8).
+// TypeScript/TSX, Rust and Java (.java) are parsed with github.com/smacker/go-tree-sitter and its
+// bundled grammars, compiled only with the cgo build tag (conventions.md §8). Java follows the
+// issue "Claims checked against the source" (§10.6 recommends it next); its rules are documented
+// in java.go: methods and constructors are declarations, identity is (class chain, name,
+// parameter types), overloads are ambiguous unless a claimed signature picks exactly one, leading
+// annotations are not part of a signature, and calls are method invocations, new, this(…) and
+// super(…) (a method reference is not a call). An integration names a method, not an overload:
+// the overloads of one Java method count as one target and one caller.
 //
 // Languages no backend can check give executor_claim_unresolved with one of two reasons. A
 // language with a tree-sitter backend that this build leaves out (a build without cgo) is

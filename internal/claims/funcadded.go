@@ -47,7 +47,11 @@ func (v *verifier) functionAdded(c Claim) Check {
 	case len(res.matches) == 0:
 		return symbolMissing(c, sym, file)
 	case len(res.matches) > 1:
-		return unresolved(c, reasonAmbiguous, len(res.matches))
+		if m, ok := narrowOverloads(res.matches, c.Signature); ok {
+			res.matches = []match{m}
+		} else {
+			return unresolved(c, reasonAmbiguous, len(res.matches))
+		}
 	}
 	m := res.matches[0]
 	// 3. Kind.
@@ -79,6 +83,11 @@ func (v *verifier) functionAdded(c Claim) Check {
 		default:
 			switch countIdentity(b.u, m.d) {
 			case 0:
+				if m.d.overload != "" && countName(b.u, m.d) > 0 && countName(m.u, m.d) <= countName(b.u, m.d) {
+					// A Java method whose parameter types changed: the class has no more
+					// overloads of the name than at the baseline, so this is an edited one.
+					return symbolNotAdded(c, sym, m.u.path)
+				}
 				if outside {
 					// git reports the file unchanged, yet its current text differs from the
 					// baseline (skip-worktree, assume-unchanged, a concurrent edit): the current
@@ -96,8 +105,21 @@ func (v *verifier) functionAdded(c Claim) Check {
 	return verified(c, &Evidence{Kind: EvidenceAddedDeclaration, File: m.u.path, Line: m.d.line, BaselineOID: v.baselineOID})
 }
 
-// countIdentity counts the callable declarations of u with d's identity (container, name).
+// countIdentity counts the callable declarations of u with d's identity (container, name,
+// overload).
 func countIdentity(u *unit, d *decl) int {
+	n := 0
+	for _, x := range u.decls {
+		if x.callable() && x.container == d.container && x.name == d.name && x.overload == d.overload {
+			n++
+		}
+	}
+	return n
+}
+
+// countName counts the callable declarations of u with d's container and name, whatever their
+// parameter types (Java overloads).
+func countName(u *unit, d *decl) int {
 	n := 0
 	for _, x := range u.decls {
 		if x.callable() && x.container == d.container && x.name == d.name {
@@ -105,6 +127,30 @@ func countIdentity(u *unit, d *decl) int {
 		}
 	}
 	return n
+}
+
+// narrowOverloads picks, among several matches, the one Java declaration whose actual signature
+// equals the claimed signature (white space collapsed). It applies only when every match is a
+// Java callable, and fails (ambiguous) without a claimed signature or when zero or several
+// matches have it. Other languages keep the §10.6 rule: more than one match is ambiguous.
+func narrowOverloads(ms []match, sig *string) (match, bool) {
+	if sig == nil {
+		return match{}, false
+	}
+	want := collapseSpace(*sig)
+	var found []match
+	for _, m := range ms {
+		if m.u.lang != langJava || !m.d.callable() {
+			return match{}, false
+		}
+		if m.d.signature() == want {
+			found = append(found, m)
+		}
+	}
+	if len(found) != 1 {
+		return match{}, false
+	}
+	return found[0], true
 }
 
 func deref(s *string) string {

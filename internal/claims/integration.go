@@ -26,6 +26,7 @@ func (v *verifier) integration(c Claim) Check {
 	if ch != nil {
 		return *ch
 	}
+	tm = oneOverloadSet(tm)
 	switch len(tm) {
 	case 0:
 		return hallucinated(c, from, to)
@@ -41,6 +42,10 @@ func (v *verifier) integration(c Claim) Check {
 	if ch != nil {
 		return *ch
 	}
+	callers := fm // a Java overload set: a call in any of them
+	if len(oneOverloadSet(fm)) == 1 {
+		fm = fm[:1]
+	}
 	switch len(fm) {
 	case 0:
 		return unresolved(c, reasonFromMissing, 0)
@@ -54,7 +59,14 @@ func (v *verifier) integration(c Claim) Check {
 		return unresolved(c, reasonCrossLanguage, 0)
 	}
 	// 5. Find a call.
-	line, basis, ok := safeFindCall(backends[f.u.lang].findCall, v, f.u, f.d, t.u, t.d)
+	var line int
+	var basis string
+	ok := false
+	for _, f = range callers {
+		if line, basis, ok = safeFindCall(backends[f.u.lang].findCall, v, f.u, f.d, t.u, t.d); ok {
+			break
+		}
+	}
 	if !ok {
 		return missingCallEdge(c, from, to)
 	}
@@ -103,6 +115,22 @@ func (v *verifier) resolve(c Claim, sym string, file *string, changedOnly bool, 
 		return fail(reason)
 	}
 	return res.matches, nil
+}
+
+// oneOverloadSet reduces matches that are the overloads of one Java method (one file, class and
+// name) to the first of them in source order: a call binds by name, so an integration names a
+// method, not one overload. Any other list is returned as is.
+func oneOverloadSet(ms []match) []match {
+	if len(ms) < 2 {
+		return ms
+	}
+	first := ms[0]
+	for _, m := range ms {
+		if m.u != first.u || m.u.lang != langJava || m.d.container != first.d.container || m.d.name != first.d.name {
+			return ms
+		}
+	}
+	return ms[:1]
 }
 
 // safeFindCall turns a panic in a backend's call search into "no call found" rather than a crash;

@@ -15,14 +15,16 @@ const (
 	langTS     language = "typescript"
 	langTSX    language = "tsx"
 	langRust   language = "rust"
+	langJava   language = "java"
 )
 
-// langByExt maps the §10.6 extensions to languages. Whether a language is supported depends on the
+// langByExt maps the §10.6 extensions, and .java (the issue "Claims checked against the source"), to
+// languages. Whether a language is supported depends on the
 // build: Go always, the tree-sitter languages only with cgo (parsers).
 var langByExt = map[string]language{
 	".go": langGo, ".py": langPython,
 	".js": langJS, ".mjs": langJS, ".cjs": langJS, ".jsx": langJS,
-	".ts": langTS, ".tsx": langTSX, ".rs": langRust,
+	".ts": langTS, ".tsx": langTSX, ".rs": langRust, ".java": langJava,
 }
 
 // otherSourceExts are programming-language extensions without a backend in any build. A changed
@@ -31,7 +33,7 @@ var langByExt = map[string]language{
 // Documentation, data and configuration files are not in this list.
 var otherSourceExts = map[string]bool{
 	".c": true, ".h": true, ".cc": true, ".cpp": true, ".cxx": true, ".hpp": true, ".hh": true,
-	".cs": true, ".java": true, ".kt": true, ".kts": true, ".scala": true, ".groovy": true,
+	".cs": true, ".kt": true, ".kts": true, ".scala": true, ".groovy": true,
 	".rb": true, ".php": true, ".swift": true, ".m": true, ".mm": true, ".dart": true, ".lua": true,
 	".ex": true, ".exs": true, ".erl": true, ".hs": true, ".ml": true, ".fs": true, ".clj": true,
 	".pl": true, ".pm": true, ".r": true, ".jl": true, ".zig": true, ".nim": true, ".vue": true,

@@ -12,13 +12,15 @@ func TestNoCgoLanguagesUnavailable(t *testing.T) {
 		base: map[string]string{},
 		cur: map[string]string{"app/x.py": "def f():\n    g()\n\ndef g():\n    pass\n",
 			"web/a.ts": "export function h() {}\n", "main.go": "package main\n\nfunc main() {}\n",
-			"lib/Main.kt": "class Main { fun run() {} }\n"},
+			"lib/Main.kt": "class Main { fun run() {} }\n", "lib/App.java": "class App { void start() { } }\n"},
 	}
 	for _, tt := range []tsCase{
 		{"explicit python file", fa("f", "file=app/x.py"), "unresolved language_unavailable"},
 		{"python and kotlin candidates: unavailable wins", fa("f"), "unresolved language_unavailable"},
 		{"typescript target", ig("main", "h"), "unresolved language_unavailable"},
 		{"python from_file", ig("f", "main", "from_file=app/x.py"), "unresolved language_unavailable"},
+		{"explicit java file", fa("App.start", "file=lib/App.java"), "unresolved language_unavailable"},
+		{"go to java target", ig("main", "App.start", "to_file=lib/App.java"), "unresolved language_unavailable"},
 		{"explicit kotlin file", fa("run", "file=lib/Main.kt"), "unresolved language_unsupported"},
 		{"missing python file", fa("f", "file=app/gone.py"), "unresolved current_file_unavailable"},
 		{"go still checked", fa("main"), "verified added_declaration main.go:3 b0"},

@@ -31,8 +31,8 @@ func init() {
 	}
 }
 
-// TreeSitter reports whether this build checks Python, JavaScript, TypeScript/TSX and Rust claims
-// (true: built with cgo).
+// TreeSitter reports whether this build checks Python, JavaScript, TypeScript/TSX, Rust and Java
+// claims (true: built with cgo).
 const TreeSitter = true
 
 // maxTSDepth bounds the syntax-tree depth the walkers descend; deeper files fail to parse.
@@ -47,6 +47,7 @@ const (
 	callBare      callKind = iota // f(…)
 	callMember                    // x.f(…); qual is the text of x
 	callQualified                 // a::b::f(…) (Rust paths); qual is the path text
+	callNew                       // Java new T(…) (qual ""), this(…) or super(…) (qual "this"/"super")
 )
 
 // tsCall is one call found in a declaration's body (closures and nested functions included).
@@ -58,9 +59,11 @@ type tsCall struct {
 }
 
 // tsFile is the tree-sitter backend's parse result: the names that imports bind in the file
-// (module aliases and imported names). The syntax tree itself is not kept.
+// (module aliases and imported names), and for Java the static imports and supertypes (java.go).
+// The syntax tree itself is not kept.
 type tsFile struct {
 	imports map[string]bool
+	java    *javaFile
 }
 
 // tsWalker extracts declarations, calls and imports from one syntax tree.
@@ -69,6 +72,7 @@ type tsWalker struct {
 	src     []byte
 	u       *unit
 	imports map[string]bool
+	java    *javaFile // Java only
 	err     error
 }
 
@@ -91,11 +95,18 @@ func parseTS(l language, g *sitter.Language, file string, src []byte) (*unit, er
 	}
 	w := &tsWalker{lang: l, src: src, imports: map[string]bool{},
 		u: &unit{path: file, module: tsModuleName(file)}}
+	if l == langJava {
+		w.java = newJavaFile()
+		w.u.module = "" // the package declaration's name, if any (javaImport)
+	}
 	w.walk(root, nil, false, 0)
 	if w.err != nil {
 		return nil, w.err
 	}
-	w.u.impl = &tsFile{imports: w.imports}
+	if w.java != nil {
+		w.u.module = w.java.pkg
+	}
+	w.u.impl = &tsFile{imports: w.imports, java: w.java}
 	return w.u, nil
 }
 
@@ -160,10 +171,12 @@ func (w *tsWalker) tsSignature(decl, body *sitter.Node) string {
 
 // callable is a function-like declaration recognised by a language's classifier.
 type callable struct {
-	name   string
-	decl   *sitter.Node // start of the signature
-	body   *sitter.Node
-	method bool // constructor, method or associated function (inside a class, impl or trait)
+	name     string
+	decl     *sitter.Node // start of the signature
+	body     *sitter.Node
+	method   bool   // constructor, method or associated function (inside a class, impl or trait)
+	ctor     bool   // Java constructor
+	overload string // Java parameter-type list
 }
 
 // container is a class, impl, trait, module or namespace scope.
@@ -187,7 +200,7 @@ func (w *tsWalker) walk(n *sitter.Node, chain []string, inType bool, depth int) 
 	w.imports0(n)
 	if c, ok := w.classifyCallable(n, inType); ok {
 		d := &decl{container: strings.Join(chain, "."), name: c.name, kind: declFunction,
-			line: line(c.decl), sig: w.tsSignature(c.decl, c.body)}
+			line: line(c.decl), sig: w.tsSignature(c.decl, c.body), ctor: c.ctor, overload: c.overload}
 		if c.method {
 			d.kind = declMethod
 		}
@@ -205,9 +218,9 @@ func (w *tsWalker) walk(n *sitter.Node, chain []string, inType bool, depth int) 
 		}
 		return
 	}
-	if len(chain) == 0 {
+	if len(chain) == 0 || w.lang == langJava { // Java: fields and constants of any class
 		for _, name := range w.classifyOther(n) {
-			w.u.decls = append(w.u.decls, &decl{name: name, kind: declOther, line: line(n)})
+			w.u.decls = append(w.u.decls, &decl{container: strings.Join(chain, "."), name: name, kind: declOther, line: line(n)})
 		}
 	}
 	w.walkChildren(n, chain, inType, depth+1)
@@ -247,6 +260,8 @@ func (w *tsWalker) classifyCallable(n *sitter.Node, inType bool) (callable, bool
 		if t == "function_item" {
 			return w.named(n, field(n, "name"), field(n, "body"), inType)
 		}
+	case langJava:
+		return w.javaCallable(n)
 	}
 	return callable{}, false
 }
@@ -308,6 +323,8 @@ func (w *tsWalker) classifyContainer(n *sitter.Node) (container, bool) {
 		case "struct_item", "enum_item", "union_item", "type_item":
 			return mk(field(n, "name"), nil, false, true)
 		}
+	case langJava:
+		return w.javaContainer(n)
 	}
 	return container{}, false
 }
@@ -338,6 +355,8 @@ func (w *tsWalker) classifyOther(n *sitter.Node) []string {
 				return []string{w.text(name)}
 			}
 		}
+	case langJava:
+		return w.javaFields(n)
 	}
 	return nil
 }
@@ -397,6 +416,8 @@ func (w *tsWalker) imports0(n *sitter.Node) {
 		case "use_declaration":
 			w.rustUse(field(n, "argument"), 0)
 		}
+	case langJava:
+		w.javaImport(n)
 	}
 }
 
@@ -447,6 +468,9 @@ func (w *tsWalker) calls(body *sitter.Node) []tsCall {
 
 // call classifies a call node's callee. A function passed as a value is not a call node.
 func (w *tsWalker) call(n *sitter.Node) (tsCall, bool) {
+	if w.lang == langJava {
+		return w.javaCall(n)
+	}
 	t := n.Type()
 	if t != "call" && t != "call_expression" {
 		return tsCall{}, false

@@ -19,14 +19,18 @@ const (
 	declOther                    // a class, type, variable or constant (claim_kind_mismatch)
 )
 
-// decl is one declaration of a parsed file. Its identity is (container, name): the Go receiver
-// base type ("" for a function), or the tree-sitter enclosing class/impl/module chain joined by
-// ".". line is 1-based. The actual signature (whitespace-collapsed) is rendered on first use by
-// render, or set eagerly in sig with render nil.
+// decl is one declaration of a parsed file. Its identity is (container, name, overload): the Go
+// receiver base type ("" for a function), or the tree-sitter enclosing class/impl/module chain
+// joined by "."; overload is the Java parameter-type list ("(String,int[])") that tells overloads
+// apart, "" in the other languages. line is 1-based. The actual signature (whitespace-collapsed)
+// is rendered on first use by render, or set eagerly in sig with render nil. ctor marks a Java
+// constructor (its name is the class name).
 type decl struct {
 	container string
 	name      string
+	overload  string
 	kind      declKind
+	ctor      bool
 	line      int
 	sig       string
 	render    func(*decl) string
