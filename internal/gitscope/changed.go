@@ -18,7 +18,7 @@ var diffArgs = slices.Concat(globalArgs, diffConfigArgs, indexGuardArgs, []strin
 })
 
 // lsOthersArgs is the untracked-files command of §4.1 without -C.
-var lsOthersArgs = slices.Concat(globalArgs, []string{
+var lsOthersArgs = slices.Concat(globalArgs, untrackedGuardArgs, []string{
 	"ls-files", "-z", "--others", "--exclude-standard", "--full-name", "--",
 })
 

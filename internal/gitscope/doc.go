@@ -18,7 +18,11 @@
 //     every command run in the repository carries `--work-tree=<root>` (core.worktree could
 //     point git at a decoy copy of the baseline) and `-c core.ignorecase=<probed>`, where the
 //     value comes from a read-only probe of the work tree's file system (an existing directory
-//     looked up with its name's case swapped is the same file), not from configuration.
+//     looked up with its name's case swapped is the same file), not from configuration; also
+//     `-c core.checkStat=default -c core.trustctime=true` (a relaxed stat comparison hid a
+//     same-size edit with its mtime restored) and `-c core.symlinks=true` off Windows; the
+//     untracked listings carry `-c core.untrackedCache=false`. core.fileMode stays honoured (§7
+//     #7).
 //   - go-git (§5) is opened lazily once for discovery, HEAD, baseline validation, trees, blobs and
 //     commit lookups; git CLI equivalents take over when go-git cannot open the layout (§3).
 //     Worktree.Status() is never called.

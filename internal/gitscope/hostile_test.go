@@ -3,7 +3,9 @@ package gitscope
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
+	"time"
 )
 
 // hostileScenarios are configurations an executor can write into .git/config or .git/info/* to
@@ -82,6 +84,71 @@ var hostileScenarios = []scenario{
 			f.write("a", "changed\n")
 			f.write("new", "n\n")
 			return b, dir
+		}},
+	// Design scenario #11 with the stat comparison weakened: checkStat=minimal compares only
+	// mtime seconds, size and mode; trustctime=false ignores the ctime that the restored mtime
+	// cannot hide.
+	{id: 106, name: "same-size edit, mtime restored, checkStat minimal, trustctime false",
+		want: []string{"M a"},
+		bare: []string{},
+		setup: func(f *fixture) (string, string) {
+			b := stdBase(f)
+			f.git("config", "core.checkStat", "minimal")
+			f.git("config", "core.trustctime", "false")
+			fi, err := os.Stat(f.path("a"))
+			must(f.t, err)
+			time.Sleep(1100 * time.Millisecond) // the index is written in a later second than a's mtime
+			f.git("status", "--porcelain")      // refresh the index stat cache first
+			must(f.t, os.WriteFile(f.path("a"), []byte("b\n"), 0o644))
+			must(f.t, os.Chtimes(f.path("a"), fi.ModTime(), fi.ModTime()))
+			return b, f.dir
+		}},
+	// core.symlinks=false makes git compare a regular file with a tracked symlink's target text:
+	// a symlink replaced by a file holding that text looks unchanged.
+	{id: 107, name: "symlink replaced by a file with its target text, core.symlinks false",
+		want: []string{"M l"},
+		bare: []string{},
+		skip: func(*fixture) string {
+			if runtime.GOOS == "windows" {
+				return "symlinks"
+			}
+			return ""
+		},
+		setup: func(f *fixture) (string, string) {
+			f.write("a", "a\n")
+			f.symlink("a", "l")
+			b := f.commitAll("baseline")
+			f.git("config", "core.symlinks", "false")
+			f.remove("l")
+			must(f.t, os.WriteFile(f.path("l"), []byte("a"), 0o644))
+			return b, f.dir
+		}},
+	// Guard: an untracked cache whose directory stat data was restored. git status trusts it
+	// and hides d/new; ls-files never consults the untracked cache in git 2.39 (only status
+	// hands it to the directory walk), and the recipe also passes core.untrackedCache=false.
+	{id: 108, name: "untracked cache with restored directory mtimes",
+		want: []string{"? d/new"},
+		setup: func(f *fixture) (string, string) {
+			b := f.base(map[string]string{"d/a": "a\n"})
+			f.git("config", "core.untrackedCache", "true")
+			f.git("config", "status.showUntrackedFiles", "all")
+			f.git("config", "core.checkStat", "minimal")
+			f.git("config", "core.trustctime", "false")
+			time.Sleep(1100 * time.Millisecond)
+			for i := 0; i < 3; i++ {
+				f.git("status", "--porcelain")
+			}
+			fd, err := os.Stat(f.path("d"))
+			must(f.t, err)
+			fr, err := os.Stat(f.dir)
+			must(f.t, err)
+			f.write("d/new", "hidden\n")
+			must(f.t, os.Chtimes(f.path("d"), fd.ModTime(), fd.ModTime()))
+			must(f.t, os.Chtimes(f.dir, fr.ModTime(), fr.ModTime()))
+			if out := f.git("status", "--porcelain"); out != "" {
+				f.t.Logf("control: git status no longer trusts the poisoned untracked cache: %q", out)
+			}
+			return b, f.dir
 		}},
 }
 

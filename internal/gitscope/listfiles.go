@@ -9,7 +9,7 @@ import (
 )
 
 // lsAllArgs lists tracked plus untracked non-ignored files (§3 "List files").
-var lsAllArgs = slices.Concat(globalArgs, []string{
+var lsAllArgs = slices.Concat(globalArgs, untrackedGuardArgs, []string{
 	"ls-files", "-z", "--cached", "--others", "--exclude-standard", "--full-name", "--",
 })
 

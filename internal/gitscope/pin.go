@@ -3,6 +3,7 @@ package gitscope
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 )
 
@@ -20,15 +21,40 @@ import (
 //   - core.ignorecase comes from a read-only probe of the work tree's file system
 //     (probeIgnoreCase), not from configuration: `core.ignorecase=true` on a case-sensitive
 //     file system makes `ls-files --others` hide `src/X.go` next to a tracked `src/x.go`.
+//   - core.checkStat=default and core.trustctime=true: git compares every stat field, ctime and
+//     inode included, before it trusts the index's cached OID. `checkStat=minimal` with
+//     `trustctime=false` hides a same-size edit whose mtime was restored (gitscope.md #11).
+//     Cost: none on an unconfigured repository (these are git's defaults); where the
+//     configuration relaxed them, stat-dirty files are re-hashed.
+//   - core.symlinks=true (not on Windows): with core.symlinks=false git compares a regular file
+//     with a tracked symlink's target text, so a symlink replaced by a file holding that text
+//     looks unchanged. Where the file system really has no symbolic links, every tracked link
+//     shows as modified: more paths, never fewer (fail closed).
+//
+// core.fileMode is deliberately left to the configuration (gitscope.md #7). core.ignoreStat
+// only marks entries assume-unchanged when git writes them (the executor's own `git add`),
+// which is gitscope.md #33; it changes nothing when git reads.
 func (r *Repo) pinArgs() []string {
 	r.pinOnce.Do(func() {
 		r.pins = []string{
 			"--work-tree=" + r.root,
 			"-c", "core.ignorecase=" + strconv.FormatBool(probeIgnoreCase(r.root)),
+			"-c", "core.checkStat=default",
+			"-c", "core.trustctime=true",
+		}
+		if runtime.GOOS != "windows" {
+			r.pins = append(r.pins, "-c", "core.symlinks=true")
 		}
 	})
 	return r.pins
 }
+
+// untrackedGuardArgs go with every ls-files listing of untracked files: never consult the
+// index's untracked cache, whose directory stat data an executor can forge so that git status
+// hides a new file. git 2.39's ls-files never hands the cache to its directory walk (only
+// status does); the setting keeps that so on every version. It is not given to the diff:
+// dropping an existing cache would make every stat-cache refresh rewrite the private index.
+var untrackedGuardArgs = []string{"-c", "core.untrackedCache=false"}
 
 // probeIgnoreCase reports whether the file system holding the work tree root folds ASCII case:
 // an entry of root, looked up with its name's case swapped, is the very same file (os.SameFile
