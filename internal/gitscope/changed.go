@@ -11,11 +11,15 @@ import (
 	"unicode/utf8"
 )
 
-// diffArgs is the diff command of §4.1 without -C and the baseline.
-var diffArgs = slices.Concat(globalArgs, diffConfigArgs, indexGuardArgs, []string{
-	"diff", "--no-ext-diff", "--no-textconv", "--no-color", "--name-status", "-z", "--no-renames",
-	"--ignore-submodules=none",
-})
+// diffGlobalArgs and diffCmdArgs are the diff command of §4.1 without -C, the pinned settings
+// (pinArgs), the filter-driver guard (filterGuardArgs, between the two) and the baseline.
+var (
+	diffGlobalArgs = slices.Concat(globalArgs, diffConfigArgs, indexGuardArgs)
+	diffCmdArgs    = []string{
+		"diff", "--no-ext-diff", "--no-textconv", "--no-color", "--name-status", "-z", "--no-renames",
+		"--ignore-submodules=none",
+	}
+)
 
 // lsOthersArgs is the untracked-files command of §4.1 without -C.
 var lsOthersArgs = slices.Concat(globalArgs, untrackedGuardArgs, []string{
@@ -41,10 +45,12 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
+	// The filter drivers to disable are read while the index is copied; only the diff waits.
+	fg := r.startFilterGuard(ctx)
 	var (
 		wg                     sync.WaitGroup
 		verOK                  bool
-		verErr, valErr         error
+		verErr, valErr, fgErr  error
 		diffErr, lsErr, piErr  error
 		diffEntries, lsEntries []Entry
 		total                  int64 // path bytes of both commands; guarded by mu
@@ -73,8 +79,13 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 			return
 		}
 		defer pi.cleanup()
+		filterArgs, err := fg.wait()
+		if err != nil {
+			fgErr = err
+			return
+		}
 		var t int64
-		args := append(slices.Clone(diffArgs), baseline, "--")
+		args := slices.Concat(diffGlobalArgs, filterArgs, diffCmdArgs, []string{baseline, "--"})
 		diffErr = r.runEnv(ctx, r.root, "diff", args, pi.env(), func(rd io.Reader) error {
 			var err error
 			diffEntries, err = parseDiff(newNulReader(rd, &t))
@@ -98,6 +109,9 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 		mu.Unlock()
 	}()
 	wg.Wait()
+	if _, err := fg.wait(); fgErr == nil {
+		fgErr = err
+	}
 
 	if verErr != nil {
 		return r.degradedChangedSet(parent, baseline, ReasonGitUnavailable)
@@ -105,7 +119,7 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 	if !verOK {
 		return r.degradedChangedSet(parent, baseline, ReasonGitTooOld)
 	}
-	for _, err := range []error{valErr, diffErr, lsErr} {
+	for _, err := range []error{valErr, fgErr, diffErr, lsErr} {
 		var dub *ErrDubiousOwnership
 		if errors.As(err, &dub) {
 			return nil, err
@@ -116,6 +130,9 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 	}
 	if piErr != nil {
 		return nil, piErr
+	}
+	if fgErr != nil {
+		return nil, fgErr
 	}
 	if diffErr != nil {
 		return nil, diffErr

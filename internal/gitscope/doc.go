@@ -23,6 +23,15 @@
 //     same-size edit with its mtime restored) and `-c core.symlinks=true` off Windows; the
 //     untracked listings carry `-c core.untrackedCache=false`. core.fileMode stays honoured (§7
 //     #7).
+//   - No filter driver runs (filters.go): concurrently with the private-index copy, `git config
+//     -z --name-only --get-regexp ^filter\.` lists every configured driver (reading
+//     configuration runs nothing), and each diff disables them all with `-c
+//     filter.<name>.clean= -c filter.<name>.smudge= -c filter.<name>.process= -c
+//     filter.<name>.required=false`; a clean filter from .git/info/attributes could otherwise
+//     both rewrite an edited file into the baseline's bytes and run a command. Consequence
+//     (fail closed, see README.md): a stat-dirty file behind a transforming filter (git-lfs)
+//     compares as its raw bytes and shows as modified. A driver name that -c cannot express
+//     (containing '=') is refused with ErrGitFailed.
 //   - go-git (§5) is opened lazily once for discovery, HEAD, baseline validation, trees, blobs and
 //     commit lookups; git CLI equivalents take over when go-git cannot open the layout (§3).
 //     Worktree.Status() is never called.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -171,13 +172,27 @@ func changed(t *testing.T, dir, baseline string, opts Options) (*ChangedSet, err
 // the §1 rules with a plain map: git's own answer.
 func bareRecipe(t *testing.T, dir, baseline string) []string {
 	t.Helper()
+	out, err := bareRecipeErr(t, dir, baseline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// bareRecipeErr is bareRecipe returning git's failure instead of failing the test.
+func bareRecipeErr(t *testing.T, dir, baseline string) ([]string, error) {
+	t.Helper()
+	var failed error
 	run := func(args ...string) []string {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
 		cmd.Env = gitEnv()
 		out, err := cmd.Output()
 		if err != nil {
-			t.Fatalf("bare recipe git %v: %v", args, err)
+			if failed == nil {
+				failed = fmt.Errorf("bare recipe git %v: %v", args, err)
+			}
+			return nil
 		}
 		toks := strings.Split(string(out), "\x00")
 		if toks[len(toks)-1] != "" {
@@ -233,7 +248,7 @@ func bareRecipe(t *testing.T, dir, baseline string) []string {
 		}
 		out = append(out, line)
 	}
-	return out
+	return out, failed
 }
 
 func isValidUTF8(s string) bool { return utf8.ValidString(s) }

@@ -2,8 +2,10 @@ package gitscope
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -150,6 +152,67 @@ var hostileScenarios = []scenario{
 			}
 			return b, f.dir
 		}},
+	// A clean filter named in .git/info/attributes turns the edited a.txt back into the
+	// baseline bytes when git hashes it, and runs a command doing so.
+	{id: 109, name: "clean filter in info/attributes",
+		want:  []string{"M a.txt"},
+		bare:  []string{},
+		noRun: []string{"clean.marker"},
+		setup: func(f *fixture) (string, string) {
+			b := f.base(map[string]string{"a.txt": "a\n", "orig": "a\n"})
+			f.write(".git/info/attributes", "a.txt filter=hide\n")
+			f.git("config", "filter.hide.clean", "touch "+filepath.Join(f.tmp(), "clean.marker")+"; cat orig")
+			f.write("a.txt", "changed\n")
+			return b, f.dir
+		}},
+	// A long-running process filter (with a dotted driver name) named in a core.attributesFile
+	// outside the repository. It fails its handshake, and the plain recipe dies — after it ran
+	// the program.
+	{id: 110, name: "process filter in core.attributesFile",
+		want:      []string{"M a.txt"},
+		bareFails: true,
+		noRun:     []string{"process.marker"},
+		setup: func(f *fixture) (string, string) {
+			b := f.base(map[string]string{"a.txt": "a\n"})
+			attrs := filepath.Join(f.tmp(), "attributes")
+			must(f.t, os.WriteFile(attrs, []byte("*.txt filter=x.y\n"), 0o644))
+			f.git("config", "core.attributesFile", attrs)
+			f.git("config", "filter.x.y.process", "touch "+filepath.Join(f.tmp(), "process.marker"))
+			f.write("a.txt", "changed\n")
+			return b, f.dir
+		}},
+	// A smudge/clean pair in the global configuration (where git-lfs installs its own), for a
+	// driver named in the committed .gitattributes: a stat-dirty but unchanged file is still
+	// hashed through the filter by the plain recipe.
+	{id: 111, name: "global clean filter, stat-dirty unchanged file",
+		want:  []string{"M b.txt"},
+		noRun: []string{"global.marker"},
+		setup: func(f *fixture) (string, string) {
+			b := f.base(map[string]string{"a.txt": "a\n", "b.txt": "b\n", ".gitattributes": "a.txt filter=g\n"})
+			must(f.t, os.WriteFile(filepath.Join(f.home, ".gitconfig"),
+				[]byte("[filter \"g\"]\n\tclean = touch "+filepath.Join(f.tmp(), "global.marker")+" && cat\n\trequired = true\n"), 0o644))
+			later := time.Now().Add(2 * time.Second)
+			must(f.t, os.Chtimes(f.path("a.txt"), later, later))
+			f.write("b.txt", "changed\n")
+			return b, f.dir
+		}},
+	// The accepted consequence for git-lfs-like drivers (README.md): with the filter disabled,
+	// a stat-dirty but unchanged file whose index entry holds the clean (pointer) form is
+	// compared as its raw bytes and shows as modified. More paths, never fewer.
+	{id: 112, name: "transforming clean filter, stat-dirty unchanged file (fail closed)",
+		want:  []string{"M p.bin"},
+		bare:  []string{},
+		noRun: []string{"pointer.marker"},
+		setup: func(f *fixture) (string, string) {
+			f.write(".gitattributes", "*.bin filter=ptr\n")
+			f.write("p.bin", "large content\n")
+			f.git("config", "filter.ptr.clean", "sed s/^/pointer:/")
+			b := f.commitAll("baseline")
+			f.git("config", "filter.ptr.clean", "touch "+filepath.Join(f.tmp(), "pointer.marker")+" && sed s/^/pointer:/")
+			later := time.Now().Add(2 * time.Second)
+			must(f.t, os.Chtimes(f.path("p.bin"), later, later))
+			return b, f.dir
+		}},
 }
 
 func TestHostileConfigScenarios(t *testing.T) { runScenarios(t, hostileScenarios) }
@@ -250,4 +313,120 @@ func makeDecoy(f *fixture, dir string) string {
 	})
 	must(f.t, err)
 	return decoy
+}
+
+// A filter driver whose name contains '=' cannot be disabled with -c (git splits at the first
+// '='): the changed set and the diff stat are refused, and the driver never runs.
+func TestUndisableableFilterDriverRefused(t *testing.T) {
+	f := newFixture(t)
+	b := f.base(map[string]string{"a.txt": "a\n", "orig": "a\n"})
+	marker := filepath.Join(f.tmp(), "eq.marker")
+	f.write(".git/info/attributes", "a.txt filter=a=b\n")
+	f.git("config", "filter.a=b.clean", "touch "+marker+"; cat orig")
+	f.write("a.txt", "changed\n")
+	_, err := changed(t, f.dir, b, Options{})
+	gf, ok := errorsAs[*ErrGitFailed](err)
+	if !ok || !strings.Contains(gf.Error(), `filter driver "a=b"`) {
+		t.Fatalf("ChangedSet: %v, want ErrGitFailed naming the driver", err)
+	}
+	r, err := Discover(f.dir)
+	must(t, err)
+	if _, err := r.DiffStat(ctx, b); err == nil {
+		t.Error("DiffStat succeeded")
+	}
+	if _, err := os.Lstat(marker); err == nil {
+		t.Error("the filter ran")
+	}
+}
+
+func TestParseFilterDrivers(t *testing.T) {
+	got, err := parseFilterDrivers([]byte("filter.lfs.clean\x00filter.lfs.smudge\x00filter.x.y.process\x00filter..clean\x00filter.nosub\x00filter.We ird.required\x00"))
+	must(t, err)
+	equalLines(t, "drivers", got, []string{"", "We ird", "lfs", "x.y"})
+	for _, bad := range []string{"filter.a=b.clean\x00", "other.x.clean\x00", "filter.x.clean"} {
+		if _, err := parseFilterDrivers([]byte(bad)); err == nil {
+			t.Errorf("parseFilterDrivers(%q) accepted", bad)
+		}
+	}
+}
+
+// No program named in the configuration runs during any read gitscope makes with git: the
+// changed set (diff and ls-files), the file list, the diff stat, baseline lookups. The
+// configuration names a clean/smudge/process filter, a diff driver's command and textconv,
+// diff.external and an fsmonitor hook, and a stat-dirty file and an edited file sit behind
+// both attributes. Controls show that plain git commands do run each of them.
+func TestConfiguredProgramsNeverRunAnywhere(t *testing.T) {
+	f := newFixture(t)
+	marks := t.TempDir()
+	script := func(name, body string) string {
+		p := filepath.Join(marks, name+".sh")
+		must(t, os.WriteFile(p, []byte("#!/bin/sh\ntouch "+filepath.Join(marks, name+".marker")+"\n"+body), 0o755))
+		return p
+	}
+	marker := func(name string) bool {
+		_, err := os.Lstat(filepath.Join(marks, name+".marker"))
+		return err == nil
+	}
+	clearMarkers := func() {
+		ms, _ := filepath.Glob(filepath.Join(marks, "*.marker"))
+		for _, m := range ms {
+			must(t, os.Remove(m))
+		}
+	}
+	f.write(".gitattributes", "*.txt filter=flt diff=drv\n")
+	b := f.base(map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	f.git("config", "filter.flt.clean", script("clean", "cat\n"))
+	f.git("config", "filter.flt.smudge", script("smudge", "cat\n"))
+	f.git("config", "diff.drv.command", script("command", ""))
+	f.git("config", "diff.drv.textconv", script("textconv", "cat \"$1\"\n"))
+	f.git("config", "core.fsmonitor", script("fsmonitor", ""))
+	f.write("a.txt", "changed\n")
+	later := time.Now().Add(2 * time.Second)
+	must(t, os.Chtimes(f.path("b.txt"), later, later))
+
+	control := func(name string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = f.dir
+		cmd.Env = f.env
+		_ = cmd.Run()
+		if !marker(name) {
+			t.Fatalf("control: git %v did not run the %s program; the test would prove nothing", args, name)
+		}
+		clearMarkers()
+	}
+	control("clean", "diff", "--name-status", b)
+	control("command", "diff", b)
+	control("textconv", "diff", "--no-ext-diff", b)
+	control("fsmonitor", "status", "--porcelain")
+	f.git("config", "filter.flt.process", script("process", ""))
+	control("process", "diff", "--name-status", b)
+	clearMarkers()
+	// Restore b.txt's stat-dirty state (the controls may have refreshed the index).
+	must(t, os.Chtimes(f.path("b.txt"), later.Add(time.Second), later.Add(time.Second)))
+
+	r, err := Discover(f.dir)
+	must(t, err)
+	cs, err := r.ChangedSet(ctx, b)
+	must(t, err)
+	equalLines(t, "C", render(cs.Entries), []string{"M a.txt"})
+	files, err := r.ListFiles(ctx)
+	must(t, err)
+	equalLines(t, "files", files, []string{".gitattributes", "a.txt", "b.txt"})
+	stat, err := r.DiffStat(ctx, b)
+	must(t, err)
+	if !strings.Contains(stat, "a.txt") || strings.Contains(stat, "b.txt") {
+		t.Errorf("diff stat:\n%s", stat)
+	}
+	if _, _, err := r.BaselineBlob(ctx, b, "a.txt"); err != nil {
+		t.Error(err)
+	}
+	if _, err := r.BaselineEntries(ctx, b, []string{"a.txt", "b.txt"}); err != nil {
+		t.Error(err)
+	}
+	for _, m := range []string{"clean", "smudge", "process", "command", "textconv", "fsmonitor"} {
+		if marker(m) {
+			t.Errorf("the %s program ran", m)
+		}
+	}
 }

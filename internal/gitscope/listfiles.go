@@ -64,13 +64,18 @@ func (r *Repo) DiffStat(ctx context.Context, baseline string) (string, error) {
 	if !r.gitUsable() {
 		return DiffStatUnavailable, nil
 	}
+	fg := r.startFilterGuard(ctx)
 	pi, err := r.newPrivateIndex(ctx)
+	filterArgs, ferr := fg.wait()
 	if err != nil {
 		return "", err
 	}
 	defer pi.cleanup()
+	if ferr != nil {
+		return "", ferr
+	}
 	args := slices.Concat([]string{"--no-optional-locks", "--no-pager", "-c", "core.quotepath=off", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=" + os.DevNull},
-		diffConfigArgs, indexGuardArgs,
+		diffConfigArgs, indexGuardArgs, filterArgs,
 		[]string{"diff", "--stat=200", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv", baseline, "--", ".", ":(exclude).mastermind"})
 	var out []byte
 	err = r.runEnv(ctx, r.root, "diff", args, pi.env(), func(rd io.Reader) error {

@@ -61,3 +61,26 @@ func TestMergeRules(t *testing.T) {
 	)
 	equalLines(t, "merge", render(got), []string{"A a", "M f", "? n nested", "M u"})
 }
+
+// FuzzParseFilterDrivers feeds arbitrary `git config -z --name-only` output to the driver-name
+// parser: no panic, and every accepted name can be written as a -c key (no '=', NUL, newline),
+// sorted and unique.
+func FuzzParseFilterDrivers(f *testing.F) {
+	f.Add([]byte("filter.lfs.clean\x00filter.a.b.process\x00filter..clean\x00"))
+	f.Add([]byte("filter.a=b.clean\x00"))
+	f.Add([]byte("filter.x"))
+	f.Fuzz(func(t *testing.T, out []byte) {
+		ds, err := parseFilterDrivers(out)
+		if err != nil {
+			return
+		}
+		for i, d := range ds {
+			if bytes.ContainsAny([]byte(d), "=\n\x00") {
+				t.Fatalf("driver %q accepted", d)
+			}
+			if i > 0 && ds[i-1] >= d {
+				t.Fatalf("not sorted/unique: %q %q", ds[i-1], d)
+			}
+		}
+	})
+}

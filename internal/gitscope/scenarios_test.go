@@ -24,6 +24,9 @@ type scenario struct {
 	// the hostile-configuration scenarios (hostile_test.go) assert that the attack really fools
 	// the unhardened recipe, so the scenario proves something.
 	bare []string
+	// bareFails: the plain recipe fails (git dies), which is fail-closed but not silent; the
+	// noRun markers are still checked after it.
+	bareFails bool
 	// noRun lists marker files (relative to the fixture's temporary directory) that a program
 	// named in the repository configuration creates: they must be absent after degraded and
 	// CLI mode, and present after the bare recipe (the control showing git would run it).
@@ -551,7 +554,15 @@ func runScenario(t *testing.T, sc scenario) {
 	if sc.bare != nil {
 		bareWant = sc.bare
 	}
-	equalLines(t, "bare git recipe", bareRecipe(t, dir, baseline), bareWant)
+	if got, err := bareRecipeErr(t, dir, baseline); sc.bareFails {
+		if err == nil {
+			t.Errorf("#%d bare git recipe succeeded with %q, want a failure", sc.id, got)
+		}
+	} else if err != nil {
+		t.Fatal(err)
+	} else {
+		equalLines(t, "bare git recipe", got, bareWant)
+	}
 	for _, m := range sc.noRun {
 		if _, err := os.Lstat(filepath.Join(f.tmp(), m)); err != nil {
 			t.Errorf("#%d control: the bare recipe did not run the configured program (%s missing); the scenario proves nothing", sc.id, m)
