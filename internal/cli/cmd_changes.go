@@ -2,15 +2,12 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
-	"unicode"
 
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
@@ -136,7 +133,7 @@ func runChanges(ctx context.Context, opts *ChangesOptions) (err error) {
 			}
 			out.Changes = append(out.Changes, j)
 		}
-		return writeJSONVisible(opts.IO.Out, out)
+		return writeJSON(opts.IO.Out, out)
 	}
 	return writeChangesText(opts.IO.Out, entries)
 }
@@ -149,46 +146,10 @@ func writeChangesText(w io.Writer, entries []gitscope.Entry) error {
 	for _, e := range entries {
 		bw.WriteString(string(e.Status))
 		bw.WriteByte('\t')
-		bw.WriteString(escapeInvisiblePath(textsafe.Escape(string(e.Path))))
+		bw.WriteString(textsafe.Escape(string(e.Path)))
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()
-}
-
-// writeJSONVisible is writeJSON with every invisible character (see escapeInvisiblePath) inside
-// the JSON strings written as a \uXXXX escape. encoding/json emits non-ASCII characters only
-// inside strings, so the escape is exact: a consumer decodes the same path or pointer.
-func writeJSONVisible(w io.Writer, v any) error {
-	var b bytes.Buffer
-	if err := writeJSON(&b, v); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, escapeInvisiblePath(b.String()))
-	return err
-}
-
-// escapeInvisiblePath writes every Cf, Zl, Zp and non-ASCII Zs character of s as \uXXXX.
-// textsafe.Escape has already handled controls, bidi characters and invalid bytes.
-func escapeInvisiblePath(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) || (r != ' ' && unicode.Is(unicode.Zs, r)) {
-			fmt.Fprintf(&b, `\u%04X`, r)
-		} else {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // isFullHexOID reports whether s is 40 lowercase hex digits.

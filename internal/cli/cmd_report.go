@@ -111,7 +111,7 @@ func runReportValidate(opts *ReportValidateOptions) error {
 	}
 	if err != nil {
 		if opts.JSON {
-			_ = writeJSONVisible(opts.IO.Out, reportValidateJSON{SchemaVersion: 1, Command: "report validate", File: display,
+			_ = writeJSON(opts.IO.Out, reportValidateJSON{SchemaVersion: 1, Command: "report validate", File: display,
 				Findings: []finding.Finding{}, Outcome: "error", Error: err.Error()})
 		} else if opts.Format == formatGitHub {
 			_ = writeGitHubAnnotations(opts.IO.Out, []ghAnnotation{{Level: "error", File: display, Title: "mastermind report validate", Message: err.Error()}})
@@ -128,7 +128,7 @@ func runReportValidate(opts *ReportValidateOptions) error {
 			f := string(res.Form)
 			env.Form = &f
 		}
-		if err := writeJSONVisible(opts.IO.Out, env); err != nil {
+		if err := writeJSON(opts.IO.Out, env); err != nil {
 			return err
 		}
 	} else {

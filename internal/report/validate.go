@@ -7,6 +7,7 @@ import (
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/markdown"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
 )
 
@@ -21,7 +22,7 @@ func Validate(data []byte, file string) Result {
 	for i := range res.Findings {
 		res.Findings[i].File = file
 		res.Findings[i].Class = finding.ClassError
-		res.Findings[i].Message = escapeInvisible(res.Findings[i].Message)
+		res.Findings[i].Message = textsafe.Escape(res.Findings[i].Message)
 	}
 	finding.SortByPosition(res.Findings)
 	if len(res.Findings) > 0 {

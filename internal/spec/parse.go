@@ -9,6 +9,7 @@ import (
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/markdown"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
 // bom is the UTF-8 byte order mark stripped from the start of spec.md (§1.1).
@@ -57,7 +58,7 @@ func newParser(data []byte, file string) *parser {
 // add appends an error-class finding at a spec.md position.
 func (p *parser) add(rule string, line, col int, pointer, msg string, fields ...finding.Field) {
 	p.findings = append(p.findings, finding.Finding{Rule: rule, Class: finding.ClassError, File: p.file,
-		Line: line, Column: col, Pointer: pointer, Message: escapeInvisible(msg), Fields: fields})
+		Line: line, Column: col, Pointer: pointer, Message: textsafe.Escape(msg), Fields: fields})
 }
 
 func (p *parser) run() {

@@ -1,12 +1,16 @@
 // Package textsafe escapes untrusted text before it reaches a terminal or a text artifact, as
 // spec-and-lifecycle.md §7.1 ("Terminal safety") requires: C0 controls, DEL, C1 controls and the
 // bidi controls U+061C, U+200E, U+200F, U+202A–U+202E and U+2066–U+2069 become `\u` plus four
-// uppercase hex digits. Invalid UTF-8 bytes become `\xHH`. Everything else is kept as is.
+// uppercase hex digits. Beyond the design's list, every other character a reader cannot see or
+// tell from another is escaped the same way (format characters such as U+200B and U+FEFF, line
+// and paragraph separators, spaces other than U+0020), so "READ\u200BME.md" never prints as
+// README.md (docs/hardening.md). Invalid UTF-8 bytes become `\xHH`. Everything else is kept.
 package textsafe
 
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -19,8 +23,11 @@ func NeedsEscape(r rune) bool {
 		r >= 0x202a && r <= 0x202e,
 		r >= 0x2066 && r <= 0x2069:
 		return true
+	case r < 0x80:
+		return false
 	}
-	return false
+	// Invisible: format characters (Cf), line and paragraph separators, non-ASCII spaces.
+	return unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Zs)
 }
 
 // Escape returns s with every rune for which NeedsEscape is true written as `\uXXXX`, and every

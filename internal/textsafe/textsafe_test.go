@@ -13,6 +13,11 @@ func TestEscape(t *testing.T) {
 		{"\u0085", `\u0085`},
 		{"bad\xffbyte", `bad\xFFbyte`},
 		{"del\x7f", `del\u007F`},
+		{"READ\u200BME.md", `READ\u200BME.md`},
+		{"no\u00A0break", `no\u00A0break`},
+		{"bom\uFEFF", `bom\uFEFF`},
+		{"line\u2028sep", `line\u2028sep`},
+		{"em — dash ⚠️ ✅", "em — dash ⚠️ ✅"},
 	}
 	for _, tt := range tests {
 		if got := Escape(tt.in); got != tt.want {
