@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/mastermind-controller/mastermind/internal/fsx"
 )
 
 // File names inside a run directory (§1.7).
@@ -44,7 +46,8 @@ var writeAll = func(f *os.File, p []byte) error {
 // append compatible with forge's events writer (§1.7). Each event must hold every line key up to
 // event_id; AppendEvents adds prev_hash, seq and entry_hash, chaining the events after the log's
 // tail. A damaged log (*ChainError), an unrecoverable WAL (*WALError), a lock timeout
-// (*LockTimeoutError) or a lost lock (ErrLockLost) writes nothing. It returns the written lines.
+// (*LockTimeoutError), a lock path that is not a regular file (*LockPathError) or a lost lock
+// (ErrLockLost) writes nothing. It returns the written lines.
 func AppendEvents(runDir, runID string, events []*Object) ([][]byte, error) {
 	lock, err := acquireLock(filepath.Join(runDir, LockFile), LockTimeout())
 	if err != nil {
@@ -203,12 +206,9 @@ func syncDir(dir string) error {
 
 // recoverWAL completes or discards an interrupted append (§1.7 "Recover an interrupted append").
 func recoverWAL(logPath, walPath string) error {
-	raw, err := os.ReadFile(walPath)
+	raw, err := readWAL(walPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
-	}
-	if fi, lerr := os.Lstat(walPath); lerr == nil && !fi.Mode().IsRegular() {
-		return &WALError{"is not a regular file"}
 	}
 	if err != nil {
 		return err
@@ -245,6 +245,33 @@ func recoverWAL(logPath, walPath string) error {
 		return err
 	}
 	return syncDir(filepath.Dir(walPath))
+}
+
+// maxWALBytes bounds the WAL read. A WAL holds one ingest's two events as a JSON string; an
+// ingest reads at most 16 MiB, so a larger WAL was not written by an ingest.
+const maxWALBytes = 256 << 20
+
+// readWAL reads the WAL without following a symlink and without blocking on a FIFO
+// (fsx.ReadFile): a FIFO, device, directory or symlink at the WAL path is a *WALError at once,
+// so a planted FIFO or a link to /dev/zero can neither hang the ingest nor be read through. A
+// missing WAL is fs.ErrNotExist.
+func readWAL(path string) ([]byte, error) {
+	raw, err := fsx.ReadFile(path, maxWALBytes)
+	switch fsx.ReasonOf(err) {
+	case "":
+		return raw, err
+	case fsx.ReasonMissing:
+		return nil, fs.ErrNotExist
+	case fsx.ReasonSymlink:
+		return nil, &WALError{"is a symbolic link; mastermind never follows links"}
+	case fsx.ReasonNotRegular:
+		var pe *fsx.PathError
+		errors.As(err, &pe)
+		return nil, &WALError{"is not a regular file (found " + pe.Detail + ")"}
+	case fsx.ReasonTooLarge:
+		return nil, &WALError{fmt.Sprintf("is larger than %d bytes", maxWALBytes)}
+	}
+	return nil, &WALError{err.Error()}
 }
 
 func parseWAL(raw []byte) (int64, []byte, bool) {

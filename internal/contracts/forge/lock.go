@@ -77,6 +77,9 @@ func acquireLock(path string, timeout time.Duration) (*eventsLock, error) {
 		}
 		switch {
 		case errors.Is(err, syscall.EEXIST):
+			if err := checkLockEntry(path); err != nil {
+				return nil, err
+			}
 			if tryTakeover(path) {
 				continue
 			}
@@ -90,6 +93,42 @@ func acquireLock(path string, timeout time.Duration) (*eventsLock, error) {
 		}
 		time.Sleep(time.Duration(15+rand.IntN(36)) * time.Millisecond)
 	}
+}
+
+// LockPathError is an events lock path that holds something other than a regular file: a
+// symlink, directory, FIFO, socket or device. No forge writer creates one, so it is refused at
+// once instead of being waited on for the whole timeout and then unlinked as a stale lock.
+type LockPathError struct {
+	Path  string
+	Found string // "symbolic link", "directory", "FIFO", "socket" or "device"
+}
+
+func (e *LockPathError) Error() string {
+	return fmt.Sprintf("events lock %s is a %s, not a lock file; remove it by hand — refusing an unlocked append", e.Path, e.Found)
+}
+
+// checkLockEntry refuses a lock path that exists and is not a regular file (LockPathError). A
+// vanished entry is fine: the create is retried.
+func checkLockEntry(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode().IsRegular() {
+		return nil
+	}
+	m := fi.Mode()
+	found := "special file"
+	switch {
+	case m&os.ModeSymlink != 0:
+		found = "symbolic link"
+	case m.IsDir():
+		found = "directory"
+	case m&os.ModeNamedPipe != 0:
+		found = "FIFO"
+	case m&os.ModeSocket != 0:
+		found = "socket"
+	case m&os.ModeDevice != 0:
+		found = "device"
+	}
+	return &LockPathError{Path: path, Found: found}
 }
 
 func holdLock(path string, f *os.File) (*eventsLock, error) {
