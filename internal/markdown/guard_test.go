@@ -372,3 +372,30 @@ func BenchmarkHostileMarkdown(b *testing.B) {
 		})
 	}
 }
+
+// CodeSpans counts columns incrementally along a line; every position must equal Position's.
+func TestCodeSpanPositionsMatchPosition(t *testing.T) {
+	docs := guardCorpus(t)
+	docs["long line"] = []byte(strings.Repeat("`a` é ", 2000) + "\n\t`b`\n> `c` `d`\n")
+	for name, src := range docs {
+		d := Parse(src)
+		var want [][2]int
+		_ = ast.Walk(d.Root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+			if cs, ok := n.(*ast.CodeSpan); ok && entering {
+				l, c := d.Position(cs.Pos())
+				want = append(want, [2]int{l, c})
+				return ast.WalkSkipChildren, nil
+			}
+			return ast.WalkContinue, nil
+		})
+		spans := d.CodeSpans()
+		if len(spans) != len(want) {
+			t.Fatalf("%s: %d spans, want %d", name, len(spans), len(want))
+		}
+		for i, s := range spans {
+			if [2]int{s.Line, s.Column} != want[i] {
+				t.Errorf("%s: span %d at %d:%d, Position says %v", name, i, s.Line, s.Column, want[i])
+			}
+		}
+	}
+}
