@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
 // Main runs the mastermind command line with args (without the program name) and returns the exit
@@ -28,7 +29,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		return ExitOK
 	}
 	if !silent(err) {
-		fmt.Fprintf(stderr, "mastermind: %s\n", err)
+		fmt.Fprintf(stderr, "mastermind: %s\n", textsafe.Escape(err.Error()))
 		if _, ok := err.(*UsageError); ok {
 			fmt.Fprintln(stderr, "Run 'mastermind --help' for usage.")
 		}
