@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -420,6 +421,7 @@ func newSinceSet(cs *gitscope.ChangedSet) *sinceSet {
 // reports the same error without running git again.
 type sharedGit struct {
 	Git
+	mu       sync.Mutex // post-flight computes the changed set on its own goroutine
 	sets     map[string]csResult
 	head     *headResult
 	files    *filesResult
@@ -445,18 +447,26 @@ type filesResult struct {
 func newSharedGit(g Git) *sharedGit { return &sharedGit{Git: g, sets: map[string]csResult{}} }
 
 // ChangedSet returns the cached changed set for baseline, computing it on first use.
+//
+// The computation ignores the caller's cancellation (post-flight cancels its speculative changed
+// set when a task's report is rejected): the result is shared, so it is finished and kept for
+// the other tasks with the same baseline rather than thrown away.
 func (g *sharedGit) ChangedSet(ctx context.Context, baseline string) (*gitscope.ChangedSet, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	if r, ok := g.sets[baseline]; ok {
 		return r.cs, r.err
 	}
 	g.computed++
-	cs, err := g.Git.ChangedSet(ctx, baseline)
+	cs, err := g.Git.ChangedSet(context.WithoutCancel(ctx), baseline)
 	g.sets[baseline] = csResult{cs, err}
 	return cs, err
 }
 
 // Head returns the cached HEAD.
 func (g *sharedGit) Head(ctx context.Context) (string, bool, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	if g.head == nil {
 		oid, unborn, err := g.Git.Head(ctx)
 		g.head = &headResult{oid, unborn, err}
@@ -466,6 +476,8 @@ func (g *sharedGit) Head(ctx context.Context) (string, bool, error) {
 
 // ListFiles returns a copy of the cached file list.
 func (g *sharedGit) ListFiles(ctx context.Context) ([]string, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	if g.files == nil {
 		files, err := g.Git.ListFiles(ctx)
 		g.files = &filesResult{files, err}

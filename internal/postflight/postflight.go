@@ -100,6 +100,24 @@ func (c *controller) computeAudit(ctx context.Context, st *State, pre *specInput
 	if err != nil || sha256Hex(raw) != st.SpecHash {
 		return &auditRun{SpecChanged: true}, nil
 	}
+	headOID, unborn, err := c.git.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// Step 4 starts here, concurrently with parsing the spec and validating the report, so that
+	// nothing runs serially before the git recipe (gitscope.md §8.4). A rejected report cancels it
+	// and waits for it to stop: the changed set never contributes to a rejected report.
+	csCtx, cancelCS := context.WithCancel(ctx)
+	type changedResult struct {
+		cs  *gitscope.ChangedSet
+		err error
+	}
+	csDone := make(chan changedResult, 1)
+	go func() {
+		cs, err := c.git.ChangedSet(csCtx, st.BaselineRef)
+		csDone <- changedResult{cs, err}
+	}()
+	stopChanged := func() { cancelCS(); <-csDone }
 	var sp *spec.Spec
 	var specFindings []finding.Finding
 	if pre != nil && pre.Spec != nil {
@@ -109,26 +127,29 @@ func (c *controller) computeAudit(ctx context.Context, st *State, pre *specInput
 	}
 	a := &Audit{Spec: c.task.Spec, Baseline: st.BaselineRef, Scope: scopeEvidence(sp)}
 	ar := &auditRun{SpecRaw: raw, Audit: a}
-	if oid, unborn, err := c.git.Head(ctx); err != nil {
-		return nil, err
-	} else if !unborn {
-		a.Head = &oid
+	if !unborn {
+		a.Head = &headOID
 	}
 	// Step 3: executor report.
 	rr, err := report.ReadInRepo(c.task.Root, c.task.ReportRel())
 	if err != nil {
+		stopChanged()
 		return nil, err
 	}
 	if len(rr.Findings) > 0 {
+		stopChanged()
 		return ar.reject(rejectionFor(a, rr)), nil
 	}
 	rep := rr.Report
 	if f, ok := c.checkCompletion(rep); !ok {
+		stopChanged()
 		return ar.reject(identityRejection(a, rep, f)), nil
 	}
 	a.Report = reportEvidence(rep, nil)
-	// Step 4: changed set.
-	cs, err := c.git.ChangedSet(ctx, st.BaselineRef)
+	// Step 4: changed set (started above).
+	res := <-csDone
+	cancelCS()
+	cs, err := res.cs, res.err
 	if err != nil {
 		return nil, err
 	}
