@@ -185,6 +185,9 @@ func appendPayload(path string, base int64, payload []byte, created bool) error 
 
 func truncateLog(path string, size int64) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if errors.Is(err, fs.ErrNotExist) && size == 0 {
+		return nil // the interrupted first append was killed before it created the log
+	}
 	if err != nil {
 		return err
 	}
