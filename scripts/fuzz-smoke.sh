@@ -9,7 +9,11 @@ while IFS= read -r file; do
   pkg="./$(dirname "$file")"
   for target in $(grep -oE '^func (Fuzz[A-Za-z0-9_]+)\(' "$file" | sed -E 's/^func (Fuzz[A-Za-z0-9_]+)\(/\1/'); do
     echo "fuzz $pkg $target ($dur)"
-    go test "$pkg" -run '^$' -fuzz "^${target}\$" -fuzztime "$dur" >/dev/null
+    if ! out=$(go test "$pkg" -run '^$' -fuzz "^${target}\$" -fuzztime "$dur" 2>&1); then
+      printf '%s\n' "$out" >&2
+      echo "fuzz-smoke: $count passed, 1 failed ($pkg $target)" >&2
+      exit 1
+    fi
     count=$((count + 1))
   done
 done < <(grep -rlE '^func Fuzz' --include='*_test.go' . | sed 's|^\./||' | sort)
