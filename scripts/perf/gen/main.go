@@ -107,7 +107,7 @@ func base(dir string) error {
 // "status<TAB>path" lines of D, sorted.
 func scenarioA(dir string) error {
 	exp := map[string]string{}
-	pick := func(k int) string { return srcPath(k*997%100000) } // spread over the tree
+	pick := func(k int) string { return srcPath(k * 997 % 100000) } // spread over the tree
 	k := 0
 	next := func() string { k++; return pick(k) }
 	edit := func(p string) error {
