@@ -101,7 +101,7 @@ func runChanges(ctx context.Context, opts *ChangesOptions) (err error) {
 	// A full lowercase OID needs no serial rev-parse: ChangedSet validates it concurrently with
 	// the recipe (gitscope.md §8.4).
 	oid := opts.Since
-	if !isFullHexOID(oid) {
+	if !gitscope.IsFullOID(oid) {
 		oid, err = repo.ResolveRevision(ctx, opts.Since)
 		if errors.Is(err, gitscope.ErrInvalidRevision) {
 			return usageErrorf("--since: %s", textsafe.Escape(err.Error()))
@@ -150,17 +150,4 @@ func writeChangesText(w io.Writer, entries []gitscope.Entry) error {
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()
-}
-
-// isFullHexOID reports whether s is 40 lowercase hex digits.
-func isFullHexOID(s string) bool {
-	if len(s) != 40 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }

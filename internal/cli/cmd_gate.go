@@ -132,7 +132,7 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 	since := ""
 	if opts.Since != "" {
 		since = opts.Since
-		if !isFullHexOID(since) {
+		if !gitscope.IsFullOID(since) {
 			since, err = repo.ResolveRevision(ctx, opts.Since)
 			if errors.Is(err, gitscope.ErrInvalidRevision) {
 				return usageErrorf("--since: %s", textsafe.Escape(err.Error()))

@@ -54,7 +54,7 @@ func (r *Repo) Head(ctx context.Context) (oid string, unborn bool, err error) {
 		return "", false, err
 	}
 	oid = strings.TrimSuffix(string(out), "\n")
-	if !isFullOID(oid) {
+	if !IsFullOID(oid) {
 		return "", false, &ErrGitFailed{Cmd: "rev-parse", Exit: -1, Stderr: "unexpected output: " + oid}
 	}
 	return oid, false, nil
@@ -73,7 +73,7 @@ func (r *Repo) layoutError(gerr error) error {
 // --end-of-options <oid>^{commit}` and requires exactly oid back; without, go-git looks the
 // commit up. Failure is ErrBaselineUnavailable (or *ErrDubiousOwnership).
 func (r *Repo) ValidateBaseline(ctx context.Context, oid string) error {
-	if !isFullOID(oid) {
+	if !IsFullOID(oid) {
 		return fmt.Errorf("baseline %q is not a full 40-hex object id: %w", oid, ErrBaselineUnavailable)
 	}
 	if r.gitUsable() {
@@ -160,7 +160,7 @@ func (r *Repo) ResolveRevision(ctx context.Context, rev string) (string, error) 
 			return "", err
 		}
 		oid := strings.TrimSuffix(string(out), "\n")
-		if !isFullOID(oid) {
+		if !IsFullOID(oid) {
 			return "", &ErrGitFailed{Cmd: "rev-parse", Exit: -1, Stderr: "unexpected output: " + oid}
 		}
 		return oid, nil
@@ -241,7 +241,7 @@ func (r *Repo) resolveCommitCLI(ctx context.Context, p string) (string, string, 
 		return "", "", ErrCommitNotFound
 	}
 	oid := strings.TrimSuffix(string(out), "\n")
-	if !isFullOID(oid) {
+	if !IsFullOID(oid) {
 		return "", "", &ErrGitFailed{Cmd: "rev-parse", Exit: -1, Stderr: "unexpected output: " + oid}
 	}
 	subj, err := r.runSimple(ctx, r.root, "log", "-1", "--no-show-signature", "--no-color", "--format=%s", "--end-of-options", oid, "--")
@@ -332,7 +332,7 @@ func entryTypeOf(m filemode.FileMode) EntryType {
 // EntryTree. Lookups are batched by directory (each directory tree is read once). go-git reads
 // the tree; `git ls-tree -z --full-tree` does when go-git cannot open the layout.
 func (r *Repo) BaselineEntries(ctx context.Context, baseline string, paths []string) (map[string]EntryType, error) {
-	if !isFullOID(baseline) {
+	if !IsFullOID(baseline) {
 		return nil, ErrBaselineUnavailable
 	}
 	out := make(map[string]EntryType, len(paths))
@@ -445,7 +445,7 @@ func (r *Repo) lsTreeEntries(ctx context.Context, baseline string, paths []strin
 // 256 MiB are an error. go-git reads it; `git ls-tree` + `git cat-file blob` do when go-git cannot
 // open the layout.
 func (r *Repo) BaselineBlob(ctx context.Context, baseline, p string) (data []byte, ok bool, err error) {
-	if !isFullOID(baseline) {
+	if !IsFullOID(baseline) {
 		return nil, false, ErrBaselineUnavailable
 	}
 	if baseline == EmptyTreeOID || p == "" {
@@ -496,7 +496,7 @@ func (r *Repo) catFileBlob(ctx context.Context, baseline, p string) ([]byte, boo
 	rec, _, _ := bytes.Cut(b, []byte{0})
 	meta, name, found := bytes.Cut(rec, []byte{'\t'})
 	f := strings.Fields(string(meta))
-	if !found || len(f) != 3 || string(name) != p || f[1] != "blob" || !isFullOID(f[2]) {
+	if !found || len(f) != 3 || string(name) != p || f[1] != "blob" || !IsFullOID(f[2]) {
 		return nil, false, nil
 	}
 	var data []byte

@@ -35,7 +35,7 @@ var lsOthersArgs = slices.Concat(globalArgs, untrackedGuardArgs, []string{
 // Without a usable git it returns the degraded §6 result (Source "go-git", Degraded true), or an
 // error naming the layout when go-git cannot open the repository. Never partial, never truncated.
 func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, error) {
-	if !isFullOID(baseline) {
+	if !IsFullOID(baseline) {
 		return nil, fmt.Errorf("baseline %q is not a full 40-hex object id: %w", baseline, ErrBaselineUnavailable)
 	}
 	if _, err := r.gitBinary(); err != nil {
@@ -251,8 +251,9 @@ func mergeEntries(diff, others []Entry) []Entry {
 	return slices.Clip(out)
 }
 
-// isFullOID reports whether s is 40 lowercase hex digits.
-func isFullOID(s string) bool {
+// IsFullOID reports whether s is a full SHA-1 object id: exactly 40 lowercase hex digits (the
+// only form a baseline is stored and passed to git in, gitscope.md §4.2).
+func IsFullOID(s string) bool {
 	if len(s) != 40 {
 		return false
 	}

@@ -58,7 +58,7 @@ func (r *Repo) ListFiles(ctx context.Context) ([]string, error) {
 // with the hardened environment, at most 16 MiB. Without a usable git it returns
 // DiffStatUnavailable and no error. The baseline must be a full OID (ErrBaselineUnavailable).
 func (r *Repo) DiffStat(ctx context.Context, baseline string) (string, error) {
-	if !isFullOID(baseline) {
+	if !IsFullOID(baseline) {
 		return "", ErrBaselineUnavailable
 	}
 	if !r.gitUsable() {
