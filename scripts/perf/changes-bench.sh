@@ -14,34 +14,16 @@ BASE=$(cat "$OUT/baseline")
 BIN="$OUT/mastermind"
 (cd "$ROOT" && go build -trimpath -o "$BIN" ./cmd/mastermind)
 
-now() { date +%s%N; }
-
-# The bare recipe: both commands concurrently, hardened flags and environment.
-recipe() {
-	local dir=$1
-	env -i PATH="$PATH" HOME="$HOME" LC_ALL=C GIT_OPTIONAL_LOCKS=0 GIT_TERMINAL_PROMPT=0 \
-		GIT_NO_REPLACE_OBJECTS=1 GIT_NO_LAZY_FETCH=1 GIT_ALLOW_PROTOCOL= \
-		git -C "$dir" --no-optional-locks --no-pager --literal-pathspecs -c core.quotepath=off \
-		-c core.fsmonitor=false -c diff.external= -c color.ui=never \
-		diff --no-ext-diff --no-textconv --no-color --name-status -z --no-renames \
-		--ignore-submodules=none "$BASE" -- >/dev/null &
-	local p1=$!
-	env -i PATH="$PATH" HOME="$HOME" LC_ALL=C GIT_OPTIONAL_LOCKS=0 GIT_TERMINAL_PROMPT=0 \
-		GIT_NO_REPLACE_OBJECTS=1 GIT_NO_LAZY_FETCH=1 GIT_ALLOW_PROTOCOL= \
-		git -C "$dir" --no-optional-locks --no-pager --literal-pathspecs -c core.quotepath=off \
-		-c core.fsmonitor=false ls-files -z --others --exclude-standard --full-name -- >/dev/null &
-	local p2=$!
-	wait $p1 $p2
-}
+. "$ROOT/scripts/perf/recipe.sh"
 
 mm() { MASTERMIND_DEBUG_RSS=1 "$BIN" changes --since "$BASE" --root "$1" 2>"$OUT/rss.txt" >"$OUT/changes.out"; }
 
 bench() {
 	local name=$1 dir=$2
-	recipe "$dir"; mm "$dir" # warm-up
+	recipe "$dir" "$BASE"; mm "$dir" # warm-up
 	local ratios=() rss=() r0 r1 p0 p1
 	for i in $(seq 1 "$PAIRS"); do
-		r0=$(now); recipe "$dir"; r1=$(now)
+		r0=$(now); recipe "$dir" "$BASE"; r1=$(now)
 		p0=$(now); mm "$dir"; p1=$(now)
 		local R=$(( (r1 - r0) / 1000 )) P=$(( (p1 - p0) / 1000 ))
 		local ratio

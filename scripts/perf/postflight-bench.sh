@@ -81,16 +81,7 @@ cat >"$A/$TASK/approved-state.json" <<JSON
 }
 JSON
 
-recipe() {
-	git -C "$A" --no-optional-locks --no-pager --literal-pathspecs \
-		-c core.quotepath=off -c core.fsmonitor=false -c diff.external= -c color.ui=never \
-		diff --no-ext-diff --no-textconv --no-color --name-status -z --no-renames \
-		--ignore-submodules=none "$BASELINE" -- >/dev/null &
-	git -C "$A" --no-optional-locks --no-pager --literal-pathspecs \
-		-c core.quotepath=off -c core.fsmonitor=false \
-		ls-files -z --others --exclude-standard --full-name -- >/dev/null &
-	wait
-}
+. scripts/perf/recipe.sh
 post() {
 	cp "$A/$TASK/approved-state.json" "$A/$TASK/state.json"
 	(cd "$A" && MASTERMIND_DEBUG_RSS=1 "$BIN" run-task "$TASK/spec.md" --post-only >/dev/null 2>"$A/$TASK/stderr.txt") || {
@@ -101,10 +92,9 @@ post() {
 		exit 1
 	}
 }
-now() { date +%s%N; }
 
 # Warm-up, then check the verdict and the changed-set size once.
-recipe
+recipe "$A" "$BASELINE"
 post
 grep -q '"verdict": "drift"' "$A/$TASK/state.json" || { echo "unexpected verdict:" >&2; cat "$A/$TASK/state.json" >&2; exit 1; }
 grep -q 'changed files: 95 (source: git)' "$A/$TASK/audit.md" || { echo "changed set is not 95 paths" >&2; exit 1; }
@@ -114,7 +104,7 @@ RATIOS=""
 RSS=0
 i=1
 while [ "$i" -le "$PAIRS" ]; do
-	t0=$(now); recipe; t1=$(now)
+	t0=$(now); recipe "$A" "$BASELINE"; t1=$(now)
 	post; t2=$(now)
 	r=$(( (t1 - t0) / 1000 )); p=$(( (t2 - t1) / 1000 ))
 	kb=$(sed -n 's/.*VmHWM: \([0-9]*\) kB.*/\1/p' "$A/$TASK/stderr.txt")

@@ -1,0 +1,22 @@
+# Sourced by the perf scripts: the bare git recipe R of gitscope.md §4.1 and §8.2, the yardstick
+# mastermind is compared against — both commands run concurrently with the hardened flags and an
+# explicitly built environment. Usage: recipe DIR BASELINE_OID; now prints nanoseconds.
+
+now() { date +%s%N; }
+
+recipe() {
+	local dir=$1 base=$2
+	env -i PATH="$PATH" HOME="$HOME" LC_ALL=C GIT_OPTIONAL_LOCKS=0 GIT_TERMINAL_PROMPT=0 \
+		GIT_NO_REPLACE_OBJECTS=1 GIT_NO_LAZY_FETCH=1 GIT_ALLOW_PROTOCOL= \
+		git -C "$dir" --no-optional-locks --no-pager --literal-pathspecs -c core.quotepath=off \
+		-c core.fsmonitor=false -c diff.external= -c color.ui=never \
+		diff --no-ext-diff --no-textconv --no-color --name-status -z --no-renames \
+		--ignore-submodules=none "$base" -- >/dev/null &
+	local p1=$!
+	env -i PATH="$PATH" HOME="$HOME" LC_ALL=C GIT_OPTIONAL_LOCKS=0 GIT_TERMINAL_PROMPT=0 \
+		GIT_NO_REPLACE_OBJECTS=1 GIT_NO_LAZY_FETCH=1 GIT_ALLOW_PROTOCOL= \
+		git -C "$dir" --no-optional-locks --no-pager --literal-pathspecs -c core.quotepath=off \
+		-c core.fsmonitor=false ls-files -z --others --exclude-standard --full-name -- >/dev/null &
+	local p2=$!
+	wait $p1 $p2
+}
