@@ -166,12 +166,13 @@ var hostileScenarios = []scenario{
 			return b, f.dir
 		}},
 	// A long-running process filter (with a dotted driver name) named in a core.attributesFile
-	// outside the repository. It fails its handshake, and the plain recipe dies — after it ran
-	// the program.
+	// outside the repository. It fails its handshake; the plain recipe either dies of SIGPIPE
+	// or carries on without the filter (a race inside git, seen both ways) — after it ran the
+	// program either way.
 	{id: 110, name: "process filter in core.attributesFile",
-		want:      []string{"M a.txt"},
-		bareFails: true,
-		noRun:     []string{"process.marker"},
+		want:        []string{"M a.txt"},
+		bareMayFail: true,
+		noRun:       []string{"process.marker"},
 		setup: func(f *fixture) (string, string) {
 			b := f.base(map[string]string{"a.txt": "a\n"})
 			attrs := filepath.Join(f.tmp(), "attributes")

@@ -24,9 +24,11 @@ type scenario struct {
 	// the hostile-configuration scenarios (hostile_test.go) assert that the attack really fools
 	// the unhardened recipe, so the scenario proves something.
 	bare []string
-	// bareFails: the plain recipe fails (git dies), which is fail-closed but not silent; the
-	// noRun markers are still checked after it.
-	bareFails bool
+	// bareMayFail: the plain recipe may die or may answer bare/want, depending on a race
+	// inside git (a process filter that exits before its handshake: git dies of SIGPIPE when
+	// it writes first, and carries on without the filter when it reads EOF first). Either way
+	// the noRun markers are checked after it: the control is that git ran the program.
+	bareMayFail bool
 	// noRun lists marker files (relative to the fixture's temporary directory) that a program
 	// named in the repository configuration creates: they must be absent after degraded and
 	// CLI mode, and present after the bare recipe (the control showing git would run it).
@@ -554,10 +556,8 @@ func runScenario(t *testing.T, sc scenario) {
 	if sc.bare != nil {
 		bareWant = sc.bare
 	}
-	if got, err := bareRecipeErr(t, dir, baseline); sc.bareFails {
-		if err == nil {
-			t.Errorf("#%d bare git recipe succeeded with %q, want a failure", sc.id, got)
-		}
+	if got, err := bareRecipeErr(t, dir, baseline); err != nil && sc.bareMayFail {
+		t.Logf("#%d bare git recipe died (accepted for this scenario): %v", sc.id, err)
 	} else if err != nil {
 		t.Fatal(err)
 	} else {
