@@ -1,8 +1,6 @@
 package markdown
 
 import (
-	"sort"
-
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
@@ -29,9 +27,10 @@ import (
 //
 // The change is not invisible: the capped line's deepest block becomes a paragraph, which may
 // lazily absorb the next line where CommonMark would have started a top-level HTML block of type
-// 7 (one that runs to the next blank line). So from a capped line to the next blank line the top
-// level may differ from CommonMark's (FuzzCapNesting found this); Doc.CappedBefore reports those
-// lines, and callers that must be exact there (the executor report's sentinels) refuse them.
+// 7, or hide the opening of a top-level fence that runs to the end of the file. So from the first
+// capped line on, the top level may differ from CommonMark's (FuzzCapNesting found both);
+// Doc.CappedBefore reports it, and callers that must be exact there (the executor report's
+// sentinels) refuse what follows it.
 const MaxContainerMarkers = 100
 
 // inlineBudget bounds link and emphasis parsing: in a paragraph or heading whose byte length
@@ -95,6 +94,9 @@ func excessMarker(line []byte, maxMarkers, maxBlanks int) int {
 			col += w
 			blanks += w
 			if blanks > maxBlanks {
+				if isBlank(line[i:]) {
+					return -1 // a blank line stays blank: it opens nothing
+				}
 				return i
 			}
 			i++
@@ -213,22 +215,26 @@ func newParser(inline bool) parser.Parser {
 	return parser.NewParser(opts...)
 }
 
-// CappedBefore returns the capped line that may have changed how line n was parsed at the top
-// level (see MaxContainerMarkers): the nearest capped line at or before n with no blank line
-// between them, or 0.
+// CappedBefore returns the first capped line (see MaxContainerMarkers) at or before line n, or 0.
+// Up to that line the top-level structure is exactly CommonMark's: blocks are parsed line by line
+// and the cap only changes the capped line itself. From it on, the structure may differ — also
+// past the next blank line, when the capped line hides the opening of a top-level fence
+// (FuzzCapNesting's counterexample) — so callers that must be exact (the executor report's
+// sentinels) refuse what starts there or later.
 func (d *Doc) CappedBefore(n int) int {
-	i := sort.SearchInts(d.capped, n+1) - 1 // last capped line <= n
-	if i < 0 {
+	if len(d.capped) == 0 || d.capped[0] > n {
 		return 0
 	}
-	c := d.capped[i]
-	for l := c + 1; l < n; l++ {
-		if d.IsBlankLine(l) {
-			return 0
+	return d.capped[0]
+}
+
+// isBlank reports whether s holds only spaces, tabs and a carriage return (the rest of a line that
+// CommonMark reads as blank).
+func isBlank(s []byte) bool {
+	for _, c := range s {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
 		}
 	}
-	if c < n && d.IsBlankLine(n) {
-		return 0
-	}
-	return c
+	return true
 }

@@ -102,6 +102,8 @@ func TestCapNesting(t *testing.T) {
 		{"quotes behind a list's content indent", strings.Repeat(" ", 6) + deep("> ", 200, "x"), 206},
 		{"128 columns of indentation", strings.Repeat(" ", 128) + "x", -1},
 		{"129 columns of indentation", strings.Repeat(" ", 129) + "x", 128},
+		{"a blank line of 300 columns stays blank", strings.Repeat(" \t", 100) + "\r\n", -1},
+		{"markers then 200 blanks", "> - " + strings.Repeat(" ", 200), -1},
 		{"tabs count to the next multiple of 4", strings.Repeat("\t", 32) + " x", 32},
 		{"indentation between markers", deep("-   ", 50, "x"), 4*42 + 3},
 		{"second line", "text\n" + deep("> ", 101, "x"), 5 + 200},
@@ -217,20 +219,29 @@ func hostileMarkdown() map[string][]byte {
 	for i := 0; indented.Len() < size; i++ {
 		indented.WriteString(strings.Repeat("  ", i%2000) + "- a\n")
 	}
+	var blankInNesting bytes.Buffer // 64 nested items, then long blank lines (never capped)
+	for i := 0; i < 64; i++ {
+		blankInNesting.WriteString(strings.Repeat("  ", i) + "- a\n")
+	}
+	for blankInNesting.Len() < size-3000 {
+		blankInNesting.WriteString(strings.Repeat(" ", 2999) + "\n")
+	}
 	return map[string][]byte{
-		"quotes on one line":         rep("> "),
-		"ordered items on one line":  rep("1. "),
-		"mixed bullets on one line":  rep("- + "),
-		"1000 quotes per line":       nestedLines.Bytes(),
-		"indented list nesting":      indented.Bytes(),
-		"unclosed link destinations": rep("[a]("),
-		"empty link destinations":    rep("[]("),
-		"mixed emphasis":             rep("_a*"),
-		"emphasis and text":          rep("a*b_"),
-		"open brackets":              rep("["),
-		"images":                     rep("!["),
-		"angle brackets":             rep("<a "),
-		"backticks":                  rep("`a"),
+		"long blank lines in nesting": blankInNesting.Bytes(),
+		"one blank line":              rep(" "),
+		"quotes on one line":          rep("> "),
+		"ordered items on one line":   rep("1. "),
+		"mixed bullets on one line":   rep("- + "),
+		"1000 quotes per line":        nestedLines.Bytes(),
+		"indented list nesting":       indented.Bytes(),
+		"unclosed link destinations":  rep("[a]("),
+		"empty link destinations":     rep("[]("),
+		"mixed emphasis":              rep("_a*"),
+		"emphasis and text":           rep("a*b_"),
+		"open brackets":               rep("["),
+		"images":                      rep("!["),
+		"angle brackets":              rep("<a "),
+		"backticks":                   rep("`a"),
 	}
 }
 
@@ -258,9 +269,11 @@ func TestHostileMarkdownBounded(t *testing.T) {
 }
 
 // FuzzCapNesting checks the container cap with tiny limits (2 markers, 6 blank columns), so short
-// inputs hit it. Outside the lines CappedBefore reports, the top-level comment blocks and fences
-// (all the sentinel form reads) are exactly CommonMark's. Inside them the cap may only reveal a
-// comment CommonMark hides in an HTML block, never hide one; the report refuses sentinels there.
+// inputs hit it. The top-level comment blocks and fences (all the sentinel form reads) that start
+// before the first capped line (CappedBefore) are exactly CommonMark's, spans included; the report
+// refuses sentinels from that line on. (An earlier, weaker guard tainted only the lines up to the
+// next blank line; the last seed is the fuzzer's counterexample to it: CommonMark opens a fence on
+// line 3 that the capped parse puts inside a list item.)
 func FuzzCapNesting(f *testing.F) {
 	for _, s := range []string{
 		"> > > x\n<!-- mastermind:report-begin -->\n```yaml\na: 1\n```\n<!-- mastermind:report-end -->\n",
@@ -272,6 +285,9 @@ func FuzzCapNesting(f *testing.F) {
 		"> > > ```\n> > > <!-- mastermind:report-end -->\n",
 		"* * * *\n<!-- a -->\n",
 		"> > > ```\n<custom>\n<!-- a -->\n\n<!-- b -->\n",
+		"* +    *   \n0\n  ```",
+		"* +    *   \n0\n  ```\n\n<!-- a -->\n",
+		"x\n" + strings.Repeat(" ", 9) + "\n<!-- a -->\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -285,25 +301,16 @@ func FuzzCapNesting(f *testing.F) {
 		}
 		plain := &Doc{Source: src, Root: newParser(false).Parse(text.NewReader(src)), lines: lineStarts(src)}
 		guarded := &Doc{Source: src, Root: newParser(false).Parse(text.NewReader(capped)), lines: lineStarts(src), capped: lines}
-		split := func(d *Doc) (clean, tainted []string) {
+		before := func(d *Doc) (sigs []string) {
 			for _, b := range topBlocks(d) {
-				if guarded.CappedBefore(b.line) > 0 {
-					tainted = append(tainted, b.sig)
-				} else {
-					clean = append(clean, b.sig)
+				if guarded.CappedBefore(b.line) == 0 {
+					sigs = append(sigs, b.sig)
 				}
 			}
 			return
 		}
-		pc, pt := split(plain)
-		gc, gt := split(guarded)
-		if !slicesEqual(pc, gc) {
-			t.Fatalf("top-level structure changed by the cap outside capped regions:\n%q\nplain   %q\ncapped  %q\ncapped input %q", src, pc, gc, capped)
-		}
-		for _, sig := range pt {
-			if !contains(gt, sig) {
-				t.Fatalf("the cap hid a top-level block in a capped region:\n%q\nplain   %q\ncapped  %q", src, pt, gt)
-			}
+		if pb, gb := before(plain), before(guarded); !slicesEqual(pb, gb) {
+			t.Fatalf("top-level structure before the first capped line changed by the cap:\n%q\nplain   %q\ncapped  %q\ncapped input %q", src, pb, gb, capped)
 		}
 	})
 }

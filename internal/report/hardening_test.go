@@ -89,8 +89,11 @@ func hostileReports() []struct {
 		{"100,000 list items, 23,360 of them numbers", "schema.type", items("- %05x\n")},
 		{"100,000 null list items", "value.null", items("- ~\n")},
 		{"100,000 duplicate list items", "consistency.duplicate_path", items("- a\n")},
-		{"quote bomb before the report", "", fill("", "> ", "\n\n"+report)},
-		{"ordered-list bomb before the report", "", fill("", "1. ", "\n\n"+report)},
+		// Past a line over the nesting cap no sentinel is trusted (TestSentinelAfterCappedLine).
+		{"quote bomb before the report", RuleSentinelMalformed, fill("", "> ", "\n\n"+report)},
+		{"ordered-list bomb before the report", RuleSentinelMalformed, fill("", "1. ", "\n\n"+report)},
+		{"quote bomb after the report", "", fill(report+"\n", "> ", "\n")},
+		{"ordered-list bomb after the report", "", fill(report+"\n", "1. ", "\n")},
 		{"link bomb before the report", "", fill("", "[a](", "\n\n"+report)},
 		{"emphasis bomb before the report", "", fill("", "_a*", "\n\n"+report)},
 		{"backtick bomb before the report", "", fill("", "`a", "\n\n"+report)},
@@ -252,11 +255,14 @@ func TestSentinelAfterCappedLine(t *testing.T) {
 	deep := strings.Repeat("> ", 101) + "```\n"
 	report := "<!-- mastermind:report-begin -->\n```yaml\n" + validYAML + "```\n<!-- mastermind:report-end -->\n"
 	res := Validate([]byte(deep+"<custom>\n"+report), "r.md")
-	if len(res.Findings) == 0 || res.Findings[0].Rule != RuleSentinelMalformed || !strings.Contains(res.Findings[0].Message, "follows line 1, which nests more than 100 block quotes") {
+	if len(res.Findings) == 0 || res.Findings[0].Rule != RuleSentinelMalformed || !strings.Contains(res.Findings[0].Message, "comes after line 1, which nests more than 100 block quotes") {
 		t.Errorf("tainted sentinel: %v", res.Findings)
 	}
-	if res := Validate([]byte(deep+"<custom>\n\n"+report), "r.md"); len(res.Findings) != 0 {
-		t.Errorf("after a blank line: %v", res.Findings)
+	if res := Validate([]byte(report+deep+"<custom>\n"), "r.md"); len(res.Findings) != 0 {
+		t.Errorf("capped line after the report: %v", res.Findings)
+	}
+	if res := Validate([]byte(strings.Repeat(" ", 300)+"\n"+report), "r.md"); len(res.Findings) != 0 {
+		t.Errorf("after a long blank line (not capped): %v", res.Findings)
 	}
 }
 
@@ -268,5 +274,18 @@ func BenchmarkHostileReports(b *testing.B) {
 				Validate(c.data, "r.md")
 			}
 		})
+	}
+}
+
+// A capped line can change the top level past the next blank line: here CommonMark opens a fence
+// on line 3 that runs to the end of the file and hides the report, while the capped parse puts
+// that fence inside a list item that the blank line closes (FuzzCapNesting's counterexample at
+// the real limits). So no sentinel at or after the first capped line is trusted.
+func TestSentinelAfterCappedLineAndBlank(t *testing.T) {
+	deep := strings.Repeat("* ", 99) + "+    *   \n0\n  ```\n\n"
+	report := "<!-- mastermind:report-begin -->\n```yaml\n" + validYAML + "```\n<!-- mastermind:report-end -->\n"
+	res := Validate([]byte(deep+report), "r.md")
+	if len(res.Findings) == 0 || res.Findings[0].Rule != RuleSentinelMalformed || !strings.Contains(res.Findings[0].Message, "comes after line 1, which nests more than 100 block quotes") {
+		t.Errorf("sentinel after a capped line and a blank line: %v", res.Findings)
 	}
 }

@@ -108,9 +108,9 @@ func (c *checker) locate(md *markdown.Doc, text []byte) *located {
 			}
 			problem := md.CheckSentinel(n, want)
 			if capped := md.CappedBefore(md.NodeSpan(n).Start); capped > 0 && problem == "" {
-				// The nesting guard changed line capped; CommonMark could read this comment as
-				// part of an HTML block there, so it is not trusted as a sentinel.
-				problem = fmt.Sprintf("follows line %d, which nests more than %d block quotes or list items (or %d columns of indentation), with no blank line in between; put a blank line before it",
+				// The nesting guard changed line capped; from there on CommonMark could read
+				// this comment as part of an HTML block or a fence, so it is not trusted.
+				problem = fmt.Sprintf("comes after line %d, which nests more than %d block quotes or list items (or %d columns of indentation); past such a line mastermind does not read the Markdown structure exactly, so reduce its nesting",
 					capped, markdown.MaxContainerMarkers, markdown.MaxIndentColumns)
 			}
 			if problem != "" {
