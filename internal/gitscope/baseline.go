@@ -27,7 +27,8 @@ const maxBlobBytes = 256 << 20
 // commit yet — callers then use EmptyTreeOID as the baseline. go-git reads it; the git CLI when
 // go-git cannot open the layout.
 func (r *Repo) Head(ctx context.Context) (oid string, unborn bool, err error) {
-	gg, gerr := r.goGit()
+	gg, release, gerr := r.goGit()
+	defer release()
 	if gerr == nil {
 		ref, err := gg.Head()
 		if errors.Is(err, plumbing.ErrReferenceNotFound) {
@@ -79,7 +80,8 @@ func (r *Repo) ValidateBaseline(ctx context.Context, oid string) error {
 	if r.gitUsable() {
 		return r.validateCLI(ctx, oid)
 	}
-	gg, err := r.goGit()
+	gg, release, err := r.goGit()
+	defer release()
 	if err != nil {
 		return r.layoutError(err)
 	}
@@ -165,7 +167,8 @@ func (r *Repo) ResolveRevision(ctx context.Context, rev string) (string, error) 
 		}
 		return oid, nil
 	}
-	gg, err := r.goGit()
+	gg, release, err := r.goGit()
+	defer release()
 	if err != nil {
 		return "", r.layoutError(err)
 	}
@@ -214,7 +217,8 @@ func (r *Repo) ResolveCommit(ctx context.Context, prefix string) (oid, subject s
 	if r.gitUsable() {
 		return r.resolveCommitCLI(ctx, p)
 	}
-	gg, gerr := r.goGit()
+	gg, release, gerr := r.goGit()
+	defer release()
 	if gerr != nil {
 		return "", "", r.layoutError(gerr)
 	}
@@ -342,7 +346,8 @@ func (r *Repo) BaselineEntries(ctx context.Context, baseline string, paths []str
 	if baseline == EmptyTreeOID || len(paths) == 0 {
 		return out, nil
 	}
-	gg, gerr := r.goGit()
+	gg, release, gerr := r.goGit()
+	defer release()
 	if gerr != nil {
 		if !r.gitUsable() {
 			return nil, r.layoutError(gerr)
@@ -451,7 +456,8 @@ func (r *Repo) BaselineBlob(ctx context.Context, baseline, p string) (data []byt
 	if baseline == EmptyTreeOID || p == "" {
 		return nil, false, nil
 	}
-	gg, gerr := r.goGit()
+	gg, release, gerr := r.goGit()
+	defer release()
 	if gerr != nil {
 		if !r.gitUsable() {
 			return nil, false, r.layoutError(gerr)

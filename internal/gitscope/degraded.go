@@ -33,7 +33,8 @@ type leaf struct {
 // data, rehash on mismatch or racy timestamps), the baseline tree flattened, and the
 // ignore-aware untracked walk; merged by the §1 rules and marked Degraded with reason.
 func (r *Repo) degradedChangedSet(ctx context.Context, baseline, reason string) (*ChangedSet, error) {
-	gg, err := r.goGit()
+	gg, release, err := r.goGit()
+	defer release()
 	if err != nil {
 		return nil, r.layoutError(err)
 	}
@@ -369,7 +370,8 @@ func (w *walker) walk(rel string, comps []string, ps []gitignore.Pattern) error 
 
 // degradedListFiles is ListFiles without git: index paths plus the untracked walk.
 func (r *Repo) degradedListFiles(ctx context.Context) ([]string, error) {
-	gg, err := r.goGit()
+	gg, release, err := r.goGit()
+	defer release()
 	if err != nil {
 		return nil, r.layoutError(err)
 	}

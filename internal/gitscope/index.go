@@ -15,7 +15,7 @@ import (
 const maxIndexBytes = 2 << 30
 
 // privateIndex is a temporary, byte-identical copy of the repository's index with the original
-// index's modification time, so that `git diff <commit>` can refresh its stat cache into the copy
+// index's modification time (a hard link to it where possible, see linkOrCopyIndex), so that `git diff <commit>` can refresh its stat cache into the copy
 // instead of rewriting the repository's own index (gitscope.md §4.2: the audit must not write to
 // the repository; git 2.39's diff calls refresh_index_quietly() whatever --no-optional-locks says).
 //
@@ -51,7 +51,7 @@ func (r *Repo) newPrivateIndex(ctx context.Context) (*privateIndex, error) {
 		return nil, fmt.Errorf("private index: %w", err)
 	}
 	pi := &privateIndex{dir: dir, path: filepath.Join(dir, "index")}
-	if err := copyIndex(src, pi.path); err != nil {
+	if err := linkOrCopyIndex(src, pi.path); err != nil {
 		pi.cleanup()
 		return nil, err
 	}
@@ -128,6 +128,31 @@ func (r *Repo) indexPath(ctx context.Context) (string, error) {
 		p = filepath.Join(r.root, p)
 	}
 	return p, nil
+}
+
+// linkOrCopyIndex gives dst (which must not exist) src's bytes and modification time: a hard
+// link when src is a regular file of at most maxIndexBytes on the same file system as dst,
+// otherwise a copy (copyIndex). The link copies nothing (an 8.8 MB index of 100,000 files took
+// 20–30 ms to copy) and is as safe as the copy: git never writes an index in place — it writes
+// <GIT_INDEX_FILE>.lock and renames it over the path, which replaces the private directory
+// entry and leaves the shared inode, the repository's index, with its bytes and mtime. Only
+// the index's change time moves (link count). The linked file is checked again after the link,
+// so a swap between the check and the link cannot hand git a FIFO or an oversized file.
+func linkOrCopyIndex(src, dst string) error {
+	if fi, err := os.Lstat(src); err == nil && indexLinkable(fi) && os.Link(src, dst) == nil {
+		if li, err := os.Lstat(dst); err == nil && indexLinkable(li) {
+			return nil
+		}
+		if err := os.Remove(dst); err != nil {
+			return fmt.Errorf("private index: %w", err)
+		}
+	}
+	return copyIndex(src, dst)
+}
+
+// indexLinkable reports whether fi is a regular file small enough to serve as the private index.
+func indexLinkable(fi os.FileInfo) bool {
+	return fi.Mode().IsRegular() && fi.Size() <= maxIndexBytes
 }
 
 // copyIndex copies src to dst (which must not exist) and gives dst src's modification time.

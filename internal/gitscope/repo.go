@@ -34,6 +34,7 @@ type Repo struct {
 	pins    []string // pinArgs
 
 	ggOnce sync.Once
+	ggMu   sync.Mutex // held while reading through gg (see goGit)
 	gg     *git.Repository
 	ggErr  error // wraps ErrUnsupportedRepository / ErrSHA256Repository / ErrNotRepository
 }
@@ -123,7 +124,9 @@ func OpenWith(root string, opts Options) (*Repo, error) {
 		return nil, err
 	}
 	r := &Repo{root: filepath.Clean(abs), opts: opts}
-	if _, err := r.goGit(); errors.Is(err, ErrSHA256Repository) {
+	_, release, err := r.goGit()
+	release()
+	if errors.Is(err, ErrSHA256Repository) {
 		return nil, err
 	}
 	return r, nil
@@ -147,8 +150,13 @@ func findTopLevel(dir string) (string, bool) {
 }
 
 // goGit returns the lazily opened go-git handle, or an error wrapping ErrUnsupportedRepository
-// (the layout is beyond go-git), ErrSHA256Repository or ErrNotRepository.
-func (r *Repo) goGit() (*git.Repository, error) {
+// (the layout is beyond go-git), ErrSHA256Repository or ErrNotRepository. It holds the go-git
+// lock until the caller calls release (also after an error): go-git's storage (its pack index,
+// object and delta caches) is not safe for concurrent use, and the lifecycle runs baseline
+// lookups while the changed set is computed, which in degraded mode reads through go-git too.
+// No method holding it calls another that takes it.
+func (r *Repo) goGit() (gg *git.Repository, release func(), err error) {
+	r.ggMu.Lock()
 	r.ggOnce.Do(func() {
 		gg, err := git.PlainOpenWithOptions(r.root, &git.PlainOpenOptions{DetectDotGit: false, EnableDotGitCommonDir: true})
 		if err != nil {
@@ -161,7 +169,7 @@ func (r *Repo) goGit() (*git.Repository, error) {
 		}
 		r.gg = gg
 	})
-	return r.gg, r.ggErr
+	return r.gg, r.ggMu.Unlock, r.ggErr
 }
 
 // classifyOpenError turns a go-git open failure into ErrSHA256Repository (objectFormat=sha256)

@@ -433,7 +433,9 @@ func TestBaselineEntriesAndBlob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, gerr := r2.goGit(); !errors.Is(gerr, ErrUnsupportedRepository) {
+	_, release, gerr := r2.goGit()
+	release()
+	if !errors.Is(gerr, ErrUnsupportedRepository) {
 		t.Fatalf("expected go-git to refuse worktreeConfig, got %v", gerr)
 	}
 	check("git CLI", r2)

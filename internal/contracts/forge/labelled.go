@@ -20,10 +20,10 @@ const (
 // then extended by code up to 4096 characters (RE2 rejects counts above 1000), and the
 // look-behind "not preceded by an ASCII letter or digit" is checked in code.
 var (
-	labelDoubleRe = regexp.MustCompile(keyPart + `"[^"\r\n]`)
-	labelSingleRe = regexp.MustCompile(keyPart + `'[^'\r\n]`)
-	labelBareRe   = regexp.MustCompile(keyPart + `[^` + jsSpaceClass + `"',;]`)
-	labelWordRe   = regexp.MustCompile(`(` + labelTerm + `)(` + sp + `+)[a-z0-9_./+=-]`)
+	labelDoubleRe = lazyRegexp(keyPart + `"[^"\r\n]`)
+	labelSingleRe = lazyRegexp(keyPart + `'[^'\r\n]`)
+	labelBareRe   = lazyRegexp(keyPart + `[^` + jsSpaceClass + `"',;]`)
+	labelWordRe   = lazyRegexp(`(` + labelTerm + `)(` + sp + `+)[a-z0-9_./+=-]`)
 )
 
 // redactLabelled applies the four labelled-secret passes of §1.10 in order: a double-quoted
@@ -33,8 +33,8 @@ func redactLabelled(s string) string {
 	if !strings.ContainsAny(s, ":= \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff") {
 		return s
 	}
-	s = quotedPass(s, labelDoubleRe, '"')
-	s = quotedPass(s, labelSingleRe, '\'')
+	s = quotedPass(s, labelDoubleRe(), '"')
+	s = quotedPass(s, labelSingleRe(), '\'')
 	s = barePass(s)
 	s = wordPass(s)
 	return s
@@ -99,7 +99,7 @@ func barePass(s string) string {
 	var b strings.Builder
 	last, pos := 0, 0
 	for {
-		m := labelMatch(s, lower, labelBareRe, pos)
+		m := labelMatch(s, lower, labelBareRe(), pos)
 		if m == nil {
 			break
 		}
@@ -139,7 +139,7 @@ func wordPass(s string) string {
 	var b strings.Builder
 	last, pos := 0, 0
 	for {
-		m := labelMatch(s, lower, labelWordRe, pos)
+		m := labelMatch(s, lower, labelWordRe(), pos)
 		if m == nil {
 			break
 		}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -65,33 +66,45 @@ func asciiLower(s string) string {
 }
 
 // Secret-shape patterns 1–9 of §1.10 (pattern 2 with its look-behind checked in code).
+// They compile on first use, not at start-up (about 2.5 ms together, mostly the bounded repeats
+// of patterns 9 and 12): every mastermind command links this package.
 var (
-	simpleShapes = []struct {
-		needle string
-		re     *regexp.Regexp
-	}{
-		{"nvapi-", regexp.MustCompile(`nvapi-[A-Za-z0-9_-]+`)},
-		{"", nil}, // 2: OpenAI-style, see openAIRe
-		{"sk_", regexp.MustCompile(`sk_(?:live|test)_[A-Za-z0-9]{10,}`)},
-		{"rk_", regexp.MustCompile(`rk_(?:live|test)_[A-Za-z0-9]{10,}`)},
-		{"_", regexp.MustCompile(`gh[oprsu]_[A-Za-z0-9]{20,}`)},
-		{"xox", regexp.MustCompile(`xox[baprs]-[A-Za-z0-9-]+`)},
-		{"AKIA", regexp.MustCompile(`AKIA[0-9A-Z]{16}`)},
-		{"AIza", regexp.MustCompile(`AIza[0-9A-Za-z_-]{35}`)},
-		{"SG.", regexp.MustCompile(`SG\.[A-Za-z0-9_-]{16,256}\.[A-Za-z0-9_-]{16,256}`)},
-	}
-	openAIRe = regexp.MustCompile(`sk-[A-Za-z0-9_-]{20,}`)
+	simpleShapes = sync.OnceValue(func() []secretShape {
+		return []secretShape{
+			{"nvapi-", regexp.MustCompile(`nvapi-[A-Za-z0-9_-]+`)},
+			{"", nil}, // 2: OpenAI-style, see openAIRe
+			{"sk_", regexp.MustCompile(`sk_(?:live|test)_[A-Za-z0-9]{10,}`)},
+			{"rk_", regexp.MustCompile(`rk_(?:live|test)_[A-Za-z0-9]{10,}`)},
+			{"_", regexp.MustCompile(`gh[oprsu]_[A-Za-z0-9]{20,}`)},
+			{"xox", regexp.MustCompile(`xox[baprs]-[A-Za-z0-9-]+`)},
+			{"AKIA", regexp.MustCompile(`AKIA[0-9A-Z]{16}`)},
+			{"AIza", regexp.MustCompile(`AIza[0-9A-Za-z_-]{35}`)},
+			{"SG.", regexp.MustCompile(`SG\.[A-Za-z0-9_-]{16,256}\.[A-Za-z0-9_-]{16,256}`)},
+		}
+	})
+	openAIRe = lazyRegexp(`sk-[A-Za-z0-9_-]{20,}`)
 	// urlCredRe runs on the ASCII-lower-cased copy (pattern 12 is case-insensitive).
-	urlCredRe = regexp.MustCompile(`([a-z][a-z0-9+.-]{0,39}://[^` + jsSpaceClass + `:/@]{1,512}):[^` + jsSpaceClass + `:/@]{1,512}@`)
+	urlCredRe = lazyRegexp(`([a-z][a-z0-9+.-]{0,39}://[^` + jsSpaceClass + `:/@]{1,512}):[^` + jsSpaceClass + `:/@]{1,512}@`)
 )
+
+// secretShape is one secret-shape pattern and a substring every match contains (a cheap filter).
+type secretShape struct {
+	needle string
+	re     *regexp.Regexp
+}
+
+// lazyRegexp returns a function that compiles expr (which must be valid) on its first call.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // RedactString applies the secret-shape patterns 1–12 and then the labelled-secret passes a–d
 // of §1.10 to one string.
 func RedactString(s string) string {
-	for i, p := range simpleShapes {
+	for i, p := range simpleShapes() {
 		if i == 1 {
 			if strings.Contains(s, "sk-") {
-				s = replaceRegexp(s, s, openAIRe, true, func(string, []int) string { return Marker })
+				s = replaceRegexp(s, s, openAIRe(), true, func(string, []int) string { return Marker })
 			}
 			continue
 		}
@@ -106,7 +119,7 @@ func RedactString(s string) string {
 		s = redactJWT(s)
 	}
 	if strings.Contains(s, "://") {
-		s = replaceRegexp(s, asciiLower(s), urlCredRe, false, func(orig string, m []int) string {
+		s = replaceRegexp(s, asciiLower(s), urlCredRe(), false, func(orig string, m []int) string {
 			return orig[m[2]:m[3]] + ":" + Marker + "@"
 		})
 	}
