@@ -158,7 +158,7 @@ func findTopLevel(dir string) (string, bool) {
 func (r *Repo) goGit() (gg *git.Repository, release func(), err error) {
 	r.ggMu.Lock()
 	r.ggOnce.Do(func() {
-		gg, err := git.PlainOpenWithOptions(r.root, &git.PlainOpenOptions{DetectDotGit: false, EnableDotGitCommonDir: true})
+		gg, err := openGoGit(r.root)
 		if err != nil {
 			if errors.Is(err, git.ErrRepositoryNotExists) {
 				r.ggErr = ErrNotRepository
