@@ -161,10 +161,10 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 		err = writeJSON(opts.IO.Out, newGateJSON(res, opts, summary))
 	case formatGitHub:
 		if err = writeGitHubAnnotations(opts.IO.Out, gateAnnotations(res)); err == nil {
-			err = writeGateText(opts.IO.Out, res, summary)
+			err = writeGateText(opts.IO.Out, res, summary, false)
 		}
 	default:
-		err = writeGateText(opts.IO.Out, res, summary)
+		err = writeGateText(opts.IO.Out, res, summary, opts.IO.ColorEnabled)
 	}
 	if err != nil {
 		return err
@@ -226,13 +226,20 @@ func gateSummary(res *postflight.GateResult, opts *GateOptions) string {
 var gateStatuses = []string{postflight.GateHeld, postflight.GateDrift, postflight.GateBroken, postflight.GateRefused,
 	postflight.GateLearned, postflight.GateNotStarted, postflight.GateError}
 
-func writeGateText(w io.Writer, res *postflight.GateResult, summary string) error {
+// writeGateText prints one line per task and the summary. With color, each task line takes the
+// colour of its icon, and the summary is green when the gate passes and red otherwise.
+func writeGateText(w io.Writer, res *postflight.GateResult, summary string, color bool) error {
 	var b strings.Builder
 	for _, t := range res.Tasks {
-		b.WriteString(postflight.GateLine(t))
+		line := postflight.GateLine(t)
+		b.WriteString(paint(color, iconColor(line), line))
 		b.WriteByte('\n')
 	}
-	b.WriteString(summary)
+	sgr := sgrRed
+	if res.ExitCode == ExitOK {
+		sgr = sgrGreen
+	}
+	b.WriteString(paint(color, sgr, summary))
 	b.WriteByte('\n')
 	_, err := io.WriteString(w, b.String())
 	return err

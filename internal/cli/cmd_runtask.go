@@ -59,6 +59,8 @@ Flags:
                       ::error/::warning annotations for the findings (at most 10 of each),
                       then the text output; --format and --json cannot be used together
   --root DIR          repository root; by default discovered from the current directory
+  --color WHEN        auto (default), always or never: colour the verdict line (a global flag;
+                      see mastermind --help)
 
 Exit status:
   0  pre-flight approved; post-flight held; drift (unless --fail-on drift); history review pending;
@@ -194,7 +196,7 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 		}
 		fmt.Fprint(opts.IO.Out, res.Text)
 	default:
-		fmt.Fprint(opts.IO.Out, res.Text)
+		fmt.Fprint(opts.IO.Out, paintIconLines(opts.IO.ColorEnabled, res.Text))
 	}
 	switch res.ExitCode {
 	case ExitOK:

@@ -151,7 +151,9 @@ func runStatus(opts *StatusOptions) error {
 // misnamed folder.
 func writeStatusText(io *IOStreams, rows []postflight.StatusEntry) error {
 	tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TASK\tSTATUS\tNEXT_STEP\tVERDICT\tITER\tBASELINE\tLAST_ARTIFACT\tAGE")
+	// With colour on, the STATUS and VERDICT cells take statusColor.
+	cell := func(s string) string { return tableCell(io.ColorEnabled, statusColor(s), s) }
+	fmt.Fprintf(tw, "TASK\t%s\tNEXT_STEP\t%s\tITER\tBASELINE\tLAST_ARTIFACT\tAGE\n", cell("STATUS"), cell("VERDICT"))
 	dash := func(p *string) string {
 		if p == nil {
 			return "-"
@@ -166,7 +168,7 @@ func writeStatusText(io *IOStreams, rows []postflight.StatusEntry) error {
 		if r.AgeSeconds != nil {
 			age = postflight.FormatAge(*r.AgeSeconds)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Task, r.Status, dash(r.NextStep), dash(r.Verdict), iter,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Task, cell(r.Status), dash(r.NextStep), cell(dash(r.Verdict)), iter,
 			dash(r.Baseline), dash(r.LastArtifact), age)
 	}
 	if err := tw.Flush(); err != nil {

@@ -5,20 +5,22 @@ import (
 	"os"
 )
 
-// IOStreams are the injected standard streams. Colour and TTY are decided once in Main
-// (conventions.md practice 5); tests use buffers with both off.
+// IOStreams are the injected standard streams. The TTY is decided once in Main and colour once,
+// from --color, before any command runs (conventions.md practice 5); tests use buffers with both
+// off.
 type IOStreams struct {
 	In     io.Reader
 	Out    io.Writer
 	ErrOut io.Writer
 	// IsStdoutTTY is true when Out is a terminal.
 	IsStdoutTTY bool
-	// ColorEnabled is true when coloured text may be written to Out.
+	// ColorEnabled is true when coloured text may be written to Out; the root command's
+	// PersistentPreRunE sets it (decideColor).
 	ColorEnabled bool
 }
 
-// systemStreams builds IOStreams for the real process: colour only on a terminal, off when
-// NO_COLOR is non-empty or TERM=dumb.
+// systemStreams builds IOStreams for the real process, with IsStdoutTTY set when stdout is a
+// terminal.
 func systemStreams(in io.Reader, out, errOut io.Writer) *IOStreams {
 	s := &IOStreams{In: in, Out: out, ErrOut: errOut}
 	if f, ok := out.(*os.File); ok {
@@ -26,6 +28,5 @@ func systemStreams(in io.Reader, out, errOut io.Writer) *IOStreams {
 			s.IsStdoutTTY = true
 		}
 	}
-	s.ColorEnabled = s.IsStdoutTTY && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
 	return s
 }

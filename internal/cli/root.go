@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+
 	"github.com/spf13/cobra"
 )
 
@@ -18,7 +20,22 @@ Exit status:
   3  operational failure (not a git repository, git failing, lock busy, corrupt state, I/O error)
   4  filter only: third consecutive rejection of one dispatch; escalate to the user
 Any other code is a failure. forge-report keeps its contract's codes: 0 valid, 2 invalid, 1 usage
-or read error.`
+or read error.
+
+Colour (--color, accepted by every command):
+  auto      the default: colour when stdout is a terminal, unless NO_COLOR is set to a non-empty
+            value or TERM=dumb
+  always    colour even when stdout is not a terminal, whatever NO_COLOR and TERM say
+  never     no colour
+Only the verdict and summary lines of the text output of run-task and gate, and the status and
+verdict columns of status, are coloured: green for approved, held, learned or passed, yellow for
+drift and warnings, red for broken, refused, failed or corrupt. The ANSI SGR codes are reset at
+the end of each line. JSON, --format github output, stderr and the files mastermind writes
+(audit.md, state.json, ...) are never coloured.
+
+Environment:
+  NO_COLOR  a non-empty value turns colour off under --color auto
+  TERM      dumb turns colour off under --color auto`
 
 // NewRootCmd builds the command tree. Every subcommand is added here, in help order.
 func NewRootCmd(io *IOStreams) *cobra.Command {
@@ -46,6 +63,14 @@ func NewRootCmd(io *IOStreams) *cobra.Command {
 		return &UsageError{Msg: err.Error()}
 	})
 	root.CompletionOptions.HiddenDefaultCmd = false
+	color := colorAuto
+	root.PersistentFlags().Var(&color, "color", "colour the text verdict and summary lines: auto, always or never")
+	// Colour is decided once, after flag parsing and before any command runs. No subcommand may
+	// set its own PersistentPreRun(E): cobra would then skip this one.
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		io.ColorEnabled = decideColor(color, io.IsStdoutTTY, os.Getenv)
+		return nil
+	}
 
 	// Commands, in help order. Each constructor lives in its own cmd_<name>.go file.
 	root.AddCommand(

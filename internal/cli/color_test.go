@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/mastermind-controller/mastermind/internal/postflight"
+)
+
+// TestDecideColor is the decision table of conventions.md practice 5.
+func TestDecideColor(t *testing.T) {
+	tests := []struct {
+		mode    colorMode
+		tty     bool
+		noColor string
+		term    string
+		want    bool
+	}{
+		{colorAuto, true, "", "xterm-256color", true},
+		{colorAuto, true, "", "", true},
+		{colorAuto, true, "1", "xterm-256color", false},
+		{colorAuto, true, "", "dumb", false},
+		{colorAuto, true, "1", "dumb", false},
+		{colorAuto, false, "", "xterm-256color", false},
+		{colorAuto, false, "1", "dumb", false},
+		{colorAlways, false, "", "xterm-256color", true},
+		{colorAlways, false, "1", "dumb", true},
+		{colorAlways, true, "1", "xterm-256color", true},
+		{colorNever, true, "", "xterm-256color", false},
+		{colorNever, false, "", "", false},
+	}
+	for _, tt := range tests {
+		env := map[string]string{"NO_COLOR": tt.noColor, "TERM": tt.term}
+		got := decideColor(tt.mode, tt.tty, func(k string) string { return env[k] })
+		if got != tt.want {
+			t.Errorf("decideColor(%s, tty=%v, NO_COLOR=%q, TERM=%q) = %v, want %v", tt.mode, tt.tty, tt.noColor, tt.term, got, tt.want)
+		}
+	}
+}
+
+// TestColorFlag runs the root command: --color is accepted before and after any command, decides
+// ColorEnabled before the command runs, and an unknown value is a usage error.
+func TestColorFlag(t *testing.T) {
+	tests := []struct {
+		args    string
+		tty     bool
+		want    bool
+		wantErr string
+	}{
+		{args: "version", tty: true, want: true},
+		{args: "version", tty: false, want: false},
+		{args: "version --color auto", tty: true, want: true},
+		{args: "version --color always", tty: false, want: true},
+		{args: "--color always version", tty: false, want: true},
+		{args: "version --color=never", tty: true, want: false},
+		{args: "schema --color never", tty: true, want: false},
+		{args: "version --color bogus", wantErr: `invalid argument "bogus" for "--color" flag: must be auto, always or never`},
+		{args: "version --color ALWAYS", wantErr: "must be auto, always or never"},
+		{args: "--color= version", wantErr: "must be auto, always or never"},
+	}
+	t.Setenv("NO_COLOR", "")
+	t.Setenv("TERM", "xterm")
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			io := &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}, IsStdoutTTY: tt.tty}
+			root := NewRootCmd(io)
+			root.SetArgs(strings.Fields(tt.args))
+			err := root.Execute()
+			if tt.wantErr != "" {
+				var ue *UsageError
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want usage error containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if io.ColorEnabled != tt.want {
+				t.Fatalf("ColorEnabled = %v, want %v", io.ColorEnabled, tt.want)
+			}
+		})
+	}
+}
+
+// TestPaintIconLines: only lines starting with a status icon are coloured, each reset before its
+// newline; with colour off the text is unchanged.
+func TestPaintIconLines(t *testing.T) {
+	text := "⚠️ a warning [rule]\n✅ pre-flight approved — s\n  ❌ rule: indented\nplain\n❌ Broken — s"
+	if got := paintIconLines(false, text); got != text {
+		t.Fatalf("colour off changed the text:\n%q", got)
+	}
+	want := "\x1b[33m⚠️ a warning [rule]\x1b[0m\n\x1b[32m✅ pre-flight approved — s\x1b[0m\n  ❌ rule: indented\nplain\n\x1b[31m❌ Broken — s\x1b[0m"
+	if got := paintIconLines(true, text); got != want {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+}
+
+func TestWriteGateTextColor(t *testing.T) {
+	res := &postflight.GateResult{ExitCode: ExitNotPassed, Tasks: []postflight.GateTask{
+		{Task: postflight.Task{Name: "001-a"}, Status: postflight.GateHeld, Passed: true},
+		{Task: postflight.Task{Name: "002-b"}, Status: postflight.GateDrift, Passed: true, Reason: "r"},
+		{Task: postflight.Task{Name: "003-c"}, Status: postflight.GateBroken, Reason: "r"},
+	}}
+	plain := "✅ 001-a: held\n⚠️ 002-b: drift — r\n❌ 003-c: broken — r\ngate: failed\n"
+	colored := "\x1b[32m✅ 001-a: held\x1b[0m\n\x1b[33m⚠️ 002-b: drift — r\x1b[0m\n\x1b[31m❌ 003-c: broken — r\x1b[0m\n\x1b[31mgate: failed\x1b[0m\n"
+	for _, tt := range []struct {
+		color bool
+		want  string
+	}{{false, plain}, {true, colored}} {
+		var b bytes.Buffer
+		if err := writeGateText(&b, res, "gate: failed", tt.color); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != tt.want {
+			t.Errorf("color=%v: got %q, want %q", tt.color, b.String(), tt.want)
+		}
+	}
+	res.ExitCode = ExitOK
+	var b bytes.Buffer
+	if err := writeGateText(&b, res, "gate: passed", true); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(b.String(), "\n\x1b[32mgate: passed\x1b[0m\n") {
+		t.Errorf("a passing summary is not green: %q", b.String())
+	}
+}
+
+var sgrPattern = regexp.MustCompile("\x1b\\[[0-9]*m")
+
+// TestWriteStatusTextColor: with colour on, the STATUS and VERDICT cells are coloured and, with
+// the codes removed, the table is byte-identical to the uncoloured one (the columns stay aligned).
+func TestWriteStatusTextColor(t *testing.T) {
+	str := func(s string) *string { return &s }
+	rows := []postflight.StatusEntry{
+		{Task: "001-held", Status: postflight.StatusHistoryReviewRequired, NextStep: str("review_history"), Verdict: str("held")},
+		{Task: "002-drift", Status: postflight.StatusDrift, NextStep: str("planner_review"), Verdict: str("drift")},
+		{Task: "003-broken", Status: postflight.StatusBroken, NextStep: str("planner_review"), Verdict: str("broken")},
+		{Task: "004-new", Status: postflight.StatusNotStarted},
+		{Task: "005-old", Status: postflight.StatusLearned, NextStep: str("close"), Verdict: str("held")},
+		{Task: "006-bad", Status: postflight.StatusCorrupt, Error: str("unreadable")},
+	}
+	render := func(color bool) string {
+		var b bytes.Buffer
+		if err := writeStatusText(&IOStreams{Out: &b, ColorEnabled: color}, rows); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	plain, colored := render(false), render(true)
+	if sgrPattern.MatchString(plain) {
+		t.Fatalf("colour off wrote escape codes:\n%q", plain)
+	}
+	if got := sgrPattern.ReplaceAllString(colored, ""); got != plain {
+		t.Fatalf("without its codes the coloured table differs:\n%s\nwant\n%s", got, plain)
+	}
+	for _, want := range []string{
+		"\x1b[39mSTATUS\x1b[0m", "\x1b[39mVERDICT\x1b[0m",
+		"\x1b[39mhistory_review_required\x1b[0m", "\x1b[32mheld\x1b[0m",
+		"\x1b[33mdrift\x1b[0m", "\x1b[31mbroken\x1b[0m", "\x1b[32mlearned\x1b[0m", "\x1b[31mcorrupt\x1b[0m",
+		"\n006-bad: unreadable\n",
+	} {
+		if !strings.Contains(colored, want) {
+			t.Errorf("coloured table lacks %q:\n%q", want, colored)
+		}
+	}
+}
