@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -42,9 +43,12 @@ const hookInstallLong = `Write a git pre-push hook that runs the pre-merge gate,
 push. The hook runs $MASTERMIND when set, otherwise mastermind from PATH, and blocks the push when
 neither is found.
 
-The hooks directory is the one git uses: core.hooksPath when set (system, global or repository
-configuration; a relative path is taken from the work-tree root), otherwise the hooks folder of the
-common git directory, which linked worktrees share. It is created when missing.
+The hooks directory is the one git uses, as git itself reports it (git rev-parse --git-path hooks,
+so git evaluates every configuration file, include and includeIf): core.hooksPath when set (a
+relative path is taken from the work-tree root), otherwise the hooks folder of the common git
+directory, which linked worktrees share. It is created when missing. GIT_CONFIG_GLOBAL,
+GIT_CONFIG_SYSTEM and GIT_CONFIG_NOSYSTEM are honoured; other GIT_* variables are ignored. git
+must be on PATH.
 
 The hook is written atomically with mode 0755. It carries the marker comment
 "# mastermind-hook: pre-push": running install again leaves an identical hook alone ("already
@@ -58,8 +62,8 @@ Exit status:
   1  refused: an existing hook that mastermind did not write (use --force), or a symbolic link or
      non-regular file at the hook path
   2  usage error (unknown flag, --fail-on other than broken or drift, arguments given)
-  3  operational: not a git repository, a symlinked hooks directory, unreadable git configuration,
-     I/O error`
+  3  operational: not a git repository, no git on PATH or git failing (for example on an
+     unreadable configuration file), a symlinked hooks directory, I/O error`
 
 // NewCmdHookInstall builds `mastermind hook install [--root DIR] [--force] [--fail-on broken|drift]`.
 // runF replaces the run function in tests.
@@ -80,7 +84,7 @@ func NewCmdHookInstall(io *IOStreams, runF func(*HookInstallOptions) error) *cob
 			if runF != nil {
 				return runF(opts)
 			}
-			return runHookInstall(opts)
+			return runHookInstall(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
@@ -93,16 +97,16 @@ func NewCmdHookInstall(io *IOStreams, runF func(*HookInstallOptions) error) *cob
 	return cmd
 }
 
-func runHookInstall(opts *HookInstallOptions) error {
+func runHookInstall(ctx context.Context, opts *HookInstallOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	repo, err := openRepo(opts.Root)
 	if err != nil {
 		return err
 	}
 	root := repo.Root()
-	res, err := scaffold.InstallHook(root, scaffold.HookOptions{FailOn: opts.FailOn, Force: opts.Force})
-	for _, f := range res.Location.Unsure {
-		fmt.Fprintf(opts.IO.ErrOut, "mastermind: warning: %s has includeIf sections that mastermind cannot evaluate; if one sets core.hooksPath, git will not run this hook\n", textsafe.Escape(f))
-	}
+	res, err := scaffold.InstallHook(ctx, repo, scaffold.HookOptions{FailOn: opts.FailOn, Force: opts.Force})
 	display := textsafe.Escape(hookDisplayPath(root, res.Path))
 	var re *scaffold.RefusedError
 	if errors.As(err, &re) {

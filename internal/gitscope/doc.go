@@ -37,4 +37,7 @@
 //     Worktree.Status() is never called.
 //   - Without git >= 2.24 on PATH, the degraded pure-Go fallback of §6 runs and marks its result
 //     Degraded.
+//   - HooksDir (hooks.go) asks git where the user's git looks for hooks, for `hook install`: the
+//     one query run without the core.hooksPath=/dev/null pin and with the caller's
+//     GIT_CONFIG_GLOBAL/GIT_CONFIG_SYSTEM/GIT_CONFIG_NOSYSTEM; it has no degraded fallback.
 package gitscope

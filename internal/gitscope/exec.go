@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,14 +30,21 @@ const (
 	minGitMinor = 24
 )
 
-// globalArgs are the hardening flags every command but the diff stat carries (§4.2).
-// core.hooksPath points at the null device, so no hook from the agent-editable configuration
-// or .git/hooks can run: git diff's stat-cache refresh writes an index, and writing an index
-// runs the post-index-change hook.
-var globalArgs = []string{
+// globalArgs are the hardening flags every command but the diff stat carries (§4.2):
+// baseGlobalArgs plus hooksOffArgs.
+var globalArgs = slices.Concat(baseGlobalArgs, hooksOffArgs)
+
+// baseGlobalArgs are globalArgs without the hooks pin. Only the hooks-directory query
+// (hooks.go) uses them alone.
+var baseGlobalArgs = []string{
 	"--no-optional-locks", "--no-pager", "--literal-pathspecs",
-	"-c", "core.quotepath=off", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=" + os.DevNull,
+	"-c", "core.quotepath=off", "-c", "core.fsmonitor=false",
 }
+
+// hooksOffArgs point core.hooksPath at the null device, so no hook from the agent-editable
+// configuration or .git/hooks can run: git diff's stat-cache refresh writes an index, and
+// writing an index runs the post-index-change hook.
+var hooksOffArgs = []string{"-c", "core.hooksPath=" + os.DevNull}
 
 // diffConfigArgs are the extra -c settings of the diff commands (§4.1, §4.5).
 var diffConfigArgs = []string{"-c", "diff.external=", "-c", "color.ui=never"}
@@ -152,13 +160,18 @@ func (r *Repo) runEnv(ctx context.Context, dir, sub string, args, extraEnv []str
 	return nil
 }
 
-// runSimple runs a small command (global flags prepended) and returns its stdout, at most
+// runSimple runs a small command (globalArgs prepended) and returns its stdout, at most
 // maxSmallOut bytes.
 func (r *Repo) runSimple(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	return r.runSmall(ctx, dir, globalArgs, nil, args...)
+}
+
+// runSmall is runSimple with explicit global flags and extra environment entries.
+func (r *Repo) runSmall(ctx context.Context, dir string, global, extraEnv []string, args ...string) ([]byte, error) {
 	var out []byte
 	sub := args[0]
-	full := append(append([]string{}, globalArgs...), args...)
-	err := r.run(ctx, dir, sub, full, func(rd io.Reader) error {
+	full := slices.Concat(global, args)
+	err := r.runEnv(ctx, dir, sub, full, extraEnv, func(rd io.Reader) error {
 		b, err := io.ReadAll(io.LimitReader(rd, maxSmallOut+1))
 		if err != nil {
 			return err

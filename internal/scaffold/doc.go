@@ -10,7 +10,7 @@
 // sections and declared the scope. A strict skeleton also has no verify command yet
 // (spec.no_verify_command). Once filled in, the skeleton parses with zero findings.
 //
-// Nothing here runs git. The hooks directory is found by reading git's configuration files with
-// go-git's config decoder (core.hooksPath, linked worktrees' common directory); see HooksDir.
+// Nothing here runs a process. The hooks directory comes from git itself, asked through gitscope
+// (the one package that runs git): see HooksDir.
 // Every write is atomic, never follows a symbolic link and never replaces a task folder.
 package scaffold

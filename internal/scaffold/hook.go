@@ -2,6 +2,7 @@ package scaffold
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
 )
 
 // HookName is the git hook new installs write.
@@ -81,19 +83,20 @@ exec ` + gate + `
 `)
 }
 
-// InstallHook writes the pre-push hook (HookScript) into the hooks directory of the work tree at
-// root (HooksDir), creating the directory when missing. The file is written atomically with mode
-// 0755. An identical hook of ours is left alone (HookUnchanged); another hook of ours is
-// rewritten; a foreign regular file is a *RefusedError unless o.Force. A symbolic link or
-// non-regular file at the hook path is always a *RefusedError, and a symlinked hooks directory
-// or ancestor below the work tree or git directory is an *fsx.PathError: links are never
-// followed. Other failures are I/O errors.
-func InstallHook(root string, o HookOptions) (HookResult, error) {
-	loc, err := HooksDir(root)
+// InstallHook writes the pre-push hook (HookScript) into the hooks directory of repo's work tree
+// (HooksDir, answered by git), creating the directory when missing. The file is written
+// atomically with mode 0755. An identical hook of ours is left alone (HookUnchanged); another
+// hook of ours is rewritten; a foreign regular file is a *RefusedError unless o.Force. A symbolic
+// link or non-regular file at the hook path is always a *RefusedError, and a symlinked hooks
+// directory or ancestor below the work tree or common git directory is an *fsx.PathError: links
+// are never followed. Without a git binary the error is gitscope.ErrNoGitForHooks. Other
+// failures are git or I/O errors.
+func InstallHook(ctx context.Context, repo *gitscope.Repo, o HookOptions) (HookResult, error) {
+	loc, err := HooksDir(ctx, repo)
 	if err != nil {
 		return HookResult{}, err
 	}
-	if err := ensureHooksDir(root, loc.Dir); err != nil {
+	if err := ensureHooksDir(repo.Root(), loc); err != nil {
 		return HookResult{}, err
 	}
 	res := HookResult{Path: filepath.Join(loc.Dir, HookName), Action: HookInstalled, Location: loc}
@@ -133,11 +136,16 @@ func InstallHook(root string, o HookOptions) (HookResult, error) {
 	return res, nil
 }
 
-// ensureHooksDir creates the hooks directory when missing. Below the work tree or below the
-// common git directory's parent no component may be a symbolic link; elsewhere (an absolute
-// core.hooksPath) the directory itself must not be one.
-func ensureHooksDir(root, dir string) error {
-	for _, base := range anchors(root) {
+// ensureHooksDir creates the hooks directory loc.Dir when missing. Below the work tree or below
+// the common git directory (where linked worktrees keep their hooks, outside the work tree) no
+// component may be a symbolic link; elsewhere (an absolute core.hooksPath) the directory itself
+// must not be one.
+func ensureHooksDir(root string, loc HookLocation) error {
+	dir := loc.Dir
+	for _, base := range []string{root, loc.commonDir} {
+		if base == "" {
+			continue
+		}
 		rel, err := filepath.Rel(base, dir)
 		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
 			continue
@@ -161,14 +169,4 @@ func ensureHooksDir(root, dir string) error {
 		return fmt.Errorf("hooks directory %s is not a directory", dir)
 	}
 	return nil
-}
-
-// anchors are the trusted directories a hooks directory is checked from: the work tree, then the
-// common git directory (linked worktrees keep their hooks there, outside the work tree).
-func anchors(root string) []string {
-	out := []string{root}
-	if _, common, err := gitDirs(root); err == nil {
-		out = append(out, common)
-	}
-	return out
 }

@@ -1,7 +1,9 @@
 package scaffold
 
 import (
+	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,24 +11,35 @@ import (
 	"testing"
 
 	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
 )
 
-// gitEnv isolates git (and HooksDir, which reads the same files) from the host configuration.
+// gitEnv isolates git (the test's own commands and gitscope's) from the host configuration. The
+// process environment is set because gitscope hands HOME, XDG_CONFIG_HOME and GIT_CONFIG_* on.
 func gitEnv(t *testing.T) string {
 	t.Helper()
-	home := t.TempDir()
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	for _, k := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"} {
-		t.Setenv(k, "") // restored after the test
-		os.Unsetenv(k)
+	for _, k := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT"} {
+		unsetenv(t, k)
 	}
 	t.Setenv("GIT_AUTHOR_NAME", "T")
 	t.Setenv("GIT_AUTHOR_EMAIL", "t@example.com")
 	t.Setenv("GIT_COMMITTER_NAME", "T")
 	t.Setenv("GIT_COMMITTER_EMAIL", "t@example.com")
 	return home
+}
+
+// unsetenv unsets k for the test; t.Setenv restores the old value afterwards.
+func unsetenv(t *testing.T, k string) {
+	t.Helper()
+	t.Setenv(k, "")
+	os.Unsetenv(k)
 }
 
 func git(t *testing.T, dir string, args ...string) string {
@@ -54,91 +67,194 @@ func newRepo(t *testing.T) string {
 	return root
 }
 
-// TestHooksDirMatchesGit compares HooksDir with `git rev-parse --git-path hooks` (the oracle) for
-// the default layout, core.hooksPath in its relative, absolute and ~/ forms, global
-// configuration, an include.path file, and a linked worktree.
+func openRepo(t *testing.T, root string) *gitscope.Repo {
+	t.Helper()
+	repo, err := gitscope.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
+
+func install(t *testing.T, root string, o HookOptions) (HookResult, error) {
+	t.Helper()
+	return InstallHook(context.Background(), openRepo(t, root), o)
+}
+
+// gitHooksDir is the oracle: `git rev-parse --git-path hooks` run by the test in wt, made
+// absolute from wt (git answers relative to the directory it runs in).
+func gitHooksDir(t *testing.T, wt string) string {
+	t.Helper()
+	p := git(t, wt, "rev-parse", "--git-path", "hooks")
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(wt, p)
+	}
+	return filepath.Clean(p)
+}
+
+// TestHooksDirMatchesGit compares HooksDir with `git rev-parse --git-path hooks` (the oracle, run
+// in the same environment) for real layouts: a plain repository, a linked worktree,
+// --separate-git-dir and a submodule; core.hooksPath relative, absolute and ~/; set in global
+// configuration through HOME, XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL and GIT_CONFIG_SYSTEM; set by
+// include.path and by an includeIf "gitdir:" section (matching, and not matching). It also
+// checks Source and ConfigFile.
 func TestHooksDirMatchesGit(t *testing.T) {
-	home := gitEnv(t)
 	cases := []struct {
-		name   string
-		setup  func(t *testing.T, root string) string // returns the work tree to ask about
-		source string
+		name string
+		// setup returns the work tree to ask about and the file expected to set core.hooksPath
+		// ("" for the default location).
+		setup func(t *testing.T, home, root string) (wt, file string)
 	}{
-		{"default", func(t *testing.T, root string) string { return root }, "default"},
-		{"relative hooksPath", func(t *testing.T, root string) string {
+		{"default", func(t *testing.T, home, root string) (string, string) { return root, "" }},
+		{"relative hooksPath", func(t *testing.T, home, root string) (string, string) {
 			git(t, root, "config", "core.hooksPath", ".githooks")
-			return root
-		}, "core.hooksPath"},
-		{"absolute hooksPath", func(t *testing.T, root string) string {
+			return root, filepath.Join(root, ".git", "config")
+		}},
+		{"absolute hooksPath", func(t *testing.T, home, root string) (string, string) {
 			git(t, root, "config", "core.hooksPath", filepath.Join(home, "abs-hooks"))
-			return root
-		}, "core.hooksPath"},
-		{"home hooksPath", func(t *testing.T, root string) string {
+			return root, filepath.Join(root, ".git", "config")
+		}},
+		{"home hooksPath", func(t *testing.T, home, root string) (string, string) {
 			git(t, root, "config", "core.hooksPath", "~/my-hooks")
-			return root
-		}, "core.hooksPath"},
-		{"global hooksPath", func(t *testing.T, root string) string {
+			return root, filepath.Join(root, ".git", "config")
+		}},
+		{"global hooksPath", func(t *testing.T, home, root string) (string, string) {
 			git(t, root, "config", "--global", "core.hooksPath", "~/global-hooks")
-			return root
-		}, "core.hooksPath"},
-		{"local overrides global", func(t *testing.T, root string) string {
+			return root, filepath.Join(home, ".gitconfig")
+		}},
+		{"XDG hooksPath", func(t *testing.T, home, root string) (string, string) {
+			writeFile(t, filepath.Join(home, ".config", "git", "config"), "[core]\n\thooksPath = ~/xdg-hooks\n")
+			return root, filepath.Join(home, ".config", "git", "config")
+		}},
+		{"GIT_CONFIG_GLOBAL", func(t *testing.T, home, root string) (string, string) {
+			f := filepath.Join(home, "alt.gitconfig")
+			writeFile(t, f, "[core]\n\thooksPath = /alt-hooks\n")
+			writeFile(t, filepath.Join(home, ".gitconfig"), "[core]\n\thooksPath = /not-these\n")
+			t.Setenv("GIT_CONFIG_GLOBAL", f)
+			return root, f
+		}},
+		{"GIT_CONFIG_SYSTEM", func(t *testing.T, home, root string) (string, string) {
+			f := filepath.Join(home, "system.gitconfig")
+			writeFile(t, f, "[core]\n\thooksPath = /system-hooks\n")
+			t.Setenv("GIT_CONFIG_SYSTEM", f)
+			unsetenv(t, "GIT_CONFIG_NOSYSTEM")
+			return root, f
+		}},
+		{"local overrides global", func(t *testing.T, home, root string) (string, string) {
 			git(t, root, "config", "--global", "core.hooksPath", "~/global-hooks")
 			git(t, root, "config", "core.hooksPath", "local-hooks")
-			return root
-		}, "core.hooksPath"},
-		{"include.path", func(t *testing.T, root string) string {
+			return root, filepath.Join(root, ".git", "config")
+		}},
+		{"include.path", func(t *testing.T, home, root string) (string, string) {
 			writeFile(t, filepath.Join(home, "extra.gitconfig"), "[core]\n\thooksPath = included-hooks\n")
 			git(t, root, "config", "include.path", filepath.Join(home, "extra.gitconfig"))
-			return root
-		}, "core.hooksPath"},
-		{"linked worktree", func(t *testing.T, root string) string {
+			return root, filepath.Join(home, "extra.gitconfig")
+		}},
+		{"includeIf gitdir matching", func(t *testing.T, home, root string) (string, string) {
+			f := filepath.Join(home, "work.gitconfig")
+			writeFile(t, f, "[core]\n\thooksPath = ~/work-hooks\n")
+			writeFile(t, filepath.Join(home, ".gitconfig"), "[includeIf \"gitdir:"+filepath.Dir(root)+"/\"]\n\tpath = "+f+"\n")
+			return root, f
+		}},
+		{"includeIf gitdir not matching", func(t *testing.T, home, root string) (string, string) {
+			f := filepath.Join(home, "work.gitconfig")
+			writeFile(t, f, "[core]\n\thooksPath = ~/work-hooks\n")
+			writeFile(t, filepath.Join(home, ".gitconfig"), "[includeIf \"gitdir:~/elsewhere/\"]\n\tpath = "+f+"\n")
+			return root, ""
+		}},
+		{"linked worktree", func(t *testing.T, home, root string) (string, string) {
 			wt := filepath.Join(filepath.Dir(root), filepath.Base(root)+"-wt")
 			git(t, root, "worktree", "add", "-q", "-b", "side", wt)
 			t.Cleanup(func() { os.RemoveAll(wt) })
-			return wt
-		}, "default"},
-		{"linked worktree with hooksPath", func(t *testing.T, root string) string {
+			return wt, ""
+		}},
+		{"linked worktree with hooksPath", func(t *testing.T, home, root string) (string, string) {
 			wt := filepath.Join(filepath.Dir(root), filepath.Base(root)+"-wt2")
 			git(t, root, "worktree", "add", "-q", "-b", "side2", wt)
 			t.Cleanup(func() { os.RemoveAll(wt) })
 			git(t, root, "config", "core.hooksPath", ".githooks")
-			return wt
-		}, "core.hooksPath"},
+			return wt, filepath.Join(root, ".git", "config")
+		}},
+		{"separate git dir", func(t *testing.T, home, root string) (string, string) {
+			wt := filepath.Join(t.TempDir(), "wt")
+			git(t, root, "init", "-q", "--separate-git-dir", filepath.Join(home, "sep.git"), wt)
+			return wt, ""
+		}},
+		{"submodule", func(t *testing.T, home, root string) (string, string) {
+			lib := newRepo(t)
+			git(t, root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib")
+			return filepath.Join(root, "lib"), ""
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_ = os.Remove(filepath.Join(home, ".gitconfig"))
+			home := gitEnv(t)
 			root := newRepo(t)
-			wt := tc.setup(t, root)
-			want := git(t, wt, "rev-parse", "--path-format=absolute", "--git-path", "hooks")
-			loc, err := HooksDir(wt)
+			wt, file := tc.setup(t, home, root)
+			want := gitHooksDir(t, wt)
+			loc, err := HooksDir(context.Background(), openRepo(t, wt))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if loc.Dir != filepath.Clean(want) || loc.Source != tc.source {
-				t.Errorf("HooksDir = %q (%s), git says %q (want source %s)", loc.Dir, loc.Source, want, tc.source)
+			source := "default"
+			if file != "" {
+				source = "core.hooksPath"
+			}
+			if loc.Dir != want || loc.Source != source || loc.ConfigFile != file {
+				t.Errorf("HooksDir = %q (%s, %q), git says %q (want %s, %q)", loc.Dir, loc.Source, loc.ConfigFile, want, source, file)
+			}
+			if file == "" && filepath.Base(loc.Dir) != "hooks" {
+				t.Errorf("default hooks directory %q", loc.Dir)
 			}
 		})
 	}
 }
 
-func TestHooksDirIncludeIfIsReported(t *testing.T) {
-	home := gitEnv(t)
+// The repository is the one opened, whatever GIT_DIR, GIT_WORK_TREE and GIT_CONFIG_PARAMETERS
+// say in mastermind's environment.
+func TestHooksDirIgnoresRepositoryEnvironment(t *testing.T) {
+	gitEnv(t)
 	root := newRepo(t)
-	writeFile(t, filepath.Join(home, ".gitconfig"), "[includeIf \"gitdir:~/work/\"]\n\tpath = ~/work.gitconfig\n")
-	loc, err := HooksDir(root)
+	other := newRepo(t)
+	git(t, other, "config", "core.hooksPath", "/other-hooks")
+	want := gitHooksDir(t, root)
+	t.Setenv("GIT_DIR", filepath.Join(other, ".git"))
+	t.Setenv("GIT_WORK_TREE", other)
+	t.Setenv("GIT_CONFIG_PARAMETERS", "'core.hookspath'='/param-hooks'")
+	loc, err := HooksDir(context.Background(), openRepo(t, root))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(loc.Unsure) != 1 || loc.Unsure[0] != filepath.Join(home, ".gitconfig") {
-		t.Errorf("Unsure = %v", loc.Unsure)
+	if loc.Dir != want || loc.Source != "default" {
+		t.Errorf("HooksDir = %+v, want %q (default)", loc, want)
 	}
 }
 
-func TestHooksDirNotARepo(t *testing.T) {
+// Without a git binary there is no answer: a clear error, and nothing is written.
+func TestHooksDirNeedsGit(t *testing.T) {
 	gitEnv(t)
-	if _, err := HooksDir(t.TempDir()); err == nil {
-		t.Fatal("no error for a directory without .git")
+	root := newRepo(t)
+	repo, err := gitscope.OpenWith(root, gitscope.Options{LookPath: func(string) (string, error) { return "", exec.ErrNotFound }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, os.RemoveAll(filepath.Join(root, ".git", "hooks")))
+	_, err = InstallHook(context.Background(), repo, HookOptions{FailOn: "drift"})
+	if !errors.Is(err, gitscope.ErrNoGitForHooks) {
+		t.Fatalf("err = %v, want ErrNoGitForHooks", err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, ".git", "hooks")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("hooks directory created without git: %v", err)
+	}
+}
+
+// An empty core.hooksPath is refused rather than guessed.
+func TestHooksDirEmptyHooksPath(t *testing.T) {
+	gitEnv(t)
+	root := newRepo(t)
+	git(t, root, "config", "core.hooksPath", "")
+	if _, err := HooksDir(context.Background(), openRepo(t, root)); err == nil || !strings.Contains(err.Error(), "empty") {
+		t.Fatalf("err = %v, want an empty core.hooksPath error", err)
 	}
 }
 
@@ -147,18 +263,18 @@ func TestInstallHook(t *testing.T) {
 	root := newRepo(t)
 	hook := filepath.Join(root, ".git", "hooks", "pre-push")
 
-	res, err := InstallHook(root, HookOptions{FailOn: "drift"})
+	res, err := install(t, root, HookOptions{FailOn: "drift"})
 	if err != nil || res.Action != HookInstalled || res.Path != hook {
 		t.Fatalf("fresh install: %+v, %v", res, err)
 	}
 	checkHook(t, hook, "exec \"$mm\" gate --fail-on drift\n")
 
-	res, err = InstallHook(root, HookOptions{FailOn: "drift"})
+	res, err = install(t, root, HookOptions{FailOn: "drift"})
 	if err != nil || res.Action != HookUnchanged {
 		t.Fatalf("second install: %+v, %v", res, err)
 	}
 
-	res, err = InstallHook(root, HookOptions{FailOn: "broken"})
+	res, err = install(t, root, HookOptions{FailOn: "broken"})
 	if err != nil || res.Action != HookUpdated {
 		t.Fatalf("reinstall with --fail-on broken: %+v, %v", res, err)
 	}
@@ -166,7 +282,7 @@ func TestInstallHook(t *testing.T) {
 
 	// A hook of ours that lost its executable bit is rewritten executable.
 	must(t, os.Chmod(hook, 0o644))
-	if res, err = InstallHook(root, HookOptions{FailOn: "broken"}); err != nil || res.Action != HookUpdated {
+	if res, err = install(t, root, HookOptions{FailOn: "broken"}); err != nil || res.Action != HookUpdated {
 		t.Fatalf("non-executable hook of ours: %+v, %v", res, err)
 	}
 	checkHook(t, hook, "exec \"$mm\" gate\n")
@@ -179,7 +295,7 @@ func TestInstallHookForeign(t *testing.T) {
 	foreign := "#!/bin/sh\necho custom\n"
 	writeFile(t, hook, foreign)
 
-	_, err := InstallHook(root, HookOptions{FailOn: "drift"})
+	_, err := install(t, root, HookOptions{FailOn: "drift"})
 	var re *RefusedError
 	if !errors.As(err, &re) || !strings.Contains(re.Reason, "--force") {
 		t.Fatalf("foreign hook: err = %v, want a RefusedError mentioning --force", err)
@@ -187,7 +303,7 @@ func TestInstallHookForeign(t *testing.T) {
 	if b, _ := os.ReadFile(hook); string(b) != foreign {
 		t.Fatalf("foreign hook changed: %q", b)
 	}
-	res, err := InstallHook(root, HookOptions{FailOn: "drift", Force: true})
+	res, err := install(t, root, HookOptions{FailOn: "drift", Force: true})
 	if err != nil || res.Action != HookReplaced {
 		t.Fatalf("--force: %+v, %v", res, err)
 	}
@@ -202,7 +318,7 @@ func TestInstallHookNeverFollowsLinks(t *testing.T) {
 	hook := filepath.Join(root, ".git", "hooks", "pre-push")
 	must(t, os.Symlink(target, hook))
 	for _, force := range []bool{false, true} {
-		_, err := InstallHook(root, HookOptions{FailOn: "drift", Force: force})
+		_, err := install(t, root, HookOptions{FailOn: "drift", Force: force})
 		var re *RefusedError
 		if !errors.As(err, &re) || !strings.Contains(re.Reason, "symbolic link") {
 			t.Fatalf("force=%v: err = %v, want a symlink refusal", force, err)
@@ -217,7 +333,7 @@ func TestInstallHookNeverFollowsLinks(t *testing.T) {
 	elsewhere := t.TempDir()
 	must(t, os.RemoveAll(filepath.Join(root2, ".git", "hooks")))
 	must(t, os.Symlink(elsewhere, filepath.Join(root2, ".git", "hooks")))
-	_, err := InstallHook(root2, HookOptions{FailOn: "drift"})
+	_, err := install(t, root2, HookOptions{FailOn: "drift"})
 	if r := fsx.ReasonOf(err); r != fsx.ReasonSymlink && r != fsx.ReasonSymlinkedAncestor {
 		t.Fatalf("symlinked hooks dir: err = %v", err)
 	}
@@ -230,7 +346,7 @@ func TestInstallHookCreatesHooksPath(t *testing.T) {
 	gitEnv(t)
 	root := newRepo(t)
 	git(t, root, "config", "core.hooksPath", ".githooks/nested")
-	res, err := InstallHook(root, HookOptions{FailOn: "drift"})
+	res, err := install(t, root, HookOptions{FailOn: "drift"})
 	if err != nil || res.Location.Source != "core.hooksPath" {
 		t.Fatalf("%+v, %v", res, err)
 	}

@@ -1,0 +1,139 @@
+package gitscope
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
+)
+
+// ErrNoGitForHooks: HooksDir needs a git binary; there is no pure-Go fallback, because only git
+// evaluates its configuration (include, includeIf, ~user paths) exactly as a later `git push`
+// will, and a pre-push hook needs git anyway. The CLI maps it to exit 3.
+var ErrNoGitForHooks = errors.New("finding the git hooks directory needs git, and no git binary was found on PATH")
+
+// HooksLocation is where git looks for the hooks of one work tree, as git itself answers.
+type HooksLocation struct {
+	// Dir is the hooks directory: absolute and clean. It is `git rev-parse --git-path hooks`
+	// joined with the work-tree root when relative. Symbolic links are not resolved (the caller
+	// refuses symlinked hooks directories, and --path-format=absolute would resolve them away).
+	Dir string
+	// Configured reports that core.hooksPath is set (any configuration file git reads).
+	Configured bool
+	// Value is core.hooksPath as written in the configuration ("" when not Configured).
+	Value string
+	// Origin is where core.hooksPath was set, as `git config --show-origin` says, with a relative
+	// file made absolute: "file:/home/me/.gitconfig", "file:/repo/.git/config", or another
+	// origin kind ("command line:", "blob:..."). "" when not Configured.
+	Origin string
+	// CommonDir is the common git directory (the main repository's for a linked worktree):
+	// absolute and clean, symbolic links not resolved.
+	CommonDir string
+}
+
+// hookEnvPassthrough are the caller's variables that HooksDir hands to git, on top of the
+// hardened environment (gitEnv, which drops every GIT_* variable). They choose which system and
+// global configuration files the user's own git reads, so they decide where a later `git push`
+// in the user's shell looks for hooks; without them HooksDir could name a directory git never
+// uses. GIT_DIR, GIT_WORK_TREE, GIT_COMMON_DIR and GIT_INDEX_FILE stay dropped: the repository
+// is the one this Repo opened. GIT_CONFIG_PARAMETERS and GIT_CONFIG_COUNT/KEY/VALUE stay
+// dropped too: they are one-off overrides of the current command (`git -c`, a git alias running
+// mastermind), not settings a later push sees.
+var hookEnvPassthrough = []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM"}
+
+// HooksDir asks git where it looks for this work tree's hooks:
+//
+//	git rev-parse --git-path hooks                  the directory (relative answers are joined with the root)
+//	git rev-parse --git-common-dir                  the common git directory
+//	git config -z --show-origin --get core.hooksPath  whether, where and to what it is set (exit 1: not set)
+//
+// git evaluates every configuration file, include.path and includeIf itself. Unlike every other
+// gitscope command these run without the core.hooksPath=/dev/null pin (hooksOffArgs): that
+// pin is exactly the setting being asked about, and with it git answers /dev/null. Leaving it
+// off is safe here because neither rev-parse nor config runs a hook or any configured program,
+// and neither writes to the repository. The other pins (--work-tree=<root>, so a relative
+// core.hooksPath is taken from the root, as git does when it runs hooks) and global flags
+// stay. The environment is the hardened one plus hookEnvPassthrough.
+//
+// --path-format=absolute (git 2.31) is not used: it resolves symbolic links, which would turn a
+// symlinked .git/hooks into its target and hide it from the caller's symlink refusal. The plain
+// form works with every git gitscope supports.
+//
+// Without a git binary the error is ErrNoGitForHooks. An empty core.hooksPath is an error:
+// git versions disagree on what it means.
+func (r *Repo) HooksDir(ctx context.Context) (HooksLocation, error) {
+	if _, err := r.gitBinary(); err != nil {
+		return HooksLocation{}, ErrNoGitForHooks
+	}
+	var env []string
+	for _, k := range hookEnvPassthrough {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	var loc HooksLocation
+	out, err := r.runSmall(ctx, r.root, baseGlobalArgs, env, "rev-parse", "--git-path", "hooks")
+	if err != nil {
+		return HooksLocation{}, err
+	}
+	if loc.Dir, err = r.onePath(out, "hooks directory"); err != nil {
+		return HooksLocation{}, err
+	}
+	out, err = r.runSmall(ctx, r.root, baseGlobalArgs, env, "rev-parse", "--git-common-dir")
+	if err != nil {
+		return HooksLocation{}, err
+	}
+	if loc.CommonDir, err = r.onePath(out, "common git directory"); err != nil {
+		return HooksLocation{}, err
+	}
+	out, err = r.runSmall(ctx, r.root, baseGlobalArgs, env, "config", "-z", "--show-origin", "--get", "core.hooksPath")
+	var gf *ErrGitFailed
+	switch {
+	case errors.As(err, &gf) && gf.Exit == 1:
+		// `git config --get` of a valid key exits 1 only when it is not set; an unreadable
+		// or malformed configuration file is a fatal error (128).
+		return loc, nil
+	case err != nil:
+		return HooksLocation{}, err
+	}
+	origin, value, err := parseShowOrigin(out)
+	if err != nil {
+		return HooksLocation{}, err
+	}
+	if value == "" {
+		return HooksLocation{}, fmt.Errorf("core.hooksPath is set to an empty value (%s); git versions disagree on what that means: set it to a directory or unset it", textsafe.Escape(origin))
+	}
+	if f, ok := strings.CutPrefix(origin, "file:"); ok && f != "" && !filepath.IsAbs(f) {
+		origin = "file:" + filepath.Join(r.root, f)
+	}
+	loc.Configured, loc.Value, loc.Origin = true, value, origin
+	return loc, nil
+}
+
+// onePath reads one path line of rev-parse output and makes it absolute from the root (the
+// command ran with -C <root>).
+func (r *Repo) onePath(out []byte, what string) (string, error) {
+	p, ok := bytes.CutSuffix(out, []byte("\n"))
+	if !ok || len(p) == 0 || bytes.ContainsAny(p, "\n\x00") {
+		return "", &ErrGitFailed{Cmd: "rev-parse", Exit: -1, Stderr: "unexpected output: " + what}
+	}
+	s := string(p)
+	if !filepath.IsAbs(s) {
+		s = filepath.Join(r.root, s)
+	}
+	return filepath.Clean(s), nil
+}
+
+// parseShowOrigin splits `git config -z --show-origin --get` output: "<origin>\0<value>\0".
+func parseShowOrigin(out []byte) (origin, value string, err error) {
+	f := bytes.Split(out, []byte{0})
+	if len(f) != 3 || len(f[2]) != 0 || len(f[0]) == 0 {
+		return "", "", &ErrGitFailed{Cmd: "config", Exit: -1, Stderr: "unexpected output: core.hooksPath with its origin"}
+	}
+	return string(f[0]), string(f[1]), nil
+}
