@@ -8,7 +8,6 @@ import (
 	"io"
 	"path"
 	"slices"
-	"sort"
 	"strings"
 
 	git "github.com/go-git/go-git/v5"
@@ -333,8 +332,8 @@ func entryTypeOf(m filemode.FileMode) EntryType {
 
 // BaselineEntries reports, for each repository-relative path ('/'-separated, no trailing slash),
 // whether the baseline tree has it and as what: EntryAbsent, EntryBlob, EntryLink, EntryGitlink or
-// EntryTree. Lookups are batched by directory (each directory tree is read once). go-git reads
-// the tree; `git ls-tree -z --full-tree` does when go-git cannot open the layout.
+// EntryTree. go-git reads the trees (each directory's once); `git ls-tree` does when go-git
+// cannot open the layout. A tree object that cannot be read is an error, never an absent path.
 func (r *Repo) BaselineEntries(ctx context.Context, baseline string, paths []string) (map[string]EntryType, error) {
 	if !IsFullOID(baseline) {
 		return nil, ErrBaselineUnavailable
@@ -358,69 +357,107 @@ func (r *Repo) BaselineEntries(ctx context.Context, baseline string, paths []str
 	if err != nil {
 		return nil, err
 	}
-	byDir := map[string][]string{}
+	w := newTreeWalker(gg, root)
 	for _, p := range paths {
 		if p == "" || p == "." {
 			out[p] = EntryTree
 			continue
 		}
-		d := path.Dir(p)
-		byDir[d] = append(byDir[d], p)
-	}
-	dirs := make([]string, 0, len(byDir))
-	for d := range byDir {
-		dirs = append(dirs, d)
-	}
-	sort.Strings(dirs)
-	for _, d := range dirs {
-		t := root
-		if d != "." {
-			t, err = root.Tree(d)
-			if err != nil {
-				if errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, plumbing.ErrObjectNotFound) {
-					continue // every path below a missing directory is absent
-				}
-				return nil, fmt.Errorf("reading baseline directory %s: %w", d, err)
-			}
+		e, err := w.entry(p)
+		if err != nil {
+			return nil, err
 		}
-		for _, p := range byDir[d] {
-			base := path.Base(p)
-			for _, e := range t.Entries {
-				if e.Name == base {
-					out[p] = entryTypeOf(e.Mode)
-					break
-				}
-			}
+		if e != nil {
+			out[p] = entryTypeOf(e.Mode)
 		}
 	}
 	return out, nil
 }
 
-// lsTreeEntries is BaselineEntries through `git ls-tree -z <oid>[:<dir>]`, one command per
-// directory (a missing directory makes every path below it absent).
+// treeWalker looks paths up in one baseline tree, reading each directory's tree object once.
+// Unlike go-git's Tree.FindEntry and Tree.Tree, it never reports an unreadable tree object as an
+// absent path: a missing or corrupt object is an error (an executor that deletes a baseline
+// subtree object, or moves objects behind objects/info/alternates, must not make a baseline
+// file look absent).
+type treeWalker struct {
+	gg   *git.Repository
+	dirs map[string]*object.Tree // "" is the root
+}
+
+func newTreeWalker(gg *git.Repository, root *object.Tree) *treeWalker {
+	return &treeWalker{gg: gg, dirs: map[string]*object.Tree{"": root}}
+}
+
+// entry returns the tree entry at repository-relative path p ('/'-separated), nil when the
+// baseline has no such path (a missing component, or one that is not a directory), or an error
+// when a tree object on the way cannot be read.
+func (w *treeWalker) entry(p string) (*object.TreeEntry, error) {
+	dir, base := path.Split(p)
+	t, err := w.tree(strings.TrimSuffix(dir, "/"))
+	if t == nil || err != nil {
+		return nil, err
+	}
+	return findTreeEntry(t, base), nil
+}
+
+// tree returns the tree object of directory d ("" for the root), nil when the baseline has no
+// such directory.
+func (w *treeWalker) tree(d string) (*object.Tree, error) {
+	if t, ok := w.dirs[d]; ok {
+		return t, nil
+	}
+	parent, base := "", d
+	if i := strings.LastIndexByte(d, '/'); i >= 0 {
+		parent, base = d[:i], d[i+1:]
+	}
+	pt, err := w.tree(parent)
+	if pt == nil || err != nil {
+		w.dirs[d] = nil
+		return nil, err
+	}
+	e := findTreeEntry(pt, base)
+	if e == nil || e.Mode != filemode.Dir {
+		w.dirs[d] = nil
+		return nil, nil
+	}
+	t, err := w.gg.TreeObject(e.Hash)
+	if err != nil {
+		return nil, fmt.Errorf("reading baseline tree %s (%s): %w", d, e.Hash, err)
+	}
+	w.dirs[d] = t
+	return t, nil
+}
+
+// findTreeEntry returns t's entry named name, or nil.
+func findTreeEntry(t *object.Tree, name string) *object.TreeEntry {
+	for i := range t.Entries {
+		if t.Entries[i].Name == name {
+			return &t.Entries[i]
+		}
+	}
+	return nil
+}
+
+// lsTreeEntries is BaselineEntries through `git ls-tree -z -t --full-tree <oid> -- <paths>`, in
+// chunks of lsTreeChunk paths (literal pathspecs: globalArgs carries --literal-pathspecs; -t
+// lists a directory that is asked for even when another path makes git descend into it). A
+// path the baseline does not have is simply not listed; a tree object git cannot read fails the
+// command, which is an error, never an absent path.
 func (r *Repo) lsTreeEntries(ctx context.Context, baseline string, paths []string, out map[string]EntryType) error {
-	byDir := map[string][]string{}
+	var want []string
 	for _, p := range paths {
 		if p == "" || p == "." {
 			out[p] = EntryTree
 			continue
 		}
-		byDir[path.Dir(p)] = append(byDir[path.Dir(p)], p)
+		want = append(want, p)
 	}
-	for d, ps := range byDir {
-		spec := baseline
-		if d != "." {
-			spec = baseline + ":" + d
-		}
-		b, err := r.runSimple(ctx, r.root, "ls-tree", "-z", "--end-of-options", spec)
+	for chunk := range slices.Chunk(want, lsTreeChunk) {
+		args := append([]string{"ls-tree", "-z", "-t", "--full-tree", "--end-of-options", baseline, "--"}, chunk...)
+		b, err := r.runSimple(ctx, r.root, args...)
 		if err != nil {
-			var gf *ErrGitFailed
-			if errors.As(err, &gf) && gf.Exit > 0 {
-				continue // no such directory in the baseline
-			}
 			return err
 		}
-		names := map[string]EntryType{}
 		for _, rec := range bytes.Split(b, []byte{0}) {
 			if len(rec) == 0 {
 				continue
@@ -434,16 +471,17 @@ func (r *Repo) lsTreeEntries(ctx context.Context, baseline string, paths []strin
 			if err != nil {
 				return &ErrGitFailed{Cmd: "ls-tree", Exit: -1, Stderr: "unexpected mode " + f[0]}
 			}
-			names[string(name)] = entryTypeOf(m)
-		}
-		for _, p := range ps {
-			if et, ok := names[path.Base(p)]; ok {
-				out[p] = et
+			if _, asked := out[string(name)]; asked {
+				out[string(name)] = entryTypeOf(m)
 			}
 		}
 	}
 	return nil
 }
+
+// lsTreeChunk bounds the paths of one ls-tree command line (far below ARG_MAX for any path
+// length git allows).
+const lsTreeChunk = 1000
 
 // BaselineBlob returns the bytes of path in the baseline tree. ok is false when the path is
 // absent or is not a blob (a directory or gitlink); a symlink yields its target text. Blobs over
@@ -468,8 +506,11 @@ func (r *Repo) BaselineBlob(ctx context.Context, baseline, p string) (data []byt
 	if err != nil {
 		return nil, false, err
 	}
-	e, err := root.FindEntry(p)
+	e, err := newTreeWalker(gg, root).entry(p)
 	if err != nil {
+		return nil, false, err
+	}
+	if e == nil {
 		return nil, false, nil
 	}
 	if et := entryTypeOf(e.Mode); et != EntryBlob && et != EntryLink {

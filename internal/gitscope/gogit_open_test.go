@@ -105,3 +105,80 @@ func TestGoGitRefusesSpecialObjectFiles(t *testing.T) {
 		}
 	}
 }
+
+// Discover (no --root) opens go-git the same hardened way as Open: before, it used go-git's
+// PlainOpen, so the FIFO and alternates fixes above held only with --root.
+func TestDiscoverOpensGoGitHardened(t *testing.T) {
+	f := newFixture(t)
+	b := f.base(map[string]string{"a.txt": "a\n", "d/e.txt": "e\n"})
+	clone := filepath.Join(t.TempDir(), "clone")
+	f.gitIn(filepath.Dir(clone), "clone", "-q", "--shared", f.dir, clone)
+	r, err := Discover(filepath.Join(clone, "d"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Root() != clone {
+		t.Errorf("Root = %s, want %s", r.Root(), clone)
+	}
+	if types, err := r.BaselineEntries(ctx, b, []string{"d/e.txt"}); err != nil || types["d/e.txt"] != EntryBlob {
+		t.Errorf("shared clone through Discover: %v %v", types, err)
+	}
+
+	oid := strings.TrimSpace(f.git("rev-parse", b+"^{tree}"))
+	p := filepath.Join(f.dir, ".git", "objects", oid[:2], oid[2:])
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	r, err = Discover(f.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.BaselineEntries(ctx, b, []string{"a.txt"})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, errNotRegularGitFile) {
+			t.Errorf("FIFO tree object through Discover: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("go-git blocked on a FIFO object (Discover)")
+	}
+}
+
+// A baseline tree object that cannot be read is an error, never an absent path: an executor that
+// deletes the object of a baseline directory (or hides it behind objects/info/alternates) must
+// not make the files in it look new to the creates check and to function_added claims. Both
+// readers: go-git, and git ls-tree / cat-file (a shared clone, which go-git leaves to the CLI).
+func TestUnreadableBaselineTreeIsError(t *testing.T) {
+	f := newFixture(t)
+	b := f.base(map[string]string{"sub/f.go": "package sub\n", "top.txt": "t\n"})
+	subOID := strings.TrimSpace(f.git("rev-parse", b+":sub"))
+	clone := filepath.Join(t.TempDir(), "clone")
+	f.gitIn(filepath.Dir(clone), "clone", "-q", "--shared", f.dir, clone)
+	// The object disappears from the store both repositories read.
+	if err := os.Remove(filepath.Join(f.dir, ".git", "objects", subOID[:2], subOID[2:])); err != nil {
+		t.Fatal(err)
+	}
+	for name, dir := range map[string]string{"go-git": f.dir, "git CLI (shared clone)": clone} {
+		r, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if types, err := r.BaselineEntries(ctx, b, []string{"top.txt", "sub/f.go"}); err == nil {
+			t.Errorf("%s: BaselineEntries = %v, want an error for the unreadable sub tree", name, types)
+		}
+		if data, ok, err := r.BaselineBlob(ctx, b, "sub/f.go"); err == nil {
+			t.Errorf("%s: BaselineBlob = %q %v, want an error", name, data, ok)
+		}
+		// Paths outside the unreadable tree still resolve.
+		if types, err := r.BaselineEntries(ctx, b, []string{"top.txt", "nodir/x"}); err != nil || types["top.txt"] != EntryBlob || types["nodir/x"] != EntryAbsent {
+			t.Errorf("%s: readable paths: %v %v", name, types, err)
+		}
+	}
+}

@@ -40,8 +40,8 @@ type Repo struct {
 }
 
 // Discover finds the work-tree top level containing start (any directory inside it, linked
-// worktrees and --separate-git-dir layouts included) with go-git's DetectDotGit, or with
-// `git rev-parse --show-toplevel` when go-git cannot open the layout. A bare repository or no
+// worktrees and --separate-git-dir layouts included): the nearest directory upward that holds a
+// .git entry, or what `git rev-parse --show-toplevel` says when go-git cannot open the layout. A bare repository or no
 // repository is ErrNotRepository; a SHA-256 repository is ErrSHA256Repository.
 func Discover(start string) (*Repo, error) { return DiscoverWith(start, Options{}) }
 
@@ -51,41 +51,32 @@ func DiscoverWith(start string, opts Options) (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Repo{opts: opts}
 	// Refuse FIFOs and devices where git or go-git would read a file, before either reads it.
-	if top, ok := findTopLevel(abs); ok {
-		if err := checkGitFiles(top); err != nil {
-			return nil, err
-		}
-	} else if bare, ok := findBare(abs); ok {
-		if err := checkGitDirFiles(bare, bare); err != nil {
-			return nil, err
-		}
-		return nil, bareError(bare)
-	}
-	gg, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
-	if err == nil {
-		wt, werr := gg.Worktree()
-		if errors.Is(werr, git.ErrIsBareRepository) {
-			return nil, bareError(abs)
-		}
-		if werr != nil {
-			return nil, ErrNotRepository
-		}
-		r.root = filepath.Clean(wt.Filesystem.Root())
-		r.ggOnce.Do(func() { r.gg = gg })
-		return r, nil
-	}
-	if errors.Is(err, git.ErrRepositoryNotExists) {
-		return nil, ErrNotRepository
-	}
-	// go-git cannot open this layout: find the top level by other means.
-	reason := err
 	top, ok := findTopLevel(abs)
 	if !ok {
+		if bare, ok := findBare(abs); ok {
+			if err := checkGitDirFiles(bare, bare); err != nil {
+				return nil, err
+			}
+			return nil, bareError(bare)
+		}
 		return nil, ErrNotRepository
 	}
-	r.root = top
+	if err := checkGitFiles(top); err != nil {
+		return nil, err
+	}
+	// go-git is opened as Open does (openGoGit: special files refused, alternates left to the
+	// CLI), never with go-git's own PlainOpen, which would bypass both.
+	r := &Repo{root: top, opts: opts}
+	_, release, err := r.goGit()
+	release()
+	switch {
+	case err == nil:
+		return r, nil
+	case errors.Is(err, ErrNotRepository), errors.Is(err, ErrSHA256Repository):
+		return nil, err
+	}
+	// go-git cannot open this layout: git finds the top level when it is usable.
 	if r.gitUsable() {
 		out, gerr := r.runSimple(context.Background(), abs, "rev-parse", "--show-toplevel")
 		if gerr != nil {
@@ -96,10 +87,6 @@ func DiscoverWith(start string, opts Options) (*Repo, error) {
 			return nil, ErrNotRepository
 		}
 		r.root = filepath.Clean(strings.TrimSuffix(string(out), "\n"))
-	}
-	r.ggOnce.Do(func() { r.ggErr = r.classifyOpenError(reason) })
-	if errors.Is(r.ggErr, ErrSHA256Repository) {
-		return nil, r.ggErr
 	}
 	return r, nil
 }
