@@ -220,7 +220,12 @@ func (r *Repo) worktreeState(e *index.Entry, fileMode bool, indexMtime time.Time
 		}
 		h := e.Hash
 		if _, err := os.Lstat(filepath.Join(abs, ".git")); err == nil {
-			if sub, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{EnableDotGitCommonDir: true}); err == nil {
+			// A FIFO at the submodule's HEAD (or config, packed-refs...) blocked go-git's open
+			// forever: such a submodule is an error (ErrUnsafeRepository), not an unchanged one.
+			if err := checkGitFiles(abs); err != nil {
+				return wtState{}, err
+			}
+			if sub, err := openGoGit(abs); err == nil {
 				if ref, err := sub.Head(); err == nil {
 					h = ref.Hash()
 				}

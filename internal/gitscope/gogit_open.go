@@ -29,7 +29,12 @@ var errAlternates = errors.New("objects/info/alternates (a --shared or --referen
 //   - Every file go-git opens for reading must not be a FIFO, socket or device (regularFS): the
 //     executor can put one at a loose object, a pack or a ref, and go-git's read would block
 //     forever — it has no timeout, while every git command has gitTimeout. Such a file is an
-//     error wrapping errNotRegularGitFile instead.
+//     error wrapping errNotRegularGitFile instead. (go-git reports a refused ref file as a
+//     missing reference; the files that open the repository and resolve HEAD are checked
+//     before, by checkGitFiles.)
+//
+// Discover and Open both come here (through goGit); nothing else opens go-git on a work tree
+// except degraded mode for a submodule's HEAD, which does too.
 //
 // A missing git directory is git.ErrRepositoryNotExists, as from PlainOpen.
 func openGoGit(root string) (*git.Repository, error) {

@@ -182,3 +182,38 @@ func TestUnreadableBaselineTreeIsError(t *testing.T) {
 		}
 	}
 }
+
+// Degraded mode reads a submodule's HEAD through openGoGit as well: a FIFO there blocked go-git's
+// PlainOpen forever (and, holding the go-git lock, every other reader of the run).
+func TestDegradedSubmoduleFIFOHead(t *testing.T) {
+	f := newFixture(t)
+	b := withSubmodule(f)
+	gd, _, ok := gitDirOf(f.path("sub"))
+	if !ok {
+		t.Fatal("setup: no submodule git dir")
+	}
+	head := filepath.Join(gd, "HEAD")
+	if err := os.Remove(head); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(head, 0o644); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	r, err := OpenWith(f.dir, Options{LookPath: func(string) (string, error) { return "", exec.ErrNotFound }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.ChangedSet(ctx, b)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrUnsafeRepository) {
+			t.Errorf("degraded changed set with a FIFO submodule HEAD: %v, want %v", err, ErrUnsafeRepository)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("degraded mode blocked on a FIFO submodule HEAD")
+	}
+}

@@ -24,12 +24,15 @@ func gitDirOf(root string) (gitDir, commonDir string, ok bool) {
 		if err != nil {
 			return "", "", false
 		}
-		line, _, _ := bytes.Cut(b, []byte("\n"))
-		p, found := strings.CutPrefix(strings.TrimSpace(string(line)), "gitdir:")
-		if !found {
+		// git's read_gitfile_gently: the exact prefix "gitdir: ", then the rest of the file
+		// without its trailing CR and LF characters, verbatim (inner line breaks and spaces
+		// included). Reading it any other way would let git and go-git open different
+		// directories.
+		rest, found := bytes.CutPrefix(b, []byte("gitdir: "))
+		p := strings.TrimRight(string(rest), "\r\n")
+		if !found || p == "" || strings.IndexByte(p, 0) >= 0 {
 			return "", "", false
 		}
-		p = strings.TrimSpace(p)
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(root, p)
 		}
@@ -39,7 +42,8 @@ func gitDirOf(root string) (gitDir, commonDir string, ok bool) {
 	}
 	commonDir = gitDir
 	if b, err := readRegular(filepath.Join(gitDir, "commondir"), 64<<10); err == nil {
-		p := strings.TrimSpace(string(b))
+		// git's get_common_dir_noenv: trailing CR and LF removed, nothing else.
+		p := strings.TrimRight(string(b), "\r\n")
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(gitDir, p)
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -128,7 +129,11 @@ func (c *controller) computeAudit(ctx context.Context, st *State, pre *specInput
 	// The §10.4 creation check reads the declared creates' baseline entries through go-git,
 	// whose first object read loads the pack index (about 40 ms on a 100,000-object
 	// repository): started now, it overlaps the changed set instead of following it.
-	creates := c.startBaselineEntries(ctx, sp.Scope.Creates, st.BaselineRef)
+	// Every return cancels and waits for it, so no lookup outlives the audit (the gate audits
+	// tasks one after another on one repository); the checks below have waited already.
+	lookupCtx, cancelLookup := context.WithCancel(ctx)
+	creates := c.startBaselineEntries(lookupCtx, sp.Scope.Creates, st.BaselineRef)
+	defer func() { cancelLookup(); creates.wait() }()
 	a := &Audit{Spec: c.task.Spec, Baseline: st.BaselineRef, Scope: scopeEvidence(sp)}
 	ar := &auditRun{SpecRaw: raw, Audit: a}
 	if !unborn {
@@ -182,7 +187,7 @@ func (c *controller) computeAudit(ctx context.Context, st *State, pre *specInput
 	}
 	fs = append(fs, checkFilesModified(rep, dUTF8, dset)...)
 	fs = append(fs, checkScope(sp, dUTF8, dset)...)
-	dfs := c.checkDeclared(sp, <-creates, dset)
+	dfs := c.checkDeclared(sp, creates.wait(), dset)
 	fs = append(fs, dfs...)
 	vfs, vev := checkVerification(c.task.Root, sp, rep)
 	fs = append(fs, vfs...)
@@ -512,20 +517,32 @@ type baselineEntries struct {
 	err   error
 }
 
-// startBaselineEntries looks paths up in the baseline tree in the background; the channel
-// (buffered, so an abandoned lookup never blocks) yields the one result. With no paths it
-// yields an empty result at once.
-func (c *controller) startBaselineEntries(ctx context.Context, paths []string, baseline string) <-chan baselineEntries {
-	ch := make(chan baselineEntries, 1)
+// pendingEntries is a BaselineEntries lookup running in the background.
+type pendingEntries struct {
+	ch   chan baselineEntries
+	once sync.Once
+	res  baselineEntries
+}
+
+// wait returns the lookup's result, waiting for it the first time; later calls return it again.
+func (p *pendingEntries) wait() baselineEntries {
+	p.once.Do(func() { p.res = <-p.ch })
+	return p.res
+}
+
+// startBaselineEntries looks paths up in the baseline tree in the background (ctx cancels the
+// git CLI fallback). With no paths the result is empty at once.
+func (c *controller) startBaselineEntries(ctx context.Context, paths []string, baseline string) *pendingEntries {
+	p := &pendingEntries{ch: make(chan baselineEntries, 1)}
 	if len(paths) == 0 {
-		ch <- baselineEntries{}
-		return ch
+		p.ch <- baselineEntries{}
+		return p
 	}
 	go func() {
 		types, err := c.git.BaselineEntries(ctx, baseline, paths)
-		ch <- baselineEntries{types, err}
+		p.ch <- baselineEntries{types, err}
 	}()
-	return ch
+	return p
 }
 
 // checkDeclared applies §10.4; creates holds the baseline entries of sp.Scope.Creates (a lookup

@@ -289,3 +289,26 @@ func TestSentinelAfterCappedLineAndBlank(t *testing.T) {
 		t.Errorf("sentinel after a capped line and a blank line: %v", res.Findings)
 	}
 }
+
+// A sentinel token anywhere after a capped line is refused, also where the capped parse puts it
+// inside a fence: a CommonMark reader opens a type-7 HTML block at <custom> that swallows the
+// four backticks, so to it the sentinels below are top-level (the failed report), while the
+// capped parse hid them and fell back to the bare form around them (the complete report).
+func TestHiddenSentinelAfterCappedLine(t *testing.T) {
+	failed := "<!-- mastermind:report-begin -->\n```yaml\n" +
+		strings.Replace(validYAML, "status: complete", "status: failed", 1) +
+		"```\n<!-- mastermind:report-end -->\n"
+	hidden := strings.Repeat("> ", 101) + "```\n<custom>\n````\n\n" + failed
+	bare := `{"schema_version": 1, "spec": ".mastermind/tasks/020-cache/spec.md", "status": "complete", ` +
+		`"phases": [{"id": "plan-1` + "\n" + hidden + `", "status": "done"}], "files_modified": ["internal/cache/lru.go"], ` +
+		`"claims": [], "defects": [], "verifications": []}` + "\n"
+	res := Validate([]byte(bare), "r.md")
+	if len(res.Findings) == 0 || res.Findings[0].Rule != RuleSentinelMalformed || !strings.Contains(res.Findings[0].Message, "mentions a report sentinel after line 2") {
+		t.Errorf("hidden sentinels after a capped line: report %v, findings %v", res.Report != nil, res.Findings)
+	}
+	// The same shape without the capped line is an ordinary document: its reading does not change.
+	plain := strings.Replace(bare, strings.Repeat("> ", 101), "> ", 1)
+	if res := Validate([]byte(plain), "r.md"); len(res.Findings) > 0 && strings.Contains(res.Findings[0].Message, "nests more than") {
+		t.Errorf("without a capped line: %v", res.Findings)
+	}
+}

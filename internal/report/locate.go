@@ -77,6 +77,12 @@ func (l *located) fileIssuePos(p yamlstrict.Pos) (int, int) {
 	return l.filePos(p)
 }
 
+// cappedProblem explains why nothing after a line over the nesting cap is trusted.
+func cappedProblem() string {
+	return fmt.Sprintf("which nests more than %d block quotes or list items (or %d columns of indentation); past such a line mastermind does not read the Markdown structure exactly, so reduce its nesting",
+		markdown.MaxContainerMarkers, markdown.MaxIndentColumns)
+}
+
 func containsFold(b []byte, token string) bool {
 	return bytes.Contains(bytes.ToLower(b), []byte(token))
 }
@@ -89,6 +95,7 @@ func containsFold(b []byte, token string) bool {
 func (c *checker) locate(md *markdown.Doc, text []byte) *located {
 	var begins, ends, legacy []ast.Node
 	malformed := 0
+	cappedFlagged := false // a sentinel was refused for following a capped line
 	var top []ast.Node
 	if md != nil {
 		top = md.TopLevel()
@@ -108,10 +115,10 @@ func (c *checker) locate(md *markdown.Doc, text []byte) *located {
 			}
 			problem := md.CheckSentinel(n, want)
 			if capped := md.CappedBefore(md.NodeSpan(n).Start); capped > 0 && problem == "" {
+				cappedFlagged = true
 				// The nesting guard changed line capped; from there on CommonMark could read
 				// this comment as part of an HTML block or a fence, so it is not trusted.
-				problem = fmt.Sprintf("comes after line %d, which nests more than %d block quotes or list items (or %d columns of indentation); past such a line mastermind does not read the Markdown structure exactly, so reduce its nesting",
-					capped, markdown.MaxContainerMarkers, markdown.MaxIndentColumns)
+				problem = fmt.Sprintf("comes after line %d, %s", capped, cappedProblem())
 			}
 			if problem != "" {
 				line := md.NodeSpan(n).Start
@@ -121,6 +128,20 @@ func (c *checker) locate(md *markdown.Doc, text []byte) *located {
 				begins = append(begins, n)
 			} else {
 				ends = append(ends, n)
+			}
+		}
+	}
+	// From the first line over the nesting cap on, a CommonMark reader may see a structure the
+	// capped parse does not (F1): a sentinel token there, even one the capped parse puts inside
+	// a fence or a paragraph, may be a sentinel to it, so neither form is trusted.
+	if md != nil && !cappedFlagged {
+		if capped := md.CappedBefore(md.LineCount()); capped > 0 {
+			for n := capped; n <= md.LineCount(); n++ {
+				if lt := md.LineText(n); containsFold(lt, beginToken) || containsFold(lt, endToken) {
+					c.add(RuleSentinelMalformed, n, 1, "", fmt.Sprintf("line %d mentions a report sentinel after line %d, %s", n, capped, cappedProblem()))
+					malformed++
+					break
+				}
 			}
 		}
 	}
