@@ -332,8 +332,9 @@ func entryTypeOf(m filemode.FileMode) EntryType {
 
 // BaselineEntries reports, for each repository-relative path ('/'-separated, no trailing slash),
 // whether the baseline tree has it and as what: EntryAbsent, EntryBlob, EntryLink, EntryGitlink or
-// EntryTree. go-git reads the trees (each directory's once); `git ls-tree` does when go-git
-// cannot open the layout. A tree object that cannot be read is an error, never an absent path.
+// EntryTree. With a usable git one batched `git ls-tree` answers; without, go-git reads the
+// trees (each directory's once). A tree object that cannot be read is an error, never an absent
+// path.
 func (r *Repo) BaselineEntries(ctx context.Context, baseline string, paths []string) (map[string]EntryType, error) {
 	if !IsFullOID(baseline) {
 		return nil, ErrBaselineUnavailable
@@ -345,13 +346,16 @@ func (r *Repo) BaselineEntries(ctx context.Context, baseline string, paths []str
 	if baseline == EmptyTreeOID || len(paths) == 0 {
 		return out, nil
 	}
+	if r.gitUsable() {
+		// One git process reads the pack index through mmap; go-git's first object read decodes
+		// the whole index first (about 35 ms of CPU at 100,000 objects, competing with the
+		// changed set's git commands for the cores).
+		return out, r.lsTreeEntries(ctx, baseline, paths, out)
+	}
 	gg, release, gerr := r.goGit()
 	defer release()
 	if gerr != nil {
-		if !r.gitUsable() {
-			return nil, r.layoutError(gerr)
-		}
-		return out, r.lsTreeEntries(ctx, baseline, paths, out)
+		return nil, r.layoutError(gerr)
 	}
 	root, err := baselineTree(gg, baseline)
 	if err != nil {

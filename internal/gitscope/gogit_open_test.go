@@ -85,9 +85,15 @@ func TestGoGitRefusesSpecialObjectFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// BaselineEntries reads through go-git only without git (with git, ls-tree reads, bounded by
+	// gitTimeout like every git command).
+	noGit, err := OpenWith(f.dir, Options{LookPath: func(string) (string, error) { return "", exec.ErrNotFound }})
+	if err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan error, 2)
 	go func() {
-		_, err := r.BaselineEntries(ctx, b, []string{"a.txt"})
+		_, err := noGit.BaselineEntries(ctx, b, []string{"a.txt"})
 		done <- err
 	}()
 	go func() {
@@ -138,7 +144,7 @@ func TestDiscoverOpensGoGitHardened(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := r.BaselineEntries(ctx, b, []string{"a.txt"})
+		_, _, err := r.BaselineBlob(ctx, b, "a.txt")
 		done <- err
 	}()
 	select {
@@ -165,8 +171,17 @@ func TestUnreadableBaselineTreeIsError(t *testing.T) {
 	if err := os.Remove(filepath.Join(f.dir, ".git", "objects", subOID[:2], subOID[2:])); err != nil {
 		t.Fatal(err)
 	}
-	for name, dir := range map[string]string{"go-git": f.dir, "git CLI (shared clone)": clone} {
-		r, err := Open(dir)
+	noGit := Options{LookPath: func(string) (string, error) { return "", exec.ErrNotFound }}
+	for _, c := range []struct {
+		name, dir string
+		opts      Options
+	}{
+		{"go-git (no git binary)", f.dir, noGit},
+		{"git ls-tree, go-git blob", f.dir, Options{}},
+		{"git ls-tree and cat-file (shared clone)", clone, Options{}},
+	} {
+		name := c.name
+		r, err := OpenWith(c.dir, c.opts)
 		if err != nil {
 			t.Fatal(err)
 		}
