@@ -111,10 +111,15 @@ func (pi *privateIndex) env() []string {
 
 // indexPath returns the path of the work tree's index: <git dir>/index, where the git directory
 // is root/.git or the directory a .git file names (linked worktrees, submodules,
-// --separate-git-dir). When .git cannot be read that way, git itself is asked.
+// --separate-git-dir). When .git cannot be read that way, or no index is there, git itself is
+// asked: a private index copied from a wrong path would be empty, and an empty index makes every
+// baseline file look deleted.
 func (r *Repo) indexPath(ctx context.Context) (string, error) {
 	if gitDir, _, ok := gitDirOf(r.root); ok {
-		return filepath.Join(gitDir, "index"), nil
+		p := filepath.Join(gitDir, "index")
+		if _, err := os.Lstat(p); err == nil {
+			return p, nil
+		}
 	}
 	out, err := r.runSimple(ctx, r.root, "rev-parse", "--git-path", "index")
 	if err != nil {

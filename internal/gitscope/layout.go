@@ -33,23 +33,36 @@ func gitDirOf(root string) (gitDir, commonDir string, ok bool) {
 		if !found || p == "" || strings.IndexByte(p, 0) >= 0 {
 			return "", "", false
 		}
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(root, p)
+		if gitDir, ok = realPath(root, p); !ok {
+			return "", "", false
 		}
-		gitDir = filepath.Clean(p)
 	} else if !fi.IsDir() {
 		return "", "", false
 	}
 	commonDir = gitDir
 	if b, err := readRegular(filepath.Join(gitDir, "commondir"), 64<<10); err == nil {
 		// git's get_common_dir_noenv: trailing CR and LF removed, nothing else.
-		p := strings.TrimRight(string(b), "\r\n")
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(gitDir, p)
+		if commonDir, ok = realPath(gitDir, strings.TrimRight(string(b), "\r\n")); !ok {
+			return "", "", false
 		}
-		commonDir = filepath.Clean(p)
 	}
 	return gitDir, commonDir, true
+}
+
+// realPath resolves p (relative to dir unless absolute) on disk, as git's real_pathdup does for
+// the paths in a .git file and in commondir: symbolic links are followed before a ".." that
+// comes after them is applied. A lexical filepath.Join or Clean would take "lnk/../x" as "x"
+// next to lnk, not next to lnk's target, and open a different directory than git. ok is false
+// when the path does not resolve (git refuses such a repository too).
+func realPath(dir, p string) (string, bool) {
+	if !filepath.IsAbs(p) {
+		p = dir + string(filepath.Separator) + p
+	}
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", false
+	}
+	return r, true
 }
 
 // readRepoConfig parses the repository's own config file (common dir), or nil.

@@ -94,8 +94,11 @@ func excessMarker(line []byte, maxMarkers, maxBlanks int) int {
 			col += w
 			blanks += w
 			if blanks > maxBlanks {
-				if isBlank(line[i:]) {
-					return -1 // a blank line stays blank: it opens nothing
+				// Only a container marker after the blanks can open a container (the quadratic
+				// case); text or a blank rest opens nothing and is left alone, so an indented log
+				// or code line in a report is never capped.
+				if !markerAt(line, i) {
+					return -1
 				}
 				return i
 			}
@@ -226,6 +229,31 @@ func (d *Doc) CappedBefore(n int) int {
 		return 0
 	}
 	return d.capped[0]
+}
+
+// markerAt reports whether the first byte after the run of blanks at line[i:] starts a block-quote
+// or list-item marker (as excessMarker recognises them).
+func markerAt(line []byte, i int) bool {
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	if i >= len(line) {
+		return false
+	}
+	sep := func(j int) bool { return j >= len(line) || line[j] == ' ' || line[j] == '\t' || line[j] == '\r' }
+	switch c := line[i]; {
+	case c == '>':
+		return true
+	case c == '-' || c == '+' || c == '*':
+		return sep(i + 1)
+	case c >= '0' && c <= '9':
+		j := i
+		for j < len(line) && j-i < 9 && line[j] >= '0' && line[j] <= '9' {
+			j++
+		}
+		return j < len(line) && (line[j] == '.' || line[j] == ')') && sep(j+1)
+	}
+	return false
 }
 
 // isBlank reports whether s holds only spaces, tabs and a carriage return (the rest of a line that

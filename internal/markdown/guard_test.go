@@ -101,10 +101,14 @@ func TestCapNesting(t *testing.T) {
 		{"markers after an indent count too", "> " + strings.Repeat(" ", 5) + deep("> ", 200, ""), 205},
 		{"quotes behind a list's content indent", strings.Repeat(" ", 6) + deep("> ", 200, "x"), 206},
 		{"128 columns of indentation", strings.Repeat(" ", 128) + "x", -1},
-		{"129 columns of indentation", strings.Repeat(" ", 129) + "x", 128},
+		{"129 columns of indentation, then text", strings.Repeat(" ", 129) + "x", -1},
+		{"129 columns of indentation, then a marker", strings.Repeat(" ", 129) + "- x", 128},
+		{"129 columns of indentation, then a quote", strings.Repeat(" ", 129) + "> x", 128},
+		{"129 columns of indentation, then an ordered marker", strings.Repeat(" ", 129) + "12) x", 128},
+		{"129 columns of indentation, then a dash word", strings.Repeat(" ", 129) + "-x", -1},
 		{"a blank line of 300 columns stays blank", strings.Repeat(" \t", 100) + "\r\n", -1},
 		{"markers then 200 blanks", "> - " + strings.Repeat(" ", 200), -1},
-		{"tabs count to the next multiple of 4", strings.Repeat("\t", 32) + " x", 32},
+		{"tabs count to the next multiple of 4", strings.Repeat("\t", 32) + " - x", 32},
 		{"indentation between markers", deep("-   ", 50, "x"), 4*42 + 3},
 		{"second line", "text\n" + deep("> ", 101, "x"), 5 + 200},
 	}
@@ -226,7 +230,15 @@ func hostileMarkdown() map[string][]byte {
 	for blankInNesting.Len() < size-3000 {
 		blankInNesting.WriteString(strings.Repeat(" ", 2999) + "\n")
 	}
+	var textInNesting bytes.Buffer // 64 nested items, then deeply indented text lines (never capped)
+	for i := 0; i < 64; i++ {
+		textInNesting.WriteString(strings.Repeat("  ", i) + "- a\n")
+	}
+	for i := 0; textInNesting.Len() < size-3000; i++ {
+		textInNesting.WriteString(strings.Repeat(" ", 129+i%2000) + "x\n")
+	}
 	return map[string][]byte{
+		"indented text in nesting":    textInNesting.Bytes(),
 		"long blank lines in nesting": blankInNesting.Bytes(),
 		"one blank line":              rep(" "),
 		"quotes on one line":          rep("> "),

@@ -312,3 +312,15 @@ func TestHiddenSentinelAfterCappedLine(t *testing.T) {
 		t.Errorf("without a capped line: %v", res.Findings)
 	}
 }
+
+// A legacy block after a capped line is refused like a sentinel there: a CommonMark reader may
+// see it at the top level (where "legacy wins" rejects the report) while the capped parse hides
+// it in a fence.
+func TestHiddenLegacyBlockAfterCappedLine(t *testing.T) {
+	report := "<!-- mastermind:report-begin -->\n```yaml\n" + validYAML + "```\n<!-- mastermind:report-end -->\n"
+	tail := strings.Repeat("> ", 101) + "```\n<custom>\n````\n\n<!-- mastermind:executor-begin -->\nx\n<!-- mastermind:executor-end -->\n"
+	res := Validate([]byte(report+tail), "r.md")
+	if res.Report != nil || len(res.Findings) == 0 || !strings.Contains(res.Findings[0].Message, "mentions a report sentinel after line 13") {
+		t.Errorf("hidden legacy block after a capped line: report %v, findings %v", res.Report != nil, res.Findings)
+	}
+}

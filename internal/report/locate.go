@@ -137,7 +137,7 @@ func (c *checker) locate(md *markdown.Doc, text []byte) *located {
 	if md != nil && !cappedFlagged {
 		if capped := md.CappedBefore(md.LineCount()); capped > 0 {
 			for n := capped; n <= md.LineCount(); n++ {
-				if lt := md.LineText(n); containsFold(lt, beginToken) || containsFold(lt, endToken) {
+				if lt := md.LineText(n); containsFold(lt, beginToken) || containsFold(lt, endToken) || containsFold(lt, legacyBegin) || containsFold(lt, legacyEnd) {
 					c.add(RuleSentinelMalformed, n, 1, "", fmt.Sprintf("line %d mentions a report sentinel after line %d, %s", n, capped, cappedProblem()))
 					malformed++
 					break
