@@ -232,3 +232,18 @@ func TestDegradedSubmoduleFIFOHead(t *testing.T) {
 		t.Fatal("degraded mode blocked on a FIFO submodule HEAD")
 	}
 }
+
+// Discover from inside .git (or a submodule's git directory under .git/modules) is refused: git
+// would not audit the enclosing work tree from there.
+func TestDiscoverInsideGitDir(t *testing.T) {
+	f := newFixture(t)
+	withSubmodule(f)
+	for _, dir := range []string{".git", ".git/refs", ".git/modules/sub"} {
+		if _, err := Discover(f.path(dir)); !errors.Is(err, ErrNotRepository) || !strings.Contains(err.Error(), "inside the git directory") {
+			t.Errorf("Discover(%s) = %v", dir, err)
+		}
+	}
+	if r, err := Discover(f.path("sub")); err != nil || r.Root() != f.path("sub") {
+		t.Errorf("Discover(sub) = %v, %v", r, err)
+	}
+}

@@ -62,6 +62,11 @@ func DiscoverWith(start string, opts Options) (*Repo, error) {
 		}
 		return nil, ErrNotRepository
 	}
+	if dotgit := filepath.Join(top, ".git"); abs == dotgit || strings.HasPrefix(abs, dotgit+string(filepath.Separator)) {
+		// git refuses to find a work tree from inside a git directory (or, for a submodule's
+		// git directory under .git/modules, finds that submodule's): never the enclosing one.
+		return nil, fmt.Errorf("%s is inside the git directory %s; run mastermind in the work tree: %w", abs, dotgit, ErrNotRepository)
+	}
 	if err := checkGitFiles(top); err != nil {
 		return nil, err
 	}
