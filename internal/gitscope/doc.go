@@ -32,8 +32,11 @@
 //     (fail closed, see README.md): a stat-dirty file behind a transforming filter (git-lfs)
 //     compares as its raw bytes and shows as modified. A driver name that -c cannot express
 //     (containing '=') is refused with ErrGitFailed.
-//   - go-git (§5) is opened lazily once for discovery, HEAD, baseline validation, trees, blobs and
-//     commit lookups; git CLI equivalents take over when go-git cannot open the layout (§3).
+//   - go-git (§5) is opened lazily once (openGoGit: special files refused, alternates left to
+//     the CLI) for HEAD, baseline blobs and commit lookups; git CLI equivalents take over when
+//     go-git cannot open the layout (§3). Baseline tree lookups (BaselineEntries) ask one
+//     batched `git ls-tree` when git is usable: go-git's first object read decodes the whole
+//     pack index, which cost post-flight its speed target; go-git reads trees without git.
 //     Worktree.Status() is never called.
 //   - Without git >= 2.24 on PATH, the degraded pure-Go fallback of §6 runs and marks its result
 //     Degraded.
