@@ -237,7 +237,15 @@ func hostileMarkdown() map[string][]byte {
 	for i := 0; textInNesting.Len() < size-3000; i++ {
 		textInNesting.WriteString(strings.Repeat(" ", 129+i%2000) + "x\n")
 	}
+	blankFlood := func(depth int) []byte {
+		var b bytes.Buffer
+		b.WriteString(strings.Repeat("- ", depth) + "a\n")
+		b.Write(bytes.Repeat([]byte("\n"), size-b.Len()))
+		return b.Bytes()
+	}
 	return map[string][]byte{
+		"blank lines under 100 items": blankFlood(100),
+		"blank lines under 10 items":  blankFlood(10),
 		"indented text in nesting":    textInNesting.Bytes(),
 		"long blank lines in nesting": blankInNesting.Bytes(),
 		"one blank line":              rep(" "),
@@ -385,6 +393,7 @@ func slicesEqual(a, b []string) bool {
 func BenchmarkHostileMarkdown(b *testing.B) {
 	for name, src := range hostileMarkdown() {
 		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
 				Parse(src).LineClasses()
 			}
@@ -416,5 +425,30 @@ func TestCodeSpanPositionsMatchPosition(t *testing.T) {
 				t.Errorf("%s: span %d at %d:%d, Position says %v", name, i, s.Line, s.Column, want[i])
 			}
 		}
+	}
+}
+
+// The limits shrink with the line count (nestingBudget): goldmark keeps one entry per open block
+// for every line of a top-level group, so 1 MiB of blank lines under 100 nested list items cost
+// 56 s and 15.6 GB before (review). A document past 524,288 lines opens no container.
+func TestNestingLimitsScaleWithLines(t *testing.T) {
+	for _, c := range []struct {
+		lines int
+		want  NestingLimits
+	}{
+		{1, NestingLimits{100, 128}}, {5242, NestingLimits{100, 128}}, {10000, NestingLimits{52, 108}},
+		{100000, NestingLimits{5, 14}}, {524288, NestingLimits{1, 6}}, {600000, NestingLimits{0, 4}},
+	} {
+		if got := nestingLimits(c.lines); got != c.want {
+			t.Errorf("nestingLimits(%d) = %+v, want %+v", c.lines, got, c.want)
+		}
+	}
+	src := hostileMarkdown()["blank lines under 100 items"]
+	d := ParseBlocks(src)
+	if d.Limits() != (NestingLimits{0, 4}) || d.CappedBefore(d.LineCount()) != 1 {
+		t.Errorf("blank flood: limits %+v, first capped line %d", d.Limits(), d.CappedBefore(d.LineCount()))
+	}
+	if top := d.TopLevel(); len(top) != 1 {
+		t.Errorf("blank flood: %d top-level blocks, want the capped line's paragraph only", len(top))
 	}
 }

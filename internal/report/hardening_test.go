@@ -93,6 +93,11 @@ func hostileReports() []struct {
 		{"quote bomb before the report", RuleSentinelMalformed, fill("", "> ", "\n\n"+report)},
 		{"ordered-list bomb before the report", RuleSentinelMalformed, fill("", "1. ", "\n\n"+report)},
 		{"quote bomb after the report", "", fill(report+"\n", "> ", "\n")},
+		// 1 MiB of blank lines under 100 nested list items: 56 s and 15.6 GB before the nesting
+		// limits scaled with the line count. After the report it is harmless; a list item before
+		// the sentinels of such a long document is past the (scaled) limit.
+		{"blank lines under nested items after the report", "", fill(report+strings.Repeat("- ", 100)+"a\n", "\n", "")},
+		{"blank lines under nested items, list before the report", RuleSentinelMalformed, fill("- item\n\n", "\n", report)},
 		{"ordered-list bomb after the report", "", fill(report+"\n", "1. ", "\n")},
 		{"link bomb before the report", "", fill("", "[a](", "\n\n"+report)},
 		{"emphasis bomb before the report", "", fill("", "_a*", "\n\n"+report)},

@@ -78,9 +78,14 @@ func (l *located) fileIssuePos(p yamlstrict.Pos) (int, int) {
 }
 
 // cappedProblem explains why nothing after a line over the nesting cap is trusted.
-func cappedProblem() string {
-	return fmt.Sprintf("which nests more than %d block quotes or list items (or %d columns of indentation); past such a line mastermind does not read the Markdown structure exactly, so reduce its nesting",
-		markdown.MaxContainerMarkers, markdown.MaxIndentColumns)
+func cappedProblem(md *markdown.Doc) string {
+	lim := md.Limits()
+	scaled := ""
+	if lim.Markers < markdown.MaxContainerMarkers {
+		scaled = fmt.Sprintf(", the limits for a document of %d lines", md.LineCount())
+	}
+	return fmt.Sprintf("which nests more than %d block quotes or list items (or %d columns of indentation before one%s); past such a line mastermind does not read the Markdown structure exactly, so reduce its nesting",
+		lim.Markers, lim.Columns, scaled)
 }
 
 func containsFold(b []byte, token string) bool {
@@ -118,7 +123,7 @@ func (c *checker) locate(md *markdown.Doc, text []byte) *located {
 				cappedFlagged = true
 				// The nesting guard changed line capped; from there on CommonMark could read
 				// this comment as part of an HTML block or a fence, so it is not trusted.
-				problem = fmt.Sprintf("comes after line %d, %s", capped, cappedProblem())
+				problem = fmt.Sprintf("comes after line %d, %s", capped, cappedProblem(md))
 			}
 			if problem != "" {
 				line := md.NodeSpan(n).Start
@@ -138,7 +143,7 @@ func (c *checker) locate(md *markdown.Doc, text []byte) *located {
 		if capped := md.CappedBefore(md.LineCount()); capped > 0 {
 			for n := capped; n <= md.LineCount(); n++ {
 				if lt := md.LineText(n); containsFold(lt, beginToken) || containsFold(lt, endToken) || containsFold(lt, legacyBegin) || containsFold(lt, legacyEnd) {
-					c.add(RuleSentinelMalformed, n, 1, "", fmt.Sprintf("line %d mentions a report sentinel after line %d, %s", n, capped, cappedProblem()))
+					c.add(RuleSentinelMalformed, n, 1, "", fmt.Sprintf("line %d mentions a report sentinel after line %d, %s", n, capped, cappedProblem(md)))
 					malformed++
 					break
 				}
