@@ -53,6 +53,15 @@ func capNesting(src []byte) ([]byte, []int) {
 	return capNestingAt(src, lim.Markers, lim.Columns)
 }
 
+// GuardNesting returns src with the container limits applied (the copy the parse sees; see
+// MaxContainerMarkers and nestingBudget), for callers that run their own goldmark block parser
+// over a document instead of Parse. Offsets are unchanged, so segments index src as well; src is
+// returned itself when nothing is capped.
+func GuardNesting(src []byte) []byte {
+	capped, _ := capNesting(src)
+	return capped
+}
+
 // NestingLimits are the container limits one document was parsed with: at most Markers
 // container markers, and Columns columns of blanks before a marker, open containers on a line.
 type NestingLimits struct {
