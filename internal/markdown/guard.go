@@ -205,6 +205,14 @@ func thematicCandidate(s []byte) bool {
 // budgetKey caches, per paragraph or heading, whether link and emphasis parsing is off.
 var budgetKey = parser.NewContextKey()
 
+// docTriggersKey counts the link and emphasis trigger characters of the paragraphs parsed
+// normally so far; past docInlineBudget of them, later paragraphs are literal text too.
+var docTriggersKey = parser.NewContextKey()
+
+// docInlineBudget is the number of link and emphasis trigger characters ([ ] ! * _) parsed as
+// such in one document's paragraphs (headings excepted): about 50 MB of goldmark nodes.
+const docInlineBudget = 1 << 18
+
 // inlineGuard is an inline parser that runs before the link and emphasis parsers for their
 // trigger characters. In a block over inlineBudget it turns the character into literal text;
 // otherwise it declines and the usual parser runs.
@@ -234,14 +242,31 @@ func (inlineGuard) Parse(parent ast.Node, block text.Reader, pc parser.Context) 
 			}
 		}
 		off = size*triggers > inlineBudget
+		if !off && parent.Kind() != ast.KindHeading {
+			// The document's budget: goldmark keeps a node of about 190 bytes for every link
+			// and emphasis character it parses, so 4 MiB of short "[[[…" paragraphs, each
+			// under the block budget, took 1.26 GB. Headings are exempt (section names).
+			n, _ := pc.Get(docTriggersKey).(int)
+			n += triggers
+			pc.Set(docTriggersKey, n)
+			off = n > docInlineBudget
+		}
 		over[parent] = off
 	}
 	if !off {
 		return nil
 	}
-	_, seg := block.Position()
-	block.Advance(1)
-	return ast.NewTextSegment(seg.WithStop(seg.Start + 1))
+	// One text node for the run up to the next byte another inline parser or the line-break
+	// handling may want (a node per character cost 190 bytes each: a 4 MiB line of "[" took
+	// 789 MB).
+	line, seg := block.PeekLine()
+	n := bytes.IndexAny(line, "`<\\& \t\r\n")
+	if n < 0 {
+		n = len(line)
+	}
+	n = max(n, 1) // at least the trigger byte itself
+	block.Advance(n)
+	return ast.NewTextSegment(seg.WithStop(seg.Start + n))
 }
 
 // newParser returns goldmark's CommonMark parser (no extensions) with the inline guard, or with

@@ -452,3 +452,39 @@ func TestNestingLimitsScaleWithLines(t *testing.T) {
 		t.Errorf("blank flood: %d top-level blocks, want the capped line's paragraph only", len(top))
 	}
 }
+
+// The document's inline budget: past docInlineBudget link and emphasis characters in paragraphs
+// parsed normally, later paragraphs are literal text (4 MiB of short "[[[…" paragraphs took
+// 1.26 GB). Headings keep their markup parsed, and code spans are found everywhere.
+func TestDocumentInlineBudget(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("first [link](x) and *em*\n\n")
+	for i := 0; i*2 <= docInlineBudget; i++ {
+		b.WriteString("[a]()\n\n") // 2 triggers, a short paragraph under the block budget
+	}
+	b.WriteString("## Tests Plan *(MANDATORY)*\n\nlast [link](x) and *em* and `internal/c.go`\n")
+	d := Parse([]byte(b.String()))
+	count := func(n ast.Node) (marks int) {
+		_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+			switch c.(type) {
+			case *ast.Link, *ast.Emphasis:
+				if entering {
+					marks++
+				}
+			}
+			return ast.WalkContinue, nil
+		})
+		return
+	}
+	first, last := d.Root.FirstChild(), d.Root.LastChild()
+	if count(first) != 2 || count(last) != 0 {
+		t.Errorf("links/emphasis: first paragraph %d (want 2), last paragraph %d (want 0)", count(first), count(last))
+	}
+	hs := d.TopHeadings()
+	if len(hs) != 1 || hs[0].Text != "Tests Plan (MANDATORY)" {
+		t.Errorf("headings after the budget: %+v", hs)
+	}
+	if spans := d.CodeSpans(); len(spans) != 1 || spans[0].Text != "internal/c.go" {
+		t.Errorf("code spans after the budget: %+v", spans)
+	}
+}
