@@ -91,23 +91,27 @@ func TestGoGitRefusesSpecialObjectFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 2)
-	go func() {
-		_, err := noGit.BaselineEntries(ctx, b, []string{"a.txt"})
-		done <- err
-	}()
-	go func() {
-		_, _, err := r.BaselineBlob(ctx, b, "a.txt")
-		done <- err
-	}()
-	for range 2 {
+	wantErrWithin(t, "read through a FIFO object", errNotRegularGitFile,
+		func() error { _, err := noGit.BaselineEntries(ctx, b, []string{"a.txt"}); return err },
+		func() error { _, _, err := r.BaselineBlob(ctx, b, "a.txt"); return err })
+}
+
+// wantErrWithin runs every call concurrently and requires each to return an error wrapping want
+// within 20 seconds; a call that blocks (a FIFO read) fails the test instead of hanging it.
+func wantErrWithin(t *testing.T, what string, want error, calls ...func() error) {
+	t.Helper()
+	done := make(chan error, len(calls))
+	for _, call := range calls {
+		go func() { done <- call() }()
+	}
+	for range calls {
 		select {
 		case err := <-done:
-			if !errors.Is(err, errNotRegularGitFile) {
-				t.Errorf("read through a FIFO object: %v, want %v", err, errNotRegularGitFile)
+			if !errors.Is(err, want) {
+				t.Errorf("%s: %v, want %v", what, err, want)
 			}
 		case <-time.After(20 * time.Second):
-			t.Fatal("go-git blocked on a FIFO object")
+			t.Fatalf("%s: blocked", what)
 		}
 	}
 }
@@ -142,19 +146,8 @@ func TestDiscoverOpensGoGitHardened(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() {
-		_, _, err := r.BaselineBlob(ctx, b, "a.txt")
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		if !errors.Is(err, errNotRegularGitFile) {
-			t.Errorf("FIFO tree object through Discover: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("go-git blocked on a FIFO object (Discover)")
-	}
+	wantErrWithin(t, "FIFO tree object through Discover", errNotRegularGitFile,
+		func() error { _, _, err := r.BaselineBlob(ctx, b, "a.txt"); return err })
 }
 
 // A baseline tree object that cannot be read is an error, never an absent path: an executor that
@@ -218,19 +211,8 @@ func TestDegradedSubmoduleFIFOHead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := r.ChangedSet(ctx, b)
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		if !errors.Is(err, ErrUnsafeRepository) {
-			t.Errorf("degraded changed set with a FIFO submodule HEAD: %v, want %v", err, ErrUnsafeRepository)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("degraded mode blocked on a FIFO submodule HEAD")
-	}
+	wantErrWithin(t, "degraded changed set with a FIFO submodule HEAD", ErrUnsafeRepository,
+		func() error { _, err := r.ChangedSet(ctx, b); return err })
 }
 
 // Discover from inside .git (or a submodule's git directory under .git/modules) is refused: git

@@ -244,25 +244,9 @@ func TestUnsafeGitFilesRefused(t *testing.T) {
 				} else if err := os.Symlink("/dev/zero", p); err != nil {
 					t.Fatal(err)
 				}
-				done := make(chan error, 2)
-				go func() {
-					_, err := Discover(f.dir)
-					done <- err
-				}()
-				go func() {
-					_, err := Open(f.dir)
-					done <- err
-				}()
-				for i := 0; i < 2; i++ {
-					select {
-					case err := <-done:
-						if !errors.Is(err, ErrUnsafeRepository) {
-							t.Errorf("err = %v, want ErrUnsafeRepository", err)
-						}
-					case <-time.After(20 * time.Second):
-						t.Fatal("Discover/Open blocked on a FIFO")
-					}
-				}
+				wantErrWithin(t, "Discover/Open of a repository with a special file", ErrUnsafeRepository,
+					func() error { _, err := Discover(f.dir); return err },
+					func() error { _, err := Open(f.dir); return err })
 			})
 		}
 	}
