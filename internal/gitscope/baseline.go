@@ -415,9 +415,12 @@ func (w *treeWalker) tree(d string) (*object.Tree, error) {
 		parent, base = d[:i], d[i+1:]
 	}
 	pt, err := w.tree(parent)
-	if pt == nil || err != nil {
+	if err != nil {
+		return nil, err // not cached: every later lookup below d fails the same way
+	}
+	if pt == nil {
 		w.dirs[d] = nil
-		return nil, err
+		return nil, nil
 	}
 	e := findTreeEntry(pt, base)
 	if e == nil || e.Mode != filemode.Dir {

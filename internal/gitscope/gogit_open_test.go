@@ -185,6 +185,24 @@ func TestUnreadableBaselineTreeIsError(t *testing.T) {
 			t.Errorf("%s: BaselineBlob = %q %v, want an error", name, data, ok)
 		}
 		// Paths outside the unreadable tree still resolve.
+		if c.opts.LookPath != nil {
+			// The walker keeps failing below the unreadable tree (an error is never cached as absent).
+			gg, release, err := r.goGit()
+			if err != nil {
+				t.Fatal(err)
+			}
+			root, err := baselineTree(gg, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := newTreeWalker(gg, root)
+			for range 2 {
+				if e, err := w.entry("sub/deeper/x.go"); err == nil {
+					t.Errorf("%s: walker entry below the unreadable tree = %v, want an error", name, e)
+				}
+			}
+			release()
+		}
 		if types, err := r.BaselineEntries(ctx, b, []string{"top.txt", "nodir/x"}); err != nil || types["top.txt"] != EntryBlob || types["nodir/x"] != EntryAbsent {
 			t.Errorf("%s: readable paths: %v %v", name, types, err)
 		}
