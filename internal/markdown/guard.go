@@ -49,7 +49,7 @@ const inlineBudget = 1 << 20
 // one thematic break, cheaply.
 // The 1-based numbers of the changed lines are returned too.
 func capNesting(src []byte) ([]byte, []int) {
-	lim := nestingLimits(bytes.Count(src, []byte{'\n'}) + 1)
+	lim := nestingLimits(countBlankLines(src))
 	return capNestingAt(src, lim.Markers, lim.Columns)
 }
 
@@ -68,28 +68,52 @@ type NestingLimits struct {
 	Markers, Columns int
 }
 
-// nestingBudget bounds a document's lines times its container depth. goldmark's block parser
-// records one entry per open block for every line of a top-level block group and frees them only
-// when the group ends, and list items stay open across blank lines: 1 MiB of blank lines under a
-// line of 100 nested list items took 56 s and 15.6 GB (found by review), 10 items 4.6 s and 1.4 GB.
-// The depth a line can reach is at most about twice the markers one line may open (indentation
-// before a marker is capped at twice that many columns), so the limits shrink as the line count
-// grows: a document of up to 5,242 lines keeps the full MaxContainerMarkers and
-// MaxIndentColumns, one of 100,000 lines 5 markers and 14 columns, and one of more than 524,288
-// lines (1 MiB of blank lines) opens no container at all: 1 MiB of blank lines under 100 nested
-// items now parses in 0.4 s with 116 MB peak RSS (`report validate`), and a 16 MiB spec of them
-// without the list work entirely.
+// nestingBudget bounds a document's blank lines times its container depth. goldmark's block
+// parser records one entry per open block for every line of a top-level block group and frees
+// them only when the group ends, and list items stay open across blank lines: 1 MiB of blank
+// lines under a line of 100 nested list items took 56 s and 15.6 GB (found by review), 10 items
+// 4.6 s and 1.4 GB. Any other line inside d open blocks costs about d bytes of markers or
+// indentation, so only blank lines (one byte each) multiply; the limits shrink with their
+// number. The depth a line can reach is at most about twice the markers one line may open
+// (indentation before a marker is capped at twice that many columns): a document of up to
+// 5,242 blank lines keeps the full MaxContainerMarkers and MaxIndentColumns, one of 100,000
+// blank lines 5 markers and 14 columns, and one of more than 524,288 (1 MiB of them) opens no
+// container at all: 1 MiB of blank lines under 100 nested items parses in 0.15 s with 44 MB
+// peak RSS (`report validate`). Counting every line instead refused honest 30,000-line reports
+// whose logs held an indented "- " line (review).
 const nestingBudget = 1 << 19
 
-// nestingLimits returns the limits for a document of lines lines (see nestingBudget).
-func nestingLimits(lines int) NestingLimits {
-	m := min(MaxContainerMarkers, nestingBudget/max(lines, 1))
+// nestingLimits returns the limits for a document with blank blank lines (see nestingBudget).
+func nestingLimits(blank int) NestingLimits {
+	m := min(MaxContainerMarkers, nestingBudget/max(blank, 1))
 	return NestingLimits{Markers: m, Columns: min(MaxIndentColumns, 2*m+4)}
+}
+
+// countBlankLines returns the number of lines of src that hold only spaces, tabs and a carriage
+// return (a final empty line after the last line break included).
+func countBlankLines(src []byte) int {
+	n := 0
+	for start := 0; start <= len(src); {
+		end := bytes.IndexByte(src[start:], '\n')
+		if end < 0 {
+			end = len(src)
+		} else {
+			end += start
+		}
+		if isBlank(src[start:end]) {
+			n++
+		}
+		start = end + 1
+	}
+	return n
 }
 
 // Limits returns the nesting limits d was parsed with (the lines CappedBefore reports exceeded
 // them).
 func (d *Doc) Limits() NestingLimits { return d.limits }
+
+// BlankLineCount returns the number of blank lines of the source, which set Limits.
+func (d *Doc) BlankLineCount() int { return d.blank }
 
 // capNestingAt is capNesting with explicit limits (the fuzz target uses small ones).
 func capNestingAt(src []byte, maxMarkers, maxBlanks int) ([]byte, []int) {

@@ -428,10 +428,23 @@ func TestCodeSpanPositionsMatchPosition(t *testing.T) {
 	}
 }
 
-// The limits shrink with the line count (nestingBudget): goldmark keeps one entry per open block
-// for every line of a top-level group, so 1 MiB of blank lines under 100 nested list items cost
-// 56 s and 15.6 GB before (review). A document past 524,288 lines opens no container.
+// The limits shrink with the number of blank lines (nestingBudget): goldmark keeps one entry per
+// open block for every line of a top-level group, so 1 MiB of blank lines under 100 nested list
+// items cost 56 s and 15.6 GB before (review). A document past 524,288 blank lines opens no
+// container; a long document of non-blank lines keeps the full limits.
 func TestNestingLimitsScaleWithLines(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		want int
+	}{{"", 1}, {"a", 0}, {"a\n", 1}, {"a\n\n \t\r\nb\n", 3}, {" x\n\t\n", 2}} {
+		if got := countBlankLines([]byte(c.src)); got != c.want {
+			t.Errorf("countBlankLines(%q) = %d, want %d", c.src, got, c.want)
+		}
+	}
+	long := ParseBlocks([]byte(strings.Repeat("log line\n", 100000)))
+	if long.Limits() != (NestingLimits{MaxContainerMarkers, MaxIndentColumns}) {
+		t.Errorf("100,000 non-blank lines: limits %+v, want the full ones", long.Limits())
+	}
 	for _, c := range []struct {
 		lines int
 		want  NestingLimits

@@ -1,7 +1,6 @@
 package markdown
 
 import (
-	"bytes"
 	"sort"
 	"unicode/utf8"
 
@@ -16,6 +15,7 @@ type Doc struct {
 	lines  []int // byte offset of the start of each line
 	capped []int // 1-based lines the nesting guard changed, ascending (guard.go)
 	limits NestingLimits
+	blank  int // blank lines (countBlankLines), which set limits
 }
 
 // Parse parses src as CommonMark with goldmark and no extensions. src should already have a
@@ -33,10 +33,11 @@ func Parse(src []byte) *Doc { return parse(src, true) }
 func ParseBlocks(src []byte) *Doc { return parse(src, false) }
 
 func parse(src []byte, inline bool) *Doc {
-	lim := nestingLimits(bytes.Count(src, []byte{'\n'}) + 1)
+	blank := countBlankLines(src)
+	lim := nestingLimits(blank)
 	capped, cappedLines := capNestingAt(src, lim.Markers, lim.Columns)
 	root := newParser(inline).Parse(text.NewReader(capped))
-	d := &Doc{Source: src, Root: root, lines: []int{0}, capped: cappedLines, limits: lim}
+	d := &Doc{Source: src, Root: root, lines: []int{0}, capped: cappedLines, limits: lim, blank: blank}
 	for i, c := range src {
 		if c == '\n' && i+1 <= len(src) {
 			d.lines = append(d.lines, i+1)

@@ -329,3 +329,21 @@ func TestHiddenLegacyBlockAfterCappedLine(t *testing.T) {
 		t.Errorf("hidden legacy block after a capped line: report %v, findings %v", res.Report != nil, res.Findings)
 	}
 }
+
+// An honest long report: 30,000 log lines in a fence, one of them a YAML item indented 40
+// columns. Limits scaled with the line count refused its sentinels (review); they scale with the
+// blank lines only, so it is valid.
+func TestLongReportWithIndentedLogLine(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# Report\n\n```text\n")
+	for i := 0; i < 30000; i++ {
+		fmt.Fprintf(&b, "ok  pkg/%d 0.01s\n", i)
+		if i == 15000 {
+			b.WriteString(strings.Repeat(" ", 40) + "- name: sidecar\n")
+		}
+	}
+	b.WriteString("```\n\n<!-- mastermind:report-begin -->\n```yaml\n" + validYAML + "```\n<!-- mastermind:report-end -->\n")
+	if res := Validate([]byte(b.String()), "r.md"); len(res.Findings) != 0 || res.Report == nil {
+		t.Errorf("long honest report: %v", res.Findings)
+	}
+}

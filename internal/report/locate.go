@@ -82,7 +82,7 @@ func cappedProblem(md *markdown.Doc) string {
 	lim := md.Limits()
 	scaled := ""
 	if lim.Markers < markdown.MaxContainerMarkers {
-		scaled = fmt.Sprintf(", the limits for a document of %d lines", md.LineCount())
+		scaled = fmt.Sprintf(", the limits for a document of %d blank lines", md.BlankLineCount())
 	}
 	return fmt.Sprintf("which nests more than %d block quotes or list items (or %d columns of indentation before one%s); past such a line mastermind does not read the Markdown structure exactly, so reduce its nesting",
 		lim.Markers, lim.Columns, scaled)
