@@ -194,19 +194,7 @@ func (w *tsWalker) javaTypeNames(n *sitter.Node, depth int) []string {
 // javaSimpleName is a type's simple name: type arguments, qualification and white space removed
 // ("java.util.Map<K, V>" -> "Map", "Outer.Inner" -> "Inner").
 func javaSimpleName(s string) string {
-	var b strings.Builder
-	depth := 0
-	for _, r := range s {
-		switch {
-		case r == '<':
-			depth++
-		case r == '>' && depth > 0:
-			depth--
-		case depth == 0:
-			b.WriteRune(r)
-		}
-	}
-	q := squash(b.String())
+	q := squash(withoutTypeArgs(s))
 	if i := strings.LastIndexByte(q, '.'); i >= 0 {
 		q = q[i+1:]
 	}

@@ -554,12 +554,12 @@ func findTSCall(_ *verifier, from *unit, fd *decl, to *unit, td *decl) (int, str
 	return 0, "", false
 }
 
-// lastSegment is the last segment of a Rust path without generic arguments:
-// "a::Wrapper::<u8>" -> "Wrapper", "Vec<T>" -> "Vec".
-func lastSegment(q string) string {
+// withoutTypeArgs removes generic type arguments, nested ones included: "Map<K, List<V>>" ->
+// "Map", "a::Wrapper::<u8>" -> "a::Wrapper::" (Java and Rust type names).
+func withoutTypeArgs(s string) string {
 	var b strings.Builder
 	depth := 0
-	for _, r := range q {
+	for _, r := range s {
 		switch {
 		case r == '<':
 			depth++
@@ -569,7 +569,13 @@ func lastSegment(q string) string {
 			b.WriteRune(r)
 		}
 	}
-	q = strings.TrimSuffix(strings.TrimSpace(b.String()), "::")
+	return b.String()
+}
+
+// lastSegment is the last segment of a Rust path without generic arguments:
+// "a::Wrapper::<u8>" -> "Wrapper", "Vec<T>" -> "Vec".
+func lastSegment(q string) string {
+	q = strings.TrimSuffix(strings.TrimSpace(withoutTypeArgs(q)), "::")
 	if i := strings.LastIndex(q, "::"); i >= 0 {
 		q = q[i+2:]
 	}
