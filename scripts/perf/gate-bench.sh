@@ -23,6 +23,7 @@ TASKS=${TASKS:-50}
 cd "$(dirname "$0")/../.."
 [ -d "$OUT/a/.git" ] || sh scripts/perf/gen-repo.sh "$OUT"
 A=$OUT/a
+. scripts/perf/recipe.sh
 BASELINE=$(cat "$OUT/baseline")
 TMP=$(mktemp -d)
 BIN=$TMP/mastermind
@@ -52,24 +53,7 @@ while [ "$i" -le "$TASKS" ]; do
 		echo
 		echo 'Exercise the gate on scenario A.'
 	} >"$A/$dir/spec.md"
-	{
-		echo '<!-- mastermind:report-begin -->'
-		echo '```yaml'
-		echo 'schema_version: 1'
-		echo "spec: $dir/spec.md"
-		echo 'status: complete'
-		echo 'phases: []'
-		echo 'files_modified:'
-		awk -F '\t' '{ print "  - " $2 }' "$OUT/a.expected"
-		echo 'claims: []'
-		echo 'defects: []'
-		echo 'verifications:'
-		echo '  - cmd: go test ./...'
-		echo '    result: pass'
-		echo '    observed: {exit_code: 0, tests_run: 5}'
-		echo '```'
-		echo '<!-- mastermind:report-end -->'
-	} >"$A/$dir/executor-report.md"
+	perf_report "$dir/spec.md" "$OUT/a.expected" >"$A/$dir/executor-report.md"
 	hash=$(sha256sum "$A/$dir/spec.md" | cut -d' ' -f1)
 	cat >"$A/$dir/state.json" <<JSON
 {

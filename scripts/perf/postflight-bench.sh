@@ -20,6 +20,7 @@ PAIRS=${PAIRS:-9}
 cd "$(dirname "$0")/../.."
 [ -d "$OUT/a/.git" ] || sh scripts/perf/gen-repo.sh "$OUT"
 A=$OUT/a
+. scripts/perf/recipe.sh
 BASELINE=$(cat "$OUT/baseline")
 BIN=$(mktemp -d)/mastermind
 go build -trimpath -o "$BIN" ./cmd/mastermind
@@ -46,24 +47,7 @@ mkdir -p "$A/$TASK"
 	echo
 	echo 'Exercise post-flight on scenario A.'
 } >"$A/$TASK/spec.md"
-{
-	echo '<!-- mastermind:report-begin -->'
-	echo '```yaml'
-	echo 'schema_version: 1'
-	echo "spec: $TASK/spec.md"
-	echo 'status: complete'
-	echo 'phases: []'
-	echo 'files_modified:'
-	awk -F '\t' '{ print "  - " $2 }' "$OUT/a.expected"
-	echo 'claims: []'
-	echo 'defects: []'
-	echo 'verifications:'
-	echo '  - cmd: go test ./...'
-	echo '    result: pass'
-	echo '    observed: {exit_code: 0, tests_run: 5}'
-	echo '```'
-	echo '<!-- mastermind:report-end -->'
-} >"$A/$TASK/executor-report.md"
+perf_report "$TASK/spec.md" "$OUT/a.expected" >"$A/$TASK/executor-report.md"
 HASH=$(sha256sum "$A/$TASK/spec.md" | cut -d' ' -f1)
 cat >"$A/$TASK/approved-state.json" <<JSON
 {
@@ -81,7 +65,6 @@ cat >"$A/$TASK/approved-state.json" <<JSON
 }
 JSON
 
-. scripts/perf/recipe.sh
 post() {
 	cp "$A/$TASK/approved-state.json" "$A/$TASK/state.json"
 	(cd "$A" && MASTERMIND_DEBUG_RSS=1 "$BIN" run-task "$TASK/spec.md" --post-only >/dev/null 2>"$A/$TASK/stderr.txt") || {

@@ -1,6 +1,8 @@
 # Sourced by the perf scripts: the bare git recipe R of gitscope.md §4.1 and §8.2, the yardstick
 # mastermind is compared against — both commands run concurrently with the hardened flags and an
-# explicitly built environment. Usage: recipe DIR BASELINE_OID; now prints nanoseconds.
+# explicitly built environment. Usage: recipe DIR BASELINE_OID; now prints nanoseconds;
+# perf_report SPEC EXPECTED prints the benchmark tasks' executor report (every path of the
+# generator's EXPECTED list reported, one passing verify command) for the spec at SPEC.
 
 now() { date +%s%N; }
 
@@ -19,4 +21,23 @@ recipe() {
 		-c core.fsmonitor=false ls-files -z --others --exclude-standard --full-name -- >/dev/null &
 	local p2=$!
 	wait $p1 $p2
+}
+
+perf_report() {
+	echo '<!-- mastermind:report-begin -->'
+	echo '```yaml'
+	echo 'schema_version: 1'
+	echo "spec: $1"
+	echo 'status: complete'
+	echo 'phases: []'
+	echo 'files_modified:'
+	awk -F '\t' '{ print "  - " $2 }' "$2"
+	echo 'claims: []'
+	echo 'defects: []'
+	echo 'verifications:'
+	echo '  - cmd: go test ./...'
+	echo '    result: pass'
+	echo '    observed: {exit_code: 0, tests_run: 5}'
+	echo '```'
+	echo '<!-- mastermind:report-end -->'
 }
