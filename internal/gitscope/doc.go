@@ -1,5 +1,5 @@
 // Package gitscope computes the real changed-file set of a git work tree since a baseline, as
-// specified in /work/shared/design/gitscope.md (the contract), and owns every other read of the
+// specified in docs/design/gitscope.md (the contract), and owns every other read of the
 // repository: discovery, HEAD, baseline validation, baseline trees and blobs, commit lookups,
 // the file list and the release-notes diff stat.
 //

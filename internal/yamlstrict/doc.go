@@ -2,7 +2,7 @@
 // mastermind's strict value rules and converts it to a JSON-compatible value
 // with a position for every node.
 //
-// Design: /work/shared/design/executor-report-v1.md §2 (YAML value rules),
+// Design: docs/design/executor-report-v1.md §2 (YAML value rules),
 // §1.5 (bare form: the JSON decoder), §1.6 (positions) and §5.2 (message
 // templates for the decode.* and value.* rules).
 //
