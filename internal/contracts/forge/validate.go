@@ -129,8 +129,8 @@ func ValidateObject(o *Object) []Error {
 	evidence, evidenceIsArray := o.vals["evidence"].([]any)
 	if !evidenceIsArray {
 		add(RuleEvidenceType, msgEvidenceType)
-	}
-	if statusIsString && ss == "completed" {
+	} else if statusIsString && ss == "completed" {
+		// else: a non-array evidence already has its error; the original's if/else gives one.
 		ok := false
 		for _, e := range evidence {
 			if nonBlankString(e) {
