@@ -73,9 +73,14 @@ func (r *Result) Valid() bool { return len(r.Errors) == 0 }
 // stripped) and validates it under §1.4. All errors of rules 1–10 are reported; 0a–0c stop.
 func Check(message []byte) *Result {
 	res := &Result{}
-	blk, ok := Extract(StripBOM(message))
+	src := StripBOM(message)
+	blk, ok := Extract(src)
 	if !ok {
-		res.Errors = append(res.Errors, Error{RuleNoBlock, msgNoBlock, 0})
+		msg, line := msgNoBlock, 0
+		if hint, at := NoBlockHint(src); hint != "" {
+			msg, line = fmt.Sprintf("%s (line %d: %s)", msgNoBlock, at, hint), at
+		}
+		res.Errors = append(res.Errors, Error{RuleNoBlock, msg, line})
 		return res
 	}
 	res.Line = blk.Line
