@@ -149,4 +149,3 @@ func makeRunDir(root, runID string) (string, error) {
 	}
 	return cur, nil
 }
-
