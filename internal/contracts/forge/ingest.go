@@ -91,7 +91,7 @@ func uuid4() (string, error) {
 // Ingested is the outcome of Ingest.
 type Ingested struct {
 	EventsPath string   // relative to the root, slash-separated
-	Agent      string   // the agent name as written (after the registry fold)
+	Agent      string   // the agent name as written (after the fold), lone surrogates as U+FFFD
 	Lines      [][]byte // the two lines appended
 }
 
@@ -120,7 +120,7 @@ func Ingest(root, runID, agent string, report *Object, now time.Time) (*Ingested
 	if err != nil {
 		return nil, err
 	}
-	return &Ingested{EventsPath: EventsPath(runID), Agent: agent, Lines: lines}, nil
+	return &Ingested{EventsPath: EventsPath(runID), Agent: WellFormed(agent), Lines: lines}, nil
 }
 
 // makeRunDir creates .claude/forge-runs/<runID> under root one component at a time, refusing a

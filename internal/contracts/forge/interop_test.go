@@ -144,3 +144,18 @@ func TestNestingLimitOneMessage(t *testing.T) {
 		t.Fatalf("errors = %v", r.Errors)
 	}
 }
+
+// TestWellFormedForMessages: a lone surrogate in work_package reaches the result as one U+FFFD,
+// not as three invalid bytes; the report itself keeps it.
+func TestWellFormedForMessages(t *testing.T) {
+	r := Check([]byte(block(`{"status":"completed","work_package":"WP-\ud800","files_changed":[],"tests_run":"none","evidence":["x"],"next_action":"y"}`)))
+	if !r.Valid() || r.WorkPackage != "WP-\uFFFD" {
+		t.Fatalf("work package %q, errors %v", r.WorkPackage, r.Errors)
+	}
+	if got := string(Stringify(nil, r.Report.vals["work_package"])); got != `"WP-\ud800"` {
+		t.Fatalf("report keeps %s", got)
+	}
+	if got := WellFormed("a\xed\xa0\x80\xffb\U0001F600"); got != "a\uFFFD\uFFFDb\U0001F600" {
+		t.Fatalf("WellFormed = %q", got)
+	}
+}

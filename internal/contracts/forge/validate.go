@@ -62,8 +62,8 @@ type Result struct {
 	Line        int
 	Errors      []Error
 	Notes       []string
-	Status      string // "" unless status is a string
-	WorkPackage string // "" unless work_package is a string
+	Status      string // "" unless status is a string; lone surrogates as U+FFFD (WellFormed)
+	WorkPackage string // "" unless work_package is a string; lone surrogates as U+FFFD (WellFormed)
 }
 
 // Valid reports whether there are no errors.
@@ -100,10 +100,10 @@ func Check(message []byte) *Result {
 		res.Errors = append(res.Errors, e)
 	}
 	if s, ok := obj.vals["status"].(string); ok {
-		res.Status = s
+		res.Status = WellFormed(s)
 	}
 	if s, ok := obj.vals["work_package"].(string); ok {
-		res.WorkPackage = s
+		res.WorkPackage = WellFormed(s)
 	}
 	if _, has := obj.vals["result_caveat"]; !has && res.Status == "completed" {
 		res.Notes = append(res.Notes, NoteNoResultCaveat)

@@ -379,6 +379,27 @@ func surrogateAt(s string, i int) (uint16, bool) {
 	return 0xD000 | uint16(s[i+1]&0x3F)<<6 | uint16(s[i+2]&0x3F), true
 }
 
+// WellFormed returns s with every lone surrogate (held as WTF-8, see ParseJSON) replaced by one
+// U+FFFD, as ECMAScript String.prototype.toWellFormed does, and any other invalid byte by U+FFFD:
+// the form a parsed string takes in a message or a JSON envelope, which must be UTF-8.
+func WellFormed(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if _, ok := surrogateAt(s, i); ok {
+			b.WriteRune(utf8.RuneError)
+			i += 3
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		b.WriteRune(r)
+		i += size
+	}
+	return b.String()
+}
+
 // utf16Units returns s as UTF-16 code units, as ECMAScript holds the string: WTF-8 surrogates are
 // single units, other invalid bytes U+FFFD.
 func utf16Units(s string) []uint16 {
