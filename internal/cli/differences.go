@@ -9,7 +9,7 @@ const forgeDifferencesHelp = `Deliberate differences from the original forge-rep
   - A ~~~forge-report fence counts: CommonMark reads both fence kinds alike.
   - A block inside another fenced block is an example and never counts, so a quoted example after the real block cannot replace it.
   - A fence indented four spaces, an opening fence mid-line or a closing fence glued to the JSON is no block, and the error says what to fix: CommonMark does not read them as fences.
-  - JSON nesting deeper than 512 levels is refused with one message: hostile input must not exhaust the stack.
+  - JSON nesting deeper than 512 levels, in a report or an events.jsonl line, is refused with one message: hostile input must not exhaust the stack.
   - Malformed-JSON messages come from Go's decoder, not V8's: another engine, same verdict.
   - Labelled secrets in free text ("password=hunter2" in evidence) are redacted too: the original wrote them to the log in the clear.
   - Extraction and redaction run in linear time (a guarded CommonMark parse, RE2 patterns): hostile input cannot stall them as the original's lazy block regex can.

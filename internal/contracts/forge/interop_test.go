@@ -159,3 +159,14 @@ func TestWellFormedForMessages(t *testing.T) {
 		t.Fatalf("WellFormed = %q", got)
 	}
 }
+
+// TestVerifyTooDeepLineIsCorrupt: a complete line nested deeper than the limit is CORRUPT with
+// the limit named, even as the last line (a torn append is PARTIAL, this is not one).
+func TestVerifyTooDeepLineIsCorrupt(t *testing.T) {
+	deep := `{"event_type":"x","d":` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + "}\n"
+	_, err := VerifyLog([]byte(deep), "r")
+	var ce *ChainError
+	if !errors.As(err, &ce) || ce.Class != DamageCorrupt || !strings.Contains(ce.Reason, "deeper than the limit of 512 levels") {
+		t.Fatalf("err = %v", err)
+	}
+}

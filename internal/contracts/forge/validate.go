@@ -1,6 +1,7 @@
 package forge
 
 import (
+	"errors"
 	"fmt"
 )
 
@@ -86,7 +87,11 @@ func Check(message []byte) *Result {
 	res.Line = blk.Line
 	v, err := ParseJSON(blk.Content)
 	if err != nil {
-		res.Errors = append(res.Errors, Error{RuleMalformedJSON, msgMalformed + err.Error(), blk.Line})
+		msg := msgMalformed + err.Error()
+		if errors.Is(err, ErrTooDeep) {
+			msg += "; flatten the report"
+		}
+		res.Errors = append(res.Errors, Error{RuleMalformedJSON, msg, blk.Line})
 		return res
 	}
 	obj, ok := v.(*Object)

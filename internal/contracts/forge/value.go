@@ -109,7 +109,7 @@ func sortIndexKeys(keys []string) {
 const MaxDepth = 512
 
 // ErrTooDeep is returned by ParseJSON for nesting deeper than MaxDepth levels.
-var ErrTooDeep = fmt.Errorf("JSON nesting is deeper than the limit of %d levels; flatten the report", MaxDepth)
+var ErrTooDeep = fmt.Errorf("JSON nesting is deeper than the limit of %d levels", MaxDepth)
 
 // ParseJSON decodes exactly one JSON value as ECMAScript JSON.parse does: objects become *Object
 // (duplicate keys: last value at the first key's position), arrays []any, strings string,
