@@ -139,6 +139,8 @@ func FuzzFrontmatter(f *testing.F) {
 		"---\ndescription: Use when: x\noutput_format: a\n---\n",
 		"---\nx: &a [*a]\noutput_format: *a\n---\n",
 		"---\noutput_format: |\n  (?=x)\n---\n",
+		"---\nname: x\noutput_format: ^a\n----\nbody\n",
+		"---\r\noutput_format: a\r\noutput_format: b\r\n...\r\n",
 	} {
 		f.Add([]byte(s), []byte("## a\n"))
 	}
