@@ -13,7 +13,8 @@ import (
 // repository root. It never executes anything.
 //
 // Findings come in this order: the per-row contradictions of §10.5.1 (observed_exit_code_non_zero,
-// observed_zero_tests) in row order, then verification_requirement_unmet per declared command in
+// observed_zero_tests, verification_pass_contradicted; at most one per row, in that precedence)
+// in row order, then verification_requirement_unmet per declared command in
 // declaration order (§10.5.2), then vacuous_test_claim warnings in row order (§10.5.4). The caller
 // sorts them for audit.md (§9.3). Rows holds the classification of every row.
 func Check(root string, declared []string, rows []Row) Result {
@@ -34,6 +35,11 @@ func Check(root string, declared []string, rows []Row) Result {
 			case r.TestsRun != nil && *r.TestsRun == 0 && recognised:
 				contradicted[i] = true
 				res.Findings = append(res.Findings, zeroTests(r.Cmd))
+			case recognised && r.OutputExcerpt != nil:
+				if ev, ok := contradiction(inv.runner, *r.OutputExcerpt); ok {
+					contradicted[i] = true
+					res.Findings = append(res.Findings, passContradicted(r.Cmd, inv.runner, ev))
+				}
 			}
 		}
 		switch {
@@ -119,4 +125,13 @@ func zeroTests(cmd string) finding.Finding {
 	return finding.Finding{Rule: KindZeroTests, Class: finding.ClassError,
 		Message: fmt.Sprintf("\"%s\" is reported as pass but observed 0 tests run", textsafe.Escape(cmd)),
 		Fields:  []finding.Field{{Key: "cmd", Value: cmd}}}
+}
+
+// passContradicted is verification_pass_contradicted: a pass row whose output_excerpt shows the
+// failure summary of its runner (lifecycle-v2.md §7).
+func passContradicted(cmd string, r Runner, evidence string) finding.Finding {
+	return finding.Finding{Rule: KindPassContradicted, Class: finding.ClassError,
+		Message: fmt.Sprintf("\"%s\" is reported as pass but its output_excerpt shows a %s failure (%s); report result: fail with a defect, or fix the failure and report the passing run's output",
+			textsafe.Escape(cmd), r, textsafe.Escape(evidence)),
+		Fields: []finding.Field{{Key: "cmd", Value: cmd}, {Key: "runner", Value: string(r)}, {Key: "evidence", Value: evidence}}}
 }
