@@ -2,7 +2,6 @@ package verification
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
@@ -59,15 +58,19 @@ func Check(root string, declared []string, rows []Row) Result {
 	}
 
 	seen := map[string]bool{}
+	keys := make([]string, len(rows))
+	for i, r := range rows {
+		keys[i] = MatchKey(r.Cmd)
+	}
 	for _, c := range declared {
-		c = strings.TrimSpace(c)
+		c = MatchKey(c)
 		if c == "" || seen[c] {
 			continue
 		}
 		seen[c] = true
 		var n, passed, unobserved, unsuccessful int
-		for i, r := range rows {
-			if strings.TrimSpace(r.Cmd) != c {
+		for i := range rows {
+			if keys[i] != c {
 				continue
 			}
 			n++
@@ -93,9 +96,7 @@ func Check(root string, declared []string, rows []Row) Result {
 			reason = ReasonConflictingResults
 		}
 		if reason != "" {
-			res.Findings = append(res.Findings, finding.Finding{Rule: KindRequirementUnmet, Class: finding.ClassError,
-				Message: fmt.Sprintf("declared verification \"%s\" is not satisfied (%s)", textsafe.Escape(c), reason),
-				Fields:  []finding.Field{{Key: "cmd", Value: c}, {Key: "reason", Value: reason}}})
+			res.Findings = append(res.Findings, requirementUnmet(c, reason, nearMiss(c, rows, keys, reason)))
 		}
 	}
 
@@ -109,21 +110,49 @@ func Check(root string, declared []string, rows []Row) Result {
 			continue
 		}
 		res.Findings = append(res.Findings, finding.Finding{Rule: KindVacuous, Class: finding.ClassWarning,
-			Message: fmt.Sprintf("\"%s\" is reported as pass but %s", textsafe.Escape(r.Cmd), out.reason),
+			Message: fmt.Sprintf("\"%s\" is reported as pass but %s; %s", textsafe.Escape(r.Cmd), out.reason, fixVacuous),
 			Fields:  []finding.Field{{Key: "cmd", Value: r.Cmd}, {Key: "reason", Value: out.reason}}})
 	}
 	return res
 }
 
+// Fix hints that end each message (lifecycle-v2.md §9: a message says what to change).
+const (
+	fixMissing     = "run it and report a row whose cmd is exactly the declared command, or revise the spec"
+	fixNotPassed   = "fix the failure, rerun it and report the passing run with observed.exit_code 0"
+	fixUnobserved  = "report observed.exit_code from the run"
+	fixConflicting = "report the command's runs consistently: every row for it must pass with observed.exit_code 0"
+	fixExit        = "report result: fail with a defect, or fix the failure and report the passing run"
+	fixZeroTests   = "make the command run the tests (check its paths and filters) and report the real tests_run"
+	fixVacuous     = "add the tests the command should run, or report observed.tests_run from the run"
+)
+
+// requirementUnmet is verification_requirement_unmet for declared command c. closest is the
+// reported command nearest to c for a missing_result (lifecycle-v2.md §7), or "".
+func requirementUnmet(c, reason, closest string) finding.Finding {
+	fields := []finding.Field{{Key: "cmd", Value: c}, {Key: "reason", Value: reason}}
+	var msg string
+	if closest != "" {
+		msg = fmt.Sprintf("declared `%s` has no result; the report ran `%s` — report the declared command or revise the spec (%s)",
+			textsafe.Escape(c), textsafe.Escape(closest), reason)
+		fields = append(fields, finding.Field{Key: "closest", Value: closest})
+	} else {
+		fix := map[string]string{ReasonMissingResult: fixMissing, ReasonNotPassed: fixNotPassed,
+			ReasonUnobservedExit: fixUnobserved, ReasonConflictingResults: fixConflicting}[reason]
+		msg = fmt.Sprintf("declared verification \"%s\" is not satisfied (%s); %s", textsafe.Escape(c), reason, fix)
+	}
+	return finding.Finding{Rule: KindRequirementUnmet, Class: finding.ClassError, Message: msg, Fields: fields}
+}
+
 func exitNonZero(cmd string, code int64) finding.Finding {
 	return finding.Finding{Rule: KindExitNonZero, Class: finding.ClassError,
-		Message: fmt.Sprintf("\"%s\" is reported as pass but its observed exit code is %d", textsafe.Escape(cmd), code),
+		Message: fmt.Sprintf("\"%s\" is reported as pass but its observed exit code is %d; %s", textsafe.Escape(cmd), code, fixExit),
 		Fields:  []finding.Field{{Key: "cmd", Value: cmd}, {Key: "exit_code", Value: code}}}
 }
 
 func zeroTests(cmd string) finding.Finding {
 	return finding.Finding{Rule: KindZeroTests, Class: finding.ClassError,
-		Message: fmt.Sprintf("\"%s\" is reported as pass but observed 0 tests run", textsafe.Escape(cmd)),
+		Message: fmt.Sprintf("\"%s\" is reported as pass but observed 0 tests run; %s", textsafe.Escape(cmd), fixZeroTests),
 		Fields:  []finding.Field{{Key: "cmd", Value: cmd}}}
 }
 

@@ -30,7 +30,7 @@ func vacuous(t *testing.T, root, cmd string) string {
 		if f.Rule != KindVacuous {
 			t.Fatalf("unexpected finding %v", f)
 		}
-		if f.Class != "warning" || f.Message != `"`+cmd+`" is reported as pass but `+f.FieldString("reason") {
+		if f.Class != "warning" || f.Message != `"`+cmd+`" is reported as pass but `+f.FieldString("reason")+"; "+fixVacuous {
 			t.Fatalf("bad vacuous finding %+v", f)
 		}
 		reasons = append(reasons, f.FieldString("reason"))
