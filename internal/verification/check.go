@@ -26,20 +26,9 @@ func Check(root string, declared []string, rows []Row) Result {
 		if recognised {
 			invs[i] = inv
 		}
-		if r.Result == "pass" {
-			switch {
-			case r.ExitCode != nil && *r.ExitCode != 0:
-				contradicted[i] = true
-				res.Findings = append(res.Findings, exitNonZero(r.Cmd, *r.ExitCode))
-			case r.TestsRun != nil && *r.TestsRun == 0 && recognised:
-				contradicted[i] = true
-				res.Findings = append(res.Findings, zeroTests(r.Cmd))
-			case recognised && r.OutputExcerpt != nil:
-				if ev, ok := contradiction(inv.runner, *r.OutputExcerpt); ok {
-					contradicted[i] = true
-					res.Findings = append(res.Findings, passContradicted(r.Cmd, inv.runner, ev))
-				}
-			}
+		if f, ok := contradict(r, inv); ok {
+			contradicted[i] = true
+			res.Findings = append(res.Findings, f)
 		}
 		switch {
 		case r.Result != "pass" || contradicted[i]:
@@ -114,6 +103,36 @@ func Check(root string, declared []string, rows []Row) Result {
 			Fields:  []finding.Field{{Key: "cmd", Value: r.Cmd}, {Key: "reason", Value: out.reason}}})
 	}
 	return res
+}
+
+// Contradiction applies the per-row rules of spec-and-lifecycle.md §10.5.1 to one row, which need
+// neither the repository nor the spec: a pass row with observed.exit_code ≠ 0
+// (observed_exit_code_non_zero), else with tests_run 0 for a recognised runner
+// (observed_zero_tests), else whose output_excerpt shows its recognised runner's failure summary
+// (verification_pass_contradicted). ok is false when the row is not contradicted. The finding has
+// Rule, Class, Message and Fields; no position.
+func Contradiction(r Row) (finding.Finding, bool) {
+	inv, _ := parse(r.Cmd)
+	return contradict(r, inv)
+}
+
+// contradict is Contradiction with the row's parsed invocation (nil when unrecognised).
+func contradict(r Row, inv *invocation) (finding.Finding, bool) {
+	if r.Result != "pass" {
+		return finding.Finding{}, false
+	}
+	switch {
+	case r.ExitCode != nil && *r.ExitCode != 0:
+		return exitNonZero(r.Cmd, *r.ExitCode), true
+	case inv == nil:
+	case r.TestsRun != nil && *r.TestsRun == 0:
+		return zeroTests(r.Cmd), true
+	case r.OutputExcerpt != nil:
+		if ev, ok := contradiction(inv.runner, *r.OutputExcerpt); ok {
+			return passContradicted(r.Cmd, inv.runner, ev), true
+		}
+	}
+	return finding.Finding{}, false
 }
 
 // Fix hints that end each message (lifecycle-v2.md §9: a message says what to change).
