@@ -202,9 +202,9 @@ func TestMatchKey(t *testing.T) {
 	for in, want := range map[string]string{
 		"  go   test\t./...  ": "go test ./...",
 		"go test ./...":        "go test ./...",
-		"a\nb":                "a\nb",
+		"a\nb":                 "a\nb",
 		"":                     "",
-		" \t ":                "",
+		" \t ":                 "",
 	} {
 		if got := MatchKey(in); got != want {
 			t.Errorf("MatchKey(%q) = %q, want %q", in, got, want)
