@@ -7,8 +7,6 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
 )
 
-func yamlstrictPointer(key string) string { return yamlstrict.PointerJoin("", key) }
-
 // buildReport converts the located value into the typed Report (§7). skip holds the pointers of
 // the parts left out (a top-level field such as "/files_modified", or one element such as
 // "/verifications/2"); it is empty for a value that passed every stage. Values of the wrong type
@@ -97,7 +95,7 @@ func optInt(m map[string]any, k string) *int64 {
 func pruned(root map[string]any, skip map[string]bool) map[string]any {
 	out := make(map[string]any, len(root))
 	for k, v := range root {
-		ptr := yamlstrictPointer(k)
+		ptr := yamlstrict.PointerJoin("", k)
 		if skip[ptr] {
 			continue
 		}

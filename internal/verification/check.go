@@ -2,6 +2,7 @@ package verification
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
@@ -52,14 +53,15 @@ func Check(root string, declared []string, rows []Row) Result {
 		keys[i] = MatchKey(r.Cmd)
 	}
 	for _, c := range declared {
-		c = MatchKey(c)
-		if c == "" || seen[c] {
+		key := MatchKey(c)
+		c = strings.TrimSpace(c)
+		if key == "" || seen[key] {
 			continue
 		}
-		seen[c] = true
+		seen[key] = true
 		var n, passed, unobserved, unsuccessful int
 		for i := range rows {
-			if keys[i] != c {
+			if keys[i] != key {
 				continue
 			}
 			n++
@@ -85,7 +87,7 @@ func Check(root string, declared []string, rows []Row) Result {
 			reason = ReasonConflictingResults
 		}
 		if reason != "" {
-			res.Findings = append(res.Findings, requirementUnmet(c, reason, nearMiss(c, rows, keys, reason)))
+			res.Findings = append(res.Findings, requirementUnmet(c, reason, nearMiss(key, rows, keys, reason)))
 		}
 	}
 

@@ -211,3 +211,12 @@ func TestMatchKey(t *testing.T) {
 		}
 	}
 }
+
+// TestDeclaredSpacingKeepsTheDeclaredText checks that the finding names the declared command as
+// written (trimmed), while matching uses the collapsed form.
+func TestDeclaredSpacingKeepsTheDeclaredText(t *testing.T) {
+	res := Check(t.TempDir(), []string{"  make   check ", "make check"}, nil)
+	if len(res.Findings) != 1 || res.Findings[0].FieldString("cmd") != "make   check" {
+		t.Fatalf("findings %v", res.Findings)
+	}
+}
