@@ -218,17 +218,19 @@ func findCandidates(lines []srcLine) []candidate {
 		}
 		if !hasKey {
 			// No key: a list item's value, or text where a key was expected.
-			if isSeq {
-				out = append(out, valueCandidates(l, "", t[pos:], pos)...)
-				prev.plain = isPlainStart(t[pos:])
-				continue
-			}
-			if k, rest, ok := strings.Cut(trimmed, ":"); ok && rest != "" && rest[0] != ' ' && isKeyLike(k) && prev != nil && prev.col == entryCol && !prev.seq {
+			if k, rest, ok := strings.Cut(trimmed, ":"); !isSeq && ok && rest != "" && rest[0] != ' ' && isKeyLike(k) && prev != nil && prev.col == entryCol && !prev.seq {
 				off := l.indent + len(k) + 1
 				out = append(out, candidate{pos: Pos{l.n, col(t, off)}, line: l.n, fixed: t[:off] + " " + t[off:],
 					msg: quoteName(k+":"+firstWord(rest)) + " has no space after the colon, so it is not a key; write " + quoteName(k+": "+firstWord(rest))})
 			}
-			continue
+			if !isSeq {
+				continue
+			}
+			// A list item's own value.
+			key, value, valueOff = "", strings.TrimRight(t[pos:], " \t"), pos
+			if isPlainStart(value) {
+				value = stripComment(value)
+			}
 		}
 		if value == "" {
 			opened = true
@@ -239,8 +241,8 @@ func findCandidates(lines []srcLine) []candidate {
 		switch value[0] {
 		case '|', '>':
 			blockParent = entryCol
-			if isSeq {
-				blockParent = pos
+			if isSeq && hasKey {
+				blockParent = pos // "- key: |": the content is indented more than the key
 			}
 			continue
 		case '"', '\'':
@@ -249,9 +251,6 @@ func findCandidates(lines []srcLine) []candidate {
 				qc := candidate{pos: Pos{l.n, col(t, valueOff)}, line: l.n, fixed: t + string(q),
 					msg: "the " + string(q) + " quote opened here is never closed; close it at the end of the value, or use a | block for text over several lines"}
 				quote, quoteChar, quoteIndent = &qc, q, entryCol
-				if i == len(lines)-1 {
-					out = append(out, qc)
-				}
 				continue
 			}
 		}
