@@ -255,7 +255,7 @@ func gateAnnotations(res *postflight.GateResult) []ghAnnotation {
 		switch t.Status {
 		case postflight.GateDrift, postflight.GateBroken:
 			for _, f := range t.Findings {
-				if f.Rule == postflight.KindExecutorReportRejected && len(t.ReportViolations) > 0 {
+				if f.Rule == finding.KindExecutorReportRejected && len(t.ReportViolations) > 0 {
 					continue // the violations carry the detail, with positions
 				}
 				anns = append(anns, auditAnnotation(f, t.Task, prefix))

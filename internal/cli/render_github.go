@@ -110,26 +110,16 @@ func findingAnnotation(f finding.Finding, prefix string) ghAnnotation {
 		Message: prefix + f.Message}
 }
 
-// reportSideKinds are audit kinds about the executor report's own content; without a file
-// field they are annotated on executor-report.md, every other kind on spec.md.
-var reportSideKinds = map[string]bool{
-	postflight.KindExecutorReportRejected: true, postflight.KindReportMissingChangedFile: true,
-	postflight.KindReportUnexpectedFile: true, postflight.KindObservedExitCodeNonZero: true,
-	postflight.KindObservedZeroTests: true, postflight.KindVacuousTestClaim: true,
-	postflight.KindClaimedSymbolMissing: true, postflight.KindClaimedSymbolNotAdded: true,
-	postflight.KindClaimedSignatureMismatch: true, postflight.KindHallucinatedSymbol: true,
-	postflight.KindMissingCallEdge: true, postflight.KindExecutorClaimUnresolved: true,
-}
-
 // auditAnnotation annotates an audit finding of task: on the file it names (its `file` field,
 // except the escaped bytes of changed_path_unrepresentable), otherwise on the task's
-// executor-report.md or spec.md. Audit findings carry no line.
+// executor-report.md for a kind about the report's own content (finding.Kind.ReportSide) or
+// spec.md. Audit findings carry no line.
 func auditAnnotation(f finding.Finding, task postflight.Task, prefix string) ghAnnotation {
 	file := task.Spec
-	if reportSideKinds[f.Rule] {
+	if k, ok := finding.KindOf(f.Rule); ok && k.ReportSide {
 		file = task.ReportRel()
 	}
-	if v := f.FieldString("file"); v != "" && f.Rule != postflight.KindChangedPathUnrepresentable {
+	if v := f.FieldString("file"); v != "" && f.Rule != finding.KindChangedPathUnrepresentable {
 		file = v
 	}
 	return ghAnnotation{Level: ghLevel(f.Class), File: file, Title: f.Rule, Message: prefix + f.Message}
@@ -141,7 +131,7 @@ func auditAnnotation(f finding.Finding, task postflight.Task, prefix string) ghA
 func resultAnnotations(res *postflight.Result, prefix string) []ghAnnotation {
 	var anns []ghAnnotation
 	for _, f := range res.Findings {
-		if f.Rule == postflight.KindExecutorReportRejected && len(res.ReportViolations) > 0 {
+		if f.Rule == finding.KindExecutorReportRejected && len(res.ReportViolations) > 0 {
 			continue // the violations below carry the detail, with positions
 		}
 		if res.Phase == postflight.PhasePostflight {

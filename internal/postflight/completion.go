@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
@@ -85,7 +86,7 @@ func (c *controller) historyPending(problems []ReviewProblem) *Result {
 			File: rel, Line: p.Line, Message: p.Message, Fields: []finding.Field{{Key: "field", Value: p.Field}}})
 	}
 	res.Outcome, res.ExitCode = OutcomeHistoryPending, 0
-	res.Message = "history review pending: " + firstPlus(msgs)
+	res.Message = "history review pending: " + audit.FirstPlus(msgs)
 	var b strings.Builder
 	fmt.Fprintf(&b, "⏳ history review pending — %s\n", rel)
 	for _, m := range msgs {

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
@@ -109,7 +110,7 @@ func (r *GateResult) Count(status string) int {
 // Gate audits every task under .mastermind/tasks/ that is not learned (or, with Since, the
 // tasks whose folder or declared scope files changed since that commit) and decides whether the
 // working tree may be merged. Without Record nothing is written: each task goes through the
-// same checks as post-flight (computeAudit) and its state is left byte-for-byte unchanged. The
+// same checks as post-flight (auditTask, audit.Compute) and its state is left byte-for-byte unchanged. The
 // changed set of each distinct baseline is computed once and shared; each spec is read and
 // parsed at most once. Nothing named by a spec or report is executed.
 //
@@ -312,7 +313,7 @@ func learnedProblem(t Task, st *State) (string, error) {
 	for i, p := range ps {
 		msgs[i] = p.Format(t.HistoryReviewRel())
 	}
-	return "state.json says learned, but the history review does not back it: " + firstPlus(msgs) + redo, nil
+	return "state.json says learned, but the history review does not back it: " + audit.FirstPlus(msgs) + redo, nil
 }
 
 func (t *gateTask) fail(status string, err error) {
@@ -326,9 +327,8 @@ func (g *gater) audit(ctx context.Context, in TaskInfo, t *gateTask) {
 		t.fail(GateError, err)
 		return
 	}
-	c := &controller{opts: Options{Git: g.git, Now: g.opts.Now, Warn: g.opts.Warn}, git: g.git, task: in.Task, res: &Result{}}
 	st := *in.State
-	ar, err := c.computeAudit(ctx, &st, si)
+	ar, err := auditTask(ctx, g.git, in.Task, &st, si)
 	if err != nil {
 		t.fail(GateError, err)
 		return
@@ -337,7 +337,8 @@ func (g *gater) audit(ctx context.Context, in TaskInfo, t *gateTask) {
 		t.Status, t.Reason = GateRefused, reasonSpecChanged+preflightNext(in.Task, &st, DefaultMaxIterations)
 		return
 	}
-	t.setVerdict(ar.Audit.Verdict, ar.Audit.Counts, ar.Findings, ar.Audit.Violations, g.opts.FailOnDrift)
+	e, w := ar.Counts()
+	t.setVerdict(ar.Verdict, Counts{e, w}, ar.Findings, ar.Evidence.Violations, g.opts.FailOnDrift)
 }
 
 // record runs the normal post-flight for a task (Run with ModePostOnly), sharing the changed
@@ -356,7 +357,7 @@ func (g *gater) record(ctx context.Context, in TaskInfo, t *gateTask) {
 	switch res.Outcome {
 	case OutcomePostHeld, OutcomePostDrift, OutcomePostBroken:
 		var counts Counts
-		verdict := Verdict(res.Findings)
+		verdict := audit.VerdictOf(res.Findings)
 		if res.State != nil && res.State.Findings != nil {
 			counts, verdict = *res.State.Findings, res.State.Verdict
 		} else {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
@@ -109,7 +110,7 @@ func (c *controller) preflight(ctx context.Context, prev *State) (*Result, error
 			if t, ok := types[p]; ok && t != gitscope.EntryAbsent {
 				fs = append(fs, finding.Finding{Rule: RuleCreationExists, Class: finding.ClassError, File: c.task.Spec,
 					Message: fmt.Sprintf("creates path %s already exists in the baseline tree (as a %s); list it under touches instead", p, t),
-					Fields:  []finding.Field{{Key: "file", Value: p}, {Key: "reason", Value: ReasonCreationExistsInBaseline}}})
+					Fields:  []finding.Field{{Key: "file", Value: p}, {Key: "reason", Value: audit.ReasonCreationExistsInBaseline}}})
 			}
 		}
 	}
@@ -148,7 +149,7 @@ func (c *controller) preflight(ctx context.Context, prev *State) (*Result, error
 		for i, f := range errs {
 			msgs[i] = f.Message
 		}
-		reason := "pre-flight refused: " + firstPlus(msgs)
+		reason := "pre-flight refused: " + audit.FirstPlus(msgs)
 		if !first {
 			st.BlockingReason = reason
 			if err := c.writeState(&st); err != nil {

@@ -229,14 +229,3 @@ func (c *controller) writeState(st *State) error {
 	c.res.Artifacts.State = c.task.StateRel()
 	return nil
 }
-
-// firstPlus renders "<first> (+K more)" (§3.1 step 7, §4 step 3).
-func firstPlus(msgs []string) string {
-	if len(msgs) == 0 {
-		return ""
-	}
-	if len(msgs) == 1 {
-		return msgs[0]
-	}
-	return fmt.Sprintf("%s (+%d more)", msgs[0], len(msgs)-1)
-}

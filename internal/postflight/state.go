@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 )
 
@@ -42,9 +43,9 @@ const (
 
 // Verdicts (§9.2).
 const (
-	VerdictHeld   = "held"
-	VerdictDrift  = "drift"
-	VerdictBroken = "broken"
+	VerdictHeld   = audit.VerdictHeld
+	VerdictDrift  = audit.VerdictDrift
+	VerdictBroken = audit.VerdictBroken
 )
 
 // Risks (§5.1).
