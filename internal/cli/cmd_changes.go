@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/spf13/cobra"
 )
@@ -133,7 +134,7 @@ func runChanges(ctx context.Context, opts *ChangesOptions) (err error) {
 			}
 			out.Changes = append(out.Changes, j)
 		}
-		return writeJSON(opts.IO.Out, out)
+		return render.WriteJSON(opts.IO.Out, out)
 	}
 	return writeChangesText(opts.IO.Out, entries)
 }

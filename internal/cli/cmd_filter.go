@@ -11,6 +11,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/contracts/filter"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/spf13/cobra"
 )
@@ -141,7 +142,7 @@ func runFilter(ctx context.Context, opts *FilterOptions) error {
 		return err
 	}
 	// Operational and usage failures still print a parseable envelope (conventions.md §2).
-	if werr := writeJSON(opts.IO.Out, filterJSON{SchemaVersion: 1, Command: "filter", Outcome: "error",
+	if werr := render.WriteJSON(opts.IO.Out, filterJSON{SchemaVersion: 1, Command: "filter", Outcome: "error",
 		Items: []filter.Item{}, Notes: []string{}, Error: err.Error()}); werr != nil {
 		return werr
 	}
@@ -219,7 +220,7 @@ func filterRun(ctx context.Context, opts *FilterOptions) error {
 			env.Dispatch = &dispatchJSON{ID: counter.DispatchID, ConsecutiveRejections: counter.ConsecutiveRejections,
 				TotalRejections: counter.TotalRejections, NeedsInputAccepted: counter.NeedsInputAccepted}
 		}
-		if err := writeJSON(opts.IO.Out, env); err != nil {
+		if err := render.WriteJSON(opts.IO.Out, env); err != nil {
 			return err
 		}
 	} else {

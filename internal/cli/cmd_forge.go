@@ -13,6 +13,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/contracts/forge"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/spf13/cobra"
 )
@@ -326,7 +327,7 @@ func runForgeValidate(opts *ForgeOptions) error {
 		return forgeFail(opts.IO, forgeExitFailed, "could not check --since: "+textsafe.Escape(err.Error()))
 	}
 	if opts.JSON {
-		if err := writeJSON(opts.IO.Out, newForgeEnvelope("forge-report validate", res)); err != nil {
+		if err := render.WriteJSON(opts.IO.Out, newForgeEnvelope("forge-report validate", res)); err != nil {
 			return err
 		}
 		if !res.Valid() {
@@ -363,7 +364,7 @@ func runForgeIngest(opts *ForgeOptions) error {
 	agent := textsafe.Escape(opts.Agent)
 	if !res.Valid() {
 		if opts.JSON {
-			if err := writeJSON(opts.IO.Out, env); err != nil {
+			if err := render.WriteJSON(opts.IO.Out, env); err != nil {
 				return err
 			}
 		}
@@ -382,7 +383,7 @@ func runForgeIngest(opts *ForgeOptions) error {
 		}
 		if opts.JSON {
 			env.Error = msg
-			if werr := writeJSON(opts.IO.Out, env); werr != nil {
+			if werr := render.WriteJSON(opts.IO.Out, env); werr != nil {
 				return werr
 			}
 		}
@@ -391,7 +392,7 @@ func runForgeIngest(opts *ForgeOptions) error {
 	if opts.JSON {
 		env.EventsPath = &ing.EventsPath
 		env.Written = &two
-		return writeJSON(opts.IO.Out, env)
+		return render.WriteJSON(opts.IO.Out, env)
 	}
 	fmt.Fprintf(opts.IO.Out, "INGESTED — %s · %s · %s -> run %s\n", textsafe.Escape(ing.Agent),
 		textsafe.Escape(res.Status), textsafe.Escape(res.WorkPackage), opts.RunID)
@@ -433,7 +434,7 @@ func runForgeVerify(opts *ForgeOptions) error {
 		env.Damage, env.Line, env.Reason = string(ce.Class), ce.Line, ce.Reason
 	}
 	if opts.JSON {
-		if err := writeJSON(opts.IO.Out, env); err != nil {
+		if err := render.WriteJSON(opts.IO.Out, env); err != nil {
 			return err
 		}
 		if verr != nil {

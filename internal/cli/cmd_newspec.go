@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/mastermind-controller/mastermind/internal/scaffold"
 	"github.com/spf13/cobra"
 )
@@ -98,12 +99,12 @@ func runNewSpec(opts *NewSpecOptions) error {
 			return &UsageError{Msg: ie.Msg}
 		}
 		if opts.JSON {
-			_ = writeJSON(opts.IO.Out, newSpecJSON{SchemaVersion: 1, Command: "new-spec", Outcome: "error", Error: err.Error()})
+			_ = render.WriteJSON(opts.IO.Out, newSpecJSON{SchemaVersion: 1, Command: "new-spec", Outcome: "error", Error: err.Error()})
 		}
 		return &ExitError{Code: ExitOperational, Msg: err.Error(), Err: err}
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, newSpecJSON{SchemaVersion: 1, Command: "new-spec", Outcome: "created", Task: task.Name, Spec: task.Spec})
+		return render.WriteJSON(opts.IO.Out, newSpecJSON{SchemaVersion: 1, Command: "new-spec", Outcome: "created", Task: task.Name, Spec: task.Spec})
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, task.Spec)
 	return err

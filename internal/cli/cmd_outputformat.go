@@ -6,6 +6,7 @@ import (
 
 	"github.com/mastermind-controller/mastermind/internal/contracts/outputformat"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/spf13/cobra"
 )
 
@@ -151,7 +152,7 @@ func runOutputFormat(opts *OutputFormatOptions) error {
 		if res.Declared {
 			env.Pattern = &res.Pattern
 		}
-		if err := writeJSON(opts.IO.Out, env); err != nil {
+		if err := render.WriteJSON(opts.IO.Out, env); err != nil {
 			return err
 		}
 	} else {

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -175,7 +174,7 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 	repo, err := openRepo(opts.Root)
 	if err != nil {
 		// The envelope names the phase the flags selected (§13.2), not always pre-flight.
-		return runTaskError(opts, &postflight.Result{Outcome: postflight.OutcomeError, Phase: postflight.PhaseForMode(mode)}, err)
+		return runTaskError(opts, &postflight.Outcome{Outcome: postflight.OutcomeError, Phase: postflight.PhaseForMode(mode)}, err)
 	}
 	res, err := postflight.Run(ctx, postflight.Options{
 		Git: repo, SpecArg: opts.Spec, Mode: mode, MaxIterations: opts.MaxIterations,
@@ -185,31 +184,19 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 	if err != nil {
 		return runTaskError(opts, res, err)
 	}
-	switch {
-	case opts.JSON:
-		if werr := writeJSON(opts.IO.Out, postflight.NewEnvelope(res, res.ExitCode, nil)); werr != nil {
-			return werr
-		}
-	case opts.Format == formatGitHub:
-		if werr := writeGitHubAnnotations(opts.IO.Out, resultAnnotations(res, "")); werr != nil {
-			return werr
-		}
-		fmt.Fprint(opts.IO.Out, res.Text)
-	default:
-		fmt.Fprint(opts.IO.Out, paintIconLines(opts.IO.ColorEnabled, res.Text))
+	code := runTaskExitCode(res.Outcome, opts.FailOn == "drift")
+	if err := show(opts.IO, outputFormat(opts.JSON, opts.Format), runTaskView{o: res, exit: code}); err != nil {
+		return err
 	}
-	switch res.ExitCode {
-	case ExitOK:
-		return nil
-	case ExitNotPassed:
-		return &NotPassedError{Msg: res.Message, Silent: true}
+	if code == ExitOperational {
+		return &ExitError{Code: code, Msg: res.Message}
 	}
-	return &ExitError{Code: res.ExitCode, Msg: res.Message}
+	return resultError(code, res.Message)
 }
 
 // runTaskError maps an error from the lifecycle to its exit code, printing the --json envelope
-// with outcome "error" for operational failures.
-func runTaskError(opts *RunTaskOptions, res *postflight.Result, err error) error {
+// with outcome "error" (or one GitHub error annotation) for operational failures.
+func runTaskError(opts *RunTaskOptions, res *postflight.Outcome, err error) error {
 	var spe *postflight.SpecPathError
 	if errors.As(err, &spe) {
 		return &UsageError{Msg: err.Error()}
@@ -218,13 +205,9 @@ func runTaskError(opts *RunTaskOptions, res *postflight.Result, err error) error
 	if errors.Is(err, gitscope.ErrNotRepository) {
 		msg = strings.TrimSpace(msg)
 	}
-	if opts.JSON {
-		if res == nil {
-			res = &postflight.Result{}
-		}
-		_ = writeJSON(opts.IO.Out, postflight.NewEnvelope(res, ExitOperational, err))
-	} else if opts.Format == formatGitHub {
-		_ = writeGitHubAnnotations(opts.IO.Out, []ghAnnotation{{Level: "error", Title: "mastermind run-task", Message: msg}})
+	if res == nil {
+		res = &postflight.Outcome{}
 	}
+	_ = show(opts.IO, outputFormat(opts.JSON, opts.Format), runTaskView{o: res, exit: ExitOperational, err: err, msg: msg})
 	return &ExitError{Code: ExitOperational, Msg: msg, Err: err}
 }

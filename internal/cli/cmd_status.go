@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/postflight"
+	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/spf13/cobra"
 )
@@ -100,7 +101,7 @@ func runStatus(opts *StatusOptions) error {
 	fail := func(err error) error {
 		msg := strings.TrimSpace(err.Error())
 		if opts.JSON {
-			_ = writeJSON(opts.IO.Out, statusJSON{SchemaVersion: 1, Command: "status", Outcome: "error",
+			_ = render.WriteJSON(opts.IO.Out, statusJSON{SchemaVersion: 1, Command: "status", Outcome: "error",
 				ExitCode: ExitOperational, Message: &msg, Tasks: []postflight.StatusEntry{}})
 		}
 		return &ExitError{Code: ExitOperational, Msg: msg, Err: err}
@@ -132,7 +133,7 @@ func runStatus(opts *StatusOptions) error {
 		if corrupt > 0 {
 			env.Outcome, env.ExitCode = "error", ExitOperational
 		}
-		if err := writeJSON(opts.IO.Out, env); err != nil {
+		if err := render.WriteJSON(opts.IO.Out, env); err != nil {
 			return err
 		}
 		return exitErr
@@ -151,8 +152,8 @@ func runStatus(opts *StatusOptions) error {
 // misnamed folder.
 func writeStatusText(io *IOStreams, rows []postflight.StatusEntry) error {
 	tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
-	// With colour on, the STATUS and VERDICT cells take statusColor.
-	cell := func(s string) string { return tableCell(io.ColorEnabled, statusColor(s), s) }
+	// With colour on, the STATUS and VERDICT cells take statusTone.
+	cell := func(s string) string { return render.Cell(io.ColorEnabled, statusTone(s), s) }
 	fmt.Fprintf(tw, "TASK\t%s\tNEXT_STEP\t%s\tITER\tBASELINE\tLAST_ARTIFACT\tAGE\n", cell("STATUS"), cell("VERDICT"))
 	dash := func(p *string) string {
 		if p == nil {

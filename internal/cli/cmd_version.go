@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mastermind-controller/mastermind/internal/buildinfo"
+	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/spf13/cobra"
 )
 
@@ -39,7 +40,7 @@ Exit status: 0.`,
 func runVersion(opts *VersionOptions) error {
 	info := buildinfo.Get()
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, info)
+		return render.WriteJSON(opts.IO.Out, info)
 	}
 	cgo := "off"
 	if info.CGO {

@@ -1,120 +1,36 @@
 package cli
 
 import (
-	"fmt"
-	"io"
-	"strconv"
-	"strings"
-
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/postflight"
-	"github.com/mastermind-controller/mastermind/internal/textsafe"
+	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/spf13/cobra"
 )
 
 // Output formats of --format (gate, run-task, report validate).
 const (
-	formatText   = "text"
-	formatJSON   = "json"
-	formatGitHub = "github"
+	formatText   = render.FormatText
+	formatJSON   = render.FormatJSON
+	formatGitHub = render.FormatGitHub
 )
-
-// ghMaxPerLevel is the number of error and of warning annotations GitHub Actions shows per step;
-// further annotations are dropped by GitHub, so mastermind omits them and says how many.
-const ghMaxPerLevel = 10
-
-// ghAnnotation is one GitHub Actions workflow command: ::error or ::warning (or ::notice)
-// with file/line/col/title properties. Empty properties and zero positions are omitted.
-type ghAnnotation struct {
-	Level   string // "error", "warning" or "notice"
-	File    string
-	Line    int
-	Col     int
-	Title   string
-	Message string
-}
-
-// ghEscapeData escapes a workflow command's message: % as %25, CR as %0D, LF as %0A.
-func ghEscapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
-
-// ghEscapeProperty escapes a workflow command property value: the data escapes plus : as %3A
-// and , as %2C.
-func ghEscapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
-}
-
-// String renders the workflow command line (without a trailing newline).
-func (a ghAnnotation) String() string {
-	var props []string
-	if a.File != "" {
-		props = append(props, "file="+ghEscapeProperty(a.File))
-	}
-	if a.Line > 0 {
-		props = append(props, "line="+strconv.Itoa(a.Line))
-		if a.Col > 0 {
-			props = append(props, "col="+strconv.Itoa(a.Col))
-		}
-	}
-	if a.Title != "" {
-		props = append(props, "title="+ghEscapeProperty(a.Title))
-	}
-	s := "::" + a.Level
-	if len(props) > 0 {
-		s += " " + strings.Join(props, ",")
-	}
-	return s + "::" + ghEscapeData(a.Message)
-}
-
-// writeGitHubAnnotations writes the annotations in order, at most ghMaxPerLevel errors and
-// ghMaxPerLevel warnings; when some are omitted, a ::notice line says how many. Messages and
-// properties are textsafe-escaped first, then escaped per the workflow-command rules.
-func writeGitHubAnnotations(w io.Writer, anns []ghAnnotation) error {
-	shown := map[string]int{}
-	omitted := map[string]int{}
-	var b strings.Builder
-	for _, a := range anns {
-		if a.Level != "notice" && shown[a.Level] >= ghMaxPerLevel {
-			omitted[a.Level]++
-			continue
-		}
-		shown[a.Level]++
-		a.File, a.Title, a.Message = textsafe.Escape(a.File), textsafe.Escape(a.Title), textsafe.Escape(a.Message)
-		b.WriteString(a.String())
-		b.WriteByte('\n')
-	}
-	if omitted["error"]+omitted["warning"] > 0 {
-		n := ghAnnotation{Level: "notice", Title: "mastermind",
-			Message: fmt.Sprintf("%d error and %d warning annotations omitted (GitHub shows at most %d of each per step); see the full log",
-				omitted["error"], omitted["warning"], ghMaxPerLevel)}
-		b.WriteString(n.String())
-		b.WriteByte('\n')
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// ghLevel maps a finding class to an annotation level.
-func ghLevel(c finding.Class) string {
-	if c == finding.ClassWarning {
-		return "warning"
-	}
-	return "error"
-}
 
 // findingAnnotation annotates a positioned finding (report violation, pre-flight spec rule) at
 // its file, line and column, titled with its rule id.
-func findingAnnotation(f finding.Finding, prefix string) ghAnnotation {
-	return ghAnnotation{Level: ghLevel(f.Class), File: f.File, Line: f.Line, Col: f.Column, Title: f.Rule,
-		Message: prefix + f.Message}
+func findingAnnotation(f finding.Finding, prefix string) render.Annotation {
+	f.Message = prefix + f.Message
+	return render.Annotation{Finding: f}
+}
+
+// errorAnnotation is an error located on file ("" for none), titled title.
+func errorAnnotation(title, file, msg string) render.Annotation {
+	return render.Annotation{Finding: finding.Finding{Class: finding.ClassError, File: file, Message: msg}, Title: title}
 }
 
 // auditAnnotation annotates an audit finding of task: on the file it names (its `file` field,
 // except the escaped bytes of changed_path_unrepresentable), otherwise on the task's
-// executor-report.md for a kind about the report's own content (finding.Kind.ReportSide) or
+// executor-report.md for a kind about the report's own content (finding.Kind.ReportSide) or on
 // spec.md. Audit findings carry no line.
-func auditAnnotation(f finding.Finding, task postflight.Task, prefix string) ghAnnotation {
+func auditAnnotation(f finding.Finding, task postflight.Task, prefix string) render.Annotation {
 	file := task.Spec
 	if k, ok := finding.KindOf(f.Rule); ok && k.ReportSide {
 		file = task.ReportRel()
@@ -122,34 +38,7 @@ func auditAnnotation(f finding.Finding, task postflight.Task, prefix string) ghA
 	if v := f.FieldString("file"); v != "" && f.Rule != finding.KindChangedPathUnrepresentable {
 		file = v
 	}
-	return ghAnnotation{Level: ghLevel(f.Class), File: file, Title: f.Rule, Message: prefix + f.Message}
-}
-
-// resultAnnotations annotates one run-task result: audit findings and report violations in
-// post-flight (a rejected report is annotated by its violations alone), rule findings in
-// pre-flight, and a refusal without findings on the spec.
-func resultAnnotations(res *postflight.Result, prefix string) []ghAnnotation {
-	var anns []ghAnnotation
-	for _, f := range res.Findings {
-		if f.Rule == finding.KindExecutorReportRejected && len(res.ReportViolations) > 0 {
-			continue // the violations below carry the detail, with positions
-		}
-		if res.Phase == postflight.PhasePostflight {
-			anns = append(anns, auditAnnotation(f, res.Task, prefix))
-		} else {
-			if f.File == "" {
-				f.File = res.Task.Spec
-			}
-			anns = append(anns, findingAnnotation(f, prefix))
-		}
-	}
-	for _, f := range res.ReportViolations {
-		anns = append(anns, findingAnnotation(f, prefix))
-	}
-	if len(anns) == 0 && res.ExitCode == ExitNotPassed && res.Message != "" {
-		anns = append(anns, ghAnnotation{Level: "error", File: res.Task.Spec, Title: "mastermind " + res.Outcome, Message: prefix + res.Message})
-	}
-	return anns
+	return render.Annotation{Finding: finding.Finding{Rule: f.Rule, Class: f.Class, File: file, Message: prefix + f.Message}}
 }
 
 // checkFormat validates a --format value.
@@ -177,4 +66,24 @@ func formatFlag(cmd *cobra.Command, format *string, json *bool) error {
 		*json = true
 	}
 	return nil
+}
+
+// outputFormat is the format a command's --json and --format flags select.
+func outputFormat(jsonFlag bool, format string) string {
+	if jsonFlag {
+		return formatJSON
+	}
+	if format == "" {
+		return formatText
+	}
+	return format
+}
+
+// show renders v in format to the command's stdout, coloured when io allows it.
+func show(io *IOStreams, format string, v render.View) error {
+	r, err := render.For(format, render.Options{Color: io.ColorEnabled})
+	if err != nil {
+		return err
+	}
+	return r.Render(io.Out, v)
 }

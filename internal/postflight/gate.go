@@ -18,7 +18,6 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/spec"
-	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
 // GateOptions configure one run of the pre-merge gate (`mastermind gate`).
@@ -91,9 +90,17 @@ type GateStats struct {
 type GateResult struct {
 	Tasks []GateTask // sorted by task name
 	Since string     // the Since OID, "" for all tasks
-	// ExitCode: 3 when any task is GateError; otherwise 1 when any task did not pass; else 0.
-	ExitCode int
-	Stats    GateStats
+	Stats GateStats
+}
+
+// Passed reports whether every gated task passes (also when none was gated).
+func (r *GateResult) Passed() bool {
+	for _, t := range r.Tasks {
+		if !t.Passed {
+			return false
+		}
+	}
+	return true
 }
 
 // Count returns the number of tasks with the given Gate* status.
@@ -158,15 +165,6 @@ func Gate(ctx context.Context, opts GateOptions) (*GateResult, error) {
 	res.Stats.Baselines = len(baselines)
 	res.Stats.ChangedSets = g.git.computed
 	res.Stats.SpecReads, res.Stats.SpecParses = g.specReads, g.specParses
-	res.ExitCode = 0
-	for _, t := range res.Tasks {
-		switch {
-		case t.Status == GateError:
-			res.ExitCode = 3
-		case !t.Passed && res.ExitCode == 0:
-			res.ExitCode = 1
-		}
-	}
 	return res, nil
 }
 
@@ -488,28 +486,3 @@ func (g *sharedGit) ListFiles(ctx context.Context) ([]string, error) {
 
 // LearnedReason is the reason shown for a learned task that passes the gate.
 const LearnedReason = "closed; history review complete; not re-audited"
-
-// GateLine renders one task as the gate's text line: "<icon> <task>: <status> — <reason>"
-// (the reason part only when there is one), with control characters escaped.
-func GateLine(t GateTask) string {
-	icon := "✅"
-	switch {
-	case !t.Passed:
-		icon = "❌"
-	case t.Status == GateDrift || t.Status == GateNotStarted:
-		icon = "⚠️"
-	}
-	status := strings.ReplaceAll(t.Status, "_", " ")
-	s := fmt.Sprintf("%s %s: %s", icon, t.Task.Name, status)
-	reason := t.Reason
-	if t.Status == GateLearned && t.Passed {
-		reason = LearnedReason
-	}
-	if reason != "" {
-		s += " — " + textsafe.Escape(reason)
-	}
-	if t.Recorded {
-		s += " [recorded]"
-	}
-	return s
-}

@@ -18,7 +18,7 @@ import (
 const reasonSpecChanged = "spec changed since approval; review the revised contract and rerun pre-flight"
 
 // postflight runs §4 for an existing state.
-func (c *controller) postflight(ctx context.Context, prev *State) (*Result, error) {
+func (c *controller) postflight(ctx context.Context, prev *State) (*Outcome, error) {
 	res := c.res
 	res.Phase = PhasePostflight
 	// Step 1: mark the audit as started.
@@ -39,7 +39,7 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Result, erro
 // anything; persistAudit applies steps 7–11 to it. The gate (gate.go) uses auditTask alone.
 type auditRun struct {
 	// SpecChanged: step 2 refused the audit (spec unreadable or its hash is not state.spec_hash);
-	// Result is then nil.
+	// Outcome is then nil.
 	SpecChanged bool
 	SpecRaw     []byte
 	*audit.Result
@@ -56,7 +56,7 @@ type specInput struct {
 
 // persistAudit applies the outcome of auditTask to st: the spec-changed refusal, a rejected
 // report, or steps 7–11.
-func (c *controller) persistAudit(ctx context.Context, st *State, ar *auditRun) (*Result, error) {
+func (c *controller) persistAudit(ctx context.Context, st *State, ar *auditRun) (*Outcome, error) {
 	switch {
 	case ar.SpecChanged:
 		st.Status, st.NextStep, st.Risk, st.BlockingReason, st.LastArtifact = StatusHeld, NextRunPreflight, RiskMedium, reasonSpecChanged, ArtifactSpec
@@ -122,7 +122,7 @@ func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput) 
 }
 
 // finish applies steps 6–11 to a completed check run.
-func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []finding.Finding, cs *gitscope.ChangedSet, d []gitscope.Entry, specRaw []byte) (*Result, error) {
+func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []finding.Finding, cs *gitscope.ChangedSet, d []gitscope.Entry, specRaw []byte) (*Outcome, error) {
 	res := c.res
 	verdict := audit.VerdictOf(fs)
 	e, w := finding.Count(fs)
@@ -168,15 +168,12 @@ func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []findi
 	if err := c.writeState(st); err != nil {
 		return res, err
 	}
-	res.Message = st.BlockingReason
-	res.Text = auditText(auditBytes) + fmt.Sprintf("audit: %s\n", c.task.AuditRel())
+	res.Message, res.Verdict = st.BlockingReason, verdict
+	res.AuditSummary = auditText(auditBytes)
+	res.Next = Next{Step: st.NextStep}
+	res.Outcome = OutcomePostBroken
 	if verdict == VerdictDrift {
-		res.Outcome, res.ExitCode = OutcomePostDrift, 0
-		if c.opts.FailOnDrift {
-			res.ExitCode = 1
-		}
-	} else {
-		res.Outcome, res.ExitCode = OutcomePostBroken, 1
+		res.Outcome = OutcomePostDrift
 	}
 	return res, nil
 }
@@ -211,7 +208,7 @@ func auditText(audit []byte) string {
 }
 
 // rejectCommon writes audit.md and state for a rejected report.
-func (c *controller) rejectCommon(st *State, a *Audit, r audit.Rejection) (*Result, error) {
+func (c *controller) rejectCommon(st *State, a *Audit, r audit.Rejection) (*Outcome, error) {
 	res := c.res
 	f, blocking, lines, observed := r.Finding, r.Blocking, r.Lines, r.Observed
 	fs := []finding.Finding{f}
@@ -236,8 +233,9 @@ func (c *controller) rejectCommon(st *State, a *Audit, r audit.Rejection) (*Resu
 	if err := c.writeState(st); err != nil {
 		return res, err
 	}
-	res.Outcome, res.ExitCode, res.Message = OutcomePostBroken, 1, blocking
-	res.Text = auditText(auditBytes) + fmt.Sprintf("audit: %s\n", c.task.AuditRel())
+	res.Outcome, res.Verdict, res.Message = OutcomePostBroken, VerdictBroken, blocking
+	res.AuditSummary = auditText(auditBytes)
+	res.Next = Next{Step: st.NextStep}
 	return res, nil
 }
 

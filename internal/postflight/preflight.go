@@ -30,7 +30,7 @@ const (
 )
 
 // preflight runs §3.1. prev is nil on the first pre-flight.
-func (c *controller) preflight(ctx context.Context, prev *State) (*Result, error) {
+func (c *controller) preflight(ctx context.Context, prev *State) (*Outcome, error) {
 	res := c.res
 	res.Phase = PhasePreflight
 	first := prev == nil
@@ -175,35 +175,16 @@ func (c *controller) preflight(ctx context.Context, prev *State) (*Result, error
 	if err := c.writeState(&st); err != nil {
 		return res, err
 	}
-	res.Outcome, res.ExitCode = OutcomePreReady, 0
+	res.Outcome, res.Budget = OutcomePreReady, limit
 	res.Message = "pre-flight approved — " + c.task.Spec
-	of := fmt.Sprintf("%d of %d", iter, limit)
-	switch {
-	case limit == 0:
-		of = fmt.Sprintf("%d (no budget)", iter)
-	case iter > limit:
-		of = fmt.Sprintf("%d (forced with --force-iteration, beyond the budget of %d)", iter, limit)
-	}
-	var b strings.Builder
-	for _, w := range warnings {
-		fmt.Fprintf(&b, "⚠️ %s [%s]\n", textsafe.Escape(w.Message), w.Rule)
-	}
-	fmt.Fprintf(&b, "✅ pre-flight approved — %s\n  baseline: %s\n  iteration: %s\n", c.task.Spec, baseline, of)
-	fmt.Fprintf(&b, "  next: implement the task, write %s,\n        then run: mastermind run-task %s --post-only\n", c.task.ReportRel(), c.task.Spec)
-	res.Text = b.String()
+	res.Next = Next{Step: NextRunExecutor, Edit: c.task.ReportRel(), Run: "mastermind run-task " + c.task.Spec + " --post-only"}
 	return res, nil
 }
 
-// preRefused ends a refused pre-flight (exit 1).
-func (c *controller) preRefused(reason string) *Result {
+// preRefused ends a refused pre-flight.
+func (c *controller) preRefused(reason string) *Outcome {
 	res := c.res
-	res.Outcome, res.ExitCode, res.Message = OutcomePreRefused, 1, reason
-	var b strings.Builder
-	fmt.Fprintf(&b, "❌ pre-flight refused — %s\n", c.task.Spec)
-	for _, f := range res.Findings {
-		fmt.Fprintf(&b, "  %s\n", textsafe.Escape(f.String()))
-	}
-	res.Text = b.String()
+	res.Outcome, res.Message, res.Budget = OutcomePreRefused, reason, c.opts.MaxIterations
 	return res
 }
 

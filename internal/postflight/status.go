@@ -241,3 +241,10 @@ func FormatAge(sec int64) string {
 
 func strPtr(s string) *string { return &s }
 func intPtr(n int) *int       { return &n }
+
+func strOrNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

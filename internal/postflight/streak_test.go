@@ -87,7 +87,7 @@ func TestThreeCycleRule(t *testing.T) {
 		if i >= 3 {
 			next = NextReturnToDesign
 		}
-		wantOutcome(t, res, OutcomePostDrift, 0, StatusDrift, next)
+		wantOutcome(t, res, OutcomePostDrift, StatusDrift, next)
 		st := res.State
 		if st.BlockingStreak != i || !hex64.MatchString(st.BlockingFingerprint) {
 			t.Fatalf("run %d: streak %d fingerprint %q", i, st.BlockingStreak, st.BlockingFingerprint)
@@ -96,16 +96,15 @@ func TestThreeCycleRule(t *testing.T) {
 		want := base
 		if i >= 3 {
 			want = base + "; the same blocking condition has repeated in 3 consecutive post-flights — revise the spec (return to design) or ask the user"
-			if !strings.Contains(res.Text, ReturnToDesignLine) {
-				t.Errorf("run %d text:\n%s", i, res.Text)
+			if !strings.Contains(res.AuditSummary, ReturnToDesignLine) {
+				t.Errorf("run %d audit summary:\n%s", i, res.AuditSummary)
 			}
 		}
 		if st.BlockingReason != want || res.Message != want {
 			t.Fatalf("run %d: blocking_reason %q", i, st.BlockingReason)
 		}
-		env := NewEnvelope(res, res.ExitCode, nil)
-		if env.State.NextStep != next || env.Message != want {
-			t.Fatalf("envelope %+v", env)
+		if res.State.NextStep != next || res.Next.Step != next {
+			t.Fatalf("outcome next %+v, state next %s, want %s", res.Next, res.State.NextStep, next)
 		}
 	}
 	lessons := string(readFile(t, root, ".mastermind/tasks/_lessons.md"))
@@ -116,14 +115,14 @@ func TestThreeCycleRule(t *testing.T) {
 	// A different condition starts a new streak.
 	driftWith(t, root, "internal/cache/shard.go", "internal/cache/extra.go")
 	res := run(t, opts, ModePostOnly)
-	wantOutcome(t, res, OutcomePostDrift, 0, StatusDrift, NextPlannerReview)
+	wantOutcome(t, res, OutcomePostDrift, StatusDrift, NextPlannerReview)
 	fp := res.State.BlockingFingerprint
 	if res.State.BlockingStreak != 1 {
 		t.Fatalf("streak %d", res.State.BlockingStreak)
 	}
 	// Re-pre-flight of the unchanged spec keeps the streak.
 	res = run(t, opts, ModePreOnly)
-	wantOutcome(t, res, OutcomePreReady, 0, StatusApproved, NextRunExecutor)
+	wantOutcome(t, res, OutcomePreReady, StatusApproved, NextRunExecutor)
 	if res.State.BlockingStreak != 1 || res.State.BlockingFingerprint != fp {
 		t.Fatalf("unchanged re-pre-flight reset the streak: %+v", res.State)
 	}
@@ -133,7 +132,7 @@ func TestThreeCycleRule(t *testing.T) {
 	// A changed spec, approved again, resets it.
 	writeFile(t, root, taskSpec, strings.Replace(specText, "Add an LRU cache.", "Add an LRU cache with shards.", 1))
 	res = run(t, opts, ModePreOnly)
-	wantOutcome(t, res, OutcomePreReady, 0, StatusApproved, NextRunExecutor)
+	wantOutcome(t, res, OutcomePreReady, StatusApproved, NextRunExecutor)
 	if res.State.BlockingStreak != 0 || res.State.BlockingFingerprint != "" {
 		t.Fatalf("changed spec kept the streak: %+v", res.State)
 	}
@@ -148,7 +147,7 @@ func TestThreeCycleRule(t *testing.T) {
 	}
 	driftWith(t, root)
 	res = run(t, opts, ModePostOnly)
-	wantOutcome(t, res, OutcomePostHeld, 0, StatusHistoryReviewRequired, NextReviewHistory)
+	wantOutcome(t, res, OutcomePostHeld, StatusHistoryReviewRequired, NextReviewHistory)
 	if res.State.BlockingStreak != 0 || res.State.BlockingFingerprint != "" {
 		t.Fatalf("held kept the streak: %+v", res.State)
 	}
@@ -162,7 +161,7 @@ func TestSpecChangedKeepsStreak(t *testing.T) {
 	run(t, opts, ModePostOnly)
 	writeFile(t, root, taskSpec, specText+"\n")
 	res := run(t, opts, ModePostOnly)
-	wantOutcome(t, res, OutcomePostRefused, 1, StatusHeld, NextRunPreflight)
+	wantOutcome(t, res, OutcomePostRefused, StatusHeld, NextRunPreflight)
 	if res.State.BlockingStreak != 2 {
 		t.Fatalf("streak %d", res.State.BlockingStreak)
 	}

@@ -74,10 +74,10 @@ func TestChangedPathUnrepresentable(t *testing.T) {
 			slices.Sort(got)
 			want := slices.Sorted(slices.Values(tc.want))
 			if !slices.Equal(got, want) {
-				t.Errorf("findings\n got  %q\n want %q\n%s", got, want, res.Text)
+				t.Errorf("findings\n got  %q\n want %q\n%s", got, want, res.AuditSummary)
 			}
-			if res.Outcome != OutcomePostBroken || res.ExitCode != 1 {
-				t.Errorf("outcome %s exit %d", res.Outcome, res.ExitCode)
+			if res.Outcome != OutcomePostBroken || res.Verdict != VerdictBroken {
+				t.Errorf("outcome %s verdict %s", res.Outcome, res.Verdict)
 			}
 		})
 	}
