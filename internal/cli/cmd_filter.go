@@ -111,17 +111,16 @@ func validateFilterFlags(cmd *cobra.Command, opts *FilterOptions) error {
 
 // filterJSON is the --json envelope of agent-contracts.md §2.10.
 type filterJSON struct {
-	SchemaVersion int           `json:"schema_version"`
-	Command       string        `json:"command"`
-	Mode          filter.Mode   `json:"mode"`
-	Outcome       string        `json:"outcome"`
-	Variant       string        `json:"variant"`
-	Output        any           `json:"output"`
-	RejectText    *string       `json:"reject_text"`
-	Items         []filter.Item `json:"items"`
-	Notes         []string      `json:"notes"`
-	Dispatch      *dispatchJSON `json:"dispatch"`
-	Error         string        `json:"error,omitempty"`
+	render.Header
+	Mode       filter.Mode   `json:"mode"`
+	Outcome    string        `json:"outcome"`
+	Variant    string        `json:"variant"`
+	Output     any           `json:"output"`
+	RejectText *string       `json:"reject_text"`
+	Items      []filter.Item `json:"items"`
+	Notes      []string      `json:"notes"`
+	Dispatch   *dispatchJSON `json:"dispatch"`
+	Error      string        `json:"error,omitempty"`
 }
 
 type dispatchJSON struct {
@@ -133,7 +132,7 @@ type dispatchJSON struct {
 
 func runFilter(ctx context.Context, opts *FilterOptions) error {
 	err := filterRun(ctx, opts)
-	if err == nil || !opts.JSON {
+	if err == nil {
 		return err
 	}
 	var np *NotPassedError
@@ -142,8 +141,8 @@ func runFilter(ctx context.Context, opts *FilterOptions) error {
 		return err
 	}
 	// Operational and usage failures still print a parseable envelope (conventions.md §2).
-	if werr := render.WriteJSON(opts.IO.Out, filterJSON{SchemaVersion: 1, Command: "filter", Outcome: "error",
-		Items: []filter.Item{}, Notes: []string{}, Error: err.Error()}); werr != nil {
+	if werr := show(opts.IO, outputFormat(opts.JSON, ""), render.Plain{Envelope: filterJSON{Header: render.NewHeader("filter"),
+		Outcome: "error", Items: []filter.Item{}, Notes: []string{}, Error: err.Error()}}); werr != nil {
 		return werr
 	}
 	return err
@@ -201,35 +200,31 @@ func filterRun(ctx context.Context, opts *FilterOptions) error {
 		text = filter.EscalateText(opts.Dispatch, counter.ConsecutiveRejections, res.Items)
 	}
 
-	if opts.JSON {
-		env := filterJSON{SchemaVersion: 1, Command: "filter", Mode: res.Mode, Outcome: outcome, Variant: res.Variant,
-			Items: res.Items, Notes: res.Notes}
-		if env.Items == nil {
-			env.Items = []filter.Item{}
-		}
-		if res.Accepted {
-			if res.Object != nil {
-				env.Output = res.Object
-			} else {
-				env.Output = string(res.Output)
-			}
+	env := filterJSON{Header: render.NewHeader("filter"), Mode: res.Mode, Outcome: outcome, Variant: res.Variant,
+		Items: res.Items, Notes: res.Notes}
+	if env.Items == nil {
+		env.Items = []filter.Item{}
+	}
+	if res.Accepted {
+		if res.Object != nil {
+			env.Output = res.Object
 		} else {
-			env.RejectText = &text
-		}
-		if counter != nil {
-			env.Dispatch = &dispatchJSON{ID: counter.DispatchID, ConsecutiveRejections: counter.ConsecutiveRejections,
-				TotalRejections: counter.TotalRejections, NeedsInputAccepted: counter.NeedsInputAccepted}
-		}
-		if err := render.WriteJSON(opts.IO.Out, env); err != nil {
-			return err
+			env.Output = string(res.Output)
 		}
 	} else {
-		if _, err := io.WriteString(opts.IO.Out, text); err != nil {
-			return err
-		}
+		env.RejectText = &text
+	}
+	if counter != nil {
+		env.Dispatch = &dispatchJSON{ID: counter.DispatchID, ConsecutiveRejections: counter.ConsecutiveRejections,
+			TotalRejections: counter.TotalRejections, NeedsInputAccepted: counter.NeedsInputAccepted}
+	}
+	v := render.Plain{Envelope: env, Text: func(t *render.Text) { t.WriteString(text) }, Diagnostics: func(t *render.Text) {
 		for _, n := range res.Notes {
-			fmt.Fprintf(opts.IO.ErrOut, "mastermind: note: %s\n", n)
+			t.Printf("mastermind: note: %s\n", n)
 		}
+	}}
+	if err := show(opts.IO, outputFormat(opts.JSON, ""), v); err != nil {
+		return err
 	}
 
 	switch outcome {

@@ -186,17 +186,16 @@ Exit status: 0 intact, 2 damaged (PARTIAL or CORRUPT), 1 usage or read error.`,
 
 // forgeEnvelope is the --json output of agent-contracts.md §1.5.
 type forgeEnvelope struct {
-	SchemaVersion int           `json:"schema_version"`
-	Command       string        `json:"command"`
-	Valid         bool          `json:"valid"`
-	WorkPackage   *string       `json:"work_package"`
-	Status        *string       `json:"status"`
-	Errors        []forge.Error `json:"errors"`
-	Notes         []string      `json:"notes"`
-	RunID         *string       `json:"run_id,omitempty"`
-	EventsPath    *string       `json:"events_path,omitempty"`
-	Written       *int          `json:"written,omitempty"`
-	Error         string        `json:"error,omitempty"`
+	render.Header
+	Valid       bool          `json:"valid"`
+	WorkPackage *string       `json:"work_package"`
+	Status      *string       `json:"status"`
+	Errors      []forge.Error `json:"errors"`
+	Notes       []string      `json:"notes"`
+	RunID       *string       `json:"run_id,omitempty"`
+	EventsPath  *string       `json:"events_path,omitempty"`
+	Written     *int          `json:"written,omitempty"`
+	Error       string        `json:"error,omitempty"`
 }
 
 func runForge(opts *ForgeOptions) error {
@@ -290,7 +289,7 @@ func strPtr(s string) *string {
 }
 
 func newForgeEnvelope(command string, res *forge.Result) *forgeEnvelope {
-	env := &forgeEnvelope{SchemaVersion: 1, Command: command, Valid: res.Valid(),
+	env := &forgeEnvelope{Header: render.NewHeader(command), Valid: res.Valid(),
 		Errors: res.Errors, Notes: res.Notes}
 	if res.Report != nil {
 		if _, ok := res.Report.Get("work_package"); ok && res.WorkPackage != "" {
@@ -326,21 +325,27 @@ func runForgeValidate(opts *ForgeOptions) error {
 	if err := checkSince(opts, res); err != nil {
 		return forgeFail(opts.IO, forgeExitFailed, "could not check --since: "+textsafe.Escape(err.Error()))
 	}
-	if opts.JSON {
-		if err := render.WriteJSON(opts.IO.Out, newForgeEnvelope("forge-report validate", res)); err != nil {
-			return err
+	v := render.Plain{Envelope: newForgeEnvelope("forge-report validate", res)}
+	if res.Valid() {
+		v.Text = func(t *render.Text) {
+			t.Printf("VALID — %s (%s)\n", textsafe.Escape(res.WorkPackage), textsafe.Escape(res.Status))
+			for _, n := range res.Notes {
+				t.Printf("  note: %s\n", n)
+			}
 		}
-		if !res.Valid() {
-			return &ExitError{Code: forgeExitInvalid, Silent: true, Msg: "INVALID"}
+	} else {
+		v.Diagnostics = func(t *render.Text) {
+			t.WriteString("INVALID:\n")
+			for _, l := range errorLines(res) {
+				t.WriteString(l + "\n")
+			}
 		}
-		return nil
+	}
+	if err := show(opts.IO, outputFormat(opts.JSON, ""), v); err != nil {
+		return err
 	}
 	if !res.Valid() {
-		return forgeFail(opts.IO, forgeExitInvalid, append([]string{"INVALID:"}, errorLines(res)...)...)
-	}
-	fmt.Fprintf(opts.IO.Out, "VALID — %s (%s)\n", textsafe.Escape(res.WorkPackage), textsafe.Escape(res.Status))
-	for _, n := range res.Notes {
-		fmt.Fprintf(opts.IO.Out, "  note: %s\n", n)
+		return &ExitError{Code: forgeExitInvalid, Silent: true, Msg: "INVALID"}
 	}
 	return nil
 }
@@ -362,11 +367,11 @@ func runForgeIngest(opts *ForgeOptions) error {
 	zero, two := 0, 2
 	env.Written = &zero
 	agent := textsafe.Escape(opts.Agent)
+	format := outputFormat(opts.JSON, "")
 	if !res.Valid() {
-		if opts.JSON {
-			if err := render.WriteJSON(opts.IO.Out, env); err != nil {
-				return err
-			}
+		// The refusal goes to stderr in every format; with --json the envelope says it too.
+		if err := show(opts.IO, format, render.Plain{Envelope: env}); err != nil {
+			return err
 		}
 		return forgeFail(opts.IO, forgeExitInvalid, append([]string{"INGEST REFUSED — report invalid, send it back to " + agent + ":"}, errorLines(res)...)...)
 	}
@@ -381,36 +386,31 @@ func runForgeIngest(opts *ForgeOptions) error {
 		if errors.As(err, &lt) {
 			msg = "INGEST FAILED — " + textsafe.Escape(err.Error())
 		}
-		if opts.JSON {
-			env.Error = msg
-			if werr := render.WriteJSON(opts.IO.Out, env); werr != nil {
-				return werr
-			}
+		env.Error = msg
+		if werr := show(opts.IO, format, render.Plain{Envelope: env}); werr != nil {
+			return werr
 		}
 		return forgeFail(opts.IO, forgeExitFailed, msg)
 	}
-	if opts.JSON {
-		env.EventsPath = &ing.EventsPath
-		env.Written = &two
-		return render.WriteJSON(opts.IO.Out, env)
-	}
-	fmt.Fprintf(opts.IO.Out, "INGESTED — %s · %s · %s -> run %s\n", textsafe.Escape(ing.Agent),
-		textsafe.Escape(res.Status), textsafe.Escape(res.WorkPackage), opts.RunID)
-	return nil
+	env.EventsPath = &ing.EventsPath
+	env.Written = &two
+	return show(opts.IO, format, render.Plain{Envelope: env, Text: func(t *render.Text) {
+		t.Printf("INGESTED — %s · %s · %s -> run %s\n", textsafe.Escape(ing.Agent),
+			textsafe.Escape(res.Status), textsafe.Escape(res.WorkPackage), opts.RunID)
+	}})
 }
 
 // forgeVerifyEnvelope is the --json output of `forge-report verify`.
 type forgeVerifyEnvelope struct {
-	SchemaVersion int    `json:"schema_version"`
-	Command       string `json:"command"`
-	RunID         string `json:"run_id"`
-	EventsPath    string `json:"events_path"`
-	Intact        bool   `json:"intact"`
-	Entries       int    `json:"entries"`
-	Chained       int    `json:"chained"`
-	Damage        string `json:"damage,omitempty"`
-	Line          int    `json:"line,omitempty"`
-	Reason        string `json:"reason,omitempty"`
+	render.Header
+	RunID      string `json:"run_id"`
+	EventsPath string `json:"events_path"`
+	Intact     bool   `json:"intact"`
+	Entries    int    `json:"entries"`
+	Chained    int    `json:"chained"`
+	Damage     string `json:"damage,omitempty"`
+	Line       int    `json:"line,omitempty"`
+	Reason     string `json:"reason,omitempty"`
 }
 
 func runForgeVerify(opts *ForgeOptions) error {
@@ -427,24 +427,25 @@ func runForgeVerify(opts *ForgeOptions) error {
 		return forgeFail(opts.IO, forgeExitFailed, "could not read events log: "+textsafe.Escape(err.Error()))
 	}
 	tail, verr := forge.VerifyLog(data, opts.RunID)
-	env := forgeVerifyEnvelope{SchemaVersion: 1, Command: "forge-report verify", RunID: opts.RunID,
+	env := forgeVerifyEnvelope{Header: render.NewHeader("forge-report verify"), RunID: opts.RunID,
 		EventsPath: rel, Intact: verr == nil, Entries: tail.Entries, Chained: tail.Chained}
 	var ce *forge.ChainError
 	if errors.As(verr, &ce) {
 		env.Damage, env.Line, env.Reason = string(ce.Class), ce.Line, ce.Reason
 	}
-	if opts.JSON {
-		if err := render.WriteJSON(opts.IO.Out, env); err != nil {
-			return err
+	v := render.Plain{Envelope: env}
+	if verr != nil {
+		v.Diagnostics = func(t *render.Text) { t.WriteString("CHAIN BROKEN — " + textsafe.Escape(verr.Error()) + "\n") }
+	} else {
+		v.Text = func(t *render.Text) {
+			t.Printf("CHAIN INTACT — run %s: %d entries, %d chained\n", opts.RunID, tail.Entries, tail.Chained)
 		}
-		if verr != nil {
-			return &ExitError{Code: forgeExitInvalid, Silent: true, Msg: verr.Error()}
-		}
-		return nil
+	}
+	if err := show(opts.IO, outputFormat(opts.JSON, ""), v); err != nil {
+		return err
 	}
 	if verr != nil {
-		return forgeFail(opts.IO, forgeExitInvalid, "CHAIN BROKEN — "+textsafe.Escape(verr.Error()))
+		return &ExitError{Code: forgeExitInvalid, Silent: true, Msg: verr.Error()}
 	}
-	fmt.Fprintf(opts.IO.Out, "CHAIN INTACT — run %s: %d entries, %d chained\n", opts.RunID, tail.Entries, tail.Chained)
 	return nil
 }

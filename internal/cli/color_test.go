@@ -169,14 +169,12 @@ func TestWriteStatusTextColor(t *testing.T) {
 		{Task: "005-old", Status: postflight.StatusLearned, NextStep: str("close"), Verdict: str("held")},
 		{Task: "006-bad", Status: postflight.StatusCorrupt, Error: str("unreadable")},
 	}
-	render := func(color bool) string {
-		var b bytes.Buffer
-		if err := writeStatusText(&IOStreams{Out: &b, ColorEnabled: color}, rows); err != nil {
-			t.Fatal(err)
-		}
-		return b.String()
+	draw := func(color bool) string {
+		tx := &render.Text{Color: color}
+		writeStatusText(tx, rows)
+		return tx.String()
 	}
-	plain, colored := render(false), render(true)
+	plain, colored := draw(false), draw(true)
 	if sgrPattern.MatchString(plain) {
 		t.Fatalf("colour off wrote escape codes:\n%q", plain)
 	}

@@ -18,11 +18,11 @@ const GitHubMaxPerLevel = 10
 // without colour (the step log).
 type githubRenderer struct{}
 
-func (githubRenderer) Render(w io.Writer, v View) error {
-	if err := WriteGitHubAnnotations(w, v.Annotations()); err != nil {
+func (githubRenderer) Render(s Streams, v View) error {
+	if err := WriteGitHubAnnotations(s.Out, v.Annotations()); err != nil {
 		return err
 	}
-	return textRenderer{}.Render(w, v)
+	return textRenderer{}.Render(s, v)
 }
 
 // ghCommand is one workflow command: ::error, ::warning or ::notice with file/line/col/title

@@ -106,7 +106,7 @@ func TestGitHubRenderer(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := r.Render(&b, v); err != nil {
+	if err := r.Render(Streams{Out: &b}, v); err != nil {
 		t.Fatal(err)
 	}
 	if want := "::warning file=a.go,title=unexpected_file::m\nverdict\n"; b.String() != want {

@@ -27,10 +27,10 @@ func WriteJSON(w io.Writer, v any) error {
 // jsonRenderer writes View.JSON; a view without a JSON form writes nothing.
 type jsonRenderer struct{}
 
-func (jsonRenderer) Render(w io.Writer, v View) error {
+func (jsonRenderer) Render(s Streams, v View) error {
 	j := v.JSON()
 	if j == nil {
 		return nil
 	}
-	return WriteJSON(w, j)
+	return WriteJSON(s.Out, j)
 }

@@ -51,9 +51,53 @@ func (a Annotation) TitleOrRule() string {
 	return a.Rule
 }
 
+// Diagnosed is a View with human diagnostics (notes, deviation lines) that the text formats
+// write to the error stream; machine formats leave them out, their envelope carries the same
+// facts.
+type Diagnosed interface {
+	WriteDiagnostics(t *Text)
+}
+
+// Plain is a View assembled from its parts, for results without logic of their own.
+type Plain struct {
+	// Text writes the human text; nil writes none.
+	Text func(t *Text)
+	// Envelope is the --json value; nil means no JSON output.
+	Envelope any
+	// Located are the annotations.
+	Located []Annotation
+	// Diagnostics writes human diagnostics for the error stream; nil writes none.
+	Diagnostics func(t *Text)
+}
+
+// WriteText calls p.Text.
+func (p Plain) WriteText(t *Text) {
+	if p.Text != nil {
+		p.Text(t)
+	}
+}
+
+// JSON returns p.Envelope.
+func (p Plain) JSON() any { return p.Envelope }
+
+// Annotations returns p.Located.
+func (p Plain) Annotations() []Annotation { return p.Located }
+
+// WriteDiagnostics calls p.Diagnostics.
+func (p Plain) WriteDiagnostics(t *Text) {
+	if p.Diagnostics != nil {
+		p.Diagnostics(t)
+	}
+}
+
+// Streams are where a Renderer writes: the result to Out, human diagnostics to Err.
+type Streams struct {
+	Out, Err io.Writer
+}
+
 // Renderer writes views in one format.
 type Renderer interface {
-	Render(w io.Writer, v View) error
+	Render(s Streams, v View) error
 }
 
 // Options are the caller's decisions a Renderer follows.

@@ -42,7 +42,7 @@ func TestRenderers(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b bytes.Buffer
-		if err := r.Render(&b, v); err != nil {
+		if err := r.Render(Streams{Out: &b}, v); err != nil {
 			t.Fatal(err)
 		}
 		if b.String() != c.want {
@@ -53,7 +53,7 @@ func TestRenderers(t *testing.T) {
 		t.Error("an unknown format was accepted")
 	}
 	var b bytes.Buffer
-	if r, _ := For(FormatJSON, Options{}); r.Render(&b, testView{}) != nil || b.Len() != 0 {
+	if r, _ := For(FormatJSON, Options{}); r.Render(Streams{Out: &b}, testView{}) != nil || b.Len() != 0 {
 		t.Errorf("a view without JSON wrote %q", b.String())
 	}
 }
@@ -67,6 +67,26 @@ func TestCellKeepsWidth(t *testing.T) {
 	for _, tone := range []Tone{ToneNone, TonePass, ToneWarn, ToneFail} {
 		if got := len(Cell(true, tone, "x")); got != len(Cell(true, ToneNone, "x")) {
 			t.Errorf("tone %d: cell length %d", tone, got)
+		}
+	}
+}
+
+// TestDiagnostics: the text formats write a Diagnosed view's diagnostics to Err, JSON does not.
+func TestDiagnostics(t *testing.T) {
+	v := Plain{Text: func(t *Text) { t.WriteString("out\n") }, Envelope: map[string]int{"a": 1},
+		Diagnostics: func(t *Text) { t.WriteString("note\n") }}
+	for _, c := range []struct{ format, out, err string }{
+		{FormatText, "out\n", "note\n"},
+		{FormatGitHub, "out\n", "note\n"},
+		{FormatJSON, "{\n  \"a\": 1\n}\n", ""},
+	} {
+		r, _ := For(c.format, Options{})
+		var out, errOut bytes.Buffer
+		if err := r.Render(Streams{Out: &out, Err: &errOut}, v); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != c.out || errOut.String() != c.err {
+			t.Errorf("%s: out %q err %q", c.format, out.String(), errOut.String())
 		}
 	}
 }

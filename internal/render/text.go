@@ -54,6 +54,9 @@ func (t *Text) Line(tone Tone, s string) {
 // Printf writes plain formatted text.
 func (t *Text) Printf(format string, a ...any) { fmt.Fprintf(&t.b, format, a...) }
 
+// Write writes plain bytes (Text is an io.Writer, for tabwriter and the like).
+func (t *Text) Write(p []byte) (int, error) { return t.b.Write(p) }
+
 // WriteString writes plain text.
 func (t *Text) WriteString(s string) { t.b.WriteString(s) }
 
@@ -82,12 +85,20 @@ func Cell(on bool, tone Tone, s string) string {
 	return sgr + s + sgrReset
 }
 
-// textRenderer writes View.WriteText.
+// textRenderer writes View.WriteText to Out and the diagnostics of a Diagnosed view to Err
+// (plain: colour is decided for Out).
 type textRenderer struct{ color bool }
 
-func (r textRenderer) Render(w io.Writer, v View) error {
+func (r textRenderer) Render(s Streams, v View) error {
+	if d, ok := v.(Diagnosed); ok && s.Err != nil {
+		t := &Text{}
+		d.WriteDiagnostics(t)
+		if _, err := io.WriteString(s.Err, t.String()); err != nil {
+			return err
+		}
+	}
 	t := &Text{Color: r.color}
 	v.WriteText(t)
-	_, err := io.WriteString(w, t.String())
+	_, err := io.WriteString(s.Out, t.String())
 	return err
 }

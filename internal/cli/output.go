@@ -85,5 +85,5 @@ func show(io *IOStreams, format string, v render.View) error {
 	if err != nil {
 		return err
 	}
-	return r.Render(io.Out, v)
+	return r.Render(render.Streams{Out: io.Out, Err: io.ErrOut}, v)
 }
