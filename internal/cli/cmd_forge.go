@@ -57,15 +57,26 @@ func forgeFail(io *IOStreams, code int, lines ...string) error {
 	return &ExitError{Code: code, Msg: strings.Join(lines, "\n"), Silent: true}
 }
 
-// NewCmdForgeReport builds `mastermind forge-report validate|ingest|verify`. runF replaces the run
-// function in tests.
-func NewCmdForgeReport(io *IOStreams, runF func(*ForgeOptions) error) *cobra.Command {
-	run := func(opts *ForgeOptions) error {
-		if runF != nil {
-			return runF(opts)
-		}
-		return runForge(opts)
+// forgeRun is the run function of the forge-report subcommands: runF in tests, runForge
+// otherwise.
+func forgeRun(runF func(*ForgeOptions) error) func(*ForgeOptions) error {
+	if runF != nil {
+		return runF
 	}
+	return runForge
+}
+
+// forgeFlagErrors makes a flag error print the subcommand's usage line and exit with the forge
+// contract's usage code.
+func forgeFlagErrors(io *IOStreams, cmd *cobra.Command, usage string) {
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return forgeFail(io, forgeExitFailed, err.Error(), usage)
+	})
+}
+
+// NewCmdForgeReport builds `mastermind forge-report` with its validate, ingest and verify
+// subcommands. runF replaces the run function in tests.
+func NewCmdForgeReport(io *IOStreams, runF func(*ForgeOptions) error) *cobra.Command {
 	parent := &cobra.Command{
 		Use:   "forge-report",
 		Short: "Validate or ingest a forge-report block from an agent's final message",
@@ -89,19 +100,16 @@ Exit status (the forge contract's own codes):
 			return forgeFail(io, forgeExitFailed, forgeUsageValidate, forgeUsageIngest)
 		},
 	}
-	parent.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		usage := forgeUsageValidate
-		switch cmd.Name() {
-		case "ingest":
-			usage = forgeUsageIngest
-		case "verify":
-			usage = forgeUsageVerify
-		}
-		return forgeFail(io, forgeExitFailed, err.Error(), usage)
-	})
+	forgeFlagErrors(io, parent, forgeUsageValidate)
+	parent.AddCommand(NewCmdForgeValidate(io, runF), NewCmdForgeIngest(io, runF), NewCmdForgeVerify(io, runF))
+	return parent
+}
 
-	vopts := &ForgeOptions{IO: io, Sub: "validate"}
-	validate := &cobra.Command{
+// NewCmdForgeValidate builds `mastermind forge-report validate`. runF replaces the run function
+// in tests.
+func NewCmdForgeValidate(io *IOStreams, runF func(*ForgeOptions) error) *cobra.Command {
+	opts := &ForgeOptions{IO: io, Sub: "validate"}
+	cmd := &cobra.Command{
 		Use:   "validate <file|->",
 		Short: "Validate the last forge-report block of a message",
 		Long: `Print "VALID — <work_package> (<status>)" and any notes, or "INVALID:" and one line per
@@ -117,16 +125,22 @@ Exit status: 0 valid, 2 invalid, 1 usage or read error.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			vopts.Input = args[0]
-			return run(vopts)
+			opts.Input = args[0]
+			return forgeRun(runF)(opts)
 		},
 	}
-	validate.Flags().BoolVar(&vopts.JSON, "json", false, "print the result as a JSON envelope")
-	validate.Flags().StringVar(&vopts.Root, "root", "", "repository root for --since (default: git top level of the current directory)")
-	validate.Flags().StringVar(&vopts.Since, "since", "", "also compare files_changed with git's changed set since `REV`")
+	forgeFlagErrors(io, cmd, forgeUsageValidate)
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as a JSON envelope")
+	cmd.Flags().StringVar(&opts.Root, "root", "", "repository root for --since (default: git top level of the current directory)")
+	cmd.Flags().StringVar(&opts.Since, "since", "", "also compare files_changed with git's changed set since `REV`")
+	return cmd
+}
 
-	iopts := &ForgeOptions{IO: io, Sub: "ingest"}
-	ingest := &cobra.Command{
+// NewCmdForgeIngest builds `mastermind forge-report ingest`. runF replaces the run function in
+// tests.
+func NewCmdForgeIngest(io *IOStreams, runF func(*ForgeOptions) error) *cobra.Command {
+	opts := &ForgeOptions{IO: io, Sub: "ingest"}
+	cmd := &cobra.Command{
 		Use:   "ingest <run_id> <file|-> --agent NAME",
 		Short: "Validate, redact and append a forge-report to a run's events.jsonl",
 		Long: `Validate the report; if it is valid, redact it and append exactly two events in one locked,
@@ -144,20 +158,26 @@ Exit status: 0 ingested, 2 report invalid, 1 usage, read or write failure.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			iopts.RunID, iopts.Input = args[0], args[1]
-			if !cmd.Flags().Changed("agent") || strings.TrimSpace(iopts.Agent) == "" {
+			opts.RunID, opts.Input = args[0], args[1]
+			if !cmd.Flags().Changed("agent") || strings.TrimSpace(opts.Agent) == "" {
 				return forgeFail(io, forgeExitFailed, forgeUsageIngest)
 			}
-			return run(iopts)
+			return forgeRun(runF)(opts)
 		},
 	}
-	ingest.Flags().StringVar(&iopts.Agent, "agent", "", "the agent's `NAME` (folded to its registry display name when one matches)")
-	ingest.Flags().StringVar(&iopts.Root, "root", "", "project root (default: git top level of the current directory, or the current directory)")
-	ingest.Flags().StringVar(&iopts.Since, "since", "", "refuse unless files_changed matches git's changed set since `REV`")
-	ingest.Flags().BoolVar(&iopts.JSON, "json", false, "print the result as a JSON envelope")
+	forgeFlagErrors(io, cmd, forgeUsageIngest)
+	cmd.Flags().StringVar(&opts.Agent, "agent", "", "the agent's `NAME` (folded to its registry display name when one matches)")
+	cmd.Flags().StringVar(&opts.Root, "root", "", "project root (default: git top level of the current directory, or the current directory)")
+	cmd.Flags().StringVar(&opts.Since, "since", "", "refuse unless files_changed matches git's changed set since `REV`")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as a JSON envelope")
+	return cmd
+}
 
-	ropts := &ForgeOptions{IO: io, Sub: "verify"}
-	verify := &cobra.Command{
+// NewCmdForgeVerify builds `mastermind forge-report verify`. runF replaces the run function in
+// tests.
+func NewCmdForgeVerify(io *IOStreams, runF func(*ForgeOptions) error) *cobra.Command {
+	opts := &ForgeOptions{IO: io, Sub: "verify"}
+	cmd := &cobra.Command{
 		Use:   "verify <run_id>",
 		Short: "Check the hash chain of a run's events.jsonl",
 		Long: `Read <root>/.claude/forge-runs/<run_id>/events.jsonl and verify it in the writer view of the
@@ -173,15 +193,15 @@ Exit status: 0 intact, 2 damaged (PARTIAL or CORRUPT), 1 usage or read error.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ropts.RunID = args[0]
-			return run(ropts)
+			opts.RunID = args[0]
+			return forgeRun(runF)(opts)
 		},
 	}
-	verify.Flags().StringVar(&ropts.Root, "root", "", "project root (default: git top level of the current directory)")
-	verify.Flags().BoolVar(&ropts.JSON, "json", false, "print the result as a JSON envelope")
+	forgeFlagErrors(io, cmd, forgeUsageVerify)
+	cmd.Flags().StringVar(&opts.Root, "root", "", "project root (default: git top level of the current directory)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as a JSON envelope")
 
-	parent.AddCommand(validate, ingest, verify)
-	return parent
+	return cmd
 }
 
 // forgeEnvelope is the --json output of agent-contracts.md §1.5.
