@@ -43,13 +43,10 @@ func NewCmdFilter(io *IOStreams, runF func(*FilterOptions) error) *cobra.Command
 		Short: "Check a subagent's return against its brief's OUTPUT schema; print clean output or a REJECT block",
 		Long: `Apply the report-filter contract to a subagent's raw return: find the structured block (the
 whole return when it is JSON, else the last ` + "```json" + ` fence, else the last ` + "```yaml" + ` fence), drop
-everything around it, and validate it against the OUTPUT schema the dispatch declared:
-
-  --brief FILE            a Markdown brief; the first ` + "```json-schema" + ` or ` + "```headings" + ` block under its
-                          OUTPUT heading declares the schema; a NEEDS_INPUT heading turns on the
-                          status union
-  --schema FILE           a JSON Schema file (draft 2020-12 unless its $schema says draft-07)
-  --require-heading TEXT  a required Markdown heading ("## Findings" needs level 2; repeatable)
+everything around it, and validate it against the OUTPUT schema the dispatch declared with
+exactly one of --brief (the first ` + "```json-schema" + ` or ` + "```headings" + ` block under the brief's OUTPUT
+heading; a NEEDS_INPUT heading turns on the status union), --schema (draft 2020-12 unless its
+$schema says draft-07) or --require-heading ("## Findings" needs level 2; repeatable).
 
 Formats are asserted; path-line, repo-path, git-sha and git-commit-line are built in. With the
 union on (--needs-input or the brief's NEEDS_INPUT heading) a top-level status of "needs_input"

@@ -43,23 +43,11 @@ compares that with the report and the spec's declared scope and verification com
 writes audit.md and state.json with the verdict held, drift or broken. A held verdict also writes
 release notes (.mastermind/releases/<task>.md) and a pending history-review.md.
 
-mastermind never runs the executor and never runs a command that a spec or report names.
+With --pre-only and existing state, run-task runs a re-pre-flight: the baseline is kept and the
+iteration count grows by 1, up to --max-iterations. After a held verdict and a completed
+history-review.md, run-task without a phase flag closes the task (learned).
 
-Flags:
-  --pre-only          run pre-flight and stop; with existing state this is a re-pre-flight that
-                      keeps the baseline and adds 1 to the iteration count
-  --reset             synonym of --pre-only, kept for compatibility
-  --post-only         run post-flight only (refused without state)
-  --max-iterations N  pre-flight budget (default 3); 0 disables the budget
-  --force-iteration   run one pre-flight beyond the budget
-  --fail-on LEVEL     broken (default) or drift; with drift a drift verdict exits 1
-  --json              print the JSON envelope (schema_version 1) on stdout instead of text
-  --format FORMAT     text (default), json (the same as --json) or github: GitHub Actions
-                      ::error/::warning annotations for the findings (at most 10 of each),
-                      then the text output; --format and --json cannot be used together
-  --root DIR          repository root; by default discovered from the current directory
-  --color WHEN        auto (default), always or never: colour the verdict line (a global flag;
-                      see mastermind --help)
+mastermind never runs the executor and never runs a command that a spec or report names.
 
 Exit status:
   0  pre-flight approved; post-flight held; drift (unless --fail-on drift); history review pending;
@@ -111,14 +99,14 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&opts.PreOnly, "pre-only", false, "run pre-flight only (re-pre-flight with existing state)")
+	f.BoolVar(&opts.PreOnly, "pre-only", false, "run pre-flight only (a re-pre-flight with existing state: same baseline, iteration + 1)")
 	f.BoolVar(&opts.Reset, "reset", false, "synonym of --pre-only")
 	f.BoolVar(&opts.PostOnly, "post-only", false, "run post-flight only")
 	f.IntVar(&opts.MaxIterations, "max-iterations", postflight.DefaultMaxIterations, "pre-flight budget; 0 disables it")
 	f.BoolVar(&opts.ForceIteration, "force-iteration", false, "run one pre-flight beyond the budget")
 	f.StringVar(&opts.FailOn, "fail-on", "broken", "broken or drift: the lowest verdict that exits 1")
-	f.BoolVar(&opts.JSON, "json", false, "print the JSON envelope on stdout")
-	f.StringVar(&opts.Format, "format", "", "output format: text (default), json or github")
+	f.BoolVar(&opts.JSON, "json", false, "print the JSON envelope (schema_version 1) on stdout instead of text")
+	f.StringVar(&opts.Format, "format", "", "output format: text (default), json (as --json) or github (::error/::warning annotations, at most 10 of each, then the text)")
 	f.StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
 	return cmd
 }
