@@ -103,6 +103,11 @@ var checks = []check{checkFilesModified, checkScope, checkDeclared, checkVerific
 // for an accepted report, the changed set and every check of §10, and the verdict (§9.2). It
 // writes nothing. An error is operational (exit 3): the changed set or a claims lookup failed
 // or ctx was cancelled; a Result is then not returned.
+//
+// A rejected report is its one executor_report_rejected finding today. The one round of
+// feedback (lifecycle-v2.md §6) keeps that finding and runs, beside it, the checks whose inputs
+// the rejected report still has (a run with rep set to its usable parts); Result.Rejection
+// stays the rejection either way.
 func Compute(ctx context.Context, in Inputs) (*Result, error) {
 	res := &Result{Evidence: Evidence{Spec: in.SpecPath, Baseline: in.Baseline, Head: in.Head, Scope: scopeEvidence(in.Spec)}}
 	if rej := checkReport(&in, &res.Evidence); rej != nil {

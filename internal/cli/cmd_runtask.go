@@ -166,7 +166,7 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 	}
 	res, err := postflight.Run(ctx, postflight.Options{
 		Git: repo, SpecArg: opts.Spec, Mode: mode, MaxIterations: opts.MaxIterations,
-		ForceIteration: opts.ForceIteration, FailOnDrift: opts.FailOn == "drift", Now: opts.Now,
+		ForceIteration: opts.ForceIteration, Now: opts.Now,
 		Warn: opts.IO.ErrOut,
 	})
 	if err != nil {

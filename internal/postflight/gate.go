@@ -343,7 +343,7 @@ func (g *gater) audit(ctx context.Context, in TaskInfo, t *gateTask) {
 // sets, and maps its outcome.
 func (g *gater) record(ctx context.Context, in TaskInfo, t *gateTask) {
 	res, err := Run(ctx, Options{Git: g.git, SpecArg: filepath.Join(t.Task.Root, filepath.FromSlash(t.Task.Spec)),
-		Mode: ModePostOnly, MaxIterations: DefaultMaxIterations, FailOnDrift: g.opts.FailOnDrift,
+		Mode: ModePostOnly, MaxIterations: DefaultMaxIterations,
 		Now: g.opts.Now, Warn: g.opts.Warn})
 	if err != nil {
 		t.fail(GateError, err)

@@ -39,7 +39,7 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Outcome, err
 // anything; persistAudit applies steps 7–11 to it. The gate (gate.go) uses auditTask alone.
 type auditRun struct {
 	// SpecChanged: step 2 refused the audit (spec unreadable or its hash is not state.spec_hash);
-	// Outcome is then nil.
+	// Result is then nil.
 	SpecChanged bool
 	SpecRaw     []byte
 	*audit.Result

@@ -72,7 +72,6 @@ type Options struct {
 	Mode           Mode
 	MaxIterations  int // 0 disables the budget
 	ForceIteration bool
-	FailOnDrift    bool
 	// Now is the clock for started_at and lesson dates; time.Now when nil.
 	Now func() time.Time
 	// Warn receives advisory warnings (lesson write failures); io.Discard when nil.
