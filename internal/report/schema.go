@@ -12,6 +12,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/mastermind-controller/mastermind/internal/jsonptr"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
 	"github.com/mastermind-controller/mastermind/schemas"
@@ -80,32 +81,20 @@ func (sd *schemaDoc) readOrder(dec *json.Decoder, ptr string) error {
 			}
 			k, _ := kt.(string)
 			keys = append(keys, k)
-			if err := sd.readOrder(dec, yamlstrict.PointerJoin(ptr, k)); err != nil {
+			if err := sd.readOrder(dec, jsonptr.Append(ptr, k)); err != nil {
 				return err
 			}
 		}
 		sd.order[ptr] = keys
 	case '[':
 		for i := 0; dec.More(); i++ {
-			if err := sd.readOrder(dec, ptr+"/"+strconv.Itoa(i)); err != nil {
+			if err := sd.readOrder(dec, jsonptr.AppendIndex(ptr, i)); err != nil {
 				return err
 			}
 		}
 	}
 	_, err = dec.Token() // closing delimiter
 	return err
-}
-
-// splitPointer splits an RFC 6901 pointer into unescaped tokens.
-func splitPointer(p string) []string {
-	if p == "" {
-		return nil
-	}
-	toks := strings.Split(strings.TrimPrefix(p, "/"), "/")
-	for i, t := range toks {
-		toks[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
-	}
-	return toks
 }
 
 // fromValidatorPointer converts jsonschema/v5's instance and keyword locations (each token
@@ -131,24 +120,9 @@ func fragment(abs string) string {
 	return ""
 }
 
-func parentPointer(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		return p[:i]
-	}
-	return ""
-}
-
-func lastToken(p string) string {
-	toks := splitPointer(p)
-	if len(toks) == 0 {
-		return ""
-	}
-	return toks[len(toks)-1]
-}
-
 // at returns the value at pointer p inside v (maps and lists), or nil.
 func at(v any, p string) (any, bool) {
-	for _, t := range splitPointer(p) {
+	for _, t := range jsonptr.Split(p) {
 		switch x := v.(type) {
 		case map[string]any:
 			var ok bool
@@ -210,7 +184,7 @@ func (sd *schemaDoc) variants(p string) []string {
 func (sd *schemaDoc) schemaFor(inst any, ip string) (map[string]any, string) {
 	s, sp := sd.get("")
 	cur := ""
-	for _, t := range splitPointer(ip) {
+	for _, t := range jsonptr.Split(ip) {
 		if s == nil {
 			return nil, ""
 		}
@@ -222,15 +196,15 @@ func (sd *schemaDoc) schemaFor(inst any, ip string) (map[string]any, string) {
 		}
 		if props, ok := s["properties"].(map[string]any); ok {
 			if _, ok := props[t]; ok {
-				s, sp = sd.get(yamlstrict.PointerJoin(sp+"/properties", t))
-				cur = yamlstrict.PointerJoin(cur, t)
+				s, sp = sd.get(jsonptr.Append(sp+"/properties", t))
+				cur = jsonptr.Append(cur, t)
 				continue
 			}
 		}
 		if _, ok := s["items"]; ok {
 			if _, err := strconv.Atoi(t); err == nil {
 				s, sp = sd.get(sp + "/items")
-				cur = cur + "/" + t
+				cur = jsonptr.Append(cur, t)
 				continue
 			}
 		}
@@ -283,7 +257,7 @@ func (c *checker) checkSchema(doc *yamlstrict.Doc) {
 }
 
 func (c *checker) collect(sd *schemaDoc, doc *yamlstrict.Doc, ve *jsonschema.ValidationError) {
-	if lastToken(fromValidatorPointer(ve.KeywordLocation)) == "oneOf" {
+	if jsonptr.Last(fromValidatorPointer(ve.KeywordLocation)) == "oneOf" {
 		c.oneOf(sd, doc, ve)
 		return
 	}
@@ -299,7 +273,7 @@ func (c *checker) collect(sd *schemaDoc, doc *yamlstrict.Doc, ve *jsonschema.Val
 // oneOf maps a failed claim oneOf by its kind (§3.5).
 func (c *checker) oneOf(sd *schemaDoc, doc *yamlstrict.Doc, ve *jsonschema.ValidationError) {
 	ip := fromValidatorPointer(ve.InstanceLocation)
-	sp := parentPointer(fragment(ve.AbsoluteKeywordLocation))
+	sp := jsonptr.Parent(fragment(ve.AbsoluteKeywordLocation))
 	inst, _ := at(doc.Value, ip)
 	m, ok := inst.(map[string]any)
 	if !ok {
@@ -325,7 +299,7 @@ func (c *checker) oneOf(sd *schemaDoc, doc *yamlstrict.Doc, ve *jsonschema.Valid
 		}
 	}
 	if idx < 0 {
-		kp := yamlstrict.PointerJoin(ip, "kind")
+		kp := jsonptr.Append(ip, "kind")
 		c.addAt(doc, RuleEnum, kp, kp, fmt.Sprintf("%s must be one of %s; got %s%s",
 			yamlstrict.FieldName(kp), strings.Join(kinds, ", "), c.render(doc, kp, kv), lowercaseHint(kv, kinds)))
 		return
@@ -342,8 +316,8 @@ func (c *checker) oneOf(sd *schemaDoc, doc *yamlstrict.Doc, ve *jsonschema.Valid
 func (c *checker) leaf(sd *schemaDoc, doc *yamlstrict.Doc, ve *jsonschema.ValidationError) {
 	ip := fromValidatorPointer(ve.InstanceLocation)
 	kp := fragment(ve.AbsoluteKeywordLocation)
-	kw := lastToken(kp)
-	s, _ := sd.get(parentPointer(kp))
+	kw := jsonptr.Last(kp)
+	s, _ := sd.get(jsonptr.Parent(kp))
 	inst, _ := at(doc.Value, ip)
 	field := yamlstrict.FieldName(ip)
 	switch kw {
@@ -358,7 +332,7 @@ func (c *checker) leaf(sd *schemaDoc, doc *yamlstrict.Doc, ve *jsonschema.Valida
 		}
 	case "additionalProperties":
 		props, _ := s["properties"].(map[string]any)
-		allowed := sd.order[parentPointer(kp)+"/properties"]
+		allowed := sd.order[jsonptr.Parent(kp)+"/properties"]
 		var keys []string
 		if n := doc.Nodes[ip]; n != nil {
 			keys = n.Keys
@@ -372,7 +346,7 @@ func (c *checker) leaf(sd *schemaDoc, doc *yamlstrict.Doc, ve *jsonschema.Valida
 			if _, ok := props[k]; ok {
 				continue
 			}
-			cp := yamlstrict.PointerJoin(ip, k)
+			cp := jsonptr.Append(ip, k)
 			line, col := c.keyPos(doc, cp)
 			c.add(RuleUnknownField, line, col, cp, fmt.Sprintf("unknown field %s in %s; allowed fields: %s",
 				textsafe.Escape(k), c.parentName(doc, ip), strings.Join(allowed, ", ")))
@@ -426,7 +400,7 @@ func lowercaseHint(v any, names []string) string {
 // "claims[1] (integration)".
 func (c *checker) parentName(doc *yamlstrict.Doc, ip string) string {
 	name := yamlstrict.FieldName(ip)
-	toks := splitPointer(ip)
+	toks := jsonptr.Split(ip)
 	if len(toks) == 2 && toks[0] == "claims" {
 		if v, ok := at(doc.Value, ip); ok {
 			if m, ok := v.(map[string]any); ok {
@@ -598,7 +572,7 @@ func (c *checker) nodePos(doc *yamlstrict.Doc, p string) (int, int) {
 		if p == "" {
 			return 0, 0
 		}
-		p = parentPointer(p)
+		p = jsonptr.Parent(p)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mastermind-controller/mastermind/internal/jsonptr"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -145,7 +146,7 @@ func walkPointer(root *Value, ptr string) *Value {
 	if !strings.HasPrefix(ptr, "/") {
 		return nil
 	}
-	for _, tok := range splitPointer(ptr) {
+	for _, tok := range jsonptr.Split(ptr) {
 		switch cur.Kind {
 		case KindObject:
 			v, ok := cur.Get(tok)
@@ -164,23 +165,6 @@ func walkPointer(root *Value, ptr string) *Value {
 		}
 	}
 	return cur
-}
-
-// splitPointer splits an RFC 6901 pointer ("" → none) into unescaped reference tokens.
-func splitPointer(ptr string) []string {
-	if ptr == "" {
-		return nil
-	}
-	parts := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
-	for i, p := range parts {
-		parts[i] = strings.ReplaceAll(strings.ReplaceAll(p, "~1", "/"), "~0", "~")
-	}
-	return parts
-}
-
-// joinPointer appends one token to a pointer, escaping ~ and /.
-func joinPointer(ptr, tok string) string {
-	return ptr + "/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
 }
 
 // child returns the schema nodes that apply to the member or element tok of an instance

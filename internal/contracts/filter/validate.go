@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mastermind-controller/mastermind/internal/jsonptr"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -36,7 +37,7 @@ func (s *Schema) locate(root *Value, tokens []string) loc {
 	}
 	var b strings.Builder
 	for i, tok := range tokens {
-		l.pointer = joinPointer(l.pointer, tok)
+		l.pointer = jsonptr.Append(l.pointer, tok)
 		if cur != nil && cur.Kind == KindArray {
 			l.isIndex[i] = true
 			n, _ := strconv.Atoi(tok)
@@ -164,8 +165,8 @@ func (s *Schema) keywordNode(leaf *jsonschema.ValidationError, keyword string) *
 }
 
 func (s *Schema) leafItems(root *Value, leaf *jsonschema.ValidationError) []Item {
-	tokens := splitPointer(leaf.InstanceLocation)
-	kwTokens := splitPointer(leaf.KeywordLocation)
+	tokens := jsonptr.Split(leaf.InstanceLocation)
+	kwTokens := jsonptr.Split(leaf.KeywordLocation)
 	keyword := ""
 	if len(kwTokens) > 0 {
 		keyword = kwTokens[len(kwTokens)-1]
