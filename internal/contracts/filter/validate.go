@@ -2,6 +2,7 @@ package filter
 
 import (
 	"errors"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -154,7 +155,7 @@ func (s *Schema) keywordNode(leaf *jsonschema.ValidationError, keyword string) *
 	if i < 0 || abs[:i] != schemaURL {
 		return nil
 	}
-	frag := abs[i+1:]
+	frag := validatorPointer(abs[i+1:])
 	if keyword != "" {
 		if !strings.HasSuffix(frag, "/"+keyword) {
 			return nil
@@ -165,13 +166,10 @@ func (s *Schema) keywordNode(leaf *jsonschema.ValidationError, keyword string) *
 }
 
 func (s *Schema) leafItems(root *Value, leaf *jsonschema.ValidationError) []Item {
-	tokens := jsonptr.Split(leaf.InstanceLocation)
-	kwTokens := jsonptr.Split(leaf.KeywordLocation)
-	keyword := ""
-	if len(kwTokens) > 0 {
-		keyword = kwTokens[len(kwTokens)-1]
-	}
-	val := walkPointer(root, leaf.InstanceLocation)
+	instance := validatorPointer(leaf.InstanceLocation)
+	tokens := jsonptr.Split(instance)
+	keyword := jsonptr.Last(validatorPointer(leaf.KeywordLocation))
+	val := walkPointer(root, instance)
 	node := s.keywordNode(leaf, keyword)
 	typ := ""
 	if node != nil {
@@ -256,6 +254,18 @@ func (s *Schema) leafItems(root *Value, leaf *jsonschema.ValidationError) []Item
 		}
 	}
 	return []Item{s.item(root, tokens, "", typ, leaf.Message, RuleSchemaOther)}
+}
+
+// validatorPointer converts a jsonschema/v5 location, whose RFC 6901 tokens are each also
+// percent-encoded (a property "a b" is "/a%20b"), to a plain RFC 6901 pointer.
+func validatorPointer(p string) string {
+	toks := strings.Split(p, "/")
+	for i, t := range toks {
+		if u, err := url.PathUnescape(t); err == nil {
+			toks[i] = u
+		}
+	}
+	return strings.Join(toks, "/")
 }
 
 func declaredOrPattern(node *Value, key string) bool {
