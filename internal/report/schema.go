@@ -1,8 +1,6 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -13,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mastermind-controller/mastermind/internal/jsonptr"
+	"github.com/mastermind-controller/mastermind/internal/jsonstrict"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
 	"github.com/mastermind-controller/mastermind/schemas"
@@ -50,51 +49,43 @@ var loadSchema = sync.OnceValues(func() (*schemaDoc, error) {
 	if err != nil {
 		return nil, err
 	}
+	tree, err := jsonstrict.Decode(raw, jsonstrict.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("embedded schema %s: %w", SchemaName, err)
+	}
 	sd := &schemaDoc{compiled: compiled, order: map[string][]string{}}
-	if err := json.Unmarshal(raw, &sd.root); err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := sd.readOrder(dec, ""); err != nil {
-		return nil, err
-	}
+	sd.root, _ = sd.load(tree, "").(map[string]any)
 	return sd, nil
 })
 
-// readOrder records the key order of every object in the schema, by JSON pointer.
-func (sd *schemaDoc) readOrder(dec *json.Decoder, ptr string) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	d, ok := tok.(json.Delim)
-	if !ok {
-		return nil
-	}
-	switch d {
-	case '{':
-		var keys []string
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
-				return err
-			}
-			k, _ := kt.(string)
-			keys = append(keys, k)
-			if err := sd.readOrder(dec, jsonptr.Append(ptr, k)); err != nil {
-				return err
-			}
+// load converts the schema tree at ptr to encoding/json's generic form (numbers as float64) and
+// records the key order of every object, by JSON pointer.
+func (sd *schemaDoc) load(v *jsonstrict.Value, ptr string) any {
+	switch v.Kind {
+	case jsonstrict.KindObject:
+		m := make(map[string]any, len(v.Members))
+		keys := make([]string, 0, len(v.Members))
+		for _, mem := range v.Members {
+			keys = append(keys, mem.Name)
+			m[mem.Name] = sd.load(mem.Value, jsonptr.Append(ptr, mem.Name))
 		}
 		sd.order[ptr] = keys
-	case '[':
-		for i := 0; dec.More(); i++ {
-			if err := sd.readOrder(dec, jsonptr.AppendIndex(ptr, i)); err != nil {
-				return err
-			}
+		return m
+	case jsonstrict.KindArray:
+		l := make([]any, len(v.Items))
+		for i, it := range v.Items {
+			l[i] = sd.load(it, jsonptr.AppendIndex(ptr, i))
 		}
+		return l
+	case jsonstrict.KindNumber:
+		f, _ := strconv.ParseFloat(v.Number, 64)
+		return f
+	case jsonstrict.KindString:
+		return v.String
+	case jsonstrict.KindBool:
+		return v.Bool
 	}
-	_, err = dec.Token() // closing delimiter
-	return err
+	return nil
 }
 
 // fromValidatorPointer converts jsonschema/v5's instance and keyword locations (each token
