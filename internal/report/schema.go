@@ -12,10 +12,12 @@ import (
 
 	"github.com/mastermind-controller/mastermind/internal/jsonptr"
 	"github.com/mastermind-controller/mastermind/internal/jsonstrict"
+	"github.com/mastermind-controller/mastermind/internal/schemaerr"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
 	"github.com/mastermind-controller/mastermind/schemas"
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
 
 // SchemaName is the embedded schema the report is validated against (§3, Appendix A).
@@ -88,27 +90,13 @@ func (sd *schemaDoc) load(v *jsonstrict.Value, ptr string) any {
 	return nil
 }
 
-// fromValidatorPointer converts jsonschema/v5's instance and keyword locations (each token
-// URL-path-escaped after ~0/~1 escaping) to a plain RFC 6901 pointer.
-func fromValidatorPointer(p string) string {
-	if p == "" {
-		return ""
+// refPointer converts a local reference's URI fragment ("#/$defs/a%20b" without the "#") to
+// a plain RFC 6901 pointer (RFC 6901 §6: the fragment form is percent-encoded).
+func refPointer(frag string) string {
+	if u, err := url.PathUnescape(frag); err == nil {
+		return u
 	}
-	toks := strings.Split(strings.TrimPrefix(p, "/"), "/")
-	for i, t := range toks {
-		if u, err := url.PathUnescape(t); err == nil {
-			toks[i] = u
-		}
-	}
-	return "/" + strings.Join(toks, "/")
-}
-
-// fragment returns the JSON pointer after '#' in an absolute keyword location.
-func fragment(abs string) string {
-	if i := strings.IndexByte(abs, '#'); i >= 0 {
-		return fromValidatorPointer(abs[i+1:])
-	}
-	return ""
+	return frag
 }
 
 // at returns the value at pointer p inside v (maps and lists), or nil.
@@ -147,7 +135,7 @@ func (sd *schemaDoc) resolve(m map[string]any, p string) (map[string]any, string
 		if !ok || !strings.HasPrefix(ref, "#") {
 			break
 		}
-		p = fromValidatorPointer(ref[1:])
+		p = refPointer(ref[1:])
 		v, _ := at(sd.root, p)
 		m, _ = v.(map[string]any)
 	}
@@ -248,7 +236,7 @@ func (c *checker) checkSchema(doc *yamlstrict.Doc) {
 }
 
 func (c *checker) collect(sd *schemaDoc, doc *yamlstrict.Doc, ve *jsonschema.ValidationError) {
-	if jsonptr.Last(fromValidatorPointer(ve.KeywordLocation)) == "oneOf" {
+	if _, ok := ve.ErrorKind.(*kind.OneOf); ok {
 		c.oneOf(sd, doc, ve)
 		return
 	}
@@ -263,8 +251,8 @@ func (c *checker) collect(sd *schemaDoc, doc *yamlstrict.Doc, ve *jsonschema.Val
 
 // oneOf maps a failed claim oneOf by its kind (§3.5).
 func (c *checker) oneOf(sd *schemaDoc, doc *yamlstrict.Doc, ve *jsonschema.ValidationError) {
-	ip := fromValidatorPointer(ve.InstanceLocation)
-	sp := jsonptr.Parent(fragment(ve.AbsoluteKeywordLocation))
+	loc := schemaerr.Locate(ve)
+	ip, sp := loc.Instance, loc.Schema
 	inst, _ := at(doc.Value, ip)
 	m, ok := inst.(map[string]any)
 	if !ok {
@@ -295,9 +283,10 @@ func (c *checker) oneOf(sd *schemaDoc, doc *yamlstrict.Doc, ve *jsonschema.Valid
 			yamlstrict.FieldName(kp), strings.Join(kinds, ", "), c.render(doc, kp, kv), lowercaseHint(kv, kinds)))
 		return
 	}
-	prefix := ve.KeywordLocation + "/" + strconv.Itoa(idx)
+	// The causes of a failed oneOf are the failures of its branches, each located at its branch.
+	branch := jsonptr.AppendIndex(jsonptr.Append(sp, "oneOf"), idx)
 	for _, cause := range ve.Causes {
-		if cause.KeywordLocation == prefix || strings.HasPrefix(cause.KeywordLocation, prefix+"/") {
+		if cs := schemaerr.Locate(cause).Schema; cs == branch || strings.HasPrefix(cs, branch+"/") {
 			c.collect(sd, doc, cause)
 		}
 	}
@@ -305,14 +294,13 @@ func (c *checker) oneOf(sd *schemaDoc, doc *yamlstrict.Doc, ve *jsonschema.Valid
 
 // leaf maps one leaf validator error to findings.
 func (c *checker) leaf(sd *schemaDoc, doc *yamlstrict.Doc, ve *jsonschema.ValidationError) {
-	ip := fromValidatorPointer(ve.InstanceLocation)
-	kp := fragment(ve.AbsoluteKeywordLocation)
-	kw := jsonptr.Last(kp)
-	s, _ := sd.get(jsonptr.Parent(kp))
+	loc := schemaerr.Locate(ve)
+	ip := loc.Instance
+	s, _ := sd.get(loc.Schema)
 	inst, _ := at(doc.Value, ip)
 	field := yamlstrict.FieldName(ip)
-	switch kw {
-	case "required":
+	switch ve.ErrorKind.(type) {
+	case *kind.Required:
 		m, _ := inst.(map[string]any)
 		req, _ := s["required"].([]any)
 		for _, r := range req {
@@ -321,9 +309,9 @@ func (c *checker) leaf(sd *schemaDoc, doc *yamlstrict.Doc, ve *jsonschema.Valida
 				c.addAt(doc, RuleRequired, ip, ip, fmt.Sprintf("%s is missing required field %s", c.parentName(doc, ip), name))
 			}
 		}
-	case "additionalProperties":
+	case *kind.AdditionalProperties:
 		props, _ := s["properties"].(map[string]any)
-		allowed := sd.order[jsonptr.Parent(kp)+"/properties"]
+		allowed := sd.order[jsonptr.Append(loc.Schema, "properties")]
 		var keys []string
 		if n := doc.Nodes[ip]; n != nil {
 			keys = n.Keys
@@ -342,9 +330,9 @@ func (c *checker) leaf(sd *schemaDoc, doc *yamlstrict.Doc, ve *jsonschema.Valida
 			c.add(RuleUnknownField, line, col, cp, fmt.Sprintf("unknown field %s in %s; allowed fields: %s",
 				textsafe.Escape(k), c.parentName(doc, ip), strings.Join(allowed, ", ")))
 		}
-	case "type":
+	case *kind.Type:
 		c.typeFinding(doc, ip, s)
-	case "enum":
+	case *kind.Enum:
 		vals, _ := s["enum"].([]any)
 		var names []string
 		for _, v := range vals {
@@ -352,15 +340,15 @@ func (c *checker) leaf(sd *schemaDoc, doc *yamlstrict.Doc, ve *jsonschema.Valida
 		}
 		c.addAt(doc, RuleEnum, ip, ip, fmt.Sprintf("%s must be one of %s; got %s%s", field, strings.Join(names, ", "),
 			c.render(doc, ip, inst), lowercaseHint(inst, names)))
-	case "const":
+	case *kind.Const:
 		c.addAt(doc, RuleEnum, ip, ip, fmt.Sprintf("%s must be %v; got %s", field, s["const"], c.render(doc, ip, inst)))
-	case "minLength":
+	case *kind.MinLength:
 		c.addAt(doc, RuleMinLength, ip, ip, field+" must not be empty")
-	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
+	case *kind.Minimum, *kind.Maximum, *kind.ExclusiveMinimum, *kind.ExclusiveMaximum:
 		c.addAt(doc, RuleRange, ip, ip, fmt.Sprintf("%s must be between %s and %s; got %s", field,
 			number(s["minimum"]), number(s["maximum"]), c.render(doc, ip, inst)))
 	default:
-		c.addAt(doc, RuleOther, ip, ip, textsafe.Escape(ve.Message))
+		c.addAt(doc, RuleOther, ip, ip, textsafe.Escape(schemaerr.Message(ve.ErrorKind)))
 	}
 }
 

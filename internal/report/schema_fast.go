@@ -9,7 +9,7 @@ import (
 // schema uses ($ref, type, const, enum, required, properties, additionalProperties: false,
 // items, minLength, minimum, maximum, oneOf) with draft 2020-12 semantics. It never says "valid"
 // for an instance it cannot judge: an unknown keyword or value makes it return false, and the
-// full jsonschema/v5 validator then decides and explains. It exists because the full validator
+// full jsonschema/v6 validator then decides and explains. It exists because the full validator
 // allocates heavily (it builds error paths for every node), and most reports are valid; the
 // fuzz target checks that fastValid never accepts what the full validator rejects.
 func (sd *schemaDoc) fastValid(v any, s map[string]any, depth int) bool {
@@ -24,7 +24,7 @@ func (sd *schemaDoc) fastValid(v any, s map[string]any, depth int) bool {
 			if !ok || len(ref) == 0 || ref[0] != '#' {
 				return false
 			}
-			target, _ := at(sd.root, fromValidatorPointer(ref[1:]))
+			target, _ := at(sd.root, refPointer(ref[1:]))
 			tm, ok := target.(map[string]any)
 			if !ok || !sd.fastValid(v, tm, depth+1) {
 				return false

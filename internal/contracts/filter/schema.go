@@ -1,16 +1,16 @@
 package filter
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/mastermind-controller/mastermind/internal/jsonptr"
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/mastermind-controller/mastermind/internal/schemaerr"
 )
 
 // schemaURL is the in-memory resource name of a declared OUTPUT schema.
@@ -42,15 +42,13 @@ func CompileSchema(data []byte) (*Schema, error) {
 		return nil, &CompileError{Err: errors.New("a schema must be a JSON object or boolean")}
 	}
 	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	c.AssertFormat = true
-	for name, f := range formatFuncs {
-		c.Formats[name] = f
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
+	for _, f := range formats {
+		c.RegisterFormat(f)
 	}
-	c.LoadURL = func(u string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("$ref to %s: only references inside the schema are allowed", u)
-	}
-	if err := c.AddResource(schemaURL, bytes.NewReader(data)); err != nil {
+	c.UseLoader(localOnly{})
+	if err := c.AddResource(schemaURL, raw.Any()); err != nil {
 		return nil, &CompileError{Err: cleanSchemaErr(err)}
 	}
 	compiled, err := func() (s *jsonschema.Schema, err error) {
@@ -67,10 +65,37 @@ func CompileSchema(data []byte) (*Schema, error) {
 	return &Schema{raw: raw, compiled: compiled}, nil
 }
 
+// localOnly refuses every remote $ref: only the schema document itself is available.
+type localOnly struct{}
+
+func (localOnly) Load(u string) (any, error) {
+	return nil, fmt.Errorf("$ref to %s: only references inside the schema are allowed", u)
+}
+
+// cleanSchemaErr phrases a compile error without the in-memory resource name. A schema that
+// breaks the draft's metaschema is described by its leaf causes, each at its schema pointer
+// ("at /properties/a/type: value must be one of …"); other errors keep their own text.
 func cleanSchemaErr(err error) error {
+	var sve *jsonschema.SchemaValidationError
+	if errors.As(err, &sve) {
+		if ve, ok := sve.Err.(*jsonschema.ValidationError); ok {
+			var parts []string
+			for _, leaf := range schemaerr.Leaves(ve) {
+				at := leaf.Instance
+				if at == "" {
+					at = "the root"
+				}
+				parts = append(parts, "at "+at+": "+schemaerr.Message(leaf.ErrorKind))
+			}
+			return errors.New(strings.Join(parts, "; "))
+		}
+	}
+	var le *jsonschema.LoadURLError
+	if errors.As(err, &le) {
+		err = le.Err
+	}
 	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "jsonschema: ")
-	msg = strings.ReplaceAll(msg, "jsonschema "+schemaURL+" compilation failed: ", "")
+	msg = strings.ReplaceAll(msg, strconv.Quote(schemaURL), "the schema")
 	msg = strings.ReplaceAll(msg, schemaURL, "")
 	return errors.New(msg)
 }

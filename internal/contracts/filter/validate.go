@@ -2,13 +2,16 @@ package filter
 
 import (
 	"errors"
-	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
 	"github.com/mastermind-controller/mastermind/internal/jsonptr"
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/mastermind-controller/mastermind/internal/schemaerr"
 )
 
 // keyUnknown and keyAbsent offset sort keys so undeclared keys follow declared ones and absent
@@ -128,7 +131,7 @@ func (s *Schema) validateA(root *Value) []Item {
 		return []Item{s.item(root, nil, Required, "object", err.Error(), RuleSchemaOther)}
 	}
 	var items []Item
-	for _, leaf := range leaves(ve) {
+	for _, leaf := range schemaerr.Leaves(ve) {
 		items = append(items, s.leafItems(root, leaf)...)
 	}
 	items = dedupe(items)
@@ -136,47 +139,28 @@ func (s *Schema) validateA(root *Value) []Item {
 	return items
 }
 
-func leaves(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
-	if len(e.Causes) == 0 {
-		return []*jsonschema.ValidationError{e}
-	}
-	var out []*jsonschema.ValidationError
-	for _, c := range e.Causes {
-		out = append(out, leaves(c)...)
-	}
-	return out
-}
-
-// keywordNode returns the schema node holding the failing keyword, when the absolute keyword
-// location points into the declared schema document.
-func (s *Schema) keywordNode(leaf *jsonschema.ValidationError, keyword string) *Value {
-	abs := leaf.AbsoluteKeywordLocation
-	i := strings.IndexByte(abs, '#')
-	if i < 0 || abs[:i] != schemaURL {
+// keywordNode returns the schema node holding the failing keyword, when it lies in the declared
+// schema document.
+func (s *Schema) keywordNode(l schemaerr.Location) *Value {
+	if l.Document != schemaURL {
 		return nil
 	}
-	frag := validatorPointer(abs[i+1:])
-	if keyword != "" {
-		if !strings.HasSuffix(frag, "/"+keyword) {
-			return nil
-		}
-		frag = strings.TrimSuffix(frag, "/"+keyword)
-	}
-	return walkPointer(s.raw, frag)
+	return walkPointer(s.raw, l.Schema)
 }
 
-func (s *Schema) leafItems(root *Value, leaf *jsonschema.ValidationError) []Item {
-	instance := validatorPointer(leaf.InstanceLocation)
-	tokens := jsonptr.Split(instance)
-	keyword := jsonptr.Last(validatorPointer(leaf.KeywordLocation))
-	val := walkPointer(root, instance)
-	node := s.keywordNode(leaf, keyword)
+// leafItems maps one leaf validation error, by its kind, to items.
+func (s *Schema) leafItems(root *Value, leaf schemaerr.Leaf) []Item {
+	l := leaf.Location
+	tokens := jsonptr.Split(l.Instance)
+	val := walkPointer(root, l.Instance)
+	node := s.keywordNode(l)
 	typ := ""
 	if node != nil {
 		typ = s.label(s.resolve(node, 0))
 	}
-	switch keyword {
-	case "required":
+	message := schemaerr.Message(leaf.ErrorKind)
+	switch k := leaf.ErrorKind.(type) {
+	case *kind.Required:
 		var missing []string
 		if node != nil {
 			for _, r := range stringList(node, "required") {
@@ -185,7 +169,7 @@ func (s *Schema) leafItems(root *Value, leaf *jsonschema.ValidationError) []Item
 				}
 			}
 		} else {
-			missing = quotedNames(strings.TrimPrefix(leaf.Message, "missing properties: "))
+			missing = k.Missing
 		}
 		var out []Item
 		for _, m := range missing {
@@ -198,21 +182,21 @@ func (s *Schema) leafItems(root *Value, leaf *jsonschema.ValidationError) []Item
 			out = append(out, s.item(root, append(tokens[:len(tokens):len(tokens)], m), Required, t, "absent", RuleAbsent))
 		}
 		return out
-	case "type":
+	case *kind.Type:
 		if val != nil && val.Kind == KindNull {
 			return []Item{s.item(root, tokens, "", typ, "null", RuleNull)}
 		}
 		reason := "wrong type: got " + phraseOf(val)
-		if node != nil && val != nil && val.Kind != KindArray && contains(typeList(node), "array") {
+		if node != nil && val != nil && val.Kind != KindArray && slices.Contains(typeList(node), "array") {
 			reason += ", not a list"
 		}
 		return []Item{s.item(root, tokens, "", typ, reason, RuleType)}
-	case "enum", "const":
-		reason := leaf.Message
+	case *kind.Enum, *kind.Const:
+		reason := message
 		if node != nil {
-			if e, ok := node.Get(keyword); ok {
+			if e, ok := node.Get(l.Keyword); ok {
 				var vals []string
-				if keyword == "const" {
+				if l.Keyword == "const" {
 					vals = []string{e.Compact()}
 				} else if e.Kind == KindArray {
 					for _, it := range e.Items {
@@ -220,11 +204,14 @@ func (s *Schema) leafItems(root *Value, leaf *jsonschema.ValidationError) []Item
 					}
 				}
 				reason = "must be one of " + strings.Join(vals, ", ") + "; got " + compactOf(val)
+				if len(vals) == 0 {
+					reason = "no value is allowed (the enum is empty); got " + compactOf(val)
+				}
 			}
 		}
 		return []Item{s.item(root, tokens, "", typ, reason, RuleEnum)}
-	case "format":
-		reason := leaf.Message
+	case *kind.Format:
+		reason := message
 		if node != nil && val != nil && val.Kind == KindString {
 			if f, ok := node.Get("format"); ok && f.Kind == KindString {
 				if r, ok := formatReason(f.Str, val.Str); ok {
@@ -233,7 +220,7 @@ func (s *Schema) leafItems(root *Value, leaf *jsonschema.ValidationError) []Item
 			}
 		}
 		return []Item{s.item(root, tokens, "", typ, reason, RuleFormat)}
-	case "additionalProperties":
+	case *kind.AdditionalProperties:
 		if node == nil || val == nil || val.Kind != KindObject {
 			break
 		}
@@ -248,24 +235,32 @@ func (s *Schema) leafItems(root *Value, leaf *jsonschema.ValidationError) []Item
 		if len(out) > 0 {
 			return out
 		}
-	case "":
-		if leaf.Message == "not allowed" {
+	case *kind.DependentRequired, *kind.Dependency:
+		// One item per missing property, each with its own message.
+		var prop string
+		var missing []string
+		if d, ok := k.(*kind.DependentRequired); ok {
+			prop, missing = d.Prop, d.Missing
+		} else {
+			d := k.(*kind.Dependency)
+			prop, missing = d.Prop, d.Missing
+		}
+		var out []Item
+		for _, m := range missing {
+			msg := schemaerr.Message(&kind.DependentRequired{Prop: prop, Missing: []string{m}})
+			out = append(out, s.item(root, tokens, "", typ, msg, RuleSchemaOther))
+		}
+		if len(out) > 0 {
+			return out
+		}
+	case *kind.FalseSchema:
+		// A root schema of false refuses every return; a false subschema is its keyword's
+		// failure (a schema.other item below).
+		if l.Document == schemaURL && l.Schema == "" {
 			return []Item{s.item(root, tokens, NotAllowed, "any", "not declared in the OUTPUT schema", RuleUnknownField)}
 		}
 	}
-	return []Item{s.item(root, tokens, "", typ, leaf.Message, RuleSchemaOther)}
-}
-
-// validatorPointer converts a jsonschema/v5 location, whose RFC 6901 tokens are each also
-// percent-encoded (a property "a b" is "/a%20b"), to a plain RFC 6901 pointer.
-func validatorPointer(p string) string {
-	toks := strings.Split(p, "/")
-	for i, t := range toks {
-		if u, err := url.PathUnescape(t); err == nil {
-			toks[i] = u
-		}
-	}
-	return strings.Join(toks, "/")
+	return []Item{s.item(root, tokens, "", typ, message, RuleSchemaOther)}
 }
 
 func declaredOrPattern(node *Value, key string) bool {
@@ -284,18 +279,6 @@ func declaredOrPattern(node *Value, key string) bool {
 	return false
 }
 
-// quotedNames parses the validator's "'a', 'b'" list (fallback when the schema node is unknown).
-func quotedNames(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ", ") {
-		p = strings.TrimSuffix(strings.TrimPrefix(p, "'"), "'")
-		if p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 func phraseOf(v *Value) string {
 	if v == nil {
 		return "nothing"
@@ -308,13 +291,4 @@ func compactOf(v *Value) string {
 		return "nothing"
 	}
 	return v.Compact()
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
