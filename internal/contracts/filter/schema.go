@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -249,14 +250,7 @@ func (s *Schema) nodesAt(tokens []string, isIndex []bool) []*Value {
 
 // requiredIn reports whether key is listed in the required array of any node in ns.
 func requiredIn(ns []*Value, key string) bool {
-	for _, n := range ns {
-		for _, r := range stringList(n, "required") {
-			if r == key {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(ns, func(n *Value) bool { return slices.Contains(stringList(n, "required"), key) })
 }
 
 // declaredIndex returns the position of key among the declared properties of ns (first node
