@@ -196,7 +196,7 @@ func (s *Schema) leafItems(root *Value, leaf schemaerr.Leaf) []Item {
 		if node != nil {
 			if e, ok := node.Get(l.Keyword); ok {
 				var vals []string
-				if l.Keyword == "const" {
+				if _, isConst := k.(*kind.Const); isConst {
 					vals = []string{e.Compact()}
 				} else if e.Kind == KindArray {
 					for _, it := range e.Items {
@@ -235,22 +235,12 @@ func (s *Schema) leafItems(root *Value, leaf schemaerr.Leaf) []Item {
 		if len(out) > 0 {
 			return out
 		}
-	case *kind.DependentRequired, *kind.Dependency:
-		// One item per missing property, each with its own message.
-		var prop string
-		var missing []string
-		if d, ok := k.(*kind.DependentRequired); ok {
-			prop, missing = d.Prop, d.Missing
-		} else {
-			d := k.(*kind.Dependency)
-			prop, missing = d.Prop, d.Missing
+	case *kind.DependentRequired:
+		if out := s.dependencyItems(root, tokens, typ, k.Prop, k.Missing); len(out) > 0 {
+			return out
 		}
-		var out []Item
-		for _, m := range missing {
-			msg := schemaerr.Message(&kind.DependentRequired{Prop: prop, Missing: []string{m}})
-			out = append(out, s.item(root, tokens, "", typ, msg, RuleSchemaOther))
-		}
-		if len(out) > 0 {
+	case *kind.Dependency:
+		if out := s.dependencyItems(root, tokens, typ, k.Prop, k.Missing); len(out) > 0 {
 			return out
 		}
 	case *kind.FalseSchema:
@@ -261,6 +251,16 @@ func (s *Schema) leafItems(root *Value, leaf schemaerr.Leaf) []Item {
 		}
 	}
 	return []Item{s.item(root, tokens, "", typ, message, RuleSchemaOther)}
+}
+
+// dependencyItems gives one item per property that prop's presence requires and that is missing.
+func (s *Schema) dependencyItems(root *Value, tokens []string, typ, prop string, missing []string) []Item {
+	var out []Item
+	for _, m := range missing {
+		msg := schemaerr.Message(&kind.DependentRequired{Prop: prop, Missing: []string{m}})
+		out = append(out, s.item(root, tokens, "", typ, msg, RuleSchemaOther))
+	}
+	return out
 }
 
 func declaredOrPattern(node *Value, key string) bool {
