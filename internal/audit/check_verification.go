@@ -13,7 +13,7 @@ func checkVerification(r *run) ([]finding.Finding, error) {
 	sp, rep := r.in.Spec, r.rep
 	rows := make([]verification.Row, len(rep.Verifications))
 	for i, v := range rep.Verifications {
-		rows[i] = verification.Row{Index: v.Index, Cmd: v.Cmd, Result: v.Result}
+		rows[i] = verification.Row{Index: v.Index, Cmd: v.Cmd, Result: v.Result, OutputExcerpt: v.OutputExcerpt}
 		if v.Observed != nil {
 			rows[i].ExitCode, rows[i].TestsRun = v.Observed.ExitCode, v.Observed.TestsRun
 		}
@@ -49,6 +49,9 @@ func verificationMessage(f finding.Finding) string {
 		return fmt.Sprintf("%q is reported as pass but its observed exit code is %s", cmdText, f.FieldString("exit_code"))
 	case finding.KindObservedZeroTests:
 		return fmt.Sprintf("%q is reported as pass but observed 0 tests run", cmdText)
+	case finding.KindVerificationPassContradicted:
+		return fmt.Sprintf("%q is reported as pass but its output_excerpt shows a %s failure (%s); report result: fail with a defect, or fix the failure and report the passing run's output",
+			cmdText, f.FieldString("runner"), f.FieldString("evidence"))
 	case finding.KindVacuousTestClaim:
 		return fmt.Sprintf("%q is reported as pass but %s", cmdText, f.FieldString("reason"))
 	}

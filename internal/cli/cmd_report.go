@@ -51,8 +51,12 @@ func NewCmdReportValidate(io *IOStreams, runF func(*ReportValidateOptions) error
 		Short: "Check one executor report against the v1 contract",
 		Long: `Check one executor report against the executor report contract, schema v1: transport
 (regular file, no symlink, at most 1 MiB, stable while read), UTF-8, the sentinel or bare form,
-strict YAML/JSON values, the JSON Schema and the consistency rules. No git comparison is made.
-"-" reads the report from standard input.
+strict YAML/JSON values, the JSON Schema and the consistency rules, and the post-flight rules
+that need neither git nor the spec: a verification reported as pass whose observed exit code is
+not 0 (observed_exit_code_non_zero), that observed 0 tests for a recognised test runner
+(observed_zero_tests), or whose output_excerpt shows the runner's failure summary
+(verification_pass_contradicted). No git comparison is made. "-" reads the report from standard
+input.
 
 Each finding prints as "file:line:column: message [rule]" on stdout; a valid report prints
 nothing. --json (or --format json) prints {schema_version, command, file, form, valid,
@@ -110,7 +114,7 @@ func (v reportView) WriteText(t *render.Text) {
 	if v.err != nil {
 		return
 	}
-	for _, f := range v.res.Findings {
+	for _, f := range v.res.All() {
 		t.Printf("%s\n", textsafe.Escape(f.String()))
 	}
 }
@@ -121,10 +125,10 @@ func (v reportView) JSON() any {
 		env.Outcome, env.Error = "error", v.err.Error()
 		return env
 	}
-	env.Valid = len(v.res.Findings) == 0
-	if v.res.Findings != nil {
-		env.Findings = v.res.Findings
+	if all := v.res.All(); len(all) > 0 {
+		env.Findings = all
 	}
+	env.Valid = len(env.Findings) == 0
 	if v.res.Form != "" {
 		f := string(v.res.Form)
 		env.Form = &f
@@ -136,8 +140,9 @@ func (v reportView) Annotations() []render.Annotation {
 	if v.err != nil {
 		return []render.Annotation{errorAnnotation("mastermind report validate", v.display, v.err.Error())}
 	}
-	anns := make([]render.Annotation, 0, len(v.res.Findings))
-	for _, f := range v.res.Findings {
+	all := v.res.All()
+	anns := make([]render.Annotation, 0, len(all))
+	for _, f := range all {
 		anns = append(anns, findingAnnotation(f, ""))
 	}
 	return anns
@@ -158,11 +163,13 @@ func runReportValidate(opts *ReportValidateOptions) error {
 		_ = show(opts.IO, format, reportView{display: display, err: err})
 		return &ExitError{Code: ExitOperational, Msg: textsafe.Escape(err.Error()), Err: err}
 	}
+	// Findings and the audit rules that need no git or spec (lifecycle-v2.md §6).
+	all := res.All()
 	if err := show(opts.IO, format, reportView{display: display, res: res}); err != nil {
 		return err
 	}
-	if len(res.Findings) > 0 {
-		return &NotPassedError{Msg: fmt.Sprintf("%d finding(s)", len(res.Findings)), Silent: true}
+	if len(all) > 0 {
+		return &NotPassedError{Msg: fmt.Sprintf("%d finding(s)", len(all)), Silent: true}
 	}
 	return nil
 }

@@ -21,6 +21,7 @@ const (
 	KindAcceptanceCriterionUnmet         = "acceptance_criterion_unmet"
 	KindObservedExitCodeNonZero          = "observed_exit_code_non_zero"
 	KindObservedZeroTests                = "observed_zero_tests"
+	KindVerificationPassContradicted     = "verification_pass_contradicted"
 	KindChangedPathUnrepresentable       = "changed_path_unrepresentable"
 	KindUnexpectedFile                   = "unexpected_file"
 	KindMissingExpectedFile              = "missing_expected_file"
@@ -96,6 +97,8 @@ var Kinds = []Kind{
 		Help: "A verification reported as pass has a non-zero observed exit code; the command failed."},
 	{ID: KindObservedZeroTests, Class: ClassError, Primary: pCmd, Identity: []string{"cmd"}, ReportSide: true,
 		Help: "A test run reported as pass observed zero tests; make the command run the tests."},
+	{ID: KindVerificationPassContradicted, Class: ClassError, Primary: pCmd, Identity: []string{"cmd"}, ReportSide: true,
+		Help: "A verification reported as pass whose output_excerpt shows its test runner's failure summary (pytest `1 failed`, `FAILED path::test` or a traceback; go `--- FAIL`; jest/vitest `Tests: 1 failed`; cargo `test result: FAILED`). Report result: fail with a defect, or fix the failure and report the passing run's output."},
 	{ID: KindChangedPathUnrepresentable, Class: ClassError, Primary: pFile, Identity: []string{"file"},
 		Help: "A changed path cannot be named in files_modified (not UTF-8, or rewritten by normalisation) and cannot be audited; rename it."},
 	{ID: KindUnexpectedFile, Class: ClassWarning, Primary: pFile, Identity: []string{"file"},

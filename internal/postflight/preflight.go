@@ -125,6 +125,7 @@ func (r *preRun) validateSpec(context.Context) error {
 	r.fs = setFile(fs, c.task.Spec)
 	if sp != nil && sp.Scope.Source == spec.SourceFrontmatter {
 		r.fs = append(r.fs, setFile(spec.CheckDeclaredFiles(c.task.Root, sp), c.task.Spec)...)
+		r.fs = append(r.fs, setFile(spec.CheckCreates(c.task.Root, sp), c.task.Spec)...)
 	}
 	return nil
 }
