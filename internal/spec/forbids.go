@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"github.com/mastermind-controller/mastermind/internal/jsonptr"
 	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
 )
 
@@ -133,7 +134,7 @@ func (w *fmWalker) forbids(ptr string) []string {
 	}
 	var out, valid []string
 	for i := range items {
-		ip := yamlstrict.PointerJoin(ptr, fmt.Sprint(i))
+		ip := jsonptr.Append(ptr, fmt.Sprint(i))
 		s, ok := w.str(ip)
 		if !ok {
 			continue
