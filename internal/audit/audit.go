@@ -129,6 +129,9 @@ func Compute(ctx context.Context, in Inputs) (*Result, error) {
 		}
 		fs = append(fs, cfs...)
 	}
+	if res.Evidence.Renames, err = pairRenames(r); err != nil {
+		return nil, err
+	}
 	Sort(fs)
 	res.Verdict, res.Findings = VerdictOf(fs), fs
 	res.Changed, res.D = cs, r.d
