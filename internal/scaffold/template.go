@@ -41,7 +41,8 @@ type SpecOptions struct {
 }
 
 // Skeleton returns the spec.md text of a new task: YAML frontmatter (id, title, mode, risk, the
-// three empty scope keys and a commented verify example) and a level-1 title followed by every
+// three empty scope keys, deletes: [] and forbids: [] with a comment each, and a commented
+// verify example) and a level-1 title followed by every
 // mandatory section of the mode (spec.RequiredSections), each holding one placeholder comment.
 // The text is LF-terminated UTF-8 and deterministic. An unknown mode gives the standard sections.
 func Skeleton(o SpecOptions) []byte {
@@ -67,6 +68,10 @@ creates:
 #  - path/to/new_file.go
 expected_docs:
 #  - docs/page.md
+# Files of the baseline the task deletes (a rename: the old path here, the new one under creates).
+deletes: []
+# Gitignore-style patterns the executor must not change, e.g. tests/**, .github/**, package.json.
+forbids: []
 `)
 	if mode == spec.ModeStrict {
 		b.WriteString("# Mode strict needs at least one verify command the executor must run and report:\n")
