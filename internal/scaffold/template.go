@@ -24,7 +24,7 @@ var ScopeKeys = []string{"touches", "creates", "expected_docs"}
 var sectionHints = map[string]string{
 	"Goals":                      "what this task must achieve and why; say what is out of scope.",
 	"Alternatives Considered":    "other approaches and why this one was chosen.",
-	"Scope":                      "which files change and why. The frontmatter touches, creates and expected_docs lists are the exact authorised paths.",
+	"Scope":                      "which files change and why. The frontmatter touches, creates, expected_docs and deletes lists are the exact authorised paths; forbids names what must not change.",
 	"Acceptance Criteria":        "observable conditions that make the task done, one per line.",
 	"Tests Plan":                 "tests to add or change. A line such as VERIFY: `go test ./...` outside this comment makes a command an obligation the executor must report.",
 	"Documentation Plan":         "which documents change (list them under expected_docs), or why none need to.",
