@@ -160,7 +160,7 @@ func (r *preRun) resolveBaseline(ctx context.Context) error {
 
 // checkCreations refuses a declared creation that already exists in the baseline tree, and a
 // declared deletion the baseline tree does not have as a file (lifecycle-v2.md §1): one baseline
-// lookup answers both.
+// lookup answers both. Each finding is placed at the path's declaration in the frontmatter.
 func (r *preRun) checkCreations(ctx context.Context) error {
 	c, sp := r.c, r.sp
 	if sp == nil || r.baseline == "" || len(sp.Scope.Creates)+len(sp.Scope.Deletes) == 0 {
@@ -173,9 +173,11 @@ func (r *preRun) checkCreations(ctx context.Context) error {
 	}
 	for _, p := range sp.Scope.Creates {
 		if t, ok := types[p]; ok && t != gitscope.EntryAbsent {
-			r.fs = append(r.fs, finding.Finding{Rule: RuleCreationExists, Class: finding.ClassError, File: c.task.Spec,
+			f := finding.Finding{Rule: RuleCreationExists, Class: finding.ClassError, File: c.task.Spec,
 				Message: fmt.Sprintf("creates path %s already exists in the baseline tree (as a %s); list it under touches instead", p, t),
-				Fields:  []finding.Field{{Key: "file", Value: p}, {Key: "reason", Value: audit.ReasonCreationExistsInBaseline}}})
+				Fields:  []finding.Field{{Key: "file", Value: p}, {Key: "reason", Value: audit.ReasonCreationExistsInBaseline}}}
+			f.Line, f.Column, f.Pointer, _ = sp.DeclarationPos("creates", p)
+			r.fs = append(r.fs, f)
 		}
 	}
 	for _, p := range sp.Scope.Deletes {
@@ -188,8 +190,10 @@ func (r *preRun) checkCreations(ctx context.Context) error {
 		default:
 			msg = fmt.Sprintf("deletes path %s is not in the baseline tree, so the task cannot delete it; fix the path, or remove it from deletes", p)
 		}
-		r.fs = append(r.fs, finding.Finding{Rule: RuleDeletesNotInBaseline, Class: finding.ClassError, File: c.task.Spec,
-			Message: msg, Fields: []finding.Field{{Key: "file", Value: p}, {Key: "found", Value: string(types[p])}}})
+		f := finding.Finding{Rule: RuleDeletesNotInBaseline, Class: finding.ClassError, File: c.task.Spec,
+			Message: msg, Fields: []finding.Field{{Key: "file", Value: p}, {Key: "found", Value: string(types[p])}}}
+		f.Line, f.Column, f.Pointer, _ = sp.DeclarationPos("deletes", p)
+		r.fs = append(r.fs, f)
 	}
 	return nil
 }

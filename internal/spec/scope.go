@@ -162,6 +162,10 @@ func (p *parser) frontmatterScope() {
 		}
 		if !inList[d.list][path] {
 			inList[d.list][path] = true
+			if p.spec.declPos == nil {
+				p.spec.declPos = map[string]posString{}
+			}
+			p.spec.declPos[d.list+"\x00"+path] = posString{value: path, line: d.line, col: d.col, pointer: d.pointer}
 			switch d.list {
 			case "touches":
 				sc.Touches = append(sc.Touches, path)

@@ -58,8 +58,9 @@ type Spec struct {
 	// apply whatever the scope source is.
 	Forbids Forbids
 
-	fallback *Scope // the backtick scope of the body (BacktickScope)
-	file     string // the display path given to Parse
+	declPos  map[string]posString // "list\x00path" -> the first frontmatter declaration
+	fallback *Scope               // the backtick scope of the body (BacktickScope)
+	file     string               // the display path given to Parse
 }
 
 // Frontmatter is the typed YAML frontmatter (§1.2). Every field is optional.
@@ -167,4 +168,12 @@ func Parse(data []byte, file string) (*Spec, []finding.Finding) {
 	p.run()
 	finding.SortByPosition(p.findings)
 	return p.spec, p.findings
+}
+
+// DeclarationPos returns the spec.md position and JSON pointer of the first frontmatter
+// declaration of the normalised path in list ("touches", "creates", "expected_docs" or
+// "deletes"), and whether there is one; pre-flight places its baseline findings there.
+func (s *Spec) DeclarationPos(list, path string) (line, col int, pointer string, ok bool) {
+	d, ok := s.declPos[list+"\x00"+path]
+	return d.line, d.col, d.pointer, ok
 }
