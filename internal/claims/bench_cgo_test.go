@@ -97,7 +97,7 @@ func tsBenchRepo(lang int) (*memSource, []ChangedFile, []Claim) {
 func TestTreeSitterBenchOutcomes(t *testing.T) {
 	for i, l := range tsBenchLangs {
 		src, changed, claims := tsBenchRepo(i)
-		for _, c := range Verify(context.Background(), claims, changed, src, "b0") {
+		for _, c := range verifyAll(t, context.Background(), claims, changed, src, "b0") {
 			if c.Status != Verified {
 				t.Errorf("%s claim %d: %s", l.name, c.ClaimIndex, outcome(c))
 			}
@@ -112,7 +112,7 @@ func BenchmarkVerifyTreeSitter(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				Verify(context.Background(), claims, changed, src, "b0")
+				verifyAll(b, context.Background(), claims, changed, src, "b0")
 			}
 		})
 	}

@@ -15,8 +15,10 @@ import (
 // tree through internal/claims. It returns the claim_checks evidence — a non-nil []claims.Check,
 // so a report without claims renders `[]` (evaluated, nothing to check) — and the failed or
 // unresolved claims' findings in claim order. d is the changed set D restricted to UTF-8 paths.
-// The only error is a cancelled context (operational, exit 3): claims.Verify turns cancellation
-// into search_budget_exhausted outcomes, which must not stand as an audit result.
+// Its errors are operational (exit 3), never findings: a claim that needs a language backend this
+// build leaves out (claims.ErrBackendUnavailable, lifecycle-v2.md §8), or a cancelled context,
+// which claims.Verify turns into search_budget_exhausted outcomes that must not stand as an audit
+// result.
 func (c *controller) checkClaims(ctx context.Context, rep *report.Report, baseline string, d []gitscope.Entry) ([]claims.Check, []finding.Finding, error) {
 	checks := []claims.Check{}
 	if len(rep.Claims) == 0 {
@@ -38,7 +40,11 @@ func (c *controller) checkClaims(ctx context.Context, rep *report.Report, baseli
 		},
 		List: func() ([]string, error) { return c.git.ListFiles(ctx) },
 	}.Source()
-	checks = append(checks, claims.Verify(ctx, cs, changed, src, baseline)...)
+	vc, err := claims.Verify(ctx, cs, changed, src, baseline)
+	if err != nil {
+		return nil, nil, err
+	}
+	checks = append(checks, vc...)
 	if err := ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("claims checks interrupted: %w", err)
 	}
