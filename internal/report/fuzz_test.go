@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -62,6 +63,18 @@ func FuzzValidate(f *testing.F) {
 				t.Fatalf("malformed finding %#v", fd)
 			}
 		}
+		// The usable parts exist only beside findings, and evidence only for a typed report.
+		if res.Partial != nil && (res.Report != nil || !slices.IsSorted(res.Partial.Dropped)) {
+			t.Fatalf("partial %v beside report %v", res.Partial, res.Report)
+		}
+		if len(res.Evidence) > 0 && res.Report == nil && res.Partial == nil {
+			t.Fatalf("evidence without a typed report: %v", res.Evidence)
+		}
+		for _, fd := range res.Evidence {
+			if fd.Message == "" || fd.Class != finding.ClassError || fd.File != "r.md" || !strings.HasPrefix(fd.Pointer, "/verifications/") {
+				t.Fatalf("malformed evidence %#v", fd)
+			}
+		}
 	})
 }
 
@@ -108,7 +121,7 @@ func FuzzExtract(f *testing.F) {
 }
 
 // checkFastAgrees decodes data as bare YAML and checks that the fast schema check never accepts a
-// value the full jsonschema/v5 validator rejects.
+// value the full jsonschema/v6 validator rejects.
 func checkFastAgrees(t *testing.T, data []byte) {
 	doc, _ := yamlstrict.Decode(data)
 	if doc == nil {
