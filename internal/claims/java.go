@@ -121,12 +121,12 @@ func (w *tsWalker) javaParamKey(params *ts.Node) string {
 		return "()"
 	}
 	var parts []string
-	for _, c := range w.namedChildren(params) {
+	for _, c := range namedChildren(params) {
 		switch c.Kind() {
 		case "formal_parameter":
 			parts = append(parts, squash(w.text(field(c, "type"))+w.text(field(c, "dimensions"))))
 		case "spread_parameter":
-			for _, k := range w.namedChildren(c) {
+			for _, k := range namedChildren(c) {
 				if k.Kind() != "modifiers" && !javaSkippable(k.Kind()) {
 					parts = append(parts, squash(w.text(k))+"...")
 					break
@@ -150,7 +150,7 @@ func (w *tsWalker) javaContainer(n *ts.Node) (container, bool) {
 			return container{}, false
 		}
 		cname := w.text(name)
-		for _, c := range w.namedChildren(n) {
+		for _, c := range namedChildren(n) {
 			switch c.Kind() {
 			case "superclass", "super_interfaces", "extends_interfaces":
 				w.java.supers[cname] = append(w.java.supers[cname], w.javaTypeNames(c, 0)...)
@@ -164,7 +164,7 @@ func (w *tsWalker) javaContainer(n *ts.Node) (container, bool) {
 		}
 	case "object_creation_expression":
 		// An anonymous class: a scope named after its type.
-		for _, c := range w.namedChildren(n) {
+		for _, c := range namedChildren(n) {
 			if c.Kind() == "class_body" {
 				if typ := field(n, "type"); typ != nil {
 					return container{name: javaSimpleName(w.text(typ)), body: c, typeish: true}, true
@@ -179,7 +179,7 @@ func (w *tsWalker) javaContainer(n *ts.Node) (container, bool) {
 // extends_interfaces clause.
 func (w *tsWalker) javaTypeNames(n *ts.Node, depth int) []string {
 	var out []string
-	for _, c := range w.namedChildren(n) {
+	for _, c := range namedChildren(n) {
 		switch {
 		case c.Kind() == "type_list" && depth < 2:
 			out = append(out, w.javaTypeNames(c, depth+1)...)
@@ -209,7 +209,7 @@ func (w *tsWalker) javaFields(n *ts.Node) []string {
 		return nil
 	}
 	var out []string
-	for _, c := range w.namedChildren(n) {
+	for _, c := range namedChildren(n) {
 		if c.Kind() == "variable_declarator" {
 			if name := field(c, "name"); name != nil {
 				out = append(out, w.text(name))
@@ -223,7 +223,7 @@ func (w *tsWalker) javaFields(n *ts.Node) []string {
 func (w *tsWalker) javaImport(n *ts.Node) {
 	switch n.Kind() {
 	case "package_declaration":
-		for _, c := range w.namedChildren(n) {
+		for _, c := range namedChildren(n) {
 			if c.Kind() == "scoped_identifier" || c.Kind() == "identifier" {
 				w.java.pkg = squash(w.text(c))
 			}

@@ -146,7 +146,7 @@ func field(n *ts.Node, name string) *ts.Node { return n.ChildByFieldName(name) }
 
 // namedChildren lists n's named children in order. Indexing costs one cgo call per child, fewer
 // than walking a TreeCursor (three per child), and the C side's O(i) step is cheap.
-func (w *tsWalker) namedChildren(n *ts.Node) []*ts.Node {
+func namedChildren(n *ts.Node) []*ts.Node {
 	cnt := n.NamedChildCount()
 	out := make([]*ts.Node, 0, cnt)
 	for i := range cnt {
@@ -228,7 +228,7 @@ func (w *tsWalker) walk(n *ts.Node, chain []string, inType bool, depth int) {
 }
 
 func (w *tsWalker) walkChildren(n *ts.Node, chain []string, inType bool, depth int) {
-	for _, c := range w.namedChildren(n) {
+	for _, c := range namedChildren(n) {
 		w.walk(c, chain, inType, depth)
 	}
 }
@@ -368,7 +368,7 @@ func (w *tsWalker) imports0(n *ts.Node) {
 	case langPython:
 		switch n.Kind() {
 		case "import_statement", "import_from_statement":
-			for i, c := range w.namedChildren(n) {
+			for i, c := range namedChildren(n) {
 				if n.Kind() == "import_from_statement" && i == 0 {
 					continue // the module the names come from
 				}
@@ -389,7 +389,7 @@ func (w *tsWalker) imports0(n *ts.Node) {
 	case langJS, langTS, langTSX:
 		switch n.Kind() {
 		case "import_clause", "namespace_import":
-			for _, c := range w.namedChildren(n) {
+			for _, c := range namedChildren(n) {
 				if c.Kind() == "identifier" {
 					w.imports[w.text(c)] = true
 				}
@@ -442,7 +442,7 @@ func (w *tsWalker) rustUse(n *ts.Node, depth int) {
 	case "scoped_use_list":
 		w.rustUse(field(n, "list"), depth+1)
 	case "use_list":
-		for _, c := range w.namedChildren(n) {
+		for _, c := range namedChildren(n) {
 			w.rustUse(c, depth+1)
 		}
 	}
@@ -459,7 +459,7 @@ func (w *tsWalker) calls(body *ts.Node) []tsCall {
 		if c, ok := w.call(n); ok {
 			out = append(out, c)
 		}
-		kids := w.namedChildren(n)
+		kids := namedChildren(n)
 		for i := len(kids) - 1; i >= 0; i-- {
 			stack = append(stack, kids[i])
 		}
@@ -481,7 +481,7 @@ func (w *tsWalker) call(n *ts.Node) (tsCall, bool) {
 		if f.Kind() == "generic_function" {
 			f = field(f, "function")
 		} else {
-			kids := w.namedChildren(f)
+			kids := namedChildren(f)
 			if len(kids) != 1 {
 				return tsCall{}, false
 			}
