@@ -57,3 +57,17 @@ func TestForbidPatternProblem(t *testing.T) {
 		t.Error("CompileForbids accepted an invalid pattern")
 	}
 }
+
+// BenchmarkForbidsMatch: the cost per changed path of the forbids check with the design's three
+// patterns (the audit calls Match once per path of D; gitscope.md scenario B has 200,000).
+func BenchmarkForbidsMatch(b *testing.B) {
+	f, err := CompileForbids([]string{"tests/**", ".github/**", "package.json"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	paths := []string{"src/pkg/sub/file_0001.go", "tests/unit/a_test.go", "web/app/package.json", "docs/guide/intro.md"}
+	b.ResetTimer()
+	for i := range b.N {
+		f.Match(paths[i%len(paths)], false)
+	}
+}
