@@ -228,18 +228,19 @@ func (j *jestCounter) line(l string) {
 
 func (j *jestCounter) counts() Counts { return j.c }
 
-// vitestCounter reads vitest's "Tests  1 failed | 2 passed (3)" line: tests run are passed plus
-// failed. "No test files found" reads as zero.
+// vitestCounter reads vitest's "Tests  1 failed | 2 passed | 1 skipped (4)" line: tests run are
+// passed plus failed. "No test files found" and "Tests  no tests" read as zero.
 type vitestCounter struct{ c Counts }
 
 var (
 	vitestTests = regexp.MustCompile(`^Tests\s+(.*)\(\d+\)`)
+	vitestNone  = regexp.MustCompile(`^Tests\s+no tests$`)
 	vitestItem  = regexp.MustCompile(`(\d+) (passed|failed|skipped|todo)`)
 )
 
 func (v *vitestCounter) line(l string) {
 	l = strings.TrimSpace(plain(l))
-	if strings.HasPrefix(l, "No test files found") {
+	if strings.HasPrefix(l, "No test files found") || vitestNone.MatchString(l) {
 		v.c = Counts{TestsRun: ptr(0), TestsFailed: ptr(0)}
 		return
 	}

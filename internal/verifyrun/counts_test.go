@@ -80,6 +80,8 @@ func TestParseCounts(t *testing.T) {
 				" Test Files  1 failed | 1 passed (2)\n      Tests  1 failed | 3 passed (4)\n   Start at  10:00:00\n", "run=4 failed=1"},
 		{"vitest colour", verification.RunnerVitest, "\x1b[2m      Tests \x1b[22m \x1b[1m\x1b[32m2 passed\x1b[39m\x1b[22m\x1b[90m (2)\x1b[39m\n", "run=2 failed=0"},
 		{"vitest none", verification.RunnerVitest, "No test files found, exiting with code 1\n", "run=0 failed=0"},
+		{"vitest skipped", verification.RunnerVitest, " Test Files  1 failed (1)\n      Tests  1 failed | 1 passed | 1 skipped (3)\n", "run=2 failed=1"},
+		{"vitest load error", verification.RunnerVitest, " Test Files  1 failed (1)\n      Tests  no tests\n", "run=0 failed=0"},
 
 		{"cargo", verification.RunnerCargo,
 			"running 3 tests\ntest a ... ok\ntest b ... ok\ntest c ... FAILED\n\n" +
