@@ -65,6 +65,13 @@ func Plan(sp *spec.Spec, all bool) []spec.DeclaredCommand {
 	return out
 }
 
+func effectiveTimeout(d spec.DeclaredCommand) time.Duration {
+	if d.Timeout <= 0 {
+		return spec.DefaultVerifyTimeout
+	}
+	return d.Timeout
+}
+
 // Run executes one declared command (verification-receipts.md §2) and returns its receipt.
 //
 // The command runs through sh -c (cmd /C on Windows) in opts.Dir, stdin the null device, with the
@@ -85,10 +92,7 @@ func Run(ctx context.Context, d spec.DeclaredCommand, opts Options) (*Receipt, e
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCanceled, err)
 	}
-	timeout := d.Timeout
-	if timeout <= 0 {
-		timeout = spec.DefaultVerifyTimeout
-	}
+	timeout := effectiveTimeout(d)
 	grace := opts.Grace
 	if grace <= 0 {
 		grace = 2 * time.Second
