@@ -39,10 +39,15 @@ func (g *group) kill() error {
 // close releases the group's resources (nothing on Unix).
 func (g *group) close() {}
 
-// alive reports whether any process of the group still exists (signal 0 probe).
+// alive reports whether a process of the group still exists and is not a zombie: the signal 0
+// probe, then (where the platform lists processes) whether any member is more than a zombie
+// waiting for its new parent to reap it.
 func (g *group) alive() bool {
 	err := unix.Kill(-g.pgid, 0)
-	return err == nil || errors.Is(err, unix.EPERM)
+	if err != nil && !errors.Is(err, unix.EPERM) {
+		return false
+	}
+	return liveMember(g.pgid)
 }
 
 // endSignal returns the name of the signal that ended the process ("SIGKILL"), or "".

@@ -177,8 +177,14 @@ func Run(ctx context.Context, d spec.DeclaredCommand, opts Options) (*Receipt, e
 		waitErr = <-waitDone
 	}
 	elapsed := time.Since(started)
-	// The shell has ended; whatever it left behind in its group goes with it.
+	// The shell has ended; whatever it left behind in its group goes with it. SIGKILL is
+	// delivered asynchronously, so Run waits (at most grace) until no member is alive: when it
+	// returns, no process of the run is left.
 	_ = grp.kill()
+	for deadline := time.Now().Add(grace); grp.alive() && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+		_ = grp.kill()
+	}
 	select {
 	case <-readDone:
 	case <-time.After(grace):

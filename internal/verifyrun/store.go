@@ -39,7 +39,9 @@ type DirStore struct{ Dir string }
 
 func (s DirStore) receiptPath(n int) string { return filepath.Join(s.Dir, strconv.Itoa(n)+".json") }
 func (s DirStore) logPath(n int) string     { return filepath.Join(s.Dir, strconv.Itoa(n)+".log") }
-func (s DirStore) partialPath(n int) string { return filepath.Join(s.Dir, strconv.Itoa(n)+".log.partial") }
+func (s DirStore) partialPath(n int) string {
+	return filepath.Join(s.Dir, strconv.Itoa(n)+".log.partial")
+}
 
 // Load reads 1.json, 2.json, … up to the first missing one. The set is fp's when every receipt
 // has inputs_fingerprint fp and decodes strictly.
