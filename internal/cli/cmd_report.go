@@ -50,8 +50,12 @@ func NewCmdReportValidate(io *IOStreams, runF func(*ReportValidateOptions) error
 		Short: "Check one executor report against the v1 contract",
 		Long: `Check one executor report against the executor report contract, schema v1: transport
 (regular file, no symlink, at most 1 MiB, stable while read), UTF-8, the sentinel or bare form,
-strict YAML/JSON values, the JSON Schema and the consistency rules. No git comparison is made.
-"-" reads the report from standard input.
+strict YAML/JSON values, the JSON Schema and the consistency rules, and the post-flight rules
+that need neither git nor the spec: a verification reported as pass whose observed exit code is
+not 0 (observed_exit_code_non_zero), that observed 0 tests for a recognised test runner
+(observed_zero_tests), or whose output_excerpt shows the runner's failure summary
+(verification_pass_contradicted). No git comparison is made. "-" reads the report from standard
+input.
 
 Each finding prints as "file:line:column: message [rule]" on stdout; a valid report prints
 nothing. --json (or --format json) prints {schema_version, command, file, form, valid,
@@ -118,9 +122,11 @@ func runReportValidate(opts *ReportValidateOptions) error {
 		}
 		return &ExitError{Code: ExitOperational, Msg: textsafe.Escape(err.Error()), Err: err}
 	}
+	// Findings and the audit rules that need no git or spec (lifecycle-v2.md §6).
+	all := res.All()
 	if opts.JSON {
 		env := reportValidateJSON{SchemaVersion: 1, Command: "report validate", File: display,
-			Valid: len(res.Findings) == 0, Findings: res.Findings}
+			Valid: len(all) == 0, Findings: all}
 		if env.Findings == nil {
 			env.Findings = []finding.Finding{}
 		}
@@ -133,22 +139,22 @@ func runReportValidate(opts *ReportValidateOptions) error {
 		}
 	} else {
 		if opts.Format == formatGitHub {
-			anns := make([]ghAnnotation, 0, len(res.Findings))
-			for _, f := range res.Findings {
+			anns := make([]ghAnnotation, 0, len(all))
+			for _, f := range all {
 				anns = append(anns, findingAnnotation(f, ""))
 			}
 			if err := writeGitHubAnnotations(opts.IO.Out, anns); err != nil {
 				return err
 			}
 		}
-		for _, f := range res.Findings {
+		for _, f := range all {
 			if _, err := fmt.Fprintln(opts.IO.Out, textsafe.Escape(f.String())); err != nil {
 				return err
 			}
 		}
 	}
-	if len(res.Findings) > 0 {
-		return &NotPassedError{Msg: fmt.Sprintf("%d finding(s)", len(res.Findings)), Silent: true}
+	if len(all) > 0 {
+		return &NotPassedError{Msg: fmt.Sprintf("%d finding(s)", len(all)), Silent: true}
 	}
 	return nil
 }

@@ -115,7 +115,8 @@ func findingAnnotation(f finding.Finding, prefix string) ghAnnotation {
 var reportSideKinds = map[string]bool{
 	postflight.KindExecutorReportRejected: true, postflight.KindReportMissingChangedFile: true,
 	postflight.KindReportUnexpectedFile: true, postflight.KindObservedExitCodeNonZero: true,
-	postflight.KindObservedZeroTests: true, postflight.KindVacuousTestClaim: true,
+	postflight.KindObservedZeroTests: true, postflight.KindVerificationPassContradicted: true,
+	postflight.KindVacuousTestClaim:     true,
 	postflight.KindClaimedSymbolMissing: true, postflight.KindClaimedSymbolNotAdded: true,
 	postflight.KindClaimedSignatureMismatch: true, postflight.KindHallucinatedSymbol: true,
 	postflight.KindMissingCallEdge: true, postflight.KindExecutorClaimUnresolved: true,

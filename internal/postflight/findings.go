@@ -31,6 +31,7 @@ const (
 	KindAcceptanceCriterionUnmet         = "acceptance_criterion_unmet"
 	KindObservedExitCodeNonZero          = "observed_exit_code_non_zero"
 	KindObservedZeroTests                = "observed_zero_tests"
+	KindVerificationPassContradicted     = "verification_pass_contradicted"
 	KindChangedPathUnrepresentable       = "changed_path_unrepresentable"
 	KindUnexpectedFile                   = "unexpected_file"
 	KindMissingExpectedFile              = "missing_expected_file"
@@ -48,7 +49,7 @@ var KindOrder = []string{
 	KindClaimedSymbolNotAdded, KindClaimedSignatureMismatch, KindHallucinatedSymbol, KindMissingCallEdge,
 	KindExecutorClaimUnresolved, KindExecutorReportRejected, KindReportMissingChangedFile,
 	KindReportUnexpectedFile, KindVerificationRequirementUnmet, KindAcceptanceCriterionUnmet,
-	KindObservedExitCodeNonZero, KindObservedZeroTests, KindChangedPathUnrepresentable, KindUnexpectedFile,
+	KindObservedExitCodeNonZero, KindObservedZeroTests, KindVerificationPassContradicted, KindChangedPathUnrepresentable, KindUnexpectedFile,
 	KindMissingExpectedFile, KindSnapshotCallerDrift, KindSnapshotSignatureDrift, KindPlannedTestNotAdded,
 	KindVacuousTestClaim, KindChangedSetDegraded,
 }
@@ -206,6 +207,9 @@ func verificationMessage(f finding.Finding) string {
 		return fmt.Sprintf("%q is reported as pass but its observed exit code is %s", cmdText, f.FieldString("exit_code"))
 	case KindObservedZeroTests:
 		return fmt.Sprintf("%q is reported as pass but observed 0 tests run", cmdText)
+	case KindVerificationPassContradicted:
+		return fmt.Sprintf("%q is reported as pass but its output_excerpt shows a %s failure (%s); report result: fail with a defect, or fix the failure and report the passing run's output",
+			cmdText, f.FieldString("runner"), f.FieldString("evidence"))
 	case KindVacuousTestClaim:
 		return fmt.Sprintf("%q is reported as pass but %s", cmdText, f.FieldString("reason"))
 	}

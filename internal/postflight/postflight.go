@@ -581,7 +581,7 @@ func (c *controller) checkDeclared(sp *spec.Spec, creates baselineEntries, dset 
 func checkVerification(root string, sp *spec.Spec, rep *report.Report) ([]finding.Finding, *VerificationEvidence) {
 	rows := make([]verification.Row, len(rep.Verifications))
 	for i, v := range rep.Verifications {
-		rows[i] = verification.Row{Index: v.Index, Cmd: v.Cmd, Result: v.Result}
+		rows[i] = verification.Row{Index: v.Index, Cmd: v.Cmd, Result: v.Result, OutputExcerpt: v.OutputExcerpt}
 		if v.Observed != nil {
 			rows[i].ExitCode, rows[i].TestsRun = v.Observed.ExitCode, v.Observed.TestsRun
 		}

@@ -77,6 +77,7 @@ func (c *controller) preflight(ctx context.Context, prev *State) (*Result, error
 	fs = setFile(fs, c.task.Spec)
 	if sp != nil && sp.Scope.Source == spec.SourceFrontmatter {
 		fs = append(fs, setFile(spec.CheckDeclaredFiles(c.task.Root, sp), c.task.Spec)...)
+		fs = append(fs, setFile(spec.CheckCreates(c.task.Root, sp), c.task.Spec)...)
 	}
 	// Step 4: baseline.
 	baseline := ""

@@ -32,6 +32,7 @@ var identityFields = map[string][]string{
 	KindVerificationRequirementUnmet: {"cmd", "reason"},
 	KindObservedExitCodeNonZero:      {"cmd"},
 	KindObservedZeroTests:            {"cmd"},
+	KindVerificationPassContradicted: {"cmd"},
 	KindVacuousTestClaim:             {"cmd"},
 	KindClaimedSymbolMissing:         {"symbol", "file"},
 	KindClaimedSymbolNotAdded:        {"symbol", "file"},
