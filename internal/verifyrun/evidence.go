@@ -107,7 +107,7 @@ func (r *StepResult) Lines(declared []string, rows []verification.Row) []string 
 		}
 		var claims []string
 		for _, row := range rows {
-			if strings.TrimSpace(row.Cmd) == c {
+			if verification.MatchKey(row.Cmd) == verification.MatchKey(c) {
 				claims = append(claims, describeRow(row))
 			}
 		}

@@ -61,8 +61,9 @@ func Rules(d spec.DeclaredCommand, r *Receipt, rows []verification.Row) []findin
 			Fields:  []finding.Field{{Key: "cmd", Value: cmd}, {Key: "source", Value: "receipt"}}})
 	}
 	matched := false
+	key := verification.MatchKey(cmd)
 	for _, row := range rows {
-		if strings.TrimSpace(row.Cmd) != cmd {
+		if verification.MatchKey(row.Cmd) != key {
 			continue
 		}
 		matched = true

@@ -75,7 +75,8 @@ func TestRules(t *testing.T) {
 		{"two rows, one contradicted", d, failed, []verification.Row{row("pass", i64(0), nil), {Index: 3, Cmd: cmd, Result: "fail", ExitCode: i64(1)}},
 			"error verification_failed: \"go test ./...\" ran by mastermind failed (exit 1); last output lines: --- FAIL: TestA (0.00s) ⏎     a_test.go:9: boom ⏎ FAIL ⏎ FAIL\\u0009example.com/m\\u00090.01s ⏎ FAIL cmd=go test ./... exit_code=1 timed_out=false output_tail_lines=--- FAIL: TestA (0.00s)\n    a_test.go:9: boom\nFAIL\nFAIL\texample.com/m\t0.01s\nFAIL\n" +
 				"error verification_claim_contradicted: the report claims \"go test ./...\" passed (pass, exit 0); mastermind ran it: exit 1, 3 tests (1 failed) cmd=go test ./... index=0 claimed=pass, exit 0 receipt=exit 1, 3 tests (1 failed)\n"},
-		{"a different spacing is another command", d, pass, []verification.Row{{Cmd: "go test  ./...", Result: "pass"}},
+		{"spacing is collapsed", d, pass, []verification.Row{{Cmd: "go  test\t./...", Result: "pass", ExitCode: i64(0)}}, ""},
+		{"a different case is another command", d, pass, []verification.Row{{Cmd: "Go test ./...", Result: "pass"}},
 			"warning verification_unreported: declared verification \"go test ./...\" is not in the report; mastermind's run is the evidence (ran by mastermind: exit 0, 142 tests, 12.3 s) cmd=go test ./...\n"},
 		{"no receipt", d, nil, nil, ""},
 	}

@@ -2,7 +2,6 @@ package verifyrun
 
 import (
 	"context"
-	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/spec"
@@ -87,14 +86,15 @@ func Step(ctx context.Context, in StepInputs) (*StepResult, error) {
 	return res, nil
 }
 
-// ReceiptFor returns the receipt of the declared command cmd (compared trimmed), or nil.
+// ReceiptFor returns the receipt of the declared command cmd (compared by
+// verification.MatchKey), or nil.
 func (r *StepResult) ReceiptFor(cmd string) *Receipt {
 	if r == nil {
 		return nil
 	}
-	cmd = strings.TrimSpace(cmd)
+	key := verification.MatchKey(cmd)
 	for i, d := range r.Plan {
-		if d.Cmd == cmd {
+		if verification.MatchKey(d.Cmd) == key {
 			return r.Receipts[i]
 		}
 	}
