@@ -7,9 +7,13 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/jsonstrict"
 )
 
 // StateSchemaVersion is the state.json schema_version this package reads and writes (§5.1).
@@ -42,9 +46,9 @@ const (
 
 // Verdicts (§9.2).
 const (
-	VerdictHeld   = "held"
-	VerdictDrift  = "drift"
-	VerdictBroken = "broken"
+	VerdictHeld   = audit.VerdictHeld
+	VerdictDrift  = audit.VerdictDrift
+	VerdictBroken = audit.VerdictBroken
 )
 
 // Risks (§5.1).
@@ -107,7 +111,6 @@ var requiredStateKeys = []string{"schema_version", "status", "next_step", "risk"
 
 var (
 	hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
-	hex40 = regexp.MustCompile(`^[0-9a-f]{40}$`)
 )
 
 // CorruptStateError says state.json exists but cannot be used (§5.3). It maps to exit 3 and the
@@ -143,13 +146,7 @@ func (s *State) Validate() string {
 	if !ok {
 		return fmt.Sprintf("status %q is not one of approved, audit_required, held, drift, broken, history_review_required, learned", s.Status)
 	}
-	pairOK := false
-	for _, n := range next {
-		if n == s.NextStep {
-			pairOK = true
-		}
-	}
-	if !pairOK {
+	if !slices.Contains(next, s.NextStep) {
 		return fmt.Sprintf("next_step %q is not allowed for status %q (allowed: %s)", s.NextStep, s.Status, strings.Join(next, ", "))
 	}
 	switch s.Verdict {
@@ -182,7 +179,7 @@ func (s *State) Validate() string {
 	if !hex64.MatchString(s.SpecHash) {
 		return "spec_hash is not 64 lowercase hex digits"
 	}
-	if !hex40.MatchString(s.BaselineRef) {
+	if !gitscope.IsFullOID(s.BaselineRef) {
 		return "baseline_ref is not 40 lowercase hex digits"
 	}
 	if s.StartedAt < 0 {
@@ -232,8 +229,11 @@ func ParseState(data []byte) (*State, error) {
 			return nil, fmt.Errorf("required field %s is missing", k)
 		}
 	}
-	if err := checkDuplicateKeys(data); err != nil {
-		return nil, err
+	var dup *jsonstrict.DuplicateKeyError
+	if _, err := jsonstrict.Decode(data, jsonstrict.Options{}); errors.As(err, &dup) {
+		return nil, fmt.Errorf("duplicate field %s (byte offset %d; first at byte offset %d)", dup.Name, dup.Offset, dup.FirstOffset)
+	} else if err != nil {
+		return nil, fmt.Errorf("not a JSON object: %v", err)
 	}
 	for k, v := range raw {
 		if bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
@@ -259,52 +259,6 @@ func ParseState(data []byte) (*State, error) {
 		return nil, errors.New(r)
 	}
 	return &s, nil
-}
-
-// checkDuplicateKeys refuses a top-level or nested object with a repeated key.
-func checkDuplicateKeys(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var walk func() error
-	walk = func() error {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		d, ok := tok.(json.Delim)
-		if !ok {
-			return nil
-		}
-		switch d {
-		case '{':
-			seen := map[string]bool{}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return err
-				}
-				k, _ := kt.(string)
-				if seen[k] {
-					return fmt.Errorf("duplicate field %s", k)
-				}
-				seen[k] = true
-				if err := walk(); err != nil {
-					return err
-				}
-			}
-			_, err = dec.Token()
-			return err
-		case '[':
-			for dec.More() {
-				if err := walk(); err != nil {
-					return err
-				}
-			}
-			_, err = dec.Token()
-			return err
-		}
-		return nil
-	}
-	return walk()
 }
 
 // MarshalState renders s as state.json: 2-space indentation, keys in table order, no HTML
