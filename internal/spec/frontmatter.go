@@ -525,9 +525,9 @@ func (w *fmWalker) verify(ptr string) {
 			switch k {
 			case "cmd":
 			case "run":
-				item.Run = w.verifyRun(yamlstrict.PointerJoin(ip, k))
+				item.Run = w.verifyRun(jsonptr.Append(ip, k))
 			case "timeout":
-				item.Timeout = w.verifyTimeout(yamlstrict.PointerJoin(ip, k))
+				item.Timeout = w.verifyTimeout(jsonptr.Append(ip, k))
 			default:
 				w.unknownField(ip, k, verifyFields)
 			}
