@@ -8,6 +8,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/report"
 	"github.com/mastermind-controller/mastermind/internal/spec"
+	"github.com/mastermind-controller/mastermind/internal/verifyrun"
 )
 
 // Verdicts (spec-and-lifecycle.md §9.2).
@@ -53,6 +54,9 @@ type Inputs struct {
 	// git_attributes_changed of trust-model.md §4, when pre-flight snapshots are compared).
 	// Their kinds must be in finding.Kinds.
 	RepoFindings []finding.Finding
+	// Verify, when set, runs the spec's declared commands after the other checks
+	// (verification-receipts.md §2, check_receipts.go); nil runs nothing.
+	Verify *VerifyInputs
 }
 
 // ClaimsGit is what the claims checks read from the repository; *gitscope.Repo implements it.
@@ -72,6 +76,9 @@ type Result struct {
 	Rejection *Rejection
 	// Evidence is the structured evidence of audit.md (§7.2).
 	Evidence Evidence
+	// Verify is the verification step's outcome (receipts, reuse); nil when Inputs.Verify was
+	// nil or the report was rejected.
+	Verify *verifyrun.StepResult
 	// Changed is the changed set and D its entries outside .mastermind/ whose paths are
 	// representable (UTF-8 and clean, sorted by path bytes); both nil for a rejected report.
 	// The held path snapshots D (§8.2) and lists its untracked files in the release notes.
@@ -126,6 +133,11 @@ func Compute(ctx context.Context, in Inputs) (*Result, error) {
 			return nil, err
 		}
 		fs = append(fs, cfs...)
+	}
+	if in.Verify != nil {
+		if fs, res.Verify, err = r.checkReceipts(in.Verify, fs); err != nil {
+			return nil, err
+		}
 	}
 	Sort(fs)
 	res.Verdict, res.Findings = VerdictOf(fs), fs

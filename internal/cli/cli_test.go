@@ -44,9 +44,28 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
 			env.Setenv("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
 			env.Setenv("NO_COLOR", "1")
+			// Scenarios whose spec has mastermind run `go test` share the host's build cache and
+			// module cache (a fresh cache per scenario would rebuild the standard library).
+			for k, v := range goEnv() {
+				env.Setenv(k, v)
+			}
 			return nil
 		},
 	})
+}
+
+// goEnv is the host's GOCACHE and GOPATH (as the go command would choose them before HOME is
+// moved) and GOTOOLCHAIN=local, for scenarios that run go test; empty when go is not installed.
+func goEnv() map[string]string {
+	out := map[string]string{"GOTOOLCHAIN": "local", "GOFLAGS": ""}
+	for _, k := range []string{"GOCACHE", "GOPATH", "GOMODCACHE"} {
+		if b, err := exec.Command("go", "env", k).Output(); err == nil {
+			if v := strings.TrimSpace(string(b)); v != "" {
+				out[k] = v
+			}
+		}
+	}
+	return out
 }
 
 // cmdMM implements the script command `mm CODE ARGS...`: it runs `mastermind ARGS...`, keeps its

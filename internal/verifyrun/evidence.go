@@ -80,6 +80,12 @@ func (r *StepResult) RowBasis(cmd, class string) (basis, classification string) 
 		}
 		return BasisRan, ClassUnsuccessful
 	}
+	return ClaimBasis(class)
+}
+
+// ClaimBasis is RowBasis for a row without a receipt: "claimed by the report", and the §10.5.2
+// class with passed renamed claimed.
+func ClaimBasis(class string) (basis, classification string) {
 	if class == verification.ClassPassed {
 		return BasisClaimed, ClassClaimed
 	}

@@ -13,11 +13,11 @@ import (
 
 // Audit kinds of verification-receipts.md §2 and §4.
 const (
-	KindVerificationFailed = "verification_failed"
-	KindZeroTests          = verification.KindZeroTests
-	KindClaimContradicted  = "verification_claim_contradicted"
-	KindUnreported         = "verification_unreported"
-	KindModifiedWorktree   = "verification_modified_worktree"
+	KindVerificationFailed = finding.KindVerificationFailed
+	KindZeroTests          = finding.KindObservedZeroTests
+	KindClaimContradicted  = finding.KindVerificationClaimContradicted
+	KindUnreported         = finding.KindVerificationUnreported
+	KindModifiedWorktree   = finding.KindVerificationModifiedWorktree
 )
 
 // failedTailLines is how many last output lines a verification_failed message quotes.
@@ -50,7 +50,7 @@ func Rules(d spec.DeclaredCommand, r *Receipt, rows []verification.Row) []findin
 		tail := r.LastLines(failedTailLines)
 		msg := fmt.Sprintf("\"%s\" ran by mastermind failed (%s)", esc, r.Outcome())
 		if tail != "" {
-			msg += "; last output lines: " + textsafe.Escape(strings.ReplaceAll(tail, "\n", " ⏎ "))
+			msg += "; last output lines: " + textsafe.Escape(strings.NewReplacer("\n", " ⏎ ", "\t", " ").Replace(tail))
 		}
 		out = append(out, finding.Finding{Rule: KindVerificationFailed, Class: finding.ClassError, Message: msg,
 			Fields: []finding.Field{{Key: "cmd", Value: cmd}, {Key: "exit_code", Value: r.ExitCode},

@@ -50,13 +50,13 @@ func TestRules(t *testing.T) {
 		{"pass, report has no observed", d, pass, []verification.Row{row("pass", nil, nil)}, ""},
 		{"pass, report count unknown to the receipt", d, unknownCount, []verification.Row{row("pass", i64(0), i64(7))}, ""},
 		{"failed, report claims pass", d, failed, []verification.Row{row("pass", i64(0), i64(142))},
-			"error verification_failed: \"go test ./...\" ran by mastermind failed (exit 1); last output lines: --- FAIL: TestA (0.00s) ⏎     a_test.go:9: boom ⏎ FAIL ⏎ FAIL\\u0009example.com/m\\u00090.01s ⏎ FAIL cmd=go test ./... exit_code=1 timed_out=false output_tail_lines=--- FAIL: TestA (0.00s)\n    a_test.go:9: boom\nFAIL\nFAIL\texample.com/m\t0.01s\nFAIL\n" +
+			"error verification_failed: \"go test ./...\" ran by mastermind failed (exit 1); last output lines: --- FAIL: TestA (0.00s) ⏎     a_test.go:9: boom ⏎ FAIL ⏎ FAIL example.com/m 0.01s ⏎ FAIL cmd=go test ./... exit_code=1 timed_out=false output_tail_lines=--- FAIL: TestA (0.00s)\n    a_test.go:9: boom\nFAIL\nFAIL\texample.com/m\t0.01s\nFAIL\n" +
 				"error verification_claim_contradicted: the report claims \"go test ./...\" passed (pass, exit 0, 142 tests); mastermind ran it: exit 1, 3 tests (1 failed) cmd=go test ./... index=0 claimed=pass, exit 0, 142 tests receipt=exit 1, 3 tests (1 failed)\n"},
 		{"timed out, report claims pass", d, timedOut, []verification.Row{row("pass", nil, nil)},
 			"error verification_failed: \"go test ./...\" ran by mastermind failed (timed out after 10m0s) cmd=go test ./... exit_code=-1 timed_out=true output_tail_lines=\n" +
 				"error verification_claim_contradicted: the report claims \"go test ./...\" passed (pass); mastermind ran it: timed out after 10m0s cmd=go test ./... index=0 claimed=pass receipt=timed out after 10m0s\n"},
 		{"failed, report says fail too", d, failed, []verification.Row{row("fail", i64(1), i64(3))},
-			"error verification_failed: \"go test ./...\" ran by mastermind failed (exit 1); last output lines: --- FAIL: TestA (0.00s) ⏎     a_test.go:9: boom ⏎ FAIL ⏎ FAIL\\u0009example.com/m\\u00090.01s ⏎ FAIL cmd=go test ./... exit_code=1 timed_out=false output_tail_lines=--- FAIL: TestA (0.00s)\n    a_test.go:9: boom\nFAIL\nFAIL\texample.com/m\t0.01s\nFAIL\n"},
+			"error verification_failed: \"go test ./...\" ran by mastermind failed (exit 1); last output lines: --- FAIL: TestA (0.00s) ⏎     a_test.go:9: boom ⏎ FAIL ⏎ FAIL example.com/m 0.01s ⏎ FAIL cmd=go test ./... exit_code=1 timed_out=false output_tail_lines=--- FAIL: TestA (0.00s)\n    a_test.go:9: boom\nFAIL\nFAIL\texample.com/m\t0.01s\nFAIL\n"},
 		{"zero tests", d, zero, []verification.Row{row("pass", i64(0), i64(0))},
 			"error observed_zero_tests: \"go test ./...\" ran by mastermind exited 0 but ran 0 tests cmd=go test ./... source=receipt\n"},
 		{"zero from an unrecognised command", spec.DeclaredCommand{Cmd: "make lint"}, notRunner,
@@ -70,10 +70,10 @@ func TestRules(t *testing.T) {
 		{"unreported", d, pass, []verification.Row{other},
 			"warning verification_unreported: declared verification \"go test ./...\" is not in the report; mastermind's run is the evidence (ran by mastermind: exit 0, 142 tests, 12.3 s) cmd=go test ./...\n"},
 		{"unreported and failed", d, failed, nil,
-			"error verification_failed: \"go test ./...\" ran by mastermind failed (exit 1); last output lines: --- FAIL: TestA (0.00s) ⏎     a_test.go:9: boom ⏎ FAIL ⏎ FAIL\\u0009example.com/m\\u00090.01s ⏎ FAIL cmd=go test ./... exit_code=1 timed_out=false output_tail_lines=--- FAIL: TestA (0.00s)\n    a_test.go:9: boom\nFAIL\nFAIL\texample.com/m\t0.01s\nFAIL\n" +
+			"error verification_failed: \"go test ./...\" ran by mastermind failed (exit 1); last output lines: --- FAIL: TestA (0.00s) ⏎     a_test.go:9: boom ⏎ FAIL ⏎ FAIL example.com/m 0.01s ⏎ FAIL cmd=go test ./... exit_code=1 timed_out=false output_tail_lines=--- FAIL: TestA (0.00s)\n    a_test.go:9: boom\nFAIL\nFAIL\texample.com/m\t0.01s\nFAIL\n" +
 				"warning verification_unreported: declared verification \"go test ./...\" is not in the report; mastermind's run is the evidence (ran by mastermind: exit 1, 3 tests (1 failed), 0.8 s) cmd=go test ./...\n"},
 		{"two rows, one contradicted", d, failed, []verification.Row{row("pass", i64(0), nil), {Index: 3, Cmd: cmd, Result: "fail", ExitCode: i64(1)}},
-			"error verification_failed: \"go test ./...\" ran by mastermind failed (exit 1); last output lines: --- FAIL: TestA (0.00s) ⏎     a_test.go:9: boom ⏎ FAIL ⏎ FAIL\\u0009example.com/m\\u00090.01s ⏎ FAIL cmd=go test ./... exit_code=1 timed_out=false output_tail_lines=--- FAIL: TestA (0.00s)\n    a_test.go:9: boom\nFAIL\nFAIL\texample.com/m\t0.01s\nFAIL\n" +
+			"error verification_failed: \"go test ./...\" ran by mastermind failed (exit 1); last output lines: --- FAIL: TestA (0.00s) ⏎     a_test.go:9: boom ⏎ FAIL ⏎ FAIL example.com/m 0.01s ⏎ FAIL cmd=go test ./... exit_code=1 timed_out=false output_tail_lines=--- FAIL: TestA (0.00s)\n    a_test.go:9: boom\nFAIL\nFAIL\texample.com/m\t0.01s\nFAIL\n" +
 				"error verification_claim_contradicted: the report claims \"go test ./...\" passed (pass, exit 0); mastermind ran it: exit 1, 3 tests (1 failed) cmd=go test ./... index=0 claimed=pass, exit 0 receipt=exit 1, 3 tests (1 failed)\n"},
 		{"spacing is collapsed", d, pass, []verification.Row{{Cmd: "go  test\t./...", Result: "pass", ExitCode: i64(0)}}, ""},
 		{"a different case is another command", d, pass, []verification.Row{{Cmd: "Go test ./...", Result: "pass"}},
