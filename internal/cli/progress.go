@@ -39,8 +39,8 @@ func (p *verifyProgress) report(pr verifyrun.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	cmd := textsafe.Escape(pr.Cmd)
-	if len(cmd) > 60 {
-		cmd = cmd[:57] + "..."
+	if r := []rune(cmd); len(r) > 60 {
+		cmd = string(r[:57]) + "..."
 	}
 	secs := pr.Elapsed.Round(time.Second) / time.Second
 	if pr.Done {
