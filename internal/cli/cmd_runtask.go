@@ -202,10 +202,10 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 	res, err := postflight.Run(ctx, postflight.Options{
 		Git: repo, SpecArg: opts.Spec, Mode: mode, MaxIterations: opts.MaxIterations,
 		ForceIteration: opts.ForceIteration, Now: opts.Now,
-		Warn:      opts.IO.ErrOut,
 		RunVerify: opts.RunVerify, RerunVerify: opts.RerunVerify, VerifyProgress: progress.callback(),
 	})
 	progress.finish()
+	printWarnings(opts.IO, res.Warnings)
 	if err != nil {
 		if errors.Is(err, verifyrun.ErrCanceled) {
 			err = fmt.Errorf("interrupted while a verify command ran: its process group was killed and nothing of the run was recorded; the task stays audit_required, rerun post-flight (%w)", err)
