@@ -49,6 +49,10 @@ func TestScripts(t *testing.T) {
 			for k, v := range goEnv() {
 				env.Setenv(k, v)
 			}
+			// jest and vitest, when .ci/run installed them from the npm registry.
+			if bin := os.Getenv("MASTERMIND_TEST_NODE_BIN"); bin != "" {
+				env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
+			}
 			return nil
 		},
 	})

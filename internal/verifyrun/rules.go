@@ -145,14 +145,18 @@ func ModifiedPaths(before, after map[string]string) []string {
 }
 
 // ModifiedWorktree is the verification_modified_worktree warning for paths the runs changed
-// (fields files, sorted); nil when there are none.
+// (field files: all of them, sorted; the message names the first 10); nil when there are none.
 func ModifiedWorktree(paths []string) *finding.Finding {
 	if len(paths) == 0 {
 		return nil
 	}
-	shown := make([]string, 0, len(paths))
-	for _, p := range paths {
+	const maxShown = 10
+	shown := make([]string, 0, min(len(paths), maxShown+1))
+	for _, p := range paths[:min(len(paths), maxShown)] {
 		shown = append(shown, textsafe.Escape(p))
+	}
+	if len(paths) > maxShown {
+		shown = append(shown, fmt.Sprintf("and %d more", len(paths)-maxShown))
 	}
 	return &finding.Finding{Rule: KindModifiedWorktree, Class: finding.ClassWarning,
 		Message: fmt.Sprintf("the verification runs changed the work tree (the audit uses the changed set from before them): %s", strings.Join(shown, ", ")),

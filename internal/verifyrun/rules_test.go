@@ -110,6 +110,13 @@ func TestModifiedPaths(t *testing.T) {
 	if ModifiedPaths(before, before) != nil || ModifiedWorktree(nil) != nil {
 		t.Error("no change must give nothing")
 	}
+	many := make([]string, 12)
+	for i := range many {
+		many[i] = fmt.Sprintf("f%02d", i)
+	}
+	if m := ModifiedWorktree(many).Message; !strings.HasSuffix(m, "f08, f09, and 2 more") {
+		t.Errorf("message %q", m)
+	}
 	f := ModifiedWorktree(got)
 	if f.Class != finding.ClassWarning || f.Rule != KindModifiedWorktree ||
 		f.Message != "the verification runs changed the work tree (the audit uses the changed set from before them): b.go, gone.go, new.txt" {
