@@ -108,8 +108,11 @@ var checks = []check{checkFilesModified, checkScope, checkDeclared, checkVerific
 
 // Compute runs post-flight steps 3–6: the report's completion and task identity (§10.1), then,
 // for an accepted report, the changed set and every check of §10, and the verdict (§9.2). It
-// writes nothing. An error is operational (exit 3): the changed set or a claims lookup failed
-// or ctx was cancelled; a Result is then not returned.
+// writes nothing, except with in.Verify: then the spec's planned verify commands run after the
+// other checks (they may write where the commands write) and their receipts go to
+// in.Verify.Store (check_receipts.go). An error is operational (exit 3): the changed set or a
+// claims lookup failed, a verify command could not start or was interrupted, or ctx was
+// cancelled; a Result is then not returned.
 //
 // A rejected report is its one executor_report_rejected finding today. The one round of
 // feedback (lifecycle-v2.md §6) keeps that finding and runs, beside it, the checks whose inputs
