@@ -74,9 +74,9 @@ func (c *controller) persistAudit(ctx context.Context, st *State, ar *auditRun) 
 	return c.finish(ctx, st, newAudit(ar.Result), ar.Findings, ar.Changed, ar.D, ar.SpecRaw)
 }
 
-// auditTask runs post-flight steps 2–6 for task t with state st without writing anything:
-// the spec binding (step 2), then audit.Compute over the spec, the executor report and the
-// changed set. pre, when non-nil, is the spec as already read and parsed; verify, when
+// auditTask runs post-flight steps 2–6 for task t with state st without writing anything (but
+// verification receipts, with verify): the spec binding (step 2), then audit.Compute over the
+// spec, the executor report and the changed set. pre, when non-nil, is the spec as already read and parsed; verify, when
 // non-nil, runs the declared verification commands (run-task only, never the gate). An error
 // is operational (exit 3).
 func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, verify *audit.VerifyInputs) (*auditRun, error) {
