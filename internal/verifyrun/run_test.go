@@ -303,10 +303,36 @@ func TestNoGitOrMastermindEnv(t *testing.T) {
 }
 
 func TestEnviron(t *testing.T) {
+	if got := Environ([]string{"PATH=.:/usr/bin::bin:/bin:"}, "/repo"); got[0] != "PATH=/usr/bin:/bin" {
+		t.Errorf("relative PATH entries kept: %q", got)
+	}
 	got := Environ([]string{"PATH=/bin", "GIT_DIR=x", "git_dir=y", "Mastermind_X=1", "MASTERMIND=keep", "GITHUB_TOKEN=t", "PWD=/old", "noequals", "=C:=C:\\"}, "/repo")
 	want := []string{"PATH=/bin", "MASTERMIND=keep", "GITHUB_TOKEN=t", "=C:=C:\\", "PWD=/repo"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+// TestRelativePathEntryCannotShadowTheRunner: with "." first in PATH, a `go` the executor put in
+// the repository root is not the one the declared command runs.
+func TestRelativePathEntryCannotShadowTheRunner(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "go"), []byte("#!/bin/sh\necho forged\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go not on PATH")
+	}
+	env := []string{"PATH=.:" + filepath.Dir(goBin) + ":/usr/bin:/bin", "HOME=" + os.Getenv("HOME")}
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "GOCACHE=") || strings.HasPrefix(kv, "GOPATH=") {
+			env = append(env, kv)
+		}
+	}
+	r := mustRun(t, dir, "go version", 30*time.Second, Options{Env: env})
+	if strings.Contains(r.OutputTail, "forged") || !strings.HasPrefix(r.OutputTail, "go version go") {
+		t.Errorf("output %q", r.OutputTail)
 	}
 }
 
