@@ -3,6 +3,7 @@ package verifyrun
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,10 +25,11 @@ type counter interface {
 
 // newCounter returns the count parser for runner, or nil for an unrecognised command.
 // Recognition itself is verification.Recognize (spec-and-lifecycle.md §10.5.3, lifecycle-v2.md §7).
-func newCounter(runner verification.Runner) counter {
+// cmd is the command as declared: for go test, a -v token means every test run prints "=== RUN".
+func newCounter(runner verification.Runner, cmd string) counter {
 	switch runner {
 	case verification.RunnerGo:
-		return &goCounter{}
+		return &goCounter{verbose: slices.Contains(strings.Fields(cmd), "-v")}
 	case verification.RunnerPytest:
 		return &pytestCounter{}
 	case verification.RunnerJest:
@@ -40,10 +42,10 @@ func newCounter(runner verification.Runner) counter {
 	return nil
 }
 
-// ParseCounts reads the counts of a complete output for runner. It is the same parser Run
-// applies while streaming.
-func ParseCounts(runner verification.Runner, output string) Counts {
-	c := newCounter(runner)
+// ParseCounts reads the counts of a complete output of the command cmd, recognised as runner. It
+// is the same parser Run applies while streaming.
+func ParseCounts(runner verification.Runner, cmd, output string) Counts {
+	c := newCounter(runner, cmd)
 	if c == nil {
 		return Counts{}
 	}
@@ -70,8 +72,10 @@ func plain(l string) string {
 // skip events are counted (subtests included). With -v, the "--- PASS:" and "--- FAIL:" lines
 // (subtests included, at any indentation). Otherwise go test lists only failures, so the count of
 // tests run is known only when it is zero: every package line says "[no test files]" or
-// "[no tests to run]".
+// "[no tests to run]". With -v declared, a run without any "=== RUN" line ran no test: a
+// TestMain that exits before m.Run() prints "ok" all the same.
 type goCounter struct {
+	verbose               bool
 	jsonTests, jsonFailed int64
 	jsonPackages          bool
 	sawRun                bool // "=== RUN" lines: -v output
@@ -144,6 +148,8 @@ func (g *goCounter) counts() Counts {
 		return Counts{TestsRun: ptr(g.jsonTests), TestsFailed: ptr(g.jsonFailed)}
 	case g.sawRun:
 		return Counts{TestsRun: ptr(g.pass + g.fail), TestsFailed: ptr(g.fail)}
+	case g.verbose && g.fail == 0 && g.pkgFail == 0 && g.pkgOK+g.pkgNoTests > 0:
+		return Counts{TestsRun: ptr(0), TestsFailed: ptr(0)}
 	case g.pkgOK == 0 && g.pkgFail == 0 && g.fail == 0 && g.pkgNoTests > 0:
 		return Counts{TestsRun: ptr(0), TestsFailed: ptr(0)}
 	case g.fail > 0:

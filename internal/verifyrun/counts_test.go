@@ -96,10 +96,22 @@ func TestParseCounts(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := countsString(ParseCounts(tc.runner, tc.out)); got != tc.want {
+			if got := countsString(ParseCounts(tc.runner, "", tc.out)); got != tc.want {
 				t.Errorf("got %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestGoVerboseWithoutRunLines: with -v declared, "ok" without a single "=== RUN" line ran no
+// test (a TestMain that exits before m.Run); without -v the count stays unknown.
+func TestGoVerboseWithoutRunLines(t *testing.T) {
+	out := "ok  \texample.com/m\t0.002s\n"
+	if got := countsString(ParseCounts(verification.RunnerGo, "go test -count=1 -v ./...", out)); got != "run=0 failed=0" {
+		t.Errorf("-v: %s", got)
+	}
+	if got := countsString(ParseCounts(verification.RunnerGo, "go test ./...", out)); got != "run=? failed=0" {
+		t.Errorf("plain: %s", got)
 	}
 }
 
@@ -107,9 +119,9 @@ func TestParseCounts(t *testing.T) {
 // counts of the whole output.
 func TestStreamingMatchesWhole(t *testing.T) {
 	out := "=== RUN   TestA\r\n--- PASS: TestA (0.00s)\n=== RUN   TestB\n--- FAIL: TestB (0.00s)\nFAIL\n--- PASS: TestC (0.00s)"
-	want := countsString(ParseCounts(verification.RunnerGo, out))
+	want := countsString(ParseCounts(verification.RunnerGo, "go test -v ./...", out))
 	for size := 1; size < len(out); size++ {
-		r := newRecorder(nil, newCounter(verification.RunnerGo))
+		r := newRecorder(nil, newCounter(verification.RunnerGo, "go test -v ./..."))
 		for i := 0; i < len(out); i += size {
 			_, _ = r.Write([]byte(out[i:min(i+size, len(out))]))
 		}
@@ -133,7 +145,7 @@ func FuzzParseCounts(f *testing.F) {
 	f.Fuzz(func(t *testing.T, out string) {
 		for _, r := range []verification.Runner{verification.RunnerGo, verification.RunnerPytest,
 			verification.RunnerJest, verification.RunnerVitest, verification.RunnerCargo} {
-			c := ParseCounts(r, out)
+			c := ParseCounts(r, "go test -v", out)
 			if c.TestsRun != nil && c.TestsFailed != nil && *c.TestsFailed > *c.TestsRun && *c.TestsRun >= 0 && r != verification.RunnerGo {
 				t.Errorf("%s: failed %d > run %d", r, *c.TestsFailed, *c.TestsRun)
 			}

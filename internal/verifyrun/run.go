@@ -102,7 +102,7 @@ func Run(ctx context.Context, d spec.DeclaredCommand, opts Options) (*Receipt, e
 		base = os.Environ()
 	}
 	runner, _ := verification.Recognize(d.Cmd)
-	rec := newRecorder(opts.Output, newCounter(runner))
+	rec := newRecorder(opts.Output, newCounter(runner, d.Cmd))
 
 	pr, pw, err := os.Pipe()
 	if err != nil {

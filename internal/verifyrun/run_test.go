@@ -133,6 +133,19 @@ func TestGoTestCompilesButZeroTests(t *testing.T) {
 	}
 }
 
+// TestGoTestMainSkipsTheTests: a TestMain that exits 0 without m.Run() makes go test print "ok";
+// with -v declared the receipt counts 0 tests (observed_zero_tests), with -json too.
+func TestGoTestMainSkipsTheTests(t *testing.T) {
+	dir := goModule(t, map[string]string{"m_test.go": "package m\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\n" +
+		"func TestMain(m *testing.M) { os.Exit(0) }\n\nfunc TestA(t *testing.T) { t.Fatal(\"never runs\") }\n"})
+	for _, cmd := range []string{"go test -count=1 -v ./...", "go test -count=1 -json ./..."} {
+		r := mustRun(t, dir, cmd, time.Minute, Options{})
+		if !r.Passed() || r.TestsRun == nil || *r.TestsRun != 0 {
+			t.Errorf("%s: receipt %+v\n%s", cmd, r, r.OutputTail)
+		}
+	}
+}
+
 // pidAlive reports whether pid is a live (not zombie) process, from the process table.
 func pidAlive(t *testing.T, pid int) bool {
 	t.Helper()
