@@ -1,0 +1,352 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mastermind-controller/mastermind/internal/fsx"
+)
+
+// File and folder names inside the store.
+const (
+	reposDir    = "repos"
+	tasksDir    = "tasks"
+	repoFile    = "repo.json"
+	recordFile  = "state.json"
+	lockFile    = "lock"
+	mirrorsDir  = "mirrors"
+	receiptsDir = "receipts"
+	snapSuffix  = ".snapshot"
+	// preflightTimeSnapshot holds the pre-flight time (trust-model.md §4.5) as decimal Unix
+	// nanoseconds.
+	preflightTimeSnapshot = "preflight-time"
+)
+
+// Limits on what the store reads back, in bytes.
+const (
+	MaxSnapshotBytes = 1 << 30   // an index snapshot of a very large repository
+	MaxCopyBytes     = 256 << 20 // a mirror copy (audit.md of a very large changed set)
+	maxRepoFileBytes = 64 << 10
+)
+
+var snapshotNameRe = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+
+// validEntryName reports whether name is one plain file name the store may create: not empty,
+// not starting with a dot (the store's own temporary and garbage names do), no separator.
+func validEntryName(name string) bool {
+	return name != "" && name[0] != '.' && !strings.ContainsAny(name, "/\\\x00") && len(name) <= 255
+}
+
+// Store is an open controller store.
+type Store struct {
+	root string
+	dir  *fsx.Dir
+}
+
+// Open opens the store at root (absolute; see Location), creating it with mode 0700 when it is
+// missing. root itself may be reached through symbolic links (it is the user's choice); nothing
+// below it is followed.
+func Open(root string) (*Store, error) {
+	if !filepath.IsAbs(root) {
+		return nil, &Error{Kind: KindNoLocation, Err: fmt.Errorf("store root %q is not absolute", root)}
+	}
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return nil, wrap("create", root, err)
+	}
+	d, err := fsx.OpenDir(root, "")
+	if err != nil {
+		return nil, wrap("open", root, err)
+	}
+	return &Store{root: root, dir: d}, nil
+}
+
+// Root returns the store root.
+func (s *Store) Root() string { return s.root }
+
+// Close releases the store's directory handle.
+func (s *Store) Close() error { return s.dir.Close() }
+
+// RepoRef names one work tree for the store: its own git directory (RepoID is computed from its
+// real path) and its top-level directory, both absolute. They are written to repo.json so that
+// GC can tell whether the repository still exists.
+type RepoRef struct {
+	GitDir   string `json:"git_dir"`
+	WorkTree string `json:"work_tree"`
+}
+
+// RepoPath returns the store folder of a work tree, whether or not it exists.
+func (s *Store) RepoPath(gitDir string) (string, error) {
+	id, err := RepoID(gitDir)
+	if err != nil {
+		return "", wrap("resolve", gitDir, err)
+	}
+	return filepath.Join(s.root, reposDir, id), nil
+}
+
+// TaskPath returns the store folder of a task, whether or not it exists.
+func (s *Store) TaskPath(gitDir, task string) (string, error) {
+	rp, err := s.RepoPath(gitDir)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(rp, tasksDir, task), nil
+}
+
+// OpenTask opens (creating with mode 0700 when missing) the store folder of task in the work
+// tree repo. task must be a plain folder name (the caller has checked the task-name pattern).
+// The returned Task holds a directory handle; Close it.
+func (s *Store) OpenTask(repo RepoRef, task string) (*Task, error) {
+	if !validEntryName(task) {
+		return nil, &Error{Kind: KindUnsafe, Op: "open task", Path: task, Err: errors.New("not a task folder name")}
+	}
+	real, err := filepath.EvalSymlinks(repo.GitDir)
+	if err != nil {
+		return nil, wrap("resolve", repo.GitDir, err)
+	}
+	repo.GitDir = real
+	id, err := RepoID(real)
+	if err != nil {
+		return nil, wrap("resolve", repo.GitDir, err)
+	}
+	repos, err := s.dir.MkdirSub(reposDir, 0o700)
+	if err != nil {
+		return nil, wrap("create", filepath.Join(s.root, reposDir), err)
+	}
+	defer repos.Close()
+	rd, err := repos.MkdirSub(id, 0o700)
+	if err != nil {
+		return nil, wrap("create", repos.Path(), err)
+	}
+	defer rd.Close()
+	if err := writeRepoFile(rd, repo); err != nil {
+		return nil, err
+	}
+	td, err := rd.MkdirSub(tasksDir, 0o700)
+	if err != nil {
+		return nil, wrap("create", rd.Path(), err)
+	}
+	defer td.Close()
+	d, err := td.MkdirSub(task, 0o700)
+	if err != nil {
+		return nil, wrap("create", td.Path(), err)
+	}
+	return &Task{dir: d, name: task, repoID: id}, nil
+}
+
+// writeRepoFile writes repo.json unless it already says the same.
+func writeRepoFile(rd *fsx.Dir, repo RepoRef) error {
+	data, err := json.MarshalIndent(repo, "", "  ")
+	if err != nil {
+		return err
+	}
+	data = append(data, '\n')
+	old, err := rd.ReadFile(repoFile, maxRepoFileBytes)
+	if err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	if err != nil && fsx.ReasonOf(err) != fsx.ReasonMissing {
+		return wrap("read", filepath.Join(rd.Path(), repoFile), err)
+	}
+	return wrap("write", filepath.Join(rd.Path(), repoFile), rd.WriteFileAtomic(repoFile, data, 0o600))
+}
+
+// Task is one task's store folder, open.
+type Task struct {
+	dir    *fsx.Dir
+	name   string
+	repoID string
+}
+
+// Path returns the task's store folder.
+func (t *Task) Path() string { return t.dir.Path() }
+
+// RepoID returns the id of the task's work tree.
+func (t *Task) RepoID() string { return t.repoID }
+
+// Close releases the folder handle (not a lock taken with Lock).
+func (t *Task) Close() error { return t.dir.Close() }
+
+// Lock takes the task's store lock without waiting. A busy lock is an *Error of KindBusy. The
+// store lock, not the task folder's, is what excludes a second controller: the executor can
+// delete the task folder's lock file.
+func (t *Task) Lock() (*fsx.Lock, error) {
+	l, err := t.dir.TryLock(lockFile)
+	if err != nil {
+		return nil, wrap("lock", filepath.Join(t.Path(), lockFile), err)
+	}
+	return l, nil
+}
+
+// Load reads the task's record. No record is (nil, nil). A record that is not a regular file,
+// too large, not strict JSON or fails its checks is an *Error of KindCorrupt (or KindUnsafe), and
+// the file is left as it is.
+func (t *Task) Load() (*Record, error) {
+	p := filepath.Join(t.Path(), recordFile)
+	data, err := t.dir.ReadFile(recordFile, MaxRecordBytes)
+	if err != nil {
+		if fsx.ReasonOf(err) == fsx.ReasonMissing {
+			return nil, nil
+		}
+		if r := fsx.ReasonOf(err); r == fsx.ReasonTooLarge || r == fsx.ReasonUnstable {
+			return nil, &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: err}
+		}
+		return nil, wrap("read", p, err)
+	}
+	r, err := parseRecord(data, t.name)
+	if err != nil {
+		return nil, &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: err}
+	}
+	return r, nil
+}
+
+// Save writes r as the task's record atomically (old or new complete record, never a mix), then
+// removes mirror copies that r no longer names. RecordVersion and Task are set here; UpdatedAt is
+// set from now.
+func (t *Task) Save(r *Record, now time.Time) error {
+	r.RecordVersion, r.Task, r.UpdatedAt = RecordVersion, t.name, now.Unix()
+	p := filepath.Join(t.Path(), recordFile)
+	if err := r.validate(t.name); err != nil {
+		return &Error{Kind: KindCorrupt, Op: "write", Path: p, Err: fmt.Errorf("internal error: refusing to write an invalid record: %w", err)}
+	}
+	data, err := marshalRecord(r)
+	if err != nil {
+		return &Error{Kind: KindIO, Op: "write", Path: p, Err: err}
+	}
+	if err := t.dir.WriteFileAtomic(recordFile, data, 0o600); err != nil {
+		return wrap("write", p, err)
+	}
+	t.pruneCopies(r)
+	return nil
+}
+
+// KeepCopy stores a copy of data, a mirror the controller is about to write, under its SHA-256,
+// and returns that hash. Copy reads it back, so a tampered mirror can be rewritten from the store.
+func (t *Task) KeepCopy(data []byte) (string, error) {
+	h := SHA256Hex(data)
+	md, err := t.dir.MkdirSub(mirrorsDir, 0o700)
+	if err != nil {
+		return "", wrap("create", filepath.Join(t.Path(), mirrorsDir), err)
+	}
+	defer md.Close()
+	if old, err := md.ReadFile(h, MaxCopyBytes); err == nil && SHA256Hex(old) == h {
+		return h, nil
+	}
+	return h, wrap("write", filepath.Join(md.Path(), h), md.WriteFileAtomic(h, data, 0o600))
+}
+
+// Copy returns the mirror copy whose SHA-256 is h. A missing copy or one whose content does not
+// hash to h is an *Error of KindCorrupt.
+func (t *Task) Copy(h string) ([]byte, error) {
+	p := filepath.Join(t.Path(), mirrorsDir, h)
+	if !hex64.MatchString(h) {
+		return nil, &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: errors.New("not a SHA-256")}
+	}
+	md, err := t.dir.Sub(mirrorsDir)
+	if err != nil {
+		if fsx.ReasonOf(err) == fsx.ReasonMissing {
+			return nil, &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: errors.New("no mirror copy")}
+		}
+		return nil, wrap("open", filepath.Join(t.Path(), mirrorsDir), err)
+	}
+	defer md.Close()
+	data, err := md.ReadFile(h, MaxCopyBytes)
+	if err != nil {
+		if fsx.ReasonOf(err) == fsx.ReasonMissing {
+			return nil, &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: errors.New("no mirror copy")}
+		}
+		return nil, wrap("read", p, err)
+	}
+	if SHA256Hex(data) != h {
+		return nil, &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: errors.New("the copy does not match its hash")}
+	}
+	return data, nil
+}
+
+// pruneCopies removes mirror copies r names neither as current nor as previous. Failures are
+// ignored: a stray copy costs space, never correctness.
+func (t *Task) pruneCopies(r *Record) {
+	md, err := t.dir.Sub(mirrorsDir)
+	if err != nil {
+		return
+	}
+	defer md.Close()
+	keep := map[string]bool{}
+	for _, m := range r.Mirrors {
+		keep[m.SHA256], keep[m.PrevSHA256] = true, true
+	}
+	names, err := md.Names()
+	if err != nil {
+		return
+	}
+	for _, n := range names {
+		if !keep[n] {
+			_ = md.Remove(n, false)
+		}
+	}
+}
+
+// PutSnapshot stores a named pre-flight snapshot (trust-model.md §4: "index", "config",
+// "excludes", "attributes", ...) atomically, mode 0600. name matches ^[a-z][a-z0-9-]*$.
+func (t *Task) PutSnapshot(name string, data []byte) error {
+	if !snapshotNameRe.MatchString(name) {
+		return &Error{Kind: KindUnsafe, Op: "write", Path: name, Err: errors.New("snapshot names match ^[a-z][a-z0-9-]*$")}
+	}
+	f := name + snapSuffix
+	return wrap("write", filepath.Join(t.Path(), f), t.dir.WriteFileAtomic(f, data, 0o600))
+}
+
+// ErrNoSnapshot is returned (wrapped) by Snapshot for a name never stored.
+var ErrNoSnapshot = errors.New("no such snapshot")
+
+// Snapshot returns a snapshot stored with PutSnapshot. A name never stored wraps ErrNoSnapshot.
+func (t *Task) Snapshot(name string) ([]byte, error) {
+	if !snapshotNameRe.MatchString(name) {
+		return nil, &Error{Kind: KindUnsafe, Op: "read", Path: name, Err: errors.New("snapshot names match ^[a-z][a-z0-9-]*$")}
+	}
+	f := name + snapSuffix
+	data, err := t.dir.ReadFile(f, MaxSnapshotBytes)
+	if fsx.ReasonOf(err) == fsx.ReasonMissing {
+		return nil, fmt.Errorf("snapshot %s in %s: %w", name, t.Path(), ErrNoSnapshot)
+	}
+	if err != nil {
+		return nil, wrap("read", filepath.Join(t.Path(), f), err)
+	}
+	return data, nil
+}
+
+// SetPreflightTime stores the pre-flight time (trust-model.md §4.5: taken from the repository's
+// file system, not the clock) with nanosecond precision.
+func (t *Task) SetPreflightTime(tm time.Time) error {
+	return t.PutSnapshot(preflightTimeSnapshot, []byte(strconv.FormatInt(tm.UnixNano(), 10)+"\n"))
+}
+
+// PreflightTime returns the time stored by SetPreflightTime; none stored wraps ErrNoSnapshot.
+func (t *Task) PreflightTime() (time.Time, error) {
+	data, err := t.Snapshot(preflightTimeSnapshot)
+	if err != nil {
+		return time.Time{}, err
+	}
+	n, err := strconv.ParseInt(strings.TrimSuffix(string(data), "\n"), 10, 64)
+	if err != nil {
+		return time.Time{}, &Error{Kind: KindCorrupt, Op: "read", Path: filepath.Join(t.Path(), preflightTimeSnapshot+snapSuffix), Err: err}
+	}
+	return time.Unix(0, n), nil
+}
+
+// Receipts opens (creating with mode 0700) the task's receipts/ folder for verification receipts
+// (verification-receipts.md). Close the returned handle.
+func (t *Task) Receipts() (*fsx.Dir, error) {
+	d, err := t.dir.MkdirSub(receiptsDir, 0o700)
+	if err != nil {
+		return nil, wrap("create", filepath.Join(t.Path(), receiptsDir), err)
+	}
+	return d, nil
+}
