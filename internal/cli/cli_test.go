@@ -34,6 +34,8 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("HOME", home)
+			// The controller store of this scenario, outside its work tree (trust-model.md §3).
+			env.Setenv("MASTERMIND_STATE_DIR", env.WorkDir+".state")
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			env.Setenv("GIT_AUTHOR_NAME", "Test")

@@ -335,14 +335,15 @@ func (d *Dir) Names() ([]string, error) {
 
 // TryLock takes the exclusive lock on the entry name without waiting (flock(2) LOCK_EX|LOCK_NB,
 // the same lock gofrs/flock takes, so it excludes TryLock(path) on the same file). The lock file
-// is created (0644 less the umask) when missing and opened with O_NOFOLLOW|O_NONBLOCK; a symlink,
+// is created (0644 less the umask) when missing and opened read-only (as gofrs/flock does, so a
+// read-only file system still locks) with O_NOFOLLOW|O_NONBLOCK; a symlink,
 // FIFO or other non-regular file there is refused. A busy lock wraps ErrLockBusy.
 func (d *Dir) TryLock(name string) (*Lock, error) {
 	if err := d.checkName(name); err != nil {
 		return nil, err
 	}
 	p := d.join(name)
-	fd, err := unix.Openat(d.fd, name, unix.O_RDWR|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o644)
+	fd, err := unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o644)
 	if err != nil {
 		return nil, classifyOpenError(p, &os.PathError{Op: "openat", Path: p, Err: err})
 	}
@@ -395,3 +396,16 @@ func (s *statInfo) Mode() fs.FileMode {
 func (s *statInfo) ModTime() time.Time { return time.Unix(s.st.Mtim.Unix()) }
 func (s *statInfo) IsDir() bool        { return s.Mode().IsDir() }
 func (s *statInfo) Sys() any           { return &s.st }
+
+// LockWait is TryLock retried every 20 ms for at most timeout; a lock still busy then wraps
+// ErrLockBusy.
+func (d *Dir) LockWait(name string, timeout time.Duration) (*Lock, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		l, err := d.TryLock(name)
+		if err == nil || !errors.Is(err, ErrLockBusy) || time.Now().After(deadline) {
+			return l, err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -93,7 +93,7 @@ func (c *controller) computeAudit(ctx context.Context, st *State, pre *specInput
 	if pre != nil {
 		raw, err = pre.Raw, pre.Err
 	} else {
-		raw, err = fsx.ReadInRoot(c.task.Root, c.task.Spec, spec.MaxBytes)
+		raw, err = c.readTaskFile("spec.md", c.task.Spec, spec.MaxBytes)
 	}
 	if err != nil && fsx.ReasonOf(err) == "" {
 		return nil, fmt.Errorf("read %s: %w", c.task.Spec, err)
@@ -140,7 +140,7 @@ func (c *controller) computeAudit(ctx context.Context, st *State, pre *specInput
 		a.Head = &headOID
 	}
 	// Step 3: executor report.
-	rr, err := report.ReadInRepo(c.task.Root, c.task.ReportRel())
+	rr, err := c.readReport()
 	if err != nil {
 		stopChanged()
 		return nil, err
@@ -209,6 +209,10 @@ func (c *controller) computeAudit(ctx context.Context, st *State, pre *specInput
 // finish applies steps 6–11 to a completed check run.
 func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []finding.Finding, cs *gitscope.ChangedSet, d []gitscope.Entry, specRaw []byte) (*Result, error) {
 	res := c.res
+	if tf := c.tamperFindings(); len(tf) > 0 {
+		fs = append(fs, tf...)
+		SortAudit(fs)
+	}
 	verdict := Verdict(fs)
 	e, w := finding.Count(fs)
 	a.Verdict, a.Counts, a.Findings = verdict, Counts{e, w}, fs
@@ -271,7 +275,7 @@ func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []findi
 func (c *controller) writeAudit(st *State, a *Audit) ([]byte, error) {
 	data, err := RenderAudit(a)
 	if err == nil {
-		err = fsx.WriteFileAtomic(c.task.Abs(c.task.AuditRel()), data, 0o644)
+		err = c.files.saveAudit(data, c.now())
 	}
 	if err != nil {
 		st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusHeld, NextPlannerReview, RiskHigh, ArtifactSpec
@@ -439,8 +443,9 @@ func identityRejection(a *Audit, rep *report.Report, f finding.Finding) *rejecti
 func (c *controller) rejectCommon(st *State, a *Audit, r rejection) (*Result, error) {
 	res := c.res
 	f, blocking, lines, observed := r.Finding, r.Blocking, r.Lines, r.Observed
-	fs := []finding.Finding{f}
-	a.Verdict, a.Counts, a.Findings = VerdictBroken, Counts{Errors: 1}, fs
+	fs := append([]finding.Finding{f}, c.tamperFindings()...)
+	errs, _ := finding.Count(fs)
+	a.Verdict, a.Counts, a.Findings = VerdictBroken, Counts{Errors: errs}, fs
 	res.Findings = fs
 	streak, fingerprint, returned := nextStreak(st, lines)
 	a.ReturnToDesign = returned
@@ -456,7 +461,7 @@ func (c *controller) rejectCommon(st *State, a *Audit, r rejection) (*Result, er
 		observed += returnedSuffix
 	}
 	st.BlockingReason = blocking
-	st.Verdict, st.Findings, st.Degraded = VerdictBroken, &Counts{Errors: 1}, nil
+	st.Verdict, st.Findings, st.Degraded = VerdictBroken, &Counts{Errors: errs}, nil
 	c.upsertLesson(lessonEvent{Kind: LessonAuditContractFailure, Observed: observed})
 	if err := c.writeState(st); err != nil {
 		return res, err

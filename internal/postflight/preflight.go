@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
-	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/spec"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
@@ -70,7 +69,7 @@ func (c *controller) preflight(ctx context.Context, prev *State) (*Result, error
 		}
 	}
 	// Step 3: validate the spec.
-	sp, fs, err := spec.Read(c.task.Root, c.task.Spec)
+	sp, fs, err := spec.ReadDir(c.files.dir, "spec.md", c.task.Spec)
 	if err != nil {
 		return res, err
 	}
@@ -88,6 +87,9 @@ func (c *controller) preflight(ctx context.Context, prev *State) (*Result, error
 		baseline = oid
 		if unborn {
 			baseline = gitscope.EmptyTreeOID
+		}
+		if c.adoptBaseline != "" {
+			baseline = c.adoptBaseline
 		}
 	} else {
 		baseline = prev.BaselineRef
@@ -133,7 +135,7 @@ func (c *controller) preflight(ctx context.Context, prev *State) (*Result, error
 	}
 	// Step 6: re-read the spec.
 	if sp != nil {
-		again, err := fsx.ReadInRoot(c.task.Root, c.task.Spec, spec.MaxBytes)
+		again, err := c.readTaskFile("spec.md", c.task.Spec, spec.MaxBytes)
 		if err != nil || !bytes.Equal(again, sp.Raw) {
 			fs = append(fs, finding.Finding{Rule: RuleChangedDuringPreflight, Class: finding.ClassError, File: c.task.Spec,
 				Message: fmt.Sprintf("spec %s changed while pre-flight was validating it; rerun pre-flight when the planner has finished writing", c.task.Spec)})

@@ -26,29 +26,46 @@ var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
 //
 //	{"record_version": 1, "task": "<task>", "task_dir": "<absolute task folder>",
 //	 "state": {…the state.json object of spec-and-lifecycle.md §5.1…},
-//	 "mirrors": {"audit.md": {"sha256": "…", "prev_sha256": "…"}, "state.json": {…}},
+//	 "mirrors": {"audit.md": {"sha256": "…", "earlier": ["…", …]}, "state.json": {…}},
+//	 "tampered": [{"file": "state.json", "expected": "…", "found": "…", "at": <unix seconds>}],
 //	 "updated_at": <unix seconds>}
 //
 // State holds the §5.1 object, which the caller validates with the same rules as the mirror; the
 // store only checks that it is a JSON object. Mirrors records, per task-folder file name, the
-// SHA-256 of what the controller last wrote there and of the version before it, so a mirror that
-// differs from both was written by someone else (Record.CheckMirror).
+// SHA-256 of what the controller last wrote there and of the versions before it, so a mirror that
+// the controller never wrote there was written by someone else (Record.CheckMirror).
 type Record struct {
 	RecordVersion int               `json:"record_version"`
 	Task          string            `json:"task"`
 	TaskDir       string            `json:"task_dir"`
 	State         json.RawMessage   `json:"state"`
 	Mirrors       map[string]Mirror `json:"mirrors"`
-	UpdatedAt     int64             `json:"updated_at"`
+	// Tampered lists mirrors found changed by someone else and not yet reported by an audit;
+	// the controller reports them as findings and clears the list.
+	Tampered  []Tampering `json:"tampered,omitempty"`
+	UpdatedAt int64       `json:"updated_at"`
 }
 
-// Mirror is what the controller last wrote to one task-folder file. SHA256 is "" when the
-// controller last removed the file (or never wrote it); PrevSHA256 is the version before, kept so
-// that a run killed between the store write and the mirror write is not taken for tampering.
-type Mirror struct {
-	SHA256     string `json:"sha256"`
-	PrevSHA256 string `json:"prev_sha256,omitempty"`
+// Tampering is one mirror found different from what the controller last wrote.
+type Tampering struct {
+	File     string `json:"file"`     // the task-folder file name
+	Expected string `json:"expected"` // the SHA-256 the controller last wrote, "" for absent
+	Found    string `json:"found"`    // the SHA-256 found, or "missing"
+	At       int64  `json:"at"`       // Unix seconds of the detection
 }
+
+// Mirror is what the controller wrote to one task-folder file. SHA256 is the last version ("" when
+// the controller last removed the file or never wrote it); Earlier lists the versions before it,
+// newest first, at most MaxEarlier. A file equal to an earlier version is an old mirror (a run
+// killed between the store write and the mirror write, or a git checkout of a committed
+// state.json), not a forgery.
+type Mirror struct {
+	SHA256  string   `json:"sha256"`
+	Earlier []string `json:"earlier,omitempty"`
+}
+
+// MaxEarlier bounds Mirror.Earlier.
+const MaxEarlier = 32
 
 // MirrorStatus is the outcome of Record.CheckMirror.
 type MirrorStatus int
@@ -57,8 +74,9 @@ type MirrorStatus int
 const (
 	MirrorUnknown  MirrorStatus = iota // the record has no entry for this file
 	MirrorMatches                      // the file is what the controller last wrote
-	MirrorStale                        // the file is the version before: a write was interrupted
-	MirrorTampered                     // the file differs from both (or is missing, or should not exist)
+	MirrorStale                        // the file is an earlier version the controller wrote
+	MirrorMissing                      // the file is missing although the controller wrote it
+	MirrorTampered                     // the file holds content the controller never wrote there
 )
 
 // SHA256Hex is the lowercase hex SHA-256 of data.
@@ -68,7 +86,7 @@ func SHA256Hex(data []byte) string {
 }
 
 // SetMirror records that the controller is about to write data to the task-folder file name (nil
-// data: the controller removes it). The previous hash is kept as PrevSHA256.
+// data: the controller removes it). The version it replaces moves to Earlier.
 func (r *Record) SetMirror(name string, data []byte) {
 	if r.Mirrors == nil {
 		r.Mirrors = map[string]Mirror{}
@@ -81,25 +99,48 @@ func (r *Record) SetMirror(name string, data []byte) {
 	if ok && m.SHA256 == h {
 		return
 	}
-	r.Mirrors[name] = Mirror{SHA256: h, PrevSHA256: m.SHA256}
+	earlier := m.Earlier
+	if ok && m.SHA256 != "" {
+		earlier = append([]string{m.SHA256}, without(m.Earlier, m.SHA256)...)
+	}
+	earlier = without(earlier, h)
+	if len(earlier) > MaxEarlier {
+		earlier = earlier[:MaxEarlier]
+	}
+	r.Mirrors[name] = Mirror{SHA256: h, Earlier: earlier}
+}
+
+func without(list []string, h string) []string {
+	var out []string
+	for _, x := range list {
+		if x != h {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // CheckMirror compares the task-folder file name, as read now (present false: it does not exist),
-// with what the controller last wrote there.
+// with what the controller wrote there.
 func (r *Record) CheckMirror(name string, data []byte, present bool) MirrorStatus {
 	m, ok := r.Mirrors[name]
 	if !ok {
 		return MirrorUnknown
 	}
-	h := ""
-	if present {
-		h = SHA256Hex(data)
+	if !present {
+		if m.SHA256 == "" {
+			return MirrorMatches
+		}
+		return MirrorMissing
 	}
-	switch {
-	case h == m.SHA256:
+	h := SHA256Hex(data)
+	if h == m.SHA256 {
 		return MirrorMatches
-	case m.PrevSHA256 != "" && h == m.PrevSHA256:
-		return MirrorStale
+	}
+	for _, e := range m.Earlier {
+		if e == h {
+			return MirrorStale
+		}
 	}
 	return MirrorTampered
 }
@@ -132,10 +173,18 @@ func (r *Record) validate(task string) error {
 		if n == "" || !validEntryName(n) {
 			return fmt.Errorf("mirror name %q is not a file name", n)
 		}
-		for _, h := range []string{m.SHA256, m.PrevSHA256} {
+		if len(m.Earlier) > MaxEarlier {
+			return fmt.Errorf("mirror %s: more than %d earlier versions", n, MaxEarlier)
+		}
+		for _, h := range append([]string{m.SHA256}, m.Earlier...) {
 			if h != "" && !hex64.MatchString(h) {
 				return fmt.Errorf("mirror %s: %q is not 64 lowercase hex digits", n, h)
 			}
+		}
+	}
+	for _, tp := range r.Tampered {
+		if !validEntryName(tp.File) {
+			return fmt.Errorf("tampered file %q is not a file name", tp.File)
 		}
 	}
 	return nil

@@ -141,6 +141,27 @@ func (s *Store) OpenTask(repo RepoRef, task string) (*Task, error) {
 	return &Task{dir: d, name: task, repoID: id}, nil
 }
 
+// FindTask opens the store folder of task in the work tree whose git directory is gitDir
+// without creating anything, for readers that must not write (status, the gate). A task the store
+// has no folder for is (nil, nil).
+func (s *Store) FindTask(gitDir, task string) (*Task, error) {
+	if !validEntryName(task) {
+		return nil, &Error{Kind: KindUnsafe, Op: "open task", Path: task, Err: errors.New("not a task folder name")}
+	}
+	id, err := RepoID(gitDir)
+	if err != nil {
+		return nil, wrap("resolve", gitDir, err)
+	}
+	d, err := fsx.OpenDir(s.root, reposDir+"/"+id+"/"+tasksDir+"/"+task)
+	if fsx.ReasonOf(err) == fsx.ReasonMissing {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, wrap("open", filepath.Join(s.root, reposDir, id, tasksDir, task), err)
+	}
+	return &Task{dir: d, name: task, repoID: id}, nil
+}
+
 // writeRepoFile writes repo.json unless it already says the same.
 func writeRepoFile(rd *fsx.Dir, repo RepoRef) error {
 	data, err := json.MarshalIndent(repo, "", "  ")
@@ -270,7 +291,8 @@ func (t *Task) Copy(h string) ([]byte, error) {
 	return data, nil
 }
 
-// pruneCopies removes mirror copies r names neither as current nor as previous. Failures are
+// pruneCopies removes mirror copies other than the current versions r names (only those are ever
+// restored). Failures are
 // ignored: a stray copy costs space, never correctness.
 func (t *Task) pruneCopies(r *Record) {
 	md, err := t.dir.Sub(mirrorsDir)
@@ -280,7 +302,7 @@ func (t *Task) pruneCopies(r *Record) {
 	defer md.Close()
 	keep := map[string]bool{}
 	for _, m := range r.Mirrors {
-		keep[m.SHA256], keep[m.PrevSHA256] = true, true
+		keep[m.SHA256] = true
 	}
 	names, err := md.Names()
 	if err != nil {

@@ -186,6 +186,9 @@ func TestKillDuringStoreWritesFault(t *testing.T) {
 				t.Fatalf("kill %d: unexpected file %s", i, n)
 			}
 		}
+		if _, err := tk.KeepCopy(audit); err != nil {
+			t.Fatalf("kill %d: the write after the kill failed: %v", i, err)
+		}
 		if err := tk.Save(faultRecord(0, audit), time.Now()); err != nil {
 			t.Fatalf("kill %d: the write after the kill failed: %v", i, err)
 		}

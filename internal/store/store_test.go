@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -174,18 +175,28 @@ func TestMirrors(t *testing.T) {
 	}
 	r.SetMirror("audit.md", []byte("v1"))
 	r.SetMirror("audit.md", []byte("v2"))
-	r.SetMirror("audit.md", []byte("v2")) // the same content again keeps the previous hash
+	r.SetMirror("audit.md", []byte("v2")) // the same content again changes nothing
 	for _, tt := range []struct {
 		data    string
 		present bool
 		want    MirrorStatus
 	}{
-		{"v2", true, MirrorMatches}, {"v1", true, MirrorStale}, {"v3", true, MirrorTampered}, {"", false, MirrorTampered},
+		{"v2", true, MirrorMatches}, {"v1", true, MirrorStale}, {"v3", true, MirrorTampered}, {"", false, MirrorMissing},
 	} {
 		if got := r.CheckMirror("audit.md", []byte(tt.data), tt.present); got != tt.want {
 			t.Errorf("CheckMirror(%q, %v) = %d, want %d", tt.data, tt.present, got, tt.want)
 		}
 	}
+	if e := r.Mirrors["audit.md"].Earlier; len(e) != 1 || e[0] != SHA256Hex([]byte("v1")) {
+		t.Fatalf("Earlier = %v", e)
+	}
+	for i := 0; i < MaxEarlier+5; i++ {
+		r.SetMirror("audit.md", []byte(fmt.Sprint("x", i)))
+	}
+	if n := len(r.Mirrors["audit.md"].Earlier); n != MaxEarlier {
+		t.Fatalf("Earlier holds %d versions, want at most %d", n, MaxEarlier)
+	}
+	r.SetMirror("audit.md", []byte("v2"))
 	r.SetMirror("history-review.md", nil)
 	if r.CheckMirror("history-review.md", nil, false) != MirrorMatches || r.CheckMirror("history-review.md", []byte("x"), true) != MirrorTampered {
 		t.Fatal("a file the controller removed must stay absent")
@@ -204,8 +215,8 @@ func TestMirrors(t *testing.T) {
 	if _, err := tk.Copy(h3); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("an unreferenced copy must be pruned: %v", err)
 	}
-	if _, err := tk.Copy(h1); err != nil {
-		t.Fatalf("the previous version's copy is kept: %v", err)
+	if _, err := tk.Copy(h1); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("only the current version's copy is kept: %v", err)
 	}
 	must(t, os.WriteFile(filepath.Join(tk.Path(), "mirrors", h2), []byte("forged"), 0o600))
 	if _, err := tk.Copy(h2); !errors.Is(err, ErrCorrupt) {
@@ -341,5 +352,23 @@ func TestGC(t *testing.T) {
 	}
 	if !bytes.Contains([]byte(got), []byte("002-gone")) {
 		t.Fatal(got)
+	}
+}
+
+func TestFindTask(t *testing.T) {
+	s, tk, ref := newTask(t)
+	must(t, tk.Save(record(1, ""), time.Now()))
+	got, err := s.FindTask(ref.GitDir, "001-a")
+	must(t, err)
+	defer got.Close()
+	if r, err := got.Load(); err != nil || r == nil || got.Path() != tk.Path() {
+		t.Fatalf("FindTask: %v %v %s", r, err, got.Path())
+	}
+	none, err := s.FindTask(ref.GitDir, "009-none")
+	if none != nil || err != nil {
+		t.Fatalf("FindTask of a task without a folder = %v, %v", none, err)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(tk.Path()), "009-none")); !os.IsNotExist(err) {
+		t.Fatal("FindTask created a folder")
 	}
 }
