@@ -22,6 +22,7 @@ type RunTaskOptions struct {
 	PreOnly        bool
 	PostOnly       bool
 	Reset          bool
+	Adopt          bool
 	MaxIterations  int
 	ForceIteration bool
 	FailOn         string
@@ -50,6 +51,10 @@ Flags:
   --pre-only          run pre-flight and stop; with existing state this is a re-pre-flight that
                       keeps the baseline and adds 1 to the iteration count
   --reset             synonym of --pre-only, kept for compatibility
+  --adopt             with --pre-only, for a task whose folder has a state.json but whose
+                      controller store has no record (another machine, a wiped home): keep that
+                      state.json's baseline when it is an ancestor of HEAD and its spec hash is the
+                      current spec's; prints what it adopted
   --post-only         run post-flight only (refused without state)
   --max-iterations N  pre-flight budget (default 3); 0 disables the budget
   --force-iteration   run one pre-flight beyond the budget
@@ -62,15 +67,24 @@ Flags:
   --color WHEN        auto (default), always or never: colour the verdict line (a global flag;
                       see mastermind --help)
 
+The controller's records live outside the work tree, in the controller store
+($MASTERMIND_STATE_DIR, else $XDG_STATE_HOME/mastermind, else ~/.local/state/mastermind):
+every decision is made from the store, and the task folder's state.json and audit.md are
+mirrors. A mirror someone else rewrote is reported as controller_record_tampered and rewritten
+from the store; a task folder with a state.json but no store record is refused (exit 1) until
+pre-flight runs here. mastermind status prints the store path.
+
 Exit status:
   0  pre-flight approved; post-flight held; drift (unless --fail-on drift); history review pending;
      task completed (learned), or already learned
   1  broken; executor report rejected; spec changed since approval; pre-flight refused or required;
      iteration budget exhausted; --post-only without state; drift with --fail-on drift; audited
-     inputs changed since the held audit (rerun post-flight)
+     inputs changed since the held audit (rerun post-flight); no controller record for a task
+     that has a state.json; an --adopt that cannot adopt
   2  usage: bad flags or arguments, conflicting phase flags, a spec path outside the layout
   3  operational: not a git repository, git failing, controller lock busy, unreadable or corrupt
-     state.json (never overwritten), I/O error`
+     state.json (never overwritten), the controller store unwritable, full or corrupt, the task
+     folder moved or replaced by a symbolic link during the run, I/O error`
 
 // NewCmdRunTask builds `mastermind run-task`. runF replaces the run function in tests.
 func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Command {
@@ -91,7 +105,10 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Spec = args[0]
-			for _, other := range []string{"pre-only", "reset", "force-iteration"} {
+			if opts.Adopt && !opts.PreOnly && !opts.Reset {
+				return usageErrorf("--adopt needs --pre-only (it applies to the first pre-flight of a task without a controller record)")
+			}
+			for _, other := range []string{"pre-only", "reset", "force-iteration", "adopt"} {
 				if err := mutuallyExclusive(cmd, "post-only", other); err != nil {
 					return err
 				}
@@ -114,6 +131,7 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 	f := cmd.Flags()
 	f.BoolVar(&opts.PreOnly, "pre-only", false, "run pre-flight only (re-pre-flight with existing state)")
 	f.BoolVar(&opts.Reset, "reset", false, "synonym of --pre-only")
+	f.BoolVar(&opts.Adopt, "adopt", false, "with --pre-only: keep the baseline of a state.json the controller store has no record of")
 	f.BoolVar(&opts.PostOnly, "post-only", false, "run post-flight only")
 	f.IntVar(&opts.MaxIterations, "max-iterations", postflight.DefaultMaxIterations, "pre-flight budget; 0 disables it")
 	f.BoolVar(&opts.ForceIteration, "force-iteration", false, "run one pre-flight beyond the budget")
@@ -180,7 +198,7 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 	res, err := postflight.Run(ctx, postflight.Options{
 		Git: repo, SpecArg: opts.Spec, Mode: mode, MaxIterations: opts.MaxIterations,
 		ForceIteration: opts.ForceIteration, FailOnDrift: opts.FailOn == "drift", Now: opts.Now,
-		Warn: opts.IO.ErrOut,
+		Warn: opts.IO.ErrOut, Adopt: opts.Adopt,
 	})
 	if err != nil {
 		return runTaskError(opts, res, err)

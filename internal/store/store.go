@@ -68,6 +68,19 @@ func Open(root string) (*Store, error) {
 	return &Store{root: root, dir: d}, nil
 }
 
+// OpenExisting opens the store at root for readers that must not create it (status, the gate):
+// a root that does not exist is (nil, nil).
+func OpenExisting(root string) (*Store, error) {
+	if _, err := os.Stat(root); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	d, err := fsx.OpenDir(root, "")
+	if err != nil {
+		return nil, wrap("open", root, err)
+	}
+	return &Store{root: root, dir: d}, nil
+}
+
 // Root returns the store root.
 func (s *Store) Root() string { return s.root }
 
