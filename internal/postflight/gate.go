@@ -34,6 +34,10 @@ type GateOptions struct {
 	// Now and Warn are passed to post-flight with Record.
 	Now  func() time.Time
 	Warn io.Writer
+	// StateDir is the controller store root ("" for store.Location()). Tasks the store has a
+	// record of are gated from it (trust-model.md I2); the others from their state.json (a CI
+	// runner has no store: trust-model.md I6).
+	StateDir string
 }
 
 // Gate task statuses (GateTask.Status).
@@ -127,7 +131,15 @@ func Gate(ctx context.Context, opts GateOptions) (*GateResult, error) {
 	}
 	g := &gater{opts: opts, git: newSharedGit(opts.Git), specs: map[string]*specInput{}}
 	root := opts.Git.Root()
-	infos, err := ScanTasks(root)
+	var view *StoreView
+	if gitDir, err := opts.Git.GitDir(); err == nil {
+		// Without a usable store (CI, no home directory) every task is gated from its mirror.
+		if v, err := OpenStoreView(opts.StateDir, gitDir); err == nil {
+			view = v
+			defer v.Close()
+		}
+	}
+	infos, err := ScanTasksWith(root, view)
 	if err != nil {
 		return nil, err
 	}
@@ -244,6 +256,11 @@ func (g *gater) gateTask(ctx context.Context, in TaskInfo) gateTask {
 		t.fail(GateError, in.Err)
 	case in.State == nil:
 		t.Status, t.Passed, t.Reason = GateNotStarted, false, notStartedReason(in.Task)
+	case in.Tampered != "":
+		t.Status, t.Reason = GateBroken, in.Tampered
+	case in.State.Status == StatusLearned && in.Recorded && g.specChanged(in):
+		t.Status, t.Verdict = GateLearned, in.State.Verdict
+		t.Reason = "the spec changed since the task was closed (its hash is not the controller store's); reopen it with: mastermind run-task " + in.Task.Spec + " --pre-only"
 	case in.State.Status == StatusLearned:
 		t.Status, t.Verdict = GateLearned, in.State.Verdict
 		if in.State.Findings != nil {
@@ -269,6 +286,13 @@ func (g *gater) gateTask(ctx context.Context, in TaskInfo) gateTask {
 		g.audit(ctx, in, &t)
 	}
 	return t
+}
+
+// specChanged reports whether a task's spec no longer hashes to its state's spec_hash (an
+// unreadable spec counts as changed).
+func (g *gater) specChanged(in TaskInfo) bool {
+	si, err := g.spec(in.Task)
+	return err != nil || si.Err != nil || sha256Hex(si.Raw) != in.State.SpecHash
 }
 
 // notStartedReason explains a task folder without state.json. When the folder already holds
