@@ -190,6 +190,10 @@ func (r *Record) validate(task string) error {
 	return nil
 }
 
+// ParseRecord decodes the record file of task as Load does (strictly, with the store-only checks),
+// for tools that inspect a store they did not open, such as the kill -9 fault loop.
+func ParseRecord(data []byte, task string) (*Record, error) { return parseRecord(data, task) }
+
 // parseRecord decodes a record strictly: one JSON object, no unknown fields, no trailing data.
 func parseRecord(data []byte, task string) (*Record, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))

@@ -14,10 +14,12 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/contracts/filter"
 	"github.com/mastermind-controller/mastermind/internal/contracts/forge"
 	"github.com/mastermind-controller/mastermind/internal/postflight"
+	"github.com/mastermind-controller/mastermind/internal/store"
 )
 
 // snapshot maps the repository-relative path of every regular file mastermind writes (under
-// .mastermind and the forge run) to its bytes. Temporary files are listed apart.
+// .mastermind, the forge run and the controller store) to its bytes. Temporary files are listed
+// apart.
 type snapshot struct {
 	files map[string][]byte
 	temps []string
@@ -28,7 +30,7 @@ var tempRe = regexp.MustCompile(`^\..+[0-9]+$`)
 
 func takeSnapshot(dir string) (snapshot, error) {
 	s := snapshot{files: map[string][]byte{}}
-	for _, top := range []string{".mastermind", ".claude"} {
+	for _, top := range []string{".mastermind", ".claude", ".home/state"} {
 		err := filepath.WalkDir(filepath.Join(dir, top), func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				if os.IsNotExist(err) {
@@ -60,6 +62,9 @@ func takeSnapshot(dir string) (snapshot, error) {
 	return s, nil
 }
 
+// storeRecord matches a controller-store record path below the scratch directory.
+var storeRecord = regexp.MustCompile(`^\.home/state/repos/[0-9a-f]{64}/tasks/([^/]+)/state\.json$`)
+
 // checkComplete applies the structural check of each file kind: a torn or mixed write fails it.
 // reviews holds every history-review.md content seen so far (an archive must be one of them).
 func checkComplete(s snapshot, reviews map[string]bool) []string {
@@ -82,6 +87,15 @@ func checkComplete(s snapshot, reviews map[string]bool) []string {
 	for rel, data := range s.files {
 		text := string(data)
 		base := filepath.Base(rel)
+		if m := storeRecord.FindStringSubmatch(rel); m != nil {
+			// The controller store's record: strict, with a valid state of its task.
+			if r, err := store.ParseRecord(data, m[1]); err != nil {
+				fail(rel, "the store record does not parse: %v", err)
+			} else if _, err := postflight.ParseState(r.State); err != nil {
+				fail(rel, "the store record's state does not parse: %v", err)
+			}
+			continue
+		}
 		switch {
 		case base == "audit.md":
 			if !strings.HasSuffix(text, "\n    }\n") || !bytes.Contains(data, []byte("\"schema_version\"")) {
