@@ -115,3 +115,16 @@ func lineDiff(got, want string) string {
 	}
 	return b.String()
 }
+
+// TestDevNullIsNotATerminal: /dev/null is a character device but no terminal, so output sent
+// there is never coloured by --color auto.
+func TestDevNullIsNotATerminal(t *testing.T) {
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	if systemStreams(strings.NewReader(""), f, f).IsStdoutTTY {
+		t.Fatal("/dev/null counted as a terminal")
+	}
+}

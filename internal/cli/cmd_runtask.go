@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,34 +44,19 @@ compares that with the report and the spec's declared scope and verification com
 writes audit.md and state.json with the verdict held, drift or broken. A held verdict also writes
 release notes (.mastermind/releases/<task>.md) and a pending history-review.md.
 
-mastermind never runs the executor and never runs a command that a spec or report names.
-
-Flags:
-  --pre-only          run pre-flight and stop; with existing state this is a re-pre-flight that
-                      keeps the baseline and adds 1 to the iteration count
-  --reset             synonym of --pre-only, kept for compatibility
-  --adopt             with --pre-only, for a task whose folder has a state.json but whose
-                      controller store has no record (another machine, a wiped home): keep that
-                      state.json's baseline when it is an ancestor of HEAD and its spec hash is the
-                      current spec's; prints what it adopted
-  --post-only         run post-flight only (refused without state)
-  --max-iterations N  pre-flight budget (default 3); 0 disables the budget
-  --force-iteration   run one pre-flight beyond the budget
-  --fail-on LEVEL     broken (default) or drift; with drift a drift verdict exits 1
-  --json              print the JSON envelope (schema_version 1) on stdout instead of text
-  --format FORMAT     text (default), json (the same as --json) or github: GitHub Actions
-                      ::error/::warning annotations for the findings (at most 10 of each),
-                      then the text output; --format and --json cannot be used together
-  --root DIR          repository root; by default discovered from the current directory
-  --color WHEN        auto (default), always or never: colour the verdict line (a global flag;
-                      see mastermind --help)
+With --pre-only and existing state, run-task runs a re-pre-flight: the baseline is kept and the
+iteration count grows by 1, up to --max-iterations. After a held verdict and a completed
+history-review.md, run-task without a phase flag closes the task (learned).
 
 The controller's records live outside the work tree, in the controller store
 ($MASTERMIND_STATE_DIR, else $XDG_STATE_HOME/mastermind, else ~/.local/state/mastermind):
 every decision is made from the store, and the task folder's state.json and audit.md are
 mirrors. A mirror someone else rewrote is reported as controller_record_tampered and rewritten
 from the store; a task folder with a state.json but no store record is refused (exit 1) until
-pre-flight runs here. mastermind status prints the store path.
+pre-flight runs on this machine (--adopt keeps that state.json's baseline when it is an ancestor
+of HEAD and its spec hash is the current spec's). mastermind status prints the store path.
+
+mastermind never runs the executor and never runs a command that a spec or report names.
 
 Exit status:
   0  pre-flight approved; post-flight held; drift (unless --fail-on drift); history review pending;
@@ -90,7 +74,7 @@ Exit status:
 func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Command {
 	opts := &RunTaskOptions{IO: io}
 	cmd := &cobra.Command{
-		Use:   "run-task <spec> [--pre-only|--post-only|--reset] [flags]",
+		Use:   "run-task <spec> [--pre-only [--adopt]|--post-only|--reset] [flags]",
 		Short: "Run pre-flight, post-flight or completion for one task",
 		Long:  runTaskLong,
 		Example: `  mastermind run-task .mastermind/tasks/014-retry-helper/spec.md --pre-only
@@ -108,7 +92,7 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 			if opts.Adopt && !opts.PreOnly && !opts.Reset {
 				return usageErrorf("--adopt needs --pre-only (it applies to the first pre-flight of a task without a controller record)")
 			}
-			for _, other := range []string{"pre-only", "reset", "force-iteration", "adopt"} {
+			for _, other := range []string{"pre-only", "reset", "force-iteration"} {
 				if err := mutuallyExclusive(cmd, "post-only", other); err != nil {
 					return err
 				}
@@ -129,15 +113,15 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&opts.PreOnly, "pre-only", false, "run pre-flight only (re-pre-flight with existing state)")
+	f.BoolVar(&opts.PreOnly, "pre-only", false, "run pre-flight only (a re-pre-flight with existing state: same baseline, iteration + 1)")
 	f.BoolVar(&opts.Reset, "reset", false, "synonym of --pre-only")
-	f.BoolVar(&opts.Adopt, "adopt", false, "with --pre-only: keep the baseline of a state.json the controller store has no record of")
+	f.BoolVar(&opts.Adopt, "adopt", false, "with --pre-only, for a task whose state.json the controller store has no record of: keep that state.json's baseline when it is an ancestor of HEAD and its spec hash matches")
 	f.BoolVar(&opts.PostOnly, "post-only", false, "run post-flight only")
 	f.IntVar(&opts.MaxIterations, "max-iterations", postflight.DefaultMaxIterations, "pre-flight budget; 0 disables it")
 	f.BoolVar(&opts.ForceIteration, "force-iteration", false, "run one pre-flight beyond the budget")
 	f.StringVar(&opts.FailOn, "fail-on", "broken", "broken or drift: the lowest verdict that exits 1")
-	f.BoolVar(&opts.JSON, "json", false, "print the JSON envelope on stdout")
-	f.StringVar(&opts.Format, "format", "", "output format: text (default), json or github")
+	f.BoolVar(&opts.JSON, "json", false, "print the JSON envelope (schema_version 1) on stdout instead of text")
+	f.StringVar(&opts.Format, "format", "", "output format: text (default), json (as --json) or github (::error/::warning annotations, at most 10 of each, then the text)")
 	f.StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
 	return cmd
 }
@@ -193,41 +177,29 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 	repo, err := openRepo(opts.Root)
 	if err != nil {
 		// The envelope names the phase the flags selected (§13.2), not always pre-flight.
-		return runTaskError(opts, &postflight.Result{Outcome: postflight.OutcomeError, Phase: postflight.PhaseForMode(mode)}, err)
+		return runTaskError(opts, &postflight.Outcome{Outcome: postflight.OutcomeError, Phase: postflight.PhaseForMode(mode)}, err)
 	}
 	res, err := postflight.Run(ctx, postflight.Options{
 		Git: repo, SpecArg: opts.Spec, Mode: mode, MaxIterations: opts.MaxIterations,
-		ForceIteration: opts.ForceIteration, FailOnDrift: opts.FailOn == "drift", Now: opts.Now,
+		ForceIteration: opts.ForceIteration, Now: opts.Now,
 		Warn: opts.IO.ErrOut, Adopt: opts.Adopt,
 	})
 	if err != nil {
 		return runTaskError(opts, res, err)
 	}
-	switch {
-	case opts.JSON:
-		if werr := writeJSON(opts.IO.Out, postflight.NewEnvelope(res, res.ExitCode, nil)); werr != nil {
-			return werr
-		}
-	case opts.Format == formatGitHub:
-		if werr := writeGitHubAnnotations(opts.IO.Out, resultAnnotations(res, "")); werr != nil {
-			return werr
-		}
-		fmt.Fprint(opts.IO.Out, res.Text)
-	default:
-		fmt.Fprint(opts.IO.Out, paintIconLines(opts.IO.ColorEnabled, res.Text))
+	code := runTaskExitCode(res.Outcome, opts.FailOn == "drift")
+	if err := show(opts.IO, outputFormat(opts.JSON, opts.Format), runTaskView{o: res, exit: code}); err != nil {
+		return err
 	}
-	switch res.ExitCode {
-	case ExitOK:
-		return nil
-	case ExitNotPassed:
-		return &NotPassedError{Msg: res.Message, Silent: true}
+	if code == ExitOperational {
+		return &ExitError{Code: code, Msg: res.Message}
 	}
-	return &ExitError{Code: res.ExitCode, Msg: res.Message}
+	return resultError(code, res.Message)
 }
 
 // runTaskError maps an error from the lifecycle to its exit code, printing the --json envelope
-// with outcome "error" for operational failures.
-func runTaskError(opts *RunTaskOptions, res *postflight.Result, err error) error {
+// with outcome "error" (or one GitHub error annotation) for operational failures.
+func runTaskError(opts *RunTaskOptions, res *postflight.Outcome, err error) error {
 	var spe *postflight.SpecPathError
 	if errors.As(err, &spe) {
 		return &UsageError{Msg: err.Error()}
@@ -236,13 +208,9 @@ func runTaskError(opts *RunTaskOptions, res *postflight.Result, err error) error
 	if errors.Is(err, gitscope.ErrNotRepository) {
 		msg = strings.TrimSpace(msg)
 	}
-	if opts.JSON {
-		if res == nil {
-			res = &postflight.Result{}
-		}
-		_ = writeJSON(opts.IO.Out, postflight.NewEnvelope(res, ExitOperational, err))
-	} else if opts.Format == formatGitHub {
-		_ = writeGitHubAnnotations(opts.IO.Out, []ghAnnotation{{Level: "error", Title: "mastermind run-task", Message: msg}})
+	if res == nil {
+		res = &postflight.Outcome{}
 	}
+	_ = show(opts.IO, outputFormat(opts.JSON, opts.Format), runTaskView{o: res, exit: ExitOperational, err: err, msg: msg})
 	return &ExitError{Code: ExitOperational, Msg: msg, Err: err}
 }

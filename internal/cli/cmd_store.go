@@ -1,8 +1,7 @@
 package cli
 
 import (
-	"fmt"
-
+	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/mastermind-controller/mastermind/internal/store"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/spf13/cobra"
@@ -77,27 +76,24 @@ Exit status:
 
 // storeGCJSON is the --json envelope of `store gc`.
 type storeGCJSON struct {
-	SchemaVersion int             `json:"schema_version"`
-	Command       string          `json:"command"`
-	Outcome       string          `json:"outcome"` // ok | error
-	ExitCode      int             `json:"exit_code"`
-	Message       *string         `json:"message"`
-	Store         string          `json:"store"`
-	DryRun        bool            `json:"dry_run"`
-	Removed       []store.GCEntry `json:"removed"`
-	Skipped       []store.GCEntry `json:"skipped"`
-	Kept          int             `json:"kept"`
+	render.Header
+	Outcome  string          `json:"outcome"` // ok | error
+	ExitCode int             `json:"exit_code"`
+	Message  *string         `json:"message"`
+	Store    string          `json:"store"`
+	DryRun   bool            `json:"dry_run"`
+	Removed  []store.GCEntry `json:"removed"`
+	Skipped  []store.GCEntry `json:"skipped"`
+	Kept     int             `json:"kept"`
 }
 
 func runStoreGC(opts *StoreGCOptions) error {
-	env := storeGCJSON{SchemaVersion: 1, Command: "store gc", Outcome: "ok", DryRun: opts.DryRun,
+	env := storeGCJSON{Header: render.NewHeader("store gc"), Outcome: "ok", DryRun: opts.DryRun,
 		Removed: []store.GCEntry{}, Skipped: []store.GCEntry{}}
 	fail := func(err error) error {
 		msg := err.Error()
-		if opts.JSON {
-			env.Outcome, env.ExitCode, env.Message = "error", ExitOperational, &msg
-			_ = writeJSON(opts.IO.Out, env)
-		}
+		env.Outcome, env.ExitCode, env.Message = "error", ExitOperational, &msg
+		_ = show(opts.IO, outputFormat(opts.JSON, ""), render.Plain{Envelope: env})
 		return &ExitError{Code: ExitOperational, Msg: msg, Err: err}
 	}
 	root, err := store.Location()
@@ -117,23 +113,20 @@ func runStoreGC(opts *StoreGCOptions) error {
 	if err != nil {
 		return fail(err)
 	}
-	if opts.JSON {
-		return writeJSON(opts.IO.Out, env)
-	}
 	verb := "removed"
 	if opts.DryRun {
 		verb = "would remove"
 	}
-	w := opts.IO.Out
-	fmt.Fprintf(w, "controller store: %s\n", textsafe.Escape(root))
-	for _, e := range rep.Removed {
-		fmt.Fprintf(w, "%s %s: %s\n", verb, textsafe.Escape(gcName(e)), textsafe.Escape(e.Reason))
-	}
-	for _, e := range rep.Skipped {
-		fmt.Fprintf(w, "kept %s: %s\n", textsafe.Escape(gcName(e)), textsafe.Escape(e.Reason))
-	}
-	_, err = fmt.Fprintf(w, "%d record(s) %s, %d skipped, %d task record(s) kept\n", len(rep.Removed), verb, len(rep.Skipped), rep.Kept)
-	return err
+	return show(opts.IO, outputFormat(opts.JSON, ""), render.Plain{Envelope: env, Text: func(t *render.Text) {
+		t.Printf("controller store: %s\n", textsafe.Escape(root))
+		for _, e := range rep.Removed {
+			t.Printf("%s %s: %s\n", verb, textsafe.Escape(gcName(e)), textsafe.Escape(e.Reason))
+		}
+		for _, e := range rep.Skipped {
+			t.Printf("kept %s: %s\n", textsafe.Escape(gcName(e)), textsafe.Escape(e.Reason))
+		}
+		t.Printf("%d record(s) %s, %d skipped, %d task record(s) kept\n", len(rep.Removed), verb, len(rep.Skipped), rep.Kept)
+	}})
 }
 
 // gcName names a record for the text output: "<work tree> task <task>", or the store folder.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/spec"
 )
@@ -14,9 +15,9 @@ import (
 // baseline commit is an ancestor of HEAD, so that a forged or foreign state.json cannot move the
 // baseline past the executor's work. Nothing else of the mirror is adopted: iteration, streak and
 // status start afresh. A refused adoption changes nothing (exit 1).
-func (c *controller) adopt(ctx context.Context, mirror *State) (*Result, error) {
-	refuse := func(why string) (*Result, error) {
-		return c.refuse(PhasePreflight, OutcomePreRefused, fmt.Sprintf("cannot adopt the baseline of %s: %s; run --pre-only without --adopt for a new baseline at HEAD", c.task.StateRel(), why)), nil
+func (c *controller) adopt(ctx context.Context, mirror *State) (*Outcome, error) {
+	refuse := func(why string) (*Outcome, error) {
+		return c.refuseAdopt(fmt.Sprintf("cannot adopt the baseline of %s: %s; run --pre-only without --adopt for a new baseline at HEAD", c.task.StateRel(), why)), nil
 	}
 	raw, err := c.files.readFile("spec.md", spec.MaxBytes)
 	if err != nil {
@@ -45,8 +46,17 @@ func (c *controller) adopt(ctx context.Context, mirror *State) (*Result, error) 
 	c.adoptBaseline = mirror.BaselineRef
 	res, err := c.preflight(ctx, nil)
 	if err == nil && res.Outcome == OutcomePreReady {
-		res.Text = fmt.Sprintf("adopted baseline %s from %s (spec hash matches; an ancestor of HEAD)\n", mirror.BaselineRef, c.task.StateRel()) + res.Text
-		res.Message += "; adopted baseline " + mirror.BaselineRef
+		res.Adopted = mirror.BaselineRef
+		res.Message += "; adopted baseline " + mirror.BaselineRef + " from " + c.task.StateRel()
 	}
 	return res, err
+}
+
+// RuleAdoptRefused is the pre-flight finding of an --adopt that cannot adopt (exit 1).
+const RuleAdoptRefused = "preflight.adopt_refused"
+
+// refuseAdopt ends an --adopt pre-flight with one error finding and msg, changing nothing.
+func (c *controller) refuseAdopt(msg string) *Outcome {
+	c.res.Findings = []finding.Finding{{Rule: RuleAdoptRefused, Class: finding.ClassError, File: c.task.StateRel(), Message: msg}}
+	return c.refuse(PhasePreflight, OutcomePreRefused, msg)
 }

@@ -11,10 +11,6 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/store"
 )
 
-// KindControllerRecordTampered is the finding for a task-folder mirror (state.json, audit.md)
-// that differs from what the controller last wrote (trust-model.md I2). Class error.
-const KindControllerRecordTampered = "controller_record_tampered"
-
 // MsgNoRecord is the refusal for a task whose folder has a state.json but whose controller store
 // has no record (trust-model.md §3): never a verdict from the mirror.
 const MsgNoRecord = "no controller record for this task on this machine; run --pre-only"
@@ -319,7 +315,7 @@ func (tf *taskFiles) tamperFindings() []finding.Finding {
 		if tp.Found == "missing" {
 			what = "was removed"
 		}
-		fs = append(fs, finding.Finding{Rule: KindControllerRecordTampered, Class: finding.ClassError, File: rel,
+		fs = append(fs, finding.Finding{Rule: finding.KindControllerRecordTampered, Class: finding.ClassError, File: rel,
 			Message: fmt.Sprintf("%s %s by someone other than mastermind since the controller wrote it; it was rewritten from the controller store, and every decision uses the store's record", rel, what),
 			Fields: []finding.Field{{Key: "file", Value: rel}, {Key: "expected_sha256", Value: tp.Expected}, {Key: "found_sha256", Value: tp.Found}}})
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/store"
 )
@@ -85,7 +86,7 @@ func (v *StoreView) overlay(in *TaskInfo) {
 	}
 	data, rerr := fsx.ReadInRoot(in.Task.Root, in.Task.StateRel(), MaxStateBytes)
 	if rerr == nil && rec.CheckMirror(mirrorState, data, true) == store.MirrorTampered {
-		in.Tampered = fmt.Sprintf("%s: %s differs from what mastermind last wrote; the controller store's record is shown, and the next run-task rewrites the mirror and reports it", KindControllerRecordTampered, in.Task.StateRel())
+		in.Tampered = fmt.Sprintf("%s: %s differs from what mastermind last wrote; the controller store's record is shown, and the next run-task rewrites the mirror and reports it", finding.KindControllerRecordTampered, in.Task.StateRel())
 	}
 	in.State = s
 }
