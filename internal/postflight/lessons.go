@@ -102,7 +102,6 @@ func (c *controller) doUpsertLesson(ev lessonEvent) error {
 // lessonsName is the lessons file's name inside TasksDir (§11).
 const lessonsName = "_lessons.md"
 
-
 // lessonField matches an entry field line "- **Name:** value" (§11 entry shape).
 var lessonField = regexp.MustCompile(`^- \*\*([A-Za-z ]+):\*\*(.*)$`)
 

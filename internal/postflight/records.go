@@ -317,7 +317,7 @@ func (tf *taskFiles) tamperFindings() []finding.Finding {
 		}
 		fs = append(fs, finding.Finding{Rule: finding.KindControllerRecordTampered, Class: finding.ClassError, File: rel,
 			Message: fmt.Sprintf("%s %s by someone other than mastermind since the controller wrote it; it was rewritten from the controller store, and every decision uses the store's record", rel, what),
-			Fields: []finding.Field{{Key: "file", Value: rel}, {Key: "expected_sha256", Value: tp.Expected}, {Key: "found_sha256", Value: tp.Found}}})
+			Fields:  []finding.Field{{Key: "file", Value: rel}, {Key: "expected_sha256", Value: tp.Expected}, {Key: "found_sha256", Value: tp.Found}}})
 	}
 	return fs
 }
