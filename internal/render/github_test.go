@@ -97,7 +97,6 @@ func FuzzGitHubAnnotation(f *testing.F) {
 	})
 }
 
-
 // TestGitHubRenderer: annotations first, then the text log without colour.
 func TestGitHubRenderer(t *testing.T) {
 	v := testView{text: "verdict", tone: ToneFail, anns: []Annotation{{Finding: finding.Finding{Rule: "unexpected_file", Class: finding.ClassWarning, File: "a.go", Message: "m"}}}}

@@ -12,8 +12,8 @@ type testView struct {
 	anns []Annotation
 }
 
-func (v testView) WriteText(t *Text)          { t.Line(v.tone, v.text) }
-func (v testView) JSON() any                  { return v.json }
+func (v testView) WriteText(t *Text)         { t.Line(v.tone, v.text) }
+func (v testView) JSON() any                 { return v.json }
 func (v testView) Annotations() []Annotation { return v.anns }
 
 type testEnvelope struct {
