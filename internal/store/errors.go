@@ -14,13 +14,15 @@ type Kind string
 
 // Kinds of store failure.
 const (
-	KindNoLocation Kind = "no_location" // neither MASTERMIND_STATE_DIR, XDG_STATE_HOME nor a home directory
-	KindReadOnly   Kind = "read_only"   // EROFS, EACCES or EPERM while writing
-	KindFull       Kind = "full"        // ENOSPC or EDQUOT
-	KindBusy       Kind = "busy"        // another controller holds the task's store lock
-	KindCorrupt    Kind = "corrupt"     // a record that does not parse or fails its checks
-	KindUnsafe     Kind = "unsafe"      // a symlink, FIFO or other non-regular file where the store expects its own
-	KindIO         Kind = "io"          // any other I/O failure
+	KindNoLocation Kind = "no_location"  // neither MASTERMIND_STATE_DIR, XDG_STATE_HOME nor a home directory
+	KindReadOnly   Kind = "read_only"    // EROFS, EACCES or EPERM while writing
+	KindFull       Kind = "full"         // ENOSPC or EDQUOT
+	KindBusy       Kind = "busy"         // another controller holds the task's store lock
+	KindCorrupt    Kind = "corrupt"      // a record that does not parse or fails its checks
+	KindUnsafe     Kind = "unsafe"       // a symlink, FIFO or other non-regular file where the store expects its own
+	KindInWorkTree Kind = "in_work_tree" // the store is inside the work tree it keeps records of
+	KindRekeyed    Kind = "rekeyed"      // the work tree's git directory changed while the old one holds the task's record
+	KindIO         Kind = "io"           // any other I/O failure
 )
 
 // Error is a store failure. Path is the file or directory concerned; Op what was being done
@@ -47,6 +49,10 @@ func (e *Error) Error() string {
 		msg += "; the record is left as it is: restore it or remove the task's store folder and rerun --pre-only"
 	case KindUnsafe:
 		msg += "; the store never follows links or opens special files: remove it and rerun"
+	case KindInWorkTree:
+		msg += "; an agent that can write the work tree could rewrite the controller's records: set " + EnvStateDir + " to a directory outside the work tree"
+	case KindRekeyed:
+		msg += "; a changed .git file or a moved git directory would hide the task's record (and its baseline): restore the git directory, or, if the change is deliberate, remove the old records named above and run --pre-only"
 	}
 	return msg
 }
@@ -68,6 +74,8 @@ var (
 	ErrBusy       = &Error{Kind: KindBusy}
 	ErrCorrupt    = &Error{Kind: KindCorrupt}
 	ErrUnsafe     = &Error{Kind: KindUnsafe}
+	ErrInWorkTree = &Error{Kind: KindInWorkTree}
+	ErrRekeyed    = &Error{Kind: KindRekeyed}
 )
 
 // KindOf returns the Kind of a store *Error in err's chain, or "".

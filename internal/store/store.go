@@ -17,14 +17,16 @@ import (
 
 // File and folder names inside the store.
 const (
-	reposDir    = "repos"
-	tasksDir    = "tasks"
-	repoFile    = "repo.json"
-	recordFile  = "state.json"
-	lockFile    = "lock"
-	mirrorsDir  = "mirrors"
-	receiptsDir = "receipts"
-	snapSuffix  = ".snapshot"
+	reposDir = "repos"
+	// worktreesDir maps SHA-256(real work-tree path) to the repo id last used for it (checkKey).
+	worktreesDir = "worktrees"
+	tasksDir     = "tasks"
+	repoFile     = "repo.json"
+	recordFile   = "state.json"
+	lockFile     = "lock"
+	mirrorsDir   = "mirrors"
+	receiptsDir  = "receipts"
+	snapSuffix   = ".snapshot"
 	// preflightTimeSnapshot holds the pre-flight time (trust-model.md §4.5) as decimal Unix
 	// nanoseconds.
 	preflightTimeSnapshot = "preflight-time"
@@ -128,6 +130,12 @@ func (s *Store) OpenTask(repo RepoRef, task string) (*Task, error) {
 	id, err := RepoID(real)
 	if err != nil {
 		return nil, wrap("resolve", repo.GitDir, err)
+	}
+	if err := s.checkOutside(repo.WorkTree); err != nil {
+		return nil, err
+	}
+	if err := s.checkKey(repo, id, task); err != nil {
+		return nil, err
 	}
 	repos, err := s.dir.MkdirSub(reposDir, 0o700)
 	if err != nil {
@@ -384,4 +392,79 @@ func (t *Task) Receipts() (*fsx.Dir, error) {
 		return nil, wrap("create", filepath.Join(t.Path(), receiptsDir), err)
 	}
 	return d, nil
+}
+
+// checkOutside refuses a store inside the work tree it keeps records of (trust-model.md §3: the
+// store must be out of the executor's reach).
+func (s *Store) checkOutside(workTree string) error {
+	if workTree == "" {
+		return nil
+	}
+	root, err1 := filepath.EvalSymlinks(s.root)
+	wt, err2 := filepath.EvalSymlinks(workTree)
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	if rel, err := filepath.Rel(wt, root); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return &Error{Kind: KindInWorkTree, Op: "open", Path: s.root, Err: fmt.Errorf("the controller store is inside the work tree %s", wt)}
+	}
+	return nil
+}
+
+// worktreeKey is one entry of worktrees/<sha256 of the real work-tree path>: a repo id the work
+// tree's records were written under.
+type worktreeKey struct {
+	RepoID string `json:"repo_id"`
+	GitDir string `json:"git_dir"`
+}
+
+// checkKey keeps, per work tree, every repo id its records were written under. When the work
+// tree's git directory changed (a .git file pointed elsewhere, the git directory moved: the id
+// changed) while another of its ids still holds a record of task, a fresh record would silently
+// replace that one — an executor's way to reset the baseline — so that is refused with
+// KindRekeyed. Otherwise id is added to the list.
+func (s *Store) checkKey(repo RepoRef, id, task string) error {
+	if repo.WorkTree == "" {
+		return nil
+	}
+	wt, err := filepath.EvalSymlinks(repo.WorkTree)
+	if err != nil {
+		return wrap("resolve", repo.WorkTree, err)
+	}
+	name := SHA256Hex([]byte(wt))
+	wd, err := s.dir.MkdirSub(worktreesDir, 0o700)
+	if err != nil {
+		return wrap("create", filepath.Join(s.root, worktreesDir), err)
+	}
+	defer wd.Close()
+	var keys []worktreeKey
+	if data, err := wd.ReadFile(name, maxRepoFileBytes); err == nil {
+		_ = json.Unmarshal(data, &keys)
+	}
+	known := false
+	for _, k := range keys {
+		if k.RepoID == id {
+			known = true
+			continue
+		}
+		if !hex64.MatchString(k.RepoID) {
+			continue
+		}
+		if d, err := fsx.OpenDir(s.root, reposDir+"/"+k.RepoID+"/"+tasksDir+"/"+task); err == nil {
+			_, serr := d.Lstat(recordFile)
+			d.Close()
+			if serr == nil {
+				return &Error{Kind: KindRekeyed, Op: "open task", Path: filepath.Join(s.root, reposDir, k.RepoID, tasksDir, task),
+					Err: fmt.Errorf("work tree %s had the git directory %s when task %s was recorded and has %s now", wt, k.GitDir, task, repo.GitDir)}
+			}
+		}
+	}
+	if known {
+		return nil
+	}
+	data, err := json.MarshalIndent(append(keys, worktreeKey{RepoID: id, GitDir: repo.GitDir}), "", "  ")
+	if err != nil {
+		return err
+	}
+	return wrap("write", filepath.Join(wd.Path(), name), wd.WriteFileAtomic(name, append(data, '\n'), 0o600))
 }

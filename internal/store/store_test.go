@@ -372,3 +372,42 @@ func TestFindTask(t *testing.T) {
 		t.Fatal("FindTask created a folder")
 	}
 }
+
+func TestStoreInsideWorkTreeRefused(t *testing.T) {
+	dir := t.TempDir()
+	wt := filepath.Join(dir, "repo")
+	must(t, os.MkdirAll(filepath.Join(wt, ".git"), 0o755))
+	s, err := Open(filepath.Join(wt, ".home", "state"))
+	must(t, err)
+	defer s.Close()
+	if _, err := s.OpenTask(RepoRef{GitDir: filepath.Join(wt, ".git"), WorkTree: wt}, "001-a"); !errors.Is(err, ErrInWorkTree) ||
+		!strings.Contains(err.Error(), "outside the work tree") {
+		t.Fatalf("a store inside the work tree: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(wt, ".home", "state", "repos")); !os.IsNotExist(err) {
+		t.Fatal("records were created inside the work tree")
+	}
+}
+
+// TestRekeyedRefused: the work tree's git directory replaced by a .git file naming a copy (a new
+// repo id) while the old id holds the task's record is refused; a task without an old record, and
+// the old git directory back, are fine.
+func TestRekeyedRefused(t *testing.T) {
+	s, tk, ref := newTask(t)
+	must(t, tk.Save(record(1, ""), time.Now()))
+	moved := RepoRef{GitDir: filepath.Join(ref.WorkTree, ".git-moved"), WorkTree: ref.WorkTree}
+	must(t, os.MkdirAll(moved.GitDir, 0o755))
+	if _, err := s.OpenTask(moved, "001-a"); !errors.Is(err, ErrRekeyed) || !strings.Contains(err.Error(), ".git-moved") {
+		t.Fatalf("rekeyed: %v", err)
+	}
+	other, err := s.OpenTask(moved, "002-b")
+	must(t, err)
+	other.Close()
+	// Another task opened under the new id does not make the old record forgettable.
+	if _, err := s.OpenTask(moved, "001-a"); !errors.Is(err, ErrRekeyed) {
+		t.Fatalf("rekeyed after another task: %v", err)
+	}
+	back, err := s.OpenTask(ref, "001-a")
+	must(t, err)
+	back.Close()
+}

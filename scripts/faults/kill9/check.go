@@ -30,8 +30,14 @@ var tempRe = regexp.MustCompile(`^\..+[0-9]+$`)
 
 func takeSnapshot(dir string) (snapshot, error) {
 	s := snapshot{files: map[string][]byte{}}
-	for _, top := range []string{".mastermind", ".claude", ".home/state"} {
-		err := filepath.WalkDir(filepath.Join(dir, top), func(p string, d fs.DirEntry, err error) error {
+	for _, top := range []string{".mastermind", ".claude", storeTop} {
+		base := dir
+		if top == storeTop {
+			// The store is beside the repository; its files are named ".state/…".
+			base = filepath.Dir(storeDir(dir))
+			top = filepath.Base(storeDir(dir))
+		}
+		err := filepath.WalkDir(filepath.Join(base, top), func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				if os.IsNotExist(err) {
 					return nil
@@ -42,6 +48,10 @@ func takeSnapshot(dir string) (snapshot, error) {
 				return nil
 			}
 			rel, _ := filepath.Rel(dir, p)
+			if base != dir {
+				rel, _ = filepath.Rel(storeDir(dir), p)
+				rel = filepath.Join(storeTop, rel)
+			}
 			rel = filepath.ToSlash(rel)
 			if tempRe.MatchString(d.Name()) {
 				s.temps = append(s.temps, rel)
@@ -63,7 +73,11 @@ func takeSnapshot(dir string) (snapshot, error) {
 }
 
 // storeRecord matches a controller-store record path below the scratch directory.
-var storeRecord = regexp.MustCompile(`^\.home/state/repos/[0-9a-f]{64}/tasks/([^/]+)/state\.json$`)
+var storeRecord = regexp.MustCompile(`^\.state/repos/[0-9a-f]{64}/tasks/([^/]+)/state\.json$`)
+
+// storeTop names the controller store's files in a snapshot.
+const storeTop = ".state"
+
 
 // checkComplete applies the structural check of each file kind: a torn or mixed write fails it.
 // reviews holds every history-review.md content seen so far (an archive must be one of them).

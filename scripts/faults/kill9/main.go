@@ -219,7 +219,7 @@ func classify(f *figures, i int, old, after, final snapshot, deterministic []str
 	}
 	for rel := range old.files {
 		// The store prunes mirror copies no record names any more (internal/store pruneCopies).
-		pruned := strings.HasPrefix(rel, ".home/state/") && strings.Contains(rel, "/mirrors/")
+		pruned := strings.HasPrefix(rel, storeTop+"/") && strings.Contains(rel, "/mirrors/")
 		if _, ok := after.files[rel]; !ok && !pruned && filepath.Base(rel) != forge.WALFile && filepath.Base(rel) != forge.LockFile {
 			f.Failures = append(f.Failures, fmt.Sprintf("iteration %d: %s disappeared", i, rel))
 		}
@@ -252,6 +252,7 @@ func main() {
 			os.Exit(2)
 		}
 		defer os.RemoveAll(tmp)
+		defer os.RemoveAll(storeDir(tmp))
 		dir = tmp
 	}
 	abs, _ := filepath.Abs(*bin)
