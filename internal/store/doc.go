@@ -8,7 +8,8 @@
 //	repos/<repo-id>/repo.json                      the work tree and git directory the id stands for
 //	repos/<repo-id>/tasks/<task>/state.json        the authoritative Record
 //	repos/<repo-id>/tasks/<task>/lock              the task's store lock (flock(2))
-//	repos/<repo-id>/tasks/<task>/<name>.snapshot   pre-flight snapshots (PutSnapshot)
+//	worktrees/<sha256 of a work tree's real path>  the repo ids that work tree's records used
+//	repos/<repo-id>/tasks/<task>/snapshots/<name>  pre-flight snapshot blobs (Put, Open: gitscope.SnapshotStore)
 //	repos/<repo-id>/tasks/<task>/mirrors/<sha256>  copies of mirrors the controller wrote
 //	repos/<repo-id>/tasks/<task>/receipts/         verification receipts (verification-receipts.md)
 //

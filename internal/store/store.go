@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -26,20 +26,15 @@ const (
 	lockFile     = "lock"
 	mirrorsDir   = "mirrors"
 	receiptsDir  = "receipts"
-	snapSuffix   = ".snapshot"
-	// preflightTimeSnapshot holds the pre-flight time (trust-model.md §4.5) as decimal Unix
-	// nanoseconds.
-	preflightTimeSnapshot = "preflight-time"
+	// snapshotsDir holds the pre-flight snapshot blobs (Put).
+	snapshotsDir = "snapshots"
 )
 
 // Limits on what the store reads back, in bytes.
 const (
-	MaxSnapshotBytes = 1 << 30   // an index snapshot of a very large repository
 	MaxCopyBytes     = 256 << 20 // a mirror copy (audit.md of a very large changed set)
 	maxRepoFileBytes = 64 << 10
 )
-
-var snapshotNameRe = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 
 // validEntryName reports whether name is one plain file name the store may create: not empty,
 // not starting with a dot (the store's own temporary and garbage names do), no separator.
@@ -336,52 +331,108 @@ func (t *Task) pruneCopies(r *Record) {
 	}
 }
 
-// PutSnapshot stores a named pre-flight snapshot (trust-model.md §4: "index", "config",
-// "excludes", "attributes", ...) atomically, mode 0600. name matches ^[a-z][a-z0-9-]*$.
-func (t *Task) PutSnapshot(name string, data []byte) error {
-	if !snapshotNameRe.MatchString(name) {
-		return &Error{Kind: KindUnsafe, Op: "write", Path: name, Err: errors.New("snapshot names match ^[a-z][a-z0-9-]*$")}
+// Put stores a pre-flight snapshot blob (trust-model.md §4) under name, replacing any previous
+// one atomically: a reader sees the old or the new blob, never a mix, and a failed Put leaves the
+// previous one. Together with Open and SnapshotPath it implements gitscope.SnapshotStore and
+// gitscope.LocalSnapshotStore, so the controller store replaces gitscope's interim GitDirStore.
+// name is '/'-separated ("index.snapshot", "sub/<key>/inputs.snapshot"); every component is a
+// plain name not starting with a dot. Blobs live below the task's snapshots/ folder, mode 0600.
+func (t *Task) Put(name string, r io.Reader) error {
+	parts, err := snapshotParts(name)
+	if err != nil {
+		return err
 	}
-	f := name + snapSuffix
-	return wrap("write", filepath.Join(t.Path(), f), t.dir.WriteFileAtomic(f, data, 0o600))
+	d, err := t.snapshotDir(parts[:len(parts)-1], true)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	last := parts[len(parts)-1]
+	return wrap("write", filepath.Join(d.Path(), last), d.WriteAtomicFrom(last, r, 0o600))
 }
 
-// ErrNoSnapshot is returned (wrapped) by Snapshot for a name never stored.
-var ErrNoSnapshot = errors.New("no such snapshot")
-
-// Snapshot returns a snapshot stored with PutSnapshot. A name never stored wraps ErrNoSnapshot.
-func (t *Task) Snapshot(name string) ([]byte, error) {
-	if !snapshotNameRe.MatchString(name) {
-		return nil, &Error{Kind: KindUnsafe, Op: "read", Path: name, Err: errors.New("snapshot names match ^[a-z][a-z0-9-]*$")}
-	}
-	f := name + snapSuffix
-	data, err := t.dir.ReadFile(f, MaxSnapshotBytes)
-	if fsx.ReasonOf(err) == fsx.ReasonMissing {
-		return nil, fmt.Errorf("snapshot %s in %s: %w", name, t.Path(), ErrNoSnapshot)
-	}
+// Open returns the snapshot blob name for reading. A blob never stored is an error for which
+// errors.Is(err, fs.ErrNotExist) holds; a symlink or special file there is KindUnsafe.
+func (t *Task) Open(name string) (io.ReadCloser, error) {
+	parts, err := snapshotParts(name)
 	if err != nil {
-		return nil, wrap("read", filepath.Join(t.Path(), f), err)
+		return nil, err
 	}
-	return data, nil
+	d, err := t.snapshotDir(parts[:len(parts)-1], false)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	f, err := d.OpenFile(parts[len(parts)-1])
+	if err != nil {
+		if fsx.ReasonOf(err) == fsx.ReasonMissing {
+			return nil, fmt.Errorf("snapshot %s in %s: %w", name, t.Path(), fs.ErrNotExist)
+		}
+		return nil, wrap("read", filepath.Join(d.Path(), parts[len(parts)-1]), err)
+	}
+	return f, nil
 }
 
-// SetPreflightTime stores the pre-flight time (trust-model.md §4.5: taken from the repository's
-// file system, not the clock) with nanosecond precision.
-func (t *Task) SetPreflightTime(tm time.Time) error {
-	return t.PutSnapshot(preflightTimeSnapshot, []byte(strconv.FormatInt(tm.UnixNano(), 10)+"\n"))
+// SnapshotPath returns the file of a stored snapshot blob (fs.ErrNotExist when none), for a
+// caller that hard-links it rather than copying it (gitscope.LocalSnapshotStore).
+func (t *Task) SnapshotPath(name string) (string, error) {
+	parts, err := snapshotParts(name)
+	if err != nil {
+		return "", err
+	}
+	d, err := t.snapshotDir(parts[:len(parts)-1], false)
+	if err != nil {
+		return "", err
+	}
+	defer d.Close()
+	fi, err := d.Lstat(parts[len(parts)-1])
+	if err != nil {
+		if fsx.ReasonOf(err) == fsx.ReasonMissing {
+			return "", fmt.Errorf("snapshot %s in %s: %w", name, t.Path(), fs.ErrNotExist)
+		}
+		return "", wrap("stat", d.Path(), err)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", &Error{Kind: KindUnsafe, Op: "stat", Path: filepath.Join(d.Path(), parts[len(parts)-1]), Err: errors.New("not a regular file")}
+	}
+	return filepath.Join(d.Path(), parts[len(parts)-1]), nil
 }
 
-// PreflightTime returns the time stored by SetPreflightTime; none stored wraps ErrNoSnapshot.
-func (t *Task) PreflightTime() (time.Time, error) {
-	data, err := t.Snapshot(preflightTimeSnapshot)
-	if err != nil {
-		return time.Time{}, err
+// snapshotParts splits and checks a snapshot name.
+func snapshotParts(name string) ([]string, error) {
+	parts := strings.Split(name, "/")
+	for _, p := range parts {
+		if !validEntryName(p) {
+			return nil, &Error{Kind: KindUnsafe, Op: "snapshot", Path: name, Err: errors.New("snapshot names are '/'-separated plain names, none starting with a dot")}
+		}
 	}
-	n, err := strconv.ParseInt(strings.TrimSuffix(string(data), "\n"), 10, 64)
-	if err != nil {
-		return time.Time{}, &Error{Kind: KindCorrupt, Op: "read", Path: filepath.Join(t.Path(), preflightTimeSnapshot+snapSuffix), Err: err}
+	return parts, nil
+}
+
+// snapshotDir opens snapshots/<dirs...> below the task folder, creating it (0700) when create is
+// set; a folder that does not exist without create is fs.ErrNotExist.
+func (t *Task) snapshotDir(dirs []string, create bool) (*fsx.Dir, error) {
+	d := t.dir // borrowed: never closed here
+	for i, name := range append([]string{snapshotsDir}, dirs...) {
+		var sub *fsx.Dir
+		var err error
+		if create {
+			sub, err = d.MkdirSub(name, 0o700)
+		} else {
+			sub, err = d.Sub(name)
+		}
+		if i > 0 {
+			d.Close()
+		}
+		if err != nil {
+			if fsx.ReasonOf(err) == fsx.ReasonMissing {
+				return nil, fmt.Errorf("snapshot folder %s in %s: %w", name, t.Path(), fs.ErrNotExist)
+			}
+			return nil, wrap("open", filepath.Join(t.Path(), name), err)
+		}
+		d = sub
 	}
-	return time.Unix(0, n), nil
+	return d, nil
 }
 
 // Receipts opens (creating with mode 0700) the task's receipts/ folder for verification receipts

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -57,7 +58,7 @@ func helperTask(t *testing.T) *Task {
 }
 
 // TestHelperStoreWriter is the child of TestKillDuringStoreWritesFault: it performs every kind
-// of store write over and over (mirror copy, record, snapshot, pre-flight time) until killed.
+// of store write over and over (mirror copy, record, snapshot blobs) until killed.
 func TestHelperStoreWriter(t *testing.T) {
 	if os.Getenv("STORE_KILL_ROOT") == "" {
 		t.Skip("helper process only")
@@ -78,10 +79,10 @@ func TestHelperStoreWriter(t *testing.T) {
 		if err := tk.Save(r, time.Now()); err != nil {
 			t.Fatal(err)
 		}
-		if err := tk.PutSnapshot("index", payload(i)); err != nil {
+		if err := tk.Put("index.snapshot", bytes.NewReader(payload(i))); err != nil {
 			t.Fatal(err)
 		}
-		if err := tk.SetPreflightTime(time.Unix(0, int64(i))); err != nil {
+		if err := tk.Put("sub/0123456789abcdef/index.snapshot", bytes.NewReader(payload(i))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -116,9 +117,9 @@ func helperCmd(run, root, gitDir string) *exec.Cmd {
 }
 
 // TestKillDuringStoreWritesFault kills a process that keeps writing the record, a mirror copy,
-// a snapshot and the pre-flight time with SIGKILL after a random 0–50 ms, 12 times: the record
+// two snapshot blobs (one nested) with SIGKILL after a random 10–60 ms, 12 times: the record
 // always loads (never torn or mixed), its state is one whole version, the mirror copy it names
-// exists and matches its hash, the snapshot is one whole version, and the next writes succeed
+// exists and matches its hash, each snapshot is one whole version, and the next writes succeed
 // over whatever temporary files the kill left.
 func TestKillDuringStoreWritesFault(t *testing.T) {
 	if testing.Short() {
@@ -142,8 +143,10 @@ func TestKillDuringStoreWritesFault(t *testing.T) {
 	if err := tk.Save(faultRecord(0, audit), time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if err := tk.PutSnapshot("index", payload(0)); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"index.snapshot", "sub/0123456789abcdef/index.snapshot"} {
+		if err := tk.Put(name, bytes.NewReader(payload(0))); err != nil {
+			t.Fatal(err)
+		}
 	}
 	progressed := 0
 	for i := 0; i < 12; i++ {
@@ -172,17 +175,21 @@ func TestKillDuringStoreWritesFault(t *testing.T) {
 		if _, err := tk.Copy(r.Mirrors["audit.md"].SHA256); err != nil {
 			t.Fatalf("kill %d: the record names a mirror copy that is not there: %v", i, err)
 		}
-		snap, err := tk.Snapshot("index")
-		if _, ok := wholePayload(snap); err != nil || !ok {
-			t.Fatalf("kill %d: the snapshot is not one whole version (%v)", i, err)
-		}
-		if _, err := tk.PreflightTime(); err != nil && !errors.Is(err, ErrNoSnapshot) {
-			t.Fatalf("kill %d: pre-flight time: %v", i, err)
+		for _, name := range []string{"index.snapshot", "sub/0123456789abcdef/index.snapshot"} {
+			rc, err := tk.Open(name)
+			if err != nil {
+				t.Fatalf("kill %d: %s: %v", i, name, err)
+			}
+			snap, err := io.ReadAll(rc)
+			rc.Close()
+			if _, ok := wholePayload(snap); err != nil || !ok {
+				t.Fatalf("kill %d: %s is not one whole version (%v)", i, name, err)
+			}
 		}
 		names, _ := os.ReadDir(tk.Path())
 		for _, e := range names {
 			n := e.Name()
-			if !strings.HasPrefix(n, ".") && n != "state.json" && n != "lock" && n != "mirrors" && n != "index.snapshot" && n != "preflight-time.snapshot" {
+			if !strings.HasPrefix(n, ".") && n != "state.json" && n != "lock" && n != "mirrors" && n != "snapshots" {
 				t.Fatalf("kill %d: unexpected file %s", i, n)
 			}
 		}
@@ -285,9 +292,9 @@ func TestReadOnlyStoreFault(t *testing.T) {
 		t.Skipf("remount read-only: %v", err)
 	}
 	for name, write := range map[string]func() error{
-		"Save":        func() error { return tk.Save(faultRecord(2, audit), time.Now()) },
-		"KeepCopy":    func() error { _, err := tk.KeepCopy([]byte("audit v2")); return err },
-		"PutSnapshot": func() error { return tk.PutSnapshot("index", []byte("x")) },
+		"Save":     func() error { return tk.Save(faultRecord(2, audit), time.Now()) },
+		"KeepCopy": func() error { _, err := tk.KeepCopy([]byte("audit v2")); return err },
+		"Put":      func() error { return tk.Put("index.snapshot", strings.NewReader("x")) },
 		"OpenTask": func() error {
 			_, err := s.OpenTask(RepoRef{GitDir: gitDir, WorkTree: filepath.Dir(gitDir)}, "002-b")
 			return err

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -224,27 +226,60 @@ func TestMirrors(t *testing.T) {
 	}
 }
 
+// snapshotStore is gitscope.SnapshotStore and LocalSnapshotStore, restated here so that the
+// store does not import gitscope: *Task must keep implementing them.
+type snapshotStore interface {
+	Put(name string, r io.Reader) error
+	Open(name string) (io.ReadCloser, error)
+	SnapshotPath(name string) (string, error)
+}
+
+var _ snapshotStore = (*Task)(nil)
+
 func TestSnapshots(t *testing.T) {
 	_, tk, _ := newTask(t)
-	must(t, tk.PutSnapshot("index", []byte("DIRC")))
-	if b, err := tk.Snapshot("index"); err != nil || string(b) != "DIRC" {
-		t.Fatalf("Snapshot = %q, %v", b, err)
+	read := func(name string) (string, error) {
+		rc, err := tk.Open(name)
+		if err != nil {
+			return "", err
+		}
+		defer rc.Close()
+		b, err := io.ReadAll(rc)
+		return string(b), err
 	}
-	if _, err := tk.Snapshot("config"); !errors.Is(err, ErrNoSnapshot) {
-		t.Fatalf("missing snapshot: %v", err)
+	must(t, tk.Put("index.snapshot", strings.NewReader("DIRC")))
+	must(t, tk.Put("sub/0123456789abcdef/inputs.snapshot", strings.NewReader("{}")))
+	must(t, tk.Put("index.snapshot", strings.NewReader("DIRC2")))
+	if got, err := read("index.snapshot"); err != nil || got != "DIRC2" {
+		t.Fatalf("Open = %q, %v", got, err)
 	}
-	for _, bad := range []string{"", "../x", "Index", ".hidden", "a/b"} {
-		if err := tk.PutSnapshot(bad, nil); !errors.Is(err, ErrUnsafe) {
-			t.Errorf("PutSnapshot(%q) = %v", bad, err)
+	if got, err := read("sub/0123456789abcdef/inputs.snapshot"); err != nil || got != "{}" {
+		t.Fatalf("Open(sub) = %q, %v", got, err)
+	}
+	for _, name := range []string{"inputs.snapshot", "sub/ffff/index.snapshot"} {
+		if _, err := tk.Open(name); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Open(%s) of a blob never stored: %v", name, err)
+		}
+		if _, err := tk.SnapshotPath(name); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("SnapshotPath(%s): %v", name, err)
 		}
 	}
-	if _, err := tk.PreflightTime(); !errors.Is(err, ErrNoSnapshot) {
-		t.Fatalf("no pre-flight time: %v", err)
+	p, err := tk.SnapshotPath("index.snapshot")
+	if err != nil || p != filepath.Join(tk.Path(), "snapshots", "index.snapshot") {
+		t.Fatalf("SnapshotPath = %q, %v", p, err)
 	}
-	at := time.Unix(1796040000, 123456789)
-	must(t, tk.SetPreflightTime(at))
-	if got, err := tk.PreflightTime(); err != nil || !got.Equal(at) {
-		t.Fatalf("PreflightTime = %v, %v", got, err)
+	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("snapshot mode %v", fi.Mode())
+	}
+	for _, bad := range []string{"", "../x", "a//b", ".hidden", "a/../b", "/abs", "a\\b"} {
+		if err := tk.Put(bad, strings.NewReader("x")); !errors.Is(err, ErrUnsafe) {
+			t.Errorf("Put(%q) = %v", bad, err)
+		}
+	}
+	// A symlink planted where a blob is expected is refused, never followed.
+	must(t, os.Symlink("/etc/passwd", filepath.Join(tk.Path(), "snapshots", "evil.snapshot")))
+	if _, err := tk.Open("evil.snapshot"); !errors.Is(err, ErrUnsafe) {
+		t.Fatalf("Open through a symlink: %v", err)
 	}
 	rd, err := tk.Receipts()
 	must(t, err)
