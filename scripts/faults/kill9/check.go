@@ -78,7 +78,6 @@ var storeRecord = regexp.MustCompile(`^\.state/repos/[0-9a-f]{64}/tasks/([^/]+)/
 // storeTop names the controller store's files in a snapshot.
 const storeTop = ".state"
 
-
 // checkComplete applies the structural check of each file kind: a torn or mixed write fails it.
 // reviews holds every history-review.md content seen so far (an archive must be one of them).
 func checkComplete(s snapshot, reviews map[string]bool) []string {
