@@ -67,7 +67,48 @@ func (s *Store) GC(dryRun bool) (*GCReport, error) {
 			return rep, err
 		}
 	}
+	if !dryRun {
+		s.gcWorktreeKeys(repos)
+	}
 	return rep, nil
+}
+
+// gcWorktreeKeys drops from each worktrees/ entry the repo ids whose records are gone (they
+// protect nothing any more, see checkKey) and removes entries left empty. Failures are ignored:
+// a stale entry costs a few bytes and can only make checkKey look at a folder that is not there.
+func (s *Store) gcWorktreeKeys(repos *fsx.Dir) {
+	wd, err := s.dir.Sub(worktreesDir)
+	if err != nil {
+		return
+	}
+	defer wd.Close()
+	names, _ := wd.Names()
+	for _, n := range names {
+		if strings.HasPrefix(n, ".") {
+			continue
+		}
+		data, err := wd.ReadFile(n, maxRepoFileBytes)
+		if err != nil {
+			continue
+		}
+		var keys, kept []worktreeKey
+		if json.Unmarshal(data, &keys) != nil {
+			continue
+		}
+		for _, k := range keys {
+			if fi, err := repos.Lstat(k.RepoID); err == nil && fi.IsDir() {
+				kept = append(kept, k)
+			}
+		}
+		switch {
+		case len(kept) == 0:
+			_ = wd.Remove(n, false)
+		case len(kept) < len(keys):
+			if out, err := json.MarshalIndent(kept, "", "  "); err == nil {
+				_ = wd.WriteFileAtomic(n, append(out, '\n'), 0o600)
+			}
+		}
+	}
 }
 
 func (s *Store) gcRepo(repos *fsx.Dir, id string, dryRun bool, rep *GCReport) error {

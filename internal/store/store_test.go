@@ -385,6 +385,11 @@ func TestGC(t *testing.T) {
 			t.Fatalf("gc left %s", e.Name())
 		}
 	}
+	// The work-tree key of the removed repository went with it; the live one stays.
+	keys, _ := os.ReadDir(filepath.Join(s.Root(), "worktrees"))
+	if len(keys) != 1 {
+		t.Fatalf("worktrees/ after gc: %v", keys)
+	}
 	if !bytes.Contains([]byte(got), []byte("002-gone")) {
 		t.Fatal(got)
 	}
