@@ -66,6 +66,9 @@ func openTaskFiles(t Task, stateDir, gitDir string) (*taskFiles, error) {
 			return nil, err
 		}
 	}
+	if err := store.CheckOutside(stateDir, t.Root); err != nil {
+		return nil, err
+	}
 	s, err := store.Open(stateDir)
 	if err != nil {
 		return nil, err

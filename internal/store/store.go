@@ -445,19 +445,36 @@ func (t *Task) Receipts() (*fsx.Dir, error) {
 	return d, nil
 }
 
-// checkOutside refuses a store inside the work tree it keeps records of (trust-model.md §3: the
-// store must be out of the executor's reach).
-func (s *Store) checkOutside(workTree string) error {
+// checkOutside refuses a store inside the work tree it keeps records of.
+func (s *Store) checkOutside(workTree string) error { return CheckOutside(s.root, workTree) }
+
+// CheckOutside refuses a store root inside workTree (trust-model.md §3: the store must be out of
+// the executor's reach) with an *Error of KindInWorkTree. Call it before Open, which creates the
+// root: a root that does not exist yet is judged by the real path of its deepest existing
+// ancestor. An empty workTree, or paths that cannot be resolved, pass.
+func CheckOutside(root, workTree string) error {
 	if workTree == "" {
 		return nil
 	}
-	root, err1 := filepath.EvalSymlinks(s.root)
-	wt, err2 := filepath.EvalSymlinks(workTree)
-	if err1 != nil || err2 != nil {
+	wt, err := filepath.EvalSymlinks(workTree)
+	if err != nil {
 		return nil
 	}
-	if rel, err := filepath.Rel(wt, root); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return &Error{Kind: KindInWorkTree, Op: "open", Path: s.root, Err: fmt.Errorf("the controller store is inside the work tree %s", wt)}
+	real, rest := filepath.Clean(root), ""
+	for {
+		if r, err := filepath.EvalSymlinks(real); err == nil {
+			real = filepath.Join(r, rest)
+			break
+		}
+		parent := filepath.Dir(real)
+		if parent == real {
+			return nil
+		}
+		rest = filepath.Join(filepath.Base(real), rest)
+		real = parent
+	}
+	if rel, err := filepath.Rel(wt, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return &Error{Kind: KindInWorkTree, Op: "open", Path: root, Err: fmt.Errorf("the controller store is inside the work tree %s", wt)}
 	}
 	return nil
 }

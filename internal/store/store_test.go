@@ -417,6 +417,15 @@ func TestStoreInsideWorkTreeRefused(t *testing.T) {
 	dir := t.TempDir()
 	wt := filepath.Join(dir, "repo")
 	must(t, os.MkdirAll(filepath.Join(wt, ".git"), 0o755))
+	if err := CheckOutside(filepath.Join(wt, ".home", "state"), wt); !errors.Is(err, ErrInWorkTree) {
+		t.Fatalf("CheckOutside of a root not created yet: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(wt, ".home")); !os.IsNotExist(err) {
+		t.Fatal("CheckOutside created something")
+	}
+	if err := CheckOutside(filepath.Join(dir, "state"), wt); err != nil {
+		t.Fatalf("a store beside the work tree: %v", err)
+	}
 	s, err := Open(filepath.Join(wt, ".home", "state"))
 	must(t, err)
 	defer s.Close()
