@@ -222,8 +222,10 @@ func runDemoVariant(ctx context.Context, opts *DemoOptions, dir, stateDir string
 	}
 	defer os.Chdir(wd)
 	run := func(mode postflight.Mode) (*postflight.Outcome, error) {
-		return postflight.Run(ctx, postflight.Options{Git: repo, SpecArg: specRel, Mode: mode,
-			MaxIterations: postflight.DefaultMaxIterations, Now: opts.Now, Warn: opts.IO.ErrOut, StateDir: stateDir})
+		res, err := postflight.Run(ctx, postflight.Options{Git: repo, SpecArg: specRel, Mode: mode,
+			MaxIterations: postflight.DefaultMaxIterations, Now: opts.Now, StateDir: stateDir})
+		printWarnings(opts.IO, res.Warnings)
+		return res, err
 	}
 	fmt.Fprintf(out, "$ mastermind run-task %s --pre-only\n", specRel)
 	pre, err := run(postflight.ModePreOnly)

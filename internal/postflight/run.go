@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -78,8 +77,6 @@ type Options struct {
 	ForceIteration bool
 	// Now is the clock for started_at and lesson dates; time.Now when nil.
 	Now func() time.Time
-	// Warn receives advisory warnings (lesson write failures); io.Discard when nil.
-	Warn io.Writer
 	// StateDir is the controller store root (trust-model.md §3); "" uses store.Location().
 	StateDir string
 	// Adopt (with ModePreOnly) lets the first pre-flight of a task without a store record keep
@@ -126,8 +123,9 @@ type Outcome struct {
 	Budget int
 	// Review lists what a history review still lacks, each as "<file>:<line>: <message>".
 	Review []string
-	// Warnings are advisory (lesson write failures, a mirror rewritten from the controller
-	// store); they were also written to Options.Warn.
+	// Warnings are advisory messages for the user (a lesson that could not be recorded, a
+	// mirror rewritten from the controller store); the run's result does not depend on them.
+	// Set on every return, errors included.
 	Warnings []string
 	// StorePath is the task's folder in the controller store, "" when the run did not reach it.
 	StorePath string
@@ -177,11 +175,7 @@ func (c *controller) now() time.Time {
 }
 
 func (c *controller) warnf(format string, a ...any) {
-	msg := fmt.Sprintf(format, a...)
-	c.res.Warnings = append(c.res.Warnings, msg)
-	if c.opts.Warn != nil {
-		fmt.Fprintln(c.opts.Warn, "mastermind: warning: "+msg)
-	}
+	c.res.Warnings = append(c.res.Warnings, fmt.Sprintf(format, a...))
 }
 
 // Run executes run-task (§2): guards in order (paths, lock, state), then pre-flight, post-flight
