@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"sort"
 )
 
 // RecordVersion is the record_version this package reads and writes.
@@ -143,16 +142,6 @@ func (r *Record) CheckMirror(name string, data []byte, present bool) MirrorStatu
 		}
 	}
 	return MirrorTampered
-}
-
-// MirrorNames returns the file names the record has mirror entries for, sorted.
-func (r *Record) MirrorNames() []string {
-	names := make([]string, 0, len(r.Mirrors))
-	for n := range r.Mirrors {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 // validate checks the store-only rules of a record for task.
