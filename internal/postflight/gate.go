@@ -368,7 +368,7 @@ func (g *gater) audit(ctx context.Context, in TaskInfo, t *gateTask) {
 func (g *gater) record(ctx context.Context, in TaskInfo, t *gateTask) {
 	res, err := Run(ctx, Options{Git: g.git, SpecArg: filepath.Join(t.Task.Root, filepath.FromSlash(t.Task.Spec)),
 		Mode: ModePostOnly, MaxIterations: DefaultMaxIterations,
-		Now: g.opts.Now})
+		Now: g.opts.Now, StateDir: g.opts.StateDir})
 	t.Warnings = res.Warnings
 	if err != nil {
 		t.fail(GateError, err)
