@@ -41,13 +41,37 @@ func (r *Repo) filterGuardArgs(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, &ErrGitFailed{Cmd: "config", Exit: -1, Stderr: err.Error()}
 	}
+	return disableDrivers(drivers), nil
+}
+
+// filterArgsFromList is filterGuardArgs from a `git config --list -z` listing already read.
+func filterArgsFromList(list []byte) ([]string, error) {
+	es, err := parseConfigList(list)
+	if err != nil {
+		return nil, &ErrGitFailed{Cmd: "config", Exit: -1, Stderr: err.Error()}
+	}
+	var names []byte
+	for _, e := range es {
+		if strings.HasPrefix(strings.ToLower(e.key), "filter.") {
+			names = append(append(names, "filter."+e.key[len("filter."):]...), 0)
+		}
+	}
+	drivers, err := parseFilterDrivers(names)
+	if err != nil {
+		return nil, &ErrGitFailed{Cmd: "config", Exit: -1, Stderr: err.Error()}
+	}
+	return disableDrivers(drivers), nil
+}
+
+// disableDrivers renders the -c settings that disable each driver (see filterGuardArgs).
+func disableDrivers(drivers []string) []string {
 	args := make([]string, 0, 8*len(drivers))
 	for _, d := range drivers {
 		for _, kv := range []string{"clean=", "smudge=", "process=", "required=false"} {
 			args = append(args, "-c", "filter."+d+"."+kv)
 		}
 	}
-	return args, nil
+	return args
 }
 
 // parseFilterDrivers reads `git config -z --name-only` output (NUL-terminated keys) and returns

@@ -324,7 +324,9 @@ var scenarios = []scenario{
 		f.write("a", "changed\n")
 		return b, f.dir
 	}},
-	{id: 34, name: "skip-worktree", want: nil, setup: func(f *fixture) (string, string) {
+	// A present skip-worktree file is compared (core.sparseCheckout=true with
+	// sparse.expectFilesOutsideOfPatterns=false pinned): git would hide the edit.
+	{id: 34, name: "skip-worktree", want: []string{"M a"}, bare: []string{}, setup: func(f *fixture) (string, string) {
 		b := stdBase(f)
 		f.git("update-index", "--skip-worktree", "a")
 		f.write("a", "changed\n")
