@@ -46,7 +46,7 @@ type prefixStore struct {
 	prefix string
 }
 
-func (p prefixStore) Put(name string, r io.Reader) error    { return p.s.Put(p.prefix+name, r) }
+func (p prefixStore) Put(name string, r io.Reader) error      { return p.s.Put(p.prefix+name, r) }
 func (p prefixStore) Open(name string) (io.ReadCloser, error) { return p.s.Open(p.prefix + name) }
 
 // dirStore is a SnapshotStore in one directory: name "a/b" is the file <dir>/a/b.

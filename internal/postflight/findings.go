@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
 // Audit finding kinds (spec-and-lifecycle.md §9.1), in table order. The order drives sorting
@@ -39,6 +41,12 @@ const (
 	KindPlannedTestNotAdded              = "planned_test_not_added"
 	KindVacuousTestClaim                 = "vacuous_test_claim"
 	KindChangedSetDegraded               = "changed_set_degraded"
+	// The inputs of the changed set that changed since pre-flight (trust-model.md I1, §4).
+	KindGitAttributesChanged = gitscope.InputAttributes
+	KindGitConfigChanged     = gitscope.InputConfig
+	KindGitMetadataChanged   = gitscope.InputMetadata
+	// The git binary could be replaced by the executor (trust-model.md §6).
+	KindGitBinaryUserWritable = "git_binary_user_writable"
 )
 
 // KindOrder lists every kind of §9.1 in table order.
@@ -51,6 +59,7 @@ var KindOrder = []string{
 	KindObservedExitCodeNonZero, KindObservedZeroTests, KindChangedPathUnrepresentable, KindUnexpectedFile,
 	KindMissingExpectedFile, KindSnapshotCallerDrift, KindSnapshotSignatureDrift, KindPlannedTestNotAdded,
 	KindVacuousTestClaim, KindChangedSetDegraded,
+	KindGitAttributesChanged, KindGitConfigChanged, KindGitMetadataChanged, KindGitBinaryUserWritable,
 }
 
 var kindRank = func() map[string]int {
@@ -65,7 +74,7 @@ var kindRank = func() map[string]int {
 func kindClass(kind string) finding.Class {
 	switch kind {
 	case KindUnexpectedFile, KindMissingExpectedFile, KindSnapshotCallerDrift, KindSnapshotSignatureDrift,
-		KindPlannedTestNotAdded, KindVacuousTestClaim, KindChangedSetDegraded:
+		KindPlannedTestNotAdded, KindVacuousTestClaim, KindChangedSetDegraded, KindGitBinaryUserWritable:
 		return finding.ClassWarning
 	}
 	return finding.ClassError
@@ -193,6 +202,28 @@ func findChangedPathInvalid(escaped, why string) finding.Finding {
 
 func findChangedSetDegraded(reason string) finding.Finding {
 	return newFinding(KindChangedSetDegraded, fmt.Sprintf("changed-file set computed without the git CLI (%s); results may differ from git", reason), "reason", reason)
+}
+
+// inputChangedWhat is the planner's name for each input kind.
+var inputChangedWhat = map[string]string{
+	KindGitAttributesChanged: "the repository's attribute rules changed since pre-flight",
+	KindGitConfigChanged:     "the repository's git configuration changed since pre-flight",
+	KindGitMetadataChanged:   "the repository's git metadata changed since pre-flight",
+}
+
+// findInputChanged is the error finding of one changed-set input that changed since
+// pre-flight: the changed set can no longer be trusted to show every change.
+func findInputChanged(ic gitscope.InputChange) finding.Finding {
+	input := textsafe.Escape(ic.Input)
+	return newFinding(ic.Kind, fmt.Sprintf("%s: %s (%s); git may hide changes because of it", inputChangedWhat[ic.Kind], input, ic.Detail),
+		"input", input, "detail", ic.Detail)
+}
+
+// findGitBinaryUserWritable warns that the git binary (or its directory) is writable by the
+// current user, so an executor could have replaced it.
+func findGitBinaryUserWritable(path string) finding.Finding {
+	p := textsafe.Escape(path)
+	return newFinding(KindGitBinaryUserWritable, fmt.Sprintf("the git binary %s, or its directory, is writable by the current user, so an executor could have replaced it; set MASTERMIND_GIT to a git the agent cannot write", p), "file", p)
 }
 
 // VerificationMessage renders the §9.3 message of a verification finding kind from its fields,

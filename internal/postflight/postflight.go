@@ -34,6 +34,11 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Result, erro
 	if err := c.writeState(&st); err != nil {
 		return res, err
 	}
+	store, err := c.git.GitDirStore(c.task.Name)
+	if err != nil {
+		return res, err
+	}
+	c.snapshot = store
 	ar, err := c.computeAudit(ctx, &st, nil)
 	if err != nil {
 		return res, err
@@ -115,7 +120,13 @@ func (c *controller) computeAudit(ctx context.Context, st *State, pre *specInput
 	}
 	csDone := make(chan changedResult, 1)
 	go func() {
-		cs, err := c.git.ChangedSet(csCtx, st.BaselineRef)
+		var cs *gitscope.ChangedSet
+		var err error
+		if c.snapshot != nil {
+			cs, err = c.git.ChangedSetSince(csCtx, st.BaselineRef, c.snapshot)
+		} else {
+			cs, err = c.git.ChangedSet(csCtx, st.BaselineRef)
+		}
 		csDone <- changedResult{cs, err}
 	}()
 	stopChanged := func() { cancelCS(); <-csDone }
@@ -174,6 +185,9 @@ func (c *controller) computeAudit(ctx context.Context, st *State, pre *specInput
 	}
 	if cs.Degraded {
 		fs = append(fs, findChangedSetDegraded(cs.DegradedReason))
+	}
+	for _, ic := range cs.InputChanges {
+		fs = append(fs, findInputChanged(ic))
 	}
 	dset := map[string]gitscope.Status{}
 	var dUTF8 []gitscope.Entry

@@ -157,7 +157,14 @@ func (c *controller) preflight(ctx context.Context, prev *State) (*Result, error
 		}
 		return c.preRefused(reason), nil
 	}
-	// Step 8: success.
+	// Step 8: success. The snapshots of trust-model.md §4 are taken before approval.
+	store, err := c.git.GitDirStore(c.task.Name)
+	if err == nil {
+		err = c.git.TakeSnapshot(ctx, baseline, store)
+	}
+	if err != nil {
+		return res, fmt.Errorf("pre-flight snapshot: %w", err)
+	}
 	if first {
 		st = State{SchemaVersion: StateSchemaVersion, SpecPath: c.task.Spec, StartedAt: c.now().Unix()}
 	}

@@ -24,6 +24,11 @@ type Git interface {
 	// BaselineBlob and ListFiles feed the claims checks (§10.6).
 	BaselineBlob(ctx context.Context, baseline, path string) (data []byte, ok bool, err error)
 	ListFiles(ctx context.Context) ([]string, error)
+	// The pre-flight snapshots of trust-model.md §4: taken at pre-flight, the changed set of
+	// post-flight is computed against them (gitscope.ChangedSetSince).
+	GitDirStore(task string) (gitscope.SnapshotStore, error)
+	TakeSnapshot(ctx context.Context, baseline string, store gitscope.SnapshotStore) error
+	ChangedSetSince(ctx context.Context, baseline string, store gitscope.SnapshotStore) (*gitscope.ChangedSet, error)
 }
 
 // Mode selects the phase flags of run-task (§2).
@@ -121,6 +126,9 @@ type controller struct {
 	git  Git
 	task Task
 	res  *Result
+	// snapshot is the task's pre-flight snapshot store during post-flight (nil in the gate,
+	// whose tasks have no snapshot on a CI machine).
+	snapshot gitscope.SnapshotStore
 }
 
 func (c *controller) now() time.Time {

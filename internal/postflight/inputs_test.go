@@ -1,0 +1,48 @@
+package postflight
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPostflightInputChangedIsBroken: an executor that hides an out-of-scope edit behind a rule
+// written into .git/info/attributes after pre-flight (the ident attribute makes "$Id: <code> $"
+// hash as "$Id$") gets broken with git_attributes_changed; the same task without the attack is
+// held (trust-model.md I1).
+func TestPostflightInputChangedIsBroken(t *testing.T) {
+	work := func(t *testing.T, root string) {
+		writeFile(t, root, "internal/cache/cache.go", "package cache\n\nvar c = newLRU()\n")
+		writeFile(t, root, "internal/cache/lru.go", "package cache\n\nfunc newLRU() int { return 0 }\n")
+		writeFile(t, root, "docs/cache.md", "# Cache\n\nLRU.\n")
+		writeFile(t, root, reportRel, reportText([]string{"internal/cache/cache.go", "internal/cache/lru.go", "docs/cache.md"}, ""))
+	}
+	for _, attack := range []bool{false, true} {
+		t.Run(map[bool]string{false: "control", true: "info_attributes_ident"}[attack], func(t *testing.T) {
+			root, opts := newTaskRepoWith(t, map[string]string{"main.go": "// $Id$\npackage main\n"})
+			work(t, root)
+			if attack {
+				writeFile(t, root, ".git/info/attributes", "main.go ident\n")
+				writeFile(t, root, "main.go", "// $Id: func init() { steal() } $\npackage main\n")
+			}
+			res := run(t, opts, ModePostOnly)
+			want := OutcomePostHeld
+			if attack {
+				want = OutcomePostBroken
+			}
+			if res.Outcome != want {
+				t.Fatalf("outcome %s, want %s\n%s", res.Outcome, want, res.Text)
+			}
+			audit, err := os.ReadFile(filepath.Join(root, ".mastermind/tasks/020-cache/audit.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			has := strings.Contains(string(audit), "git_attributes_changed") &&
+				strings.Contains(string(audit), "the repository's attribute rules changed since pre-flight: .git/info/attributes")
+			if has != attack {
+				t.Errorf("audit.md names the attribute change: %v, want %v\n%s", has, attack, audit)
+			}
+		})
+	}
+}
