@@ -29,9 +29,14 @@ type RunTaskOptions struct {
 	// Format is --format: "" (text unless --json), "text", "json" (= --json) or "github".
 	Format string
 	Root   string
+	// Timeout is --timeout: one deadline for the whole run (trust-model.md I5).
+	Timeout time.Duration
 	// Now is the clock (started_at, lesson dates); time.Now when nil.
 	Now func() time.Time
 }
+
+// DefaultTimeout is the default --timeout of run-task and gate (trust-model.md I5).
+const DefaultTimeout = 120 * time.Second
 
 const runTaskLong = `Run the task lifecycle for one spec (.mastermind/tasks/<NNN>-<slug>/spec.md).
 
@@ -59,6 +64,9 @@ Flags:
                       ::error/::warning annotations for the findings (at most 10 of each),
                       then the text output; --format and --json cannot be used together
   --root DIR          repository root; by default discovered from the current directory
+  --timeout DURATION  one deadline for the whole run (default 2m0s, e.g. 90s or 5m): a run that
+                      has not finished by then stops with exit 3, so nothing in the repository
+                      can stretch it
   --color WHEN        auto (default), always or never: colour the verdict line (a global flag;
                       see mastermind --help)
 
@@ -70,7 +78,8 @@ Exit status:
      inputs changed since the held audit (rerun post-flight)
   2  usage: bad flags or arguments, conflicting phase flags, a spec path outside the layout
   3  operational: not a git repository, git failing, controller lock busy, unreadable or corrupt
-     state.json (never overwritten), I/O error`
+     state.json (never overwritten), I/O error, --timeout reached, a FIFO or device where git
+     reads, the object store modified since pre-flight, no pre-flight snapshot`
 
 // NewCmdRunTask builds `mastermind run-task`. runF replaces the run function in tests.
 func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Command {
@@ -102,6 +111,9 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 			if opts.MaxIterations < 0 {
 				return usageErrorf("--max-iterations must be 0 or more, got %d", opts.MaxIterations)
 			}
+			if opts.Timeout <= 0 {
+				return usageErrorf("--timeout must be a positive duration such as 120s, got %s", opts.Timeout)
+			}
 			if err := formatFlag(cmd, &opts.Format, &opts.JSON); err != nil {
 				return err
 			}
@@ -121,6 +133,7 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 	f.BoolVar(&opts.JSON, "json", false, "print the JSON envelope on stdout")
 	f.StringVar(&opts.Format, "format", "", "output format: text (default), json or github")
 	f.StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
+	f.DurationVar(&opts.Timeout, "timeout", DefaultTimeout, "one deadline for the whole run")
 	return cmd
 }
 
@@ -165,6 +178,8 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	ctx, cancel := withRunDeadline(ctx, opts.Timeout)
+	defer cancel()
 	mode := postflight.ModeAuto
 	switch {
 	case opts.PostOnly:
@@ -214,7 +229,7 @@ func runTaskError(opts *RunTaskOptions, res *postflight.Result, err error) error
 	if errors.As(err, &spe) {
 		return &UsageError{Msg: err.Error()}
 	}
-	msg := err.Error()
+	msg := deadlineMessage(err, opts.Timeout)
 	if errors.Is(err, gitscope.ErrNotRepository) {
 		msg = strings.TrimSpace(msg)
 	}
@@ -227,4 +242,24 @@ func runTaskError(opts *RunTaskOptions, res *postflight.Result, err error) error
 		_ = writeGitHubAnnotations(opts.IO.Out, []ghAnnotation{{Level: "error", Title: "mastermind run-task", Message: msg}})
 	}
 	return &ExitError{Code: ExitOperational, Msg: msg, Err: err}
+}
+
+// withRunDeadline applies --timeout (DefaultTimeout when unset, as in tests that build the
+// options by hand) to the whole run.
+func withRunDeadline(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		d = DefaultTimeout
+	}
+	return context.WithTimeout(ctx, d)
+}
+
+// deadlineMessage is err's message, saying so when the --timeout deadline ended the run.
+func deadlineMessage(err error, d time.Duration) string {
+	if d <= 0 {
+		d = DefaultTimeout
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Sprintf("the run did not finish within --timeout %s and was stopped (%s); find what is slow (a git command on a huge repository) or raise --timeout", d, err)
+	}
+	return err.Error()
 }

@@ -444,14 +444,14 @@ func (r *Repo) compareConfig(s *inputsSnapshot, list []byte) ([]InputChange, err
 		out = append(out, InputChange{Kind: InputConfig, Input: k, Detail: detail})
 	}
 	_, attributes := r.globalInputPaths(list, true)
+	if err := checkRegularIfPresent(attributes); err != nil {
+		return nil, err
+	}
 	snap := s.file(roleAttributesFile)
 	if attributes != snap.Path {
 		out = append(out, InputChange{Kind: InputAttributes, Input: "core.attributesFile",
 			Detail: fmt.Sprintf("now names %s, at pre-flight %s", attributes, snap.Path)})
 	} else if attributes != "" {
-		if err := checkRegularIfPresent(attributes); err != nil {
-			return nil, err
-		}
 		ch, err := compareFile(snap, InputAttributes, "core.attributesFile ("+attributes+")", attributes)
 		if err != nil {
 			return nil, err
