@@ -1,6 +1,9 @@
 package postflight
 
 import (
+	"os/exec"
+
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,5 +47,45 @@ func TestPostflightInputChangedIsBroken(t *testing.T) {
 				t.Errorf("audit.md names the attribute change: %v, want %v\n%s", has, attack, audit)
 			}
 		})
+	}
+}
+
+// TestPostflightGitBinaryUserWritable: a git the current user could have replaced (a symbolic
+// link in a directory it owns, found first) is the warning git_binary_user_writable, naming it.
+func TestPostflightGitBinaryUserWritable(t *testing.T) {
+	root, opts := newTaskRepo(t)
+	writeFile(t, root, "internal/cache/cache.go", "package cache\n\nvar c = newLRU()\n")
+	writeFile(t, root, "internal/cache/lru.go", "package cache\n\nfunc newLRU() int { return 0 }\n")
+	writeFile(t, root, "docs/cache.md", "# Cache\n\nLRU.\n")
+	writeFile(t, root, reportRel, reportText([]string{"internal/cache/cache.go", "internal/cache/lru.go", "docs/cache.md"}, ""))
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	dir := t.TempDir()
+	planted := filepath.Join(dir, "git")
+	if err := os.Symlink(real, planted); err != nil {
+		t.Fatal(err)
+	}
+	uid := os.Getuid()
+	if uid == 0 {
+		uid = 4242
+		if err := os.Chown(dir, uid, -1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	repo, err := gitscope.OpenWith(root, gitscope.Options{
+		LookPath: func(string) (string, error) { return planted, nil }, Geteuid: func() int { return uid }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Git = repo
+	res := run(t, opts, ModePostOnly)
+	if res.Outcome != OutcomePostDrift {
+		t.Fatalf("outcome %s, want drift\n%s", res.Outcome, res.Text)
+	}
+	audit, _ := os.ReadFile(filepath.Join(root, ".mastermind/tasks/020-cache/audit.md"))
+	if !strings.Contains(string(audit), "git_binary_user_writable: the git binary "+planted) {
+		t.Errorf("audit.md:\n%s", audit)
 	}
 }

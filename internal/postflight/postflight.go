@@ -189,6 +189,9 @@ func (c *controller) computeAudit(ctx context.Context, st *State, pre *specInput
 	for _, ic := range cs.InputChanges {
 		fs = append(fs, findInputChanged(ic))
 	}
+	if p, _, w := c.git.GitBinary(ctx); w {
+		fs = append(fs, findGitBinaryUserWritable(p))
+	}
 	dset := map[string]gitscope.Status{}
 	var dUTF8 []gitscope.Entry
 	for _, e := range d {

@@ -29,6 +29,9 @@ type Git interface {
 	GitDirStore(task string) (gitscope.SnapshotStore, error)
 	TakeSnapshot(ctx context.Context, baseline string, store gitscope.SnapshotStore) error
 	ChangedSetSince(ctx context.Context, baseline string, store gitscope.SnapshotStore) (*gitscope.ChangedSet, error)
+	// GitBinary names the git that runs and whether the current user could have replaced it
+	// (trust-model.md §6).
+	GitBinary(ctx context.Context) (path, version string, userWritable bool)
 }
 
 // Mode selects the phase flags of run-task (§2).

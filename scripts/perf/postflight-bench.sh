@@ -29,7 +29,7 @@ TASK=.mastermind/tasks/900-perf
 # The task lives under OUT/a/.mastermind only while the benchmark runs, so other users of the
 # fixture see the generator's exact changed set.
 [ -e "$A/.mastermind" ] && { echo "$A/.mastermind already exists; remove it first" >&2; exit 1; }
-trap 'rm -rf "$A/.mastermind" "$(dirname "$BIN")"' EXIT
+trap 'rm -rf "$A/.mastermind" "$A/.git/mastermind" "$(dirname "$BIN")"' EXIT
 mkdir -p "$A/$TASK"
 {
 	echo '---'
@@ -49,6 +49,17 @@ mkdir -p "$A/$TASK"
 } >"$A/$TASK/spec.md"
 perf_report "$TASK/spec.md" "$OUT/a.expected" >"$A/$TASK/executor-report.md"
 HASH=$(sha256sum "$A/$TASK/spec.md" | cut -d' ' -f1)
+# Post-flight audits against the task's pre-flight snapshot (trust-model.md §4). A real
+# pre-flight records HEAD as the baseline; scenario A has commits on top of the baseline, so the
+# snapshot is taken by a pre-flight here and re-pointed at the generator's baseline (the
+# .gitignore files, directories and configuration are the same at both commits). The work tree's
+# stat data then match the snapshot index except where scenario A wrote, as after a real task.
+HEAD_A=$(git -C "$A" rev-parse HEAD)
+(cd "$A" && "$BIN" run-task "$TASK/spec.md" --pre-only >/dev/null 2>&1) || true
+SNAP="$A/.git/mastermind/snapshots/900-perf/inputs.snapshot"
+[ -f "$SNAP" ] || { echo "pre-flight took no snapshot" >&2; (cd "$A" && "$BIN" run-task "$TASK/spec.md" --pre-only) >&2; exit 1; }
+sed -i "s/$HEAD_A/$BASELINE/g" "$SNAP"
+rm -f "$A/$TASK/state.json"
 cat >"$A/$TASK/approved-state.json" <<JSON
 {
   "schema_version": 1,
