@@ -126,8 +126,12 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		pi         *privateIndex
 	)
 	defer func() { pi.cleanup() }()
-	g.Go(func() error { return r.verifyObjects(gctx, commonDir, s.PreflightNs) })
-	g.Go(func() error { return r.validateCLI(gctx, s.Baseline) })
+	// The object check and the baseline validation run beside the diff: either one's failure
+	// cancels it and discards everything (a forged object read meanwhile decides nothing, and
+	// a FIFO among the objects is refused before git could reach it, ending the group).
+	vg, vctx := errgroup.WithContext(ctx)
+	vg.Go(func() error { return r.verifyObjects(vctx, commonDir, s.PreflightNs) })
+	vg.Go(func() error { return r.validateCLI(vctx, s.Baseline) })
 	g.Go(func() error {
 		list, err := r.configList(gctx)
 		if err != nil {
@@ -145,6 +149,7 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		return err
 	})
 	if err := g.Wait(); err != nil {
+		_ = vg.Wait()
 		return nil, err
 	}
 	changes = append(changes, cfgChanges...)
@@ -152,7 +157,7 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 	var diffEntries, lsEntries []Entry
 	var added map[string]bool
 	var dt, lt int64
-	g, gctx = errgroup.WithContext(ctx)
+	g, gctx = errgroup.WithContext(vctx)
 	g.Go(func() error {
 		args := slices.Concat(diffGlobalArgs, filterArgs, sinceDiffCmdArgs, []string{s.Baseline, "--"})
 		return r.runEnv(gctx, r.root, "diff", args, pi.env(), func(rd io.Reader) error {
@@ -176,8 +181,12 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
+	gerr := g.Wait()
+	if err := vg.Wait(); err != nil {
 		return nil, err
+	}
+	if gerr != nil {
+		return nil, gerr
 	}
 	if dt+lt > maxPathBytes {
 		return nil, &ErrGitFailed{Cmd: "diff", Exit: -1, Stderr: fmt.Sprintf("output exceeds %d MiB of path bytes", maxPathBytes>>20)}
@@ -248,6 +257,17 @@ func (r *Repo) snapshotIndex(store SnapshotStore, s *inputsSnapshot) (*privateIn
 	}
 	if !s.IndexPresent {
 		return pi, nil
+	}
+	if ls, ok := store.(LocalSnapshotStore); ok {
+		// A hard link copies nothing; git never writes an index in place (it renames
+		// <index>.lock over it), so the stored snapshot keeps its bytes and its mtime, which
+		// TakeSnapshot set to the pre-flight index's.
+		if p, err := ls.SnapshotPath(SnapshotIndex); err == nil && linkOrCopyIndex(p, pi.path) == nil {
+			if fi, err := os.Lstat(pi.path); err == nil && fi.ModTime().UnixNano() == s.IndexMtimeNs {
+				return pi, nil
+			}
+			_ = os.Remove(pi.path)
+		}
 	}
 	rc, err := store.Open(SnapshotIndex)
 	if err != nil {

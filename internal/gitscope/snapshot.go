@@ -146,6 +146,11 @@ func (r *Repo) takeSnapshot(ctx context.Context, baseline string, store Snapshot
 			return err
 		}
 		s.IndexPresent, s.IndexMtimeNs = true, fi.ModTime().UnixNano()
+		if ls, ok := store.(LocalSnapshotStore); ok {
+			if p, err := ls.SnapshotPath(SnapshotIndex); err == nil {
+				_ = os.Chtimes(p, fi.ModTime(), fi.ModTime())
+			}
+		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}

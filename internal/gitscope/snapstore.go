@@ -30,6 +30,16 @@ type SnapshotStore interface {
 	Open(name string) (io.ReadCloser, error)
 }
 
+// LocalSnapshotStore is an optional interface of a SnapshotStore that keeps its blobs as files
+// on a local file system: SnapshotPath returns the file of a stored blob (fs.ErrNotExist when
+// none). gitscope then sets the index snapshot's modification time to the pre-flight index's
+// once, after Put, and hard-links it as post-flight's private index instead of copying it
+// (git never writes an index file in place, so the stored file is never changed).
+type LocalSnapshotStore interface {
+	SnapshotStore
+	SnapshotPath(name string) (string, error)
+}
+
 // Snapshot blob names (see SnapshotStore).
 const (
 	SnapshotIndex  = "index.snapshot"
@@ -128,4 +138,22 @@ func (d dirStore) Open(name string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("snapshot store: %s is not a regular file: %w", p, ErrUnsafeRepository)
 	}
 	return f, nil
+}
+
+func (d dirStore) SnapshotPath(name string) (string, error) {
+	if err := checkBlobName(name); err != nil {
+		return "", err
+	}
+	p := filepath.Join(d.dir, filepath.FromSlash(name))
+	if _, err := os.Lstat(p); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+func (p prefixStore) SnapshotPath(name string) (string, error) {
+	if ls, ok := p.s.(LocalSnapshotStore); ok {
+		return ls.SnapshotPath(p.prefix + name)
+	}
+	return "", fs.ErrNotExist
 }
