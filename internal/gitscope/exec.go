@@ -130,6 +130,9 @@ func (r *Repo) runIn(ctx context.Context, dir, sub string, args, extraEnv []stri
 		return err
 	}
 	if err := cmd.Start(); err != nil {
+		if parent.Err() != nil {
+			return fmt.Errorf("git %s: %w", sub, parent.Err())
+		}
 		return &ErrGitFailed{Cmd: sub, Exit: -1, Stderr: err.Error()}
 	}
 	perr := parse(stdout)

@@ -100,6 +100,12 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 	if err != nil {
 		return nil, err
 	}
+	if gitDir != s.GitDir || commonDir != s.CommonDir {
+		// .git now leads elsewhere (a rewritten gitdir: file, an absorbed or swapped
+		// repository): another index, object store and configuration would decide.
+		changes = append(changes, InputChange{Kind: InputMetadata, Input: ".git",
+			Detail: fmt.Sprintf("now leads to %s (common %s), at pre-flight %s (common %s)", gitDir, commonDir, s.GitDir, s.CommonDir)})
+	}
 	attrChanges, err := r.checkAttributeFiles(s)
 	if err != nil {
 		return nil, err
@@ -560,6 +566,11 @@ func (r *Repo) auditSubmodules(ctx context.Context, s *inputsSnapshot, store Sna
 				// git treats an unpopulated gitlink's directory as clean whatever it holds.
 				dirty = append(dirty, Entry{Path: []byte(sub.Path), Status: StatusModified, UTF8: true})
 			}
+			continue
+		}
+		if fi, err := os.Lstat(subRoot); err != nil || !fi.IsDir() {
+			// Gone, or a symbolic link to somewhere else: git reports the gitlink's path.
+			dirty = append(dirty, Entry{Path: []byte(sub.Path), Status: StatusModified, UTF8: true})
 			continue
 		}
 		if _, err := os.Lstat(filepath.Join(subRoot, ".git")); err != nil {

@@ -37,6 +37,8 @@ type sinceAttack struct {
 	// show want too, minus degradedSkip).
 	degradedErr  string
 	degradedSkip bool
+	// reopen: post-flight opens the task's store again after the attack (as run-task does).
+	reopen bool
 }
 
 // takeSnapshot runs pre-flight's snapshot for f at baseline into f's git directory store.
@@ -241,6 +243,39 @@ var sinceAttacks = []sinceAttack{
 		},
 		attack: func(f *fixture) { f.write("sub/evil.go", "package evil\n") },
 		want:   []string{"M sub"}, hidden: "M sub"},
+	// Found by the fresh-eyes pass (docs/hardening.md, table "Changed set under I1").
+	{name: "tracked directory turned into a nested repository",
+		setup: func(f *fixture) string { return f.base(map[string]string{"src/a.go": "package a\n", "b": "b\n"}) },
+		attack: func(f *fixture) {
+			f.git("init", "-q", "src")
+			f.write("src/evil.go", "package evil\n")
+		},
+		want: []string{"? src/evil.go"}},
+	{name: "submodule replaced by a symbolic link to a clean checkout",
+		setup: withSubmodule,
+		attack: func(f *fixture) {
+			decoy := filepath.Join(f.tmp(), "decoy")
+			f.gitIn(f.tmp(), "-c", "protocol.file.allow=always", "clone", "-q", filepath.Join(f.tmp(), "subsrc"), decoy)
+			f.write("sub/s.txt", "evil\n")
+			must(f.t, os.Rename(f.path("sub"), filepath.Join(f.tmp(), "sub-real")))
+			must(f.t, os.Symlink(decoy, f.path("sub")))
+		},
+		want: []string{"M sub"}, degradedErr: "cannot be audited"},
+	{name: ".git turned into a gitdir: file leading elsewhere",
+		setup: func(f *fixture) string { return stdBase(f) },
+		attack: func(f *fixture) {
+			moved := filepath.Join(f.tmp(), "moved.git")
+			must(f.t, os.Rename(f.path(".git"), moved))
+			f.write(".git", "gitdir: "+moved+"\n")
+		},
+		inputs: []string{"git_metadata_changed .git"}, reopen: true},
+	{name: "core.fileMode=false set since pre-flight hides chmod +x",
+		setup: func(f *fixture) string { return stdBase(f) },
+		attack: func(f *fixture) {
+			f.git("config", "core.fileMode", "false")
+			chmod(f, "a", 0o755)
+		},
+		inputs: []string{"git_config_changed core.filemode"}, hidden: "M a", degradedSkip: true},
 }
 
 // gitStdin runs git with stdin.
@@ -346,6 +381,12 @@ func TestChangedSetSinceAttacks(t *testing.T) {
 						t.Fatalf("control: %v %v, want nothing", render(ctl.Entries), renderInputs(ctl.InputChanges))
 					}
 					a.attack(f)
+					if a.reopen {
+						r, err := OpenWith(f.dir, opts)
+						must(t, err)
+						st, err = r.GitDirStore("task")
+						must(t, err)
+					}
 					cs, err := since(t, f.dir, b, st, opts)
 					for _, m := range a.noRun {
 						if _, err := os.Lstat(filepath.Join(f.tmp(), m)); err == nil {
@@ -460,4 +501,25 @@ func takeSnapshotAgain(t *testing.T, f *fixture, baseline string) SnapshotStore 
 	must(t, err)
 	must(t, r.TakeSnapshot(context.Background(), baseline, st))
 	return st
+}
+
+// TestSnapshotRunAfterHonestRepack: an executor that runs git gc (new pack, pruned loose objects,
+// a commit-graph) and commits is audited normally: the new pack is verified, not refused.
+func TestSnapshotRunAfterHonestRepack(t *testing.T) {
+	f := newFixture(t)
+	b := stdBase(f)
+	st := takeSnapshot(t, f, f.dir, b, Options{})
+	f.write("a", "changed\n")
+	f.commitAll("work")
+	f.git("gc", "-q")
+	f.git("commit-graph", "write", "--reachable")
+	cs, err := since(t, f.dir, b, st, Options{})
+	must(t, err)
+	equalLines(t, "after git gc", render(cs.Entries), []string{"M a"})
+	if len(cs.InputChanges) > 0 {
+		t.Errorf("input changes %v", renderInputs(cs.InputChanges))
+	}
+	if _, err := since(t, f.dir, b, st, noGit); err == nil || !strings.Contains(err.Error(), "cannot be verified without git") {
+		t.Errorf("degraded mode after a repack: %v, want the pack refused", err)
+	}
 }

@@ -53,6 +53,9 @@ type inputsSnapshot struct {
 	// in the git directory, so that it is on the repository's file system's clock.
 	PreflightNs  int64 `json:"preflight_ctime_ns"`
 	GitCLI       bool  `json:"git_cli"` // taken with the git CLI (Config is set)
+	// GitDir and CommonDir are where the work tree's .git led at pre-flight (resolved paths).
+	GitDir    string `json:"git_dir"`
+	CommonDir string `json:"common_dir"`
 	IndexPresent bool  `json:"index_present"`
 	IndexMtimeNs int64 `json:"index_mtime_ns"`
 	// Config is `git config --list -z` (every scope, includes followed).
@@ -126,7 +129,8 @@ func (r *Repo) takeSnapshot(ctx context.Context, baseline string, store Snapshot
 	if err != nil {
 		return err
 	}
-	s := &inputsSnapshot{Version: inputsVersion, Baseline: baseline, PreflightNs: stamp, GitCLI: r.gitUsable()}
+	s := &inputsSnapshot{Version: inputsVersion, Baseline: baseline, PreflightNs: stamp, GitCLI: r.gitUsable(),
+		GitDir: gitDir, CommonDir: commonDir}
 
 	// The index first: the executor has not started, but nothing should widen the window.
 	idx := filepath.Join(gitDir, "index")
