@@ -43,6 +43,15 @@ func preflightExcludes(s *inputsSnapshot) []byte {
 // global source) to out, re-rooted as described at preflightExcludes. Comments and blank lines
 // are dropped; a line is split at '\n' with one trailing '\r' removed, as git does.
 func appendRooted(out []byte, dir string, data []byte) []byte {
+	if dir == "" {
+		// Root-level patterns mean the same in an --exclude-from file: copied verbatim, so a
+		// pattern without a slash keeps git's fast base-name match.
+		out = append(out, data...)
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			out = append(out, '\n')
+		}
+		return out
+	}
 	prefix := escapeGlob(dir)
 	for len(data) > 0 {
 		line, rest, _ := bytes.Cut(data, []byte("\n"))
@@ -66,17 +75,12 @@ func appendRooted(out []byte, dir string, data []byte) []byte {
 		if bytes.IndexByte(t, '/') >= 0 {
 			body = bytes.TrimPrefix(body, []byte("/"))
 			out = append(out, '/')
-			if prefix != "" {
-				out = append(out, prefix...)
-				out = append(out, '/')
-			}
+			out = append(out, prefix...)
+			out = append(out, '/')
 		} else {
-			if prefix != "" {
-				out = append(out, '/')
-				out = append(out, prefix...)
-				out = append(out, '/')
-			}
-			out = append(out, "**/"...)
+			out = append(out, '/')
+			out = append(out, prefix...)
+			out = append(out, "/**/"...)
 		}
 		out = append(out, body...)
 		out = append(out, '\n')

@@ -92,52 +92,41 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 	if !ok {
 		return nil, fmt.Errorf("%s: cannot find the git directory: %w", r.root, ErrNotRepository)
 	}
-	// Refused at once, before any git reads them.
-	if err := r.checkReadInputs(gitDir, commonDir, s); err != nil {
-		return nil, err
-	}
-	changes, err := r.compareFiles(s, gitDir, commonDir)
-	if err != nil {
-		return nil, err
-	}
-	if gitDir != s.GitDir || commonDir != s.CommonDir {
-		// .git now leads elsewhere (a rewritten gitdir: file, an absorbed or swapped
-		// repository): another index, object store and configuration would decide.
-		changes = append(changes, InputChange{Kind: InputMetadata, Input: ".git",
-			Detail: fmt.Sprintf("now leads to %s (common %s), at pre-flight %s (common %s)", gitDir, commonDir, s.GitDir, s.CommonDir)})
-	}
-	attrChanges, err := r.checkAttributeFiles(s)
-	if err != nil {
-		return nil, err
-	}
-	changes = append(changes, attrChanges...)
 	if _, err := r.gitBinary(); err != nil {
-		return r.degradedSince(ctx, s, store, depth, changes, ReasonGitUnavailable)
-	}
-	if ok, _, err := r.gitVersion(ctx); err != nil || !ok {
-		reason := ReasonGitTooOld
+		changes, err := r.sinceInputs(s, gitDir, commonDir)
 		if err != nil {
-			reason = ReasonGitUnavailable
+			return nil, err
 		}
-		return r.degradedSince(ctx, s, store, depth, changes, reason)
+		return r.degradedSince(ctx, s, store, depth, changes, ReasonGitUnavailable)
 	}
 	if !s.GitCLI {
 		return nil, fmt.Errorf("the pre-flight snapshot was taken without git; run pre-flight again now that git is available")
 	}
 
-	g, gctx := errgroup.WithContext(ctx)
-	var (
-		filterArgs []string
-		cfgChanges []InputChange
-		pi         *privateIndex
-	)
-	defer func() { pi.cleanup() }()
-	// The object check and the baseline validation run beside the diff: either one's failure
-	// cancels it and discards everything (a forged object read meanwhile decides nothing, and
-	// a FIFO among the objects is refused before git could reach it, ending the group).
-	vg, vctx := errgroup.WithContext(ctx)
+	// Stage 1, concurrently: the checks that must precede the diff (FIFOs refused at once, the
+	// input comparisons), the configuration (filter guard and comparison), the private index,
+	// git's version. The object check and the baseline validation run beside both stages:
+	// either one's failure cancels everything and discards it (a forged object read meanwhile
+	// decides nothing; a FIFO among the objects is refused before git could reach it).
+	cctx, cancelAll := context.WithCancel(ctx)
+	defer cancelAll()
+	vg, vctx := errgroup.WithContext(cctx)
 	vg.Go(func() error { return r.verifyObjects(vctx, commonDir, s.PreflightNs) })
 	vg.Go(func() error { return r.validateCLI(vctx, s.Baseline) })
+	g, gctx := errgroup.WithContext(vctx)
+	var (
+		changes, cfgChanges []InputChange
+		filterArgs          []string
+		pi                  *privateIndex
+		verOK               bool
+		verErr              error
+	)
+	defer func() { pi.cleanup() }()
+	g.Go(func() error {
+		var err error
+		changes, err = r.sinceInputs(s, gitDir, commonDir)
+		return err
+	})
 	g.Go(func() error {
 		list, err := r.configList(gctx)
 		if err != nil {
@@ -154,9 +143,34 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		pi, err = r.snapshotIndex(store, s)
 		return err
 	})
+	g.Go(func() error {
+		verOK, _, verErr = r.gitVersion(gctx)
+		return nil
+	})
 	if err := g.Wait(); err != nil {
+		cancelAll() // a git command blocked on what stage 1 refused must not be waited for
+		if verr := vg.Wait(); verr != nil && !errors.Is(verr, context.Canceled) && errors.Is(err, context.Canceled) {
+			return nil, verr // the object check or the validation failed first
+		}
+		if errors.Is(err, ErrUnsafeRepository) {
+			return nil, err
+		}
+		if verErr == nil && verOK {
+			return nil, err
+		}
+	}
+	if verErr != nil || !verOK {
+		cancelAll()
 		_ = vg.Wait()
-		return nil, err
+		reason := ReasonGitTooOld
+		if verErr != nil {
+			reason = ReasonGitUnavailable
+		}
+		changes, err := r.sinceInputs(s, gitDir, commonDir)
+		if err != nil {
+			return nil, err
+		}
+		return r.degradedSince(ctx, s, store, depth, changes, reason)
 	}
 	changes = append(changes, cfgChanges...)
 
@@ -188,6 +202,9 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		})
 	}
 	gerr := g.Wait()
+	if gerr != nil {
+		cancelAll()
+	}
 	if err := vg.Wait(); err != nil {
 		return nil, err
 	}
@@ -604,4 +621,28 @@ func (r *Repo) auditSubmodules(ctx context.Context, s *inputsSnapshot, store Sna
 		return entries, changes, nil
 	}
 	return mergeEntries(entries, dirty), changes, nil
+}
+
+// sinceInputs is the part of a snapshot run that reads no git: the FIFO refusals of
+// checkReadInputs, the git directory compared with pre-flight's, the snapshotted files and the
+// attribute files.
+func (r *Repo) sinceInputs(s *inputsSnapshot, gitDir, commonDir string) ([]InputChange, error) {
+	if err := r.checkReadInputs(gitDir, commonDir, s); err != nil {
+		return nil, err
+	}
+	changes, err := r.compareFiles(s, gitDir, commonDir)
+	if err != nil {
+		return nil, err
+	}
+	if gitDir != s.GitDir || commonDir != s.CommonDir {
+		// .git now leads elsewhere (a rewritten gitdir: file, an absorbed or swapped
+		// repository): another index, object store and configuration would decide.
+		changes = append(changes, InputChange{Kind: InputMetadata, Input: ".git",
+			Detail: fmt.Sprintf("now leads to %s (common %s), at pre-flight %s (common %s)", gitDir, commonDir, s.GitDir, s.CommonDir)})
+	}
+	attrChanges, err := r.checkAttributeFiles(s)
+	if err != nil {
+		return nil, err
+	}
+	return append(changes, attrChanges...), nil
 }
