@@ -224,6 +224,12 @@ func (r *Repo) takeSnapshot(ctx context.Context, baseline string, store Snapshot
 	return store.Put(SnapshotInputs, bytes.NewReader(doc))
 }
 
+// HasSnapshot reports whether store holds a readable pre-flight snapshot for baseline.
+func HasSnapshot(store SnapshotStore, baseline string) bool {
+	s, err := loadSnapshot(store)
+	return err == nil && s.Baseline == baseline
+}
+
 // loadSnapshot reads the SnapshotInputs document from store; ErrNoSnapshot when there is none.
 func loadSnapshot(store SnapshotStore) (*inputsSnapshot, error) {
 	rc, err := store.Open(SnapshotInputs)

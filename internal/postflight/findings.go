@@ -215,8 +215,8 @@ var inputChangedWhat = map[string]string{
 // pre-flight: the changed set can no longer be trusted to show every change.
 func findInputChanged(ic gitscope.InputChange) finding.Finding {
 	input := textsafe.Escape(ic.Input)
-	return newFinding(ic.Kind, fmt.Sprintf("%s: %s (%s); git may hide changes because of it", inputChangedWhat[ic.Kind], input, ic.Detail),
-		"input", input, "detail", ic.Detail)
+	return newFinding(ic.Kind, fmt.Sprintf("%s: %s (%s); git may hide changes because of it", inputChangedWhat[ic.Kind], input, textsafe.Escape(ic.Detail)),
+		"input", input, "detail", textsafe.Escape(ic.Detail))
 }
 
 // findGitBinaryUserWritable warns that the git binary (or its directory) is writable by the

@@ -89,3 +89,23 @@ func TestPostflightGitBinaryUserWritable(t *testing.T) {
 		t.Errorf("audit.md:\n%s", audit)
 	}
 }
+
+// TestRePreflightKeepsTheSnapshot: a re-pre-flight keeps the baseline and its snapshot. An
+// executor that set an assume-unchanged bit on an out-of-scope file during the first iteration
+// and then asks for a re-pre-flight still has that file audited.
+func TestRePreflightKeepsTheSnapshot(t *testing.T) {
+	root, opts := newTaskRepoWith(t, map[string]string{"main.go": "package main\n"})
+	git(t, root, "update-index", "--assume-unchanged", "main.go")
+	writeFile(t, root, "main.go", "package main\n\nfunc init() { steal() }\n")
+	if res := run(t, opts, ModePreOnly); res.Outcome != OutcomePreReady {
+		t.Fatalf("re-pre-flight: %s\n%s", res.Outcome, res.Text)
+	}
+	writeFile(t, root, "internal/cache/cache.go", "package cache\n\nvar c = newLRU()\n")
+	writeFile(t, root, "internal/cache/lru.go", "package cache\n\nfunc newLRU() int { return 0 }\n")
+	writeFile(t, root, "docs/cache.md", "# Cache\n\nLRU.\n")
+	writeFile(t, root, reportRel, reportText([]string{"internal/cache/cache.go", "internal/cache/lru.go", "docs/cache.md"}, ""))
+	res := run(t, opts, ModePostOnly)
+	if res.Outcome != OutcomePostBroken || !strings.Contains(res.Text, "main.go") {
+		t.Fatalf("outcome %s, want broken naming main.go\n%s", res.Outcome, res.Text)
+	}
+}

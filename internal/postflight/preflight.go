@@ -157,9 +157,12 @@ func (c *controller) preflight(ctx context.Context, prev *State) (*Result, error
 		}
 		return c.preRefused(reason), nil
 	}
-	// Step 8: success. The snapshots of trust-model.md §4 are taken before approval.
+	// Step 8: success. The snapshots of trust-model.md §4 are taken before approval, once per
+	// baseline: a re-pre-flight keeps the baseline and so keeps its snapshot (a new one would
+	// take in what the executor wrote into .git since, such as assume-unchanged bits or
+	// exclude rules). A task without one (pre-flighted by an older mastermind) gets one now.
 	store, err := c.git.GitDirStore(c.task.Name)
-	if err == nil {
+	if err == nil && (first || !gitscope.HasSnapshot(store, baseline)) {
 		err = c.git.TakeSnapshot(ctx, baseline, store)
 	}
 	if err != nil {
