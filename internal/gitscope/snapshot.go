@@ -51,13 +51,13 @@ type inputsSnapshot struct {
 	Baseline string `json:"baseline"`
 	// PreflightNs is the pre-flight time: the change time (ns since the epoch) of a file written
 	// in the git directory, so that it is on the repository's file system's clock.
-	PreflightNs  int64 `json:"preflight_ctime_ns"`
-	GitCLI       bool  `json:"git_cli"` // taken with the git CLI (Config is set)
+	PreflightNs int64 `json:"preflight_ctime_ns"`
+	GitCLI      bool  `json:"git_cli"` // taken with the git CLI (Config is set)
 	// GitDir and CommonDir are where the work tree's .git led at pre-flight (resolved paths).
-	GitDir    string `json:"git_dir"`
-	CommonDir string `json:"common_dir"`
-	IndexPresent bool  `json:"index_present"`
-	IndexMtimeNs int64 `json:"index_mtime_ns"`
+	GitDir       string `json:"git_dir"`
+	CommonDir    string `json:"common_dir"`
+	IndexPresent bool   `json:"index_present"`
+	IndexMtimeNs int64  `json:"index_mtime_ns"`
 	// Config is `git config --list -z` (every scope, includes followed).
 	Config []byte `json:"config,omitempty"`
 	// Files are the snapshotted files by role.
