@@ -47,8 +47,8 @@ own git status does. So assume-unchanged bits, forged stat data in .git/index, r
 .gitignore files, .git/info/exclude or core.excludesFile, and attribute or configuration changes
 made since a task's pre-flight still decide what it shows. Post-flight (run-task --post-only)
 audits against the task's pre-flight snapshot and is not fooled by them (trust-model.md I1).
-Replace refs, commit-graph and multi-pack-index files are ignored here too, and a skip-worktree
-file present in the working tree is compared.
+Replace refs, commit-graph and multi-pack-index files are ignored here too, and in a sparse
+checkout a skip-worktree file present in the working tree is compared.
 
 REV is resolved to a commit; it must be non-empty, at most 1024 bytes and must not start with "-".
 

@@ -14,7 +14,7 @@ import (
 // diffGlobalArgs and diffCmdArgs are the diff command of §4.1 without -C, the pinned settings
 // (pinArgs), the filter-driver guard (filterGuardArgs, between the two) and the baseline.
 var (
-	diffGlobalArgs = slices.Concat(globalArgs, diffConfigArgs, indexGuardArgs, sinceDiffArgs)
+	diffGlobalArgs = slices.Concat(globalArgs, diffConfigArgs, indexGuardArgs)
 	diffCmdArgs    = []string{
 		"diff", "--no-ext-diff", "--no-textconv", "--no-color", "--name-status", "-z", "--no-renames",
 		"--ignore-submodules=none",

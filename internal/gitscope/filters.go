@@ -38,7 +38,15 @@ func (r *Repo) filterGuardArgs(ctx context.Context) ([]string, error) {
 			return nil, err
 		}
 	}
-	return filterArgsFromList(list)
+	args, err := filterArgsFromList(list)
+	if err != nil {
+		return nil, err
+	}
+	es, _ := parseConfigList(list)
+	if v, ok := lastValue(es, "core.sparsecheckout"); ok && strings.EqualFold(v, "true") {
+		args = append(args, sparseArgs...)
+	}
+	return args, nil
 }
 
 // filterArgsFromList is filterGuardArgs from a `git config --list -z` listing already read.

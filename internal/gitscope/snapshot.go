@@ -57,7 +57,9 @@ type inputsSnapshot struct {
 	GitDir       string `json:"git_dir"`
 	CommonDir    string `json:"common_dir"`
 	IndexPresent bool   `json:"index_present"`
-	IndexMtimeNs int64  `json:"index_mtime_ns"`
+	// SkipWorktree: the pre-flight index has skip-worktree entries (sparseArgs then apply).
+	SkipWorktree bool  `json:"skip_worktree,omitempty"`
+	IndexMtimeNs int64 `json:"index_mtime_ns"`
 	// Config is `git config --list -z` (every scope, includes followed).
 	Config []byte `json:"config,omitempty"`
 	// Files are the snapshotted files by role.
@@ -161,6 +163,11 @@ func (r *Repo) takeSnapshot(ctx context.Context, baseline string, store Snapshot
 
 	if s.GitCLI {
 		if s.Config, err = r.configList(ctx); err != nil {
+			return err
+		}
+	}
+	if s.IndexPresent {
+		if s.SkipWorktree, err = r.hasSkipWorktree(ctx); err != nil {
 			return err
 		}
 	}
@@ -571,4 +578,45 @@ func (r *Repo) readBlobs(ctx context.Context, oids []string) ([][]byte, error) {
 		return err
 	})
 	return out, err
+}
+
+// hasSkipWorktree reports whether the index has a skip-worktree entry: `git ls-files -v -z`
+// tags them S (or s when also assume-unchanged); go-git's decoded index without git.
+func (r *Repo) hasSkipWorktree(ctx context.Context) (bool, error) {
+	if !r.gitUsable() {
+		gg, release, err := r.goGit()
+		defer release()
+		if err != nil {
+			return false, r.layoutError(err)
+		}
+		idx, err := gg.Storer.Index()
+		if err != nil {
+			return false, r.layoutError(fmt.Errorf("%w (reading the index: %v)", ErrUnsupportedRepository, err))
+		}
+		for _, e := range idx.Entries {
+			if e.SkipWorktree {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	found := false
+	var total int64
+	args := slices.Concat(globalArgs, []string{"ls-files", "-v", "-z", "--"})
+	err := r.run(ctx, r.root, "ls-files", args, func(rd io.Reader) error {
+		nr := newNulReader(rd, &total)
+		for {
+			rec, err := nr.next()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if len(rec) > 0 && (rec[0] == 'S' || rec[0] == 's') {
+				found = true
+			}
+		}
+	})
+	return found, err
 }
