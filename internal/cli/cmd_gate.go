@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
@@ -23,6 +24,8 @@ type GateOptions struct {
 	Format string
 	FailOn string
 	Record bool
+	// Timeout is --timeout: one deadline for the whole gate (trust-model.md I5).
+	Timeout time.Duration
 }
 
 // debugGateEnv turns on the gate's work counters on stderr.
@@ -74,6 +77,9 @@ passed, state_status, baseline, verdict, counts, reason, findings, report_violat
 recorded}], summary}. --format github prints GitHub Actions ::error / ::warning annotations
 (at most 10 of each, then a ::notice with the number omitted) followed by the text log.
 
+--timeout DURATION (default 2m0s) is one deadline for the whole gate, all tasks together: a gate
+that has not finished by then stops with exit 3.
+
 MASTERMIND_DEBUG_GATE=1 prints the work counters (tasks, audits, baselines, changed-set
 computations, spec reads) to stderr.
 
@@ -107,6 +113,9 @@ func NewCmdGate(io *IOStreams, runF func(*GateOptions) error) *cobra.Command {
 			if cmd.Flags().Changed("since") && opts.Since == "" {
 				return usageErrorf("--since needs a revision")
 			}
+			if opts.Timeout <= 0 {
+				return usageErrorf("--timeout must be a positive duration such as 120s, got %s", opts.Timeout)
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -119,6 +128,7 @@ func NewCmdGate(io *IOStreams, runF func(*GateOptions) error) *cobra.Command {
 	f.StringVar(&opts.Format, "format", formatText, "output format: text, json or github")
 	f.StringVar(&opts.FailOn, "fail-on", "broken", "broken or drift: with drift, drift tasks fail too")
 	f.BoolVar(&opts.Record, "record", false, "persist each audit through the normal post-flight (writes state)")
+	f.DurationVar(&opts.Timeout, "timeout", DefaultTimeout, "one deadline for the whole gate")
 	return cmd
 }
 
@@ -126,6 +136,8 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	ctx, cancel := withRunDeadline(ctx, opts.Timeout)
+	defer cancel()
 	repo, err := openRepo(opts.Root)
 	if err != nil {
 		return gateError(opts, "", err)
@@ -172,7 +184,7 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 // gateError reports an operational failure of the whole gate (exit 3); with --format json the
 // envelope is still printed, with outcome "error".
 func gateError(opts *GateOptions, since string, err error) error {
-	msg := strings.TrimSpace(err.Error())
+	msg := strings.TrimSpace(deadlineMessage(err, opts.Timeout))
 	_ = show(opts.IO, opts.Format, gateView{res: &postflight.GateResult{Since: since}, opts: opts, exit: ExitOperational, err: msg})
 	return &ExitError{Code: ExitOperational, Msg: msg, Err: err}
 }

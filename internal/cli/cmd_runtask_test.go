@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -18,10 +19,11 @@ func TestNewCmdRunTask(t *testing.T) {
 		want    RunTaskOptions
 		wantErr string
 	}{
-		{args: spec, want: RunTaskOptions{Spec: spec, MaxIterations: 3, FailOn: "broken"}},
-		{args: spec + " --pre-only --max-iterations 0", want: RunTaskOptions{Spec: spec, PreOnly: true, FailOn: "broken"}},
-		{args: spec + " --reset --force-iteration", want: RunTaskOptions{Spec: spec, Reset: true, ForceIteration: true, MaxIterations: 3, FailOn: "broken"}},
-		{args: spec + " --post-only --fail-on drift --json --root /r", want: RunTaskOptions{Spec: spec, PostOnly: true, FailOn: "drift", JSON: true, Root: "/r", MaxIterations: 3}},
+		{args: spec, want: RunTaskOptions{Spec: spec, MaxIterations: 3, FailOn: "broken", Timeout: DefaultTimeout}},
+		{args: spec + " --pre-only --max-iterations 0", want: RunTaskOptions{Spec: spec, PreOnly: true, FailOn: "broken", Timeout: DefaultTimeout}},
+		{args: spec + " --reset --force-iteration", want: RunTaskOptions{Spec: spec, Reset: true, ForceIteration: true, MaxIterations: 3, FailOn: "broken", Timeout: DefaultTimeout}},
+		{args: spec + " --post-only --fail-on drift --json --root /r --timeout 5m", want: RunTaskOptions{Spec: spec, PostOnly: true, FailOn: "drift", JSON: true, Root: "/r", MaxIterations: 3, Timeout: 5 * time.Minute}},
+		{args: spec + " --timeout 0s", wantErr: "--timeout must be a positive duration"},
 		{args: spec + " --post-only --pre-only", wantErr: "cannot be used together"},
 		{args: spec + " --post-only --reset", wantErr: "cannot be used together"},
 		{args: spec + " --post-only --force-iteration", wantErr: "cannot be used together"},

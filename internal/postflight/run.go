@@ -28,6 +28,13 @@ type Git interface {
 	// baseline (run-task --pre-only --adopt).
 	GitDir() (string, error)
 	IsAncestor(ctx context.Context, ancestor, descendant string) (bool, error)
+	// The pre-flight snapshots of trust-model.md §4, held in the controller store: taken at
+	// pre-flight, the changed set of post-flight is computed against them.
+	TakeSnapshot(ctx context.Context, baseline string, store gitscope.SnapshotStore) error
+	ChangedSetSince(ctx context.Context, baseline string, store gitscope.SnapshotStore) (*gitscope.ChangedSet, error)
+	// GitBinary names the git that runs and whether the current user could have replaced it
+	// (trust-model.md §6).
+	GitBinary(ctx context.Context) (path, version string, userWritable bool)
 }
 
 // Mode selects the phase flags of run-task (§2).
@@ -85,6 +92,11 @@ type Options struct {
 	// VerifyProgress, when set, is told about a running verification command (a terminal's
 	// progress line); it is called from another goroutine.
 	VerifyProgress func(verifyrun.Progress)
+	// VerifyContext, when set, is the context verify commands run under: the caller's without
+	// the run's deadline (trust-model.md I5), which then starts again for the rest of the run
+	// (RestDeadline after the runs; 0 leaves the run's context as it is).
+	VerifyContext context.Context
+	RestDeadline  time.Duration
 	// ReceiptsDir is the folder that keeps the task's receipts; "" uses ReceiptsDir(task).
 	ReceiptsDir string
 	// StateDir is the controller store root (trust-model.md §3); "" uses store.Location().
