@@ -185,6 +185,7 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 	if err != nil {
 		return runTaskError(opts, res, err)
 	}
+	updateCurrentTask(repo.Root(), res, opts.IO.ErrOut)
 	switch {
 	case opts.JSON:
 		if werr := writeJSON(opts.IO.Out, postflight.NewEnvelope(res, res.ExitCode, nil)); werr != nil {

@@ -106,19 +106,23 @@ func DecideError(task string, err error, opts Options) Decision {
 		"mastermind could not run %s: %s\nNext: fix the cause named above (or ask the user to), then stop again. The hook fails closed: it blocks until the audit can run.", what, msg)}
 }
 
-// BlockReason renders the reason of a block: the verdict line, up to MaxReasonFindings findings
+// BlockReason renders the reason of a block: the verdict line (verdict and counts, then the
+// outcome's summary unless it is the state's own verdict line), up to MaxReasonFindings findings
 // (one per line, "- file:line:col: message [rule]"), a count of the rest with the audit.md path,
 // and the next step. Control and bidi characters are escaped (textsafe).
 func BlockReason(out Outcome) string {
 	var b strings.Builder
-	summary := out.Summary
-	if summary == "" {
-		summary = "post-flight verdict: " + out.Verdict
+	e, w := finding.Count(out.Findings)
+	fmt.Fprintf(&b, "mastermind: task %s does not pass its post-flight: verdict %s (errors: %d, warnings: %d).", textsafe.Escape(out.Task), out.Verdict, e, w)
+	// The state's verdict line repeats the counts; any other summary (a rejected report, a
+	// refusal) says why.
+	if out.Summary != "" && !strings.HasPrefix(out.Summary, "post-flight verdict:") {
+		b.WriteString(" ")
+		b.WriteString(textsafe.Escape(out.Summary))
 	}
-	fmt.Fprintf(&b, "mastermind: task %s does not pass its post-flight (%s).", textsafe.Escape(out.Task), textsafe.Escape(summary))
 	n := len(out.Findings)
 	if n > 0 {
-		b.WriteString(" Findings:")
+		b.WriteString("\nFindings:")
 	}
 	for i, f := range out.Findings {
 		if i == MaxReasonFindings {

@@ -40,8 +40,8 @@ type Input struct {
 }
 
 // InputError is hook JSON that could not be read: not JSON, not an object, a known field of the
-// wrong type, trailing data, or more than MaxInputBytes. Offset is the byte offset of the problem
-// when known, else -1.
+// wrong type, trailing data, or more than MaxInputBytes. Offset is the 0-based byte offset of the
+// problem when known, else -1.
 type InputError struct {
 	Offset int64
 	Msg    string
@@ -106,7 +106,8 @@ func decodeError(err error) error {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		return &InputError{Offset: se.Offset, Msg: se.Error()}
+		// Offset counts the offending byte as read; name the byte itself (0-based).
+		return &InputError{Offset: max(se.Offset-1, 0), Msg: se.Error()}
 	case errors.As(err, &te):
 		return &InputError{Offset: te.Offset, Msg: fmt.Sprintf("field %q must be a %s, got a JSON %s", te.Field, goKind(te.Type.String()), te.Value)}
 	case errors.Is(err, io.ErrUnexpectedEOF):

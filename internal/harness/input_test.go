@@ -60,7 +60,7 @@ func TestParseInputMalformed(t *testing.T) {
 		{"blank", " \n", "empty input"},
 		{"not object", `["Stop"]`, "at byte 0: expected a JSON object"},
 		{"truncated", `{"hook_event_name":"Stop"`, "unexpected end of input"},
-		{"syntax", `{"hook_event_name":Stop}`, "at byte 20: invalid character 'S'"},
+		{"syntax", `{"hook_event_name":Stop}`, "at byte 19: invalid character 'S'"},
 		{"wrong type bool", `{"stop_hook_active":"yes"}`, `field "stop_hook_active" must be a boolean, got a JSON string`},
 		{"wrong type string", `{"session_id":42}`, `field "session_id" must be a string, got a JSON number`},
 		{"trailing", `{"hook_event_name":"Stop"} {}`, "trailing data"},
