@@ -29,6 +29,9 @@ type RunTaskOptions struct {
 	// Format is --format: "" (text unless --json), "text", "json" (= --json) or "github".
 	Format string
 	Root   string
+	// Current takes the spec from the current-task pointer .mastermind/current instead of an
+	// argument.
+	Current bool
 	// Now is the clock (started_at, lesson dates); time.Now when nil.
 	Now func() time.Time
 }
@@ -37,7 +40,8 @@ const runTaskLong = `Run the task lifecycle for one spec (.mastermind/tasks/<NNN
 
 Without state, run-task runs pre-flight: it validates the spec, records the baseline (the HEAD
 commit, or the empty tree in a repository without commits), writes state.json as
-approved/run_executor and prints the hand-off for the executor. With state, it runs post-flight:
+approved/run_executor, points .mastermind/current at the task and prints the hand-off for the
+executor (mastermind brief <spec> prints the executor's brief). With state, it runs post-flight:
 it checks that the spec is unchanged since approval, validates executor-report.md, computes what
 really changed in git since the baseline (committed, staged, unstaged and untracked files alike),
 compares that with the report and the spec's declared scope and verification commands, and
@@ -59,6 +63,8 @@ Flags:
                       ::error/::warning annotations for the findings (at most 10 of each),
                       then the text output; --format and --json cannot be used together
   --root DIR          repository root; by default discovered from the current directory
+  --current           take the spec from .mastermind/current, the current-task pointer that an
+                      approved pre-flight writes and completion removes
   --color WHEN        auto (default), always or never: colour the verdict line (a global flag;
                       see mastermind --help)
 
@@ -76,13 +82,19 @@ Exit status:
 func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Command {
 	opts := &RunTaskOptions{IO: io}
 	cmd := &cobra.Command{
-		Use:   "run-task <spec> [--pre-only|--post-only|--reset] [flags]",
+		Use:   "run-task (<spec> | --current) [--pre-only|--post-only|--reset] [flags]",
 		Short: "Run pre-flight, post-flight or completion for one task",
 		Long:  runTaskLong,
 		Example: `  mastermind run-task .mastermind/tasks/014-retry-helper/spec.md --pre-only
   mastermind run-task .mastermind/tasks/014-retry-helper/spec.md --post-only
-  mastermind run-task .mastermind/tasks/014-retry-helper/spec.md --post-only --fail-on drift --json`,
-		Args: exactArgs(1),
+  mastermind run-task .mastermind/tasks/014-retry-helper/spec.md --post-only --fail-on drift --json
+  mastermind run-task --current --post-only`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usageErrorf("%s takes 1 argument(s), got %d", cmd.CommandPath(), len(args))
+			}
+			return nil
+		},
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
@@ -90,7 +102,14 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 			return completeTaskSpecs(opts.Root), cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Spec = args[0]
+			switch {
+			case opts.Current && len(args) == 1:
+				return usageErrorf("give either a spec or --current, not both")
+			case !opts.Current && len(args) == 0:
+				return usageErrorf("%s takes 1 argument(s), got 0 (a spec path, or --current for the task in %s)", cmd.CommandPath(), currentRel)
+			case len(args) == 1:
+				opts.Spec = args[0]
+			}
 			for _, other := range []string{"pre-only", "reset", "force-iteration"} {
 				if err := mutuallyExclusive(cmd, "post-only", other); err != nil {
 					return err
@@ -121,6 +140,7 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 	f.BoolVar(&opts.JSON, "json", false, "print the JSON envelope on stdout")
 	f.StringVar(&opts.Format, "format", "", "output format: text (default), json or github")
 	f.StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
+	f.BoolVar(&opts.Current, "current", false, "run the task named by .mastermind/current (written by pre-flight)")
 	return cmd
 }
 
@@ -177,6 +197,16 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 		// The envelope names the phase the flags selected (§13.2), not always pre-flight.
 		return runTaskError(opts, &postflight.Result{Outcome: postflight.OutcomeError, Phase: postflight.PhaseForMode(mode)}, err)
 	}
+	if opts.Current {
+		task, err := readCurrentTask(repo.Root())
+		if err != nil {
+			return runTaskError(opts, &postflight.Result{Outcome: postflight.OutcomeError, Phase: postflight.PhaseForMode(mode)}, err)
+		}
+		if task == "" {
+			return usageErrorf("--current: no current task (%s does not exist; pre-flight writes it): give the spec path", currentRel)
+		}
+		opts.Spec = filepath.Join(repo.Root(), filepath.FromSlash(specForTask(task)))
+	}
 	res, err := postflight.Run(ctx, postflight.Options{
 		Git: repo, SpecArg: opts.Spec, Mode: mode, MaxIterations: opts.MaxIterations,
 		ForceIteration: opts.ForceIteration, FailOnDrift: opts.FailOn == "drift", Now: opts.Now,
@@ -186,6 +216,9 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 		return runTaskError(opts, res, err)
 	}
 	updateCurrentTask(repo.Root(), res, opts.IO.ErrOut)
+	if res.Outcome == postflight.OutcomePreReady {
+		res.Text += briefPointer(res.Task.Spec)
+	}
 	switch {
 	case opts.JSON:
 		if werr := writeJSON(opts.IO.Out, postflight.NewEnvelope(res, res.ExitCode, nil)); werr != nil {

@@ -83,6 +83,11 @@ func updateCurrentTask(root string, res *postflight.Result, warn io.Writer) {
 	}
 }
 
+// briefPointer is the line pre-flight's text output ends with: where the executor's brief is.
+func briefPointer(spec string) string {
+	return "  brief: mastermind brief " + spec + "   (scope, verify commands, report template)\n"
+}
+
 func truncate(s string, n int) string {
 	r := []rune(s)
 	if len(r) <= n {
