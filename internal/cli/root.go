@@ -88,6 +88,7 @@ func NewRootCmd(io *IOStreams) *cobra.Command {
 		NewCmdGate(io, nil),
 		NewCmdStatus(io, nil),
 		NewCmdBrief(io, nil),
+		NewCmdMCP(io, nil),
 	)
 	// Unknown subcommands are usage errors (exit 2), not silently the root help.
 	root.SuggestionsMinimumDistance = 2
