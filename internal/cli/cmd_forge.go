@@ -76,7 +76,9 @@ agent_output and an agent_evidence_added event, hash-chained, to
 Exit status (the forge contract's own codes):
   0  valid / ingested / chain intact
   2  report invalid (nothing written) / chain damaged
-  1  usage, read or write failure`,
+  1  usage, read or write failure
+
+` + forgeDifferencesHelp,
 		Example: "  mastermind forge-report validate final-message.md\n  mastermind forge-report ingest run-42 - --agent build-boss < message.md",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {

@@ -41,7 +41,9 @@ func NewCmdOutputFormat(io *IOStreams, runF func(*OutputFormatOptions) error) *c
 match, searched unanchored) and output_format_mode (strict or lenient, default lenient).
 
 Exit status: 0 match, not declared or lenient deviation; 1 strict deviation or invalid
-configuration; 2 usage; 3 unreadable SKILL.md or output.`,
+configuration; 2 usage; 3 unreadable SKILL.md or output.
+
+` + outputFormatDifferencesHelp,
 		Example: "  mastermind output-format check --skill skills/architect/SKILL.md out.txt",
 		Args:    noArgs,
 		RunE:    func(cmd *cobra.Command, args []string) error { return cmd.Help() },

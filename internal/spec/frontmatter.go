@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/markdown"
 	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
 )
 
@@ -21,39 +22,22 @@ var (
 	modes = []string{ModeVerified, ModeStrict, ModeStandard, ModeLite}
 )
 
-// splitFrontmatter finds the §1.2 delimiters. The frontmatter is present only when the text
-// starts exactly with "---\n" or "---\r\n"; it ends at the first later line equal to "---" once
-// trailing spaces, tabs and CR are removed.
+// splitFrontmatter finds the §1.2 delimiters (markdown.SplitFrontmatter): the frontmatter is
+// present only when the text starts exactly with "---\n" or "---\r\n"; it ends at the first later
+// line equal to "---" once trailing spaces, tabs and CR are removed.
 func (p *parser) splitFrontmatter() {
-	t := p.text
-	var open int
-	switch {
-	case bytes.HasPrefix(t, []byte("---\n")):
-		open = 4
-	case bytes.HasPrefix(t, []byte("---\r\n")):
-		open = 5
-	default:
+	fm := markdown.SplitFrontmatter(p.text)
+	if !fm.Present {
 		p.modeKnown = true
 		return
 	}
 	p.fmPresent = true
 	p.spec.HasFrontmatter = true
-	for start := open; start < len(t); {
-		end := bytes.IndexByte(t[start:], '\n')
-		next := len(t)
-		if end >= 0 {
-			end += start
-			next = end + 1
-		} else {
-			end = len(t)
-		}
-		if string(bytes.TrimRight(t[start:end], " \t\r")) == "---" {
-			p.fmTerminated = true
-			p.fmEnd = start
-			p.bodyStart = next
-			return
-		}
-		start = next
+	if fm.Closed {
+		p.fmTerminated = true
+		p.fmEnd = fm.End
+		p.bodyStart = fm.Body
+		return
 	}
 	p.add(RuleFrontmatterUnterminated, 1, 1, "",
 		"the frontmatter opened at line 1 is never closed; end it with a line holding only ---")

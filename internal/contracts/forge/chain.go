@@ -2,6 +2,7 @@ package forge
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 )
 
@@ -65,6 +66,9 @@ func VerifyLog(data []byte, runID string) (Tail, error) {
 		}
 		v, err := ParseJSON(l)
 		if err != nil {
+			if errors.Is(err, ErrTooDeep) {
+				return tail, corrupt("%v (mastermind's limit; a torn line is not this deep)", err)
+			}
 			if i == lastNonBlank {
 				return tail, &ChainError{DamagePartial, n, "not JSON: " + err.Error()}
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"slices"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Field is one top-level key of an event line, written in the given order.
@@ -15,8 +16,9 @@ type Field struct {
 
 // Stringify appends v serialised exactly as ECMAScript JSON.stringify does with no white space
 // (§1.9): objects in Object key order, strings escaping only `"`, `\` and U+0000–U+001F (with \b
-// \f \n \r \t short forms and lowercase \u00xx), numbers in ECMAScript Number-to-String form,
-// everything else (/, <, >, &, U+2028, U+2029, non-ASCII) literal UTF-8.
+// \f \n \r \t short forms and lowercase \u00xx) and writing a lone surrogate (held as WTF-8, see
+// ParseJSON) as a lowercase \udxxx escape, numbers in ECMAScript Number-to-String form, everything
+// else (/, <, >, &, U+2028, U+2029, non-ASCII) literal UTF-8. A stray invalid byte is U+FFFD.
 func Stringify(dst []byte, v any) []byte {
 	switch t := v.(type) {
 	case nil:
@@ -76,6 +78,29 @@ func appendString(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if c >= utf8.RuneSelf {
+			if r, size := utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || size != 1 {
+				i += size - 1
+				continue
+			}
+			// Not UTF-8: a surrogate held as WTF-8 (ParseJSON) or a stray byte.
+			dst = append(dst, s[start:i]...)
+			if hi, ok := surrogateAt(s, i); ok {
+				if lo, ok := surrogateAt(s, i+3); ok && hi < 0xDC00 && lo >= 0xDC00 {
+					// Two halves joined by concatenation are one character, as in ECMAScript.
+					dst = utf8.AppendRune(dst, utf16.DecodeRune(rune(hi), rune(lo)))
+					i += 5
+				} else {
+					// JSON.stringify writes a lone surrogate as a lowercase \u escape (ES2019).
+					dst = append(dst, '\\', 'u', hexDigits[hi>>12], hexDigits[hi>>8&0xf], hexDigits[hi>>4&0xf], hexDigits[hi&0xf])
+					i += 2
+				}
+			} else {
+				dst = append(dst, "\uFFFD"...)
+			}
+			start = i + 1
+			continue
+		}
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
 		}
@@ -145,7 +170,7 @@ func compareUTF16(a, b string) int {
 		}
 		return 0
 	}
-	return slices.Compare(utf16.Encode([]rune(a)), utf16.Encode([]rune(b)))
+	return slices.Compare(utf16Units(a), utf16Units(b))
 }
 
 func isASCII(s string) bool {

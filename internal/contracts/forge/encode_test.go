@@ -52,6 +52,11 @@ func TestStringifyVectors(t *testing.T) {
 		{`{"4294967295":1,"1":2,"01":3}`, `{"1":2,"4294967295":1,"01":3}`}, // 2^32-1 and 01 are not indices
 		{`1e400`, `null`},
 		{`{"x":[null,true,false,"\"\\\t\n\r"]}`, `{"x":[null,true,false,"\"\\\t\n\r"]}`},
+		// Lone surrogates stay what JSON.parse leaves and JSON.stringify writes back (lowercase);
+		// an escaped pair is one character, written raw.
+		{`["a\ud800b","\uDFFF","\ud83d\ude00","\ud83d\ud83d\ude00","\ude00\ud83d"]`, "[\"a\\ud800b\",\"\\udfff\",\"\U0001F600\",\"\\ud83d\U0001F600\",\"\\ude00\\ud83d\"]"},
+		{`{"\udc00":1,"\uffff":2,"\ud800":3}`, "{\"\\udc00\":1,\"\uffff\":2,\"\\ud800\":3}"}, // nested keys keep their order
+		{"\"raw \xff byte\"", "\"raw \uFFFD byte\""},
 	}
 	for _, tt := range tests {
 		v, err := ParseJSON([]byte(tt.in))
@@ -87,5 +92,27 @@ func TestJSString(t *testing.T) {
 	v, _ := ParseJSON([]byte(`["go test", null, 3, {"a":1}, true]`))
 	if got := testsSummary(v); got != "go test |  | 3 | [object Object] | true" {
 		t.Errorf("testsSummary = %q", got)
+	}
+}
+
+// TestCanonicalLoneSurrogateOrder: top-level keys sort by UTF-16 code units, where a lone
+// surrogate (D800) sorts below U+FFFF and above U+D7FF, as ECMAScript's sort does.
+func TestCanonicalLoneSurrogateOrder(t *testing.T) {
+	o := mustObject(t, `{"\uffff":1,"\ud800":2,"\ud7ff":3,"\ud83d\ude00":4}`)
+	want := "{\"\ud7ff\":3,\"\\ud800\":2,\"\U0001F600\":4,\"\uffff\":1}"
+	if got := string(Canonical(o)); got != want {
+		t.Fatalf("Canonical = %s, want %s", got, want)
+	}
+}
+
+// TestStringifyJoinsHalves: two halves concatenated by a join are one character again, as when
+// ECMAScript concatenates the strings.
+func TestStringifyJoinsHalves(t *testing.T) {
+	v, err := ParseJSON([]byte(`["\ud83d","\ude00"]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(Stringify(nil, joinJS(v.([]any), "", 0))); got != "\"\U0001F600\"" {
+		t.Fatalf("joined = %s", got)
 	}
 }

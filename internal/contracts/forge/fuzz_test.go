@@ -2,6 +2,8 @@ package forge
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -13,6 +15,13 @@ func FuzzExtract(f *testing.F) {
 	f.Add([]byte("> " + fence + "forge-report\n> {}\n> " + fence + "\n"))
 	f.Add([]byte("~~~forge-report\n[1,2]\n~~~\n"))
 	f.Add([]byte("- a\n  ````forge-report\n  {\"x\":\"```\"}\n  ````\n"))
+	if files, _ := filepath.Glob(filepath.Join("testdata", "no-block", "*.md")); len(files) > 0 {
+		for _, file := range files {
+			if data, err := os.ReadFile(file); err == nil {
+				f.Add(data)
+			}
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := Check(data)
 		if r.Valid() && r.Report == nil {

@@ -2,7 +2,6 @@ package forge
 
 import (
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,11 +9,8 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
-
-	"github.com/mastermind-controller/mastermind/internal/fsx"
 )
 
 // RunsDir is the forge dashboard's run directory, relative to the root (§1.6).
@@ -95,7 +91,7 @@ func uuid4() (string, error) {
 // Ingested is the outcome of Ingest.
 type Ingested struct {
 	EventsPath string   // relative to the root, slash-separated
-	Agent      string   // the agent name as written (after the registry fold)
+	Agent      string   // the agent name as written (after the fold), lone surrogates as U+FFFD
 	Lines      [][]byte // the two lines appended
 }
 
@@ -107,7 +103,7 @@ func Ingest(root, runID, agent string, report *Object, now time.Time) (*Ingested
 	if !ValidRunID(runID) {
 		return nil, fmt.Errorf("invalid run_id (allowed: A-Z a-z 0-9 _ -): %s", runID)
 	}
-	agent = FoldAgent(root, strings.ToValidUTF8(agent, "\uFFFD"))
+	agent = FoldAgent(root, toWellFormed([]byte(agent)))
 	redacted, _ := Redact(report).(*Object)
 	events, err := BuildEvents(runID, agent, redacted, now)
 	if err != nil {
@@ -124,7 +120,7 @@ func Ingest(root, runID, agent string, report *Object, now time.Time) (*Ingested
 	if err != nil {
 		return nil, err
 	}
-	return &Ingested{EventsPath: EventsPath(runID), Agent: agent, Lines: lines}, nil
+	return &Ingested{EventsPath: EventsPath(runID), Agent: WellFormed(agent), Lines: lines}, nil
 }
 
 // makeRunDir creates .claude/forge-runs/<runID> under root one component at a time, refusing a
@@ -152,78 +148,4 @@ func makeRunDir(root, runID string) (string, error) {
 		}
 	}
 	return cur, nil
-}
-
-// registryLimit bounds the agent registry and agent definition reads.
-const registryLimit = 1 << 20
-
-// FoldAgent maps an agent name to its registry display name (§1.6 Open, recommended): a
-// case-insensitive match of name against a slug or name in
-// <root>/.claude/config/agents/agent-registry.json ({agents: {<slug>: {name}}}) or against the
-// file stem or `name:` of <root>/.claude/agents/*.md returns that display name. Otherwise, and on
-// any read or parse problem, name is returned verbatim.
-func FoldAgent(root, name string) string {
-	want := strings.ToLower(strings.TrimSpace(name))
-	if want == "" {
-		return name
-	}
-	if data, err := fsx.ReadInRoot(root, ".claude/config/agents/agent-registry.json", registryLimit); err == nil {
-		var reg struct {
-			Agents map[string]struct {
-				Name string `json:"name"`
-			} `json:"agents"`
-		}
-		if json.Unmarshal(data, &reg) == nil {
-			slugs := make([]string, 0, len(reg.Agents))
-			for s := range reg.Agents {
-				slugs = append(slugs, s)
-			}
-			sort.Strings(slugs)
-			for _, s := range slugs {
-				n := strings.TrimSpace(reg.Agents[s].Name)
-				if n != "" && (strings.ToLower(s) == want || strings.ToLower(n) == want) {
-					return n
-				}
-			}
-		}
-	}
-	if fsx.CheckNoSymlink(root, ".claude/agents") != nil {
-		return name
-	}
-	entries, err := os.ReadDir(filepath.Join(root, ".claude", "agents"))
-	if err != nil {
-		return name
-	}
-	for _, e := range entries {
-		stem, ok := strings.CutSuffix(e.Name(), ".md")
-		if !ok || !e.Type().IsRegular() {
-			continue
-		}
-		data, err := fsx.ReadInRoot(root, ".claude/agents/"+e.Name(), registryLimit)
-		if err != nil {
-			continue
-		}
-		n := frontmatterName(data)
-		if n != "" && (strings.ToLower(stem) == want || strings.ToLower(n) == want) {
-			return n
-		}
-	}
-	return name
-}
-
-// frontmatterName returns the `name:` value of a leading --- frontmatter block, unquoted.
-func frontmatterName(data []byte) string {
-	s := strings.ReplaceAll(string(StripBOM(data)), "\r\n", "\n")
-	if !strings.HasPrefix(s, "---\n") {
-		return ""
-	}
-	for _, line := range strings.Split(s[4:], "\n") {
-		if strings.TrimRight(line, " \t") == "---" {
-			break
-		}
-		if v, ok := strings.CutPrefix(line, "name:"); ok {
-			return strings.Trim(strings.TrimSpace(v), `"'`)
-		}
-	}
-	return ""
 }

@@ -1,6 +1,7 @@
 package forge
 
 import (
+	"errors"
 	"fmt"
 )
 
@@ -62,8 +63,8 @@ type Result struct {
 	Line        int
 	Errors      []Error
 	Notes       []string
-	Status      string // "" unless status is a string
-	WorkPackage string // "" unless work_package is a string
+	Status      string // "" unless status is a string; lone surrogates as U+FFFD (WellFormed)
+	WorkPackage string // "" unless work_package is a string; lone surrogates as U+FFFD (WellFormed)
 }
 
 // Valid reports whether there are no errors.
@@ -73,15 +74,24 @@ func (r *Result) Valid() bool { return len(r.Errors) == 0 }
 // stripped) and validates it under §1.4. All errors of rules 1–10 are reported; 0a–0c stop.
 func Check(message []byte) *Result {
 	res := &Result{}
-	blk, ok := Extract(StripBOM(message))
+	src := StripBOM(message)
+	blk, ok := Extract(src)
 	if !ok {
-		res.Errors = append(res.Errors, Error{RuleNoBlock, msgNoBlock, 0})
+		msg, line := msgNoBlock, 0
+		if hint, at := NoBlockHint(src); hint != "" {
+			msg, line = fmt.Sprintf("%s (line %d: %s)", msgNoBlock, at, hint), at
+		}
+		res.Errors = append(res.Errors, Error{RuleNoBlock, msg, line})
 		return res
 	}
 	res.Line = blk.Line
 	v, err := ParseJSON(blk.Content)
 	if err != nil {
-		res.Errors = append(res.Errors, Error{RuleMalformedJSON, msgMalformed + err.Error(), blk.Line})
+		msg := msgMalformed + err.Error()
+		if errors.Is(err, ErrTooDeep) {
+			msg += "; flatten the report"
+		}
+		res.Errors = append(res.Errors, Error{RuleMalformedJSON, msg, blk.Line})
 		return res
 	}
 	obj, ok := v.(*Object)
@@ -95,10 +105,10 @@ func Check(message []byte) *Result {
 		res.Errors = append(res.Errors, e)
 	}
 	if s, ok := obj.vals["status"].(string); ok {
-		res.Status = s
+		res.Status = WellFormed(s)
 	}
 	if s, ok := obj.vals["work_package"].(string); ok {
-		res.WorkPackage = s
+		res.WorkPackage = WellFormed(s)
 	}
 	if _, has := obj.vals["result_caveat"]; !has && res.Status == "completed" {
 		res.Notes = append(res.Notes, NoteNoResultCaveat)
@@ -129,8 +139,8 @@ func ValidateObject(o *Object) []Error {
 	evidence, evidenceIsArray := o.vals["evidence"].([]any)
 	if !evidenceIsArray {
 		add(RuleEvidenceType, msgEvidenceType)
-	}
-	if statusIsString && ss == "completed" {
+	} else if statusIsString && ss == "completed" {
+		// else: a non-array evidence already has its error; the original's if/else gives one.
 		ok := false
 		for _, e := range evidence {
 			if nonBlankString(e) {

@@ -100,10 +100,9 @@ func TestCheckRules(t *testing.T) {
 		{"completed BOM evidence", base(`{"status":"completed","work_package":"W","files_changed":[],"tests_run":"none","evidence":["\uFEFF\u3000\u00a0"],"next_action":"x"}`),
 			[]string{`forge.evidence_required: evidence must contain at least one non-empty string when status is "completed" — a completed claim REQUIRES evidence`}, 1},
 		{"completed evidence not array", base(`{"status":"completed","work_package":"W","files_changed":[],"tests_run":"none","evidence":"ok","next_action":"x"}`),
-			[]string{
-				"forge.evidence_type: evidence must be an array (use [] when there is genuinely none — but see the completed rule below)",
-				`forge.evidence_required: evidence must contain at least one non-empty string when status is "completed" — a completed claim REQUIRES evidence`,
-			}, 1},
+			[]string{"forge.evidence_type: evidence must be an array (use [] when there is genuinely none — but see the completed rule below)"}, 1},
+		{"completed evidence absent", base(`{"status":"completed","work_package":"W","files_changed":[],"tests_run":"none","next_action":"x"}`),
+			[]string{"forge.evidence_type: evidence must be an array (use [] when there is genuinely none — but see the completed rule below)"}, 1},
 		{"blocked empty blockers", base(`{"status":"blocked","work_package":"W","files_changed":[],"tests_run":"none","evidence":[],"blockers":[],"next_action":"x"}`),
 			[]string{`forge.blockers_required: blockers must be a non-empty array when status is "blocked"`}, 0},
 		{"blocked blank blockers", base(`{"status":"blocked","work_package":"W","files_changed":[],"tests_run":"none","evidence":[],"blockers":["", "  ", null, [], [null]],"next_action":"x"}`),

@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Object is a JSON object that keeps its keys in the order ECMAScript JSON.parse stores them:
@@ -102,90 +103,318 @@ func sortIndexKeys(keys []string) {
 	}
 }
 
-// maxDepth bounds nesting so that hostile input cannot exhaust the stack.
-const maxDepth = 512
+// MaxDepth is the deepest nesting of arrays and objects ParseJSON accepts: 512 levels, so that
+// hostile input cannot exhaust the stack. One limit for every depth (encoding/json's own limit of
+// 10,000 is never reached, so 5,000 and 20,000 levels get the same message).
+const MaxDepth = 512
 
-// ErrTooDeep is returned by ParseJSON for nesting deeper than 512 levels.
-var ErrTooDeep = errors.New("JSON nesting deeper than 512 levels")
+// ErrTooDeep is returned by ParseJSON for nesting deeper than MaxDepth levels.
+var ErrTooDeep = fmt.Errorf("JSON nesting is deeper than the limit of %d levels", MaxDepth)
 
 // ParseJSON decodes exactly one JSON value as ECMAScript JSON.parse does: objects become *Object
 // (duplicate keys: last value at the first key's position), arrays []any, strings string,
 // numbers float64 (out-of-range magnitudes become ±Inf, which encode as null), booleans bool and
-// null nil. The error text is Go's encoding/json message, which §1.4 rule 0b quotes.
+// null nil.
+//
+// Strings keep what JSON.parse keeps: an escaped lone surrogate ("\ud800", what JavaScript leaves
+// when it cuts an emoji in half) is held as its three-byte generalised UTF-8 (WTF-8) form, so
+// Stringify writes it back as the same escape and entry_hash agrees with the forge writer's
+// (§1.9). Invalid UTF-8 bytes in the input become U+FFFD, one per byte.
+//
+// Nesting deeper than MaxDepth is ErrTooDeep, checked before anything else; any other error text
+// is Go's encoding/json message, which §1.4 rule 0b quotes.
 func ParseJSON(data []byte) (any, error) {
+	if tooDeep(data) {
+		return nil, ErrTooDeep
+	}
 	var raw json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	v, err := decodeValue(dec, 0)
+	r := &jsonReader{data: data}
+	v, err := r.value(0)
 	if err != nil {
 		return nil, err
 	}
 	return v, nil
 }
 
-func decodeValue(dec *json.Decoder, depth int) (any, error) {
-	if depth > maxDepth {
+// tooDeep reports whether data opens more than MaxDepth arrays or objects at once, counting only
+// brackets outside strings.
+func tooDeep(data []byte) bool {
+	depth, inString := 0, false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case inString:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			depth++
+			if depth > MaxDepth {
+				return true
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return false
+}
+
+// jsonReader builds values from JSON that encoding/json has already validated.
+type jsonReader struct {
+	data []byte
+	pos  int
+}
+
+var errJSONShape = errors.New("invalid JSON")
+
+func (r *jsonReader) skipSpace() {
+	for r.pos < len(r.data) {
+		switch r.data[r.pos] {
+		case ' ', '\t', '\n', '\r':
+			r.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (r *jsonReader) value(depth int) (any, error) {
+	if depth > MaxDepth {
 		return nil, ErrTooDeep
 	}
-	tok, err := dec.Token()
-	if err != nil {
-		if err == io.EOF {
-			return nil, io.ErrUnexpectedEOF
-		}
-		return nil, err
+	r.skipSpace()
+	if r.pos >= len(r.data) {
+		return nil, errJSONShape
 	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			o := NewObject()
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k, ok := kt.(string)
-				if !ok {
-					return nil, fmt.Errorf("object key is not a string")
-				}
-				v, err := decodeValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				o.Set(k, v)
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
+	switch c := r.data[r.pos]; c {
+	case '{':
+		r.pos++
+		o := NewObject()
+		r.skipSpace()
+		if r.pos < len(r.data) && r.data[r.pos] == '}' {
+			r.pos++
 			return o, nil
-		case '[':
-			arr := []any{}
-			for dec.More() {
-				v, err := decodeValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				arr = append(arr, v)
-			}
-			if _, err := dec.Token(); err != nil {
+		}
+		for {
+			r.skipSpace()
+			k, err := r.str()
+			if err != nil {
 				return nil, err
 			}
+			r.skipSpace()
+			if r.pos >= len(r.data) || r.data[r.pos] != ':' {
+				return nil, errJSONShape
+			}
+			r.pos++
+			v, err := r.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			o.Set(k, v)
+			r.skipSpace()
+			if r.pos >= len(r.data) {
+				return nil, errJSONShape
+			}
+			r.pos++
+			switch r.data[r.pos-1] {
+			case ',':
+			case '}':
+				return o, nil
+			default:
+				return nil, errJSONShape
+			}
+		}
+	case '[':
+		r.pos++
+		arr := []any{}
+		r.skipSpace()
+		if r.pos < len(r.data) && r.data[r.pos] == ']' {
+			r.pos++
 			return arr, nil
 		}
-		return nil, fmt.Errorf("unexpected delimiter %v", t)
-	case json.Number:
-		f, err := strconv.ParseFloat(string(t), 64)
+		for {
+			v, err := r.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			arr = append(arr, v)
+			r.skipSpace()
+			if r.pos >= len(r.data) {
+				return nil, errJSONShape
+			}
+			r.pos++
+			switch r.data[r.pos-1] {
+			case ',':
+			case ']':
+				return arr, nil
+			default:
+				return nil, errJSONShape
+			}
+		}
+	case '"':
+		return r.str()
+	case 't':
+		return true, r.literal("true")
+	case 'f':
+		return false, r.literal("false")
+	case 'n':
+		return nil, r.literal("null")
+	default:
+		start := r.pos
+		for r.pos < len(r.data) && strings.IndexByte("+-0123456789.eE", r.data[r.pos]) >= 0 {
+			r.pos++
+		}
+		f, err := strconv.ParseFloat(string(r.data[start:r.pos]), 64)
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
 			return nil, err
 		}
 		return f, nil
-	case string, bool, nil:
-		return t, nil
 	}
-	return nil, fmt.Errorf("unexpected token %v", tok)
+}
+
+func (r *jsonReader) literal(word string) error {
+	if !bytes.HasPrefix(r.data[r.pos:], []byte(word)) {
+		return errJSONShape
+	}
+	r.pos += len(word)
+	return nil
+}
+
+// str reads a JSON string at r.pos. Escapes decode to UTF-16 code units as JSON.parse does; a
+// high surrogate followed by a low one is one character, any other surrogate stays alone and is
+// held as WTF-8.
+func (r *jsonReader) str() (string, error) {
+	if r.pos >= len(r.data) || r.data[r.pos] != '"' {
+		return "", errJSONShape
+	}
+	r.pos++
+	var b []byte
+	for r.pos < len(r.data) {
+		c := r.data[r.pos]
+		switch {
+		case c == '"':
+			r.pos++
+			return string(b), nil
+		case c == '\\':
+			if r.pos+1 >= len(r.data) {
+				return "", errJSONShape
+			}
+			e := r.data[r.pos+1]
+			r.pos += 2
+			switch e {
+			case '"', '\\', '/':
+				b = append(b, e)
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				u, ok := r.hex4(r.pos)
+				if !ok {
+					return "", errJSONShape
+				}
+				r.pos += 4
+				if utf16.IsSurrogate(rune(u)) && u < 0xDC00 && r.pos+1 < len(r.data) && r.data[r.pos] == '\\' && r.data[r.pos+1] == 'u' {
+					if lo, ok := r.hex4(r.pos + 2); ok && lo >= 0xDC00 && lo <= 0xDFFF {
+						r.pos += 6
+						b = utf8.AppendRune(b, utf16.DecodeRune(rune(u), rune(lo)))
+						continue
+					}
+				}
+				b = appendUnit(b, u)
+			default:
+				return "", errJSONShape
+			}
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			r.pos++
+		default:
+			ru, size := utf8.DecodeRune(r.data[r.pos:])
+			if ru == utf8.RuneError && size == 1 {
+				b = append(b, "\uFFFD"...)
+			} else {
+				b = append(b, r.data[r.pos:r.pos+size]...)
+			}
+			r.pos += size
+		}
+	}
+	return "", errJSONShape
+}
+
+func (r *jsonReader) hex4(at int) (uint16, bool) {
+	if at+4 > len(r.data) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(r.data[at:at+4]), 16, 16)
+	return uint16(n), err == nil
+}
+
+// appendUnit appends one UTF-16 code unit: a surrogate as its WTF-8 bytes (ED A0–BF 80–BF), any
+// other unit as UTF-8.
+func appendUnit(b []byte, u uint16) []byte {
+	if u >= 0xD800 && u <= 0xDFFF {
+		return append(b, 0xED, 0xA0|byte(u>>6)&0x1F, 0x80|byte(u)&0x3F)
+	}
+	return utf8.AppendRune(b, rune(u))
+}
+
+// surrogateAt returns the UTF-16 surrogate held as WTF-8 at s[i:], if there is one.
+func surrogateAt(s string, i int) (uint16, bool) {
+	if i+2 >= len(s) || s[i] != 0xED || s[i+1] < 0xA0 || s[i+1] > 0xBF || s[i+2] < 0x80 || s[i+2] > 0xBF {
+		return 0, false
+	}
+	return 0xD000 | uint16(s[i+1]&0x3F)<<6 | uint16(s[i+2]&0x3F), true
+}
+
+// WellFormed returns s with every lone surrogate (held as WTF-8, see ParseJSON) replaced by one
+// U+FFFD, as ECMAScript String.prototype.toWellFormed does, and any other invalid byte by U+FFFD:
+// the form a parsed string takes in a message or a JSON envelope, which must be UTF-8.
+func WellFormed(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if _, ok := surrogateAt(s, i); ok {
+			b.WriteRune(utf8.RuneError)
+			i += 3
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		b.WriteRune(r)
+		i += size
+	}
+	return b.String()
+}
+
+// utf16Units returns s as UTF-16 code units, as ECMAScript holds the string: WTF-8 surrogates are
+// single units, other invalid bytes U+FFFD.
+func utf16Units(s string) []uint16 {
+	out := make([]uint16, 0, len(s))
+	for i := 0; i < len(s); {
+		if u, ok := surrogateAt(s, i); ok {
+			out = append(out, u)
+			i += 3
+			continue
+		}
+		ru, size := utf8.DecodeRuneInString(s[i:])
+		out = utf16.AppendRune(out, ru)
+		i += size
+	}
+	return out
 }
 
 // jsString is ECMAScript String(v) for a parsed JSON value: null "null", arrays joined with ","
@@ -218,7 +447,7 @@ func jsString(v any) string {
 
 // joinJS is Array.prototype.join: null elements are "", others String(element).
 func joinJS(arr []any, sep string, depth int) string {
-	if depth > maxDepth {
+	if depth > MaxDepth {
 		return ""
 	}
 	var b strings.Builder

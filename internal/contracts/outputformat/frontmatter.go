@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mastermind-controller/mastermind/internal/markdown"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -40,32 +41,14 @@ type Config struct {
 
 // Frontmatter returns the frontmatter text of a SKILL.md (BOM stripped): the lines after a first
 // line "---" (LF or CRLF) up to the next line equal to "---" once trailing white space and CR are
-// removed. ok is false when the file has no complete frontmatter.
+// removed (markdown.SplitFrontmatter). ok is false when the file has no complete frontmatter.
 func Frontmatter(data []byte) (content []byte, ok bool) {
 	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
-	var rest []byte
-	switch {
-	case bytes.HasPrefix(data, []byte("---\n")):
-		rest = data[4:]
-	case bytes.HasPrefix(data, []byte("---\r\n")):
-		rest = data[5:]
-	default:
+	fm := markdown.SplitFrontmatter(data)
+	if !fm.Closed {
 		return nil, false
 	}
-	for off := 0; off <= len(rest); {
-		end := bytes.IndexByte(rest[off:], '\n')
-		line := rest[off:]
-		next := len(rest) + 1
-		if end >= 0 {
-			line = rest[off : off+end]
-			next = off + end + 1
-		}
-		if string(bytes.TrimRight(line, " \t\r")) == "---" {
-			return rest[:off], true
-		}
-		off = next
-	}
-	return nil, false
+	return data[fm.Start:fm.End], true
 }
 
 // ParseSkill reads output_format and output_format_mode from a SKILL.md (§3.2). It never fails:
@@ -73,16 +56,18 @@ func Frontmatter(data []byte) (content []byte, ok bool) {
 func ParseSkill(data []byte) (cfg Config) {
 	content, ok := Frontmatter(data)
 	if !ok {
-		return Config{}
+		return unclosed(data)
 	}
 	if err := yamlError(content); err != "" {
-		for _, line := range strings.Split(string(content), "\n") {
-			if strings.HasPrefix(line, "output_format") {
-				if strings.Contains(err, "escape") {
-					err += `; a backslash in a double-quoted YAML string starts an escape, so write the pattern in single quotes`
-				}
-				return Config{Error: fmt.Sprintf("SKILL.md frontmatter is not valid YAML (%s); quote the output_format value", err)}
+		if declaresFormat(content) {
+			fix := "quote the output_format value"
+			switch {
+			case strings.Contains(err, "escape"):
+				err += `; a backslash in a double-quoted YAML string starts an escape, so write the pattern in single quotes`
+			case strings.Contains(err, `key "output_format" already defined`), strings.Contains(err, `key "output_format_mode" already defined`):
+				fix = "keep one of the duplicate keys"
 			}
+			return Config{Error: fmt.Sprintf("SKILL.md frontmatter is not valid YAML (%s); %s", err, fix)}
 		}
 		return Config{Note: NoteInvalidYAML}
 	}
@@ -123,6 +108,61 @@ func ParseSkill(data []byte) (cfg Config) {
 		}
 	}
 	return cfg
+}
+
+// declaresFormat reports whether a line of text starts with output_format at column 1.
+func declaresFormat(text []byte) bool {
+	for _, line := range strings.Split(string(text), "\n") {
+		if strings.HasPrefix(line, "output_format") {
+			return true
+		}
+	}
+	return false
+}
+
+// unclosed handles a SKILL.md whose frontmatter opens on line 1 and never closes (§3.2): a
+// configuration error when a line before the first near-miss closing line ("----", " ---",
+// "...") or, without one, any line starts with output_format; otherwise not declared, with a
+// note. A file without an opening "---" line is simply not declared.
+func unclosed(data []byte) Config {
+	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
+	fm := markdown.SplitFrontmatter(data)
+	if !fm.Present {
+		return Config{}
+	}
+	region, why := data[fm.Start:], ""
+	line := 2
+	for off := fm.Start; off < len(data); line++ {
+		end := bytes.IndexByte(data[off:], '\n')
+		next := len(data)
+		if end >= 0 {
+			end += off
+			next = end + 1
+		} else {
+			end = len(data)
+		}
+		if text := string(bytes.TrimRight(data[off:end], " \t\r")); nearMissClose(text) {
+			region, why = data[fm.Start:off], fmt.Sprintf(" (line %d is %q, not \"---\")", line, text)
+			break
+		}
+		off = next
+	}
+	if declaresFormat(region) {
+		return Config{Error: "SKILL.md frontmatter opened at line 1 is never closed" + why + "; end it with a line holding only ---"}
+	}
+	return Config{Note: "frontmatter opened at line 1 is never closed" + why + "; no output_format read"}
+}
+
+// nearMissClose reports whether a line (trailing blanks removed) looks like an attempt to close
+// the frontmatter: four or more dashes, "---" after leading blanks, or YAML's "..." end marker.
+func nearMissClose(line string) bool {
+	if line == "..." {
+		return true
+	}
+	if t := strings.TrimLeft(line, " \t"); t == "---" {
+		return true
+	}
+	return len(line) >= 4 && strings.Trim(line, "-") == ""
 }
 
 // yamlError returns the YAML error of content ("" when valid). Decoding into a generic value also

@@ -32,9 +32,15 @@ func TestParseSkill(t *testing.T) {
 		{"mode lenient", skill("output_format: a\noutput_format_mode: 'lenient'\n"), Config{Declared: true, Pattern: "a", Mode: Lenient}},
 		{"invalid yaml with output_format", skill("description: Use when: x\noutput_format: a\n"), Config{Error: "SKILL.md frontmatter is not valid YAML (mapping values are not allowed in this context); quote the output_format value"}},
 		{"invalid yaml without", skill("description: Use when: x\n"), Config{Note: NoteInvalidYAML}},
-		{"duplicate key is invalid yaml", skill("output_format: a\noutput_format: b\n"), Config{Error: "SKILL.md frontmatter is not valid YAML (SKILL.md line 3: mapping key \"output_format\" already defined at SKILL.md line 2); quote the output_format value"}},
+		{"duplicate key is invalid yaml", skill("output_format: a\noutput_format: b\n"), Config{Error: "SKILL.md frontmatter is not valid YAML (SKILL.md line 3: mapping key \"output_format\" already defined at SKILL.md line 2); keep one of the duplicate keys"}},
+		{"duplicate mode key", skill("output_format: a\noutput_format_mode: strict\noutput_format_mode: lenient\n"), Config{Error: "SKILL.md frontmatter is not valid YAML (SKILL.md line 4: mapping key \"output_format_mode\" already defined at SKILL.md line 3); keep one of the duplicate keys"}},
 		{"no frontmatter", []byte("# Skill\noutput_format: a\n"), Config{}},
-		{"unterminated frontmatter", []byte("---\noutput_format: a\n"), Config{}},
+		{"unterminated frontmatter", []byte("---\noutput_format: a\n"), Config{Error: "SKILL.md frontmatter opened at line 1 is never closed; end it with a line holding only ---"}},
+		{"closed by four dashes", []byte("---\nname: x\noutput_format: ^a\n----\nbody\n"), Config{Error: "SKILL.md frontmatter opened at line 1 is never closed (line 4 is \"----\", not \"---\"); end it with a line holding only ---"}},
+		{"closed by an indented fence", []byte("---\r\noutput_format: ^a\r\n  ---\r\n"), Config{Error: "SKILL.md frontmatter opened at line 1 is never closed (line 3 is \"  ---\", not \"---\"); end it with a line holding only ---"}},
+		{"closed by dots", []byte("---\nname: x\n...\noutput_format: in the body\n"), Config{Note: "frontmatter opened at line 1 is never closed (line 3 is \"...\", not \"---\"); no output_format read"}},
+		{"four dashes without output_format", []byte("---\nname: x\n-----\n"), Config{Note: "frontmatter opened at line 1 is never closed (line 3 is \"-----\", not \"---\"); no output_format read"}},
+		{"a thematic break only", []byte("---\n# Skill\n"), Config{Note: "frontmatter opened at line 1 is never closed; no output_format read"}},
 		{"CRLF and BOM", []byte("\uFEFF---\r\nname: x\r\noutput_format: '^a$'\r\noutput_format_mode: strict\r\n---  \r\nbody\r\n"), Config{Declared: true, Pattern: "^a$", Mode: Strict}},
 		{"frontmatter not a mapping", skill("- a\n"), Config{}},
 		{"empty frontmatter", []byte("---\n---\n"), Config{}},
@@ -133,6 +139,8 @@ func FuzzFrontmatter(f *testing.F) {
 		"---\ndescription: Use when: x\noutput_format: a\n---\n",
 		"---\nx: &a [*a]\noutput_format: *a\n---\n",
 		"---\noutput_format: |\n  (?=x)\n---\n",
+		"---\nname: x\noutput_format: ^a\n----\nbody\n",
+		"---\r\noutput_format: a\r\noutput_format: b\r\n...\r\n",
 	} {
 		f.Add([]byte(s), []byte("## a\n"))
 	}
