@@ -11,6 +11,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/postflight"
+	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/spf13/cobra"
 )
@@ -23,6 +24,8 @@ type GateOptions struct {
 	Format string
 	FailOn string
 	Record bool
+	// JSON is --json, the short form of --format json.
+	JSON bool
 }
 
 // debugGateEnv turns on the gate's work counters on stderr.
@@ -70,8 +73,11 @@ such as _lessons.md, are not tasks and are ignored.
 --format text (default) prints the lines. --format json prints {schema_version: 1, command:
 "gate", outcome, exit_code, message, since, fail_on, record, tasks: [{task, spec, status,
 passed, state_status, baseline, verdict, counts, reason, findings, report_violations, error,
-recorded}], summary}. --format github prints GitHub Actions ::error / ::warning annotations
-(at most 10 of each, then a ::notice with the number omitted) followed by the text log.
+recorded}], summary}; --json is the same. --format github prints GitHub Actions ::error /
+::warning annotations (at most 10 of each, then a ::notice with the number omitted) followed by
+the text log. --format sarif prints a SARIF 2.1.0 log for code scanning, --format rdjson
+reviewdog's rdjson, --format markdown a job summary for $GITHUB_STEP_SUMMARY (one row per task,
+then each task's findings, then the summary line); see integrations.md §4.
 
 MASTERMIND_DEBUG_GATE=1 prints the work counters (tasks, audits, baselines, changed-set
 computations, spec reads) to stderr.
@@ -88,15 +94,23 @@ Exit status:
 func NewCmdGate(io *IOStreams, runF func(*GateOptions) error) *cobra.Command {
 	opts := &GateOptions{IO: io}
 	cmd := &cobra.Command{
-		Use:   "gate [--since REV] [--root DIR] [--format text|json|github] [--fail-on broken|drift] [--record]",
+		Use:   "gate [--since REV] [--root DIR] [--format text|json|github|sarif|rdjson|markdown] [--json] [--fail-on broken|drift] [--record]",
 		Short: "Pre-merge gate over every open task",
 		Long:  gateLong,
 		Example: `  mastermind gate
   mastermind gate --since origin/main --fail-on drift
   mastermind gate --format github >> "$GITHUB_STEP_SUMMARY"
-  mastermind gate --record --format json`,
+  mastermind gate --record --format json
+  mastermind gate --format markdown >> "$GITHUB_STEP_SUMMARY"
+  mastermind gate --format sarif > mastermind.sarif`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := mutuallyExclusive(cmd, "json", "format"); err != nil {
+				return err
+			}
+			if opts.JSON {
+				opts.Format = formatJSON
+			}
 			if err := checkFormat(opts.Format); err != nil {
 				return err
 			}
@@ -115,7 +129,8 @@ func NewCmdGate(io *IOStreams, runF func(*GateOptions) error) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&opts.Since, "since", "", "gate only tasks whose folder or declared scope changed since this commit")
 	f.StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
-	f.StringVar(&opts.Format, "format", formatText, "output format: text, json or github")
+	f.StringVar(&opts.Format, "format", formatText, "output format: text, json, github, sarif, rdjson or markdown")
+	f.BoolVar(&opts.JSON, "json", false, "the same as --format json")
 	f.StringVar(&opts.FailOn, "fail-on", "broken", "broken or drift: with drift, drift tasks fail too")
 	f.BoolVar(&opts.Record, "record", false, "persist each audit through the normal post-flight (writes state)")
 	return cmd
@@ -163,6 +178,11 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 		if err = writeGitHubAnnotations(opts.IO.Out, gateAnnotations(res)); err == nil {
 			err = writeGateText(opts.IO.Out, res, summary, false)
 		}
+	case formatSARIF, formatRDJSON, formatMarkdown:
+		err = writeFindingsFormat(opts.IO.Out, opts.Format, gateTitle(res), gateFindingSets(res))
+		if err == nil && opts.Format == formatMarkdown {
+			_, err = fmt.Fprintf(opts.IO.Out, "\n%s\n", mdSummaryLine(summary))
+		}
 	default:
 		err = writeGateText(opts.IO.Out, res, summary, opts.IO.ColorEnabled)
 	}
@@ -189,8 +209,27 @@ func gateError(opts *GateOptions, since string, err error) error {
 		_ = writeJSON(opts.IO.Out, env)
 	case formatGitHub:
 		_ = writeGitHubAnnotations(opts.IO.Out, []ghAnnotation{{Level: "error", Title: "mastermind gate", Message: msg}})
+	case formatSARIF, formatRDJSON:
+		// A valid log without results, so an upload step still succeeds; the error is on stderr
+		// and in the exit status.
+		_ = writeFindingsFormat(opts.IO.Out, opts.Format, "mastermind gate", nil)
+	case formatMarkdown:
+		_ = writeFindingsFormat(opts.IO.Out, opts.Format, "mastermind gate", []render.FindingSet{{Task: "gate", Verdict: "error", Message: msg}})
 	}
 	return &ExitError{Code: ExitOperational, Msg: msg, Err: err}
+}
+
+// gateTitle heads the markdown job summary.
+func gateTitle(res *postflight.GateResult) string {
+	if res.Since != "" {
+		return "mastermind gate --since " + postflight.ShortOID(res.Since)
+	}
+	return "mastermind gate"
+}
+
+// mdSummaryLine is the gate's summary line as a markdown paragraph.
+func mdSummaryLine(summary string) string {
+	return "`" + strings.ReplaceAll(textsafe.Escape(summary), "`", "'") + "`"
 }
 
 // gateSummary is the last text line: "gate: <passed|failed|error> — <N> task(s): <counts>".

@@ -9,6 +9,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/mastermind-controller/mastermind/internal/report"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/spf13/cobra"
@@ -37,7 +38,8 @@ type ReportValidateOptions struct {
 	IO   *IOStreams
 	File string // path, or "-" for standard input
 	JSON bool
-	// Format is --format: "" (text unless --json), "text", "json" (= --json) or "github".
+	// Format is --format: "" (text unless --json), "text", "json" (= --json), "github", "sarif",
+	// "rdjson" or "markdown".
 	Format string
 }
 
@@ -56,7 +58,9 @@ strict YAML/JSON values, the JSON Schema and the consistency rules. No git compa
 Each finding prints as "file:line:column: message [rule]" on stdout; a valid report prints
 nothing. --json (or --format json) prints {schema_version, command, file, form, valid,
 findings}. --format github prints a GitHub Actions ::error annotation per finding (at most 10,
-then a ::notice with the number omitted), then the text lines. --format and --json cannot be
+then a ::notice with the number omitted), then the text lines. --format sarif, rdjson and
+markdown write the violations as a SARIF 2.1.0 log, reviewdog rdjson or a job summary
+(integrations.md §4). --format and --json cannot be
 used together.
 
 When the file lies inside a git repository, it must also be reachable from the repository root
@@ -83,7 +87,7 @@ Exit status:
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print {schema_version, command, file, form, valid, findings} as JSON")
-	cmd.Flags().StringVar(&opts.Format, "format", "", "output format: text (default), json or github")
+	cmd.Flags().StringVar(&opts.Format, "format", "", "output format: text (default), json, github, sarif, rdjson or markdown")
 	return cmd
 }
 
@@ -115,6 +119,10 @@ func runReportValidate(opts *ReportValidateOptions) error {
 				Findings: []finding.Finding{}, Outcome: "error", Error: err.Error()})
 		} else if opts.Format == formatGitHub {
 			_ = writeGitHubAnnotations(opts.IO.Out, []ghAnnotation{{Level: "error", File: display, Title: "mastermind report validate", Message: err.Error()}})
+		} else if isFindingsFormat(opts.Format) {
+			set := render.FindingSet{Task: display, Spec: display, Verdict: "error",
+				Findings: []finding.Finding{{Rule: ruleTaskError, Class: finding.ClassError, File: display, Message: err.Error()}}}
+			_ = writeFindingsFormat(opts.IO.Out, opts.Format, "mastermind report validate", []render.FindingSet{set})
 		}
 		return &ExitError{Code: ExitOperational, Msg: textsafe.Escape(err.Error()), Err: err}
 	}
@@ -129,6 +137,11 @@ func runReportValidate(opts *ReportValidateOptions) error {
 			env.Form = &f
 		}
 		if err := writeJSON(opts.IO.Out, env); err != nil {
+			return err
+		}
+	} else if isFindingsFormat(opts.Format) {
+		set := reportFindingSet(display, res.Findings, len(res.Findings) == 0)
+		if err := writeFindingsFormat(opts.IO.Out, opts.Format, "mastermind report validate", []render.FindingSet{set}); err != nil {
 			return err
 		}
 	} else {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/postflight"
+	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/mastermind-controller/mastermind/internal/scaffold"
 	"github.com/spf13/cobra"
 )
@@ -59,9 +60,11 @@ Flags:
   --force-iteration   run one pre-flight beyond the budget
   --fail-on LEVEL     broken (default) or drift; with drift a drift verdict exits 1
   --json              print the JSON envelope (schema_version 1) on stdout instead of text
-  --format FORMAT     text (default), json (the same as --json) or github: GitHub Actions
-                      ::error/::warning annotations for the findings (at most 10 of each),
-                      then the text output; --format and --json cannot be used together
+  --format FORMAT     text (default), json (the same as --json), github: GitHub Actions
+                      ::error/::warning annotations for the findings (at most 10 of each, then
+                      a ::notice with the number omitted), then the text output; sarif: a SARIF
+                      2.1.0 log; rdjson: reviewdog's rdjson; markdown: a job summary
+                      (integrations.md §4); --format and --json cannot be used together
   --root DIR          repository root; by default discovered from the current directory
   --current           take the spec from .mastermind/current, the current-task pointer that an
                       approved pre-flight writes and completion removes
@@ -138,7 +141,7 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 	f.BoolVar(&opts.ForceIteration, "force-iteration", false, "run one pre-flight beyond the budget")
 	f.StringVar(&opts.FailOn, "fail-on", "broken", "broken or drift: the lowest verdict that exits 1")
 	f.BoolVar(&opts.JSON, "json", false, "print the JSON envelope on stdout")
-	f.StringVar(&opts.Format, "format", "", "output format: text (default), json or github")
+	f.StringVar(&opts.Format, "format", "", "output format: text (default), json, github, sarif, rdjson or markdown")
 	f.StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
 	f.BoolVar(&opts.Current, "current", false, "run the task named by .mastermind/current (written by pre-flight)")
 	return cmd
@@ -229,6 +232,10 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 			return werr
 		}
 		fmt.Fprint(opts.IO.Out, res.Text)
+	case isFindingsFormat(opts.Format):
+		if werr := writeFindingsFormat(opts.IO.Out, opts.Format, "mastermind run-task", []render.FindingSet{resultFindingSet(res)}); werr != nil {
+			return werr
+		}
 	default:
 		fmt.Fprint(opts.IO.Out, paintIconLines(opts.IO.ColorEnabled, res.Text))
 	}
@@ -259,6 +266,12 @@ func runTaskError(opts *RunTaskOptions, res *postflight.Result, err error) error
 		_ = writeJSON(opts.IO.Out, postflight.NewEnvelope(res, ExitOperational, err))
 	} else if opts.Format == formatGitHub {
 		_ = writeGitHubAnnotations(opts.IO.Out, []ghAnnotation{{Level: "error", Title: "mastermind run-task", Message: msg}})
+	} else if isFindingsFormat(opts.Format) {
+		if res == nil {
+			res = &postflight.Result{}
+		}
+		set := resultFindingSet(&postflight.Result{Phase: res.Phase, Outcome: postflight.OutcomeError, Task: res.Task, Message: msg})
+		_ = writeFindingsFormat(opts.IO.Out, opts.Format, "mastermind run-task", []render.FindingSet{set})
 	}
 	return &ExitError{Code: ExitOperational, Msg: msg, Err: err}
 }

@@ -165,10 +165,10 @@ func resultAnnotations(res *postflight.Result, prefix string) []ghAnnotation {
 // checkFormat validates a --format value.
 func checkFormat(v string) error {
 	switch v {
-	case formatText, formatJSON, formatGitHub:
+	case formatText, formatJSON, formatGitHub, formatSARIF, formatRDJSON, formatMarkdown:
 		return nil
 	}
-	return usageErrorf("--format must be text, json or github, got %q", v)
+	return usageErrorf("--format must be text, json, github, sarif, rdjson or markdown, got %q", v)
 }
 
 // formatFlag validates --format against --json (they cannot be used together) and folds

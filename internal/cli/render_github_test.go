@@ -139,7 +139,11 @@ func TestFormatFlags(t *testing.T) {
 		{args: "--since main --root /r --format github --fail-on drift --record",
 			want: GateOptions{Since: "main", Root: "/r", Format: "github", FailOn: "drift", Record: true}},
 		{args: "--format json", want: GateOptions{Format: "json", FailOn: "broken"}},
-		{args: "--format sarif", wantErr: `--format must be text, json or github, got "sarif"`},
+		{args: "--json", want: GateOptions{Format: "json", FailOn: "broken", JSON: true}},
+		{args: "--format sarif", want: GateOptions{Format: "sarif", FailOn: "broken"}},
+		{args: "--format markdown --fail-on drift", want: GateOptions{Format: "markdown", FailOn: "drift"}},
+		{args: "--json --format text", wantErr: "cannot be used together"},
+		{args: "--format yaml", wantErr: `--format must be text, json, github, sarif, rdjson or markdown, got "yaml"`},
 		{args: "--fail-on warning", wantErr: "--fail-on must be broken or drift"},
 		{args: "--since=", wantErr: "--since needs a revision"},
 		{args: "extra", wantErr: "takes no arguments"},
@@ -168,9 +172,12 @@ func TestFormatFlags(t *testing.T) {
 		{args: spec + " --format json", format: "json", json: true},
 		{args: spec + " --format github", format: "github"},
 		{args: spec + " --format text", format: "text"},
+		{args: spec + " --format sarif", format: "sarif"},
+		{args: spec + " --format rdjson", format: "rdjson"},
+		{args: spec + " --format markdown", format: "markdown"},
 		{args: spec + " --json", json: true},
 		{args: spec + " --json --format json", wantErr: "cannot be used together"},
-		{args: spec + " --format yaml", wantErr: "--format must be text, json or github"},
+		{args: spec + " --format yaml", wantErr: "--format must be text, json, github, sarif, rdjson or markdown"},
 	}
 	for _, tt := range rtCases {
 		t.Run("run-task "+tt.args, func(t *testing.T) {

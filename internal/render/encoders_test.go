@@ -299,3 +299,21 @@ func TestMDCode(t *testing.T) {
 		}
 	}
 }
+
+func TestMDTextBreaksMarkupAndAutolinks(t *testing.T) {
+	for in, want := range map[string]string{
+		"see https://evil.example/x": `see https\://evil.example/x`,
+		"visit www.evil.com now":     `visit www\.evil.com now`,
+		"mail a@b.com":               `mail a\@b.com`,
+		"- not a list":               `\- not a list`,
+		"# not a heading":            `\# not a heading`,
+		"![img](x) [l](y)":           `\!\[img\](x) \[l\](y)`,
+		"a & b <br>":                 `a &amp; b \<br\>`,
+		"line1\nline2\r\n= heading":  `line1 line2 = heading`,
+		"ok: plain-text 1.5 (fine)":  `ok: plain-text 1.5 (fine)`,
+	} {
+		if got := mdText(in); got != want {
+			t.Errorf("mdText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -75,7 +75,8 @@ func taskAudit(s FindingSet) string {
 }
 
 // verdictRank orders verdicts from passing to worst for the summary heading.
-var verdictRank = map[string]int{"": 0, "passed": 1, "held": 1, "accepted": 1, "approved": 1, "drift": 2, "broken": 3, "refused": 3, "error": 4}
+var verdictRank = map[string]int{"": 0, "passed": 1, "held": 1, "accepted": 1, "approved": 1, "valid": 1, "learned": 1,
+	"drift": 2, "broken": 3, "refused": 3, "invalid": 3, "not_started": 3, "error": 4}
 
 func worse(a, b string) string {
 	ra, oka := verdictRank[a]
@@ -94,14 +95,14 @@ func worse(a, b string) string {
 
 func verdictLabel(v string) string {
 	switch v {
-	case "held", "passed", "accepted", "approved":
+	case "held", "passed", "accepted", "approved", "valid", "learned":
 		return "✅ " + v
 	case "drift":
 		return "⚠️ drift"
 	case "":
 		return "—"
 	}
-	return "❌ " + mdText(v)
+	return "❌ " + mdText(strings.ReplaceAll(v, "_", " "))
 }
 
 func classIcon(c finding.Class) string {
@@ -111,17 +112,22 @@ func classIcon(c finding.Class) string {
 	return "❌"
 }
 
-// mdText escapes s for a Markdown paragraph or table cell: line breaks become spaces, and every
-// ASCII character that can start Markdown syntax, HTML or a GFM autolink (":" of a scheme, "."
-// of "www.") is backslash-escaped, so an executor's text cannot add markup, links or images.
+// mdText escapes s for a Markdown paragraph or table cell so it renders as the literal text: line
+// breaks become spaces; the ASCII characters that open inline Markdown or HTML (\ ` * _ [ ] < >
+// | ! ~ # &) are escaped anywhere; "-", "+" and "=" at the start, where they would open a list or
+// a heading; and GFM autolinks are broken (the ":" of "://", the "." after "www", every "@"), so
+// an executor's text cannot add markup, links or images.
 func mdText(s string) string {
 	s = textsafe.Escape(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(s))
 	var b strings.Builder
-	for _, r := range s {
+	for i, r := range s {
 		switch {
 		case r == '&':
 			b.WriteString("&amp;")
-		case r < 0x80 && strings.ContainsRune("\\`*_{}[]()<>#+-.!|~:", r):
+		case r < 0x80 && strings.ContainsRune("\\`*_[]<>|!~#@", r),
+			i == 0 && strings.ContainsRune("-+=", r),
+			r == ':' && strings.HasPrefix(s[i:], "://"),
+			r == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www"):
 			b.WriteByte('\\')
 			b.WriteRune(r)
 		default:
