@@ -14,9 +14,6 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/spec"
 )
 
-// SchemaVersion is the version of the brief's JSON form.
-const SchemaVersion = 1
-
 // Rule is one rule the audit applies, as the brief states it.
 type Rule struct {
 	ID    string        `json:"id"`
@@ -24,10 +21,9 @@ type Rule struct {
 	Text  string        `json:"text"`
 }
 
-// Brief is the executor's brief. JSON keys are in this order.
+// Brief is the executor's brief. JSON keys are in this order; the command's --json envelope
+// puts the schema_version and command header before them.
 type Brief struct {
-	SchemaVersion int    `json:"schema_version"`
-	Command       string `json:"command"`
 	Task          string `json:"task"`
 	Title         string `json:"title"`
 	Spec          string `json:"spec"`
@@ -73,7 +69,7 @@ type ReportBrief struct {
 // always has every key.
 func Build(s *spec.Spec, task, specRel string, rules []Rule) Brief {
 	dir := specRel[:strings.LastIndex(specRel, "/")+1]
-	b := Brief{SchemaVersion: SchemaVersion, Command: "brief", Task: task, Title: title(s), Spec: specRel,
+	b := Brief{Task: task, Title: title(s), Spec: specRel,
 		SpecHash: s.Hash, Mode: s.Frontmatter.Mode, Risk: s.Frontmatter.Risk,
 		Scope: Scope{Source: s.Scope.Source, Touches: list(s.Scope.Touches), Creates: list(s.Scope.Creates),
 			ExpectedDocs: list(s.Scope.ExpectedDocs), Declared: list(s.Scope.Declared)},

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -73,5 +74,18 @@ func cmdMM(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("mastermind %v exited %d, want %d", args[1:], got, want)
+	}
+}
+
+// TestDevNullIsNotATerminal: /dev/null is a character device but no terminal, so output sent
+// there is never coloured by --color auto.
+func TestDevNullIsNotATerminal(t *testing.T) {
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	if systemStreams(strings.NewReader(""), f, f).IsStdoutTTY {
+		t.Fatal("/dev/null counted as a terminal")
 	}
 }

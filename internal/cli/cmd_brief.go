@@ -9,6 +9,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/brief"
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/postflight"
+	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/mastermind-controller/mastermind/internal/spec"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/spf13/cobra"
@@ -96,10 +97,27 @@ func runBrief(_ context.Context, opts *BriefOptions) error {
 		return err
 	}
 	if opts.Format == "json" {
-		return writeJSON(opts.IO.Out, b)
+		return render.WriteJSON(opts.IO.Out, briefEnvelope{Header: render.NewHeader("brief"), Brief: b})
 	}
 	_, err = io.WriteString(opts.IO.Out, b.Markdown())
 	return err
+}
+
+// briefEnvelope is brief --format json: the header, then the brief's keys.
+type briefEnvelope struct {
+	render.Header
+	brief.Brief
+}
+
+// auditRules are the non-reserved rows of the finding-kind table, as the brief states them.
+func auditRules() []brief.Rule {
+	var out []brief.Rule
+	for _, k := range finding.Kinds {
+		if !k.Reserved {
+			out = append(out, brief.Rule{ID: k.ID, Class: k.Class, Text: k.Help})
+		}
+	}
+	return out
 }
 
 // buildBrief resolves the task and builds its brief; spec findings go to errOut (nil: dropped)

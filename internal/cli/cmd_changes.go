@@ -1,15 +1,14 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/spf13/cobra"
 )
@@ -120,34 +119,42 @@ func runChanges(ctx context.Context, opts *ChangesOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	entries := cs.WithoutControl()
-	if opts.JSON {
-		out := changesJSON{SchemaVersion: 1, Baseline: oid, Source: cs.Source, Degraded: cs.Degraded,
-			DegradedReason: cs.DegradedReason, Changes: make([]changeEntryJSON, 0, len(entries))}
-		for _, e := range entries {
-			j := changeEntryJSON{Status: string(e.Status)}
-			if e.UTF8 {
-				j.Path = string(e.Path)
-			} else {
-				j.PathBase64 = base64.StdEncoding.EncodeToString(e.Path)
-			}
-			out.Changes = append(out.Changes, j)
-		}
-		return writeJSON(opts.IO.Out, out)
-	}
-	return writeChangesText(opts.IO.Out, entries)
+	return show(opts.IO, outputFormat(opts.JSON, ""), changesView{oid: oid, cs: cs, entries: cs.WithoutControl()})
 }
 
-// writeChangesText prints "STATUS<TAB>path" lines with textsafe-escaped paths; characters a
-// reader cannot see (format characters such as U+200B, line and paragraph separators, spaces
-// other than U+0020) are escaped too, so "READ\u200BME.md" never prints as README.md.
-func writeChangesText(w io.Writer, entries []gitscope.Entry) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	for _, e := range entries {
-		bw.WriteString(string(e.Status))
-		bw.WriteByte('\t')
-		bw.WriteString(textsafe.Escape(string(e.Path)))
-		bw.WriteByte('\n')
+// changesView is the changed set since oid; the envelope and the text are built only for the
+// format asked for (the set may hold 100,000 entries).
+type changesView struct {
+	oid     string
+	cs      *gitscope.ChangedSet
+	entries []gitscope.Entry
+}
+
+func (v changesView) JSON() any {
+	out := changesJSON{SchemaVersion: 1, Baseline: v.oid, Source: v.cs.Source, Degraded: v.cs.Degraded,
+		DegradedReason: v.cs.DegradedReason, Changes: make([]changeEntryJSON, 0, len(v.entries))}
+	for _, e := range v.entries {
+		j := changeEntryJSON{Status: string(e.Status)}
+		if e.UTF8 {
+			j.Path = string(e.Path)
+		} else {
+			j.PathBase64 = base64.StdEncoding.EncodeToString(e.Path)
+		}
+		out.Changes = append(out.Changes, j)
 	}
-	return bw.Flush()
+	return out
+}
+
+func (changesView) Annotations() []render.Annotation { return nil }
+
+// WriteText prints "STATUS<TAB>path" lines with textsafe-escaped paths; characters a reader
+// cannot see (format characters such as U+200B, line and paragraph separators, spaces other than
+// U+0020) are escaped too, so "READ\u200BME.md" never prints as README.md.
+func (v changesView) WriteText(t *render.Text) {
+	for _, e := range v.entries {
+		t.WriteString(string(e.Status))
+		t.WriteString("\t")
+		t.WriteString(textsafe.Escape(string(e.Path)))
+		t.WriteString("\n")
+	}
 }

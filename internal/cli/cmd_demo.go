@@ -219,7 +219,7 @@ func runDemoVariant(ctx context.Context, opts *DemoOptions, dir string, v demoVa
 		return "", err
 	}
 	defer os.Chdir(wd)
-	run := func(mode postflight.Mode) (*postflight.Result, error) {
+	run := func(mode postflight.Mode) (*postflight.Outcome, error) {
 		return postflight.Run(ctx, postflight.Options{Git: repo, SpecArg: specRel, Mode: mode,
 			MaxIterations: postflight.DefaultMaxIterations, Now: opts.Now, Warn: opts.IO.ErrOut})
 	}
@@ -228,7 +228,7 @@ func runDemoVariant(ctx context.Context, opts *DemoOptions, dir string, v demoVa
 	if err != nil {
 		return "", err
 	}
-	fmt.Fprintln(out, pre.Text)
+	fmt.Fprintln(out, runTaskText(pre))
 	if pre.Outcome != postflight.OutcomePreReady {
 		return "pre-flight refused", nil
 	}
@@ -250,7 +250,7 @@ func runDemoVariant(ctx context.Context, opts *DemoOptions, dir string, v demoVa
 	if err != nil {
 		return "", err
 	}
-	fmt.Fprintf(out, "--- audit.md (exit %d, outcome %s)\n%s\n", post.ExitCode, post.Outcome, audit)
+	fmt.Fprintf(out, "--- audit.md (exit %d, outcome %s)\n%s\n", runTaskExitCode(post.Outcome, false), post.Outcome, audit)
 	if post.State == nil {
 		return "no verdict", nil
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/contracts/filter"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/spf13/cobra"
 )
@@ -42,13 +43,10 @@ func NewCmdFilter(io *IOStreams, runF func(*FilterOptions) error) *cobra.Command
 		Short: "Check a subagent's return against its brief's OUTPUT schema; print clean output or a REJECT block",
 		Long: `Apply the report-filter contract to a subagent's raw return: find the structured block (the
 whole return when it is JSON, else the last ` + "```json" + ` fence, else the last ` + "```yaml" + ` fence), drop
-everything around it, and validate it against the OUTPUT schema the dispatch declared:
-
-  --brief FILE            a Markdown brief; the first ` + "```json-schema" + ` or ` + "```headings" + ` block under its
-                          OUTPUT heading declares the schema; a NEEDS_INPUT heading turns on the
-                          status union
-  --schema FILE           a JSON Schema file (draft 2020-12 unless its $schema says draft-07)
-  --require-heading TEXT  a required Markdown heading ("## Findings" needs level 2; repeatable)
+everything around it, and validate it against the OUTPUT schema the dispatch declared with
+exactly one of --brief (the first ` + "```json-schema" + ` or ` + "```headings" + ` block under the brief's OUTPUT
+heading; a NEEDS_INPUT heading turns on the status union), --schema (draft 2020-12 unless its
+$schema says draft-07) or --require-heading ("## Findings" needs level 2; repeatable).
 
 Formats are asserted; path-line, repo-path, git-sha and git-commit-line are built in. With the
 union on (--needs-input or the brief's NEEDS_INPUT heading) a top-level status of "needs_input"
@@ -110,17 +108,16 @@ func validateFilterFlags(cmd *cobra.Command, opts *FilterOptions) error {
 
 // filterJSON is the --json envelope of agent-contracts.md §2.10.
 type filterJSON struct {
-	SchemaVersion int           `json:"schema_version"`
-	Command       string        `json:"command"`
-	Mode          filter.Mode   `json:"mode"`
-	Outcome       string        `json:"outcome"`
-	Variant       string        `json:"variant"`
-	Output        any           `json:"output"`
-	RejectText    *string       `json:"reject_text"`
-	Items         []filter.Item `json:"items"`
-	Notes         []string      `json:"notes"`
-	Dispatch      *dispatchJSON `json:"dispatch"`
-	Error         string        `json:"error,omitempty"`
+	render.Header
+	Mode       filter.Mode   `json:"mode"`
+	Outcome    string        `json:"outcome"`
+	Variant    string        `json:"variant"`
+	Output     any           `json:"output"`
+	RejectText *string       `json:"reject_text"`
+	Items      []filter.Item `json:"items"`
+	Notes      []string      `json:"notes"`
+	Dispatch   *dispatchJSON `json:"dispatch"`
+	Error      string        `json:"error,omitempty"`
 }
 
 type dispatchJSON struct {
@@ -132,7 +129,7 @@ type dispatchJSON struct {
 
 func runFilter(ctx context.Context, opts *FilterOptions) error {
 	err := filterRun(ctx, opts)
-	if err == nil || !opts.JSON {
+	if err == nil {
 		return err
 	}
 	var np *NotPassedError
@@ -141,8 +138,8 @@ func runFilter(ctx context.Context, opts *FilterOptions) error {
 		return err
 	}
 	// Operational and usage failures still print a parseable envelope (conventions.md §2).
-	if werr := writeJSON(opts.IO.Out, filterJSON{SchemaVersion: 1, Command: "filter", Outcome: "error",
-		Items: []filter.Item{}, Notes: []string{}, Error: err.Error()}); werr != nil {
+	if werr := show(opts.IO, outputFormat(opts.JSON, ""), render.Plain{Envelope: filterJSON{Header: render.NewHeader("filter"),
+		Outcome: "error", Items: []filter.Item{}, Notes: []string{}, Error: err.Error()}}); werr != nil {
 		return werr
 	}
 	return err
@@ -200,35 +197,31 @@ func filterRun(ctx context.Context, opts *FilterOptions) error {
 		text = filter.EscalateText(opts.Dispatch, counter.ConsecutiveRejections, res.Items)
 	}
 
-	if opts.JSON {
-		env := filterJSON{SchemaVersion: 1, Command: "filter", Mode: res.Mode, Outcome: outcome, Variant: res.Variant,
-			Items: res.Items, Notes: res.Notes}
-		if env.Items == nil {
-			env.Items = []filter.Item{}
-		}
-		if res.Accepted {
-			if res.Object != nil {
-				env.Output = res.Object
-			} else {
-				env.Output = string(res.Output)
-			}
+	env := filterJSON{Header: render.NewHeader("filter"), Mode: res.Mode, Outcome: outcome, Variant: res.Variant,
+		Items: res.Items, Notes: res.Notes}
+	if env.Items == nil {
+		env.Items = []filter.Item{}
+	}
+	if res.Accepted {
+		if res.Object != nil {
+			env.Output = res.Object
 		} else {
-			env.RejectText = &text
-		}
-		if counter != nil {
-			env.Dispatch = &dispatchJSON{ID: counter.DispatchID, ConsecutiveRejections: counter.ConsecutiveRejections,
-				TotalRejections: counter.TotalRejections, NeedsInputAccepted: counter.NeedsInputAccepted}
-		}
-		if err := writeJSON(opts.IO.Out, env); err != nil {
-			return err
+			env.Output = string(res.Output)
 		}
 	} else {
-		if _, err := io.WriteString(opts.IO.Out, text); err != nil {
-			return err
-		}
+		env.RejectText = &text
+	}
+	if counter != nil {
+		env.Dispatch = &dispatchJSON{ID: counter.DispatchID, ConsecutiveRejections: counter.ConsecutiveRejections,
+			TotalRejections: counter.TotalRejections, NeedsInputAccepted: counter.NeedsInputAccepted}
+	}
+	v := render.Plain{Envelope: env, Text: func(t *render.Text) { t.WriteString(text) }, Diagnostics: func(t *render.Text) {
 		for _, n := range res.Notes {
-			fmt.Fprintf(opts.IO.ErrOut, "mastermind: note: %s\n", n)
+			t.Printf("mastermind: note: %s\n", n)
 		}
+	}}
+	if err := show(opts.IO, outputFormat(opts.JSON, ""), v); err != nil {
+		return err
 	}
 
 	switch outcome {

@@ -13,6 +13,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/contracts/forge"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/spf13/cobra"
 )
@@ -56,15 +57,26 @@ func forgeFail(io *IOStreams, code int, lines ...string) error {
 	return &ExitError{Code: code, Msg: strings.Join(lines, "\n"), Silent: true}
 }
 
-// NewCmdForgeReport builds `mastermind forge-report validate|ingest|verify`. runF replaces the run
-// function in tests.
-func NewCmdForgeReport(io *IOStreams, runF func(*ForgeOptions) error) *cobra.Command {
-	run := func(opts *ForgeOptions) error {
-		if runF != nil {
-			return runF(opts)
-		}
-		return runForge(opts)
+// forgeRun is the run function of the forge-report subcommands: runF in tests, runForge
+// otherwise.
+func forgeRun(runF func(*ForgeOptions) error) func(*ForgeOptions) error {
+	if runF != nil {
+		return runF
 	}
+	return runForge
+}
+
+// forgeFlagErrors makes a flag error print the subcommand's usage line and exit with the forge
+// contract's usage code.
+func forgeFlagErrors(io *IOStreams, cmd *cobra.Command, usage string) {
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return forgeFail(io, forgeExitFailed, err.Error(), usage)
+	})
+}
+
+// NewCmdForgeReport builds `mastermind forge-report` with its validate, ingest and verify
+// subcommands. runF replaces the run function in tests.
+func NewCmdForgeReport(io *IOStreams, runF func(*ForgeOptions) error) *cobra.Command {
 	parent := &cobra.Command{
 		Use:   "forge-report",
 		Short: "Validate or ingest a forge-report block from an agent's final message",
@@ -90,19 +102,16 @@ Exit status (the forge contract's own codes):
 			return forgeFail(io, forgeExitFailed, forgeUsageValidate, forgeUsageIngest)
 		},
 	}
-	parent.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		usage := forgeUsageValidate
-		switch cmd.Name() {
-		case "ingest":
-			usage = forgeUsageIngest
-		case "verify":
-			usage = forgeUsageVerify
-		}
-		return forgeFail(io, forgeExitFailed, err.Error(), usage)
-	})
+	forgeFlagErrors(io, parent, forgeUsageValidate)
+	parent.AddCommand(NewCmdForgeValidate(io, runF), NewCmdForgeIngest(io, runF), NewCmdForgeVerify(io, runF))
+	return parent
+}
 
-	vopts := &ForgeOptions{IO: io, Sub: "validate"}
-	validate := &cobra.Command{
+// NewCmdForgeValidate builds `mastermind forge-report validate`. runF replaces the run function
+// in tests.
+func NewCmdForgeValidate(io *IOStreams, runF func(*ForgeOptions) error) *cobra.Command {
+	opts := &ForgeOptions{IO: io, Sub: "validate"}
+	cmd := &cobra.Command{
 		Use:   "validate <file|->",
 		Short: "Validate the last forge-report block of a message",
 		Long: `Print "VALID — <work_package> (<status>)" and any notes, or "INVALID:" and one line per
@@ -118,16 +127,22 @@ Exit status: 0 valid, 2 invalid, 1 usage or read error.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			vopts.Input = args[0]
-			return run(vopts)
+			opts.Input = args[0]
+			return forgeRun(runF)(opts)
 		},
 	}
-	validate.Flags().BoolVar(&vopts.JSON, "json", false, "print the result as a JSON envelope")
-	validate.Flags().StringVar(&vopts.Root, "root", "", "repository root for --since (default: git top level of the current directory)")
-	validate.Flags().StringVar(&vopts.Since, "since", "", "also compare files_changed with git's changed set since `REV`")
+	forgeFlagErrors(io, cmd, forgeUsageValidate)
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as a JSON envelope")
+	cmd.Flags().StringVar(&opts.Root, "root", "", "repository root for --since (default: git top level of the current directory)")
+	cmd.Flags().StringVar(&opts.Since, "since", "", "also compare files_changed with git's changed set since `REV`")
+	return cmd
+}
 
-	iopts := &ForgeOptions{IO: io, Sub: "ingest"}
-	ingest := &cobra.Command{
+// NewCmdForgeIngest builds `mastermind forge-report ingest`. runF replaces the run function in
+// tests.
+func NewCmdForgeIngest(io *IOStreams, runF func(*ForgeOptions) error) *cobra.Command {
+	opts := &ForgeOptions{IO: io, Sub: "ingest"}
+	cmd := &cobra.Command{
 		Use:   "ingest <run_id> <file|-> --agent NAME",
 		Short: "Validate, redact and append a forge-report to a run's events.jsonl",
 		Long: `Validate the report; if it is valid, redact it and append exactly two events in one locked,
@@ -145,20 +160,26 @@ Exit status: 0 ingested, 2 report invalid, 1 usage, read or write failure.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			iopts.RunID, iopts.Input = args[0], args[1]
-			if !cmd.Flags().Changed("agent") || strings.TrimSpace(iopts.Agent) == "" {
+			opts.RunID, opts.Input = args[0], args[1]
+			if !cmd.Flags().Changed("agent") || strings.TrimSpace(opts.Agent) == "" {
 				return forgeFail(io, forgeExitFailed, forgeUsageIngest)
 			}
-			return run(iopts)
+			return forgeRun(runF)(opts)
 		},
 	}
-	ingest.Flags().StringVar(&iopts.Agent, "agent", "", "the agent's `NAME` (folded to its registry display name when one matches)")
-	ingest.Flags().StringVar(&iopts.Root, "root", "", "project root (default: git top level of the current directory, or the current directory)")
-	ingest.Flags().StringVar(&iopts.Since, "since", "", "refuse unless files_changed matches git's changed set since `REV`")
-	ingest.Flags().BoolVar(&iopts.JSON, "json", false, "print the result as a JSON envelope")
+	forgeFlagErrors(io, cmd, forgeUsageIngest)
+	cmd.Flags().StringVar(&opts.Agent, "agent", "", "the agent's `NAME` (folded to its registry display name when one matches)")
+	cmd.Flags().StringVar(&opts.Root, "root", "", "project root (default: git top level of the current directory, or the current directory)")
+	cmd.Flags().StringVar(&opts.Since, "since", "", "refuse unless files_changed matches git's changed set since `REV`")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as a JSON envelope")
+	return cmd
+}
 
-	ropts := &ForgeOptions{IO: io, Sub: "verify"}
-	verify := &cobra.Command{
+// NewCmdForgeVerify builds `mastermind forge-report verify`. runF replaces the run function in
+// tests.
+func NewCmdForgeVerify(io *IOStreams, runF func(*ForgeOptions) error) *cobra.Command {
+	opts := &ForgeOptions{IO: io, Sub: "verify"}
+	cmd := &cobra.Command{
 		Use:   "verify <run_id>",
 		Short: "Check the hash chain of a run's events.jsonl",
 		Long: `Read <root>/.claude/forge-runs/<run_id>/events.jsonl and verify it in the writer view of the
@@ -174,30 +195,29 @@ Exit status: 0 intact, 2 damaged (PARTIAL or CORRUPT), 1 usage or read error.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ropts.RunID = args[0]
-			return run(ropts)
+			opts.RunID = args[0]
+			return forgeRun(runF)(opts)
 		},
 	}
-	verify.Flags().StringVar(&ropts.Root, "root", "", "project root (default: git top level of the current directory)")
-	verify.Flags().BoolVar(&ropts.JSON, "json", false, "print the result as a JSON envelope")
+	forgeFlagErrors(io, cmd, forgeUsageVerify)
+	cmd.Flags().StringVar(&opts.Root, "root", "", "project root (default: git top level of the current directory)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as a JSON envelope")
 
-	parent.AddCommand(validate, ingest, verify)
-	return parent
+	return cmd
 }
 
 // forgeEnvelope is the --json output of agent-contracts.md §1.5.
 type forgeEnvelope struct {
-	SchemaVersion int           `json:"schema_version"`
-	Command       string        `json:"command"`
-	Valid         bool          `json:"valid"`
-	WorkPackage   *string       `json:"work_package"`
-	Status        *string       `json:"status"`
-	Errors        []forge.Error `json:"errors"`
-	Notes         []string      `json:"notes"`
-	RunID         *string       `json:"run_id,omitempty"`
-	EventsPath    *string       `json:"events_path,omitempty"`
-	Written       *int          `json:"written,omitempty"`
-	Error         string        `json:"error,omitempty"`
+	render.Header
+	Valid       bool          `json:"valid"`
+	WorkPackage *string       `json:"work_package"`
+	Status      *string       `json:"status"`
+	Errors      []forge.Error `json:"errors"`
+	Notes       []string      `json:"notes"`
+	RunID       *string       `json:"run_id,omitempty"`
+	EventsPath  *string       `json:"events_path,omitempty"`
+	Written     *int          `json:"written,omitempty"`
+	Error       string        `json:"error,omitempty"`
 }
 
 func runForge(opts *ForgeOptions) error {
@@ -291,7 +311,7 @@ func strPtr(s string) *string {
 }
 
 func newForgeEnvelope(command string, res *forge.Result) *forgeEnvelope {
-	env := &forgeEnvelope{SchemaVersion: 1, Command: command, Valid: res.Valid(),
+	env := &forgeEnvelope{Header: render.NewHeader(command), Valid: res.Valid(),
 		Errors: res.Errors, Notes: res.Notes}
 	if res.Report != nil {
 		if _, ok := res.Report.Get("work_package"); ok && res.WorkPackage != "" {
@@ -327,21 +347,27 @@ func runForgeValidate(opts *ForgeOptions) error {
 	if err := checkSince(opts, res); err != nil {
 		return forgeFail(opts.IO, forgeExitFailed, "could not check --since: "+textsafe.Escape(err.Error()))
 	}
-	if opts.JSON {
-		if err := writeJSON(opts.IO.Out, newForgeEnvelope("forge-report validate", res)); err != nil {
-			return err
+	v := render.Plain{Envelope: newForgeEnvelope("forge-report validate", res)}
+	if res.Valid() {
+		v.Text = func(t *render.Text) {
+			t.Printf("VALID — %s (%s)\n", textsafe.Escape(res.WorkPackage), textsafe.Escape(res.Status))
+			for _, n := range res.Notes {
+				t.Printf("  note: %s\n", n)
+			}
 		}
-		if !res.Valid() {
-			return &ExitError{Code: forgeExitInvalid, Silent: true, Msg: "INVALID"}
+	} else {
+		v.Diagnostics = func(t *render.Text) {
+			t.WriteString("INVALID:\n")
+			for _, l := range errorLines(res) {
+				t.WriteString(l + "\n")
+			}
 		}
-		return nil
+	}
+	if err := show(opts.IO, outputFormat(opts.JSON, ""), v); err != nil {
+		return err
 	}
 	if !res.Valid() {
-		return forgeFail(opts.IO, forgeExitInvalid, append([]string{"INVALID:"}, errorLines(res)...)...)
-	}
-	fmt.Fprintf(opts.IO.Out, "VALID — %s (%s)\n", textsafe.Escape(res.WorkPackage), textsafe.Escape(res.Status))
-	for _, n := range res.Notes {
-		fmt.Fprintf(opts.IO.Out, "  note: %s\n", n)
+		return &ExitError{Code: forgeExitInvalid, Silent: true, Msg: "INVALID"}
 	}
 	return nil
 }
@@ -363,11 +389,11 @@ func runForgeIngest(opts *ForgeOptions) error {
 	zero, two := 0, 2
 	env.Written = &zero
 	agent := textsafe.Escape(opts.Agent)
+	format := outputFormat(opts.JSON, "")
 	if !res.Valid() {
-		if opts.JSON {
-			if err := writeJSON(opts.IO.Out, env); err != nil {
-				return err
-			}
+		// The refusal goes to stderr in every format; with --json the envelope says it too.
+		if err := show(opts.IO, format, render.Plain{Envelope: env}); err != nil {
+			return err
 		}
 		return forgeFail(opts.IO, forgeExitInvalid, append([]string{"INGEST REFUSED — report invalid, send it back to " + agent + ":"}, errorLines(res)...)...)
 	}
@@ -382,36 +408,31 @@ func runForgeIngest(opts *ForgeOptions) error {
 		if errors.As(err, &lt) {
 			msg = "INGEST FAILED — " + textsafe.Escape(err.Error())
 		}
-		if opts.JSON {
-			env.Error = msg
-			if werr := writeJSON(opts.IO.Out, env); werr != nil {
-				return werr
-			}
+		env.Error = msg
+		if werr := show(opts.IO, format, render.Plain{Envelope: env}); werr != nil {
+			return werr
 		}
 		return forgeFail(opts.IO, forgeExitFailed, msg)
 	}
-	if opts.JSON {
-		env.EventsPath = &ing.EventsPath
-		env.Written = &two
-		return writeJSON(opts.IO.Out, env)
-	}
-	fmt.Fprintf(opts.IO.Out, "INGESTED — %s · %s · %s -> run %s\n", textsafe.Escape(ing.Agent),
-		textsafe.Escape(res.Status), textsafe.Escape(res.WorkPackage), opts.RunID)
-	return nil
+	env.EventsPath = &ing.EventsPath
+	env.Written = &two
+	return show(opts.IO, format, render.Plain{Envelope: env, Text: func(t *render.Text) {
+		t.Printf("INGESTED — %s · %s · %s -> run %s\n", textsafe.Escape(ing.Agent),
+			textsafe.Escape(res.Status), textsafe.Escape(res.WorkPackage), opts.RunID)
+	}})
 }
 
 // forgeVerifyEnvelope is the --json output of `forge-report verify`.
 type forgeVerifyEnvelope struct {
-	SchemaVersion int    `json:"schema_version"`
-	Command       string `json:"command"`
-	RunID         string `json:"run_id"`
-	EventsPath    string `json:"events_path"`
-	Intact        bool   `json:"intact"`
-	Entries       int    `json:"entries"`
-	Chained       int    `json:"chained"`
-	Damage        string `json:"damage,omitempty"`
-	Line          int    `json:"line,omitempty"`
-	Reason        string `json:"reason,omitempty"`
+	render.Header
+	RunID      string `json:"run_id"`
+	EventsPath string `json:"events_path"`
+	Intact     bool   `json:"intact"`
+	Entries    int    `json:"entries"`
+	Chained    int    `json:"chained"`
+	Damage     string `json:"damage,omitempty"`
+	Line       int    `json:"line,omitempty"`
+	Reason     string `json:"reason,omitempty"`
 }
 
 func runForgeVerify(opts *ForgeOptions) error {
@@ -428,24 +449,25 @@ func runForgeVerify(opts *ForgeOptions) error {
 		return forgeFail(opts.IO, forgeExitFailed, "could not read events log: "+textsafe.Escape(err.Error()))
 	}
 	tail, verr := forge.VerifyLog(data, opts.RunID)
-	env := forgeVerifyEnvelope{SchemaVersion: 1, Command: "forge-report verify", RunID: opts.RunID,
+	env := forgeVerifyEnvelope{Header: render.NewHeader("forge-report verify"), RunID: opts.RunID,
 		EventsPath: rel, Intact: verr == nil, Entries: tail.Entries, Chained: tail.Chained}
 	var ce *forge.ChainError
 	if errors.As(verr, &ce) {
 		env.Damage, env.Line, env.Reason = string(ce.Class), ce.Line, ce.Reason
 	}
-	if opts.JSON {
-		if err := writeJSON(opts.IO.Out, env); err != nil {
-			return err
+	v := render.Plain{Envelope: env}
+	if verr != nil {
+		v.Diagnostics = func(t *render.Text) { t.WriteString("CHAIN BROKEN — " + textsafe.Escape(verr.Error()) + "\n") }
+	} else {
+		v.Text = func(t *render.Text) {
+			t.Printf("CHAIN INTACT — run %s: %d entries, %d chained\n", opts.RunID, tail.Entries, tail.Chained)
 		}
-		if verr != nil {
-			return &ExitError{Code: forgeExitInvalid, Silent: true, Msg: verr.Error()}
-		}
-		return nil
+	}
+	if err := show(opts.IO, outputFormat(opts.JSON, ""), v); err != nil {
+		return err
 	}
 	if verr != nil {
-		return forgeFail(opts.IO, forgeExitInvalid, "CHAIN BROKEN — "+textsafe.Escape(verr.Error()))
+		return &ExitError{Code: forgeExitInvalid, Silent: true, Msg: verr.Error()}
 	}
-	fmt.Fprintf(opts.IO.Out, "CHAIN INTACT — run %s: %d entries, %d chained\n", opts.RunID, tail.Entries, tail.Chained)
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -77,7 +76,7 @@ recorded}], summary}; --json is the same. --format github prints GitHub Actions 
 ::warning annotations (at most 10 of each, then a ::notice with the number omitted) followed by
 the text log. --format sarif prints a SARIF 2.1.0 log for code scanning, --format rdjson
 reviewdog's rdjson, --format markdown a job summary for $GITHUB_STEP_SUMMARY (one row per task,
-then each task's findings, then the summary line); see integrations.md §4.
+then each task's findings); see integrations.md §4.
 
 MASTERMIND_DEBUG_GATE=1 prints the work counters (tasks, audits, baselines, changed-set
 computations, spec reads) to stderr.
@@ -170,71 +169,25 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "mastermind: debug: gate: tasks %d, selected %d, audited %d, baselines %d, changed-set computations %d, spec reads %d, spec parses %d\n",
 			s.Tasks, s.Selected, s.Audited, s.Baselines, s.ChangedSets, s.SpecReads, s.SpecParses)
 	}
-	summary := gateSummary(res, opts)
-	switch opts.Format {
-	case formatJSON:
-		err = writeJSON(opts.IO.Out, newGateJSON(res, opts, summary))
-	case formatGitHub:
-		if err = writeGitHubAnnotations(opts.IO.Out, gateAnnotations(res)); err == nil {
-			err = writeGateText(opts.IO.Out, res, summary, false)
-		}
-	case formatSARIF, formatRDJSON, formatMarkdown:
-		err = writeFindingsFormat(opts.IO.Out, opts.Format, gateTitle(res), gateFindingSets(res))
-		if err == nil && opts.Format == formatMarkdown {
-			_, err = fmt.Fprintf(opts.IO.Out, "\n%s\n", mdSummaryLine(summary))
-		}
-	default:
-		err = writeGateText(opts.IO.Out, res, summary, opts.IO.ColorEnabled)
-	}
-	if err != nil {
+	code := gateExitCode(res)
+	summary := gateSummary(res, opts, code)
+	if err := show(opts.IO, opts.Format, gateView{res: res, opts: opts, summary: summary, exit: code}); err != nil {
 		return err
 	}
-	switch res.ExitCode {
-	case ExitOK:
-		return nil
-	case ExitNotPassed:
-		return &NotPassedError{Msg: summary, Silent: true}
-	}
-	return &ExitError{Code: res.ExitCode, Msg: summary, Silent: true}
+	return resultError(code, summary)
 }
 
 // gateError reports an operational failure of the whole gate (exit 3); with --format json the
 // envelope is still printed, with outcome "error".
 func gateError(opts *GateOptions, since string, err error) error {
 	msg := strings.TrimSpace(err.Error())
-	switch opts.Format {
-	case formatJSON:
-		env := gateJSON{SchemaVersion: 1, Command: "gate", Outcome: "error", ExitCode: ExitOperational, Message: msg,
-			Since: strOrNull(since), FailOn: opts.FailOn, Record: opts.Record, Tasks: []gateTaskJSON{}}
-		_ = writeJSON(opts.IO.Out, env)
-	case formatGitHub:
-		_ = writeGitHubAnnotations(opts.IO.Out, []ghAnnotation{{Level: "error", Title: "mastermind gate", Message: msg}})
-	case formatSARIF, formatRDJSON:
-		// A valid log without results, so an upload step still succeeds; the error is on stderr
-		// and in the exit status.
-		_ = writeFindingsFormat(opts.IO.Out, opts.Format, "mastermind gate", nil)
-	case formatMarkdown:
-		_ = writeFindingsFormat(opts.IO.Out, opts.Format, "mastermind gate", []render.FindingSet{{Task: "gate", Verdict: "error", Message: msg}})
-	}
+	_ = show(opts.IO, opts.Format, gateView{res: &postflight.GateResult{Since: since}, opts: opts, exit: ExitOperational, err: msg})
 	return &ExitError{Code: ExitOperational, Msg: msg, Err: err}
 }
 
-// gateTitle heads the markdown job summary.
-func gateTitle(res *postflight.GateResult) string {
-	if res.Since != "" {
-		return "mastermind gate --since " + postflight.ShortOID(res.Since)
-	}
-	return "mastermind gate"
-}
-
-// mdSummaryLine is the gate's summary line as a markdown paragraph.
-func mdSummaryLine(summary string) string {
-	return "`" + strings.ReplaceAll(textsafe.Escape(summary), "`", "'") + "`"
-}
-
 // gateSummary is the last text line: "gate: <passed|failed|error> — <N> task(s): <counts>".
-func gateSummary(res *postflight.GateResult, opts *GateOptions) string {
-	word := map[int]string{ExitOK: "passed", ExitNotPassed: "failed", ExitOperational: "error"}[res.ExitCode]
+func gateSummary(res *postflight.GateResult, opts *GateOptions, code int) string {
+	word := map[int]string{ExitOK: "passed", ExitNotPassed: "failed", ExitOperational: "error"}[code]
 	head := "gate: " + word
 	if res.Since != "" {
 		head = fmt.Sprintf("gate --since %s: %s", postflight.ShortOID(res.Since), word)
@@ -265,36 +218,77 @@ func gateSummary(res *postflight.GateResult, opts *GateOptions) string {
 var gateStatuses = []string{postflight.GateHeld, postflight.GateDrift, postflight.GateBroken, postflight.GateRefused,
 	postflight.GateLearned, postflight.GateNotStarted, postflight.GateError}
 
-// writeGateText prints one line per task and the summary. With color, each task line takes the
-// colour of its icon, and the summary is green when the gate passes and red otherwise.
-func writeGateText(w io.Writer, res *postflight.GateResult, summary string, color bool) error {
-	var b strings.Builder
-	for _, t := range res.Tasks {
-		line := postflight.GateLine(t)
-		b.WriteString(paint(color, iconColor(line), line))
-		b.WriteByte('\n')
-	}
-	sgr := sgrRed
-	if res.ExitCode == ExitOK {
-		sgr = sgrGreen
-	}
-	b.WriteString(paint(color, sgr, summary))
-	b.WriteByte('\n')
-	_, err := io.WriteString(w, b.String())
-	return err
+// gateView is a gate result in every output format. err, when non-empty, is the operational
+// error that stopped the whole gate.
+type gateView struct {
+	res     *postflight.GateResult
+	opts    *GateOptions
+	summary string
+	exit    int
+	err     string
 }
 
-// gateAnnotations: one annotation per finding of every drift or broken task (error and warning by
-// class; report violations at their lines), and one error for a refused, error or not-started
-// task, or a learned task whose history review does not back its closure.
-func gateAnnotations(res *postflight.GateResult) []ghAnnotation {
-	var anns []ghAnnotation
-	for _, t := range res.Tasks {
+// gateTone is the colour of a task line: passing green, drift and not started yellow (they are
+// open work), failing red — the same decision as the line's icon (gateLine).
+func gateTone(t postflight.GateTask) render.Tone {
+	switch {
+	case !t.Passed:
+		return render.ToneFail
+	case t.Status == postflight.GateDrift || t.Status == postflight.GateNotStarted:
+		return render.ToneWarn
+	}
+	return render.TonePass
+}
+
+// gateLine renders one task as the gate's text line: "<icon> <task>: <status> — <reason>"
+// (the reason part only when there is one), with control characters escaped.
+func gateLine(t postflight.GateTask) string {
+	icon := map[render.Tone]string{render.TonePass: "✅", render.ToneWarn: "⚠️", render.ToneFail: "❌"}[gateTone(t)]
+	status := strings.ReplaceAll(t.Status, "_", " ")
+	s := fmt.Sprintf("%s %s: %s", icon, t.Task.Name, status)
+	reason := t.Reason
+	if t.Status == postflight.GateLearned && t.Passed {
+		reason = postflight.LearnedReason
+	}
+	if reason != "" {
+		s += " — " + textsafe.Escape(reason)
+	}
+	if t.Recorded {
+		s += " [recorded]"
+	}
+	return s
+}
+
+// WriteText prints one line per task and the summary: each task line in its tone, the summary
+// green when the gate passes and red otherwise.
+func (v gateView) WriteText(t *render.Text) {
+	if v.err != "" {
+		return
+	}
+	for _, task := range v.res.Tasks {
+		t.Line(gateTone(task), gateLine(task))
+	}
+	tone := render.ToneFail
+	if v.exit == ExitOK {
+		tone = render.TonePass
+	}
+	t.Line(tone, v.summary)
+}
+
+// Annotations: one per finding of every drift or broken task (error and warning by class;
+// report violations at their lines), and one error for a refused, error or not-started task, or
+// a learned task whose history review does not back its closure.
+func (v gateView) Annotations() []render.Annotation {
+	if v.err != "" {
+		return []render.Annotation{errorAnnotation("mastermind gate", "", v.err)}
+	}
+	var anns []render.Annotation
+	for _, t := range v.res.Tasks {
 		prefix := t.Task.Name + ": "
 		switch t.Status {
 		case postflight.GateDrift, postflight.GateBroken:
 			for _, f := range t.Findings {
-				if f.Rule == postflight.KindExecutorReportRejected && len(t.ReportViolations) > 0 {
+				if f.Rule == finding.KindExecutorReportRejected && len(t.ReportViolations) > 0 {
 					continue // the violations carry the detail, with positions
 				}
 				anns = append(anns, auditAnnotation(f, t.Task, prefix))
@@ -302,20 +296,18 @@ func gateAnnotations(res *postflight.GateResult) []ghAnnotation {
 			for _, f := range t.ReportViolations {
 				anns = append(anns, findingAnnotation(f, prefix))
 			}
-		case postflight.GateRefused:
-			anns = append(anns, ghAnnotation{Level: "error", File: t.Task.Spec, Title: "mastermind gate", Message: prefix + t.Reason})
+		case postflight.GateRefused, postflight.GateNotStarted:
+			anns = append(anns, errorAnnotation("mastermind gate", t.Task.Spec, prefix+t.Reason))
 		case postflight.GateError:
 			file := t.Task.StateRel()
 			var ntf *postflight.NotTaskFolderError
 			if errors.As(t.Err, &ntf) {
 				file = "" // a misnamed directory has no state.json to point at
 			}
-			anns = append(anns, ghAnnotation{Level: "error", File: file, Title: "mastermind gate", Message: prefix + t.Reason})
-		case postflight.GateNotStarted:
-			anns = append(anns, ghAnnotation{Level: "error", File: t.Task.Spec, Title: "mastermind gate", Message: prefix + t.Reason})
+			anns = append(anns, errorAnnotation("mastermind gate", file, prefix+t.Reason))
 		case postflight.GateLearned:
 			if !t.Passed {
-				anns = append(anns, ghAnnotation{Level: "error", File: t.Task.HistoryReviewRel(), Title: "mastermind gate", Message: prefix + t.Reason})
+				anns = append(anns, errorAnnotation("mastermind gate", t.Task.HistoryReviewRel(), prefix+t.Reason))
 			}
 		}
 	}
@@ -324,16 +316,15 @@ func gateAnnotations(res *postflight.GateResult) []ghAnnotation {
 
 // gateJSON is the --format json envelope of `gate` (schema_version 1).
 type gateJSON struct {
-	SchemaVersion int            `json:"schema_version"`
-	Command       string         `json:"command"`
-	Outcome       string         `json:"outcome"` // pass | fail | error
-	ExitCode      int            `json:"exit_code"`
-	Message       string         `json:"message"`
-	Since         *string        `json:"since"`
-	FailOn        string         `json:"fail_on"`
-	Record        bool           `json:"record"`
-	Tasks         []gateTaskJSON `json:"tasks"`
-	Summary       *gateSummaryJS `json:"summary,omitempty"`
+	render.Header
+	Outcome  string         `json:"outcome"` // pass | fail | error
+	ExitCode int            `json:"exit_code"`
+	Message  string         `json:"message"`
+	Since    *string        `json:"since"`
+	FailOn   string         `json:"fail_on"`
+	Record   bool           `json:"record"`
+	Tasks    []gateTaskJSON `json:"tasks"`
+	Summary  *gateSummaryJS `json:"summary,omitempty"`
 }
 
 type gateTaskJSON struct {
@@ -374,9 +365,15 @@ func strOrNull(s string) *string {
 	return &s
 }
 
-func newGateJSON(res *postflight.GateResult, opts *GateOptions, summary string) gateJSON {
-	outcome := map[int]string{ExitOK: "pass", ExitNotPassed: "fail", ExitOperational: "error"}[res.ExitCode]
-	env := gateJSON{SchemaVersion: 1, Command: "gate", Outcome: outcome, ExitCode: res.ExitCode, Message: summary,
+// JSON is the gate envelope; after an operational error, outcome "error" with no tasks.
+func (v gateView) JSON() any {
+	res, opts := v.res, v.opts
+	if v.err != "" {
+		return gateJSON{Header: render.NewHeader("gate"), Outcome: "error", ExitCode: ExitOperational, Message: v.err,
+			Since: strOrNull(res.Since), FailOn: opts.FailOn, Record: opts.Record, Tasks: []gateTaskJSON{}}
+	}
+	outcome := map[int]string{ExitOK: "pass", ExitNotPassed: "fail", ExitOperational: "error"}[v.exit]
+	env := gateJSON{Header: render.NewHeader("gate"), Outcome: outcome, ExitCode: v.exit, Message: v.summary,
 		Since: strOrNull(res.Since), FailOn: opts.FailOn, Record: opts.Record, Tasks: []gateTaskJSON{}}
 	sum := &gateSummaryJS{Total: len(res.Tasks), Available: res.Stats.Tasks,
 		Held: res.Count(postflight.GateHeld), Drift: res.Count(postflight.GateDrift), Broken: res.Count(postflight.GateBroken),

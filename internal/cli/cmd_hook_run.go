@@ -213,9 +213,9 @@ func hookTaskSpec(root, cwd, flag string) (spec, task string, err error) {
 	return p, filepath.Base(filepath.Dir(p)), nil
 }
 
-// runTaskEnvelope is the part of the run-task --json envelope (spec-and-lifecycle.md §13.2) the
+// hookEnvelope is the part of the run-task --json envelope (spec-and-lifecycle.md §13.2) the
 // adapters read.
-type runTaskEnvelope struct {
+type hookEnvelope struct {
 	Outcome  string            `json:"outcome"`
 	ExitCode int               `json:"exit_code"`
 	Message  string            `json:"message"`
@@ -234,7 +234,7 @@ type runTaskEnvelope struct {
 func hookPostflight(ctx context.Context, repo *gitscope.Repo, spec string) (harness.Outcome, error) {
 	root := repo.Root()
 	res := invoke(nil, "run-task", spec, "--post-only", "--json", "--root", root)
-	var env runTaskEnvelope
+	var env hookEnvelope
 	if err := json.Unmarshal(res.Stdout, &env); err != nil || env.Outcome == "" {
 		msg := strings.TrimSpace(string(res.Stderr))
 		if msg == "" {

@@ -96,12 +96,12 @@ func runMCP(ctx context.Context, opts *MCPOptions) error {
 type readCloser struct{ r io.Reader }
 
 func (r readCloser) Read(p []byte) (int, error) { return r.r.Read(p) }
-func (readCloser) Close() error                  { return nil }
+func (readCloser) Close() error                 { return nil }
 
 type writeCloser struct{ w io.Writer }
 
 func (w writeCloser) Write(p []byte) (int, error) { return w.w.Write(p) }
-func (writeCloser) Close() error                   { return nil }
+func (writeCloser) Close() error                  { return nil }
 
 func isClosed(err error) bool {
 	return err != nil && (strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "closed"))

@@ -2,9 +2,9 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
+	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/mastermind-controller/mastermind/internal/scaffold"
 	"github.com/spf13/cobra"
 )
@@ -82,12 +82,11 @@ func NewCmdNewSpec(io *IOStreams, runF func(*NewSpecOptions) error) *cobra.Comma
 
 // newSpecJSON is the --json envelope of new-spec.
 type newSpecJSON struct {
-	SchemaVersion int    `json:"schema_version"`
-	Command       string `json:"command"`
-	Outcome       string `json:"outcome"` // "created" | "error"
-	Task          string `json:"task,omitempty"`
-	Spec          string `json:"spec,omitempty"`
-	Error         string `json:"error,omitempty"`
+	render.Header
+	Outcome string `json:"outcome"` // "created" | "error"
+	Task    string `json:"task,omitempty"`
+	Spec    string `json:"spec,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 func runNewSpec(opts *NewSpecOptions) error {
@@ -97,16 +96,13 @@ func runNewSpec(opts *NewSpecOptions) error {
 		if errors.As(err, &ie) {
 			return &UsageError{Msg: ie.Msg}
 		}
-		if opts.JSON {
-			_ = writeJSON(opts.IO.Out, newSpecJSON{SchemaVersion: 1, Command: "new-spec", Outcome: "error", Error: err.Error()})
-		}
+		_ = show(opts.IO, outputFormat(opts.JSON, ""), render.Plain{
+			Envelope: newSpecJSON{Header: render.NewHeader("new-spec"), Outcome: "error", Error: err.Error()}})
 		return &ExitError{Code: ExitOperational, Msg: err.Error(), Err: err}
 	}
-	if opts.JSON {
-		return writeJSON(opts.IO.Out, newSpecJSON{SchemaVersion: 1, Command: "new-spec", Outcome: "created", Task: task.Name, Spec: task.Spec})
-	}
-	_, err = fmt.Fprintln(opts.IO.Out, task.Spec)
-	return err
+	return show(opts.IO, outputFormat(opts.JSON, ""), render.Plain{
+		Envelope: newSpecJSON{Header: render.NewHeader("new-spec"), Outcome: "created", Task: task.Name, Spec: task.Spec},
+		Text:     func(t *render.Text) { t.WriteString(task.Spec + "\n") }})
 }
 
 // newSpec validates the inputs before touching the repository, so a usage error wins over a

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mastermind-controller/mastermind/internal/contracts/outputformat"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/spf13/cobra"
 )
 
@@ -106,17 +107,16 @@ Exit status: 0 fine or not declared, 1 configuration problem, 2 usage, 3 unreada
 
 // outputFormatEnvelope is the --json output of agent-contracts.md §3.5.
 type outputFormatEnvelope struct {
-	SchemaVersion int     `json:"schema_version"`
-	Command       string  `json:"command"`
-	Skill         string  `json:"skill"`
-	Declared      bool    `json:"declared"`
-	Pattern       *string `json:"pattern"`
-	Mode          string  `json:"mode"`
-	Outcome       string  `json:"outcome"`
-	Passed        bool    `json:"passed"`
-	Message       string  `json:"message,omitempty"`
-	RegexError    string  `json:"regex_error,omitempty"`
-	Note          string  `json:"note,omitempty"`
+	render.Header
+	Skill      string  `json:"skill"`
+	Declared   bool    `json:"declared"`
+	Pattern    *string `json:"pattern"`
+	Mode       string  `json:"mode"`
+	Outcome    string  `json:"outcome"`
+	Passed     bool    `json:"passed"`
+	Message    string  `json:"message,omitempty"`
+	RegexError string  `json:"regex_error,omitempty"`
+	Note       string  `json:"note,omitempty"`
 }
 
 func runOutputFormat(opts *OutputFormatOptions) error {
@@ -146,42 +146,41 @@ func runOutputFormat(opts *OutputFormatOptions) error {
 		}
 		res = outputformat.Check(cfg, output, mode)
 	}
-	if opts.JSON {
-		env := outputFormatEnvelope{SchemaVersion: 1, Command: command, Skill: opts.Skill, Declared: res.Declared,
-			Mode: string(res.Mode), Outcome: string(res.Outcome), Passed: res.Passed, Message: res.Message,
-			RegexError: res.RegexError, Note: res.Note}
-		if res.Declared {
-			env.Pattern = &res.Pattern
-		}
-		if err := writeJSON(opts.IO.Out, env); err != nil {
-			return err
-		}
-	} else {
-		e := opts.IO.ErrOut
+	env := outputFormatEnvelope{Header: render.NewHeader(command), Skill: opts.Skill, Declared: res.Declared,
+		Mode: string(res.Mode), Outcome: string(res.Outcome), Passed: res.Passed, Message: res.Message,
+		RegexError: res.RegexError, Note: res.Note}
+	if res.Declared {
+		env.Pattern = &res.Pattern
+	}
+	v := render.Plain{Envelope: env, Diagnostics: func(t *render.Text) {
 		switch res.Outcome {
 		case outputformat.ConfigError:
-			fmt.Fprintf(e, "output_format configuration invalid: %s\n", res.Message)
+			t.Printf("output_format configuration invalid: %s\n", res.Message)
 		case outputformat.InvalidRegex:
 			if opts.Lint {
-				fmt.Fprintf(e, "output_format configuration invalid: %s\n", res.Message)
+				t.Printf("output_format configuration invalid: %s\n", res.Message)
 			} else {
-				fmt.Fprintln(e, res.Line())
+				t.Printf("%s\n", res.Line())
 			}
-			fmt.Fprintf(e, "  regex error: %s\n", res.RegexError)
+			t.Printf("  regex error: %s\n", res.RegexError)
 		case outputformat.Deviation:
-			fmt.Fprintln(e, res.Line())
+			t.Printf("%s\n", res.Line())
 		case outputformat.NotDeclared:
 			if res.Note != "" {
-				fmt.Fprintf(e, "note: %s\n", res.Note)
+				t.Printf("note: %s\n", res.Note)
 			}
 		}
+	}, Text: func(t *render.Text) {
 		if opts.Lint && res.Passed {
 			if res.Declared {
-				fmt.Fprintf(opts.IO.Out, "output_format OK: /%s/ (%s)\n", res.Pattern, res.Mode)
+				t.Printf("output_format OK: /%s/ (%s)\n", res.Pattern, res.Mode)
 			} else {
-				fmt.Fprintln(opts.IO.Out, "output_format not declared")
+				t.WriteString("output_format not declared\n")
 			}
 		}
+	}}
+	if err := show(opts.IO, outputFormat(opts.JSON, ""), v); err != nil {
+		return err
 	}
 	if !res.Passed {
 		return &NotPassedError{Msg: string(res.Outcome), Silent: true}

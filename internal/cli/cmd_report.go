@@ -38,8 +38,7 @@ type ReportValidateOptions struct {
 	IO   *IOStreams
 	File string // path, or "-" for standard input
 	JSON bool
-	// Format is --format: "" (text unless --json), "text", "json" (= --json), "github", "sarif",
-	// "rdjson" or "markdown".
+	// Format is --format: "" (text unless --json), or one of render.Formats.
 	Format string
 }
 
@@ -52,8 +51,12 @@ func NewCmdReportValidate(io *IOStreams, runF func(*ReportValidateOptions) error
 		Short: "Check one executor report against the v1 contract",
 		Long: `Check one executor report against the executor report contract, schema v1: transport
 (regular file, no symlink, at most 1 MiB, stable while read), UTF-8, the sentinel or bare form,
-strict YAML/JSON values, the JSON Schema and the consistency rules. No git comparison is made.
-"-" reads the report from standard input.
+strict YAML/JSON values, the JSON Schema and the consistency rules, and the post-flight rules
+that need neither git nor the spec: a verification reported as pass whose observed exit code is
+not 0 (observed_exit_code_non_zero), that observed 0 tests for a recognised test runner
+(observed_zero_tests), or whose output_excerpt shows the runner's failure summary
+(verification_pass_contradicted). No git comparison is made. "-" reads the report from standard
+input.
 
 Each finding prints as "file:line:column: message [rule]" on stdout; a valid report prints
 nothing. --json (or --format json) prints {schema_version, command, file, form, valid,
@@ -93,14 +96,58 @@ Exit status:
 
 // reportValidateJSON is the --json envelope of executor-report-v1.md §6.
 type reportValidateJSON struct {
-	SchemaVersion int               `json:"schema_version"`
-	Command       string            `json:"command"`
-	File          string            `json:"file"`
-	Form          *string           `json:"form"`
-	Valid         bool              `json:"valid"`
-	Findings      []finding.Finding `json:"findings"`
-	Outcome       string            `json:"outcome,omitempty"`
-	Error         string            `json:"error,omitempty"`
+	render.Header
+	File     string            `json:"file"`
+	Form     *string           `json:"form"`
+	Valid    bool              `json:"valid"`
+	Findings []finding.Finding `json:"findings"`
+	Outcome  string            `json:"outcome,omitempty"`
+	Error    string            `json:"error,omitempty"`
+}
+
+// reportView is a report validation in every output format; err is a read error (exit 3).
+type reportView struct {
+	display string
+	res     report.Result
+	err     error
+}
+
+func (v reportView) WriteText(t *render.Text) {
+	if v.err != nil {
+		return
+	}
+	for _, f := range v.res.All() {
+		t.Printf("%s\n", textsafe.Escape(f.String()))
+	}
+}
+
+func (v reportView) JSON() any {
+	env := reportValidateJSON{Header: render.NewHeader("report validate"), File: v.display, Findings: []finding.Finding{}}
+	if v.err != nil {
+		env.Outcome, env.Error = "error", v.err.Error()
+		return env
+	}
+	if all := v.res.All(); len(all) > 0 {
+		env.Findings = all
+	}
+	env.Valid = len(env.Findings) == 0
+	if v.res.Form != "" {
+		f := string(v.res.Form)
+		env.Form = &f
+	}
+	return env
+}
+
+func (v reportView) Annotations() []render.Annotation {
+	if v.err != nil {
+		return []render.Annotation{errorAnnotation("mastermind report validate", v.display, v.err.Error())}
+	}
+	all := v.res.All()
+	anns := make([]render.Annotation, 0, len(all))
+	for _, f := range all {
+		anns = append(anns, findingAnnotation(f, ""))
+	}
+	return anns
 }
 
 func runReportValidate(opts *ReportValidateOptions) error {
@@ -113,55 +160,18 @@ func runReportValidate(opts *ReportValidateOptions) error {
 	} else {
 		res, err = readReportFile(opts.File)
 	}
+	format := outputFormat(opts.JSON, opts.Format)
 	if err != nil {
-		if opts.JSON {
-			_ = writeJSON(opts.IO.Out, reportValidateJSON{SchemaVersion: 1, Command: "report validate", File: display,
-				Findings: []finding.Finding{}, Outcome: "error", Error: err.Error()})
-		} else if opts.Format == formatGitHub {
-			_ = writeGitHubAnnotations(opts.IO.Out, []ghAnnotation{{Level: "error", File: display, Title: "mastermind report validate", Message: err.Error()}})
-		} else if isFindingsFormat(opts.Format) {
-			set := render.FindingSet{Task: display, Spec: display, Verdict: "error",
-				Findings: []finding.Finding{{Rule: ruleTaskError, Class: finding.ClassError, File: display, Message: err.Error()}}}
-			_ = writeFindingsFormat(opts.IO.Out, opts.Format, "mastermind report validate", []render.FindingSet{set})
-		}
+		_ = show(opts.IO, format, reportView{display: display, err: err})
 		return &ExitError{Code: ExitOperational, Msg: textsafe.Escape(err.Error()), Err: err}
 	}
-	if opts.JSON {
-		env := reportValidateJSON{SchemaVersion: 1, Command: "report validate", File: display,
-			Valid: len(res.Findings) == 0, Findings: res.Findings}
-		if env.Findings == nil {
-			env.Findings = []finding.Finding{}
-		}
-		if res.Form != "" {
-			f := string(res.Form)
-			env.Form = &f
-		}
-		if err := writeJSON(opts.IO.Out, env); err != nil {
-			return err
-		}
-	} else if isFindingsFormat(opts.Format) {
-		set := reportFindingSet(display, res.Findings, len(res.Findings) == 0)
-		if err := writeFindingsFormat(opts.IO.Out, opts.Format, "mastermind report validate", []render.FindingSet{set}); err != nil {
-			return err
-		}
-	} else {
-		if opts.Format == formatGitHub {
-			anns := make([]ghAnnotation, 0, len(res.Findings))
-			for _, f := range res.Findings {
-				anns = append(anns, findingAnnotation(f, ""))
-			}
-			if err := writeGitHubAnnotations(opts.IO.Out, anns); err != nil {
-				return err
-			}
-		}
-		for _, f := range res.Findings {
-			if _, err := fmt.Fprintln(opts.IO.Out, textsafe.Escape(f.String())); err != nil {
-				return err
-			}
-		}
+	// Findings and the audit rules that need no git or spec (lifecycle-v2.md §6).
+	all := res.All()
+	if err := show(opts.IO, format, reportView{display: display, res: res}); err != nil {
+		return err
 	}
-	if len(res.Findings) > 0 {
-		return &NotPassedError{Msg: fmt.Sprintf("%d finding(s)", len(res.Findings)), Silent: true}
+	if len(all) > 0 {
+		return &NotPassedError{Msg: fmt.Sprintf("%d finding(s)", len(all)), Silent: true}
 	}
 	return nil
 }

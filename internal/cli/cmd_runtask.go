@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/postflight"
-	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/mastermind-controller/mastermind/internal/scaffold"
 	"github.com/spf13/cobra"
 )
@@ -27,7 +25,7 @@ type RunTaskOptions struct {
 	ForceIteration bool
 	FailOn         string
 	JSON           bool
-	// Format is --format: "" (text unless --json), "text", "json" (= --json) or "github".
+	// Format is --format: "" (text unless --json), or one of render.Formats.
 	Format string
 	Root   string
 	// Current takes the spec from the current-task pointer .mastermind/current instead of an
@@ -42,34 +40,25 @@ const runTaskLong = `Run the task lifecycle for one spec (.mastermind/tasks/<NNN
 Without state, run-task runs pre-flight: it validates the spec, records the baseline (the HEAD
 commit, or the empty tree in a repository without commits), writes state.json as
 approved/run_executor, points .mastermind/current at the task and prints the hand-off for the
-executor (mastermind brief <spec> prints the executor's brief). With state, it runs post-flight:
+executor, which ends with the command that prints the executor's brief. With state, it runs post-flight:
 it checks that the spec is unchanged since approval, validates executor-report.md, computes what
 really changed in git since the baseline (committed, staged, unstaged and untracked files alike),
 compares that with the report and the spec's declared scope and verification commands, and
 writes audit.md and state.json with the verdict held, drift or broken. A held verdict also writes
 release notes (.mastermind/releases/<task>.md) and a pending history-review.md.
 
+With --pre-only and existing state, run-task runs a re-pre-flight: the baseline is kept and the
+iteration count grows by 1, up to --max-iterations. After a held verdict and a completed
+history-review.md, run-task without a phase flag closes the task (learned).
+
 mastermind never runs the executor and never runs a command that a spec or report names.
 
-Flags:
-  --pre-only          run pre-flight and stop; with existing state this is a re-pre-flight that
-                      keeps the baseline and adds 1 to the iteration count
-  --reset             synonym of --pre-only, kept for compatibility
-  --post-only         run post-flight only (refused without state)
-  --max-iterations N  pre-flight budget (default 3); 0 disables the budget
-  --force-iteration   run one pre-flight beyond the budget
-  --fail-on LEVEL     broken (default) or drift; with drift a drift verdict exits 1
-  --json              print the JSON envelope (schema_version 1) on stdout instead of text
-  --format FORMAT     text (default), json (the same as --json), github: GitHub Actions
-                      ::error/::warning annotations for the findings (at most 10 of each, then
-                      a ::notice with the number omitted), then the text output; sarif: a SARIF
-                      2.1.0 log; rdjson: reviewdog's rdjson; markdown: a job summary
-                      (integrations.md §4); --format and --json cannot be used together
-  --root DIR          repository root; by default discovered from the current directory
-  --current           take the spec from .mastermind/current, the current-task pointer that an
-                      approved pre-flight writes and completion removes
-  --color WHEN        auto (default), always or never: colour the verdict line (a global flag;
-                      see mastermind --help)
+--current runs the task named by .mastermind/current (the current-task pointer an approved
+pre-flight writes and completion removes) instead of a spec argument.
+
+--format text (default), json (the same as --json), github (::error/::warning annotations, at
+most 10 of each, then a ::notice with the number omitted, then the text), sarif (a SARIF 2.1.0
+log), rdjson (reviewdog's rdjson) or markdown (a job summary); see integrations.md §4.
 
 Exit status:
   0  pre-flight approved; post-flight held; drift (unless --fail-on drift); history review pending;
@@ -91,7 +80,7 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 		Example: `  mastermind run-task .mastermind/tasks/014-retry-helper/spec.md --pre-only
   mastermind run-task .mastermind/tasks/014-retry-helper/spec.md --post-only
   mastermind run-task .mastermind/tasks/014-retry-helper/spec.md --post-only --fail-on drift --json
-  mastermind run-task --current --post-only`,
+  mastermind run-task --current --post-only --format sarif`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usageErrorf("%s takes 1 argument(s), got %d", cmd.CommandPath(), len(args))
@@ -134,14 +123,14 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&opts.PreOnly, "pre-only", false, "run pre-flight only (re-pre-flight with existing state)")
+	f.BoolVar(&opts.PreOnly, "pre-only", false, "run pre-flight only (a re-pre-flight with existing state: same baseline, iteration + 1)")
 	f.BoolVar(&opts.Reset, "reset", false, "synonym of --pre-only")
 	f.BoolVar(&opts.PostOnly, "post-only", false, "run post-flight only")
 	f.IntVar(&opts.MaxIterations, "max-iterations", postflight.DefaultMaxIterations, "pre-flight budget; 0 disables it")
 	f.BoolVar(&opts.ForceIteration, "force-iteration", false, "run one pre-flight beyond the budget")
 	f.StringVar(&opts.FailOn, "fail-on", "broken", "broken or drift: the lowest verdict that exits 1")
-	f.BoolVar(&opts.JSON, "json", false, "print the JSON envelope on stdout")
-	f.StringVar(&opts.Format, "format", "", "output format: text (default), json, github, sarif, rdjson or markdown")
+	f.BoolVar(&opts.JSON, "json", false, "print the JSON envelope (schema_version 1) on stdout instead of text")
+	f.StringVar(&opts.Format, "format", "", "output format: text (default), json (as --json), github, sarif, rdjson or markdown")
 	f.StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
 	f.BoolVar(&opts.Current, "current", false, "run the task named by .mastermind/current (written by pre-flight)")
 	return cmd
@@ -198,12 +187,12 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 	repo, err := openRepo(opts.Root)
 	if err != nil {
 		// The envelope names the phase the flags selected (§13.2), not always pre-flight.
-		return runTaskError(opts, &postflight.Result{Outcome: postflight.OutcomeError, Phase: postflight.PhaseForMode(mode)}, err)
+		return runTaskError(opts, &postflight.Outcome{Outcome: postflight.OutcomeError, Phase: postflight.PhaseForMode(mode)}, err)
 	}
 	if opts.Current {
 		task, err := readCurrentTask(repo.Root())
 		if err != nil {
-			return runTaskError(opts, &postflight.Result{Outcome: postflight.OutcomeError, Phase: postflight.PhaseForMode(mode)}, err)
+			return runTaskError(opts, &postflight.Outcome{Outcome: postflight.OutcomeError, Phase: postflight.PhaseForMode(mode)}, err)
 		}
 		if task == "" {
 			return usageErrorf("--current: no current task (%s does not exist; pre-flight writes it): give the spec path", currentRel)
@@ -212,45 +201,26 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 	}
 	res, err := postflight.Run(ctx, postflight.Options{
 		Git: repo, SpecArg: opts.Spec, Mode: mode, MaxIterations: opts.MaxIterations,
-		ForceIteration: opts.ForceIteration, FailOnDrift: opts.FailOn == "drift", Now: opts.Now,
+		ForceIteration: opts.ForceIteration, Now: opts.Now,
 		Warn: opts.IO.ErrOut,
 	})
 	if err != nil {
 		return runTaskError(opts, res, err)
 	}
 	updateCurrentTask(repo.Root(), res, opts.IO.ErrOut)
-	if res.Outcome == postflight.OutcomePreReady {
-		res.Text += briefPointer(res.Task.Spec)
+	code := runTaskExitCode(res.Outcome, opts.FailOn == "drift")
+	if err := show(opts.IO, outputFormat(opts.JSON, opts.Format), runTaskView{o: res, exit: code}); err != nil {
+		return err
 	}
-	switch {
-	case opts.JSON:
-		if werr := writeJSON(opts.IO.Out, postflight.NewEnvelope(res, res.ExitCode, nil)); werr != nil {
-			return werr
-		}
-	case opts.Format == formatGitHub:
-		if werr := writeGitHubAnnotations(opts.IO.Out, resultAnnotations(res, "")); werr != nil {
-			return werr
-		}
-		fmt.Fprint(opts.IO.Out, res.Text)
-	case isFindingsFormat(opts.Format):
-		if werr := writeFindingsFormat(opts.IO.Out, opts.Format, "mastermind run-task", []render.FindingSet{resultFindingSet(res)}); werr != nil {
-			return werr
-		}
-	default:
-		fmt.Fprint(opts.IO.Out, paintIconLines(opts.IO.ColorEnabled, res.Text))
+	if code == ExitOperational {
+		return &ExitError{Code: code, Msg: res.Message}
 	}
-	switch res.ExitCode {
-	case ExitOK:
-		return nil
-	case ExitNotPassed:
-		return &NotPassedError{Msg: res.Message, Silent: true}
-	}
-	return &ExitError{Code: res.ExitCode, Msg: res.Message}
+	return resultError(code, res.Message)
 }
 
 // runTaskError maps an error from the lifecycle to its exit code, printing the --json envelope
-// with outcome "error" for operational failures.
-func runTaskError(opts *RunTaskOptions, res *postflight.Result, err error) error {
+// with outcome "error" (or one GitHub error annotation) for operational failures.
+func runTaskError(opts *RunTaskOptions, res *postflight.Outcome, err error) error {
 	var spe *postflight.SpecPathError
 	if errors.As(err, &spe) {
 		return &UsageError{Msg: err.Error()}
@@ -259,19 +229,9 @@ func runTaskError(opts *RunTaskOptions, res *postflight.Result, err error) error
 	if errors.Is(err, gitscope.ErrNotRepository) {
 		msg = strings.TrimSpace(msg)
 	}
-	if opts.JSON {
-		if res == nil {
-			res = &postflight.Result{}
-		}
-		_ = writeJSON(opts.IO.Out, postflight.NewEnvelope(res, ExitOperational, err))
-	} else if opts.Format == formatGitHub {
-		_ = writeGitHubAnnotations(opts.IO.Out, []ghAnnotation{{Level: "error", Title: "mastermind run-task", Message: msg}})
-	} else if isFindingsFormat(opts.Format) {
-		if res == nil {
-			res = &postflight.Result{}
-		}
-		set := resultFindingSet(&postflight.Result{Phase: res.Phase, Outcome: postflight.OutcomeError, Task: res.Task, Message: msg})
-		_ = writeFindingsFormat(opts.IO.Out, opts.Format, "mastermind run-task", []render.FindingSet{set})
+	if res == nil {
+		res = &postflight.Outcome{}
 	}
+	_ = show(opts.IO, outputFormat(opts.JSON, opts.Format), runTaskView{o: res, exit: ExitOperational, err: err, msg: msg})
 	return &ExitError{Code: ExitOperational, Msg: msg, Err: err}
 }

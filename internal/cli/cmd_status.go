@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/postflight"
+	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/spf13/cobra"
 )
@@ -69,12 +70,11 @@ func NewCmdStatus(io *IOStreams, runF func(*StatusOptions) error) *cobra.Command
 
 // statusJSON is the --json envelope of `status`.
 type statusJSON struct {
-	SchemaVersion int                      `json:"schema_version"`
-	Command       string                   `json:"command"`
-	Outcome       string                   `json:"outcome"` // ok | error
-	ExitCode      int                      `json:"exit_code"`
-	Message       *string                  `json:"message"`
-	Tasks         []postflight.StatusEntry `json:"tasks"`
+	render.Header
+	Outcome  string                   `json:"outcome"` // ok | error
+	ExitCode int                      `json:"exit_code"`
+	Message  *string                  `json:"message"`
+	Tasks    []postflight.StatusEntry `json:"tasks"`
 }
 
 // statusNow returns the clock: opts.Now, SOURCE_DATE_EPOCH, or time.Now.
@@ -99,10 +99,8 @@ func runStatus(opts *StatusOptions) error {
 	}
 	fail := func(err error) error {
 		msg := strings.TrimSpace(err.Error())
-		if opts.JSON {
-			_ = writeJSON(opts.IO.Out, statusJSON{SchemaVersion: 1, Command: "status", Outcome: "error",
-				ExitCode: ExitOperational, Message: &msg, Tasks: []postflight.StatusEntry{}})
-		}
+		_ = show(opts.IO, outputFormat(opts.JSON, ""), render.Plain{Envelope: statusJSON{Header: render.NewHeader("status"),
+			Outcome: "error", ExitCode: ExitOperational, Message: &msg, Tasks: []postflight.StatusEntry{}}})
 		return &ExitError{Code: ExitOperational, Msg: msg, Err: err}
 	}
 	repo, err := openRepo(opts.Root)
@@ -127,32 +125,28 @@ func runStatus(opts *StatusOptions) error {
 		msg = &m
 		exitErr = &ExitError{Code: ExitOperational, Msg: m}
 	}
-	if opts.JSON {
-		env := statusJSON{SchemaVersion: 1, Command: "status", Outcome: "ok", ExitCode: ExitOK, Message: msg, Tasks: rows}
-		if corrupt > 0 {
-			env.Outcome, env.ExitCode = "error", ExitOperational
-		}
-		if err := writeJSON(opts.IO.Out, env); err != nil {
-			return err
-		}
-		return exitErr
+	env := statusJSON{Header: render.NewHeader("status"), Outcome: "ok", ExitCode: ExitOK, Message: msg, Tasks: rows}
+	if corrupt > 0 {
+		env.Outcome, env.ExitCode = "error", ExitOperational
 	}
-	if len(rows) == 0 {
-		_, err := fmt.Fprintf(opts.IO.Out, "no tasks under %s yet; create one with: mastermind new-spec \"title\"\n", postflight.TasksDir)
-		return err
-	}
-	if err := writeStatusText(opts.IO, rows); err != nil {
+	if err := show(opts.IO, outputFormat(opts.JSON, ""), render.Plain{Envelope: env, Text: func(t *render.Text) {
+		if len(rows) == 0 {
+			t.Printf("no tasks under %s yet; create one with: mastermind new-spec \"title\"\n", postflight.TasksDir)
+			return
+		}
+		writeStatusText(t, rows)
+	}}); err != nil {
 		return err
 	}
 	return exitErr
 }
 
-// writeStatusText prints the aligned table, then one "<task>: <error>" line per corrupt task or
+// writeStatusText writes the aligned table, then one "<task>: <error>" line per corrupt task or
 // misnamed folder.
-func writeStatusText(io *IOStreams, rows []postflight.StatusEntry) error {
-	tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
-	// With colour on, the STATUS and VERDICT cells take statusColor.
-	cell := func(s string) string { return tableCell(io.ColorEnabled, statusColor(s), s) }
+func writeStatusText(t *render.Text, rows []postflight.StatusEntry) {
+	tw := tabwriter.NewWriter(t, 0, 0, 2, ' ', 0)
+	// With colour on, the STATUS and VERDICT cells take statusTone.
+	cell := func(s string) string { return render.Cell(t.Color, statusTone(s), s) }
 	fmt.Fprintf(tw, "TASK\t%s\tNEXT_STEP\t%s\tITER\tBASELINE\tLAST_ARTIFACT\tAGE\n", cell("STATUS"), cell("VERDICT"))
 	dash := func(p *string) string {
 		if p == nil {
@@ -171,15 +165,10 @@ func writeStatusText(io *IOStreams, rows []postflight.StatusEntry) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Task, cell(r.Status), dash(r.NextStep), cell(dash(r.Verdict)), iter,
 			dash(r.Baseline), dash(r.LastArtifact), age)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+	tw.Flush() // writes into t, which cannot fail
 	for _, r := range rows {
 		if r.Error != nil {
-			if _, err := fmt.Fprintf(io.Out, "%s: %s\n", r.Task, textsafe.Escape(*r.Error)); err != nil {
-				return err
-			}
+			t.Printf("%s: %s\n", r.Task, textsafe.Escape(*r.Error))
 		}
 	}
-	return nil
 }

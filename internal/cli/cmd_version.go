@@ -1,9 +1,8 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/mastermind-controller/mastermind/internal/buildinfo"
+	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/spf13/cobra"
 )
 
@@ -38,14 +37,11 @@ Exit status: 0.`,
 
 func runVersion(opts *VersionOptions) error {
 	info := buildinfo.Get()
-	if opts.JSON {
-		return writeJSON(opts.IO.Out, info)
-	}
-	cgo := "off"
-	if info.CGO {
-		cgo = "on"
-	}
-	_, err := fmt.Fprintf(opts.IO.Out, "mastermind %s (commit %s, built %s, %s, cgo %s)\n",
-		info.Version, info.Commit, info.Date, info.Go, cgo)
-	return err
+	return show(opts.IO, outputFormat(opts.JSON, ""), render.Plain{Envelope: info, Text: func(t *render.Text) {
+		cgo := "off"
+		if info.CGO {
+			cgo = "on"
+		}
+		t.Printf("mastermind %s (commit %s, built %s, %s, cgo %s)\n", info.Version, info.Commit, info.Date, info.Go, cgo)
+	}})
 }

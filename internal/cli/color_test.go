@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/postflight"
+	"github.com/mastermind-controller/mastermind/internal/render"
 )
 
 // TestDecideColor is the decision table of conventions.md practice 5.
@@ -86,21 +88,50 @@ func TestColorFlag(t *testing.T) {
 	}
 }
 
-// TestPaintIconLines: only lines starting with a status icon are coloured, each reset before its
-// newline; with colour off the text is unchanged.
-func TestPaintIconLines(t *testing.T) {
-	text := "⚠️ a warning [rule]\n✅ pre-flight approved — s\n  ❌ rule: indented\nplain\n❌ Broken — s"
-	if got := paintIconLines(false, text); got != text {
-		t.Fatalf("colour off changed the text:\n%q", got)
+// TestRunTaskTextColor: the colour of a run-task line comes from the outcome — the audit
+// summary's verdict line by the verdict, the refusal red, pre-flight warnings yellow — and
+// indented lines stay plain; with colour off the text is unchanged.
+func TestRunTaskTextColor(t *testing.T) {
+	task := postflight.Task{Name: "001-x", Spec: "s"}
+	cases := []struct {
+		o     postflight.Outcome
+		plain string
+		color string
+	}{
+		{postflight.Outcome{Outcome: postflight.OutcomePostDrift, Verdict: postflight.VerdictDrift, Task: task,
+			AuditSummary: "⚠️ Drift — s\n  ⚠️ unexpected_file: x\n", Artifacts: postflight.Artifacts{Audit: "a.md"}},
+			"⚠️ Drift — s\n  ⚠️ unexpected_file: x\naudit: a.md\n",
+			"\x1b[33m⚠️ Drift — s\x1b[0m\n  ⚠️ unexpected_file: x\naudit: a.md\n"},
+		// The colour follows the verdict, not the icon the text starts with.
+		{postflight.Outcome{Outcome: postflight.OutcomePostBroken, Verdict: postflight.VerdictBroken, Task: task,
+			AuditSummary: "✅ text\n", Artifacts: postflight.Artifacts{Audit: "a.md"}},
+			"✅ text\naudit: a.md\n", "\x1b[31m✅ text\x1b[0m\naudit: a.md\n"},
+		{postflight.Outcome{Outcome: postflight.OutcomePostRefused, Message: "spec changed", Task: task},
+			"❌ spec changed\n", "\x1b[31m❌ spec changed\x1b[0m\n"},
+		{postflight.Outcome{Outcome: postflight.OutcomePreReady, Task: task, Budget: 3,
+			State:    &postflight.State{BaselineRef: "b", Iteration: 1},
+			Findings: []finding.Finding{{Rule: "r", Class: finding.ClassWarning, Message: "w"}},
+			Next:     postflight.Next{Edit: "rep.md", Run: "go"}},
+			"⚠️ w [r]\n✅ pre-flight approved — s\n  baseline: b\n  iteration: 1 of 3\n  next: implement the task, write rep.md,\n        then run: go\n" + briefPointer("s"),
+			"\x1b[33m⚠️ w [r]\x1b[0m\n\x1b[32m✅ pre-flight approved — s\x1b[0m\n  baseline: b\n  iteration: 1 of 3\n  next: implement the task, write rep.md,\n        then run: go\n" + briefPointer("s")},
 	}
-	want := "\x1b[33m⚠️ a warning [rule]\x1b[0m\n\x1b[32m✅ pre-flight approved — s\x1b[0m\n  ❌ rule: indented\nplain\n\x1b[31m❌ Broken — s\x1b[0m"
-	if got := paintIconLines(true, text); got != want {
-		t.Fatalf("got  %q\nwant %q", got, want)
+	for _, c := range cases {
+		for _, color := range []bool{false, true} {
+			tx := &render.Text{Color: color}
+			runTaskView{o: &c.o}.WriteText(tx)
+			want := c.plain
+			if color {
+				want = c.color
+			}
+			if tx.String() != want {
+				t.Errorf("%s color=%v:\n got  %q\n want %q", c.o.Outcome, color, tx.String(), want)
+			}
+		}
 	}
 }
 
 func TestWriteGateTextColor(t *testing.T) {
-	res := &postflight.GateResult{ExitCode: ExitNotPassed, Tasks: []postflight.GateTask{
+	res := &postflight.GateResult{Tasks: []postflight.GateTask{
 		{Task: postflight.Task{Name: "001-a"}, Status: postflight.GateHeld, Passed: true},
 		{Task: postflight.Task{Name: "002-b"}, Status: postflight.GateDrift, Passed: true, Reason: "r"},
 		{Task: postflight.Task{Name: "003-c"}, Status: postflight.GateBroken, Reason: "r"},
@@ -111,21 +142,16 @@ func TestWriteGateTextColor(t *testing.T) {
 		color bool
 		want  string
 	}{{false, plain}, {true, colored}} {
-		var b bytes.Buffer
-		if err := writeGateText(&b, res, "gate: failed", tt.color); err != nil {
-			t.Fatal(err)
-		}
-		if b.String() != tt.want {
-			t.Errorf("color=%v: got %q, want %q", tt.color, b.String(), tt.want)
+		tx := &render.Text{Color: tt.color}
+		gateView{res: res, summary: "gate: failed", exit: gateExitCode(res)}.WriteText(tx)
+		if tx.String() != tt.want {
+			t.Errorf("color=%v: got %q, want %q", tt.color, tx.String(), tt.want)
 		}
 	}
-	res.ExitCode = ExitOK
-	var b bytes.Buffer
-	if err := writeGateText(&b, res, "gate: passed", true); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasSuffix(b.String(), "\n\x1b[32mgate: passed\x1b[0m\n") {
-		t.Errorf("a passing summary is not green: %q", b.String())
+	tx := &render.Text{Color: true}
+	gateView{res: res, summary: "gate: passed", exit: ExitOK}.WriteText(tx)
+	if !strings.HasSuffix(tx.String(), "\n\x1b[32mgate: passed\x1b[0m\n") {
+		t.Errorf("a passing summary is not green: %q", tx.String())
 	}
 }
 
@@ -143,14 +169,12 @@ func TestWriteStatusTextColor(t *testing.T) {
 		{Task: "005-old", Status: postflight.StatusLearned, NextStep: str("close"), Verdict: str("held")},
 		{Task: "006-bad", Status: postflight.StatusCorrupt, Error: str("unreadable")},
 	}
-	render := func(color bool) string {
-		var b bytes.Buffer
-		if err := writeStatusText(&IOStreams{Out: &b, ColorEnabled: color}, rows); err != nil {
-			t.Fatal(err)
-		}
-		return b.String()
+	draw := func(color bool) string {
+		tx := &render.Text{Color: color}
+		writeStatusText(tx, rows)
+		return tx.String()
 	}
-	plain, colored := render(false), render(true)
+	plain, colored := draw(false), draw(true)
 	if sgrPattern.MatchString(plain) {
 		t.Fatalf("colour off wrote escape codes:\n%q", plain)
 	}

@@ -70,7 +70,7 @@ func clearCurrentTask(root, task string) error {
 // updateCurrentTask keeps the pointer in step with the lifecycle: an approved pre-flight points
 // it at the task, a completion removes it. A failure is a warning: the pointer only selects the
 // stop hook's task, and the lifecycle result stands.
-func updateCurrentTask(root string, res *postflight.Result, warn io.Writer) {
+func updateCurrentTask(root string, res *postflight.Outcome, warn io.Writer) {
 	var err error
 	switch res.Outcome {
 	case postflight.OutcomePreReady:

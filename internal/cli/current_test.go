@@ -19,18 +19,18 @@ func TestCurrentTaskPointer(t *testing.T) {
 		t.Fatalf("no pointer: %q %v", task, err)
 	}
 	var warn bytes.Buffer
-	updateCurrentTask(root, &postflight.Result{Outcome: postflight.OutcomePreReady, Task: postflight.Task{Name: "001-a"}}, &warn)
+	updateCurrentTask(root, &postflight.Outcome{Outcome: postflight.OutcomePreReady, Task: postflight.Task{Name: "001-a"}}, &warn)
 	if task, err := readCurrentTask(root); task != "001-a" || err != nil {
 		t.Fatalf("after pre-flight: %q %v", task, err)
 	}
 	// Completing another task leaves the pointer alone; completing this one removes it.
-	updateCurrentTask(root, &postflight.Result{Outcome: postflight.OutcomeCompleted, Task: postflight.Task{Name: "002-b"}}, &warn)
+	updateCurrentTask(root, &postflight.Outcome{Outcome: postflight.OutcomeCompleted, Task: postflight.Task{Name: "002-b"}}, &warn)
 	if task, _ := readCurrentTask(root); task != "001-a" {
 		t.Fatalf("another task's completion changed the pointer: %q", task)
 	}
 	// Other outcomes do not touch it.
-	updateCurrentTask(root, &postflight.Result{Outcome: postflight.OutcomePostBroken, Task: postflight.Task{Name: "002-b"}}, &warn)
-	updateCurrentTask(root, &postflight.Result{Outcome: postflight.OutcomeCompleted, Task: postflight.Task{Name: "001-a"}}, &warn)
+	updateCurrentTask(root, &postflight.Outcome{Outcome: postflight.OutcomePostBroken, Task: postflight.Task{Name: "002-b"}}, &warn)
+	updateCurrentTask(root, &postflight.Outcome{Outcome: postflight.OutcomeCompleted, Task: postflight.Task{Name: "001-a"}}, &warn)
 	if _, err := os.Lstat(filepath.Join(root, ".mastermind", "current")); !os.IsNotExist(err) {
 		t.Fatalf("pointer not removed on completion: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/postflight"
 )
 
 // Exit codes, mapped in this one place (README "Exit codes"). Callers must treat any other code as
@@ -83,4 +84,54 @@ func silent(err error) bool {
 		return np.Silent
 	}
 	return false
+}
+
+// runTaskExit is the outcome → exit code table of run-task (spec-and-lifecycle.md §13.1).
+// post_drift is 0 here; --fail-on drift makes it 1 (runTaskExitCode).
+var runTaskExit = map[string]int{
+	postflight.OutcomePreReady:       ExitOK,
+	postflight.OutcomePreRefused:     ExitNotPassed,
+	postflight.OutcomePostHeld:       ExitOK,
+	postflight.OutcomePostDrift:      ExitOK,
+	postflight.OutcomePostBroken:     ExitNotPassed,
+	postflight.OutcomePostRefused:    ExitNotPassed,
+	postflight.OutcomeHistoryPending: ExitOK,
+	postflight.OutcomeCompleted:      ExitOK,
+	postflight.OutcomeError:          ExitOperational,
+}
+
+// runTaskExitCode is the exit code of a run-task outcome; an outcome missing from the table is
+// operational (fail closed).
+func runTaskExitCode(outcome string, failOnDrift bool) int {
+	if outcome == postflight.OutcomePostDrift && failOnDrift {
+		return ExitNotPassed
+	}
+	if code, ok := runTaskExit[outcome]; ok {
+		return code
+	}
+	return ExitOperational
+}
+
+// gateExitCode is the exit code of a gate result: 3 when any task has status error (fail closed:
+// 3 wins over 1), otherwise 1 when any task does not pass, else 0.
+func gateExitCode(res *postflight.GateResult) int {
+	if res.Count(postflight.GateError) > 0 {
+		return ExitOperational
+	}
+	if !res.Passed() {
+		return ExitNotPassed
+	}
+	return ExitOK
+}
+
+// resultError is the error a command returns for a result it has already printed: nil for
+// ExitOK, otherwise the exit code with msg, silent.
+func resultError(code int, msg string) error {
+	switch code {
+	case ExitOK:
+		return nil
+	case ExitNotPassed:
+		return &NotPassedError{Msg: msg, Silent: true}
+	}
+	return &ExitError{Code: code, Msg: msg, Silent: true}
 }

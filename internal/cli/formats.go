@@ -2,46 +2,17 @@ package cli
 
 import (
 	"errors"
-	"io"
 
-	"github.com/mastermind-controller/mastermind/internal/buildinfo"
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/postflight"
 	"github.com/mastermind-controller/mastermind/internal/render"
 )
 
-// The findings formats of --format (integrations.md §4): encoders over the findings of one or
-// more tasks, written by internal/render.
-const (
-	formatSARIF    = "sarif"
-	formatRDJSON   = "rdjson"
-	formatMarkdown = "markdown"
-)
-
 // projectURI is the project home page named in SARIF tool.driver and rdjson source.
 const projectURI = "https://github.com/mastermind-controller/mastermind"
 
-// isFindingsFormat reports whether format is written by writeFindingsFormat.
-func isFindingsFormat(format string) bool {
-	return format == formatSARIF || format == formatRDJSON || format == formatMarkdown
-}
-
-// writeFindingsFormat writes sets in a findings format; title heads the markdown summary.
-func writeFindingsFormat(w io.Writer, format, title string, sets []render.FindingSet) error {
-	tool := render.ToolMeta{Name: "mastermind", Version: buildinfo.Get().Version, InformationURI: projectURI}
-	switch format {
-	case formatSARIF:
-		return render.WriteSARIF(w, tool, renderRules(), sets)
-	case formatRDJSON:
-		return render.WriteRDJSON(w, tool, renderRules(), sets)
-	case formatMarkdown:
-		return render.WriteMarkdown(w, title, renderRules(), sets)
-	}
-	return usageErrorf("unknown findings format %q", format)
-}
-
 // Rule ids of results that are not findings (a refusal, a task the gate could not audit). They
-// appear as generic SARIF rules and as the code of rdjson diagnostics.
+// appear as generic SARIF rules and as the code of rdjson diagnostics (integrations.md §4).
 const (
 	ruleRefused    = "mastermind.refused"
 	ruleNotStarted = "mastermind.not_started"
@@ -49,7 +20,7 @@ const (
 	ruleUnbacked   = "mastermind.learned_unbacked"
 )
 
-// outcomeVerdict is the verdict word of a run-task outcome.
+// outcomeVerdict is the verdict word of a run-task outcome in the job summary.
 func outcomeVerdict(outcome string) string {
 	switch outcome {
 	case postflight.OutcomePostHeld:
@@ -68,41 +39,57 @@ func outcomeVerdict(outcome string) string {
 	return outcome
 }
 
-// resultFindingSet is one run-task result as a finding set: the audit findings (a rejected
-// report by its violations alone, which carry positions) and report violations in post-flight,
-// the rule findings in pre-flight (located on the spec when they name no file), and for a
-// refusal or error without findings one result carrying the message.
-func resultFindingSet(res *postflight.Result) render.FindingSet {
-	s := render.FindingSet{Task: res.Task.Name, Spec: res.Task.Spec, Verdict: outcomeVerdict(res.Outcome), Message: res.Message}
-	if res.Task.Dir != "" {
-		s.Report = res.Task.ReportRel()
+// FindingSets is the run-task outcome as one task's results (render.TaskResults): the audit
+// findings (a rejected report by its violations alone, which carry positions) and report
+// violations in post-flight, the rule findings in pre-flight (on the spec when they name no
+// file), and for a refusal or an error without findings one result carrying the message.
+func (v runTaskView) FindingSets() []render.FindingSet {
+	o := v.o
+	s := render.FindingSet{Task: o.Task.Name, Spec: o.Task.Spec, Verdict: outcomeVerdict(o.Outcome), Message: o.Message}
+	if v.err != nil {
+		s.Verdict, s.Message = "error", v.msg
 	}
-	for _, f := range res.Findings {
-		if f.Rule == postflight.KindExecutorReportRejected && len(res.ReportViolations) > 0 {
-			continue
-		}
-		if res.Phase != postflight.PhasePostflight && f.File == "" {
-			f.File = res.Task.Spec
-		}
-		s.Findings = append(s.Findings, f)
+	if o.Task.Dir != "" {
+		s.Report = o.Task.ReportRel()
 	}
-	s.Findings = append(s.Findings, res.ReportViolations...)
-	if len(s.Findings) == 0 && (s.Verdict == "refused" || s.Verdict == "error") && res.Message != "" {
+	if v.err == nil && o.Outcome != postflight.OutcomeHistoryPending && o.Outcome != postflight.OutcomeCompleted {
+		for _, f := range o.Findings {
+			if f.Rule == finding.KindExecutorReportRejected && len(o.ReportViolations) > 0 {
+				continue
+			}
+			if o.Phase != postflight.PhasePostflight && f.File == "" {
+				f.File = o.Task.Spec
+			}
+			s.Findings = append(s.Findings, f)
+		}
+		s.Findings = append(s.Findings, o.ReportViolations...)
+	}
+	if len(s.Findings) == 0 && (s.Verdict == "refused" || s.Verdict == "error") && s.Message != "" {
 		rule := ruleRefused
 		if s.Verdict == "error" {
 			rule = ruleTaskError
 		}
-		s.Findings = append(s.Findings, finding.Finding{Rule: rule, Class: finding.ClassError, File: res.Task.Spec, Message: res.Message})
+		s.Findings = append(s.Findings, finding.Finding{Rule: rule, Class: finding.ClassError, File: o.Task.Spec, Message: s.Message})
 	}
-	return s
+	return []render.FindingSet{s}
 }
 
-// gateFindingSets is one finding set per gated task, with the same results as the gate's
-// annotations: every finding of a drift or broken task, one result for a refused, not started
-// or errored task, or a learned task whose history review does not back its closure.
-func gateFindingSets(res *postflight.GateResult) []render.FindingSet {
-	sets := make([]render.FindingSet, 0, len(res.Tasks))
-	for _, t := range res.Tasks {
+// SummaryTitle heads run-task's job summary.
+func (runTaskView) SummaryTitle() string { return "mastermind run-task" }
+
+// SummaryFooter: run-task's summary has none.
+func (runTaskView) SummaryFooter() string { return "" }
+
+// FindingSets is one set per gated task, with the same results as the gate's annotations: every
+// finding of a drift or broken task, one result for a refused, not started or errored task, or
+// a learned task whose history review does not back its closure. A gate that could not run at
+// all has no sets (a valid SARIF log without results; the error is on stderr).
+func (v gateView) FindingSets() []render.FindingSet {
+	if v.err != "" {
+		return []render.FindingSet{{Task: "gate", Verdict: "error", Message: v.err}}
+	}
+	sets := make([]render.FindingSet, 0, len(v.res.Tasks))
+	for _, t := range v.res.Tasks {
 		s := render.FindingSet{Task: t.Task.Name, Spec: t.Task.Spec, Verdict: t.Status, Message: t.Reason}
 		if t.Task.Dir != "" {
 			s.Report = t.Task.ReportRel()
@@ -113,7 +100,7 @@ func gateFindingSets(res *postflight.GateResult) []render.FindingSet {
 		switch t.Status {
 		case postflight.GateDrift, postflight.GateBroken:
 			for _, f := range t.Findings {
-				if f.Rule == postflight.KindExecutorReportRejected && len(t.ReportViolations) > 0 {
+				if f.Rule == finding.KindExecutorReportRejected && len(t.ReportViolations) > 0 {
 					continue
 				}
 				s.Findings = append(s.Findings, f)
@@ -133,21 +120,44 @@ func gateFindingSets(res *postflight.GateResult) []render.FindingSet {
 		case postflight.GateLearned:
 			if !t.Passed {
 				one(ruleUnbacked, t.Task.HistoryReviewRel())
+			} else {
+				s.Message = ""
 			}
-		}
-		if t.Status == postflight.GateLearned && t.Passed {
-			s.Message = ""
 		}
 		sets = append(sets, s)
 	}
 	return sets
 }
 
-// reportFindingSet is a report validate result: the violations located in the report file.
-func reportFindingSet(display string, fs []finding.Finding, valid bool) render.FindingSet {
-	verdict := "valid"
-	if !valid {
-		verdict = "invalid"
+// SummaryTitle heads the gate's job summary.
+func (v gateView) SummaryTitle() string {
+	if v.res != nil && v.res.Since != "" {
+		return "mastermind gate --since " + postflight.ShortOID(v.res.Since)
 	}
-	return render.FindingSet{Task: display, Spec: display, Report: display, Verdict: verdict, Findings: fs}
+	return "mastermind gate"
 }
+
+// SummaryFooter ends the gate's job summary with its summary line.
+func (v gateView) SummaryFooter() string { return v.summary }
+
+// FindingSets is the validated report as one set: its violations at their lines, or the read
+// error.
+func (v reportView) FindingSets() []render.FindingSet {
+	s := render.FindingSet{Task: v.display, Spec: v.display, Report: v.display, Verdict: "valid"}
+	if v.err != nil {
+		s.Verdict = "error"
+		s.Findings = []finding.Finding{{Rule: ruleTaskError, Class: finding.ClassError, File: v.display, Message: v.err.Error()}}
+		return []render.FindingSet{s}
+	}
+	s.Findings = v.res.All()
+	if len(s.Findings) > 0 {
+		s.Verdict = "invalid"
+	}
+	return []render.FindingSet{s}
+}
+
+// SummaryTitle heads report validate's job summary.
+func (reportView) SummaryTitle() string { return "mastermind report validate" }
+
+// SummaryFooter: report validate's summary has none.
+func (reportView) SummaryFooter() string { return "" }

@@ -3,6 +3,8 @@ package cli
 import (
 	"io"
 	"os"
+
+	"golang.org/x/term"
 )
 
 // IOStreams are the injected standard streams. The TTY is decided once in Main and colour once,
@@ -20,13 +22,12 @@ type IOStreams struct {
 }
 
 // systemStreams builds IOStreams for the real process, with IsStdoutTTY set when stdout is a
-// terminal.
+// terminal. A character device is not enough: /dev/null is one, and output sent there is not
+// read by anyone, so term.IsTerminal asks the terminal driver (a tcgetattr-style check).
 func systemStreams(in io.Reader, out, errOut io.Writer) *IOStreams {
 	s := &IOStreams{In: in, Out: out, ErrOut: errOut}
 	if f, ok := out.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			s.IsStdoutTTY = true
-		}
+		s.IsStdoutTTY = term.IsTerminal(int(f.Fd()))
 	}
 	return s
 }

@@ -68,3 +68,34 @@ func ReadInRoot(root, rel string, limit int64) ([]byte, error) {
 	}
 	return ReadFile(filepath.Join(root, filepath.FromSlash(rel)), limit)
 }
+
+// RelReal is Rel, and when path is not inside root as written, Rel of the real paths: the real
+// path of root and the real path of path's deepest existing ancestor, joined with the rest (the
+// working directory may be reached through a symlink, for example /tmp on macOS). Symlinks
+// inside the repository part of path are not resolved; callers check them with CheckNoSymlink.
+func RelReal(root, path string) (string, error) {
+	rel, err := Rel(root, path)
+	if err == nil {
+		return rel, nil
+	}
+	realRoot, rerr := filepath.EvalSymlinks(root)
+	if rerr != nil {
+		return "", err
+	}
+	abs, aerr := filepath.Abs(path)
+	if aerr != nil {
+		return "", err
+	}
+	dir, rest := abs, ""
+	for {
+		if real, eerr := filepath.EvalSymlinks(dir); eerr == nil {
+			return Rel(realRoot, filepath.Join(real, rest))
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", err
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
+}

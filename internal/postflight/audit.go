@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
@@ -13,76 +14,23 @@ import (
 // AuditSchemaVersion is the schema_version of the audit evidence JSON (§7.2).
 const AuditSchemaVersion = 1
 
-// Audit is everything audit.md shows (spec-and-lifecycle.md §7). Nil pointers render as JSON null
-// ("not evaluated").
+// Audit is everything audit.md shows (spec-and-lifecycle.md §7): the evidence of an audit.Result
+// with its verdict, counts and findings, and the lifecycle's return to design.
 type Audit struct {
-	Spec     string  // repository-relative spec path
-	Baseline string  // baseline OID
-	Head     *string // HEAD OID, nil in a repository with no commits
-	Verdict  string
-	Counts   Counts
-	// ChangedSet is nil when the changed set was not computed (rejected report).
-	ChangedSet *ChangedSetEvidence
-	Scope      *ScopeEvidence
-	// Report is nil when the executor report is missing.
-	Report       *ReportEvidence
-	Verification *VerificationEvidence
-	// ClaimChecks is the claims outcome list; nil means not evaluated (JSON null).
-	ClaimChecks any
-	// Findings are the audit findings, sorted by SortAudit.
+	audit.Evidence
+	Verdict string
+	Counts  Counts
+	// Findings are the audit findings, sorted by audit.Sort.
 	Findings []finding.Finding
-	// Violations are the executor report's own findings, listed under
-	// executor_report_rejected{report_invalid} (§7.1).
-	Violations []finding.Finding
 	// ReturnToDesign is true when this blocking post-flight is the third in a row with the same
 	// fingerprint (§6): audit.md then says that the task returns to design.
 	ReturnToDesign bool
 }
 
-// ChangedSetEvidence is the evidence changed_set object (§7.2).
-type ChangedSetEvidence struct {
-	Source   string            `json:"source"`
-	Degraded bool              `json:"degraded"`
-	Files    []ChangedFileJSON `json:"files"`
-}
-
-// ChangedFileJSON is one changed path; non-UTF-8 bytes are escaped as \xHH.
-type ChangedFileJSON struct {
-	Path   string `json:"path"`
-	Status string `json:"status"`
-}
-
-// ScopeEvidence is the evidence scope object (§7.2).
-type ScopeEvidence struct {
-	Source             string   `json:"source"`
-	Declared           []string `json:"declared"`
-	IgnoredScopeTokens []string `json:"ignored_scope_tokens"`
-}
-
-// ReportEvidence is the evidence executor_report object (§7.2). Form, Status and Spec are nil
-// when the report could not be decoded.
-type ReportEvidence struct {
-	Form          *string           `json:"form"`
-	Status        *string           `json:"status"`
-	Spec          *string           `json:"spec"`
-	FilesModified []string          `json:"files_modified"`
-	Violations    []finding.Finding `json:"violations"`
-}
-
-// VerificationEvidence is the evidence verification object (§7.2).
-type VerificationEvidence struct {
-	Declared []string          `json:"declared"`
-	Labels   []string          `json:"labels"`
-	Rows     []VerificationRow `json:"rows"`
-}
-
-// VerificationRow is one classified verification row.
-type VerificationRow struct {
-	Index          int     `json:"index"`
-	Cmd            string  `json:"cmd"`
-	Result         string  `json:"result"`
-	Classification string  `json:"classification"`
-	Runner         *string `json:"runner"`
+// newAudit is the audit.md content of an audit result.
+func newAudit(r *audit.Result) *Audit {
+	e, w := r.Counts()
+	return &Audit{Evidence: r.Evidence, Verdict: r.Verdict, Counts: Counts{e, w}, Findings: r.Findings}
 }
 
 // AuditFinding is the JSON shape of an audit finding: {kind, class, message, …kind fields}
@@ -99,18 +47,18 @@ func AuditFindings(fs []finding.Finding) []AuditFinding {
 }
 
 type evidenceJSON struct {
-	SchemaVersion  int                   `json:"schema_version"`
-	Spec           string                `json:"spec"`
-	GitRef         string                `json:"git_ref"`
-	Head           *string               `json:"head"`
-	Verdict        string                `json:"verdict"`
-	Counts         Counts                `json:"counts"`
-	ChangedSet     *ChangedSetEvidence   `json:"changed_set"`
-	Scope          *ScopeEvidence        `json:"scope"`
-	ExecutorReport *ReportEvidence       `json:"executor_report"`
-	Verification   *VerificationEvidence `json:"verification"`
-	ClaimChecks    any                   `json:"claim_checks"`
-	Findings       []AuditFinding        `json:"findings"`
+	SchemaVersion  int                         `json:"schema_version"`
+	Spec           string                      `json:"spec"`
+	GitRef         string                      `json:"git_ref"`
+	Head           *string                     `json:"head"`
+	Verdict        string                      `json:"verdict"`
+	Counts         Counts                      `json:"counts"`
+	ChangedSet     *audit.ChangedSetEvidence   `json:"changed_set"`
+	Scope          *audit.ScopeEvidence        `json:"scope"`
+	ExecutorReport *audit.ReportEvidence       `json:"executor_report"`
+	Verification   *audit.VerificationEvidence `json:"verification"`
+	ClaimChecks    any                         `json:"claim_checks"`
+	Findings       []AuditFinding              `json:"findings"`
 }
 
 // verdictTitle is "<icon> <Verdict>" (§7.1).
@@ -146,7 +94,7 @@ func RenderAudit(a *Audit) ([]byte, error) {
 				icon = "⚠️"
 			}
 			fmt.Fprintf(&b, "  %s %s: %s\n", icon, f.Rule, textsafe.Escape(f.Message))
-			if f.Rule == KindExecutorReportRejected && f.FieldString("reason") == ReasonReportInvalid {
+			if f.Rule == finding.KindExecutorReportRejected && f.FieldString("reason") == audit.ReasonReportInvalid {
 				for _, v := range a.Violations {
 					fmt.Fprintf(&b, "      %s\n", textsafe.Escape(v.String()))
 				}

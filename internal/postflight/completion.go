@@ -3,11 +3,10 @@ package postflight
 import (
 	"context"
 	"fmt"
-	"strings"
 
+	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
-	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
 // reasonInputsChanged is the blocking_reason of §8.3 step 1.
@@ -24,15 +23,15 @@ const RuleReviewIncomplete = "history_review.incomplete"
 // gitscope): a different snapshot puts the task back to audit_required / run_audit (exit 1,
 // post_refused); an incomplete review leaves the state unchanged and lists what is missing (exit 0,
 // history_pending); a complete review closes the task as learned / close (exit 0, completed).
-func (c *controller) completion(ctx context.Context, st *State) (*Result, error) {
+func (c *controller) completion(ctx context.Context, st *State) (*Outcome, error) {
 	res := c.res
 	res.Phase = PhaseCompletion
 	if st.Status == StatusLearned {
-		res.Outcome, res.ExitCode = OutcomeCompleted, 0
+		res.Outcome = OutcomeCompleted
 		res.Message = fmt.Sprintf("task %s is learned (learned/close); nothing to do", c.task.Name)
 		res.Artifacts.HistoryReview = c.task.HistoryReviewRel()
-		res.Text = fmt.Sprintf("✅ %s\n  history review: %s\n  to re-audit it, run: mastermind run-task %s --post-only\n",
-			res.Message, c.task.HistoryReviewRel(), c.task.Spec)
+		// Closed already: the only step left is a deliberate re-audit.
+		res.Next = Next{Step: NextClose, Run: "mastermind run-task " + c.task.Spec + " --post-only"}
 		return res, nil
 	}
 	snap, err := c.currentSnapshot(ctx, st)
@@ -47,7 +46,7 @@ func (c *controller) completion(ctx context.Context, st *State) (*Result, error)
 			return res, err
 		}
 		r := c.refuse(PhaseCompletion, OutcomePostRefused, reasonInputsChanged)
-		r.Text += fmt.Sprintf("  next: run: mastermind run-task %s --post-only\n", c.task.Spec)
+		r.Next = Next{Step: NextRunAudit, Run: "mastermind run-task " + c.task.Spec + " --post-only"}
 		return r, nil
 	}
 	problems, err := c.reviewProblems(snap)
@@ -74,7 +73,7 @@ func (c *controller) reviewProblems(snap string) ([]ReviewProblem, error) {
 }
 
 // historyPending ends a completion whose review is incomplete: state unchanged, exit 0.
-func (c *controller) historyPending(problems []ReviewProblem) *Result {
+func (c *controller) historyPending(problems []ReviewProblem) *Outcome {
 	res := c.res
 	rel := c.task.HistoryReviewRel()
 	msgs := make([]string, len(problems))
@@ -84,30 +83,25 @@ func (c *controller) historyPending(problems []ReviewProblem) *Result {
 		res.Findings = append(res.Findings, finding.Finding{Rule: RuleReviewIncomplete, Class: finding.ClassWarning,
 			File: rel, Line: p.Line, Message: p.Message, Fields: []finding.Field{{Key: "field", Value: p.Field}}})
 	}
-	res.Outcome, res.ExitCode = OutcomeHistoryPending, 0
-	res.Message = "history review pending: " + firstPlus(msgs)
-	var b strings.Builder
-	fmt.Fprintf(&b, "⏳ history review pending — %s\n", rel)
-	for _, m := range msgs {
-		fmt.Fprintf(&b, "  %s\n", textsafe.Escape(m))
-	}
-	fmt.Fprintf(&b, "  next: complete %s, then run: mastermind run-task %s\n", rel, c.task.Spec)
-	res.Text = b.String()
+	res.Outcome = OutcomeHistoryPending
+	res.Message = "history review pending: " + audit.FirstPlus(msgs)
+	res.Review = msgs
+	res.Next = Next{Step: NextReviewHistory, Edit: rel, Run: "mastermind run-task " + c.task.Spec}
 	return res
 }
 
 // learn closes the task: learned / close, last_artifact history-review.md (§8.3 step 3).
-func (c *controller) learn(st *State) (*Result, error) {
+func (c *controller) learn(st *State) (*Outcome, error) {
 	res := c.res
 	ns := *st
 	ns.Status, ns.NextStep, ns.LastArtifact, ns.BlockingReason = StatusLearned, NextClose, ArtifactHistoryReview, ""
 	if err := c.writeState(&ns); err != nil {
 		return res, err
 	}
-	res.Outcome, res.ExitCode = OutcomeCompleted, 0
+	res.Outcome = OutcomeCompleted
 	res.Artifacts.HistoryReview = c.task.HistoryReviewRel()
 	res.Message = fmt.Sprintf("history review complete; task %s is learned", c.task.Name)
-	res.Text += fmt.Sprintf("✅ %s (learned/close)\n  history review: %s\n", res.Message, c.task.HistoryReviewRel())
+	res.Next = Next{Step: NextClose}
 	return res, nil
 }
 

@@ -49,10 +49,10 @@ func completeTheReview(t *testing.T, root string) {
 	writeFile(t, root, reviewRel, s)
 }
 
-func wantOutcome(t *testing.T, res *Result, outcome string, exit int, status, next string) {
+func wantOutcome(t *testing.T, res *Outcome, outcome string, status, next string) {
 	t.Helper()
-	if res.Outcome != outcome || res.ExitCode != exit {
-		t.Fatalf("outcome %s exit %d, want %s %d\n%s", res.Outcome, res.ExitCode, outcome, exit, res.Text)
+	if res.Outcome != outcome {
+		t.Fatalf("outcome %s, want %s: %s", res.Outcome, outcome, res.Message)
 	}
 	if status != "" && (res.State == nil || res.State.Status != status || res.State.NextStep != next) {
 		t.Fatalf("state %+v, want %s/%s", res.State, status, next)
@@ -65,7 +65,7 @@ func TestHeldArtifactsGolden(t *testing.T) {
 	root, opts := newTaskRepo(t)
 	heldWork(t, root)
 	res := run(t, opts, ModePostOnly)
-	wantOutcome(t, res, OutcomePostHeld, 0, StatusHistoryReviewRequired, NextReviewHistory)
+	wantOutcome(t, res, OutcomePostHeld, StatusHistoryReviewRequired, NextReviewHistory)
 	for _, art := range []struct{ rel, golden string }{
 		{releaseRel, "held.release-notes.md"},
 		{reviewRel, "held.history-review.md"},
@@ -96,22 +96,25 @@ func TestHeldArtifactsGolden(t *testing.T) {
 func TestCompletionLifecycle(t *testing.T) {
 	root, opts := newTaskRepo(t)
 	heldWork(t, root)
-	wantOutcome(t, run(t, opts, ModePostOnly), OutcomePostHeld, 0, StatusHistoryReviewRequired, NextReviewHistory)
+	wantOutcome(t, run(t, opts, ModePostOnly), OutcomePostHeld, StatusHistoryReviewRequired, NextReviewHistory)
 	before := readFile(t, root, stateRel)
 
 	res := run(t, opts, ModeAuto)
-	wantOutcome(t, res, OutcomeHistoryPending, 0, "", "")
+	wantOutcome(t, res, OutcomeHistoryPending, "", "")
 	if res.Phase != PhaseCompletion || !bytes.Equal(before, readFile(t, root, stateRel)) {
 		t.Fatalf("phase %s; state changed by a pending completion", res.Phase)
 	}
-	if !strings.Contains(res.Text, reviewRel+":9: field \"Context\" is \"pending\"") || len(res.Findings) != 3 ||
+	if len(res.Review) == 0 || !strings.HasPrefix(res.Review[0], reviewRel+":9: field \"Context\" is \"pending\"") || len(res.Findings) != 3 ||
 		res.Findings[0].Rule != RuleReviewIncomplete || res.Findings[0].Line != 9 {
-		t.Fatalf("pending text/findings:\n%s\n%+v", res.Text, res.Findings)
+		t.Fatalf("pending review/findings:\n%q\n%+v", res.Review, res.Findings)
+	}
+	if res.Next != (Next{Step: NextReviewHistory, Edit: reviewRel, Run: "mastermind run-task " + taskSpec}) {
+		t.Fatalf("next %+v", res.Next)
 	}
 
 	completeTheReview(t, root)
 	res = run(t, opts, ModeAuto)
-	wantOutcome(t, res, OutcomeCompleted, 0, StatusLearned, NextClose)
+	wantOutcome(t, res, OutcomeCompleted, StatusLearned, NextClose)
 	if res.State.LastArtifact != ArtifactHistoryReview || res.State.Verdict != VerdictHeld || res.State.HistorySnapshotSHA256 == "" {
 		t.Fatalf("learned state %+v", res.State)
 	}
@@ -123,14 +126,15 @@ func TestCompletionLifecycle(t *testing.T) {
 	git(t, root, "add", "other")
 	git(t, root, "commit", "-q", "-m", "unrelated")
 	res = run(t, opts, ModeAuto)
-	wantOutcome(t, res, OutcomeCompleted, 0, "", "")
-	if !bytes.Equal(learned, readFile(t, root, stateRel)) || !strings.Contains(res.Text, "is learned") {
-		t.Fatalf("learned task changed or wrong text:\n%s", res.Text)
+	wantOutcome(t, res, OutcomeCompleted, "", "")
+	if !bytes.Equal(learned, readFile(t, root, stateRel)) || !strings.Contains(res.Message, "is learned") ||
+		res.Next.Run != "mastermind run-task "+taskSpec+" --post-only" {
+		t.Fatalf("learned task changed or wrong outcome: %+v", res)
 	}
 
 	// --post-only re-audits: the unrelated file is outside the scope and unlisted.
 	res = run(t, opts, ModePostOnly)
-	wantOutcome(t, res, OutcomePostBroken, 1, StatusBroken, NextPlannerReview)
+	wantOutcome(t, res, OutcomePostBroken, StatusBroken, NextPlannerReview)
 	if res.State.HistorySnapshotSHA256 != "" {
 		t.Fatal("completion not cleared")
 	}
@@ -143,12 +147,13 @@ func TestHeldWithCompleteReviewGoesStraightToLearned(t *testing.T) {
 	heldWork(t, root)
 	run(t, opts, ModePostOnly)
 	completeTheReview(t, root)
-	wantOutcome(t, run(t, opts, ModeAuto), OutcomeCompleted, 0, StatusLearned, NextClose)
+	wantOutcome(t, run(t, opts, ModeAuto), OutcomeCompleted, StatusLearned, NextClose)
 	review := readFile(t, root, reviewRel)
 	res := run(t, opts, ModePostOnly)
-	wantOutcome(t, res, OutcomeCompleted, 0, StatusLearned, NextClose)
-	if res.Phase != PhasePostflight || !strings.Contains(res.Text, "✅ Held") || !strings.Contains(res.Text, "is learned") {
-		t.Fatalf("text:\n%s", res.Text)
+	wantOutcome(t, res, OutcomeCompleted, StatusLearned, NextClose)
+	if res.Phase != PhasePostflight || !strings.HasPrefix(res.AuditSummary, "✅ Held") || !strings.Contains(res.Message, "is learned") ||
+		res.Verdict != VerdictHeld {
+		t.Fatalf("outcome %+v", res)
 	}
 	if !bytes.Equal(review, readFile(t, root, reviewRel)) {
 		t.Fatal("the complete review was rewritten")
@@ -192,7 +197,7 @@ func TestCompletionInputsChanged(t *testing.T) {
 			completeTheReview(t, root)
 			tamper.do(t, root)
 			res := run(t, opts, ModeAuto)
-			wantOutcome(t, res, OutcomePostRefused, 1, StatusAuditRequired, NextRunAudit)
+			wantOutcome(t, res, OutcomePostRefused, StatusAuditRequired, NextRunAudit)
 			if res.State.BlockingReason != "audited inputs changed since the held audit; rerun post-flight" ||
 				res.Message != res.State.BlockingReason || res.State.HistorySnapshotSHA256 != "" || res.State.Verdict != "" {
 				t.Fatalf("state %+v", res.State)
@@ -217,7 +222,7 @@ func TestStaleReviewArchived(t *testing.T) {
 	old := readFile(t, root, reviewRel)
 	writeFile(t, root, "internal/cache/lru.go", "package cache\n\nfunc newLRU() int { return 2 }\n")
 	res := run(t, opts, ModePostOnly)
-	wantOutcome(t, res, OutcomePostHeld, 0, StatusHistoryReviewRequired, NextReviewHistory)
+	wantOutcome(t, res, OutcomePostHeld, StatusHistoryReviewRequired, NextReviewHistory)
 	if res.State.HistorySnapshotSHA256 == first {
 		t.Fatal("snapshot did not change")
 	}
@@ -254,9 +259,9 @@ func TestHostileReview(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := run(t, opts, ModeAuto)
-	wantOutcome(t, res, OutcomeHistoryPending, 0, StatusHistoryReviewRequired, NextReviewHistory)
-	if !strings.Contains(res.Text, "symbolic link") {
-		t.Fatalf("text:\n%s", res.Text)
+	wantOutcome(t, res, OutcomeHistoryPending, StatusHistoryReviewRequired, NextReviewHistory)
+	if !strings.Contains(strings.Join(res.Review, "\n"), "symbolic link") {
+		t.Fatalf("review problems: %q", res.Review)
 	}
 	target := readFile(t, "/", outside)
 	opts.Mode = ModePostOnly
@@ -273,9 +278,9 @@ func TestHostileReview(t *testing.T) {
 	run(t, opts2, ModePostOnly)
 	writeFile(t, root2, reviewRel, completeReview(readState(t, root2).HistorySnapshotSHA256)+strings.Repeat("padding\n", MaxReviewBytes/8+1))
 	res = run(t, opts2, ModeAuto)
-	wantOutcome(t, res, OutcomeHistoryPending, 0, "", "")
-	if !strings.Contains(res.Text, "larger than 1048576 bytes (1 MiB)") {
-		t.Fatalf("text:\n%s", res.Text)
+	wantOutcome(t, res, OutcomeHistoryPending, "", "")
+	if !strings.Contains(strings.Join(res.Review, "\n"), "larger than 1048576 bytes (1 MiB)") {
+		t.Fatalf("review problems: %q", res.Review)
 	}
 }
 
@@ -308,7 +313,7 @@ func schemaValid(t *testing.T, root string) {
 // the frontmatter title to the task name (escaped), and absent sections get the §8.1 placeholders.
 func TestReleaseNotesTitleAndMissingSections(t *testing.T) {
 	root, opts := newTaskRepo(t)
-	c := &controller{opts: opts, git: opts.Git, task: Task{Root: root, Name: "020-cache", Dir: ".mastermind/tasks/020-cache", Spec: taskSpec}, res: &Result{}}
+	c := &controller{opts: opts, git: opts.Git, task: Task{Root: root, Name: "020-cache", Dir: ".mastermind/tasks/020-cache", Spec: taskSpec}, res: &Outcome{}}
 	cs, err := opts.Git.ChangedSet(t.Context(), readState(t, root).BaselineRef)
 	if err != nil {
 		t.Fatal(err)

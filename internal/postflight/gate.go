@@ -13,11 +13,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/spec"
-	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
 // GateOptions configure one run of the pre-merge gate (`mastermind gate`).
@@ -90,9 +90,17 @@ type GateStats struct {
 type GateResult struct {
 	Tasks []GateTask // sorted by task name
 	Since string     // the Since OID, "" for all tasks
-	// ExitCode: 3 when any task is GateError; otherwise 1 when any task did not pass; else 0.
-	ExitCode int
-	Stats    GateStats
+	Stats GateStats
+}
+
+// Passed reports whether every gated task passes (also when none was gated).
+func (r *GateResult) Passed() bool {
+	for _, t := range r.Tasks {
+		if !t.Passed {
+			return false
+		}
+	}
+	return true
 }
 
 // Count returns the number of tasks with the given Gate* status.
@@ -109,7 +117,7 @@ func (r *GateResult) Count(status string) int {
 // Gate audits every task under .mastermind/tasks/ that is not learned (or, with Since, the
 // tasks whose folder or declared scope files changed since that commit) and decides whether the
 // working tree may be merged. Without Record nothing is written: each task goes through the
-// same checks as post-flight (computeAudit) and its state is left byte-for-byte unchanged. The
+// same checks as post-flight (auditTask, audit.Compute) and its state is left byte-for-byte unchanged. The
 // changed set of each distinct baseline is computed once and shared; each spec is read and
 // parsed at most once. Nothing named by a spec or report is executed.
 //
@@ -157,15 +165,6 @@ func Gate(ctx context.Context, opts GateOptions) (*GateResult, error) {
 	res.Stats.Baselines = len(baselines)
 	res.Stats.ChangedSets = g.git.computed
 	res.Stats.SpecReads, res.Stats.SpecParses = g.specReads, g.specParses
-	res.ExitCode = 0
-	for _, t := range res.Tasks {
-		switch {
-		case t.Status == GateError:
-			res.ExitCode = 3
-		case !t.Passed && res.ExitCode == 0:
-			res.ExitCode = 1
-		}
-	}
 	return res, nil
 }
 
@@ -312,7 +311,7 @@ func learnedProblem(t Task, st *State) (string, error) {
 	for i, p := range ps {
 		msgs[i] = p.Format(t.HistoryReviewRel())
 	}
-	return "state.json says learned, but the history review does not back it: " + firstPlus(msgs) + redo, nil
+	return "state.json says learned, but the history review does not back it: " + audit.FirstPlus(msgs) + redo, nil
 }
 
 func (t *gateTask) fail(status string, err error) {
@@ -326,9 +325,8 @@ func (g *gater) audit(ctx context.Context, in TaskInfo, t *gateTask) {
 		t.fail(GateError, err)
 		return
 	}
-	c := &controller{opts: Options{Git: g.git, Now: g.opts.Now, Warn: g.opts.Warn}, git: g.git, task: in.Task, res: &Result{}}
 	st := *in.State
-	ar, err := c.computeAudit(ctx, &st, si)
+	ar, err := auditTask(ctx, g.git, in.Task, &st, si)
 	if err != nil {
 		t.fail(GateError, err)
 		return
@@ -337,14 +335,15 @@ func (g *gater) audit(ctx context.Context, in TaskInfo, t *gateTask) {
 		t.Status, t.Reason = GateRefused, reasonSpecChanged+preflightNext(in.Task, &st, DefaultMaxIterations)
 		return
 	}
-	t.setVerdict(ar.Audit.Verdict, ar.Audit.Counts, ar.Findings, ar.Audit.Violations, g.opts.FailOnDrift)
+	e, w := ar.Counts()
+	t.setVerdict(ar.Verdict, Counts{e, w}, ar.Findings, ar.Evidence.Violations, g.opts.FailOnDrift)
 }
 
 // record runs the normal post-flight for a task (Run with ModePostOnly), sharing the changed
 // sets, and maps its outcome.
 func (g *gater) record(ctx context.Context, in TaskInfo, t *gateTask) {
 	res, err := Run(ctx, Options{Git: g.git, SpecArg: filepath.Join(t.Task.Root, filepath.FromSlash(t.Task.Spec)),
-		Mode: ModePostOnly, MaxIterations: DefaultMaxIterations, FailOnDrift: g.opts.FailOnDrift,
+		Mode: ModePostOnly, MaxIterations: DefaultMaxIterations,
 		Now: g.opts.Now, Warn: g.opts.Warn})
 	if err != nil {
 		t.fail(GateError, err)
@@ -356,7 +355,7 @@ func (g *gater) record(ctx context.Context, in TaskInfo, t *gateTask) {
 	switch res.Outcome {
 	case OutcomePostHeld, OutcomePostDrift, OutcomePostBroken:
 		var counts Counts
-		verdict := Verdict(res.Findings)
+		verdict := audit.VerdictOf(res.Findings)
 		if res.State != nil && res.State.Findings != nil {
 			counts, verdict = *res.State.Findings, res.State.Verdict
 		} else {
@@ -487,28 +486,3 @@ func (g *sharedGit) ListFiles(ctx context.Context) ([]string, error) {
 
 // LearnedReason is the reason shown for a learned task that passes the gate.
 const LearnedReason = "closed; history review complete; not re-audited"
-
-// GateLine renders one task as the gate's text line: "<icon> <task>: <status> — <reason>"
-// (the reason part only when there is one), with control characters escaped.
-func GateLine(t GateTask) string {
-	icon := "✅"
-	switch {
-	case !t.Passed:
-		icon = "❌"
-	case t.Status == GateDrift || t.Status == GateNotStarted:
-		icon = "⚠️"
-	}
-	status := strings.ReplaceAll(t.Status, "_", " ")
-	s := fmt.Sprintf("%s %s: %s", icon, t.Task.Name, status)
-	reason := t.Reason
-	if t.Status == GateLearned && t.Passed {
-		reason = LearnedReason
-	}
-	if reason != "" {
-		s += " — " + textsafe.Escape(reason)
-	}
-	if t.Recorded {
-		s += " [recorded]"
-	}
-	return s
-}

@@ -26,7 +26,7 @@ const (
 func lstat(p string) (fs.FileInfo, error) { return os.Lstat(p) }
 
 // held runs §4 step 11 after a held audit.md was written.
-func (c *controller) held(ctx context.Context, st *State, a *Audit, cs *gitscope.ChangedSet, d []gitscope.Entry, specRaw, auditBytes []byte) (*Result, error) {
+func (c *controller) held(ctx context.Context, st *State, a *Audit, cs *gitscope.ChangedSet, d []gitscope.Entry, specRaw, auditBytes []byte) (*Outcome, error) {
 	res := c.res
 	sp, _ := spec.Parse(specRaw, c.task.Spec)
 	notes, err := c.releaseNotes(ctx, sp, st.BaselineRef, cs, d)
@@ -72,7 +72,7 @@ func (c *controller) held(ctx context.Context, st *State, a *Audit, cs *gitscope
 	st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusHistoryReviewRequired, NextReviewHistory, RiskLow, ArtifactHistoryReview
 	st.BlockingReason, st.HistorySnapshotSHA256 = "", snap
 	res.Artifacts.HistoryReview = c.task.HistoryReviewRel()
-	res.Text = auditText(auditBytes) + fmt.Sprintf("audit: %s\nrelease notes: %s\n", c.task.AuditRel(), c.task.ReleaseNotesRel())
+	res.AuditSummary, res.Verdict = auditText(auditBytes), VerdictHeld
 	if complete {
 		// Step 11.5: a complete review for this very snapshot already exists.
 		return c.learn(st)
@@ -80,9 +80,9 @@ func (c *controller) held(ctx context.Context, st *State, a *Audit, cs *gitscope
 	if err := c.writeState(st); err != nil {
 		return res, err
 	}
-	res.Outcome, res.ExitCode = OutcomePostHeld, 0
+	res.Outcome = OutcomePostHeld
 	res.Message = "post-flight verdict: ✅ Held — errors: 0, warnings: 0"
-	res.Text += fmt.Sprintf("next: complete %s, then run: mastermind run-task %s\n", c.task.HistoryReviewRel(), c.task.Spec)
+	res.Next = Next{Step: NextReviewHistory, Edit: c.task.HistoryReviewRel(), Run: "mastermind run-task " + c.task.Spec}
 	return res, nil
 }
 

@@ -49,9 +49,9 @@ func observedText(verdict string, fs []finding.Finding, returned bool) string {
 		counts[f.Rule]++
 	}
 	var parts []string
-	for _, k := range KindOrder {
-		if n := counts[k]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d× %s", n, strings.ReplaceAll(k, "_", " ")))
+	for _, k := range finding.Kinds {
+		if n := counts[k.ID]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d× %s", n, strings.ReplaceAll(k.ID, "_", " ")))
 		}
 	}
 	s := fmt.Sprintf("contract %s; %s", verdict, strings.Join(parts, ", "))

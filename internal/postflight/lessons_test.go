@@ -158,7 +158,7 @@ func TestLessonWriteFailuresWarn(t *testing.T) {
 			var warn bytes.Buffer
 			opts.Warn = &warn
 			res := run(t, opts, ModePostOnly)
-			wantOutcome(t, res, OutcomePostDrift, 0, StatusDrift, NextPlannerReview)
+			wantOutcome(t, res, OutcomePostDrift, StatusDrift, NextPlannerReview)
 			if len(res.Warnings) != 1 || !strings.Contains(warn.String(), "mastermind: warning: lesson not recorded in .mastermind/tasks/_lessons.md") ||
 				!strings.Contains(warn.String(), tc.warn) {
 				t.Fatalf("warnings %q", warn.String())
@@ -175,7 +175,7 @@ func TestBudgetLesson(t *testing.T) {
 	run(t, opts, ModePreOnly)
 	run(t, opts, ModePreOnly)
 	res := run(t, opts, ModePreOnly)
-	wantOutcome(t, res, OutcomePreRefused, 1, StatusHeld, NextRunPreflight)
+	wantOutcome(t, res, OutcomePreRefused, StatusHeld, NextRunPreflight)
 	lessons := string(readFile(t, root, ".mastermind/tasks/_lessons.md"))
 	id := LessonID("020-cache", LessonIterationBudget)
 	for _, want := range []string{"## " + id + "\n", "- **Kind:** iteration_budget_exhausted\n", "- **Occurrences:** 1\n",
@@ -188,7 +188,7 @@ func TestBudgetLesson(t *testing.T) {
 	}
 	opts.ForceIteration = true
 	res = run(t, opts, ModePreOnly)
-	wantOutcome(t, res, OutcomePreReady, 0, StatusApproved, NextRunExecutor)
+	wantOutcome(t, res, OutcomePreReady, StatusApproved, NextRunExecutor)
 	if !strings.Contains(string(readFile(t, root, ".mastermind/tasks/_lessons.md")), "- **Occurrences:** 2\n") {
 		t.Error("forced pre-flight did not upsert the lesson")
 	}

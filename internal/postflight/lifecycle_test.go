@@ -114,12 +114,12 @@ func newTaskRepo(t *testing.T) (string, Options) {
 	opts := Options{Git: repo, SpecArg: taskSpec, MaxIterations: DefaultMaxIterations, Now: fixedNow}
 	res := run(t, opts, ModePreOnly)
 	if res.Outcome != OutcomePreReady {
-		t.Fatalf("pre-flight: %s\n%s", res.Outcome, res.Text)
+		t.Fatalf("pre-flight: %s\n%s", res.Outcome, res.Message)
 	}
 	return root, opts
 }
 
-func run(t *testing.T, opts Options, mode Mode) *Result {
+func run(t *testing.T, opts Options, mode Mode) *Outcome {
 	t.Helper()
 	opts.Mode = mode
 	res, err := Run(context.Background(), opts)
@@ -151,7 +151,6 @@ func TestGoldenVerdicts(t *testing.T) {
 		name    string
 		setup   func(t *testing.T, root string)
 		outcome string
-		exit    int
 	}{
 		{"held", func(t *testing.T, root string) {
 			writeFile(t, root, "internal/cache/cache.go", "package cache\n\nvar c = newLRU()\n")
@@ -160,31 +159,35 @@ func TestGoldenVerdicts(t *testing.T) {
 			git(t, root, "add", "internal/cache/cache.go")
 			git(t, root, "commit", "-q", "-m", "work")
 			writeFile(t, root, reportRel, reportText([]string{"internal/cache/cache.go", "internal/cache/lru.go", "docs/cache.md"}, ""))
-		}, OutcomePostHeld, 0},
+		}, OutcomePostHeld},
 		{"drift", func(t *testing.T, root string) {
 			writeFile(t, root, "internal/cache/cache.go", "package cache\n\nvar c = newLRU()\n")
 			writeFile(t, root, "internal/cache/lru.go", "package cache\n\nfunc newLRU() int { return 0 }\n")
 			writeFile(t, root, "internal/cache/shard.go", "package cache\n")
 			writeFile(t, root, reportRel, reportText([]string{"internal/cache/cache.go", "internal/cache/lru.go", "internal/cache/shard.go"}, ""))
-		}, OutcomePostDrift, 0},
+		}, OutcomePostDrift},
 		{"broken", func(t *testing.T, root string) {
 			writeFile(t, root, "internal/cache/cache.go", "package cache\n\nvar c = 1\n")
 			writeFile(t, root, "notes/\u202eevil.txt", "x\n")
 			writeFile(t, root, reportRel, reportText([]string{"internal/cache/cache.go", "docs/cache.md"}, ""))
-		}, OutcomePostBroken, 1},
+		}, OutcomePostBroken},
 		{"rejected", func(t *testing.T, root string) {
 			writeFile(t, root, "internal/cache/cache.go", "package cache\n\nvar c = 1\n")
 			writeFile(t, root, reportRel, "<!-- mastermind:report-begin -->\n```yaml\nschema_version: 1\nspec: "+taskSpec+
 				"\nstatus: done\nphases: []\nfiles_modified: [a.go, ./a.go]\nclaims: []\ndefects: []\nverifications: []\n```\n<!-- mastermind:report-end -->\n")
-		}, OutcomePostBroken, 1},
+		}, OutcomePostBroken},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			root, opts := newTaskRepo(t)
 			tc.setup(t, root)
 			res := run(t, opts, ModePostOnly)
-			if res.Outcome != tc.outcome || res.ExitCode != tc.exit {
-				t.Fatalf("outcome %s exit %d, want %s %d\n%s", res.Outcome, res.ExitCode, tc.outcome, tc.exit, res.Text)
+			wantVerdict := tc.name
+			if tc.name == "rejected" {
+				wantVerdict = VerdictBroken
+			}
+			if res.Outcome != tc.outcome || res.Verdict != wantVerdict {
+				t.Fatalf("outcome %s verdict %s, want %s %s: %s", res.Outcome, res.Verdict, tc.outcome, wantVerdict, res.Message)
 			}
 			for _, art := range []struct{ rel, golden string }{
 				{".mastermind/tasks/020-cache/audit.md", tc.name + ".audit.md"},
@@ -331,7 +334,7 @@ None.
 	t.Chdir(root)
 	opts := Options{Git: repo, SpecArg: spec, MaxIterations: 3, Now: fixedNow}
 	if res := run(t, opts, ModePreOnly); res.Outcome != OutcomePreReady {
-		t.Fatalf("pre-flight: %s", res.Text)
+		t.Fatalf("pre-flight: %s", res.Message)
 	}
 	appendTo := func(rel, text string) {
 		f, err := os.OpenFile(filepath.Join(root, rel), os.O_APPEND|os.O_WRONLY, 0)
@@ -352,7 +355,7 @@ None.
 		"```\n<!-- mastermind:report-end -->\n")
 	res := run(t, opts, ModePostOnly)
 	if res.Outcome != OutcomePostHeld {
-		t.Fatalf("outcome %s, want post_held\n%s", res.Outcome, res.Text)
+		t.Fatalf("outcome %s, want post_held\n%s", res.Outcome, res.Message)
 	}
 	notes, err := os.ReadFile(filepath.Join(root, ".mastermind/releases/001-cmp-doc.md"))
 	if err != nil {

@@ -64,14 +64,11 @@ func ResolveTask(root, arg string) (Task, error) {
 	if strings.Contains(arg, `\`) {
 		return Task{}, &SpecPathError{Arg: arg, Detail: "the path contains a backslash"}
 	}
-	rel, err := fsx.Rel(root, arg)
+	// The working directory may be reached through a symlink (for example /tmp on macOS):
+	// RelReal compares real paths of the root and of the argument's directory then.
+	rel, err := fsx.RelReal(root, arg)
 	if err != nil {
-		// The working directory may be reached through a symlink (for example /tmp on macOS):
-		// compare real paths of the root and of the argument's directory.
-		rel, err = relViaRealPaths(root, arg)
-		if err != nil {
-			return Task{}, &SpecPathError{Arg: arg, Detail: "it is outside the repository " + root}
-		}
+		return Task{}, &SpecPathError{Arg: arg, Detail: "it is outside the repository " + root}
 	}
 	parts := strings.Split(rel, "/")
 	if len(parts) != 4 || parts[0] != ".mastermind" || parts[1] != "tasks" || parts[3] != "spec.md" ||
@@ -94,29 +91,4 @@ func ResolveTask(root, arg string) (Task, error) {
 		}
 	}
 	return Task{Root: root, Name: parts[2], Dir: path.Dir(rel), Spec: rel}, nil
-}
-
-func relViaRealPaths(root, arg string) (string, error) {
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return "", err
-	}
-	abs, err := filepath.Abs(arg)
-	if err != nil {
-		return "", err
-	}
-	// Resolve the deepest existing ancestor outside the repository part; the in-repository part
-	// is checked for symlinks separately.
-	dir, rest := abs, ""
-	for {
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			return fsx.Rel(realRoot, filepath.Join(real, rest))
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("unresolvable")
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-		dir = parent
-	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
@@ -28,181 +29,241 @@ const (
 	reasonRevalidation = "pre-flight validation is required"
 )
 
-// preflight runs §3.1. prev is nil on the first pre-flight.
-func (c *controller) preflight(ctx context.Context, prev *State) (*Result, error) {
-	res := c.res
-	res.Phase = PhasePreflight
-	first := prev == nil
-	iter := 1
-	if !first {
-		iter = prev.Iteration + 1
+// preRun is one pre-flight: its inputs and what the steps of §3.1 found so far.
+type preRun struct {
+	c    *controller
+	prev *State // nil on the first pre-flight
+	st   State  // the state being built (a copy of prev on a re-pre-flight)
+	iter int
+	sp   *spec.Spec
+	// baseline is the commit the audit will compare against; "" when the saved one is unavailable.
+	baseline string
+	// fs are the rule findings (errors and warnings from validation); warnings the advisory ones
+	// of step 5.
+	fs       []finding.Finding
+	warnings []finding.Finding
+}
+
+func (r *preRun) first() bool { return r.prev == nil }
+
+// preflight runs §3.1 as named steps: budget, revoke, validate, baseline, creations,
+// pre-existing changes, re-read, then refuse or approve. prev is nil on the first pre-flight.
+func (c *controller) preflight(ctx context.Context, prev *State) (*Outcome, error) {
+	c.res.Phase = PhasePreflight
+	r := &preRun{c: c, prev: prev, iter: 1}
+	if prev != nil {
+		r.iter = prev.Iteration + 1
 	}
-	// Step 1: iteration budget.
-	limit := c.opts.MaxIterations
-	if limit > 0 && iter > limit {
-		c.upsertLesson(lessonEvent{Kind: LessonIterationBudget,
-			Observed: fmt.Sprintf("pre-flight refused: iteration budget exhausted (limit %d) at iteration %d", limit, iter-1)})
-		if !c.opts.ForceIteration {
-			reason := fmt.Sprintf("iteration budget exhausted (limit %d); revise the task or rerun with --force-iteration", limit)
-			f := finding.Finding{Rule: RuleBudgetExhausted, Class: finding.ClassError, File: c.task.Spec, Message: reason,
-				Fields: []finding.Field{{Key: "limit", Value: limit}, {Key: "iteration", Value: iter - 1}}}
-			if prev != nil {
-				st := *prev
-				st.Status, st.NextStep, st.BlockingReason, st.LastArtifact = StatusHeld, NextRunPreflight, reason, ArtifactSpec
-				st.ClearVerdict()
-				if err := c.writeState(&st); err != nil {
-					return res, err
-				}
-			}
-			res.Findings = []finding.Finding{f}
-			return c.preRefused(reason), nil
+	if refused, err := r.checkBudget(); refused || err != nil {
+		return c.res, err
+	}
+	steps := []func(context.Context) error{r.revokeApproval, r.validateSpec, r.resolveBaseline, r.checkCreations,
+		r.preexistingChanges, r.rereadSpec}
+	for _, step := range steps {
+		if err := step(ctx); err != nil {
+			return c.res, err
 		}
 	}
-	// Step 2: revoke approval first.
-	var st State
-	if !first {
-		st = *prev
-		st.Status, st.NextStep, st.BlockingReason, st.LastArtifact = StatusHeld, NextRunPreflight, reasonRevalidation, ArtifactSpec
-		st.Iteration = iter
+	errs := errorsOnly(r.fs)
+	finding.SortByPosition(errs)
+	c.res.Findings = append(errs, r.warnings...)
+	if len(errs) > 0 {
+		return r.refuse(errs)
+	}
+	return r.approve()
+}
+
+// checkBudget is step 1: beyond --max-iterations the pre-flight is refused (held /
+// run_preflight) unless --force-iteration; the lessons file records the exhaustion either way.
+func (r *preRun) checkBudget() (refused bool, err error) {
+	c, limit := r.c, r.c.opts.MaxIterations
+	if limit <= 0 || r.iter <= limit {
+		return false, nil
+	}
+	c.upsertLesson(lessonEvent{Kind: LessonIterationBudget,
+		Observed: fmt.Sprintf("pre-flight refused: iteration budget exhausted (limit %d) at iteration %d", limit, r.iter-1)})
+	if c.opts.ForceIteration {
+		return false, nil
+	}
+	reason := fmt.Sprintf("iteration budget exhausted (limit %d); revise the task or rerun with --force-iteration", limit)
+	f := finding.Finding{Rule: RuleBudgetExhausted, Class: finding.ClassError, File: c.task.Spec, Message: reason,
+		Fields: []finding.Field{{Key: "limit", Value: limit}, {Key: "iteration", Value: r.iter - 1}}}
+	if r.prev != nil {
+		st := *r.prev
+		st.Status, st.NextStep, st.BlockingReason, st.LastArtifact = StatusHeld, NextRunPreflight, reason, ArtifactSpec
 		st.ClearVerdict()
 		if err := c.writeState(&st); err != nil {
-			return res, err
+			return true, err
 		}
 	}
-	// Step 3: validate the spec.
+	c.res.Findings = []finding.Finding{f}
+	c.preRefused(reason)
+	return true, nil
+}
+
+// revokeApproval is step 2: a re-pre-flight first writes held / run_preflight, so a failure
+// later never leaves the old approval standing.
+func (r *preRun) revokeApproval(context.Context) error {
+	if r.first() {
+		return nil
+	}
+	r.st = *r.prev
+	r.st.Status, r.st.NextStep, r.st.BlockingReason, r.st.LastArtifact = StatusHeld, NextRunPreflight, reasonRevalidation, ArtifactSpec
+	r.st.Iteration = r.iter
+	r.st.ClearVerdict()
+	return r.c.writeState(&r.st)
+}
+
+// validateSpec is step 3: the spec's own rules and, with a frontmatter scope, the declared files.
+func (r *preRun) validateSpec(context.Context) error {
+	c := r.c
 	sp, fs, err := spec.Read(c.task.Root, c.task.Spec)
 	if err != nil {
-		return res, err
+		return err
 	}
-	fs = setFile(fs, c.task.Spec)
+	r.sp = sp
+	r.fs = setFile(fs, c.task.Spec)
 	if sp != nil && sp.Scope.Source == spec.SourceFrontmatter {
-		fs = append(fs, setFile(spec.CheckDeclaredFiles(c.task.Root, sp), c.task.Spec)...)
+		r.fs = append(r.fs, setFile(spec.CheckDeclaredFiles(c.task.Root, sp), c.task.Spec)...)
+		r.fs = append(r.fs, setFile(spec.CheckCreates(c.task.Root, sp), c.task.Spec)...)
 	}
-	// Step 4: baseline.
-	baseline := ""
-	if first {
+	return nil
+}
+
+// resolveBaseline is step 4: HEAD (or the empty tree) on the first pre-flight; the saved
+// baseline afterwards, which must still be available.
+func (r *preRun) resolveBaseline(ctx context.Context) error {
+	c := r.c
+	if r.first() {
 		oid, unborn, err := c.git.Head(ctx)
 		if err != nil {
-			return res, err
+			return err
 		}
-		baseline = oid
+		r.baseline = oid
 		if unborn {
-			baseline = gitscope.EmptyTreeOID
+			r.baseline = gitscope.EmptyTreeOID
 		}
-	} else {
-		baseline = prev.BaselineRef
-		if err := c.git.ValidateBaseline(ctx, baseline); err != nil {
-			if !errors.Is(err, gitscope.ErrBaselineUnavailable) {
-				return res, err
-			}
-			fs = append(fs, finding.Finding{Rule: RuleBaselineUnavailable, Class: finding.ClassError, File: c.task.Spec,
-				Message: fmt.Sprintf("saved baseline commit %s is unavailable; restore its git history", baseline)})
-			baseline = ""
+		return nil
+	}
+	r.baseline = r.prev.BaselineRef
+	if err := c.git.ValidateBaseline(ctx, r.baseline); err != nil {
+		if !errors.Is(err, gitscope.ErrBaselineUnavailable) {
+			return err
+		}
+		r.fs = append(r.fs, finding.Finding{Rule: RuleBaselineUnavailable, Class: finding.ClassError, File: c.task.Spec,
+			Message: fmt.Sprintf("saved baseline commit %s is unavailable; restore its git history", r.baseline)})
+		r.baseline = ""
+	}
+	return nil
+}
+
+// checkCreations refuses a declared creation that already exists in the baseline tree.
+func (r *preRun) checkCreations(ctx context.Context) error {
+	c, sp := r.c, r.sp
+	if sp == nil || r.baseline == "" || len(sp.Scope.Creates) == 0 {
+		return nil
+	}
+	types, err := c.git.BaselineEntries(ctx, r.baseline, sp.Scope.Creates)
+	if err != nil {
+		return err
+	}
+	for _, p := range sp.Scope.Creates {
+		if t, ok := types[p]; ok && t != gitscope.EntryAbsent {
+			r.fs = append(r.fs, finding.Finding{Rule: RuleCreationExists, Class: finding.ClassError, File: c.task.Spec,
+				Message: fmt.Sprintf("creates path %s already exists in the baseline tree (as a %s); list it under touches instead", p, t),
+				Fields:  []finding.Field{{Key: "file", Value: p}, {Key: "reason", Value: audit.ReasonCreationExistsInBaseline}}})
 		}
 	}
-	if sp != nil && baseline != "" && len(sp.Scope.Creates) > 0 {
-		types, err := c.git.BaselineEntries(ctx, baseline, sp.Scope.Creates)
-		if err != nil {
-			return res, err
+	return nil
+}
+
+// preexistingChanges is step 5 (first pre-flight only): paths that already differ from the
+// baseline will be attributed to the executor, which the planner is warned about.
+func (r *preRun) preexistingChanges(ctx context.Context) error {
+	c := r.c
+	if !r.first() || r.baseline == "" {
+		return nil
+	}
+	cs, err := c.git.ChangedSet(ctx, r.baseline)
+	if err != nil {
+		return err
+	}
+	if d := cs.WithoutControl(); len(d) > 0 {
+		paths := make([]string, len(d))
+		for i, e := range d {
+			paths[i] = textsafe.Escape(string(e.Path))
 		}
-		for _, p := range sp.Scope.Creates {
-			if t, ok := types[p]; ok && t != gitscope.EntryAbsent {
-				fs = append(fs, finding.Finding{Rule: RuleCreationExists, Class: finding.ClassError, File: c.task.Spec,
-					Message: fmt.Sprintf("creates path %s already exists in the baseline tree (as a %s); list it under touches instead", p, t),
-					Fields:  []finding.Field{{Key: "file", Value: p}, {Key: "reason", Value: ReasonCreationExistsInBaseline}}})
-			}
+		r.warnings = append(r.warnings, finding.Finding{Rule: RulePreexistingChanges, Class: finding.ClassWarning, File: c.task.Spec,
+			Message: fmt.Sprintf("%d path(s) already differ from HEAD and will be attributed to the executor at post-flight: %s",
+				len(paths), strings.Join(paths, ", ")),
+			Fields: []finding.Field{{Key: "paths", Value: paths}}})
+	}
+	return nil
+}
+
+// rereadSpec is step 6: the spec must not have changed while it was validated.
+func (r *preRun) rereadSpec(context.Context) error {
+	c := r.c
+	if r.sp == nil {
+		return nil
+	}
+	again, err := fsx.ReadInRoot(c.task.Root, c.task.Spec, spec.MaxBytes)
+	if err != nil || !bytes.Equal(again, r.sp.Raw) {
+		r.fs = append(r.fs, finding.Finding{Rule: RuleChangedDuringPreflight, Class: finding.ClassError, File: c.task.Spec,
+			Message: fmt.Sprintf("spec %s changed while pre-flight was validating it; rerun pre-flight when the planner has finished writing", c.task.Spec)})
+	}
+	return nil
+}
+
+// refuse is step 7: the first error findings become the blocking reason (the revoked state of
+// a re-pre-flight keeps it).
+func (r *preRun) refuse(errs []finding.Finding) (*Outcome, error) {
+	msgs := make([]string, len(errs))
+	for i, f := range errs {
+		msgs[i] = f.Message
+	}
+	reason := "pre-flight refused: " + audit.FirstPlus(msgs)
+	if !r.first() {
+		r.st.BlockingReason = reason
+		if err := r.c.writeState(&r.st); err != nil {
+			return r.c.res, err
 		}
 	}
-	// Step 5: pre-existing changes (warning, first pre-flight only).
-	var warnings []finding.Finding
-	if first && baseline != "" {
-		cs, err := c.git.ChangedSet(ctx, baseline)
-		if err != nil {
-			return res, err
-		}
-		if d := cs.WithoutControl(); len(d) > 0 {
-			paths := make([]string, len(d))
-			for i, e := range d {
-				paths[i] = textsafe.Escape(string(e.Path))
-			}
-			warnings = append(warnings, finding.Finding{Rule: RulePreexistingChanges, Class: finding.ClassWarning, File: c.task.Spec,
-				Message: fmt.Sprintf("%d path(s) already differ from HEAD and will be attributed to the executor at post-flight: %s",
-					len(paths), strings.Join(paths, ", ")),
-				Fields: []finding.Field{{Key: "paths", Value: paths}}})
-		}
+	return r.c.preRefused(reason), nil
+}
+
+// approve is step 8: approved / run_executor with the spec hash, the baseline and the iteration;
+// a changed spec resets the three-cycle streak.
+func (r *preRun) approve() (*Outcome, error) {
+	c, sp := r.c, r.sp
+	st := &r.st
+	if r.first() {
+		*st = State{SchemaVersion: StateSchemaVersion, SpecPath: c.task.Spec, StartedAt: c.now().Unix()}
 	}
-	// Step 6: re-read the spec.
-	if sp != nil {
-		again, err := fsx.ReadInRoot(c.task.Root, c.task.Spec, spec.MaxBytes)
-		if err != nil || !bytes.Equal(again, sp.Raw) {
-			fs = append(fs, finding.Finding{Rule: RuleChangedDuringPreflight, Class: finding.ClassError, File: c.task.Spec,
-				Message: fmt.Sprintf("spec %s changed while pre-flight was validating it; rerun pre-flight when the planner has finished writing", c.task.Spec)})
-		}
-	}
-	errs := errorsOnly(fs)
-	finding.SortByPosition(errs)
-	res.Findings = append(errs, warnings...)
-	// Step 7: failure.
-	if len(errs) > 0 {
-		msgs := make([]string, len(errs))
-		for i, f := range errs {
-			msgs[i] = f.Message
-		}
-		reason := "pre-flight refused: " + firstPlus(msgs)
-		if !first {
-			st.BlockingReason = reason
-			if err := c.writeState(&st); err != nil {
-				return res, err
-			}
-		}
-		return c.preRefused(reason), nil
-	}
-	// Step 8: success.
-	if first {
-		st = State{SchemaVersion: StateSchemaVersion, SpecPath: c.task.Spec, StartedAt: c.now().Unix()}
-	}
-	if !first && prev.SpecHash != sp.Hash {
+	if !r.first() && r.prev.SpecHash != sp.Hash {
 		st.BlockingStreak, st.BlockingFingerprint = 0, ""
 	}
 	st.Status, st.NextStep, st.BlockingReason, st.LastArtifact = StatusApproved, NextRunExecutor, "", ArtifactSpec
-	st.SpecHash, st.BaselineRef, st.Iteration = sp.Hash, baseline, iter
+	st.SpecHash, st.BaselineRef, st.Iteration = sp.Hash, r.baseline, r.iter
 	st.Risk = sp.Frontmatter.Risk
 	if st.Risk == "" {
 		st.Risk = RiskLow
 	}
 	st.ClearVerdict()
-	if err := c.writeState(&st); err != nil {
-		return res, err
+	if err := c.writeState(st); err != nil {
+		return c.res, err
 	}
-	res.Outcome, res.ExitCode = OutcomePreReady, 0
+	res := c.res
+	res.Outcome, res.Budget = OutcomePreReady, c.opts.MaxIterations
 	res.Message = "pre-flight approved — " + c.task.Spec
-	of := fmt.Sprintf("%d of %d", iter, limit)
-	switch {
-	case limit == 0:
-		of = fmt.Sprintf("%d (no budget)", iter)
-	case iter > limit:
-		of = fmt.Sprintf("%d (forced with --force-iteration, beyond the budget of %d)", iter, limit)
-	}
-	var b strings.Builder
-	for _, w := range warnings {
-		fmt.Fprintf(&b, "⚠️ %s [%s]\n", textsafe.Escape(w.Message), w.Rule)
-	}
-	fmt.Fprintf(&b, "✅ pre-flight approved — %s\n  baseline: %s\n  iteration: %s\n", c.task.Spec, baseline, of)
-	fmt.Fprintf(&b, "  next: implement the task, write %s,\n        then run: mastermind run-task %s --post-only\n", c.task.ReportRel(), c.task.Spec)
-	res.Text = b.String()
+	res.Next = Next{Step: NextRunExecutor, Edit: c.task.ReportRel(), Run: "mastermind run-task " + c.task.Spec + " --post-only"}
 	return res, nil
 }
 
-// preRefused ends a refused pre-flight (exit 1).
-func (c *controller) preRefused(reason string) *Result {
+// preRefused ends a refused pre-flight.
+func (c *controller) preRefused(reason string) *Outcome {
 	res := c.res
-	res.Outcome, res.ExitCode, res.Message = OutcomePreRefused, 1, reason
-	var b strings.Builder
-	fmt.Fprintf(&b, "❌ pre-flight refused — %s\n", c.task.Spec)
-	for _, f := range res.Findings {
-		fmt.Fprintf(&b, "  %s\n", textsafe.Escape(f.String()))
-	}
-	res.Text = b.String()
+	res.Outcome, res.Message, res.Budget = OutcomePreRefused, reason, c.opts.MaxIterations
 	return res
 }
 

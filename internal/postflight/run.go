@@ -72,7 +72,6 @@ type Options struct {
 	Mode           Mode
 	MaxIterations  int // 0 disables the budget
 	ForceIteration bool
-	FailOnDrift    bool
 	// Now is the clock for started_at and lesson dates; time.Now when nil.
 	Now func() time.Time
 	// Warn receives advisory warnings (lesson write failures); io.Discard when nil.
@@ -87,22 +86,49 @@ type Artifacts struct {
 	HistoryReview string
 }
 
-// Result is the outcome of one run (§13). Text is the human output for stdout; Warnings go to
-// stderr.
-type Result struct {
-	Phase    string
-	Outcome  string
-	ExitCode int
-	Message  string
-	Task     Task
-	State    *State
+// Outcome is what one run-task decided (§13): the phase that ran, the --json outcome, the
+// verdict of an audit, the findings, the next step and the artifacts written. It carries no exit
+// code and no terminal text: internal/cli maps an Outcome to both (cli/exitcode.go).
+type Outcome struct {
+	Phase string
+	// Outcome is one of the Outcome* values (the --json "outcome").
+	Outcome string
+	// Verdict is the audit verdict (VerdictHeld, VerdictDrift, VerdictBroken) when a post-flight
+	// reached one, "" otherwise.
+	Verdict string
+	// Message is the one-line result (the --json "message"; the state's blocking reason when
+	// there is one).
+	Message string
+	Task    Task
+	State   *State
 	// Findings: pre-flight rule findings, or the audit findings (then the report violations of a
-	// rejected report, in their own shape, in ReportViolations).
+	// rejected report, in their own shape, in ReportViolations), or what a history review still
+	// lacks.
 	Findings         []finding.Finding
 	ReportViolations []finding.Finding
-	Artifacts        Artifacts
-	Text             string
-	Warnings         []string
+	// Next is the caller's next step.
+	Next      Next
+	Artifacts Artifacts
+	// AuditSummary is the human part of the audit.md this run wrote (everything before the
+	// evidence JSON); "" when the run wrote none.
+	AuditSummary string
+	// Budget is the pre-flight iteration budget in force (0: none), for the pre-flight hand-off.
+	Budget int
+	// Review lists what a history review still lacks, each as "<file>:<line>: <message>".
+	Review []string
+	// Warnings are advisory (lesson write failures); they were also written to Options.Warn.
+	Warnings []string
+}
+
+// Next is the step the caller takes after an outcome.
+type Next struct {
+	// Step is in the state's next_step vocabulary (NextRunExecutor, NextReviewHistory,
+	// NextRunAudit, NextClose, ...); "" when the outcome's message names the next step.
+	Step string
+	// Edit is a file to write or complete first ("" for none).
+	Edit string
+	// Run is the command to run then ("" for none).
+	Run string
 }
 
 // LockBusyError is the busy controller lock of §12.1 (exit 3).
@@ -120,7 +146,7 @@ type controller struct {
 	opts Options
 	git  Git
 	task Task
-	res  *Result
+	res  *Outcome
 }
 
 func (c *controller) now() time.Time {
@@ -141,9 +167,9 @@ func (c *controller) warnf(format string, a ...any) {
 // Run executes run-task (§2): guards in order (paths, lock, state), then pre-flight, post-flight
 // or completion (§8.3) according to the state and Mode. The flag guard (conflicting
 // phase flags) is the caller's. A *SpecPathError is a usage error (exit 2); any other returned
-// error is operational (exit 3), and the returned Result (never nil) then has Outcome "error".
-func Run(ctx context.Context, opts Options) (*Result, error) {
-	res := &Result{Outcome: OutcomeError, ExitCode: 3, Phase: PhaseForMode(opts.Mode)}
+// error is operational (exit 3), and the returned Outcome (never nil) then has Outcome "error".
+func Run(ctx context.Context, opts Options) (*Outcome, error) {
+	res := &Outcome{Outcome: OutcomeError, Phase: PhaseForMode(opts.Mode)}
 	if opts.Git == nil {
 		return res, errors.New("internal error: no repository")
 	}
@@ -152,7 +178,6 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	task, err := ResolveTask(opts.Git.Root(), opts.SpecArg)
 	if err != nil {
-		res.ExitCode = 2
 		return res, err
 	}
 	res.Task = task
@@ -212,10 +237,9 @@ func preflightNext(t Task, st *State, limit int) string {
 	return "; next: " + cmd
 }
 
-// refuse ends the run with exit 1 and message, changing nothing.
-func (c *controller) refuse(phase, outcome, msg string) *Result {
-	c.res.Phase, c.res.Outcome, c.res.ExitCode, c.res.Message = phase, outcome, 1, msg
-	c.res.Text = "❌ " + msg + "\n"
+// refuse ends the run with a refusal outcome and msg, changing nothing.
+func (c *controller) refuse(phase, outcome, msg string) *Outcome {
+	c.res.Phase, c.res.Outcome, c.res.Message = phase, outcome, msg
 	return c.res
 }
 
@@ -228,15 +252,4 @@ func (c *controller) writeState(st *State) error {
 	c.res.State = &cp
 	c.res.Artifacts.State = c.task.StateRel()
 	return nil
-}
-
-// firstPlus renders "<first> (+K more)" (§3.1 step 7, §4 step 3).
-func firstPlus(msgs []string) string {
-	if len(msgs) == 0 {
-		return ""
-	}
-	if len(msgs) == 1 {
-		return msgs[0]
-	}
-	return fmt.Sprintf("%s (+%d more)", msgs[0], len(msgs)-1)
 }

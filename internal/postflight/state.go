@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
 )
 
 // StateSchemaVersion is the state.json schema_version this package reads and writes (§5.1).
@@ -42,9 +45,9 @@ const (
 
 // Verdicts (§9.2).
 const (
-	VerdictHeld   = "held"
-	VerdictDrift  = "drift"
-	VerdictBroken = "broken"
+	VerdictHeld   = audit.VerdictHeld
+	VerdictDrift  = audit.VerdictDrift
+	VerdictBroken = audit.VerdictBroken
 )
 
 // Risks (§5.1).
@@ -107,7 +110,6 @@ var requiredStateKeys = []string{"schema_version", "status", "next_step", "risk"
 
 var (
 	hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
-	hex40 = regexp.MustCompile(`^[0-9a-f]{40}$`)
 )
 
 // CorruptStateError says state.json exists but cannot be used (§5.3). It maps to exit 3 and the
@@ -143,13 +145,7 @@ func (s *State) Validate() string {
 	if !ok {
 		return fmt.Sprintf("status %q is not one of approved, audit_required, held, drift, broken, history_review_required, learned", s.Status)
 	}
-	pairOK := false
-	for _, n := range next {
-		if n == s.NextStep {
-			pairOK = true
-		}
-	}
-	if !pairOK {
+	if !slices.Contains(next, s.NextStep) {
 		return fmt.Sprintf("next_step %q is not allowed for status %q (allowed: %s)", s.NextStep, s.Status, strings.Join(next, ", "))
 	}
 	switch s.Verdict {
@@ -182,7 +178,7 @@ func (s *State) Validate() string {
 	if !hex64.MatchString(s.SpecHash) {
 		return "spec_hash is not 64 lowercase hex digits"
 	}
-	if !hex40.MatchString(s.BaselineRef) {
+	if !gitscope.IsFullOID(s.BaselineRef) {
 		return "baseline_ref is not 40 lowercase hex digits"
 	}
 	if s.StartedAt < 0 {

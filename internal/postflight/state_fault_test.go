@@ -29,7 +29,7 @@ func heldTask(t *testing.T) (string, Options, string) {
 	writeFile(t, root, "docs/cache.md", "# Cache\n\nLRU.\n")
 	writeFile(t, root, reportRel, reportText([]string{"docs/cache.md", "internal/cache/cache.go", "internal/cache/lru.go"}, ""))
 	if res := run(t, opts, ModePostOnly); res.Outcome != OutcomePostHeld {
-		t.Fatalf("post-flight: %s\n%s", res.Outcome, res.Text)
+		t.Fatalf("post-flight: %s\n%s", res.Outcome, res.Message)
 	}
 	writeFile(t, root, "internal/cache/lru.go", "package cache\n\n// v2\n")
 	return root, opts, filepath.Join(root, ".mastermind", "tasks", "020-cache")
@@ -94,8 +94,8 @@ func TestReadOnlyTaskFolderFault(t *testing.T) {
 	for _, mode := range []Mode{ModePostOnly, ModePreOnly, ModeAuto} {
 		opts.Mode = mode
 		res, err := Run(context.Background(), opts)
-		if err == nil || res.ExitCode != 3 {
-			t.Fatalf("mode %d: exit %d, err %v; want an operational error", mode, res.ExitCode, err)
+		if err == nil || res.Outcome != OutcomeError {
+			t.Fatalf("mode %d: outcome %s, err %v; want an operational error", mode, res.Outcome, err)
 		}
 		if !strings.Contains(err.Error(), "state.json") || !strings.Contains(err.Error(), "read-only file system") {
 			t.Errorf("mode %d: the error does not say what failed: %v", mode, err)
@@ -135,8 +135,8 @@ func TestFullDiskFault(t *testing.T) {
 			}
 			before := readTree(t, dir)
 			res, err := Run(context.Background(), Options{Git: opts.Git, SpecArg: taskSpec, MaxIterations: DefaultMaxIterations, Now: fixedNow, Mode: ModePostOnly})
-			if err != nil && (res.ExitCode != 3 || !strings.Contains(err.Error(), "no space left on device")) {
-				t.Fatalf("exit %d, err %v; want exit 3 naming the full disk", res.ExitCode, err)
+			if err != nil && (res.Outcome != OutcomeError || !strings.Contains(err.Error(), "no space left on device")) {
+				t.Fatalf("outcome %s, err %v; want an operational error naming the full disk", res.Outcome, err)
 			}
 			if err == nil && res.Outcome != OutcomePostHeld {
 				t.Fatalf("outcome %s", res.Outcome)
@@ -159,7 +159,7 @@ func TestFullDiskFault(t *testing.T) {
 			}
 			os.Remove(filler)
 			if res := run(t, Options{Git: opts.Git, SpecArg: taskSpec, MaxIterations: DefaultMaxIterations, Now: fixedNow}, ModePostOnly); res.Outcome != OutcomePostHeld {
-				t.Fatalf("after freeing space: %s\n%s", res.Outcome, res.Text)
+				t.Fatalf("after freeing space: %s\n%s", res.Outcome, res.Message)
 			}
 			_ = root
 		})
@@ -175,7 +175,7 @@ func TestTwoControllersFault(t *testing.T) {
 		writeFile(t, opts.Git.Root(), "internal/cache/lru.go", fmt.Sprintf("package cache\n\n// v%d\n", i))
 		var wg sync.WaitGroup
 		errs := make([]error, 2)
-		codes := make([]int, 2)
+		outcomes := make([]string, 2)
 		for g := 0; g < 2; g++ {
 			wg.Add(1)
 			go func(g int) {
@@ -183,19 +183,19 @@ func TestTwoControllersFault(t *testing.T) {
 				o := opts
 				o.Mode = ModePostOnly
 				res, err := Run(context.Background(), o)
-				errs[g], codes[g] = err, res.ExitCode
+				errs[g], outcomes[g] = err, res.Outcome
 			}(g)
 		}
 		wg.Wait()
 		for g, err := range errs {
 			var lb *LockBusyError
 			switch {
-			case err == nil && codes[g] == 0:
+			case err == nil && outcomes[g] == OutcomePostHeld:
 				done++
-			case errors.As(err, &lb) && codes[g] == 3 && strings.Contains(err.Error(), "task controller is busy"):
+			case errors.As(err, &lb) && outcomes[g] == OutcomeError && strings.Contains(err.Error(), "task controller is busy"):
 				busy++
 			default:
-				t.Fatalf("round %d: exit %d, err %v", i, codes[g], err)
+				t.Fatalf("round %d: outcome %s, err %v", i, outcomes[g], err)
 			}
 		}
 		if _, err := LoadState(filepath.Join(dir, "state.json"), "state.json", taskSpec); err != nil {
@@ -221,7 +221,7 @@ func TestConcurrentLessonsFault(t *testing.T) {
 		o := opts
 		o.SpecArg = ".mastermind/tasks/" + name + "/spec.md"
 		if res := run(t, o, ModePreOnly); res.Outcome != OutcomePreReady {
-			t.Fatalf("%s pre-flight: %s\n%s", name, res.Outcome, res.Text)
+			t.Fatalf("%s pre-flight: %s\n%s", name, res.Outcome, res.Message)
 		}
 	}
 	const rounds = 5

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/fsx"
@@ -66,7 +67,7 @@ func ScanTasks(root string) ([]TaskInfo, error) {
 		}
 		out = append(out, scanTask(root, name))
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Task.Name < out[j].Task.Name })
+	slices.SortFunc(out, func(a, b TaskInfo) int { return strings.Compare(a.Task.Name, b.Task.Name) })
 	return out, nil
 }
 
@@ -241,3 +242,10 @@ func FormatAge(sec int64) string {
 
 func strPtr(s string) *string { return &s }
 func intPtr(n int) *int       { return &n }
+
+func strOrNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

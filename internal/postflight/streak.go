@@ -18,31 +18,9 @@ const ReturnToDesignLine = "  next: return to design — the same blocking condi
 
 const returnedSuffix = "; returned to design after 3 identical post-flights"
 
-// identityFields are the §6 identity fields by kind.
-var identityFields = map[string][]string{
-	KindUnexpectedFile:               {"file"},
-	KindMissingExpectedFile:          {"file"},
-	KindReportMissingChangedFile:     {"file"},
-	KindReportUnexpectedFile:         {"file"},
-	KindChangedPathUnrepresentable:   {"file"},
-	KindDeclaredFileUnavailable:      {"file", "reason"},
-	KindExecutorReportRejected:       {"reason"},
-	KindInvalidFrontmatter:           {"reason"},
-	KindChangedSetDegraded:           {"reason"},
-	KindVerificationRequirementUnmet: {"cmd", "reason"},
-	KindObservedExitCodeNonZero:      {"cmd"},
-	KindObservedZeroTests:            {"cmd"},
-	KindVacuousTestClaim:             {"cmd"},
-	KindClaimedSymbolMissing:         {"symbol", "file"},
-	KindClaimedSymbolNotAdded:        {"symbol", "file"},
-	KindClaimedSignatureMismatch:     {"symbol", "file"},
-	KindHallucinatedSymbol:           {"from_symbol", "to_symbol"},
-	KindMissingCallEdge:              {"from_symbol", "to_symbol"},
-	KindExecutorClaimUnresolved:      {"claim_index", "reason"},
-}
-
 // fingerprintLines returns the "<kind>\x1f<identity>" lines of §6 for a drift or broken audit:
-// error findings only for broken, every finding for drift.
+// error findings only for broken, every finding for drift. The identity fields of each kind are
+// finding.Kind.Identity.
 func fingerprintLines(fs []finding.Finding, verdict string) []string {
 	var lines []string
 	for _, f := range fs {
@@ -50,7 +28,8 @@ func fingerprintLines(fs []finding.Finding, verdict string) []string {
 			continue
 		}
 		ids := []string{f.Rule}
-		for _, k := range identityFields[f.Rule] {
+		kind, _ := finding.KindOf(f.Rule)
+		for _, k := range kind.Identity {
 			ids = append(ids, f.FieldString(k))
 		}
 		lines = append(lines, strings.Join(ids, "\x1f"))

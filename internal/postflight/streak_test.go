@@ -19,31 +19,31 @@ func sumHex(s string) string {
 // TestFingerprintCanonicalText checks the §6 canonical text and the identity fields per kind,
 // including the claim kinds: positions, exit codes, matches and messages never count.
 func TestFingerprintCanonicalText(t *testing.T) {
-	mk := func(kind string, kv ...any) finding.Finding { return newFinding(kind, "msg "+kind, kv...) }
+	mk := func(kind string, kv ...any) finding.Finding { return testFinding(kind, "msg "+kind, kv...) }
 	cases := []struct {
 		name    string
 		fs      []finding.Finding
 		verdict string
 		text    string
 	}{
-		{"drift counts warnings", []finding.Finding{mk(KindUnexpectedFile, "file", "b.go"), mk(KindMissingExpectedFile, "file", "a.go")},
+		{"drift counts warnings", []finding.Finding{mk(finding.KindUnexpectedFile, "file", "b.go"), mk(finding.KindMissingExpectedFile, "file", "a.go")},
 			VerdictDrift, "mastermind-blocking v1\nmissing_expected_file\x1fa.go\nunexpected_file\x1fb.go\n"},
-		{"broken counts errors only", []finding.Finding{mk(KindUnexpectedFile, "file", "b.go"),
-			mk(KindDeclaredFileUnavailable, "file", "x.go", "reason", "target_missing")},
+		{"broken counts errors only", []finding.Finding{mk(finding.KindUnexpectedFile, "file", "b.go"),
+			mk(finding.KindDeclaredFileUnavailable, "file", "x.go", "reason", "target_missing")},
 			VerdictBroken, "mastermind-blocking v1\ndeclared_file_unavailable\x1fx.go\x1ftarget_missing\n"},
-		{"cmd without exit code", []finding.Finding{mk(KindObservedExitCodeNonZero, "cmd", "go test ./...", "exit_code", 7),
-			mk(KindVerificationRequirementUnmet, "cmd", "go test ./...", "reason", "not_passed")},
+		{"cmd without exit code", []finding.Finding{mk(finding.KindObservedExitCodeNonZero, "cmd", "go test ./...", "exit_code", 7),
+			mk(finding.KindVerificationRequirementUnmet, "cmd", "go test ./...", "reason", "not_passed")},
 			VerdictBroken, "mastermind-blocking v1\nobserved_exit_code_non_zero\x1fgo test ./...\nverification_requirement_unmet\x1fgo test ./...\x1fnot_passed\n"},
 		{"claim kinds", []finding.Finding{
-			mk(KindClaimedSymbolMissing, "symbol", "Foo"),
-			mk(KindClaimedSignatureMismatch, "symbol", "Get", "file", "a.go", "claimed", "func Get()", "actual", "func Get() error"),
-			mk(KindHallucinatedSymbol, "from_symbol", "A", "to_symbol", "B"),
-			mk(KindMissingCallEdge, "from_symbol", "A", "to_symbol", "C"),
-			mk(KindExecutorClaimUnresolved, "claim_index", 3, "reason", "ambiguous", "matches", 2),
+			mk(finding.KindClaimedSymbolMissing, "symbol", "Foo"),
+			mk(finding.KindClaimedSignatureMismatch, "symbol", "Get", "file", "a.go", "claimed", "func Get()", "actual", "func Get() error"),
+			mk(finding.KindHallucinatedSymbol, "from_symbol", "A", "to_symbol", "B"),
+			mk(finding.KindMissingCallEdge, "from_symbol", "A", "to_symbol", "C"),
+			mk(finding.KindExecutorClaimUnresolved, "claim_index", 3, "reason", "ambiguous", "matches", 2),
 		}, VerdictBroken, "mastermind-blocking v1\nclaimed_signature_mismatch\x1fGet\x1fa.go\nclaimed_symbol_missing\x1fFoo\x1f\n" +
 			"executor_claim_unresolved\x1f3\x1fambiguous\nhallucinated_symbol\x1fA\x1fB\nmissing_call_edge\x1fA\x1fC\n"},
-		{"degraded and frontmatter reasons", []finding.Finding{mk(KindChangedSetDegraded, "reason", "git_unavailable"),
-			mk(KindInvalidFrontmatter, "reason", "frontmatter_invalid")},
+		{"degraded and frontmatter reasons", []finding.Finding{mk(finding.KindChangedSetDegraded, "reason", "git_unavailable"),
+			mk(finding.KindInvalidFrontmatter, "reason", "frontmatter_invalid")},
 			VerdictBroken, "mastermind-blocking v1\ninvalid_frontmatter\x1ffrontmatter_invalid\n"},
 	}
 	for _, tc := range cases {
@@ -54,7 +54,7 @@ func TestFingerprintCanonicalText(t *testing.T) {
 		})
 	}
 	// Rejected report: one line per violation, rule and pointer, no positions.
-	lines := []string{KindExecutorReportRejected + "\x1fschema.enum\x1f/status", KindExecutorReportRejected + "\x1fvalue.null\x1f/spec"}
+	lines := []string{finding.KindExecutorReportRejected + "\x1fschema.enum\x1f/status", finding.KindExecutorReportRejected + "\x1fvalue.null\x1f/spec"}
 	if got, want := Fingerprint(lines), sumHex("mastermind-blocking v1\nexecutor_report_rejected\x1fschema.enum\x1f/status\nexecutor_report_rejected\x1fvalue.null\x1f/spec\n"); got != want {
 		t.Errorf("rejected fingerprint %s, want %s", got, want)
 	}
@@ -87,7 +87,7 @@ func TestThreeCycleRule(t *testing.T) {
 		if i >= 3 {
 			next = NextReturnToDesign
 		}
-		wantOutcome(t, res, OutcomePostDrift, 0, StatusDrift, next)
+		wantOutcome(t, res, OutcomePostDrift, StatusDrift, next)
 		st := res.State
 		if st.BlockingStreak != i || !hex64.MatchString(st.BlockingFingerprint) {
 			t.Fatalf("run %d: streak %d fingerprint %q", i, st.BlockingStreak, st.BlockingFingerprint)
@@ -96,16 +96,15 @@ func TestThreeCycleRule(t *testing.T) {
 		want := base
 		if i >= 3 {
 			want = base + "; the same blocking condition has repeated in 3 consecutive post-flights — revise the spec (return to design) or ask the user"
-			if !strings.Contains(res.Text, ReturnToDesignLine) {
-				t.Errorf("run %d text:\n%s", i, res.Text)
+			if !strings.Contains(res.AuditSummary, ReturnToDesignLine) {
+				t.Errorf("run %d audit summary:\n%s", i, res.AuditSummary)
 			}
 		}
 		if st.BlockingReason != want || res.Message != want {
 			t.Fatalf("run %d: blocking_reason %q", i, st.BlockingReason)
 		}
-		env := NewEnvelope(res, res.ExitCode, nil)
-		if env.State.NextStep != next || env.Message != want {
-			t.Fatalf("envelope %+v", env)
+		if res.State.NextStep != next || res.Next.Step != next {
+			t.Fatalf("outcome next %+v, state next %s, want %s", res.Next, res.State.NextStep, next)
 		}
 	}
 	lessons := string(readFile(t, root, ".mastermind/tasks/_lessons.md"))
@@ -116,14 +115,14 @@ func TestThreeCycleRule(t *testing.T) {
 	// A different condition starts a new streak.
 	driftWith(t, root, "internal/cache/shard.go", "internal/cache/extra.go")
 	res := run(t, opts, ModePostOnly)
-	wantOutcome(t, res, OutcomePostDrift, 0, StatusDrift, NextPlannerReview)
+	wantOutcome(t, res, OutcomePostDrift, StatusDrift, NextPlannerReview)
 	fp := res.State.BlockingFingerprint
 	if res.State.BlockingStreak != 1 {
 		t.Fatalf("streak %d", res.State.BlockingStreak)
 	}
 	// Re-pre-flight of the unchanged spec keeps the streak.
 	res = run(t, opts, ModePreOnly)
-	wantOutcome(t, res, OutcomePreReady, 0, StatusApproved, NextRunExecutor)
+	wantOutcome(t, res, OutcomePreReady, StatusApproved, NextRunExecutor)
 	if res.State.BlockingStreak != 1 || res.State.BlockingFingerprint != fp {
 		t.Fatalf("unchanged re-pre-flight reset the streak: %+v", res.State)
 	}
@@ -133,7 +132,7 @@ func TestThreeCycleRule(t *testing.T) {
 	// A changed spec, approved again, resets it.
 	writeFile(t, root, taskSpec, strings.Replace(specText, "Add an LRU cache.", "Add an LRU cache with shards.", 1))
 	res = run(t, opts, ModePreOnly)
-	wantOutcome(t, res, OutcomePreReady, 0, StatusApproved, NextRunExecutor)
+	wantOutcome(t, res, OutcomePreReady, StatusApproved, NextRunExecutor)
 	if res.State.BlockingStreak != 0 || res.State.BlockingFingerprint != "" {
 		t.Fatalf("changed spec kept the streak: %+v", res.State)
 	}
@@ -148,7 +147,7 @@ func TestThreeCycleRule(t *testing.T) {
 	}
 	driftWith(t, root)
 	res = run(t, opts, ModePostOnly)
-	wantOutcome(t, res, OutcomePostHeld, 0, StatusHistoryReviewRequired, NextReviewHistory)
+	wantOutcome(t, res, OutcomePostHeld, StatusHistoryReviewRequired, NextReviewHistory)
 	if res.State.BlockingStreak != 0 || res.State.BlockingFingerprint != "" {
 		t.Fatalf("held kept the streak: %+v", res.State)
 	}
@@ -162,7 +161,7 @@ func TestSpecChangedKeepsStreak(t *testing.T) {
 	run(t, opts, ModePostOnly)
 	writeFile(t, root, taskSpec, specText+"\n")
 	res := run(t, opts, ModePostOnly)
-	wantOutcome(t, res, OutcomePostRefused, 1, StatusHeld, NextRunPreflight)
+	wantOutcome(t, res, OutcomePostRefused, StatusHeld, NextRunPreflight)
 	if res.State.BlockingStreak != 2 {
 		t.Fatalf("streak %d", res.State.BlockingStreak)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
 )
 
@@ -80,36 +81,15 @@ func TestResolveTask(t *testing.T) {
 	}
 }
 
-func TestSortAuditAndVerdict(t *testing.T) {
-	fs := []finding.Finding{
-		findUnexpectedFile("b.go"), findUnexpectedFile("a.go"), findChangedSetDegraded("git_unavailable"),
-		findReportMissingChangedFile("z.go"), findDeclaredFileUnavailable("d.md", ReasonTargetMissing),
-		findMissingExpectedFile("c.go"),
-	}
-	SortAudit(fs)
-	var got []string
-	for _, f := range fs {
-		got = append(got, f.Rule+" "+f.FieldString("file"))
-	}
-	want := []string{"declared_file_unavailable d.md", "executor_report_missing_changed_file z.go",
-		"unexpected_file a.go", "unexpected_file b.go", "missing_expected_file c.go", "changed_set_degraded "}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Fatal(d)
-	}
-	if Verdict(fs) != VerdictBroken || Verdict(fs[2:]) != VerdictDrift || Verdict(nil) != VerdictHeld {
-		t.Fatal("verdict rule")
-	}
-}
-
 func TestFingerprintIgnoresOrderAndPositions(t *testing.T) {
-	a := fingerprintLines([]finding.Finding{findUnexpectedFile("a"), findReportMissingChangedFile("b")}, VerdictDrift)
-	b := fingerprintLines([]finding.Finding{findReportMissingChangedFile("b"), findUnexpectedFile("a"), findUnexpectedFile("a")}, VerdictDrift)
+	a := fingerprintLines([]finding.Finding{fileFinding(finding.KindUnexpectedFile, "a"), fileFinding(finding.KindReportMissingChangedFile, "b")}, VerdictDrift)
+	b := fingerprintLines([]finding.Finding{fileFinding(finding.KindReportMissingChangedFile, "b"), fileFinding(finding.KindUnexpectedFile, "a"), fileFinding(finding.KindUnexpectedFile, "a")}, VerdictDrift)
 	if Fingerprint(a) != Fingerprint(b) {
 		t.Fatal("fingerprint depends on order or duplicates")
 	}
 	// broken counts only errors
-	c := fingerprintLines([]finding.Finding{findReportMissingChangedFile("b")}, VerdictBroken)
-	d := fingerprintLines([]finding.Finding{findReportMissingChangedFile("b"), findUnexpectedFile("x")}, VerdictBroken)
+	c := fingerprintLines([]finding.Finding{fileFinding(finding.KindReportMissingChangedFile, "b")}, VerdictBroken)
+	d := fingerprintLines([]finding.Finding{fileFinding(finding.KindReportMissingChangedFile, "b"), fileFinding(finding.KindUnexpectedFile, "x")}, VerdictBroken)
 	if Fingerprint(c) != Fingerprint(d) {
 		t.Fatal("broken fingerprint counted a warning")
 	}
@@ -146,8 +126,9 @@ func TestUpsertLesson(t *testing.T) {
 }
 
 func TestRenderAuditNoFindingsAndEscapes(t *testing.T) {
-	a := &Audit{Spec: "s\x1b.md", Baseline: strings.Repeat("a", 40), Verdict: VerdictHeld,
-		ChangedSet: &ChangedSetEvidence{Source: "go-git", Degraded: true, Files: []ChangedFileJSON{{Path: "x\u0085y", Status: "added"}}}}
+	a := &Audit{Evidence: audit.Evidence{Spec: "s\x1b.md", Baseline: strings.Repeat("a", 40),
+		ChangedSet: &audit.ChangedSetEvidence{Source: "go-git", Degraded: true, Files: []audit.ChangedFileJSON{{Path: "x\u0085y", Status: "added"}}}},
+		Verdict: VerdictHeld}
 	out, err := RenderAudit(a)
 	if err != nil {
 		t.Fatal(err)
@@ -193,4 +174,17 @@ func FuzzParseState(f *testing.F) {
 			t.Fatal(d)
 		}
 	})
+}
+
+// testFinding builds an audit finding of kind with its table class and the given fields.
+func testFinding(kind, message string, kv ...any) finding.Finding {
+	f := finding.Finding{Rule: kind, Class: finding.KindClass(kind), Message: message}
+	for i := 0; i+1 < len(kv); i += 2 {
+		f.Fields = append(f.Fields, finding.Field{Key: kv[i].(string), Value: kv[i+1]})
+	}
+	return f
+}
+
+func fileFinding(kind, file string) finding.Finding {
+	return testFinding(kind, kind+" "+file, "file", file)
 }

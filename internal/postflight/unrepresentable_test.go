@@ -55,17 +55,17 @@ func TestChangedPathUnrepresentable(t *testing.T) {
 			var got []string
 			for _, f := range res.Findings {
 				got = append(got, f.Rule+" "+f.FieldString("file"))
-				if f.Rule == KindChangedPathUnrepresentable && (!strings.Contains(f.Message, "cannot be audited") || f.Class != finding.ClassError) {
+				if f.Rule == finding.KindChangedPathUnrepresentable && (!strings.Contains(f.Message, "cannot be audited") || f.Class != finding.ClassError) {
 					t.Errorf("finding %v", f)
 				}
 			}
 			for _, f := range res.Findings {
-				if f.Rule == KindChangedPathUnrepresentable && tc.name == "control character" {
+				if f.Rule == finding.KindChangedPathUnrepresentable && tc.name == "control character" {
 					if want := `a changed path cannot be listed in files_modified (a control character) and cannot be audited: "notes/a\u0009b.txt"`; f.Message != want {
 						t.Errorf("message %q, want %q", f.Message, want)
 					}
 				}
-				if f.Rule == KindChangedPathUnrepresentable && tc.name == "not UTF-8" {
+				if f.Rule == finding.KindChangedPathUnrepresentable && tc.name == "not UTF-8" {
 					if want := `a changed path is not valid UTF-8 and cannot be audited: notes/\xFF.txt`; f.Message != want {
 						t.Errorf("message %q, want %q", f.Message, want)
 					}
@@ -74,10 +74,10 @@ func TestChangedPathUnrepresentable(t *testing.T) {
 			slices.Sort(got)
 			want := slices.Sorted(slices.Values(tc.want))
 			if !slices.Equal(got, want) {
-				t.Errorf("findings\n got  %q\n want %q\n%s", got, want, res.Text)
+				t.Errorf("findings\n got  %q\n want %q\n%s", got, want, res.AuditSummary)
 			}
-			if res.Outcome != OutcomePostBroken || res.ExitCode != 1 {
-				t.Errorf("outcome %s exit %d", res.Outcome, res.ExitCode)
+			if res.Outcome != OutcomePostBroken || res.Verdict != VerdictBroken {
+				t.Errorf("outcome %s verdict %s", res.Outcome, res.Verdict)
 			}
 		})
 	}

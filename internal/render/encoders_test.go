@@ -90,13 +90,19 @@ func testSets() []FindingSet {
 var sarifGoldens = map[string][]FindingSet{
 	"sarif/tasks.sarif": testSets(),
 	"sarif/empty.sarif": nil,
+	// With the real kinds table as the rules.
+	"sarif/kinds.sarif": testSets(),
 }
 
 func TestWriteSARIFGoldens(t *testing.T) {
 	for name, sets := range sarifGoldens {
 		t.Run(name, func(t *testing.T) {
+			rules := testRules
+			if name == "sarif/kinds.sarif" {
+				rules = KindRules()
+			}
 			var b bytes.Buffer
-			if err := WriteSARIF(&b, testTool, testRules, sets); err != nil {
+			if err := WriteSARIF(&b, testTool, rules, sets); err != nil {
 				t.Fatal(err)
 			}
 			golden(t, name, b.Bytes())
@@ -314,6 +320,70 @@ func TestMDTextBreaksMarkupAndAutolinks(t *testing.T) {
 	} {
 		if got := mdText(in); got != want {
 			t.Errorf("mdText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// taskView is a View with task results, as run-task and gate build them.
+type taskView struct{ sets []FindingSet }
+
+func (taskView) WriteText(*Text)             {}
+func (taskView) JSON() any                   { return nil }
+func (taskView) Annotations() []Annotation   { return nil }
+func (v taskView) FindingSets() []FindingSet { return v.sets }
+func (taskView) SummaryTitle() string        { return "mastermind gate" }
+func (taskView) SummaryFooter() string       { return "" }
+
+// The renderers of For write the same bytes as the encoders, from a View's task results, and
+// from its annotations when it has none.
+func TestFindingsRenderers(t *testing.T) {
+	for _, format := range []string{FormatSARIF, FormatRDJSON, FormatMarkdown} {
+		r, err := For(format, Options{Tool: testTool})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := r.Render(Streams{Out: &b}, taskView{sets: testSets()}); err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		switch format {
+		case FormatSARIF:
+			_ = WriteSARIF(&want, testTool, KindRules(), testSets())
+		case FormatRDJSON:
+			_ = WriteRDJSON(&want, testTool, KindRules(), testSets())
+		case FormatMarkdown:
+			_ = WriteMarkdown(&want, "mastermind gate", KindRules(), testSets())
+		}
+		if b.String() != want.String() {
+			t.Errorf("%s renderer differs from the encoder", format)
+		}
+		// The real kinds table's help reaches the rules.
+		if format == FormatSARIF && !strings.Contains(b.String(), finding.Kinds[0].Help) {
+			t.Errorf("SARIF rules lack the kinds table's help")
+		}
+	}
+	// A View without task results: its annotations, titled rules kept.
+	plain := Plain{Located: []Annotation{{Finding: finding.Finding{Class: finding.ClassError, File: "a.md", Line: 3, Column: 1, Message: "m"}, Title: "mastermind x"}}}
+	r, _ := For(FormatRDJSON, Options{Tool: testTool})
+	var b bytes.Buffer
+	if err := r.Render(Streams{Out: &b}, plain); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"value": "mastermind x"`) || !strings.Contains(b.String(), `"line": 3`) {
+		t.Errorf("annotations not encoded: %s", b.String())
+	}
+}
+
+func TestKindRulesCoverTheTable(t *testing.T) {
+	rules := KindRules()
+	if len(rules) != len(finding.Kinds) {
+		t.Fatalf("%d rules for %d kinds", len(rules), len(finding.Kinds))
+	}
+	for i, k := range finding.Kinds {
+		r := rules[i]
+		if r.ID != k.ID || r.Class != k.Class || r.Help != k.Help || r.ReportSide != k.ReportSide || r.Short == "" {
+			t.Errorf("rule %d: %+v for kind %+v", i, r, k)
 		}
 	}
 }

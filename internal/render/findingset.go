@@ -3,6 +3,8 @@ package render
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
+	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 )
@@ -78,6 +80,80 @@ func Fingerprint(task, kind, path string) string {
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// KindRules are the rule metadata of every finding kind (finding.Kinds, in table order): the
+// kind's id, class, help text and report side, and a short description made from the id
+// ("unexpected_file" → "Unexpected file").
+func KindRules() []RuleMeta {
+	out := make([]RuleMeta, 0, len(finding.Kinds))
+	for _, k := range finding.Kinds {
+		out = append(out, RuleMeta{ID: k.ID, Class: k.Class, Short: kindTitle(k.ID), Help: k.Help, ReportSide: k.ReportSide})
+	}
+	return out
+}
+
+func kindTitle(id string) string {
+	s := strings.ReplaceAll(id, "_", " ")
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// TaskResults is a View whose results belong to tasks (run-task, gate, report validate): the
+// SARIF, rdjson and markdown formats read its finding sets. A View without it is encoded from
+// its Annotations, as one set without a task.
+type TaskResults interface {
+	FindingSets() []FindingSet
+	// SummaryTitle heads the markdown summary ("mastermind gate").
+	SummaryTitle() string
+	// SummaryFooter ends the markdown summary (the gate's summary line); "" for none.
+	SummaryFooter() string
+}
+
+// setsOf returns v's finding sets and summary title.
+func setsOf(v View) ([]FindingSet, string) {
+	if tr, ok := v.(TaskResults); ok {
+		return tr.FindingSets(), tr.SummaryTitle()
+	}
+	var s FindingSet
+	for _, a := range v.Annotations() {
+		f := a.Finding
+		if f.Rule == "" {
+			f.Rule = a.TitleOrRule()
+		}
+		s.Findings = append(s.Findings, f)
+	}
+	return []FindingSet{s}, "mastermind"
+}
+
+type sarifRenderer struct{ tool ToolMeta }
+
+func (r sarifRenderer) Render(s Streams, v View) error {
+	sets, _ := setsOf(v)
+	return WriteSARIF(s.Out, r.tool, KindRules(), sets)
+}
+
+type rdjsonRenderer struct{ tool ToolMeta }
+
+func (r rdjsonRenderer) Render(s Streams, v View) error {
+	sets, _ := setsOf(v)
+	return WriteRDJSON(s.Out, r.tool, KindRules(), sets)
+}
+
+type markdownRenderer struct{}
+
+func (markdownRenderer) Render(s Streams, v View) error {
+	sets, title := setsOf(v)
+	if err := WriteMarkdown(s.Out, title, KindRules(), sets); err != nil {
+		return err
+	}
+	if tr, ok := v.(TaskResults); ok && tr.SummaryFooter() != "" {
+		_, err := io.WriteString(s.Out, "\n"+mdCode(tr.SummaryFooter())+"\n")
+		return err
+	}
+	return nil
 }
 
 // ruleIndex maps rule ids to RuleMeta.

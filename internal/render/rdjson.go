@@ -67,7 +67,7 @@ func WriteRDJSON(w io.Writer, tool ToolMeta, rules []RuleMeta, sets []FindingSet
 			res.Diagnostics = append(res.Diagnostics, d)
 		}
 	}
-	return writeIndentedJSON(w, res)
+	return WriteJSON(w, res)
 }
 
 func rdSeverity(c finding.Class) string {

@@ -1,15 +1,12 @@
 package render
 
 import (
-	"bytes"
-	"encoding/json"
 	"io"
 	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
-	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
 // SARIFSchemaURI is the $schema of every SARIF log mastermind writes (the published SARIF 2.1.0
@@ -154,7 +151,7 @@ func WriteSARIF(w io.Writer, tool ToolMeta, rules []RuleMeta, sets []FindingSet)
 			})
 		}
 	}
-	return writeIndentedJSON(w, sarifLog{Schema: SARIFSchemaURI, Version: "2.1.0", Runs: []sarifRun{run}})
+	return WriteJSON(w, sarifLog{Schema: SARIFSchemaURI, Version: "2.1.0", Runs: []sarifRun{run}})
 }
 
 func sarifLevel(c finding.Class) string {
@@ -187,18 +184,4 @@ func relativeURI(p string) string {
 		out = "./" + out
 	}
 	return out
-}
-
-// writeIndentedJSON writes v with two-space indentation, no HTML escaping, a trailing newline,
-// and textsafe's \u escapes for control and bidi characters.
-func writeIndentedJSON(w io.Writer, v any) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	_, err := w.Write(textsafe.EscapeJSON(b.Bytes()))
-	return err
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -60,6 +61,18 @@ func FuzzValidate(f *testing.F) {
 		for _, fd := range res.Findings {
 			if fd.Rule == "" || fd.Message == "" || fd.Class != finding.ClassError || fd.File != "r.md" || fd.Line < 0 || fd.Column < 0 || (fd.Line == 0) != (fd.Column == 0) {
 				t.Fatalf("malformed finding %#v", fd)
+			}
+		}
+		// The usable parts exist only beside findings, and evidence only for a typed report.
+		if res.Partial != nil && (res.Report != nil || !slices.IsSorted(res.Partial.Dropped)) {
+			t.Fatalf("partial %v beside report %v", res.Partial, res.Report)
+		}
+		if len(res.Evidence) > 0 && res.Report == nil && res.Partial == nil {
+			t.Fatalf("evidence without a typed report: %v", res.Evidence)
+		}
+		for _, fd := range res.Evidence {
+			if fd.Message == "" || fd.Class != finding.ClassError || fd.File != "r.md" || !strings.HasPrefix(fd.Pointer, "/verifications/") {
+				t.Fatalf("malformed evidence %#v", fd)
 			}
 		}
 	})

@@ -66,3 +66,48 @@ func TestGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestYAMLMistakeGolden validates testdata/yaml/*.md, the YAML mistakes agents make most, written
+// as real reports in sentinel form: each gives one decode.syntax finding at the offending token
+// (file line and column, given once) with the fix (lifecycle-v2.md §9).
+func TestYAMLMistakeGolden(t *testing.T) {
+	inputs, _ := filepath.Glob(filepath.Join("testdata", "yaml", "*.md"))
+	if len(inputs) < 10 {
+		t.Fatalf("want at least ten YAML mistakes, have %d", len(inputs))
+	}
+	for _, in := range inputs {
+		name := strings.TrimSuffix(filepath.Base(in), ".md")
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := Validate(data, filepath.Base(in))
+			got := goldenText(res)
+			outPath := strings.TrimSuffix(in, ".md") + ".out"
+			if *update {
+				if err := os.WriteFile(outPath, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(outPath)
+			if err != nil {
+				t.Fatalf("missing golden %s (run with -update): %v", outPath, err)
+			}
+			if diff := cmp.Diff(string(want), got); diff != "" {
+				t.Errorf("findings differ (-want +got):\n%s", diff)
+			}
+			if len(res.Findings) != 1 || res.Findings[0].Rule != "decode.syntax" || res.Findings[0].Column < 1 {
+				t.Fatalf("want one positioned decode.syntax, got %v", res.Findings)
+			}
+			f := res.Findings[0]
+			if strings.Contains(f.Message, "line ") {
+				t.Errorf("the message repeats the position: %q", f.Message)
+			}
+			if !strings.Contains(f.Message, ";") {
+				t.Errorf("the message gives no fix: %q", f.Message)
+			}
+		})
+	}
+}

@@ -147,9 +147,9 @@ func TestMessagesCiteFileLines(t *testing.T) {
 		line                   int
 	}{
 		{"second document", validYAML + "---\nstatus: failed\n", "decode.multi_document", "second starts at line 15)", 15},
-		{"syntax", "schema_version: 1\nspec: [a,\n", "decode.syntax", "YAML syntax error: line 8: ", 8},
+		{"syntax", "schema_version: 1\nspec: [a,\n", "decode.syntax", `YAML syntax error: the "[" opened here is never closed`, 8},
 		{"duplicate key", validYAML + "status: failed\n", "value.duplicate_key", "(lines 9 and 15); remove one", 15},
-		{"control character", "schema_version: 1\nspec: a\x1bb\n", "decode.syntax", "line 8: control character U+001B at column 8", 8},
+		{"control character", "schema_version: 1\nspec: a\x1bb\n", "decode.syntax", "control character U+001B is not allowed", 8},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -191,10 +191,10 @@ func TestLoneCRPositions(t *testing.T) {
 // A text that mentions schema_version but is not bare form says why in report.no_block.
 func TestNoBlockExplainsBareFailure(t *testing.T) {
 	cases := []struct{ in, hint string }{
-		{"schema_version: 1\nspec: a\x00b\n", "not a bare YAML report either (YAML syntax error: line 2: control character U+0000 at column 8 is not allowed)"},
+		{"schema_version: 1\nspec: a\x00b\n", "not a bare YAML report either (YAML syntax error: control character U+0000 is not allowed; remove it, or write it escaped in a double-quoted string (\\u0000) at line 2)"},
 		{"{\"schema_version\": 1}\n{\"status\": \"failed\"}\n", "not a bare JSON report either (JSON syntax error: invalid character '{' after top-level value at line 2)"},
 		{"---\n\ufeffschema_version: 1\n", "its root mapping has no schema_version key"},
-		{"schema_version: 1\nphases:\n\t- a\n", "YAML syntax error: line 3: found character that cannot start any token"},
+		{"schema_version: 1\nphases:\n\t- a\n", "YAML syntax error: a tab is used for indentation; YAML indents with spaces only — replace the tab with spaces at line 3"},
 		{"{\"schema_version\": 1, \"spec\": \"a\\ud800b\"}", "not a bare JSON report either (JSON syntax error: "},
 	}
 	for _, c := range cases {

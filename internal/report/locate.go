@@ -479,7 +479,7 @@ func bareHint(text []byte, isJSON bool, doc *yamlstrict.Doc, issues []yamlstrict
 	for _, is := range issues {
 		if isDecodeRule(is.Rule) {
 			where := ""
-			if is.Pos.Line > 0 && !strings.Contains(is.Message, "line ") {
+			if is.Pos.Line > 0 && !strings.Contains(is.Message, " at line ") {
 				where = fmt.Sprintf(" at line %d", is.Pos.Line)
 			}
 			return fmt.Sprintf("; the file is not a bare %s report either (%s%s)", form, is.Message, where)

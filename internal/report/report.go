@@ -34,6 +34,11 @@ type Report struct {
 	Verifications []Verification
 	// Positions maps every JSON pointer of the report value ("" is the root) to its file position.
 	Positions map[string]Pos
+	// Dropped lists, for a partial report (Result.Partial), the JSON pointers of the parts left
+	// out because a value or schema rule (or consistency.blank / consistency.path_invalid) refused
+	// them, sorted: a top-level field ("/files_modified") or one element ("/verifications/2").
+	// Nil for a valid report.
+	Dropped []string
 }
 
 // Phase is one entry of phases[] (§3.2).
@@ -80,11 +85,33 @@ type Observed struct{ ExitCode, TestsRun *int64 }
 type Result struct {
 	// Report is non-nil only when Findings is empty.
 	Report *Report
+	// Partial holds the usable typed parts of a report that decoded as a mapping and passed the
+	// version gate but has schema or consistency findings (§5.6): the parts named in
+	// Partial.Dropped are left out, the rest is typed as in Report. Nil when Report is set and
+	// when an earlier stage failed.
+	Partial *Report
 	// Form is "" when no report block was located.
 	Form Form
 	// Findings are sorted per §5.5 (finding.SortByPosition); File is the caller's display path.
 	Findings []finding.Finding
+	// Evidence are the audit rules that need neither git nor the spec, applied to the rows of
+	// Report or Partial (§5.7): observed_exit_code_non_zero, observed_zero_tests and
+	// verification_pass_contradicted, positioned at the row field that shows the contradiction,
+	// class error, sorted like Findings. They do not make the report invalid: post-flight derives
+	// the same findings itself, and `report validate` reports them beside Findings (All).
+	Evidence []finding.Finding
 }
 
 // Valid reports whether the report has no findings.
 func (r Result) Valid() bool { return len(r.Findings) == 0 && r.Report != nil }
+
+// All returns Findings and Evidence together, sorted per §5.5: everything `report validate`
+// reports.
+func (r Result) All() []finding.Finding {
+	if len(r.Evidence) == 0 {
+		return r.Findings
+	}
+	all := append(append([]finding.Finding(nil), r.Findings...), r.Evidence...)
+	finding.SortByPosition(all)
+	return all
+}

@@ -1,12 +1,21 @@
 package report
 
 import (
+	"strconv"
+
 	"github.com/mastermind-controller/mastermind/internal/repopath"
+	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
 )
 
-// buildReport converts a value that passed every stage into the typed Report (§7).
-func buildReport(loc *located) *Report {
+// buildReport converts the located value into the typed Report (§7). skip holds the pointers of
+// the parts left out (a top-level field such as "/files_modified", or one element such as
+// "/verifications/2"); it is empty for a value that passed every stage. Values of the wrong type
+// are read as absent, so a partial report never holds a value the schema refused.
+func buildReport(loc *located, skip map[string]bool) *Report {
 	root, _ := loc.doc.Value.(map[string]any)
+	if len(skip) > 0 {
+		root = pruned(root, skip)
+	}
 	r := &Report{Form: loc.form, Positions: make(map[string]Pos, len(loc.doc.Nodes))}
 	if v, ok := root["schema_version"].(int64); ok {
 		r.SchemaVersion = int(v)
@@ -51,6 +60,8 @@ func buildReport(loc *located) *Report {
 		}
 		r.Verifications = append(r.Verifications, vr)
 	}
+	r.Verifications = keptIndex(r.Verifications, func(v Verification) int { return v.Index }, skip, "/verifications/")
+	r.Claims = keptIndex(r.Claims, func(c Claim) int { return c.Index }, skip, "/claims/")
 	for p, n := range loc.doc.Nodes {
 		line, col := loc.filePos(n.Pos)
 		r.Positions[p] = Pos{Line: line, Column: col}
@@ -75,4 +86,45 @@ func optInt(m map[string]any, k string) *int64 {
 		}
 	}
 	return nil
+}
+
+// pruned returns a shallow copy of root without the skipped top-level fields and with the skipped
+// elements of phases, files_modified and defects removed; verifications and claims keep every
+// element here (keptIndex drops them after indexing) so that Index stays the position in the
+// report.
+func pruned(root map[string]any, skip map[string]bool) map[string]any {
+	out := make(map[string]any, len(root))
+	for k, v := range root {
+		ptr := yamlstrict.PointerJoin("", k)
+		if skip[ptr] {
+			continue
+		}
+		l, isList := v.([]any)
+		if !isList || k == "verifications" || k == "claims" {
+			out[k] = v
+			continue
+		}
+		kept := make([]any, 0, len(l))
+		for i, e := range l {
+			if !skip[ptr+"/"+strconv.Itoa(i)] {
+				kept = append(kept, e)
+			}
+		}
+		out[k] = kept
+	}
+	return out
+}
+
+// keptIndex drops the elements whose "<prefix><index>" pointer is skipped.
+func keptIndex[T any](l []T, index func(T) int, skip map[string]bool, prefix string) []T {
+	if len(skip) == 0 {
+		return l
+	}
+	var out []T
+	for _, e := range l {
+		if !skip[prefix+strconv.Itoa(index(e))] {
+			out = append(out, e)
+		}
+	}
+	return out
 }

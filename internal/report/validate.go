@@ -28,6 +28,11 @@ func Validate(data []byte, file string) Result {
 	if len(res.Findings) > 0 {
 		res.Report = nil
 	}
+	for i := range res.Evidence {
+		res.Evidence[i].File = file
+		res.Evidence[i].Message = textsafe.Escape(res.Evidence[i].Message)
+	}
+	finding.SortByPosition(res.Evidence)
 	return res
 }
 
@@ -110,7 +115,13 @@ func (c *checker) run(data []byte) Result {
 	c.suppressByValues()
 	res.Findings = c.findings
 	if len(c.findings) == 0 {
-		res.Report = buildReport(loc)
+		res.Report = buildReport(loc, nil)
+		res.Evidence = evidence(res.Report)
+	} else {
+		skip := unusable(c.findings)
+		res.Partial = buildReport(loc, skip)
+		res.Partial.Dropped = sortedKeys(skip)
+		res.Evidence = evidence(res.Partial)
 	}
 	return res
 }

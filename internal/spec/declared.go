@@ -72,3 +72,69 @@ func DeclaredFileReason(root, rel string) string {
 	}
 	return ReasonTargetUnavailable
 }
+
+// CheckCreates checks, for pre-flight, that every creates path of s.Scope can still end as a
+// regular file the executor adds (lifecycle-v2.md §7): the path may be absent or an untracked
+// regular file, but it must not be a symlink, a directory, a FIFO, a socket or a device now, and
+// no ancestor may be a symlink or a non-directory. Such an approval could never end held
+// (§10.4: target_not_regular). It returns one spec.creation_not_regular finding (class error, no
+// position) per failing path, in declaration order, with fields file, reason (target_not_regular
+// or target_unavailable) and found, and File set to the spec path given to Parse.
+func CheckCreates(root string, s *Spec) []finding.Finding {
+	if s == nil {
+		return nil
+	}
+	var out []finding.Finding
+	for _, p := range s.Scope.Creates {
+		found, reason := creationObstacle(root, p)
+		if found == "" {
+			continue
+		}
+		out = append(out, finding.Finding{Rule: RuleCreationNotRegular, Class: finding.ClassError, File: s.file,
+			Message: fmt.Sprintf("creates path %s is %s, so the executor can never add it as a regular file; remove it from the work tree, or declare the real path the task creates",
+				textsafe.Escape(p), found),
+			Fields: []finding.Field{{Key: "file", Value: p}, {Key: "reason", Value: reason}, {Key: "found", Value: found}}})
+	}
+	return out
+}
+
+// creationObstacle describes what stands at or above the creates path rel, or "" when the path is
+// absent or a regular file reachable without symlinks.
+func creationObstacle(root, rel string) (found, reason string) {
+	err := fsx.CheckNoSymlink(root, rel)
+	var pe *fsx.PathError
+	switch {
+	case err == nil:
+	case errors.As(err, &pe) && pe.Reason == fsx.ReasonMissing:
+		return "", ""
+	case errors.As(err, &pe) && pe.Reason == fsx.ReasonSymlink:
+		return "a symbolic link", ReasonTargetNotRegular
+	case errors.As(err, &pe) && pe.Reason == fsx.ReasonSymlinkedAncestor:
+		return "below the symbolic link " + textsafe.Escape(pe.Detail), ReasonTargetNotRegular
+	case errors.As(err, &pe) && pe.Reason == fsx.ReasonNotRegular:
+		return "below " + textsafe.Escape(pe.Detail), ReasonTargetNotRegular
+	default:
+		return "unreadable (" + textsafe.Escape(err.Error()) + ")", ReasonTargetUnavailable
+	}
+	fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", ""
+	case err != nil:
+		return "unreadable (" + textsafe.Escape(err.Error()) + ")", ReasonTargetUnavailable
+	}
+	m := fi.Mode()
+	switch {
+	case m.IsRegular():
+		return "", ""
+	case m.IsDir():
+		return "a directory", ReasonTargetNotRegular
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO", ReasonTargetNotRegular
+	case m&fs.ModeSocket != 0:
+		return "a socket", ReasonTargetNotRegular
+	case m&fs.ModeDevice != 0:
+		return "a device", ReasonTargetNotRegular
+	}
+	return "a special file", ReasonTargetNotRegular
+}

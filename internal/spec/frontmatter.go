@@ -49,7 +49,13 @@ func (p *parser) decodeFrontmatter() {
 	src := p.text[p.fmOpenLen():p.fmEnd]
 	p.fmValid = true
 	if blankYAML(src) {
+		// An empty block (only blank or comment lines) declares nothing, and falling back to the
+		// backtick scope would make a forgotten frontmatter a silent scope change
+		// (lifecycle-v2.md §7).
 		p.modeKnown = true
+		p.fmValid = false
+		p.add(RuleFrontmatterInvalid, 1, 1, "",
+			"the frontmatter block is empty; write its fields (mode, touches, creates, expected_docs, verify) between the --- lines, or remove both --- lines to declare the scope with backticks in the body")
 		return
 	}
 	doc, issues := yamlstrict.Decode(src)

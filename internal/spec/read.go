@@ -20,6 +20,7 @@ const (
 	RuleDeclarationLimit        = "spec.declaration_limit"
 	RuleDeclarationConflict     = "spec.declaration_conflict"
 	RuleDeclaredFileUnavailable = "spec.declared_file_unavailable"
+	RuleCreationNotRegular      = "spec.creation_not_regular"
 	RuleVerifyCommandEmpty      = "spec.verify_command_empty"
 	RuleVerifyUnterminated      = "spec.verify_command_unterminated"
 	RuleNoVerifyCommand         = "spec.no_verify_command"

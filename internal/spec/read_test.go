@@ -202,3 +202,54 @@ func TestYAMLLinesMappedToSpec(t *testing.T) {
 		t.Fatalf("%q", got)
 	}
 }
+
+// TestCheckCreates covers the pre-flight refusal of creates paths that could never end held
+// (lifecycle-v2.md §7) and the paths that stay acceptable.
+func TestCheckCreates(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "real/x.go"), "package x\n")
+	writeFile(t, filepath.Join(root, "plain"), "x\n")
+	writeFile(t, filepath.Join(root, "drafted.go"), "package x\n")
+	if err := os.MkdirAll(filepath.Join(root, "adir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real", filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real/x.go", filepath.Join(root, "alias.go")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("missing-target", filepath.Join(root, "dangling.go")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "pipe.go"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := "---\nmode: lite\ncreates:\n  - new.go\n  - newdir/new.go\n  - drafted.go\n  - alias.go\n  - dangling.go\n  - link/new.go\n  - pipe.go\n  - adir\n  - plain/child.go\n---\n## Goals\ng\n"
+	s, fs := Parse([]byte(src), "spec.md")
+	if len(fs) != 0 {
+		t.Fatalf("parse findings: %v", fs)
+	}
+	var got []string
+	for _, f := range CheckCreates(root, s) {
+		if f.Rule != RuleCreationNotRegular || f.File != "spec.md" || f.Class != "error" {
+			t.Errorf("bad finding %v", f)
+		}
+		got = append(got, f.FieldString("file")+" "+f.FieldString("reason")+" | "+f.FieldString("found"))
+	}
+	want := []string{
+		"alias.go target_not_regular | a symbolic link",
+		"dangling.go target_not_regular | a symbolic link",
+		"link/new.go target_not_regular | below the symbolic link link",
+		"pipe.go target_not_regular | a FIFO",
+		"adir target_not_regular | a directory",
+		"plain/child.go target_not_regular | below a non-directory ancestor plain",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got)\n%s", d)
+	}
+	f := CheckCreates(root, s)[0]
+	if f.Message != "creates path alias.go is a symbolic link, so the executor can never add it as a regular file; remove it from the work tree, or declare the real path the task creates" {
+		t.Errorf("message %q", f.Message)
+	}
+}

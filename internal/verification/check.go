@@ -13,7 +13,8 @@ import (
 // repository root. It never executes anything.
 //
 // Findings come in this order: the per-row contradictions of §10.5.1 (observed_exit_code_non_zero,
-// observed_zero_tests) in row order, then verification_requirement_unmet per declared command in
+// observed_zero_tests, verification_pass_contradicted; at most one per row, in that precedence)
+// in row order, then verification_requirement_unmet per declared command in
 // declaration order (§10.5.2), then vacuous_test_claim warnings in row order (§10.5.4). The caller
 // sorts them for audit.md (§9.3). Rows holds the classification of every row.
 func Check(root string, declared []string, rows []Row) Result {
@@ -26,15 +27,9 @@ func Check(root string, declared []string, rows []Row) Result {
 		if recognised {
 			invs[i] = inv
 		}
-		if r.Result == "pass" {
-			switch {
-			case r.ExitCode != nil && *r.ExitCode != 0:
-				contradicted[i] = true
-				res.Findings = append(res.Findings, exitNonZero(r.Cmd, *r.ExitCode))
-			case r.TestsRun != nil && *r.TestsRun == 0 && recognised:
-				contradicted[i] = true
-				res.Findings = append(res.Findings, zeroTests(r.Cmd))
-			}
+		if f, ok := contradict(r, inv); ok {
+			contradicted[i] = true
+			res.Findings = append(res.Findings, f)
 		}
 		switch {
 		case r.Result != "pass" || contradicted[i]:
@@ -53,15 +48,20 @@ func Check(root string, declared []string, rows []Row) Result {
 	}
 
 	seen := map[string]bool{}
+	keys := make([]string, len(rows))
+	for i, r := range rows {
+		keys[i] = MatchKey(r.Cmd)
+	}
 	for _, c := range declared {
+		key := MatchKey(c)
 		c = strings.TrimSpace(c)
-		if c == "" || seen[c] {
+		if key == "" || seen[key] {
 			continue
 		}
-		seen[c] = true
+		seen[key] = true
 		var n, passed, unobserved, unsuccessful int
-		for i, r := range rows {
-			if strings.TrimSpace(r.Cmd) != c {
+		for i := range rows {
+			if keys[i] != key {
 				continue
 			}
 			n++
@@ -87,9 +87,7 @@ func Check(root string, declared []string, rows []Row) Result {
 			reason = ReasonConflictingResults
 		}
 		if reason != "" {
-			res.Findings = append(res.Findings, finding.Finding{Rule: KindRequirementUnmet, Class: finding.ClassError,
-				Message: fmt.Sprintf("declared verification \"%s\" is not satisfied (%s)", textsafe.Escape(c), reason),
-				Fields:  []finding.Field{{Key: "cmd", Value: c}, {Key: "reason", Value: reason}}})
+			res.Findings = append(res.Findings, requirementUnmet(c, reason, nearMiss(key, rows, keys, reason)))
 		}
 	}
 
@@ -103,20 +101,87 @@ func Check(root string, declared []string, rows []Row) Result {
 			continue
 		}
 		res.Findings = append(res.Findings, finding.Finding{Rule: KindVacuous, Class: finding.ClassWarning,
-			Message: fmt.Sprintf("\"%s\" is reported as pass but %s", textsafe.Escape(r.Cmd), out.reason),
+			Message: fmt.Sprintf("\"%s\" is reported as pass but %s; %s", textsafe.Escape(r.Cmd), out.reason, fixVacuous),
 			Fields:  []finding.Field{{Key: "cmd", Value: r.Cmd}, {Key: "reason", Value: out.reason}}})
 	}
 	return res
 }
 
+// Contradiction applies the per-row rules of spec-and-lifecycle.md §10.5.1 to one row, which need
+// neither the repository nor the spec: a pass row with observed.exit_code ≠ 0
+// (observed_exit_code_non_zero), else with tests_run 0 for a recognised runner
+// (observed_zero_tests), else whose output_excerpt shows its recognised runner's failure summary
+// (verification_pass_contradicted). ok is false when the row is not contradicted. The finding has
+// Rule, Class, Message and Fields; no position.
+func Contradiction(r Row) (finding.Finding, bool) {
+	inv, _ := parse(r.Cmd)
+	return contradict(r, inv)
+}
+
+// contradict is Contradiction with the row's parsed invocation (nil when unrecognised).
+func contradict(r Row, inv *invocation) (finding.Finding, bool) {
+	if r.Result != "pass" {
+		return finding.Finding{}, false
+	}
+	switch {
+	case r.ExitCode != nil && *r.ExitCode != 0:
+		return exitNonZero(r.Cmd, *r.ExitCode), true
+	case inv == nil:
+	case r.TestsRun != nil && *r.TestsRun == 0:
+		return zeroTests(r.Cmd), true
+	case r.OutputExcerpt != nil:
+		if ev, ok := contradiction(inv.runner, *r.OutputExcerpt); ok {
+			return passContradicted(r.Cmd, inv.runner, ev), true
+		}
+	}
+	return finding.Finding{}, false
+}
+
+// Fix hints that end each message (lifecycle-v2.md §9: a message says what to change).
+const (
+	fixMissing     = "run it and report a row whose cmd is exactly the declared command, or revise the spec"
+	fixNotPassed   = "fix the failure, rerun it and report the passing run with observed.exit_code 0"
+	fixUnobserved  = "report observed.exit_code from the run"
+	fixConflicting = "report the command's runs consistently: every row for it must pass with observed.exit_code 0"
+	fixExit        = "report result: fail with a defect, or fix the failure and report the passing run"
+	fixZeroTests   = "make the command run the tests (check its paths and filters) and report the real tests_run"
+	fixVacuous     = "add the tests the command should run, or report observed.tests_run from the run"
+)
+
+// requirementUnmet is verification_requirement_unmet for declared command c. closest is the
+// reported command nearest to c for a missing_result (lifecycle-v2.md §7), or "".
+func requirementUnmet(c, reason, closest string) finding.Finding {
+	fields := []finding.Field{{Key: "cmd", Value: c}, {Key: "reason", Value: reason}}
+	var msg string
+	if closest != "" {
+		msg = fmt.Sprintf("declared `%s` has no result; the report ran `%s` — report the declared command or revise the spec (%s)",
+			textsafe.Escape(c), textsafe.Escape(closest), reason)
+		fields = append(fields, finding.Field{Key: "closest", Value: closest})
+	} else {
+		fix := map[string]string{ReasonMissingResult: fixMissing, ReasonNotPassed: fixNotPassed,
+			ReasonUnobservedExit: fixUnobserved, ReasonConflictingResults: fixConflicting}[reason]
+		msg = fmt.Sprintf("declared verification \"%s\" is not satisfied (%s); %s", textsafe.Escape(c), reason, fix)
+	}
+	return finding.Finding{Rule: KindRequirementUnmet, Class: finding.ClassError, Message: msg, Fields: fields}
+}
+
 func exitNonZero(cmd string, code int64) finding.Finding {
 	return finding.Finding{Rule: KindExitNonZero, Class: finding.ClassError,
-		Message: fmt.Sprintf("\"%s\" is reported as pass but its observed exit code is %d", textsafe.Escape(cmd), code),
+		Message: fmt.Sprintf("\"%s\" is reported as pass but its observed exit code is %d; %s", textsafe.Escape(cmd), code, fixExit),
 		Fields:  []finding.Field{{Key: "cmd", Value: cmd}, {Key: "exit_code", Value: code}}}
 }
 
 func zeroTests(cmd string) finding.Finding {
 	return finding.Finding{Rule: KindZeroTests, Class: finding.ClassError,
-		Message: fmt.Sprintf("\"%s\" is reported as pass but observed 0 tests run", textsafe.Escape(cmd)),
+		Message: fmt.Sprintf("\"%s\" is reported as pass but observed 0 tests run; %s", textsafe.Escape(cmd), fixZeroTests),
 		Fields:  []finding.Field{{Key: "cmd", Value: cmd}}}
+}
+
+// passContradicted is verification_pass_contradicted: a pass row whose output_excerpt shows the
+// failure summary of its runner (lifecycle-v2.md §7).
+func passContradicted(cmd string, r Runner, evidence string) finding.Finding {
+	return finding.Finding{Rule: KindPassContradicted, Class: finding.ClassError,
+		Message: fmt.Sprintf("\"%s\" is reported as pass but its output_excerpt shows a %s failure (%s); report result: fail with a defect, or fix the failure and report the passing run's output",
+			textsafe.Escape(cmd), r, textsafe.Escape(evidence)),
+		Fields: []finding.Field{{Key: "cmd", Value: cmd}, {Key: "runner", Value: string(r)}, {Key: "evidence", Value: evidence}}}
 }

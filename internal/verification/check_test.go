@@ -59,7 +59,7 @@ func TestCoverageExamples(t *testing.T) {
 		{"padded plus unrelated", []Row{{Cmd: "  go test ./...  ", Result: "pass", ExitCode: i64(0)},
 			{Cmd: "make lint", Result: "pass", ExitCode: i64(0)}}, nil},
 		{"different command", []Row{{Cmd: "go test ./... -count=1", Result: "pass", ExitCode: i64(0)}},
-			[]string{"verification_requirement_unmet cmd=go test ./... reason=missing_result"}},
+			[]string{"verification_requirement_unmet cmd=go test ./... reason=missing_result closest=go test ./... -count=1"}},
 		// Further rules of §10.5.1–§10.5.2.
 		{"fail row", []Row{{Cmd: c, Result: "fail"}},
 			[]string{"verification_requirement_unmet cmd=go test ./... reason=not_passed"}},
@@ -72,11 +72,17 @@ func TestCoverageExamples(t *testing.T) {
 			"observed_zero_tests cmd=go test ./...",
 			"verification_requirement_unmet cmd=go test ./... reason=not_passed"}},
 		{"env prefix does not match", []Row{{Cmd: "env go test ./...", Result: "pass", ExitCode: i64(0)}},
-			[]string{"verification_requirement_unmet cmd=go test ./... reason=missing_result"}},
+			[]string{"verification_requirement_unmet cmd=go test ./... reason=missing_result closest=env go test ./..."}},
 		{"case differs", []Row{{Cmd: "Go test ./...", Result: "pass", ExitCode: i64(0)}},
+			[]string{"verification_requirement_unmet cmd=go test ./... reason=missing_result closest=Go test ./..."}},
+		// White-space runs collapse before matching (lifecycle-v2.md §7).
+		{"spacing differs", []Row{{Cmd: "go test  ./...", Result: "pass", ExitCode: i64(0)}}, nil},
+		{"tab and padding", []Row{{Cmd: " go\ttest \t ./... ", Result: "pass", ExitCode: i64(0)}}, nil},
+		{"unrelated row is no near miss", []Row{{Cmd: "make lint", Result: "pass", ExitCode: i64(0)}},
 			[]string{"verification_requirement_unmet cmd=go test ./... reason=missing_result"}},
-		{"spacing differs", []Row{{Cmd: "go test  ./...", Result: "pass", ExitCode: i64(0)}},
-			[]string{"verification_requirement_unmet cmd=go test ./... reason=missing_result"}},
+		{"same runner is a near miss", []Row{{Cmd: "make lint", Result: "pass", ExitCode: i64(0)},
+			{Cmd: "go test -race ./internal/...", Result: "pass", ExitCode: i64(0)}},
+			[]string{"verification_requirement_unmet cmd=go test ./... reason=missing_result closest=go test -race ./internal/..."}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -117,10 +123,10 @@ func TestContradictionsOnUndeclaredRows(t *testing.T) {
 	if d := cmp.Diff(wantClasses, classes); d != "" {
 		t.Errorf("rows (-want +got)\n%s", d)
 	}
-	if f := res.Findings[0]; f.Message != `"make check" is reported as pass but its observed exit code is 2` || f.Class != "error" {
+	if f := res.Findings[0]; f.Message != `"make check" is reported as pass but its observed exit code is 2; report result: fail with a defect, or fix the failure and report the passing run` || f.Class != "error" {
 		t.Errorf("message %q class %s", f.Message, f.Class)
 	}
-	if f := res.Findings[1]; f.Message != `"cargo test --locked" is reported as pass but observed 0 tests run` {
+	if f := res.Findings[1]; f.Message != `"cargo test --locked" is reported as pass but observed 0 tests run; make the command run the tests (check its paths and filters) and report the real tests_run` {
 		t.Errorf("message %q", f.Message)
 	}
 }
@@ -132,7 +138,7 @@ func TestMessagesEscapeAndQuote(t *testing.T) {
 	}
 	f := res.Findings[0]
 	if strings.ContainsRune(f.Message, 0x1b) || !strings.HasPrefix(f.Message, `declared verification "echo "hi"`) ||
-		!strings.HasSuffix(f.Message, `is not satisfied (missing_result)`) {
+		!strings.HasSuffix(f.Message, `is not satisfied (missing_result); run it and report a row whose cmd is exactly the declared command, or revise the spec`) {
 		t.Errorf("message %q", f.Message)
 	}
 	if f.FieldString("cmd") != "echo \"hi\"\x1b[31m" {
@@ -171,4 +177,46 @@ func FuzzCheck(f *testing.F) {
 			t.Fatalf("%q classified %s but satisfied", cmd, res.Rows[0].Classification)
 		}
 	})
+}
+
+// TestNearMissMessage checks the lifecycle-v2.md §7 message: the declared and the closest reported
+// command, what to do, and no auto-accept.
+func TestNearMissMessage(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "tests/test_basic.py", "")
+	res := Check(root, []string{"python -m pytest tests/test_basic.py -k url"}, []Row{
+		{Cmd: "python3 -m pytest tests/test_basic.py -k url", Result: "pass", ExitCode: i64(0), TestsRun: i64(3)},
+		{Cmd: "ruff check .", Result: "pass", ExitCode: i64(0)},
+	})
+	if len(res.Findings) != 1 {
+		t.Fatalf("findings %v", res.Findings)
+	}
+	f := res.Findings[0]
+	want := "declared `python -m pytest tests/test_basic.py -k url` has no result; the report ran `python3 -m pytest tests/test_basic.py -k url` — report the declared command or revise the spec (missing_result)"
+	if f.Message != want || f.FieldString("reason") != ReasonMissingResult || f.FieldString("closest") != "python3 -m pytest tests/test_basic.py -k url" {
+		t.Errorf("got %q fields %v", f.Message, f.Fields)
+	}
+}
+
+func TestMatchKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"  go   test\t./...  ": "go test ./...",
+		"go test ./...":        "go test ./...",
+		"a\nb":                 "a\nb",
+		"":                     "",
+		" \t ":                 "",
+	} {
+		if got := MatchKey(in); got != want {
+			t.Errorf("MatchKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestDeclaredSpacingKeepsTheDeclaredText checks that the finding names the declared command as
+// written (trimmed), while matching uses the collapsed form.
+func TestDeclaredSpacingKeepsTheDeclaredText(t *testing.T) {
+	res := Check(t.TempDir(), []string{"  make   check ", "make check"}, nil)
+	if len(res.Findings) != 1 || res.Findings[0].FieldString("cmd") != "make   check" {
+		t.Fatalf("findings %v", res.Findings)
+	}
 }

@@ -33,19 +33,23 @@ func (inv *invocation) has(names ...string) bool {
 	return false
 }
 
-// allowedChar is the §10.5.3 character set: [A-Za-z0-9], space, tab and - _ . / : = , +.
+// allowedChar is the §10.5.3 character set: [A-Za-z0-9], space, tab and - _ . / : = , +, and the
+// backslash, which parse accepts only inside a program token (C:\Go\bin\go.exe).
 func allowedChar(r rune) bool {
 	switch {
 	case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
 		return true
 	}
-	return strings.ContainsRune(" \t-_./:=,+", r)
+	return strings.ContainsRune(" \t-_./:=,+\\", r)
 }
 
 // Recognize reports whether cmd is a recognised test-runner invocation under the grammar of
-// spec-and-lifecycle.md §10.5.3, and which runner. After trimming, every character must be in the
-// allowed set, and the tokens (split on runs of spaces and tabs) must match one runner's prefix,
-// switches, valued flags and positionals exactly; anything else is unrecognised.
+// spec-and-lifecycle.md §10.5.3 as amended by lifecycle-v2.md §7, and which runner. After
+// trimming, every character must be in the allowed set, and the tokens (split on runs of spaces
+// and tabs) must match an optional launcher (uv/poetry/pipenv run, npx, bunx, pnpm [exec],
+// yarn [exec]), then one runner's prefix, switches, valued flags and positionals exactly. A program
+// token may carry a path prefix (./node_modules/.bin/jest, .venv/bin/pytest, C:\Go\bin\go.exe)
+// and a .exe or .cmd suffix; anything else is unrecognised.
 func Recognize(cmd string) (Runner, bool) {
 	inv, ok := parse(cmd)
 	if !ok {
@@ -69,6 +73,11 @@ func parse(cmd string) (*invocation, bool) {
 	runner, rest, vitestRun, ok := matchPrefix(toks)
 	if !ok {
 		return nil, false
+	}
+	for _, t := range rest {
+		if strings.ContainsRune(t, '\\') {
+			return nil, false // a backslash only in a program path
+		}
 	}
 	g := grammars[runner]
 	if runner == RunnerVitest && vitestRun {
@@ -110,16 +119,74 @@ func parse(cmd string) (*invocation, bool) {
 	return inv, true
 }
 
-// matchPrefix matches the runner prefixes of §10.5.3 and returns the remaining tokens.
+// program returns the program name a command token runs: the part after the last '/' or '\',
+// without one ".exe" or ".cmd" suffix. "./node_modules/.bin/jest" and "C:\Go\bin\go.exe" are
+// "jest" and "go".
+func program(tok string) string {
+	if i := strings.LastIndexAny(tok, `/\`); i >= 0 {
+		tok = tok[i+1:]
+	}
+	for _, suf := range []string{".exe", ".cmd"} {
+		if strings.HasSuffix(tok, suf) {
+			return strings.TrimSuffix(tok, suf)
+		}
+	}
+	return tok
+}
+
+// family restricts which runners a launcher may start.
+type family uint8
+
+const (
+	familyAny    family = iota
+	familyPython        // uv run, poetry run, pipenv run: pytest only
+	familyJS            // npx, bunx, pnpm, yarn: jest and vitest only
+)
+
+// matchPrefix matches an optional launcher and a runner prefix (§10.5.3, lifecycle-v2.md §7) and
+// returns the remaining tokens.
 func matchPrefix(toks []string) (r Runner, rest []string, vitestRun, ok bool) {
+	fam := familyAny
+	if len(toks) > 0 {
+		second := ""
+		if len(toks) > 1 {
+			second = toks[1]
+		}
+		switch program(toks[0]) {
+		case "uv", "poetry", "pipenv":
+			if second != "run" {
+				return "", nil, false, false
+			}
+			toks, fam = toks[2:], familyPython
+		case "npx", "bunx":
+			toks, fam = toks[1:], familyJS
+		case "pnpm", "yarn":
+			if second == "exec" {
+				toks = toks[1:]
+			}
+			toks, fam = toks[1:], familyJS
+		}
+	}
+	r, rest, vitestRun, ok = matchRunner(toks)
+	switch {
+	case !ok:
+	case fam == familyPython && r != RunnerPytest, fam == familyJS && r != RunnerJest && r != RunnerVitest:
+		return "", nil, false, false
+	}
+	return r, rest, vitestRun, ok
+}
+
+// matchRunner matches the runner prefixes of §10.5.3 on program names and returns the remaining
+// tokens.
+func matchRunner(toks []string) (r Runner, rest []string, vitestRun, ok bool) {
 	at := func(i int) string {
 		if i < len(toks) {
 			return toks[i]
 		}
 		return ""
 	}
-	switch at(0) {
-	case "cargo", "cargo.exe":
+	switch prog := program(at(0)); prog {
+	case "cargo":
 		if at(1) == "test" {
 			return RunnerCargo, toks[2:], false, true
 		}
@@ -127,12 +194,8 @@ func matchPrefix(toks []string) (r Runner, rest []string, vitestRun, ok bool) {
 		if at(1) == "test" {
 			return RunnerGo, toks[2:], false, true
 		}
-	case "pytest":
+	case "pytest", "py.test":
 		return RunnerPytest, toks[1:], false, true
-	case "python", "python3", "python.exe", "python3.exe":
-		if at(1) == "-m" && at(2) == "pytest" {
-			return RunnerPytest, toks[3:], false, true
-		}
 	case "jest":
 		return RunnerJest, toks[1:], false, true
 	case "vitest":
@@ -142,8 +205,31 @@ func matchPrefix(toks []string) (r Runner, rest []string, vitestRun, ok bool) {
 		case "--run":
 			return RunnerVitest, toks[2:], true, true
 		}
+	default:
+		if isPython(prog) && at(1) == "-m" && at(2) == "pytest" {
+			return RunnerPytest, toks[3:], false, true
+		}
 	}
 	return "", nil, false, false
+}
+
+// isPython reports whether prog is a Python interpreter name: python, python3, python3.N or the
+// Windows launcher py.
+func isPython(prog string) bool {
+	switch prog {
+	case "python", "python3", "py":
+		return true
+	}
+	minor, ok := strings.CutPrefix(prog, "python3.")
+	if !ok || minor == "" {
+		return false
+	}
+	for _, c := range minor {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func contains(l []string, s string) bool {

@@ -35,8 +35,8 @@ func TestRecognizeExamples(t *testing.T) {
 		// discovery or compile-only forms
 		"cargo test --no-run", "cargo test -- --list", "go test -c", "go test -list .", "pytest --co",
 		"jest --listTests",
-		// wrappers
-		"npm test", "npx jest", "uv run pytest", "env cargo test", "./cargo test", "make test",
+		// wrappers (npx jest, uv run pytest and ./cargo test are recognised since lifecycle-v2.md §7)
+		"npm test", "env cargo test", "make test",
 		`bash -c "go test"`,
 		// other shapes
 		"go test -tags=x ./...", "vitest --run src/", "vitest", "go test ./... | tee log",
@@ -76,4 +76,112 @@ func isSpace(r rune) bool {
 		return true
 	}
 	return r >= 0x2000 && r <= 0x200a
+}
+
+// TestRecognizeLaunchForms covers the forms of lifecycle-v2.md §7: .exe suffixes, path prefixes and
+// launchers, each with the near forms that must stay unrecognised.
+func TestRecognizeLaunchForms(t *testing.T) {
+	cases := []struct {
+		cmd  string
+		want Runner // "" means unrecognised
+	}{
+		// .exe (and .cmd) suffixes.
+		{"go.exe test -v ./...", RunnerGo},
+		{"go.exe vet ./...", ""},
+		{"go.exe", ""},
+		{"goexe test ./...", ""},
+		{"go.exe.exe test ./...", ""},
+		{"cargo.exe test --locked", RunnerCargo},
+		{"cargo.exe build", ""},
+		{"pytest.exe -q", RunnerPytest},
+		{"pytest.exe --co", ""},
+		{"jest.exe --ci", RunnerJest},
+		{"jest.exe --listTests", ""},
+		{"vitest.exe run", RunnerVitest},
+		{"vitest.exe", ""},
+		{"jest.cmd --ci", RunnerJest},
+		{"python.exe -m pytest", RunnerPytest},
+		{"python3.exe -m pytest -q", RunnerPytest},
+		{"python.exe -m unittest", ""},
+		// Path prefixes.
+		{"./node_modules/.bin/jest", RunnerJest},
+		{"./node_modules/.bin/jest --ci src/a", RunnerJest},
+		{"./node_modules/.bin/jest-cli", ""},
+		{"node_modules/.bin/vitest run", RunnerVitest},
+		{"node_modules/.bin/vitest", ""},
+		{".venv/bin/pytest tests", RunnerPytest},
+		{".venv/bin/pytest --co", ""},
+		{".venv/bin/python -m pytest -x", RunnerPytest},
+		{".venv/bin/python -m pip install x", ""},
+		{`venv\Scripts\pytest.exe -q`, RunnerPytest},
+		{`C:\Go\bin\go.exe test ./...`, RunnerGo},
+		{`C:\Go\bin\go.exe test .\pkg`, ""}, // a backslash outside the program path
+		{`C:\Go\bin\go.exe build`, ""},
+		{"/usr/local/go/bin/go test -race ./...", RunnerGo},
+		{"/usr/local/go/bin/gofmt -l .", ""},
+		{"~/.cargo/bin/cargo test", ""}, // '~' is outside the character set
+		{"./cargo test", RunnerCargo},
+		// Python launchers.
+		{"python -m pytest tests", RunnerPytest},
+		{"python3 -m pytest tests", RunnerPytest},
+		{"python3.12 -m pytest -q", RunnerPytest},
+		{"python3. -m pytest", ""},
+		{"python3.x -m pytest", ""},
+		{"py -m pytest", RunnerPytest},
+		{"py -m pytest --co", ""},
+		{"py pytest", ""},
+		{"python -m pytest_cov", ""},
+		{"python -mpytest", ""},
+		{"uv run pytest", RunnerPytest},
+		{"uv run pytest -k slow tests/unit", RunnerPytest},
+		{"uv run python -m pytest", RunnerPytest},
+		{"uv run python3 -m pytest -q", RunnerPytest},
+		{"uv pytest", ""},
+		{"uv run jest", ""}, // a Python launcher starts pytest only
+		{"uv run cargo test", ""},
+		{"uv run --frozen pytest", ""},
+		{"uv run", ""},
+		{"poetry run pytest -q", RunnerPytest},
+		{"poetry run python -m pytest", RunnerPytest},
+		{"poetry pytest", ""},
+		{"poetry run pytest --co", ""},
+		{"pipenv run pytest", RunnerPytest},
+		{"pipenv run python3 -m pytest tests", RunnerPytest},
+		{"pipenv install", ""},
+		// JavaScript launchers.
+		{"npx jest", RunnerJest},
+		{"npx jest --ci", RunnerJest},
+		{"npx vitest run", RunnerVitest},
+		{"npx vitest", ""}, // watch mode
+		{"npx --yes jest", ""},
+		{"npx pytest", ""}, // a JavaScript launcher starts jest or vitest only
+		{"npx", ""},
+		{"bunx vitest --run", RunnerVitest},
+		{"bunx jest --listTests", ""},
+		{"pnpm vitest run", RunnerVitest},
+		{"pnpm exec jest --ci", RunnerJest},
+		{"pnpm test", ""},
+		{"pnpm exec", ""},
+		{"pnpm run jest", ""},
+		{"yarn jest", RunnerJest},
+		{"yarn exec vitest run src", RunnerVitest},
+		{"yarn test", ""},
+		{"yarn jest --watch", ""},
+		{"npm test", ""},
+		{"npm exec jest", ""},
+		{"npx npx jest", ""},
+		{"uv run uv run pytest", ""},
+	}
+	for _, tc := range cases {
+		got, ok := Recognize(tc.cmd)
+		if tc.want == "" {
+			if ok {
+				t.Errorf("Recognize(%q) = %q, want unrecognised", tc.cmd, got)
+			}
+			continue
+		}
+		if !ok || got != tc.want {
+			t.Errorf("Recognize(%q) = %q, %v; want %q", tc.cmd, got, ok, tc.want)
+		}
+	}
 }

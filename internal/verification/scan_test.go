@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -29,7 +30,7 @@ func vacuous(t *testing.T, root, cmd string) string {
 		if f.Rule != KindVacuous {
 			t.Fatalf("unexpected finding %v", f)
 		}
-		if f.Class != "warning" || f.Message != `"`+cmd+`" is reported as pass but `+f.FieldString("reason") {
+		if f.Class != "warning" || f.Message != `"`+cmd+`" is reported as pass but `+f.FieldString("reason")+"; "+fixVacuous {
 			t.Fatalf("bad vacuous finding %+v", f)
 		}
 		reasons = append(reasons, f.FieldString("reason"))
@@ -260,4 +261,58 @@ func TestVacuousUnknownNeverAbsent(t *testing.T) {
 			t.Errorf("%v", got)
 		}
 	})
+}
+
+// TestVacuousFollowsLaunchForms checks that the scan runs for every launch form the grammar
+// recognises (lifecycle-v2.md §7), with the same scope as the bare runner.
+func TestVacuousFollowsLaunchForms(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "pkg/a.go", "package pkg\n")
+	writeFile(t, root, "tests/unit/helpers.py", "")
+	writeFile(t, root, "src/app.ts", "")
+	const goReason = "no conventional *_test.go files found in ./pkg (not recursive)"
+	const pyReason = "no test_*.py or *_test.py files found under tests/unit"
+	const jsReason = "no *.test.* or *.spec.* files found in the repository"
+	cases := map[string]string{
+		"go.exe test ./pkg":                          goReason,
+		`C:\Go\bin\go.exe test ./pkg`:                goReason,
+		"/usr/local/go/bin/go test -v ./pkg":         goReason,
+		".venv/bin/pytest tests/unit":                pyReason,
+		"pytest.exe tests/unit":                      pyReason,
+		"py -m pytest tests/unit":                    pyReason,
+		"uv run pytest tests/unit":                   pyReason,
+		"poetry run python3 -m pytest -q tests/unit": pyReason,
+		"pipenv run pytest tests/unit":               pyReason,
+		"npx jest":                                   jsReason,
+		"./node_modules/.bin/jest --ci":              jsReason,
+		"jest.exe":                                   jsReason,
+		"pnpm vitest run":                            jsReason,
+		"yarn exec vitest --run":                     jsReason,
+		"bunx vitest run":                            jsReason,
+		"npx jest src":                               "", // a filter: unknown
+		"npm test":                                   "", // unrecognised: no scan
+	}
+	for cmd, want := range cases {
+		if got := vacuous(t, root, cmd); got != want {
+			t.Errorf("%s: got %q, want %q", cmd, got, want)
+		}
+	}
+}
+
+// TestVacuousSpecialFileUnknown checks that a FIFO met during the walk makes the scan unknown,
+// never a confirmed absence (lifecycle-v2.md §7).
+func TestVacuousSpecialFileUnknown(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "pkg/a.go", "package pkg\n")
+	if got := vacuous(t, root, "go test ./pkg"); got == "" {
+		t.Fatal("control: without the FIFO the scan should confirm the absence")
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "pkg", "a_test.go"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	for _, cmd := range []string{"go test ./pkg", "go test ./...", "go.exe test ./pkg"} {
+		if got := vacuous(t, root, cmd); got != "" {
+			t.Errorf("%s: a FIFO in the scope gave the absence %q; want unknown", cmd, got)
+		}
+	}
 }

@@ -9,6 +9,9 @@ type Row struct {
 	Result   string // "pass" | "fail"
 	ExitCode *int64 // observed.exit_code; nil when absent
 	TestsRun *int64 // observed.tests_run; nil when absent
+	// OutputExcerpt is output_excerpt as written; nil when absent. A pass row whose excerpt shows
+	// its runner's failure summary is verification_pass_contradicted (lifecycle-v2.md §7).
+	OutputExcerpt *string
 }
 
 // Runner names a recognised test runner (§10.5.3).
@@ -36,6 +39,7 @@ const (
 	KindExitNonZero      = "observed_exit_code_non_zero"
 	KindZeroTests        = "observed_zero_tests"
 	KindVacuous          = "vacuous_test_claim"
+	KindPassContradicted = "verification_pass_contradicted"
 )
 
 // verification_requirement_unmet reasons (§9.1).
@@ -59,7 +63,8 @@ type RowEvidence struct {
 type Result struct {
 	// Findings are audit findings with Rule = kind: verification_requirement_unmet (error,
 	// fields cmd, reason), observed_exit_code_non_zero (error, cmd, exit_code),
-	// observed_zero_tests (error, cmd), vacuous_test_claim (warning, cmd, reason).
+	// observed_zero_tests (error, cmd), verification_pass_contradicted (error, cmd, runner,
+	// evidence), vacuous_test_claim (warning, cmd, reason).
 	Findings []finding.Finding
 	// Rows holds one entry per row, in input order.
 	Rows []RowEvidence

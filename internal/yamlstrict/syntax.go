@@ -29,7 +29,7 @@ type syntaxChecker struct {
 }
 
 func (c *syntaxChecker) fail(p Pos, format string, args ...any) {
-	msg := fmt.Sprintf("line %d: ", p.Line) + fmt.Sprintf(format, args...)
+	msg := fmt.Sprintf(format, args...)
 	c.issues = append(c.issues, Issue{Rule: RuleSyntax, Pos: p, Message: msgSyntax("YAML", msg)})
 }
 

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -19,7 +20,7 @@ var bom = []byte("\xEF\xBB\xBF")
 func decodeYAML(src []byte) (*Doc, []Issue) {
 	src = bytes.TrimPrefix(src, bom)
 	if p, bad := firstInvalidUTF8(src); bad {
-		return nil, []Issue{{Rule: RuleSyntax, Pos: p, Message: msgSyntax("YAML", fmt.Sprintf("invalid UTF-8 at line %d, column %d", p.Line, p.Column))}}
+		return nil, []Issue{{Rule: RuleSyntax, Pos: p, Message: msgSyntax("YAML", "invalid UTF-8; save the report as UTF-8")}}
 	}
 	if is, bad := yaml11Break(src); bad {
 		return nil, []Issue{is}
@@ -102,19 +103,44 @@ func syntaxIssue(err error) Issue {
 			is.Pos = Pos{n, 1}
 		}
 	}
-	is.Message = msgSyntax("YAML", strings.TrimPrefix(msg, "yaml: "))
+	// The position is the finding's; the text does not repeat it (lifecycle-v2.md §9).
+	is.Message = msgSyntax("YAML", yamlLineRE.ReplaceAllString(msg, ""))
+	if strings.HasPrefix(is.Message, "YAML syntax error: yaml: ") {
+		is.Message = msgSyntax("YAML", strings.TrimPrefix(msg, "yaml: "))
+	}
 	return is
+}
+
+// firstContentColumn returns the 1-based code-point column of the first character of line
+// (1-based) that is not a space or tab, or 1.
+func firstContentColumn(src []byte, line int) int {
+	lines := bytes.Split(src, []byte("\n"))
+	if line < 1 || line > len(lines) {
+		return 1
+	}
+	l := lines[line-1]
+	t := bytes.TrimLeft(l, " \t")
+	if len(bytes.TrimSpace(t)) == 0 {
+		return 1
+	}
+	return utf8.RuneCount(l[:len(l)-len(t)]) + 1
 }
 
 // syntaxIssueIn is syntaxIssue for src: when yaml.v3 rejects a character outside YAML's
 // printable set it gives no line ("control characters are not allowed"), so the first such
 // character is located here, and the message names its line and column.
 func syntaxIssueIn(src []byte, err error) Issue {
+	if is, ok := diagnose(src, err); ok {
+		return is
+	}
 	is := syntaxIssue(err)
+	if is.Pos.Line > 0 {
+		is.Pos.Column = firstContentColumn(src, is.Pos.Line)
+	}
 	if is.Pos.IsZero() && strings.Contains(is.Message, "control characters are not allowed") {
 		if p, ok := firstNonPrintable(src); ok {
 			is.Pos = p
-			is.Message = msgSyntax("YAML", fmt.Sprintf("line %d: control character U+%04X at column %d is not allowed", p.Line, nonPrintableAt(src, p), p.Column))
+			is.Message = msgSyntax("YAML", fmt.Sprintf("control character U+%04X is not allowed; remove it, or write it escaped in a double-quoted string (\\u%04X)", nonPrintableAt(src, p), nonPrintableAt(src, p)))
 		}
 	}
 	return is
@@ -183,7 +209,7 @@ func yaml11Break(src []byte) (Issue, bool) {
 		case 0x85, 0x2028, 0x2029:
 			p := Pos{line, col}
 			return Issue{Rule: RuleSyntax, Pos: p, Message: msgSyntax("YAML", fmt.Sprintf(
-				"line %d: character U+%04X at column %d is a line break to the YAML decoder but not in YAML 1.2; write it escaped in a double-quoted string (\\u%04X)", line, r, col, r))}, true
+				"character U+%04X is a line break to the YAML decoder but not in YAML 1.2; write it escaped in a double-quoted string (\\u%04X)", r, r))}, true
 		case '\n':
 			line, col = line+1, 1
 			continue

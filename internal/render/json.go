@@ -1,4 +1,4 @@
-package cli
+package render
 
 import (
 	"bytes"
@@ -8,11 +8,11 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
-// writeJSON writes v as indented JSON (2 spaces) with a trailing newline, without HTML escaping.
+// WriteJSON writes v as indented JSON (2 spaces) with a trailing newline, without HTML escaping.
 // Every --json envelope goes through it, so machine output has one shape. DEL, C1 and bidi
 // control characters inside strings are written as JSON \u escapes (textsafe.EscapeJSON): the
 // values are unchanged for a program, and the bytes are safe on a terminal.
-func writeJSON(w io.Writer, v any) error {
+func WriteJSON(w io.Writer, v any) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -22,4 +22,15 @@ func writeJSON(w io.Writer, v any) error {
 	}
 	_, err := w.Write(textsafe.EscapeJSON(b.Bytes()))
 	return err
+}
+
+// jsonRenderer writes View.JSON; a view without a JSON form writes nothing.
+type jsonRenderer struct{}
+
+func (jsonRenderer) Render(s Streams, v View) error {
+	j := v.JSON()
+	if j == nil {
+		return nil
+	}
+	return WriteJSON(s.Out, j)
 }

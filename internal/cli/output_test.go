@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -13,59 +12,6 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/postflight"
 	"github.com/spf13/cobra"
 )
-
-func TestGitHubEscaping(t *testing.T) {
-	a := ghAnnotation{Level: "error", File: "dir/a,b:c%d.go", Line: 3, Col: 7, Title: "t: x, y",
-		Message: "100% sure\r\nnext: line, more"}
-	want := "::error file=dir/a%2Cb%3Ac%25d.go,line=3,col=7,title=t%3A x%2C y::100%25 sure%0D%0Anext: line, more"
-	if got := a.String(); got != want {
-		t.Errorf("got  %s\nwant %s", got, want)
-	}
-	// No position and no properties.
-	if got := (ghAnnotation{Level: "warning", Message: "m"}).String(); got != "::warning::m" {
-		t.Errorf("got %s", got)
-	}
-	// A column without a line is dropped (GitHub needs the line).
-	if got := (ghAnnotation{Level: "error", File: "f", Col: 4, Message: "m"}).String(); got != "::error file=f::m" {
-		t.Errorf("got %s", got)
-	}
-}
-
-func TestWriteGitHubAnnotationsCap(t *testing.T) {
-	var anns []ghAnnotation
-	for i := 0; i < 13; i++ {
-		anns = append(anns, ghAnnotation{Level: "error", Message: fmt.Sprintf("e%d", i)})
-	}
-	for i := 0; i < 4; i++ {
-		anns = append(anns, ghAnnotation{Level: "warning", Message: fmt.Sprintf("w%d", i)})
-	}
-	// Control characters are textsafe-escaped before the workflow escaping.
-	anns = append(anns, ghAnnotation{Level: "warning", File: "x\x1b.go", Message: "bidi \u202e here\nnext"})
-	var b bytes.Buffer
-	if err := writeGitHubAnnotations(&b, anns); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
-	if len(lines) != 16 {
-		t.Fatalf("%d lines:\n%s", len(lines), b.String())
-	}
-	if lines[9] != "::error::e9" || lines[10] != "::warning::w0" {
-		t.Errorf("order: %q %q", lines[9], lines[10])
-	}
-	if want := `::warning file=x\u001B.go::bidi \u202E here\u000Anext`; lines[14] != want {
-		t.Errorf("escaped line = %s, want %s", lines[14], want)
-	}
-	want := "::notice title=mastermind::3 error and 0 warning annotations omitted (GitHub shows at most 10 of each per step); see the full log"
-	if lines[15] != want {
-		t.Errorf("notice = %s", lines[15])
-	}
-	// Under the cap: no notice.
-	b.Reset()
-	_ = writeGitHubAnnotations(&b, anns[:10])
-	if strings.Contains(b.String(), "::notice") {
-		t.Errorf("notice without omissions:\n%s", b.String())
-	}
-}
 
 func TestAuditAnnotationFiles(t *testing.T) {
 	task := postflight.Task{Name: "001-x", Dir: ".mastermind/tasks/001-x", Spec: ".mastermind/tasks/001-x/spec.md"}
@@ -88,41 +34,10 @@ func TestAuditAnnotationFiles(t *testing.T) {
 	}
 	for _, c := range cases {
 		a := auditAnnotation(c.f, task, "p: ")
-		if a.File != c.file || a.Level != c.lvl || a.Title != c.f.Rule || a.Message != "p: m" {
+		if a.File != c.file || string(a.Class) != c.lvl || a.TitleOrRule() != c.f.Rule || a.Message != "p: m" {
 			t.Errorf("%s: %+v", c.f.Rule, a)
 		}
 	}
-}
-
-// FuzzGitHubAnnotation: whatever the input, one annotation is one line, and property values
-// never contain a raw ',' or ':' that would end or split a property.
-func FuzzGitHubAnnotation(f *testing.F) {
-	f.Add("a,b:c%.go", "title: x", "msg\r\nline %")
-	f.Add("", "", "")
-	f.Add("\u202e", "\x00", "\xff")
-	f.Fuzz(func(t *testing.T, file, title, msg string) {
-		var b bytes.Buffer
-		if err := writeGitHubAnnotations(&b, []ghAnnotation{{Level: "error", File: file, Line: 1, Title: title, Message: msg}}); err != nil {
-			t.Fatal(err)
-		}
-		out := strings.TrimSuffix(b.String(), "\n")
-		if strings.ContainsAny(out, "\r\n") {
-			t.Fatalf("multi-line annotation: %q", out)
-		}
-		head, _, ok := strings.Cut(strings.TrimPrefix(out, "::error "), "::")
-		if !ok {
-			t.Fatalf("no message separator: %q", out)
-		}
-		for _, p := range strings.Split(head, ",") {
-			k, v, _ := strings.Cut(p, "=")
-			if k != "file" && k != "line" && k != "title" {
-				t.Fatalf("property %q split by an unescaped separator in %q", p, out)
-			}
-			if strings.Contains(v, ":") {
-				t.Fatalf("raw ':' in property %q", p)
-			}
-		}
-	})
 }
 
 // TestFormatFlags parses --format/--json for gate, run-task and report validate without running.

@@ -1,0 +1,171 @@
+package audit
+
+import (
+	"context"
+	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/report"
+	"github.com/mastermind-controller/mastermind/internal/spec"
+)
+
+// Verdicts (spec-and-lifecycle.md §9.2).
+const (
+	VerdictHeld   = "held"
+	VerdictDrift  = "drift"
+	VerdictBroken = "broken"
+)
+
+// Inputs are everything one audit looks at. Compute reads the working tree under Root only for
+// the declared-file checks (§10.4), the vacuous-test scan (§10.5.4) and the claims (§10.6); it
+// reads git only through Prefetch and Claims. Nothing in Inputs is lifecycle state: the caller
+// takes the baseline (and, later, pre-flight snapshots and receipts) from wherever it keeps its
+// decisions (state.json today, the controller store of trust-model.md §3 later).
+type Inputs struct {
+	// Root is the absolute, clean repository root.
+	Root string
+	// SpecPath is the repository-relative slash path of the task's spec.md (§10.1 task identity).
+	SpecPath string
+	// Spec is the parsed spec (spec.Parse of the bytes whose hash pre-flight approved) and
+	// SpecFindings the findings Parse returned with it (§10.4 invalid_frontmatter). The scope
+	// checks read Spec.Scope, so new scope keys (lifecycle-v2.md §1 deletes, §2 forbids) reach
+	// them without a new input.
+	Spec         *spec.Spec
+	SpecFindings []finding.Finding
+	// Baseline is the task's baseline commit OID (40 hex digits) and Head the HEAD OID, nil in a
+	// repository without commits. Both are evidence only; the git work is in Prefetch.
+	Baseline string
+	Head     *string
+	// Report is the executor report as report.ReadInRepo returned it: a typed report, or the
+	// findings that reject it (with the report's form when one was located). A rejection is
+	// audited as one executor_report_rejected finding; the report's usable parts beside a
+	// rejection (lifecycle-v2.md §6) will be audited from the same value.
+	Report report.Result
+	// Prefetch holds the changed set since Baseline and the baseline entries of the declared
+	// creations, started by the caller before the spec was parsed. Compute waits for what it
+	// needs and stops the changed set of a rejected report; the caller closes it.
+	Prefetch *Prefetch
+	// Claims reads baseline blobs and the file list for the claims checks (§10.6).
+	Claims ClaimsGit
+	// RepoFindings are findings the caller established about the repository itself, added to
+	// the audit as they are (for example gitscope's git_config_changed and
+	// git_attributes_changed of trust-model.md §4, when pre-flight snapshots are compared).
+	// Their kinds must be in finding.Kinds.
+	RepoFindings []finding.Finding
+}
+
+// ClaimsGit is what the claims checks read from the repository; *gitscope.Repo implements it.
+type ClaimsGit interface {
+	BaselineBlob(ctx context.Context, baseline, path string) (data []byte, ok bool, err error)
+	ListFiles(ctx context.Context) ([]string, error)
+}
+
+// Result is the outcome of one audit.
+type Result struct {
+	// Verdict is VerdictHeld, VerdictDrift or VerdictBroken (§9.2 over Findings).
+	Verdict string
+	// Findings are the audit findings sorted by Compare (§9.3); for a rejected report, the one
+	// executor_report_rejected finding.
+	Findings []finding.Finding
+	// Rejection is non-nil when the executor report is rejected (§4 step 3, §10.1).
+	Rejection *Rejection
+	// Evidence is the structured evidence of audit.md (§7.2).
+	Evidence Evidence
+	// Changed is the changed set and D its entries outside .mastermind/ whose paths are
+	// representable (UTF-8 and clean, sorted by path bytes); both nil for a rejected report.
+	// The held path snapshots D (§8.2) and lists its untracked files in the release notes.
+	Changed *gitscope.ChangedSet
+	D       []gitscope.Entry
+}
+
+// Counts returns the number of error and warning findings.
+func (r *Result) Counts() (errors, warnings int) { return finding.Count(r.Findings) }
+
+// run is one Compute call: its inputs and the changed set D split by representability.
+type run struct {
+	ctx context.Context
+	in  *Inputs
+	rep *report.Report
+	// d are the representable entries of D; dset maps their paths to their status.
+	d    []gitscope.Entry
+	dset map[string]gitscope.Status
+	ev   *Evidence
+}
+
+// check is one §10 check over a run with a valid report and a computed changed set.
+type check func(*run) ([]finding.Finding, error)
+
+// checks run in this order; their findings are sorted together afterwards.
+var checks = []check{checkFilesModified, checkScope, checkDeclared, checkVerification, checkClaims}
+
+// Compute runs post-flight steps 3–6: the report's completion and task identity (§10.1), then,
+// for an accepted report, the changed set and every check of §10, and the verdict (§9.2). It
+// writes nothing. An error is operational (exit 3): the changed set or a claims lookup failed
+// or ctx was cancelled; a Result is then not returned.
+//
+// A rejected report is its one executor_report_rejected finding today. The one round of
+// feedback (lifecycle-v2.md §6) keeps that finding and runs, beside it, the checks whose inputs
+// the rejected report still has (a run with rep set to its usable parts); Result.Rejection
+// stays the rejection either way.
+func Compute(ctx context.Context, in Inputs) (*Result, error) {
+	res := &Result{Evidence: Evidence{Spec: in.SpecPath, Baseline: in.Baseline, Head: in.Head, Scope: scopeEvidence(in.Spec)}}
+	if rej := checkReport(&in, &res.Evidence); rej != nil {
+		in.Prefetch.StopChangedSet()
+		res.reject(rej)
+		return res, nil
+	}
+	cs, err := in.Prefetch.ChangedSet()
+	if err != nil {
+		return nil, err
+	}
+	r, fs := newRun(ctx, &in, cs, &res.Evidence)
+	for _, c := range checks {
+		cfs, err := c(r)
+		if err != nil {
+			return nil, err
+		}
+		fs = append(fs, cfs...)
+	}
+	Sort(fs)
+	res.Verdict, res.Findings = VerdictOf(fs), fs
+	res.Changed, res.D = cs, r.d
+	return res, nil
+}
+
+// newRun prepares the checks of an accepted report over the changed set cs: it fills the
+// changed-set evidence, splits D into representable paths and changed_path_unrepresentable
+// findings, and returns those with the findings that need no check (invalid frontmatter, a
+// degraded changed set, in.RepoFindings).
+func newRun(ctx context.Context, in *Inputs, cs *gitscope.ChangedSet, ev *Evidence) (*run, []finding.Finding) {
+	r := &run{ctx: ctx, in: in, rep: in.Report.Report, dset: map[string]gitscope.Status{}, ev: ev}
+	d := cs.WithoutControl()
+	ev.ChangedSet = changedEvidence(cs, d)
+	var fs []finding.Finding
+	for _, f := range in.SpecFindings {
+		if f.Rule == spec.RuleFrontmatterUnterminated || f.Rule == spec.RuleFrontmatterInvalid {
+			fs = append(fs, findInvalidFrontmatter(strings.TrimPrefix(f.Rule, "spec.")))
+			break
+		}
+	}
+	if cs.Degraded {
+		fs = append(fs, findChangedSetDegraded(cs.DegradedReason))
+	}
+	fs = append(fs, in.RepoFindings...)
+	for _, e := range d {
+		if f, bad := unrepresentable(e); bad {
+			fs = append(fs, f)
+			continue
+		}
+		r.dset[string(e.Path)] = e.Status
+		r.d = append(r.d, e)
+	}
+	return r, fs
+}
+
+// reject records rej as the outcome (verdict broken, one error finding).
+func (r *Result) reject(rej *Rejection) {
+	r.Rejection = rej
+	r.Findings = []finding.Finding{rej.Finding}
+	r.Verdict = VerdictBroken
+}

@@ -1,0 +1,57 @@
+package audit
+
+import (
+	"fmt"
+
+	"github.com/mastermind-controller/mastermind/internal/claims"
+	"github.com/mastermind-controller/mastermind/internal/finding"
+)
+
+// checkClaims applies §10.6 to every report (not behind an opt-in): each report claim is
+// verified against the working tree and the baseline tree through internal/claims. It fills the
+// claim_checks evidence — a non-nil []claims.Check, so a report without claims renders `[]`
+// (evaluated, nothing to check) — and returns the failed or unresolved claims' findings in claim
+// order. The only error is a cancelled context (operational, exit 3): claims.Verify turns
+// cancellation into search_budget_exhausted outcomes, which must not stand as an audit result.
+func checkClaims(r *run) ([]finding.Finding, error) {
+	rep, ctx, baseline := r.rep, r.ctx, r.in.Baseline
+	checks := []claims.Check{}
+	r.ev.ClaimChecks = checks
+	if len(rep.Claims) == 0 {
+		return nil, nil
+	}
+	cs := make([]claims.Claim, len(rep.Claims))
+	for i, rc := range rep.Claims {
+		cs[i] = claims.Claim{Index: rc.Index, Kind: rc.Kind, Symbol: rc.Symbol, File: rc.File, Signature: rc.Signature,
+			From: rc.From, To: rc.To, FromFile: rc.FromFile, ToFile: rc.ToFile, Relation: rc.Relation}
+	}
+	changed := make([]claims.ChangedFile, len(r.d))
+	for i, e := range r.d {
+		changed[i] = claims.ChangedFile{Path: string(e.Path), Status: string(e.Status)}
+	}
+	src := claims.RootSource{
+		Root: r.in.Root,
+		Baseline: func(p string) ([]byte, bool, error) {
+			return r.in.Claims.BaselineBlob(ctx, baseline, p)
+		},
+		List: func() ([]string, error) { return r.in.Claims.ListFiles(ctx) },
+	}.Source()
+	checks = append(checks, claims.Verify(ctx, cs, changed, src, baseline)...)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("claims checks interrupted: %w", err)
+	}
+	r.ev.ClaimChecks = checks
+	var fs []finding.Finding
+	for _, ch := range checks {
+		if ch.Finding == nil {
+			continue
+		}
+		f := *ch.Finding
+		f.File, f.Line, f.Column, f.Pointer = "", 0, 0, ""
+		if f.Class == "" {
+			f.Class = finding.KindClass(f.Rule)
+		}
+		fs = append(fs, f)
+	}
+	return fs, nil
+}

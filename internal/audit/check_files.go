@@ -1,0 +1,56 @@
+package audit
+
+import (
+	"errors"
+	"unicode/utf8"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/repopath"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
+)
+
+// checkFilesModified applies §10.2: every files_modified entry changed since the baseline (and
+// is not a control path), every changed path listed.
+func checkFilesModified(r *run) ([]finding.Finding, error) {
+	var fs []finding.Finding
+	listed := map[string]bool{}
+	for _, fm := range r.rep.FilesModified {
+		listed[fm.Path] = true
+		if _, ok := r.dset[fm.Path]; !ok || repopath.IsControlPath(fm.Path) {
+			fs = append(fs, findReportUnexpectedFile(fm.Path))
+		}
+	}
+	for _, e := range r.d {
+		if !listed[string(e.Path)] {
+			fs = append(fs, findReportMissingChangedFile(string(e.Path)))
+		}
+	}
+	return fs, nil
+}
+
+// unrepresentable reports whether a changed path can never be listed in files_modified, with its
+// changed_path_unrepresentable finding (§9.1, §10). A path qualifies when it is not valid UTF-8,
+// or when it fails the repopath hygiene that every files_modified entry must pass (a backslash,
+// a control character, leading or trailing white space, a drive-like first component, the length
+// and component limits), or when normalisation would turn it into another path: a report entry
+// `a\b` names the real path `a/b`, so a real file named `a\b` can never be listed. Such paths
+// are left out of every other comparison, so the audit neither asks for the impossible listing
+// nor lets a normalised entry stand for them.
+func unrepresentable(e gitscope.Entry) (finding.Finding, bool) {
+	if !e.UTF8 || !utf8.Valid(e.Path) {
+		return findChangedPathUnrepresentable(textsafe.Escape(string(e.Path))), true
+	}
+	p := string(e.Path)
+	n, err := repopath.Clean(p)
+	var pe *repopath.Error
+	switch {
+	case errors.As(err, &pe):
+		return findChangedPathInvalid(textsafe.Escape(p), string(pe.Reason)), true
+	case err != nil:
+		return findChangedPathInvalid(textsafe.Escape(p), err.Error()), true
+	case n != p:
+		return findChangedPathInvalid(textsafe.Escape(p), "files_modified normalisation rewrites it to "+textsafe.Escape(n)), true
+	}
+	return finding.Finding{}, false
+}

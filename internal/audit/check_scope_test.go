@@ -1,0 +1,36 @@
+package audit
+
+import "testing"
+
+// TestCheckScope: §10.3 — a changed path outside the declared scope is unexpected_file; an
+// unchanged touches or expected_docs path is missing_expected_file; creates are in scope and
+// their absence is §10.4's, not §10.3's.
+func TestCheckScope(t *testing.T) {
+	front := "touches:\n  - file: a.go\ncreates:\n  - n.go\nexpected_docs:\n  - docs/a.md\n"
+	base := map[string]string{"a.go": "package a\n", "docs/a.md": "# A\n", "other.go": "package o\n"}
+	cases := []struct {
+		name string
+		work map[string]string
+		want []string
+	}{
+		{"all in scope and changed", map[string]string{"a.go": "package a // x\n", "n.go": "package n\n", "docs/a.md": "# A!\n"}, nil},
+		{"outside the scope", map[string]string{"a.go": "package a // x\n", "docs/a.md": "# A!\n", "other.go": "package o // x\n"},
+			[]string{"unexpected_file other.go"}},
+		{"untracked outside the scope", map[string]string{"a.go": "package a // x\n", "docs/a.md": "# A!\n", "tmp/scratch.txt": "x\n"},
+			[]string{"unexpected_file tmp/scratch.txt"}},
+		{"declared but unchanged", map[string]string{"n.go": "package n\n"},
+			[]string{"missing_expected_file a.go", "missing_expected_file docs/a.md"}},
+		{"task folder is not scope", map[string]string{"a.go": "package a // x\n", "docs/a.md": "# A!\n", ".mastermind/tasks/020-cache/x.md": "x\n"}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, front, base, tc.work)
+			r, _ := f.run(t, completeReport())
+			fs, err := checkScope(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantKinds(t, fs, tc.want...)
+		})
+	}
+}

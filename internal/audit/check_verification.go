@@ -1,0 +1,59 @@
+package audit
+
+import (
+	"fmt"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/verification"
+)
+
+// checkVerification applies §10.5 through internal/verification: declared-command coverage,
+// observed contradictions and the vacuous-test scan. It fills the verification evidence.
+func checkVerification(r *run) ([]finding.Finding, error) {
+	sp, rep := r.in.Spec, r.rep
+	rows := make([]verification.Row, len(rep.Verifications))
+	for i, v := range rep.Verifications {
+		rows[i] = verification.Row{Index: v.Index, Cmd: v.Cmd, Result: v.Result, OutputExcerpt: v.OutputExcerpt}
+		if v.Observed != nil {
+			rows[i].ExitCode, rows[i].TestsRun = v.Observed.ExitCode, v.Observed.TestsRun
+		}
+	}
+	vr := verification.Check(r.in.Root, sp.VerifyCommands, rows)
+	fs := make([]finding.Finding, 0, len(vr.Findings))
+	for _, f := range vr.Findings {
+		f.File, f.Line, f.Column, f.Pointer = "", 0, 0, ""
+		if f.Class == "" {
+			f.Class = finding.KindClass(f.Rule)
+		}
+		if f.Message == "" {
+			f.Message = verificationMessage(f)
+		}
+		fs = append(fs, f)
+	}
+	ev := &VerificationEvidence{Declared: nonNil(sp.VerifyCommands), Labels: nonNil(sp.VerifyLabels), Rows: []VerificationRow{}}
+	for _, row := range vr.Rows {
+		ev.Rows = append(ev.Rows, VerificationRow{Index: row.Index, Cmd: row.Cmd, Result: row.Result, Classification: row.Classification, Runner: row.Runner})
+	}
+	r.ev.Verification = ev
+	return fs, nil
+}
+
+// verificationMessage renders the §9.3 message of a verification finding kind from its fields,
+// for findings whose producer left Message empty.
+func verificationMessage(f finding.Finding) string {
+	cmdText := f.FieldString("cmd")
+	switch f.Rule {
+	case finding.KindVerificationRequirementUnmet:
+		return fmt.Sprintf("declared verification %q is not satisfied (%s)", cmdText, f.FieldString("reason"))
+	case finding.KindObservedExitCodeNonZero:
+		return fmt.Sprintf("%q is reported as pass but its observed exit code is %s", cmdText, f.FieldString("exit_code"))
+	case finding.KindObservedZeroTests:
+		return fmt.Sprintf("%q is reported as pass but observed 0 tests run", cmdText)
+	case finding.KindVerificationPassContradicted:
+		return fmt.Sprintf("%q is reported as pass but its output_excerpt shows a %s failure (%s); report result: fail with a defect, or fix the failure and report the passing run's output",
+			cmdText, f.FieldString("runner"), f.FieldString("evidence"))
+	case finding.KindVacuousTestClaim:
+		return fmt.Sprintf("%q is reported as pass but %s", cmdText, f.FieldString("reason"))
+	}
+	return f.Message
+}

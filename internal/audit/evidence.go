@@ -1,0 +1,107 @@
+package audit
+
+import (
+	"unicode/utf8"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/report"
+	"github.com/mastermind-controller/mastermind/internal/spec"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
+)
+
+// Evidence is the structured evidence of one audit (spec-and-lifecycle.md §7.2). Nil pointers
+// render as JSON null ("not evaluated").
+type Evidence struct {
+	Spec     string  // repository-relative spec path
+	Baseline string  // baseline OID
+	Head     *string // HEAD OID, nil in a repository with no commits
+	// ChangedSet is nil when the changed set was not computed (rejected report).
+	ChangedSet *ChangedSetEvidence
+	Scope      *ScopeEvidence
+	// Report is nil when the executor report is missing.
+	Report       *ReportEvidence
+	Verification *VerificationEvidence
+	// ClaimChecks is the claims outcome list ([]claims.Check); nil means not evaluated.
+	ClaimChecks any
+	// Violations are the executor report's own findings, listed under
+	// executor_report_rejected{report_invalid} (§7.1).
+	Violations []finding.Finding
+}
+
+// ChangedSetEvidence is the evidence changed_set object (§7.2).
+type ChangedSetEvidence struct {
+	Source   string            `json:"source"`
+	Degraded bool              `json:"degraded"`
+	Files    []ChangedFileJSON `json:"files"`
+}
+
+// ChangedFileJSON is one changed path; non-UTF-8 bytes are escaped as \xHH.
+type ChangedFileJSON struct {
+	Path   string `json:"path"`
+	Status string `json:"status"`
+}
+
+// ScopeEvidence is the evidence scope object (§7.2).
+type ScopeEvidence struct {
+	Source             string   `json:"source"`
+	Declared           []string `json:"declared"`
+	IgnoredScopeTokens []string `json:"ignored_scope_tokens"`
+}
+
+// ReportEvidence is the evidence executor_report object (§7.2). Form, Status and Spec are nil
+// when the report could not be decoded.
+type ReportEvidence struct {
+	Form          *string           `json:"form"`
+	Status        *string           `json:"status"`
+	Spec          *string           `json:"spec"`
+	FilesModified []string          `json:"files_modified"`
+	Violations    []finding.Finding `json:"violations"`
+}
+
+// VerificationEvidence is the evidence verification object (§7.2).
+type VerificationEvidence struct {
+	Declared []string          `json:"declared"`
+	Labels   []string          `json:"labels"`
+	Rows     []VerificationRow `json:"rows"`
+}
+
+// VerificationRow is one classified verification row.
+type VerificationRow struct {
+	Index          int     `json:"index"`
+	Cmd            string  `json:"cmd"`
+	Result         string  `json:"result"`
+	Classification string  `json:"classification"`
+	Runner         *string `json:"runner"`
+}
+
+func scopeEvidence(sp *spec.Spec) *ScopeEvidence {
+	return &ScopeEvidence{Source: sp.Scope.Source, Declared: nonNil(sp.Scope.Declared), IgnoredScopeTokens: nonNil(sp.Scope.IgnoredTokens)}
+}
+
+func reportEvidence(rep *report.Report) *ReportEvidence {
+	form, status, sp := string(rep.Form), rep.Status, rep.Spec
+	files := make([]string, len(rep.FilesModified))
+	for i, f := range rep.FilesModified {
+		files[i] = f.Path
+	}
+	return &ReportEvidence{Form: &form, Status: &status, Spec: &sp, FilesModified: files, Violations: []finding.Finding{}}
+}
+
+func changedEvidence(cs *gitscope.ChangedSet, d []gitscope.Entry) *ChangedSetEvidence {
+	ev := &ChangedSetEvidence{Source: cs.Source, Degraded: cs.Degraded, Files: make([]ChangedFileJSON, len(d))}
+	for i, e := range d {
+		ev.Files[i] = ChangedFileJSON{Path: textsafe.Escape(string(e.Path)), Status: string(e.Status)}
+		if utf8.Valid(e.Path) {
+			ev.Files[i].Path = string(e.Path)
+		}
+	}
+	return ev
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

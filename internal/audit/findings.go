@@ -1,0 +1,88 @@
+package audit
+
+import (
+	"fmt"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+)
+
+// Executor report rejection reasons (§9.1).
+const (
+	ReasonReportMissing            = "report_missing"
+	ReasonReportInvalid            = "report_invalid"
+	ReasonStatusPartial            = "status_partial"
+	ReasonStatusFailed             = "status_failed"
+	ReasonCompletionInconsistent   = "completion_inconsistent"
+	ReasonTaskMismatch             = "task_mismatch"
+	ReasonTaskPathInvalid          = "task_path_invalid"
+	ReasonTaskSourceUnavailable    = "task_source_unavailable"
+	ReasonSchemaVersionUnsupported = "schema_version_unsupported"
+)
+
+// Declared file reasons (§9.1).
+const (
+	ReasonTargetMissing               = "target_missing"
+	ReasonTargetNotRegular            = "target_not_regular"
+	ReasonTargetPathInvalid           = "target_path_invalid"
+	ReasonTargetUnavailable           = "target_unavailable"
+	ReasonCreationExistsInBaseline    = "creation_exists_in_baseline"
+	ReasonCreationNotAdded            = "creation_not_added"
+	ReasonCreationBaselineUnavailable = "creation_baseline_unavailable"
+)
+
+// newFinding builds an audit finding of kind with the §9.3 message and kind fields (key, value
+// pairs in order).
+func newFinding(kind, message string, kv ...any) finding.Finding {
+	f := finding.Finding{Rule: kind, Class: finding.KindClass(kind), Message: message}
+	for i := 0; i+1 < len(kv); i += 2 {
+		f.Fields = append(f.Fields, finding.Field{Key: kv[i].(string), Value: kv[i+1]})
+	}
+	return f
+}
+
+// Constructors with the §9.3 message templates.
+
+func findUnexpectedFile(file string) finding.Finding {
+	return newFinding(finding.KindUnexpectedFile, "changed outside the declared scope: "+file, "file", file)
+}
+
+func findMissingExpectedFile(file string) finding.Finding {
+	return newFinding(finding.KindMissingExpectedFile, "declared in scope but unchanged since the baseline: "+file, "file", file)
+}
+
+func findReportMissingChangedFile(file string) finding.Finding {
+	return newFinding(finding.KindReportMissingChangedFile, "changed since the baseline but not listed in files_modified: "+file, "file", file)
+}
+
+func findReportUnexpectedFile(file string) finding.Finding {
+	return newFinding(finding.KindReportUnexpectedFile, "listed in files_modified but unchanged since the baseline: "+file, "file", file)
+}
+
+func findReportRejected(reason, detail string) finding.Finding {
+	return newFinding(finding.KindExecutorReportRejected, fmt.Sprintf("executor report rejected (%s): %s", reason, detail), "reason", reason)
+}
+
+func findDeclaredFileUnavailable(file, reason string) finding.Finding {
+	return newFinding(finding.KindDeclaredFileUnavailable, fmt.Sprintf("declared file %s is unavailable (%s)", file, reason), "file", file, "reason", reason)
+}
+
+func findInvalidFrontmatter(reason string) finding.Finding {
+	return newFinding(finding.KindInvalidFrontmatter, fmt.Sprintf("spec frontmatter is invalid (%s)", reason), "reason", reason)
+}
+
+func findChangedPathUnrepresentable(escaped string) finding.Finding {
+	return newFinding(finding.KindChangedPathUnrepresentable, "a changed path is not valid UTF-8 and cannot be audited: "+escaped, "file", escaped)
+}
+
+// findChangedPathInvalid is changed_path_unrepresentable for a valid UTF-8 path that no
+// files_modified entry can name: it fails repopath hygiene (why) or normalises to another path.
+// The §9.3 template speaks of UTF-8 only, so the message names the actual cause; the path is
+// quoted so that leading or trailing white space stays visible.
+func findChangedPathInvalid(escaped, why string) finding.Finding {
+	return newFinding(finding.KindChangedPathUnrepresentable,
+		fmt.Sprintf("a changed path cannot be listed in files_modified (%s) and cannot be audited: \"%s\"", why, escaped), "file", escaped)
+}
+
+func findChangedSetDegraded(reason string) finding.Finding {
+	return newFinding(finding.KindChangedSetDegraded, fmt.Sprintf("changed-file set computed without the git CLI (%s); results may differ from git", reason), "reason", reason)
+}

@@ -1,0 +1,198 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/postflight"
+	"github.com/mastermind-controller/mastermind/internal/render"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
+)
+
+// runTaskView is a run-task outcome in every output format: the text of §2–§8, the --json
+// envelope of §13.2 and the GitHub annotations. err, when non-nil, is the operational error
+// that ended the run (outcome "error": no text, an error envelope, one error annotation).
+type runTaskView struct {
+	o    *postflight.Outcome
+	exit int
+	err  error
+	msg  string // err's message as printed
+}
+
+// verdictTone is the colour of a verdict: held green, drift yellow, broken red.
+func verdictTone(verdict string) render.Tone {
+	switch verdict {
+	case postflight.VerdictHeld:
+		return render.TonePass
+	case postflight.VerdictDrift:
+		return render.ToneWarn
+	case postflight.VerdictBroken:
+		return render.ToneFail
+	}
+	return render.ToneNone
+}
+
+func (v runTaskView) WriteText(t *render.Text) {
+	if v.err != nil {
+		return
+	}
+	o := v.o
+	switch o.Outcome {
+	case postflight.OutcomePreReady:
+		for _, w := range o.Findings {
+			t.Line(render.ToneWarn, fmt.Sprintf("⚠️ %s [%s]", textsafe.Escape(w.Message), w.Rule))
+		}
+		t.Line(render.TonePass, "✅ pre-flight approved — "+o.Task.Spec)
+		t.Printf("  baseline: %s\n  iteration: %s\n", o.State.BaselineRef, iterationText(o.State.Iteration, o.Budget))
+		t.Printf("  next: implement the task, write %s,\n        then run: %s\n", o.Next.Edit, o.Next.Run)
+		t.WriteString(briefPointer(o.Task.Spec))
+	case postflight.OutcomePreRefused:
+		t.Line(render.ToneFail, "❌ pre-flight refused — "+o.Task.Spec)
+		for _, f := range o.Findings {
+			t.Printf("  %s\n", textsafe.Escape(f.String()))
+		}
+	case postflight.OutcomePostRefused:
+		t.Line(render.ToneFail, "❌ "+o.Message)
+		if o.Next.Step == postflight.NextRunAudit && o.Next.Run != "" {
+			t.Printf("  next: run: %s\n", o.Next.Run)
+		}
+	case postflight.OutcomePostDrift, postflight.OutcomePostBroken:
+		writeAuditSummary(t, o)
+		t.Printf("audit: %s\n", o.Artifacts.Audit)
+	case postflight.OutcomePostHeld:
+		writeAuditSummary(t, o)
+		t.Printf("audit: %s\nrelease notes: %s\n", o.Artifacts.Audit, o.Artifacts.ReleaseNotes)
+		t.Printf("next: complete %s, then run: %s\n", o.Next.Edit, o.Next.Run)
+	case postflight.OutcomeHistoryPending:
+		t.Line(render.ToneNone, "⏳ history review pending — "+o.Next.Edit)
+		for _, m := range o.Review {
+			t.Printf("  %s\n", textsafe.Escape(m))
+		}
+		t.Printf("  next: complete %s, then run: %s\n", o.Next.Edit, o.Next.Run)
+	case postflight.OutcomeCompleted:
+		if o.Phase == postflight.PhasePostflight {
+			// A held post-flight whose history review was already complete (§4 step 11.5).
+			writeAuditSummary(t, o)
+			t.Printf("audit: %s\nrelease notes: %s\n", o.Artifacts.Audit, o.Artifacts.ReleaseNotes)
+		}
+		if o.Next.Run != "" {
+			// Learned already: nothing was done.
+			t.Line(render.TonePass, "✅ "+o.Message)
+			t.Printf("  history review: %s\n  to re-audit it, run: %s\n", o.Artifacts.HistoryReview, o.Next.Run)
+			return
+		}
+		t.Line(render.TonePass, "✅ "+o.Message+" (learned/close)")
+		t.Printf("  history review: %s\n", o.Artifacts.HistoryReview)
+	}
+}
+
+// runTaskText is the plain text of an outcome.
+func runTaskText(o *postflight.Outcome) string {
+	t := &render.Text{}
+	runTaskView{o: o}.WriteText(t)
+	return t.String()
+}
+
+// writeAuditSummary writes the human part of audit.md, its verdict line coloured by the verdict.
+func writeAuditSummary(t *render.Text, o *postflight.Outcome) {
+	first, rest, _ := strings.Cut(o.AuditSummary, "\n")
+	t.Line(verdictTone(o.Verdict), first)
+	t.WriteString(rest)
+}
+
+// iterationText is the pre-flight hand-off's iteration line: "<n> of <budget>", or with no
+// budget or beyond it.
+func iterationText(iter, budget int) string {
+	switch {
+	case budget == 0:
+		return fmt.Sprintf("%d (no budget)", iter)
+	case iter > budget:
+		return fmt.Sprintf("%d (forced with --force-iteration, beyond the budget of %d)", iter, budget)
+	}
+	return fmt.Sprintf("%d of %d", iter, budget)
+}
+
+// runTaskEnvelope is the run-task --json output (§13.2). Keys are in documented order.
+type runTaskEnvelope struct {
+	render.Header
+	Phase     string            `json:"phase"`
+	Outcome   string            `json:"outcome"`
+	ExitCode  int               `json:"exit_code"`
+	Message   string            `json:"message"`
+	Task      string            `json:"task"`
+	Spec      string            `json:"spec"`
+	State     *postflight.State `json:"state"`
+	Findings  []json.RawMessage `json:"findings"`
+	Artifacts envelopeArtifacts `json:"artifacts"`
+}
+
+// envelopeArtifacts are the artifact paths, null when not written.
+type envelopeArtifacts struct {
+	State         *string `json:"state"`
+	Audit         *string `json:"audit"`
+	ReleaseNotes  *string `json:"release_notes"`
+	HistoryReview *string `json:"history_review"`
+}
+
+func (v runTaskView) JSON() any {
+	r := v.o
+	e := runTaskEnvelope{Header: render.NewHeader("run-task"), Phase: r.Phase, Outcome: r.Outcome, ExitCode: v.exit,
+		Message: r.Message, Task: r.Task.Name, Spec: r.Task.Spec, State: r.State, Findings: []json.RawMessage{},
+		Artifacts: envelopeArtifacts{State: strOrNull(r.Artifacts.State), Audit: strOrNull(r.Artifacts.Audit),
+			ReleaseNotes: strOrNull(r.Artifacts.ReleaseNotes), HistoryReview: strOrNull(r.Artifacts.HistoryReview)}}
+	if e.Phase == "" {
+		e.Phase = postflight.PhasePreflight
+	}
+	if v.err != nil {
+		e.Outcome, e.Message = postflight.OutcomeError, v.err.Error()
+	}
+	add := func(x any) {
+		if b, err := finding.MarshalValue(x); err == nil {
+			e.Findings = append(e.Findings, b)
+		}
+	}
+	for _, f := range r.Findings {
+		if r.Phase == postflight.PhasePostflight {
+			add(finding.Audit(f))
+		} else {
+			add(f)
+		}
+	}
+	for _, f := range r.ReportViolations {
+		add(f)
+	}
+	return e
+}
+
+// Annotations: audit findings and report violations in post-flight (a rejected report is
+// annotated by its violations alone), rule findings in pre-flight, and a refusal without
+// findings on the spec.
+func (v runTaskView) Annotations() []render.Annotation {
+	if v.err != nil {
+		return []render.Annotation{errorAnnotation("mastermind run-task", "", v.msg)}
+	}
+	res := v.o
+	var anns []render.Annotation
+	for _, f := range res.Findings {
+		if f.Rule == finding.KindExecutorReportRejected && len(res.ReportViolations) > 0 {
+			continue // the violations below carry the detail, with positions
+		}
+		if res.Phase == postflight.PhasePostflight {
+			anns = append(anns, auditAnnotation(f, res.Task, ""))
+		} else {
+			if f.File == "" {
+				f.File = res.Task.Spec
+			}
+			anns = append(anns, findingAnnotation(f, ""))
+		}
+	}
+	for _, f := range res.ReportViolations {
+		anns = append(anns, findingAnnotation(f, ""))
+	}
+	if len(anns) == 0 && v.exit == ExitNotPassed && res.Message != "" {
+		anns = append(anns, errorAnnotation("mastermind "+res.Outcome, res.Task.Spec, res.Message))
+	}
+	return anns
+}

@@ -1,0 +1,164 @@
+package finding
+
+// Audit finding kinds (spec-and-lifecycle.md §9.1), in table order.
+const (
+	KindInvalidFrontmatter               = "invalid_frontmatter"
+	KindDeclaredFileUnavailable          = "declared_file_unavailable"
+	KindSnapshotSymbolGone               = "snapshot_symbol_gone"
+	KindSnapshotUnresolved               = "snapshot_unresolved"
+	KindRemovedSymbolNotAcknowledged     = "removed_symbol_not_acknowledged"
+	KindRemovalAcknowledgementUnresolved = "removal_acknowledgement_unresolved"
+	KindClaimedSymbolMissing             = "claimed_symbol_missing"
+	KindClaimedSymbolNotAdded            = "claimed_symbol_not_added"
+	KindClaimedSignatureMismatch         = "claimed_signature_mismatch"
+	KindHallucinatedSymbol               = "hallucinated_symbol"
+	KindMissingCallEdge                  = "missing_call_edge"
+	KindExecutorClaimUnresolved          = "executor_claim_unresolved"
+	KindExecutorReportRejected           = "executor_report_rejected"
+	KindReportMissingChangedFile         = "executor_report_missing_changed_file"
+	KindReportUnexpectedFile             = "executor_report_unexpected_file"
+	KindVerificationRequirementUnmet     = "verification_requirement_unmet"
+	KindAcceptanceCriterionUnmet         = "acceptance_criterion_unmet"
+	KindObservedExitCodeNonZero          = "observed_exit_code_non_zero"
+	KindObservedZeroTests                = "observed_zero_tests"
+	KindVerificationPassContradicted     = "verification_pass_contradicted"
+	KindChangedPathUnrepresentable       = "changed_path_unrepresentable"
+	KindUnexpectedFile                   = "unexpected_file"
+	KindMissingExpectedFile              = "missing_expected_file"
+	KindSnapshotCallerDrift              = "snapshot_caller_drift"
+	KindSnapshotSignatureDrift           = "snapshot_signature_drift"
+	KindPlannedTestNotAdded              = "planned_test_not_added"
+	KindVacuousTestClaim                 = "vacuous_test_claim"
+	KindChangedSetDegraded               = "changed_set_degraded"
+)
+
+// Kind describes one audit finding kind: one row of spec-and-lifecycle.md §9.1 with what the
+// lifecycle, the renderers and (later) the SARIF rules and the executor brief need to know about
+// it. Every place that treats kinds differently reads this table instead of listing kinds.
+type Kind struct {
+	// ID is the stable rule id (the finding's Rule, the JSON "kind").
+	ID string
+	// Class is the class of every finding of this kind (§9.1).
+	Class Class
+	// Primary are the §9.3 primary (sort-key) fields of this kind in preference order: a
+	// finding sorts by the first of them it carries, by bytes ("" when it carries none). A
+	// kind outside the table uses PrimaryFallback.
+	Primary []string
+	// Identity are the fields that, with the ID, identify a blocking condition for the
+	// three-cycle rule (§6 fingerprint lines). Nil: the kind alone.
+	Identity []string
+	// ReportSide is true for kinds about the executor report's own content: without a file field
+	// they are located on executor-report.md, every other kind on spec.md.
+	ReportSide bool
+	// Reserved kinds are never emitted by v1 (§9.1 "reserved").
+	Reserved bool
+	// Help is one sentence on what the finding means and what fixes it (rule help text).
+	Help string
+}
+
+// Kinds is the §9.1 table in table order. The order drives sorting (§9.3) and the lessons
+// "Observed" text (§11).
+var Kinds = []Kind{
+	{ID: KindInvalidFrontmatter, Class: ClassError, Identity: []string{"reason"},
+		Help: "The spec's YAML frontmatter is unterminated or invalid; fix the spec and rerun pre-flight."},
+	{ID: KindDeclaredFileUnavailable, Class: ClassError, Primary: pFile, Identity: []string{"file", "reason"},
+		Help: "A file the spec declares (touches, creates, expected_docs) is missing, not a regular file, or a declared creation does not hold; create the file or revise the spec."},
+	{ID: KindSnapshotSymbolGone, Class: ClassError, Primary: pSymbol, Reserved: true,
+		Help: "A symbol the spec's snapshot names no longer exists (reserved)."},
+	{ID: KindSnapshotUnresolved, Class: ClassError, Primary: pSymbol, Reserved: true,
+		Help: "A symbol the spec's snapshot names could not be resolved (reserved)."},
+	{ID: KindRemovedSymbolNotAcknowledged, Class: ClassError, Primary: pFileSymbol, Reserved: true,
+		Help: "A symbol was removed without the spec acknowledging it (reserved)."},
+	{ID: KindRemovalAcknowledgementUnresolved, Class: ClassError, Primary: pFileSymbol, Reserved: true,
+		Help: "A removal the spec acknowledges could not be resolved (reserved)."},
+	{ID: KindClaimedSymbolMissing, Class: ClassError, Primary: pFileSymbol, Identity: []string{"symbol", "file"}, ReportSide: true,
+		Help: "The report claims a function that the source does not contain; add it or correct the claim."},
+	{ID: KindClaimedSymbolNotAdded, Class: ClassError, Primary: pFileSymbol, Identity: []string{"symbol", "file"}, ReportSide: true,
+		Help: "The report claims to have added a function that already existed at the baseline; correct the claim."},
+	{ID: KindClaimedSignatureMismatch, Class: ClassError, Primary: pFileSymbol, Identity: []string{"symbol", "file"}, ReportSide: true,
+		Help: "The claimed signature differs from the function in the source; report the real signature."},
+	{ID: KindHallucinatedSymbol, Class: ClassError, Primary: pFrom, Identity: []string{"from_symbol", "to_symbol"}, ReportSide: true,
+		Help: "An integration claim names a target that does not exist in the source; correct the claim."},
+	{ID: KindMissingCallEdge, Class: ClassError, Primary: pFrom, Identity: []string{"from_symbol", "to_symbol"}, ReportSide: true,
+		Help: "An integration claim says one function calls another, but no such call was found; add the call or correct the claim."},
+	{ID: KindExecutorClaimUnresolved, Class: ClassError, Primary: pClaim, Identity: []string{"claim_index", "reason"}, ReportSide: true,
+		Help: "A claim could not be checked deterministically (ambiguous, unsupported or unreadable); make the claim precise."},
+	{ID: KindExecutorReportRejected, Class: ClassError, Identity: []string{"reason"}, ReportSide: true,
+		Help: "The executor report is missing, invalid, not complete, or for another task; the audit stops at the report."},
+	{ID: KindReportMissingChangedFile, Class: ClassError, Primary: pFile, Identity: []string{"file"}, ReportSide: true,
+		Help: "A file changed since the baseline is not listed in files_modified; list it, or undo the change."},
+	{ID: KindReportUnexpectedFile, Class: ClassError, Primary: pFile, Identity: []string{"file"}, ReportSide: true,
+		Help: "files_modified lists a file that is unchanged since the baseline; remove it from the report."},
+	{ID: KindVerificationRequirementUnmet, Class: ClassError, Primary: pCmd, Identity: []string{"cmd", "reason"},
+		Help: "A verify command the spec declares has no passing, observed result in the report; run it and report its result."},
+	{ID: KindAcceptanceCriterionUnmet, Class: ClassError, Reserved: true,
+		Help: "An acceptance criterion of the spec is not met (reserved)."},
+	{ID: KindObservedExitCodeNonZero, Class: ClassError, Primary: pCmd, Identity: []string{"cmd"}, ReportSide: true,
+		Help: "A verification reported as pass has a non-zero observed exit code; the command failed."},
+	{ID: KindObservedZeroTests, Class: ClassError, Primary: pCmd, Identity: []string{"cmd"}, ReportSide: true,
+		Help: "A test run reported as pass observed zero tests; make the command run the tests."},
+	{ID: KindVerificationPassContradicted, Class: ClassError, Primary: pCmd, Identity: []string{"cmd"}, ReportSide: true,
+		Help: "A verification reported as pass whose output_excerpt shows its test runner's failure summary (pytest `1 failed`, `FAILED path::test` or a traceback; go `--- FAIL`; jest/vitest `Tests: 1 failed`; cargo `test result: FAILED`). Report result: fail with a defect, or fix the failure and report the passing run's output."},
+	{ID: KindChangedPathUnrepresentable, Class: ClassError, Primary: pFile, Identity: []string{"file"},
+		Help: "A changed path cannot be named in files_modified (not UTF-8, or rewritten by normalisation) and cannot be audited; rename it."},
+	{ID: KindUnexpectedFile, Class: ClassWarning, Primary: pFile, Identity: []string{"file"},
+		Help: "A file changed outside the spec's declared scope; revert it or declare it in the spec."},
+	{ID: KindMissingExpectedFile, Class: ClassWarning, Primary: pFile, Identity: []string{"file"},
+		Help: "A file the spec declares in scope is unchanged since the baseline; change it or revise the spec."},
+	{ID: KindSnapshotCallerDrift, Class: ClassWarning, Primary: pSymbol, Reserved: true,
+		Help: "The callers of a snapshot symbol differ from the spec (reserved)."},
+	{ID: KindSnapshotSignatureDrift, Class: ClassWarning, Primary: pSymbol, Reserved: true,
+		Help: "The signature of a snapshot symbol differs from the spec (reserved)."},
+	{ID: KindPlannedTestNotAdded, Class: ClassWarning, Reserved: true,
+		Help: "A test the spec plans was not added (reserved)."},
+	{ID: KindVacuousTestClaim, Class: ClassWarning, Primary: pCmd, Identity: []string{"cmd"}, ReportSide: true,
+		Help: "A test command reported as pass selects no test in the repository; check the command's test selection."},
+	{ID: KindChangedSetDegraded, Class: ClassWarning, Identity: []string{"reason"},
+		Help: "The changed-file set was computed without the git CLI; install a supported git to get git's own answer."},
+}
+
+// PrimaryFallback are the §9.3 primary fields in preference order for a kind outside Kinds.
+var PrimaryFallback = []string{"file", "cmd", "symbol", "from_symbol", "claim_index"}
+
+var (
+	pFile       = []string{"file"}
+	pFileSymbol = []string{"file", "symbol"}
+	pCmd        = []string{"cmd"}
+	pSymbol     = []string{"symbol"}
+	pFrom       = []string{"from_symbol"}
+	pClaim      = []string{"claim_index"}
+)
+
+var kindIndex = func() map[string]int {
+	m := make(map[string]int, len(Kinds))
+	for i, k := range Kinds {
+		m[k.ID] = i
+	}
+	return m
+}()
+
+// KindOf returns the table row of the kind id and whether id is a §9.1 kind.
+func KindOf(id string) (Kind, bool) {
+	i, ok := kindIndex[id]
+	if !ok {
+		return Kind{}, false
+	}
+	return Kinds[i], true
+}
+
+// KindRank is the position of id in the §9.1 table; an unknown kind sorts after every known
+// one (len(Kinds)).
+func KindRank(id string) int {
+	if i, ok := kindIndex[id]; ok {
+		return i
+	}
+	return len(Kinds)
+}
+
+// KindClass is the class of kind id (§9.1); an unknown kind is an error (fail closed).
+func KindClass(id string) Class {
+	if k, ok := KindOf(id); ok {
+		return k.Class
+	}
+	return ClassError
+}

@@ -1,0 +1,55 @@
+package report
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+)
+
+// unusable returns the parts of the report value that a partial report leaves out (§5.6): for
+// every value.* and schema.* finding, and every consistency.blank and consistency.path_invalid
+// finding, the unit holding its pointer. A unit is one element of a top-level list
+// ("/verifications/2" for "/verifications/2/observed/exit_code"), or the top-level field itself
+// when the finding is on it ("/files_modified" for a files_modified that is not a list). A
+// finding on the root (schema.required for a missing top-level field) leaves nothing out: the
+// field is absent. The other consistency rules (duplicates, status rules) refuse no value.
+func unusable(fs []finding.Finding) map[string]bool {
+	skip := map[string]bool{}
+	for _, f := range fs {
+		switch {
+		case strings.HasPrefix(f.Rule, "value."), strings.HasPrefix(f.Rule, "schema."),
+			f.Rule == RuleBlank, f.Rule == RulePathInvalid:
+		default:
+			continue
+		}
+		if u := unit(f.Pointer); u != "" {
+			skip[u] = true
+		}
+	}
+	return skip
+}
+
+// unit returns the first one or two tokens of pointer: "/a/1/b" -> "/a/1", "/a" -> "/a".
+func unit(pointer string) string {
+	if pointer == "" {
+		return ""
+	}
+	toks := strings.SplitN(strings.TrimPrefix(pointer, "/"), "/", 3)
+	if len(toks) == 1 {
+		return "/" + toks[0]
+	}
+	return "/" + toks[0] + "/" + toks[1]
+}
+
+func sortedKeys(m map[string]bool) []string {
+	if len(m) == 0 {
+		return []string{}
+	}
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

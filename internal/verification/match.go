@@ -1,0 +1,77 @@
+package verification
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// MatchKey is the form in which a declared command and a report row's cmd are compared
+// (spec-and-lifecycle.md §10.5.2 as amended by lifecycle-v2.md §7): trimmed, with every run of
+// spaces and tabs collapsed to one space. Case, quoting, line breaks and every other byte still
+// count; there is no shell equivalence.
+func MatchKey(cmd string) string {
+	return strings.Join(strings.FieldsFunc(strings.TrimSpace(cmd), func(r rune) bool { return r == ' ' || r == '\t' }), " ")
+}
+
+// maxNearMissRunes bounds the commands compared by edit distance, so that the quadratic
+// distance never runs on huge report values.
+const maxNearMissRunes = 512
+
+// nearMiss returns the reported command closest to the declared command c when c has no row
+// (reason missing_result), or "". A row is a candidate when it is recognised as the same test
+// runner as c, or when its edit distance to c (in code points, after MatchKey) is at most a third
+// of the longer command; the smallest distance wins, then the first row. It never satisfies c.
+func nearMiss(c string, rows []Row, keys []string, reason string) string {
+	if reason != ReasonMissingResult || len(rows) == 0 {
+		return ""
+	}
+	cr := []rune(c)
+	if len(cr) > maxNearMissRunes {
+		return ""
+	}
+	runner, cRecognised := Recognize(c)
+	best, bestDist := "", -1
+	for i, r := range rows {
+		k := keys[i]
+		if k == "" || utf8.RuneCountInString(k) > maxNearMissRunes {
+			continue
+		}
+		kr := []rune(k)
+		d := editDistance(cr, kr)
+		limit := max(len(cr), len(kr)) / 3
+		sameRunner := false
+		if cRecognised {
+			if rr, ok := Recognize(r.Cmd); ok && rr == runner {
+				sameRunner = true
+			}
+		}
+		if d > limit && !sameRunner {
+			continue
+		}
+		if bestDist < 0 || d < bestDist {
+			best, bestDist = strings.TrimSpace(r.Cmd), d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b []rune) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
