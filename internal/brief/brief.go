@@ -24,12 +24,12 @@ type Rule struct {
 // Brief is the executor's brief. JSON keys are in this order; the command's --json envelope
 // puts the schema_version and command header before them.
 type Brief struct {
-	Task          string `json:"task"`
-	Title         string `json:"title"`
-	Spec          string `json:"spec"`
-	SpecHash      string `json:"spec_hash"`
-	Mode          string `json:"mode"`
-	Risk          string `json:"risk"`
+	Task     string `json:"task"`
+	Title    string `json:"title"`
+	Spec     string `json:"spec"`
+	SpecHash string `json:"spec_hash"`
+	Mode     string `json:"mode"`
+	Risk     string `json:"risk"`
 	// Goals is the spec's Goals section as written (trimmed), "" when absent.
 	Goals  string      `json:"goals"`
 	Scope  Scope       `json:"scope"`
