@@ -1,6 +1,6 @@
 // Package schemas embeds mastermind's JSON Schemas (executor-report-v1.md Appendix A,
 // spec-and-lifecycle.md state.json) and compiles each once with
-// github.com/santhosh-tekuri/jsonschema/v5 (conventions.md practice 13). The files live beside
+// github.com/santhosh-tekuri/jsonschema/v6 (conventions.md practice 13). The files live beside
 // this package because go:embed cannot reach a parent directory.
 package schemas
 
@@ -8,12 +8,11 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 //go:embed *.schema.json
@@ -80,13 +79,15 @@ func compile(name string) (*jsonschema.Schema, error) {
 	if !ok {
 		return nil, fmt.Errorf("no embedded schema %q (have %s)", name, strings.Join(Names(), ", "))
 	}
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	c.LoadURL = func(s string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("schema %s: remote reference %s refused", name, s)
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("schema %s: %w", name, err)
 	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(refuseLoader(name))
 	url := "mastermind:///schemas/" + name + suffix
-	if err := c.AddResource(url, bytes.NewReader(data)); err != nil {
+	if err := c.AddResource(url, doc); err != nil {
 		return nil, fmt.Errorf("schema %s: %w", name, err)
 	}
 	s, err := c.Compile(url)
@@ -94,4 +95,11 @@ func compile(name string) (*jsonschema.Schema, error) {
 		return nil, fmt.Errorf("schema %s: %w", name, err)
 	}
 	return s, nil
+}
+
+// refuseLoader refuses every remote reference of the schema name.
+type refuseLoader string
+
+func (l refuseLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("schema %s: remote reference %s refused", string(l), url)
 }

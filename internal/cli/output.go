@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/mastermind-controller/mastermind/internal/buildinfo"
@@ -92,4 +93,11 @@ func show(io *IOStreams, format string, v render.View) error {
 		return err
 	}
 	return r.Render(render.Streams{Out: io.Out, Err: io.ErrOut}, v)
+}
+
+// printWarnings writes advisory warnings to stderr, one "mastermind: warning: " line each.
+func printWarnings(io *IOStreams, warnings []string) {
+	for _, w := range warnings {
+		fmt.Fprintln(io.ErrOut, "mastermind: warning: "+w)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/google/renameio/v2"
 )
@@ -29,8 +30,9 @@ func CheckWritable(path string) error {
 }
 
 // WriteFileAtomic replaces path with data atomically (spec-and-lifecycle.md §12.2): a temporary
-// file in the SAME directory is written, fsynced and renamed over path, and the directory is
-// fsynced. An interruption leaves either the old or the new complete file (and at worst a stray
+// file in the SAME directory is written, fsynced and renamed over path (renameio), and then the
+// directory is fsynced, so the rename itself survives a crash (renameio does not sync the
+// directory). An error from that last sync is returned although path already holds data. An interruption leaves either the old or the new complete file (and at worst a stray
 // temporary ".<name><digits>" file beside it, never elsewhere). A new file gets perm (less the
 // umask); a replaced file keeps its permissions. An existing symlink or non-regular file at path
 // is refused (CheckWritable).
@@ -38,16 +40,22 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	if err := CheckWritable(path); err != nil {
 		return err
 	}
-	return renameio.WriteFile(path, data, perm, renameio.WithTempDir(filepath.Dir(path)))
+	dir := filepath.Dir(path)
+	if err := renameio.WriteFile(path, data, perm, renameio.WithTempDir(dir)); err != nil {
+		return err
+	}
+	return syncDir(dir)
 }
 
 // WriteFileAtomicMode is WriteFileAtomic with the file's mode set to exactly perm, whether the
-// file is new or replaced (for example 0755 for a git hook).
+// file is new or replaced (for example 0755 for a git hook). The directory is fsynced after the
+// rename, as in WriteFileAtomic.
 func WriteFileAtomicMode(path string, data []byte, perm fs.FileMode) error {
 	if err := CheckWritable(path); err != nil {
 		return err
 	}
-	pf, err := renameio.NewPendingFile(path, renameio.WithTempDir(filepath.Dir(path)), renameio.WithStaticPermissions(perm))
+	dir := filepath.Dir(path)
+	pf, err := renameio.NewPendingFile(path, renameio.WithTempDir(dir), renameio.WithStaticPermissions(perm))
 	if err != nil {
 		return err
 	}
@@ -55,5 +63,27 @@ func WriteFileAtomicMode(path string, data []byte, perm fs.FileMode) error {
 	if _, err := pf.Write(data); err != nil {
 		return err
 	}
-	return pf.CloseAtomicallyReplace()
+	if err := pf.CloseAtomicallyReplace(); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// syncDir fsyncs the directory dir: a rename is durable only once its directory is synced
+// (rename(2), fsync(2)). A file system that cannot sync a directory (EINVAL, or an unsupported
+// operation) is not an error, since nothing more can be done there. It is a variable so fault
+// tests can make it fail.
+var syncDir = func(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, errors.ErrUnsupported) {
+		return nil
+	}
+	return err
 }

@@ -110,3 +110,34 @@ func TestFullDiskWriteFault(t *testing.T) {
 		t.Fatalf("a temporary file was left: %v", entries)
 	}
 }
+
+// TestWriteDirSyncFault: the directory is synced after the rename, and a failing sync is
+// reported although the file already holds the new bytes.
+func TestWriteDirSyncFault(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	var synced []string
+	orig := syncDir
+	t.Cleanup(func() { syncDir = orig })
+	syncDir = func(d string) error { synced = append(synced, d); return orig(d) }
+	if err := WriteFileAtomic(path, []byte("one"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFileAtomicMode(path, []byte("two"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if len(synced) != 2 || synced[0] != dir || synced[1] != dir {
+		t.Fatalf("synced directories = %q, want %q twice", synced, dir)
+	}
+	eio := errors.New("injected EIO")
+	syncDir = func(string) error { return eio }
+	if err := WriteFileAtomic(path, []byte("three"), 0o644); !errors.Is(err, eio) {
+		t.Fatalf("WriteFileAtomic with a failing directory sync = %v, want the sync error", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "three" {
+		t.Fatalf("file = %q after the failed sync, want the new bytes", got)
+	}
+	if err := orig(filepath.Join(dir, "missing")); err == nil {
+		t.Fatal("syncing a missing directory succeeded")
+	}
+}

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -93,15 +92,21 @@ func TestDecide(t *testing.T) {
 			if in.IsSubagent() {
 				schema = "subagent-stop.command.output.schema.json"
 			}
-			var v any
-			if err := json.Unmarshal(out, &v); err != nil {
-				t.Fatalf("not JSON: %s", out)
-			}
-			if err := codexSchema(t, schema).Validate(v); err != nil {
+			if err := codexSchema(t, schema).Validate(jsonValue(t, out)); err != nil {
 				t.Errorf("decision does not match %s: %v\n%s", schema, err, out)
 			}
 			golden(t, filepath.Join("decisions", tt.name+".json"), out)
 		})
+	}
+}
+
+// The published schema is live: a block without a reason, or an unknown key, fails it.
+func TestCodexOutputSchemaIsLive(t *testing.T) {
+	s := codexSchema(t, "stop.command.output.schema.json")
+	for _, bad := range []string{`{"decision":"block"}`, `{"decision":"block","reason":"  "}`, `{"decision":"approve","reason":"x"}`, `{"ok":true}`} {
+		if s.Validate(jsonValue(t, []byte(bad))) == nil {
+			t.Errorf("%s passed the schema", bad)
+		}
 	}
 }
 

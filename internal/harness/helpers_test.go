@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -47,22 +47,43 @@ func readFixture(t *testing.T, name string) []byte {
 // codexSchema compiles one of Codex's published hook schemas (testdata/codex-schema).
 func codexSchema(t *testing.T, name string) *jsonschema.Schema {
 	t.Helper()
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft7
-	path := filepath.Join("testdata", "codex-schema", name)
+	return compileSchema(t, filepath.Join("testdata", "codex-schema", name))
+}
+
+// compileSchema compiles the JSON Schema file at path (its $schema names the draft; draft-07
+// when it names none).
+func compileSchema(t *testing.T, path string) *jsonschema.Schema {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := c.AddResource("file:///"+name, f); err != nil {
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := c.Compile("file:///" + name)
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft7)
+	url := "file:///" + filepath.Base(path)
+	if err := c.AddResource(url, doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile(url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// jsonValue decodes JSON the way the validator wants it (numbers as json.Number).
+func jsonValue(t *testing.T, data []byte) any {
+	t.Helper()
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, data)
+	}
+	return v
 }
 
 func writeFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o644) }

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -42,11 +41,7 @@ func TestCodexFixturesMatchPublishedSchemas(t *testing.T) {
 		"fixtures/codex-stop.json":          "stop.command.input.schema.json",
 		"fixtures/codex-subagent-stop.json": "subagent-stop.command.input.schema.json",
 	} {
-		var v any
-		if err := json.Unmarshal(readFixture(t, fixture), &v); err != nil {
-			t.Fatal(err)
-		}
-		if err := codexSchema(t, schema).Validate(v); err != nil {
+		if err := codexSchema(t, schema).Validate(jsonValue(t, readFixture(t, fixture))); err != nil {
 			t.Errorf("%s does not match %s: %v", fixture, schema, err)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/jsonstrict"
 )
 
 // StateSchemaVersion is the state.json schema_version this package reads and writes (§5.1).
@@ -228,8 +229,11 @@ func ParseState(data []byte) (*State, error) {
 			return nil, fmt.Errorf("required field %s is missing", k)
 		}
 	}
-	if err := checkDuplicateKeys(data); err != nil {
-		return nil, err
+	var dup *jsonstrict.DuplicateKeyError
+	if _, err := jsonstrict.Decode(data, jsonstrict.Options{}); errors.As(err, &dup) {
+		return nil, fmt.Errorf("duplicate field %s (byte offset %d; first at byte offset %d)", dup.Name, dup.Offset, dup.FirstOffset)
+	} else if err != nil {
+		return nil, fmt.Errorf("not a JSON object: %v", err)
 	}
 	for k, v := range raw {
 		if bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
@@ -255,52 +259,6 @@ func ParseState(data []byte) (*State, error) {
 		return nil, errors.New(r)
 	}
 	return &s, nil
-}
-
-// checkDuplicateKeys refuses a top-level or nested object with a repeated key.
-func checkDuplicateKeys(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var walk func() error
-	walk = func() error {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		d, ok := tok.(json.Delim)
-		if !ok {
-			return nil
-		}
-		switch d {
-		case '{':
-			seen := map[string]bool{}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return err
-				}
-				k, _ := kt.(string)
-				if seen[k] {
-					return fmt.Errorf("duplicate field %s", k)
-				}
-				seen[k] = true
-				if err := walk(); err != nil {
-					return err
-				}
-			}
-			_, err = dec.Token()
-			return err
-		case '[':
-			for dec.More() {
-				if err := walk(); err != nil {
-					return err
-				}
-			}
-			_, err = dec.Token()
-			return err
-		}
-		return nil
-	}
-	return walk()
 }
 
 // MarshalState renders s as state.json: 2-space indentation, keys in table order, no HTML

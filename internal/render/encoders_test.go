@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mastermind-controller/mastermind/internal/finding"
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -113,13 +113,17 @@ func TestWriteSARIFGoldens(t *testing.T) {
 func TestSARIFGoldensValidateAgainstPublishedSchema(t *testing.T) {
 	schemas := map[string]*jsonschema.Schema{}
 	for _, f := range []string{"sarif-schema-2.1.0.json", "sarif-schema-2.1.0-errata01-draft04.json"} {
-		c := jsonschema.NewCompiler()
 		data, err := os.ReadFile(filepath.Join("testdata", "sarif-schema", f))
 		if err != nil {
 			t.Fatal(err)
 		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := jsonschema.NewCompiler()
 		url := "file:///" + f
-		if err := c.AddResource(url, bytes.NewReader(data)); err != nil {
+		if err := c.AddResource(url, doc); err != nil {
 			t.Fatal(err)
 		}
 		s, err := c.Compile(url)
@@ -133,21 +137,26 @@ func TestSARIFGoldensValidateAgainstPublishedSchema(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var v any
-		if err := json.Unmarshal(data, &v); err != nil {
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		for sn, s := range schemas {
 			if err := s.Validate(v); err != nil {
-				t.Errorf("%s does not validate against %s: %#v", name, sn, err)
+				t.Errorf("%s does not validate against %s: %v", name, sn, err)
 			}
 		}
 	}
-	// The validator is live: a log missing runs[0].tool must fail.
-	bad := map[string]any{"version": "2.1.0", "runs": []any{map[string]any{"results": []any{}}}}
-	for sn, s := range schemas {
-		if s.Validate(bad) == nil {
-			t.Errorf("%s accepted a run without a tool", sn)
+	// The validator is live: a log missing runs[0].tool, or with a bad level, must fail.
+	for _, bad := range []string{
+		`{"version":"2.1.0","runs":[{"results":[]}]}`,
+		`{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"m"}},"results":[{"message":{"text":"x"},"level":"fatal"}]}]}`,
+	} {
+		v, _ := jsonschema.UnmarshalJSON(strings.NewReader(bad))
+		for sn, s := range schemas {
+			if s.Validate(v) == nil {
+				t.Errorf("%s accepted %s", sn, bad)
+			}
 		}
 	}
 }

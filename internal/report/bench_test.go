@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+	"time"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
 )
 
 // bigReport builds a valid sentinel-form report of just under 1 MiB and returns it with its YAML
@@ -49,11 +52,58 @@ func BenchmarkValidate1MiB(b *testing.B) {
 	file, _ := bigReport(b)
 	b.SetBytes(int64(len(file)))
 	b.ResetTimer()
+	start := cpuTime()
 	for i := 0; i < b.N; i++ {
 		if res := Validate(file, "r.md"); res.Report == nil {
 			b.Fatal("invalid")
 		}
 	}
+	reportCPU(b, start)
+}
+
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkSchemaFull1MiB is the schema stage alone on the decoded value of the same report with
+// the full jsonschema/v6 validator, and BenchmarkSchemaFast1MiB with fastValid (schema_fast.go),
+// which the schema stage tries first. Together with BenchmarkValidate1MiB they show what the
+// validation would cost without the fast check.
+func BenchmarkSchemaFull1MiB(b *testing.B) {
+	sd, v := schemaBench(b)
+	b.ResetTimer()
+	start := cpuTime()
+	for i := 0; i < b.N; i++ {
+		if err := sd.compiled.Validate(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, start)
+}
+
+func BenchmarkSchemaFast1MiB(b *testing.B) {
+	sd, v := schemaBench(b)
+	b.ResetTimer()
+	start := cpuTime()
+	for i := 0; i < b.N; i++ {
+		if !sd.fastValid(v, sd.root, 0) {
+			b.Fatal("fast check refused the benchmark report")
+		}
+	}
+	reportCPU(b, start)
+}
+
+func schemaBench(b *testing.B) (*schemaDoc, any) {
+	_, y := bigReport(b)
+	doc, issues := yamlstrict.Decode(y)
+	if doc == nil || len(issues) > 0 {
+		b.Fatalf("decode: %v", issues)
+	}
+	sd, err := loadSchema()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return sd, doc.Value
 }
 
 // BenchmarkYAMLBare1MiB decodes the same YAML bytes into a yaml.Node with yaml.v3 alone.
@@ -61,10 +111,12 @@ func BenchmarkYAMLBare1MiB(b *testing.B) {
 	file, y := bigReport(b)
 	b.SetBytes(int64(len(file)))
 	b.ResetTimer()
+	start := cpuTime()
 	for i := 0; i < b.N; i++ {
 		var n yaml.Node
 		if err := yaml.NewDecoder(bytes.NewReader(y)).Decode(&n); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, start)
 }

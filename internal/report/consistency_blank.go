@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mastermind-controller/mastermind/internal/jsonptr"
 	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
 )
 
@@ -40,7 +41,7 @@ func (c *checker) checkBlank(doc *yamlstrict.Doc, root map[string]any) []pending
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			ptrs = append(ptrs, yamlstrict.PointerJoin("/claims/"+strconv.Itoa(i), k))
+			ptrs = append(ptrs, jsonptr.Append("/claims/"+strconv.Itoa(i), k))
 		}
 	}
 	var out []pending

@@ -121,7 +121,7 @@ func FuzzExtract(f *testing.F) {
 }
 
 // checkFastAgrees decodes data as bare YAML and checks that the fast schema check never accepts a
-// value the full jsonschema/v5 validator rejects.
+// value the full jsonschema/v6 validator rejects.
 func checkFastAgrees(t *testing.T, data []byte) {
 	doc, _ := yamlstrict.Decode(data)
 	if doc == nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -374,21 +375,11 @@ func allLegacyKeys(keys []string) bool {
 }
 
 func hasRule(issues []yamlstrict.Issue, rule string) bool {
-	for _, is := range issues {
-		if is.Rule == rule {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(issues, func(is yamlstrict.Issue) bool { return is.Rule == rule })
 }
 
 func hasDecodeIssue(issues []yamlstrict.Issue) bool {
-	for _, is := range issues {
-		if isDecodeRule(is.Rule) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(issues, func(is yamlstrict.Issue) bool { return isDecodeRule(is.Rule) })
 }
 
 // firstDocHasVersion reports whether the first of several documents is a mapping with the key

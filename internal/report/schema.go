@@ -1,8 +1,6 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -12,10 +10,14 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/mastermind-controller/mastermind/internal/jsonptr"
+	"github.com/mastermind-controller/mastermind/internal/jsonstrict"
+	"github.com/mastermind-controller/mastermind/internal/schemaerr"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
 	"github.com/mastermind-controller/mastermind/schemas"
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
 
 // SchemaName is the embedded schema the report is validated against (§3, Appendix A).
@@ -49,106 +51,57 @@ var loadSchema = sync.OnceValues(func() (*schemaDoc, error) {
 	if err != nil {
 		return nil, err
 	}
+	tree, err := jsonstrict.Decode(raw, jsonstrict.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("embedded schema %s: %w", SchemaName, err)
+	}
 	sd := &schemaDoc{compiled: compiled, order: map[string][]string{}}
-	if err := json.Unmarshal(raw, &sd.root); err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := sd.readOrder(dec, ""); err != nil {
-		return nil, err
-	}
+	sd.root, _ = sd.load(tree, "").(map[string]any)
 	return sd, nil
 })
 
-// readOrder records the key order of every object in the schema, by JSON pointer.
-func (sd *schemaDoc) readOrder(dec *json.Decoder, ptr string) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	d, ok := tok.(json.Delim)
-	if !ok {
-		return nil
-	}
-	switch d {
-	case '{':
-		var keys []string
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
-				return err
-			}
-			k, _ := kt.(string)
-			keys = append(keys, k)
-			if err := sd.readOrder(dec, yamlstrict.PointerJoin(ptr, k)); err != nil {
-				return err
-			}
+// load converts the schema tree at ptr to encoding/json's generic form (numbers as float64) and
+// records the key order of every object, by JSON pointer.
+func (sd *schemaDoc) load(v *jsonstrict.Value, ptr string) any {
+	switch v.Kind {
+	case jsonstrict.KindObject:
+		m := make(map[string]any, len(v.Members))
+		keys := make([]string, 0, len(v.Members))
+		for _, mem := range v.Members {
+			keys = append(keys, mem.Name)
+			m[mem.Name] = sd.load(mem.Value, jsonptr.Append(ptr, mem.Name))
 		}
 		sd.order[ptr] = keys
-	case '[':
-		for i := 0; dec.More(); i++ {
-			if err := sd.readOrder(dec, ptr+"/"+strconv.Itoa(i)); err != nil {
-				return err
-			}
+		return m
+	case jsonstrict.KindArray:
+		l := make([]any, len(v.Items))
+		for i, it := range v.Items {
+			l[i] = sd.load(it, jsonptr.AppendIndex(ptr, i))
 		}
+		return l
+	case jsonstrict.KindNumber:
+		f, _ := strconv.ParseFloat(v.Number, 64)
+		return f
+	case jsonstrict.KindString:
+		return v.String
+	case jsonstrict.KindBool:
+		return v.Bool
 	}
-	_, err = dec.Token() // closing delimiter
-	return err
+	return nil
 }
 
-// splitPointer splits an RFC 6901 pointer into unescaped tokens.
-func splitPointer(p string) []string {
-	if p == "" {
-		return nil
+// refPointer converts a local reference's URI fragment ("#/$defs/a%20b" without the "#") to
+// a plain RFC 6901 pointer (RFC 6901 §6: the fragment form is percent-encoded).
+func refPointer(frag string) string {
+	if u, err := url.PathUnescape(frag); err == nil {
+		return u
 	}
-	toks := strings.Split(strings.TrimPrefix(p, "/"), "/")
-	for i, t := range toks {
-		toks[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
-	}
-	return toks
-}
-
-// fromValidatorPointer converts jsonschema/v5's instance and keyword locations (each token
-// URL-path-escaped after ~0/~1 escaping) to a plain RFC 6901 pointer.
-func fromValidatorPointer(p string) string {
-	if p == "" {
-		return ""
-	}
-	toks := strings.Split(strings.TrimPrefix(p, "/"), "/")
-	for i, t := range toks {
-		if u, err := url.PathUnescape(t); err == nil {
-			toks[i] = u
-		}
-	}
-	return "/" + strings.Join(toks, "/")
-}
-
-// fragment returns the JSON pointer after '#' in an absolute keyword location.
-func fragment(abs string) string {
-	if i := strings.IndexByte(abs, '#'); i >= 0 {
-		return fromValidatorPointer(abs[i+1:])
-	}
-	return ""
-}
-
-func parentPointer(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		return p[:i]
-	}
-	return ""
-}
-
-func lastToken(p string) string {
-	toks := splitPointer(p)
-	if len(toks) == 0 {
-		return ""
-	}
-	return toks[len(toks)-1]
+	return frag
 }
 
 // at returns the value at pointer p inside v (maps and lists), or nil.
 func at(v any, p string) (any, bool) {
-	for _, t := range splitPointer(p) {
+	for _, t := range jsonptr.Split(p) {
 		switch x := v.(type) {
 		case map[string]any:
 			var ok bool
@@ -182,7 +135,7 @@ func (sd *schemaDoc) resolve(m map[string]any, p string) (map[string]any, string
 		if !ok || !strings.HasPrefix(ref, "#") {
 			break
 		}
-		p = fromValidatorPointer(ref[1:])
+		p = refPointer(ref[1:])
 		v, _ := at(sd.root, p)
 		m, _ = v.(map[string]any)
 	}
@@ -210,7 +163,7 @@ func (sd *schemaDoc) variants(p string) []string {
 func (sd *schemaDoc) schemaFor(inst any, ip string) (map[string]any, string) {
 	s, sp := sd.get("")
 	cur := ""
-	for _, t := range splitPointer(ip) {
+	for _, t := range jsonptr.Split(ip) {
 		if s == nil {
 			return nil, ""
 		}
@@ -222,15 +175,15 @@ func (sd *schemaDoc) schemaFor(inst any, ip string) (map[string]any, string) {
 		}
 		if props, ok := s["properties"].(map[string]any); ok {
 			if _, ok := props[t]; ok {
-				s, sp = sd.get(yamlstrict.PointerJoin(sp+"/properties", t))
-				cur = yamlstrict.PointerJoin(cur, t)
+				s, sp = sd.get(jsonptr.Append(sp+"/properties", t))
+				cur = jsonptr.Append(cur, t)
 				continue
 			}
 		}
 		if _, ok := s["items"]; ok {
 			if _, err := strconv.Atoi(t); err == nil {
 				s, sp = sd.get(sp + "/items")
-				cur = cur + "/" + t
+				cur = jsonptr.Append(cur, t)
 				continue
 			}
 		}
@@ -283,7 +236,7 @@ func (c *checker) checkSchema(doc *yamlstrict.Doc) {
 }
 
 func (c *checker) collect(sd *schemaDoc, doc *yamlstrict.Doc, ve *jsonschema.ValidationError) {
-	if lastToken(fromValidatorPointer(ve.KeywordLocation)) == "oneOf" {
+	if _, ok := ve.ErrorKind.(*kind.OneOf); ok {
 		c.oneOf(sd, doc, ve)
 		return
 	}
@@ -298,8 +251,8 @@ func (c *checker) collect(sd *schemaDoc, doc *yamlstrict.Doc, ve *jsonschema.Val
 
 // oneOf maps a failed claim oneOf by its kind (§3.5).
 func (c *checker) oneOf(sd *schemaDoc, doc *yamlstrict.Doc, ve *jsonschema.ValidationError) {
-	ip := fromValidatorPointer(ve.InstanceLocation)
-	sp := parentPointer(fragment(ve.AbsoluteKeywordLocation))
+	loc := schemaerr.Locate(ve)
+	ip, sp := loc.Instance, loc.Schema
 	inst, _ := at(doc.Value, ip)
 	m, ok := inst.(map[string]any)
 	if !ok {
@@ -325,14 +278,15 @@ func (c *checker) oneOf(sd *schemaDoc, doc *yamlstrict.Doc, ve *jsonschema.Valid
 		}
 	}
 	if idx < 0 {
-		kp := yamlstrict.PointerJoin(ip, "kind")
+		kp := jsonptr.Append(ip, "kind")
 		c.addAt(doc, RuleEnum, kp, kp, fmt.Sprintf("%s must be one of %s; got %s%s",
 			yamlstrict.FieldName(kp), strings.Join(kinds, ", "), c.render(doc, kp, kv), lowercaseHint(kv, kinds)))
 		return
 	}
-	prefix := ve.KeywordLocation + "/" + strconv.Itoa(idx)
+	// The causes of a failed oneOf are the failures of its branches, each located at its branch.
+	branch := jsonptr.AppendIndex(jsonptr.Append(sp, "oneOf"), idx)
 	for _, cause := range ve.Causes {
-		if cause.KeywordLocation == prefix || strings.HasPrefix(cause.KeywordLocation, prefix+"/") {
+		if cs := schemaerr.Locate(cause).Schema; cs == branch || strings.HasPrefix(cs, branch+"/") {
 			c.collect(sd, doc, cause)
 		}
 	}
@@ -340,14 +294,13 @@ func (c *checker) oneOf(sd *schemaDoc, doc *yamlstrict.Doc, ve *jsonschema.Valid
 
 // leaf maps one leaf validator error to findings.
 func (c *checker) leaf(sd *schemaDoc, doc *yamlstrict.Doc, ve *jsonschema.ValidationError) {
-	ip := fromValidatorPointer(ve.InstanceLocation)
-	kp := fragment(ve.AbsoluteKeywordLocation)
-	kw := lastToken(kp)
-	s, _ := sd.get(parentPointer(kp))
+	loc := schemaerr.Locate(ve)
+	ip := loc.Instance
+	s, _ := sd.get(loc.Schema)
 	inst, _ := at(doc.Value, ip)
 	field := yamlstrict.FieldName(ip)
-	switch kw {
-	case "required":
+	switch ve.ErrorKind.(type) {
+	case *kind.Required:
 		m, _ := inst.(map[string]any)
 		req, _ := s["required"].([]any)
 		for _, r := range req {
@@ -356,9 +309,9 @@ func (c *checker) leaf(sd *schemaDoc, doc *yamlstrict.Doc, ve *jsonschema.Valida
 				c.addAt(doc, RuleRequired, ip, ip, fmt.Sprintf("%s is missing required field %s", c.parentName(doc, ip), name))
 			}
 		}
-	case "additionalProperties":
+	case *kind.AdditionalProperties:
 		props, _ := s["properties"].(map[string]any)
-		allowed := sd.order[parentPointer(kp)+"/properties"]
+		allowed := sd.order[jsonptr.Append(loc.Schema, "properties")]
 		var keys []string
 		if n := doc.Nodes[ip]; n != nil {
 			keys = n.Keys
@@ -372,14 +325,14 @@ func (c *checker) leaf(sd *schemaDoc, doc *yamlstrict.Doc, ve *jsonschema.Valida
 			if _, ok := props[k]; ok {
 				continue
 			}
-			cp := yamlstrict.PointerJoin(ip, k)
+			cp := jsonptr.Append(ip, k)
 			line, col := c.keyPos(doc, cp)
 			c.add(RuleUnknownField, line, col, cp, fmt.Sprintf("unknown field %s in %s; allowed fields: %s",
 				textsafe.Escape(k), c.parentName(doc, ip), strings.Join(allowed, ", ")))
 		}
-	case "type":
+	case *kind.Type:
 		c.typeFinding(doc, ip, s)
-	case "enum":
+	case *kind.Enum:
 		vals, _ := s["enum"].([]any)
 		var names []string
 		for _, v := range vals {
@@ -387,15 +340,15 @@ func (c *checker) leaf(sd *schemaDoc, doc *yamlstrict.Doc, ve *jsonschema.Valida
 		}
 		c.addAt(doc, RuleEnum, ip, ip, fmt.Sprintf("%s must be one of %s; got %s%s", field, strings.Join(names, ", "),
 			c.render(doc, ip, inst), lowercaseHint(inst, names)))
-	case "const":
+	case *kind.Const:
 		c.addAt(doc, RuleEnum, ip, ip, fmt.Sprintf("%s must be %v; got %s", field, s["const"], c.render(doc, ip, inst)))
-	case "minLength":
+	case *kind.MinLength:
 		c.addAt(doc, RuleMinLength, ip, ip, field+" must not be empty")
-	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
+	case *kind.Minimum, *kind.Maximum, *kind.ExclusiveMinimum, *kind.ExclusiveMaximum:
 		c.addAt(doc, RuleRange, ip, ip, fmt.Sprintf("%s must be between %s and %s; got %s", field,
 			number(s["minimum"]), number(s["maximum"]), c.render(doc, ip, inst)))
 	default:
-		c.addAt(doc, RuleOther, ip, ip, textsafe.Escape(ve.Message))
+		c.addAt(doc, RuleOther, ip, ip, textsafe.Escape(schemaerr.Message(ve.ErrorKind)))
 	}
 }
 
@@ -426,7 +379,7 @@ func lowercaseHint(v any, names []string) string {
 // "claims[1] (integration)".
 func (c *checker) parentName(doc *yamlstrict.Doc, ip string) string {
 	name := yamlstrict.FieldName(ip)
-	toks := splitPointer(ip)
+	toks := jsonptr.Split(ip)
 	if len(toks) == 2 && toks[0] == "claims" {
 		if v, ok := at(doc.Value, ip); ok {
 			if m, ok := v.(map[string]any); ok {
@@ -598,7 +551,7 @@ func (c *checker) nodePos(doc *yamlstrict.Doc, p string) (int, int) {
 		if p == "" {
 			return 0, 0
 		}
-		p = parentPointer(p)
+		p = jsonptr.Parent(p)
 	}
 }
 

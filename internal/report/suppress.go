@@ -3,6 +3,7 @@ package report
 import (
 	"strings"
 
+	"github.com/mastermind-controller/mastermind/internal/jsonptr"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
 )
@@ -30,7 +31,7 @@ func (c *checker) suppressByValues() {
 			vals[f.Pointer] = true
 		}
 		if f.Rule == yamlstrict.RuleDepth {
-			for a := f.Pointer; ; a = parentPointer(a) {
+			for a := f.Pointer; ; a = jsonptr.Parent(a) {
 				aboveDepth[a] = true
 				if a == "" {
 					break
@@ -63,7 +64,7 @@ func atOrBelowAny(p string, set map[string]bool) bool {
 		if p == "" {
 			return false
 		}
-		p = parentPointer(p)
+		p = jsonptr.Parent(p)
 	}
 }
 

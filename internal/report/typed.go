@@ -3,8 +3,8 @@ package report
 import (
 	"strconv"
 
+	"github.com/mastermind-controller/mastermind/internal/jsonptr"
 	"github.com/mastermind-controller/mastermind/internal/repopath"
-	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
 )
 
 // buildReport converts the located value into the typed Report (§7). skip holds the pointers of
@@ -95,7 +95,7 @@ func optInt(m map[string]any, k string) *int64 {
 func pruned(root map[string]any, skip map[string]bool) map[string]any {
 	out := make(map[string]any, len(root))
 	for k, v := range root {
-		ptr := yamlstrict.PointerJoin("", k)
+		ptr := jsonptr.Append("", k)
 		if skip[ptr] {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/jsonptr"
 	"github.com/mastermind-controller/mastermind/internal/markdown"
 	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
 )
@@ -153,8 +154,7 @@ func (w *fmWalker) value(ptr string) any {
 	if ptr == "" {
 		return v
 	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+	for _, tok := range jsonptr.Split(ptr) {
 		switch c := v.(type) {
 		case map[string]any:
 			v = c[tok]
@@ -292,7 +292,7 @@ func (w *fmWalker) enum(ptr string, allowed []string) (string, bool) {
 
 // unknownField records a key outside a nested mapping's allowed set.
 func (w *fmWalker) unknownField(parent, key string, allowed []string) {
-	ptr := yamlstrict.PointerJoin(parent, key)
+	ptr := jsonptr.Append(parent, key)
 	w.failAt(ptr, w.node(ptr).KeyPos, fmt.Sprintf("unknown field %s in %s; allowed fields: %s",
 		key, yamlstrict.FieldName(parent), strings.Join(allowed, ", ")))
 }
@@ -311,7 +311,7 @@ func (w *fmWalker) root() {
 	fm := &w.p.spec.Frontmatter
 	w.p.modeKnown = true
 	for _, k := range keys {
-		ptr := yamlstrict.PointerJoin("", k)
+		ptr := jsonptr.Append("", k)
 		switch k {
 		case "id":
 			fm.ID, _ = w.str(ptr)
@@ -382,7 +382,7 @@ func (w *fmWalker) pathList(ptr, list string) []string {
 	}
 	var out []string
 	for i := range items {
-		ip := yamlstrict.PointerJoin(ptr, fmt.Sprint(i))
+		ip := jsonptr.Append(ptr, fmt.Sprint(i))
 		if s, ok := w.str(ip); ok {
 			out = append(out, s)
 			w.addDecl(list, ip, s)
@@ -405,14 +405,14 @@ func (w *fmWalker) touches(ptr string) {
 	}
 	fm := &w.p.spec.Frontmatter
 	for i := range items {
-		ip := yamlstrict.PointerJoin(ptr, fmt.Sprint(i))
+		ip := jsonptr.Append(ptr, fmt.Sprint(i))
 		m, keys, ok := w.mapping(ip, "a mapping with a file field")
 		if !ok {
 			continue
 		}
 		var t Touch
 		for _, k := range keys {
-			kp := yamlstrict.PointerJoin(ip, k)
+			kp := jsonptr.Append(ip, k)
 			switch k {
 			case "file":
 				if s, ok := w.str(kp); ok {
@@ -443,7 +443,7 @@ func (w *fmWalker) symbols(ptr string) []Symbol {
 	}
 	var out []Symbol
 	for i, it := range items {
-		ip := yamlstrict.PointerJoin(ptr, fmt.Sprint(i))
+		ip := jsonptr.Append(ptr, fmt.Sprint(i))
 		if s, ok := it.(string); ok {
 			out = append(out, Symbol{Name: s})
 			continue
@@ -454,7 +454,7 @@ func (w *fmWalker) symbols(ptr string) []Symbol {
 		}
 		var sym Symbol
 		for _, k := range keys {
-			kp := yamlstrict.PointerJoin(ip, k)
+			kp := jsonptr.Append(ip, k)
 			switch k {
 			case "name":
 				sym.Name, _ = w.str(kp)
@@ -507,7 +507,7 @@ func (w *fmWalker) verify(ptr string) {
 	}
 	fm := &w.p.spec.Frontmatter
 	for i, it := range items {
-		ip := yamlstrict.PointerJoin(ptr, fmt.Sprint(i))
+		ip := jsonptr.Append(ptr, fmt.Sprint(i))
 		if s, ok := it.(string); ok {
 			fm.Verify = append(fm.Verify, VerifyItem{Label: s})
 			w.p.spec.VerifyLabels = append(w.p.spec.VerifyLabels, s)
@@ -526,7 +526,7 @@ func (w *fmWalker) verify(ptr string) {
 			w.missingField(ip, "cmd")
 			continue
 		}
-		cp := yamlstrict.PointerJoin(ip, "cmd")
+		cp := jsonptr.Append(ip, "cmd")
 		cmd, ok := w.str(cp)
 		if !ok {
 			continue
@@ -545,7 +545,7 @@ func (w *fmWalker) breakingChanges(ptr string) {
 	}
 	bc := &BreakingChanges{}
 	for _, k := range keys {
-		kp := yamlstrict.PointerJoin(ptr, k)
+		kp := jsonptr.Append(ptr, k)
 		if k != "removed_symbols" {
 			w.unknownField(ptr, k, []string{"removed_symbols"})
 			continue
@@ -555,7 +555,7 @@ func (w *fmWalker) breakingChanges(ptr string) {
 			continue
 		}
 		for i, it := range items {
-			ip := yamlstrict.PointerJoin(kp, fmt.Sprint(i))
+			ip := jsonptr.Append(kp, fmt.Sprint(i))
 			if s, ok := it.(string); ok {
 				bc.RemovedSymbols = append(bc.RemovedSymbols, RemovedSymbol{Name: s})
 				continue
@@ -566,7 +566,7 @@ func (w *fmWalker) breakingChanges(ptr string) {
 			}
 			var rs RemovedSymbol
 			for _, ik := range ikeys {
-				ikp := yamlstrict.PointerJoin(ip, ik)
+				ikp := jsonptr.Append(ip, ik)
 				switch ik {
 				case "name":
 					rs.Name, _ = w.str(ikp)

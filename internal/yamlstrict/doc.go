@@ -18,6 +18,7 @@
 // Files: decode.go and yaml.go (YAML document rules and the walk), syntax.go
 // (YAML 1.2 checks yaml.v3 skips), resolve.go (§2.3 core-schema resolution),
 // json.go and jsondecode.go (the JSON decoder), source.go (position to byte
-// offset mapping), pointer.go (JSON pointers and field names), messages.go
+// offset mapping), pointer.go (field names from JSON pointers; the pointers
+// themselves are built with internal/jsonptr), messages.go
 // (§5.2 message templates).
 package yamlstrict

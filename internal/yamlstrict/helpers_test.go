@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mastermind-controller/mastermind/internal/jsonptr"
 )
 
 // want is the compact form of an expected Issue: "rule pointer line:col".
@@ -109,14 +110,14 @@ func checkNodes(t *testing.T, doc *Doc) {
 				if _, ok := x[k]; !ok {
 					t.Errorf("node %q lists key %q not in the value", ptr, k)
 				}
-				visit(PointerJoin(ptr, k), x[k])
+				visit(jsonptr.Append(ptr, k), x[k])
 			}
 		case []any:
 			if n.Kind != KindList || n.Len != len(x) {
 				t.Errorf("node %q = %+v for a list of %d items", ptr, n, len(x))
 			}
 			for i, item := range x {
-				visit(pointerIndex(ptr, i), item)
+				visit(jsonptr.AppendIndex(ptr, i), item)
 			}
 		case string:
 			if n.Kind != KindString {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/mastermind-controller/mastermind/internal/jsonptr"
 )
 
 // maxJSONNesting bounds the recursion of the JSON scanner, like yaml.v3's
@@ -236,7 +238,7 @@ func (d *jsonDecoder) object(ptr string, depth int, node *Node, nesting int, bui
 		if !build {
 			d.value("", depth+1, Pos{}, nesting, false)
 		} else {
-			childPtr := PointerJoin(ptr, key)
+			childPtr := jsonptr.Append(ptr, key)
 			if line, dup := firstLine[key]; dup {
 				d.add(RuleDuplicateKey, childPtr, kp, msgDuplicateKey(key, line, kp.Line))
 				d.value("", depth+1, Pos{}, nesting, false)
@@ -281,7 +283,7 @@ func (d *jsonDecoder) array(ptr string, depth int, node *Node, nesting int, buil
 	for i := 0; ; i++ {
 		d.skipSpace()
 		if build {
-			items = append(items, d.value(pointerIndex(ptr, i), depth+1, Pos{}, nesting, true))
+			items = append(items, d.value(jsonptr.AppendIndex(ptr, i), depth+1, Pos{}, nesting, true))
 			node.Len = len(items)
 		} else {
 			d.value("", depth+1, Pos{}, nesting, false)

@@ -1,22 +1,10 @@
 package yamlstrict
 
 import (
-	"strconv"
 	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/jsonptr"
 )
-
-// PointerJoin appends one RFC 6901 reference token to parent, escaping "~" as
-// "~0" and "/" as "~1": PointerJoin("/a", "b/c") == "/a/b~1c".
-func PointerJoin(parent, token string) string {
-	if strings.ContainsAny(token, "~/") {
-		token = strings.NewReplacer("~", "~0", "/", "~1").Replace(token)
-	}
-	return parent + "/" + token
-}
-
-func pointerIndex(parent string, i int) string {
-	return parent + "/" + strconv.Itoa(i)
-}
 
 // FieldName renders a JSON pointer in the dotted message form used by
 // executor-report-v1.md §5.2: "/phases/0/id" -> "phases[0].id",
@@ -26,11 +14,7 @@ func FieldName(pointer string) string {
 		return "the report"
 	}
 	var b strings.Builder
-	toks := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
-	for i, t := range toks {
-		if strings.Contains(t, "~") {
-			t = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
-		}
+	for i, t := range jsonptr.Split(pointer) {
 		if i > 0 && isIndexToken(t) {
 			b.WriteByte('[')
 			b.WriteString(t)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mastermind-controller/mastermind/internal/jsonptr"
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -346,7 +347,7 @@ func (w *walker) walk(n *yaml.Node, ptr string, depth int, keyPos Pos) any {
 		}
 		items := make([]any, len(n.Content))
 		for i, c := range n.Content {
-			items[i] = w.walk(c, pointerIndex(ptr, i), depth+1, Pos{})
+			items[i] = w.walk(c, jsonptr.AppendIndex(ptr, i), depth+1, Pos{})
 		}
 		node.Len = len(items)
 		return items
@@ -365,7 +366,7 @@ func (w *walker) mapping(n *yaml.Node, node *Node, ptr string, depth int) map[st
 		if !ok {
 			continue
 		}
-		childPtr := PointerJoin(ptr, key)
+		childPtr := jsonptr.Append(ptr, key)
 		if line, dup := firstLine[key]; dup {
 			w.add(RuleDuplicateKey, childPtr, Pos{k.Line, k.Column}, msgDuplicateKey(key, line, k.Line))
 			continue
@@ -387,7 +388,7 @@ func (w *walker) mapping(n *yaml.Node, node *Node, ptr string, depth int) map[st
 func (w *walker) key(k *yaml.Node, parent string) (key string, ok, rejected bool) {
 	p := Pos{k.Line, k.Column}
 	if k.Kind == yaml.AliasNode {
-		w.add(RuleAnchor, PointerJoin(parent, "*"+k.Value), p, msgAnchor("*"+k.Value))
+		w.add(RuleAnchor, jsonptr.Append(parent, "*"+k.Value), p, msgAnchor("*"+k.Value))
 		return "", false, false
 	}
 	if k.Kind != yaml.ScalarNode {
@@ -395,14 +396,14 @@ func (w *walker) key(k *yaml.Node, parent string) (key string, ok, rejected bool
 		if k.Kind == yaml.SequenceNode {
 			lit = "[…]"
 		}
-		ptr := PointerJoin(parent, lit)
+		ptr := jsonptr.Append(parent, lit)
 		if k.Anchor != "" {
 			w.add(RuleAnchor, ptr, p, msgAnchor("&"+k.Anchor))
 		}
 		w.add(RuleKeyNotString, ptr, p, msgKeyNotString(lit))
 		return "", false, false
 	}
-	ptr := PointerJoin(parent, k.Value)
+	ptr := jsonptr.Append(parent, k.Value)
 	if k.Anchor != "" {
 		w.add(RuleAnchor, ptr, p, msgAnchor("&"+k.Anchor))
 		rejected = true

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"unicode/utf8"
+
+	"github.com/mastermind-controller/mastermind/internal/jsonptr"
 )
 
 // MaxRawBytes is the largest raw return the filter reads (agent-contracts.md §2.2: 4 MiB).
@@ -51,7 +53,7 @@ func Check(ctx context.Context, raw []byte, d *Declaration, repo Repo) (*Result,
 		if b.fail.Rule == RuleNoBlock {
 			for i, k := range d.Schema.RequiredTopLevel() {
 				t := d.Schema.label(d.Schema.nodesAt([]string{k}, []bool{false}))
-				res.Items = append(res.Items, newItem(k, Required, t, "absent", RuleAbsent, joinPointer("", k), []int{i}))
+				res.Items = append(res.Items, newItem(k, Required, t, "absent", RuleAbsent, jsonptr.Append("", k), []int{i}))
 			}
 		}
 		return res, nil

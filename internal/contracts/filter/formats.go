@@ -1,8 +1,11 @@
 package filter
 
 import (
+	"errors"
 	"regexp"
 	"strconv"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mastermind-controller/mastermind/internal/repopath"
 )
@@ -72,19 +75,25 @@ func ParseCommitLine(s string) (sha, subject string, ok bool) {
 	return m[1], m[2], true
 }
 
-// formatFuncs are the validator callbacks; non-strings pass (JSON Schema format semantics).
-var formatFuncs = map[string]func(any) bool{
-	FormatPathLine:   strFormat(func(s string) bool { _, ok := ParsePathLine(s); return ok }),
-	FormatRepoPath:   strFormat(ValidRepoPath),
-	FormatGitSHA:     strFormat(ValidSHA),
-	FormatCommitLine: strFormat(func(s string) bool { _, _, ok := ParseCommitLine(s); return ok }),
+// formats are the validator's format checks; non-strings pass (JSON Schema format semantics).
+var formats = []*jsonschema.Format{
+	strFormat(FormatPathLine, func(s string) bool { _, ok := ParsePathLine(s); return ok }),
+	strFormat(FormatRepoPath, ValidRepoPath),
+	strFormat(FormatGitSHA, ValidSHA),
+	strFormat(FormatCommitLine, func(s string) bool { _, _, ok := ParseCommitLine(s); return ok }),
 }
 
-func strFormat(f func(string) bool) func(any) bool {
-	return func(v any) bool {
-		s, ok := v.(string)
-		return !ok || f(s)
-	}
+// errFormat is the validator-side failure of a custom format; the item reason comes from
+// formatReason.
+var errFormat = errors.New("does not match the format")
+
+func strFormat(name string, f func(string) bool) *jsonschema.Format {
+	return &jsonschema.Format{Name: name, Validate: func(v any) error {
+		if s, ok := v.(string); ok && !f(s) {
+			return errFormat
+		}
+		return nil
+	}}
 }
 
 // formatReason is the item reason for a value that fails one of the custom formats (§2.7).

@@ -14,7 +14,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // TestGolden runs every testdata/golden/*.raw through the filter (headings_* against
-// headings-brief.md, the rest against brief.md) and compares stdout's text — the clean output or
+// headings-brief.md, names_* against names-brief.md, the rest against brief.md) and compares stdout's text — the clean output or
 // the REJECT block — with <name>.golden. go test -update rewrites the golden files.
 func TestGolden(t *testing.T) {
 	raws, err := filepath.Glob(filepath.Join("testdata", "golden", "*.raw"))
@@ -25,8 +25,11 @@ func TestGolden(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(p), ".raw")
 		t.Run(name, func(t *testing.T) {
 			brief := "brief.md"
-			if strings.HasPrefix(name, "headings_") {
+			switch {
+			case strings.HasPrefix(name, "headings_"):
 				brief = "headings-brief.md"
+			case strings.HasPrefix(name, "names_"):
+				brief = "names-brief.md"
 			}
 			raw, err := os.ReadFile(p)
 			if err != nil {

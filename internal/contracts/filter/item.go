@@ -1,7 +1,8 @@
 package filter
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -98,17 +99,8 @@ func EscalateText(id string, n int, items []Item) string {
 // sortItems orders items by their sort keys (§2.7 "Item order"): lexicographic on the key, a
 // parent before its children; equal keys keep their order, then by reason for determinism.
 func sortItems(items []Item) {
-	sort.SliceStable(items, func(i, j int) bool {
-		a, b := items[i].sortKey, items[j].sortKey
-		for k := 0; k < len(a) && k < len(b); k++ {
-			if a[k] != b[k] {
-				return a[k] < b[k]
-			}
-		}
-		if len(a) != len(b) {
-			return len(a) < len(b)
-		}
-		return items[i].Reason < items[j].Reason
+	slices.SortStableFunc(items, func(a, b Item) int {
+		return cmp.Or(slices.Compare(a.sortKey, b.sortKey), strings.Compare(a.Reason, b.Reason))
 	})
 }
 

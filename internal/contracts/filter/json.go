@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/mastermind-controller/mastermind/internal/jsonstrict"
 )
 
 // Kind is the JSON type of a Value.
@@ -67,7 +68,9 @@ type SyntaxError struct {
 func (e *SyntaxError) Error() string { return e.Msg }
 
 // ParseJSON parses exactly one RFC 8259 JSON value. It fails with a *SyntaxError for invalid
-// JSON (the encoding/json message), a duplicate object key, or nesting deeper than MaxDepth.
+// JSON (the encoding/json message, agent-contracts.md §2.4), a duplicate object key, or nesting
+// deeper than MaxDepth (both found by internal/jsonstrict). Invalid UTF-8 inside strings becomes
+// U+FFFD, as encoding/json does; the raw return was checked for UTF-8 before.
 func ParseJSON(data []byte) (*Value, error) {
 	if !json.Valid(data) {
 		var x any
@@ -81,89 +84,44 @@ func ParseJSON(data []byte) (*Value, error) {
 		}
 		return nil, &SyntaxError{Msg: err.Error()}
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := decodeValue(dec, data, 0)
-	if err != nil {
-		return nil, err
+	v, err := jsonstrict.Decode(data, jsonstrict.Options{MaxDepth: MaxDepth, AllowInvalidUTF8: true})
+	// Offsets follow encoding/json's convention: the offset just after the offending byte.
+	var de *jsonstrict.DuplicateKeyError
+	var xe *jsonstrict.DepthError
+	switch {
+	case errors.As(err, &de):
+		return nil, &SyntaxError{Msg: "duplicate object key " + strconv.Quote(de.Name), Offset: de.Offset + 1}
+	case errors.As(err, &xe):
+		return nil, &SyntaxError{Msg: fmt.Sprintf("nesting deeper than %d levels", MaxDepth), Offset: xe.Offset + 1}
+	case err != nil:
+		return nil, &SyntaxError{Msg: err.Error()}
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, &SyntaxError{Msg: "invalid character after top-level value", Offset: dec.InputOffset()}
-	}
-	return v, nil
+	return fromStrict(v), nil
 }
 
-func decodeValue(dec *json.Decoder, data []byte, depth int) (*Value, error) {
-	off := dec.InputOffset()
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, &SyntaxError{Msg: err.Error(), Offset: off}
+// fromStrict converts a decoded tree to a Value.
+func fromStrict(v *jsonstrict.Value) *Value {
+	switch v.Kind {
+	case jsonstrict.KindBool:
+		return &Value{Kind: KindBool, Bool: v.Bool}
+	case jsonstrict.KindNumber:
+		return &Value{Kind: KindNumber, Num: json.Number(v.Number)}
+	case jsonstrict.KindString:
+		return &Value{Kind: KindString, Str: v.String}
+	case jsonstrict.KindArray:
+		out := &Value{Kind: KindArray, Items: make([]*Value, len(v.Items))}
+		for i, it := range v.Items {
+			out.Items[i] = fromStrict(it)
+		}
+		return out
+	case jsonstrict.KindObject:
+		out := &Value{Kind: KindObject, Members: make([]Member, len(v.Members))}
+		for i, m := range v.Members {
+			out.Members[i] = Member{Key: m.Name, Value: fromStrict(m.Value)}
+		}
+		return out
 	}
-	switch t := tok.(type) {
-	case nil:
-		return &Value{Kind: KindNull}, nil
-	case bool:
-		return &Value{Kind: KindBool, Bool: t}, nil
-	case json.Number:
-		return &Value{Kind: KindNumber, Num: t}, nil
-	case string:
-		return &Value{Kind: KindString, Str: t}, nil
-	case json.Delim:
-		if depth >= MaxDepth {
-			return nil, &SyntaxError{Msg: fmt.Sprintf("nesting deeper than %d levels", MaxDepth), Offset: off}
-		}
-		if t == '[' {
-			v := &Value{Kind: KindArray, Items: []*Value{}}
-			for dec.More() {
-				item, err := decodeValue(dec, data, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				v.Items = append(v.Items, item)
-			}
-			_, _ = dec.Token() // ']'
-			return v, nil
-		}
-		v := &Value{Kind: KindObject, Members: []Member{}}
-		seen := map[string]bool{}
-		for dec.More() {
-			koff := dec.InputOffset()
-			kt, err := dec.Token()
-			if err != nil {
-				return nil, &SyntaxError{Msg: err.Error(), Offset: koff}
-			}
-			key, _ := kt.(string)
-			if seen[key] {
-				return nil, &SyntaxError{Msg: fmt.Sprintf("duplicate object key %s", strconv.Quote(key)), Offset: keyStart(data, dec.InputOffset()) + 1}
-			}
-			seen[key] = true
-			val, err := decodeValue(dec, data, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			v.Members = append(v.Members, Member{Key: key, Value: val})
-		}
-		_, _ = dec.Token() // '}'
-		return v, nil
-	}
-	return nil, &SyntaxError{Msg: fmt.Sprintf("unexpected token %v", tok), Offset: off}
-}
-
-// keyStart finds the opening quote of the string token that ends just before offset end.
-func keyStart(data []byte, end int64) int64 {
-	for i := end - 2; i >= 0 && i < int64(len(data)); i-- {
-		if data[i] != '"' {
-			continue
-		}
-		bs := 0
-		for j := i - 1; j >= 0 && data[j] == '\\'; j-- {
-			bs++
-		}
-		if bs%2 == 0 {
-			return i
-		}
-	}
-	return 0
+	return &Value{Kind: KindNull}
 }
 
 // Any converts v to the encoding/json generic form (map[string]any, []any, json.Number, string,

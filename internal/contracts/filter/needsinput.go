@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/mastermind-controller/mastermind/internal/jsonptr"
 )
 
 // Variants of the status discriminated union (agent-contracts.md §2.6).
@@ -64,7 +66,7 @@ func route(obj *Value) (variant, note string, bad *Item) {
 func validateNeedsInput(obj *Value) []Item {
 	var items []Item
 	add := func(idx int, field, presence, typ, reason, rule string) {
-		items = append(items, newItem(field, presence, typ, reason, rule, "/"+escapeToken(field), []int{idx}))
+		items = append(items, newItem(field, presence, typ, reason, rule, jsonptr.Append("", field), []int{idx}))
 	}
 	labels := []string{}
 	for i, f := range needsInputFields {
@@ -131,10 +133,6 @@ func validateNeedsInput(obj *Value) []Item {
 		}
 	}
 	return items
-}
-
-func escapeToken(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 func wrongType(v *Value) string {

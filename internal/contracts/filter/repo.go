@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -156,7 +157,7 @@ func (c *repoChecker) checkFormat(format, s string, tokens []string, ns []*Value
 func (c *repoChecker) checkShaSubject(v *Value, tokens []string, ns []*Value) error {
 	shaNodes := c.schema.child(ns, "sha", false)
 	subjNodes := c.schema.child(ns, "subject", false)
-	if !contains(formatsOf(shaNodes), FormatGitSHA) || !contains(typesOf(subjNodes), "string") {
+	if !slices.Contains(formatsOf(shaNodes), FormatGitSHA) || !slices.Contains(typesOf(subjNodes), "string") {
 		return nil
 	}
 	sha, ok1 := v.Get("sha")

@@ -1,15 +1,17 @@
 package filter
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mastermind-controller/mastermind/internal/jsonptr"
+	"github.com/mastermind-controller/mastermind/internal/schemaerr"
 )
 
 // schemaURL is the in-memory resource name of a declared OUTPUT schema.
@@ -41,15 +43,13 @@ func CompileSchema(data []byte) (*Schema, error) {
 		return nil, &CompileError{Err: errors.New("a schema must be a JSON object or boolean")}
 	}
 	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	c.AssertFormat = true
-	for name, f := range formatFuncs {
-		c.Formats[name] = f
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
+	for _, f := range formats {
+		c.RegisterFormat(f)
 	}
-	c.LoadURL = func(u string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("$ref to %s: only references inside the schema are allowed", u)
-	}
-	if err := c.AddResource(schemaURL, bytes.NewReader(data)); err != nil {
+	c.UseLoader(localOnly{})
+	if err := c.AddResource(schemaURL, raw.Any()); err != nil {
 		return nil, &CompileError{Err: cleanSchemaErr(err)}
 	}
 	compiled, err := func() (s *jsonschema.Schema, err error) {
@@ -66,10 +66,37 @@ func CompileSchema(data []byte) (*Schema, error) {
 	return &Schema{raw: raw, compiled: compiled}, nil
 }
 
+// localOnly refuses every remote $ref: only the schema document itself is available.
+type localOnly struct{}
+
+func (localOnly) Load(u string) (any, error) {
+	return nil, fmt.Errorf("$ref to %s: only references inside the schema are allowed", u)
+}
+
+// cleanSchemaErr phrases a compile error without the in-memory resource name. A schema that
+// breaks the draft's metaschema is described by its leaf causes, each at its schema pointer
+// ("at /properties/a/type: value must be one of …"); other errors keep their own text.
 func cleanSchemaErr(err error) error {
+	var sve *jsonschema.SchemaValidationError
+	if errors.As(err, &sve) {
+		if ve, ok := sve.Err.(*jsonschema.ValidationError); ok {
+			var parts []string
+			for _, leaf := range schemaerr.Leaves(ve) {
+				at := leaf.Instance
+				if at == "" {
+					at = "the root"
+				}
+				parts = append(parts, "at "+at+": "+schemaerr.Message(leaf.ErrorKind))
+			}
+			return errors.New(strings.Join(parts, "; "))
+		}
+	}
+	var le *jsonschema.LoadURLError
+	if errors.As(err, &le) {
+		err = le.Err
+	}
 	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "jsonschema: ")
-	msg = strings.ReplaceAll(msg, "jsonschema "+schemaURL+" compilation failed: ", "")
+	msg = strings.ReplaceAll(msg, strconv.Quote(schemaURL), "the schema")
 	msg = strings.ReplaceAll(msg, schemaURL, "")
 	return errors.New(msg)
 }
@@ -145,7 +172,7 @@ func walkPointer(root *Value, ptr string) *Value {
 	if !strings.HasPrefix(ptr, "/") {
 		return nil
 	}
-	for _, tok := range splitPointer(ptr) {
+	for _, tok := range jsonptr.Split(ptr) {
 		switch cur.Kind {
 		case KindObject:
 			v, ok := cur.Get(tok)
@@ -164,23 +191,6 @@ func walkPointer(root *Value, ptr string) *Value {
 		}
 	}
 	return cur
-}
-
-// splitPointer splits an RFC 6901 pointer ("" → none) into unescaped reference tokens.
-func splitPointer(ptr string) []string {
-	if ptr == "" {
-		return nil
-	}
-	parts := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
-	for i, p := range parts {
-		parts[i] = strings.ReplaceAll(strings.ReplaceAll(p, "~1", "/"), "~0", "~")
-	}
-	return parts
-}
-
-// joinPointer appends one token to a pointer, escaping ~ and /.
-func joinPointer(ptr, tok string) string {
-	return ptr + "/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
 }
 
 // child returns the schema nodes that apply to the member or element tok of an instance
@@ -240,14 +250,7 @@ func (s *Schema) nodesAt(tokens []string, isIndex []bool) []*Value {
 
 // requiredIn reports whether key is listed in the required array of any node in ns.
 func requiredIn(ns []*Value, key string) bool {
-	for _, n := range ns {
-		for _, r := range stringList(n, "required") {
-			if r == key {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(ns, func(n *Value) bool { return slices.Contains(stringList(n, "required"), key) })
 }
 
 // declaredIndex returns the position of key among the declared properties of ns (first node

@@ -3,10 +3,15 @@ package filter
 import (
 	"errors"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/mastermind-controller/mastermind/internal/jsonptr"
+	"github.com/mastermind-controller/mastermind/internal/schemaerr"
 )
 
 // keyUnknown and keyAbsent offset sort keys so undeclared keys follow declared ones and absent
@@ -36,7 +41,7 @@ func (s *Schema) locate(root *Value, tokens []string) loc {
 	}
 	var b strings.Builder
 	for i, tok := range tokens {
-		l.pointer = joinPointer(l.pointer, tok)
+		l.pointer = jsonptr.Append(l.pointer, tok)
 		if cur != nil && cur.Kind == KindArray {
 			l.isIndex[i] = true
 			n, _ := strconv.Atoi(tok)
@@ -126,7 +131,7 @@ func (s *Schema) validateA(root *Value) []Item {
 		return []Item{s.item(root, nil, Required, "object", err.Error(), RuleSchemaOther)}
 	}
 	var items []Item
-	for _, leaf := range leaves(ve) {
+	for _, leaf := range schemaerr.Leaves(ve) {
 		items = append(items, s.leafItems(root, leaf)...)
 	}
 	items = dedupe(items)
@@ -134,50 +139,28 @@ func (s *Schema) validateA(root *Value) []Item {
 	return items
 }
 
-func leaves(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
-	if len(e.Causes) == 0 {
-		return []*jsonschema.ValidationError{e}
-	}
-	var out []*jsonschema.ValidationError
-	for _, c := range e.Causes {
-		out = append(out, leaves(c)...)
-	}
-	return out
-}
-
-// keywordNode returns the schema node holding the failing keyword, when the absolute keyword
-// location points into the declared schema document.
-func (s *Schema) keywordNode(leaf *jsonschema.ValidationError, keyword string) *Value {
-	abs := leaf.AbsoluteKeywordLocation
-	i := strings.IndexByte(abs, '#')
-	if i < 0 || abs[:i] != schemaURL {
+// keywordNode returns the schema node holding the failing keyword, when it lies in the declared
+// schema document.
+func (s *Schema) keywordNode(l schemaerr.Location) *Value {
+	if l.Document != schemaURL {
 		return nil
 	}
-	frag := abs[i+1:]
-	if keyword != "" {
-		if !strings.HasSuffix(frag, "/"+keyword) {
-			return nil
-		}
-		frag = strings.TrimSuffix(frag, "/"+keyword)
-	}
-	return walkPointer(s.raw, frag)
+	return walkPointer(s.raw, l.Schema)
 }
 
-func (s *Schema) leafItems(root *Value, leaf *jsonschema.ValidationError) []Item {
-	tokens := splitPointer(leaf.InstanceLocation)
-	kwTokens := splitPointer(leaf.KeywordLocation)
-	keyword := ""
-	if len(kwTokens) > 0 {
-		keyword = kwTokens[len(kwTokens)-1]
-	}
-	val := walkPointer(root, leaf.InstanceLocation)
-	node := s.keywordNode(leaf, keyword)
+// leafItems maps one leaf validation error, by its kind, to items.
+func (s *Schema) leafItems(root *Value, leaf schemaerr.Leaf) []Item {
+	l := leaf.Location
+	tokens := jsonptr.Split(l.Instance)
+	val := walkPointer(root, l.Instance)
+	node := s.keywordNode(l)
 	typ := ""
 	if node != nil {
 		typ = s.label(s.resolve(node, 0))
 	}
-	switch keyword {
-	case "required":
+	message := schemaerr.Message(leaf.ErrorKind)
+	switch k := leaf.ErrorKind.(type) {
+	case *kind.Required:
 		var missing []string
 		if node != nil {
 			for _, r := range stringList(node, "required") {
@@ -186,7 +169,7 @@ func (s *Schema) leafItems(root *Value, leaf *jsonschema.ValidationError) []Item
 				}
 			}
 		} else {
-			missing = quotedNames(strings.TrimPrefix(leaf.Message, "missing properties: "))
+			missing = k.Missing
 		}
 		var out []Item
 		for _, m := range missing {
@@ -199,21 +182,21 @@ func (s *Schema) leafItems(root *Value, leaf *jsonschema.ValidationError) []Item
 			out = append(out, s.item(root, append(tokens[:len(tokens):len(tokens)], m), Required, t, "absent", RuleAbsent))
 		}
 		return out
-	case "type":
+	case *kind.Type:
 		if val != nil && val.Kind == KindNull {
 			return []Item{s.item(root, tokens, "", typ, "null", RuleNull)}
 		}
 		reason := "wrong type: got " + phraseOf(val)
-		if node != nil && val != nil && val.Kind != KindArray && contains(typeList(node), "array") {
+		if node != nil && val != nil && val.Kind != KindArray && slices.Contains(typeList(node), "array") {
 			reason += ", not a list"
 		}
 		return []Item{s.item(root, tokens, "", typ, reason, RuleType)}
-	case "enum", "const":
-		reason := leaf.Message
+	case *kind.Enum, *kind.Const:
+		reason := message
 		if node != nil {
-			if e, ok := node.Get(keyword); ok {
+			if e, ok := node.Get(l.Keyword); ok {
 				var vals []string
-				if keyword == "const" {
+				if _, isConst := k.(*kind.Const); isConst {
 					vals = []string{e.Compact()}
 				} else if e.Kind == KindArray {
 					for _, it := range e.Items {
@@ -221,11 +204,14 @@ func (s *Schema) leafItems(root *Value, leaf *jsonschema.ValidationError) []Item
 					}
 				}
 				reason = "must be one of " + strings.Join(vals, ", ") + "; got " + compactOf(val)
+				if len(vals) == 0 {
+					reason = "no value is allowed (the enum is empty); got " + compactOf(val)
+				}
 			}
 		}
 		return []Item{s.item(root, tokens, "", typ, reason, RuleEnum)}
-	case "format":
-		reason := leaf.Message
+	case *kind.Format:
+		reason := message
 		if node != nil && val != nil && val.Kind == KindString {
 			if f, ok := node.Get("format"); ok && f.Kind == KindString {
 				if r, ok := formatReason(f.Str, val.Str); ok {
@@ -234,7 +220,7 @@ func (s *Schema) leafItems(root *Value, leaf *jsonschema.ValidationError) []Item
 			}
 		}
 		return []Item{s.item(root, tokens, "", typ, reason, RuleFormat)}
-	case "additionalProperties":
+	case *kind.AdditionalProperties:
 		if node == nil || val == nil || val.Kind != KindObject {
 			break
 		}
@@ -249,12 +235,32 @@ func (s *Schema) leafItems(root *Value, leaf *jsonschema.ValidationError) []Item
 		if len(out) > 0 {
 			return out
 		}
-	case "":
-		if leaf.Message == "not allowed" {
+	case *kind.DependentRequired:
+		if out := s.dependencyItems(root, tokens, typ, k.Prop, k.Missing); len(out) > 0 {
+			return out
+		}
+	case *kind.Dependency:
+		if out := s.dependencyItems(root, tokens, typ, k.Prop, k.Missing); len(out) > 0 {
+			return out
+		}
+	case *kind.FalseSchema:
+		// A root schema of false refuses every return; a false subschema is its keyword's
+		// failure (a schema.other item below).
+		if l.Document == schemaURL && l.Schema == "" {
 			return []Item{s.item(root, tokens, NotAllowed, "any", "not declared in the OUTPUT schema", RuleUnknownField)}
 		}
 	}
-	return []Item{s.item(root, tokens, "", typ, leaf.Message, RuleSchemaOther)}
+	return []Item{s.item(root, tokens, "", typ, message, RuleSchemaOther)}
+}
+
+// dependencyItems gives one item per property that prop's presence requires and that is missing.
+func (s *Schema) dependencyItems(root *Value, tokens []string, typ, prop string, missing []string) []Item {
+	var out []Item
+	for _, m := range missing {
+		msg := schemaerr.Message(&kind.DependentRequired{Prop: prop, Missing: []string{m}})
+		out = append(out, s.item(root, tokens, "", typ, msg, RuleSchemaOther))
+	}
+	return out
 }
 
 func declaredOrPattern(node *Value, key string) bool {
@@ -273,18 +279,6 @@ func declaredOrPattern(node *Value, key string) bool {
 	return false
 }
 
-// quotedNames parses the validator's "'a', 'b'" list (fallback when the schema node is unknown).
-func quotedNames(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ", ") {
-		p = strings.TrimSuffix(strings.TrimPrefix(p, "'"), "'")
-		if p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 func phraseOf(v *Value) string {
 	if v == nil {
 		return "nothing"
@@ -297,13 +291,4 @@ func compactOf(v *Value) string {
 		return "nothing"
 	}
 	return v.Compact()
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mastermind-controller/mastermind/internal/jsonptr"
 	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
 )
 
@@ -75,7 +76,7 @@ func yamlValue(doc *yamlstrict.Doc, ptr string, val any) (*Value, bool) {
 	case []any:
 		out := &Value{Kind: KindArray, Items: []*Value{}}
 		for i, it := range x {
-			c, ok := yamlValue(doc, yamlstrict.PointerJoin(ptr, strconv.Itoa(i)), it)
+			c, ok := yamlValue(doc, jsonptr.Append(ptr, strconv.Itoa(i)), it)
 			if !ok {
 				return nil, false
 			}
@@ -89,7 +90,7 @@ func yamlValue(doc *yamlstrict.Doc, ptr string, val any) (*Value, bool) {
 			keys = node.Keys
 		}
 		for _, k := range keys {
-			c, ok := yamlValue(doc, yamlstrict.PointerJoin(ptr, k), x[k])
+			c, ok := yamlValue(doc, jsonptr.Append(ptr, k), x[k])
 			if !ok {
 				return nil, false
 			}
