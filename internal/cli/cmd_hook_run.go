@@ -151,8 +151,8 @@ func hookDecide(ctx context.Context, opts *HookRunOptions) harness.Decision {
 	if err != nil {
 		return harness.DecideError(task, err, hopts)
 	}
-	taskDir := filepath.Join(root, ".mastermind", "tasks", out.Task)
-	recPath := filepath.Join(taskDir, harness.BlockRecordName)
+	recRel := ".mastermind/tasks/" + out.Task + "/" + harness.BlockRecordName
+	recPath := filepath.Join(root, filepath.FromSlash(recRel))
 	last, warn := harness.LoadBlockRecord(recPath)
 	if warn != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "mastermind: warning: %s\n", textsafe.Escape(warn.Error()))
@@ -162,13 +162,18 @@ func hookDecide(ctx context.Context, opts *HookRunOptions) harness.Decision {
 	if opts.Now != nil {
 		now = opts.Now
 	}
-	switch {
-	case d.Record != nil:
-		err = harness.SaveBlockRecord(recPath, *d.Record, now())
-	case d.HandBack && last != nil:
-		rec := *last
-		rec.HandedBack, rec.NextStep = true, postflight.NextPlannerReview
-		err = harness.SaveBlockRecord(recPath, rec, now())
+	// The record is written only inside the real task folder: never through a symlink.
+	if cerr := fsx.CheckNoSymlink(root, recRel); cerr != nil && fsx.ReasonOf(cerr) != fsx.ReasonMissing {
+		err = cerr
+	} else {
+		switch {
+		case d.Record != nil:
+			err = harness.SaveBlockRecord(recPath, *d.Record, now())
+		case d.HandBack && last != nil:
+			rec := *last
+			rec.HandedBack, rec.NextStep = true, postflight.NextPlannerReview
+			err = harness.SaveBlockRecord(recPath, rec, now())
+		}
 	}
 	if err != nil {
 		// The decision stands; only the loop guard loses its memory (it then blocks again).
@@ -357,6 +362,10 @@ func hookInputsFingerprint(ctx context.Context, repo *gitscope.Repo, spec, basel
 // contentID identifies a changed path's current content without following symlinks.
 func contentID(root string, e gitscope.Entry) string {
 	p := filepath.Join(root, filepath.FromSlash(string(e.Path)))
+	if err := fsx.CheckNoSymlink(root, string(e.Path)); err != nil && fsx.ReasonOf(err) != fsx.ReasonSymlink {
+		// Missing, or reached through a symlinked directory: never read through it.
+		return "unreachable:" + string(fsx.ReasonOf(err))
+	}
 	fi, err := os.Lstat(p)
 	switch {
 	case err != nil:

@@ -85,7 +85,9 @@ func runMCP(ctx context.Context, opts *MCPOptions) error {
 	}
 	server := newMCPServer(repo.Root())
 	t := &mcp.IOTransport{Reader: readCloser{opts.IO.In}, Writer: writeCloser{opts.IO.Out}}
-	if err := server.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !isClosed(err) {
+	// Run returns nil when the client closes stdin; anything else (unparsable input, a write
+	// failure) is a transport failure, exit 3.
+	if err := server.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}
 	return nil
@@ -102,10 +104,6 @@ type writeCloser struct{ w io.Writer }
 
 func (w writeCloser) Write(p []byte) (int, error) { return w.w.Write(p) }
 func (writeCloser) Close() error                  { return nil }
-
-func isClosed(err error) bool {
-	return err != nil && (strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "closed"))
-}
 
 // Tool inputs. Field descriptions become the tools' JSON Schemas.
 type mcpSpecArgs struct {
