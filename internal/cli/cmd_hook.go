@@ -73,7 +73,8 @@ and hook is kept; a handler of ours ("mastermind hook run …") is updated in pl
 duplicated, so running install again is idempotent. A file that is not valid JSON (comments
 included), has duplicate keys or an unexpected "hooks" shape is refused and left unchanged. The
 file is written atomically; a symbolic link at the file or its directory is refused. --force
-does not apply. Codex runs project hooks only when hooks are enabled and the project is trusted.
+applies to --harness git only. Codex runs project hooks only when hooks are enabled and the
+project is trusted.
 
 Exit status:
   0  the hook was installed, updated, or already installed
@@ -81,7 +82,8 @@ Exit status:
      non-regular file at the hook path, or a settings file that is not valid JSON or not of the
      documented shape
   2  usage error (unknown flag, --fail-on other than broken or drift, --harness other than git,
-     claude or codex, --subagent or --fail-open with --harness git, arguments given)
+     claude or codex, --subagent or --fail-open with --harness git, --force with claude or
+     codex, arguments given)
   3  operational: not a git repository, no git on PATH or git failing (for example on an
      unreadable configuration file), a symlinked hooks directory, I/O error`
 
@@ -111,6 +113,9 @@ func NewCmdHookInstall(io *IOStreams, runF func(*HookInstallOptions) error) *cob
 					}
 				}
 			case harness.Claude, harness.Codex:
+				if opts.Force {
+					return usageErrorf("--force applies to --harness git only (a settings file is merged, never replaced)")
+				}
 				if !cmd.Flags().Changed("fail-on") {
 					opts.FailOn = "broken"
 				}
