@@ -29,8 +29,7 @@ type Inputs struct {
 	SpecPath string
 	// Spec is the parsed spec (spec.Parse of the bytes whose hash pre-flight approved) and
 	// SpecFindings the findings Parse returned with it (§10.4 invalid_frontmatter). The scope
-	// checks read Spec.Scope, so new scope keys (lifecycle-v2.md §1 deletes, §2 forbids) reach
-	// them without a new input.
+	// checks read Spec.Scope (deletes included, lifecycle-v2.md §1) and Spec.Forbids (§2).
 	Spec         *spec.Spec
 	SpecFindings []finding.Finding
 	// Baseline is the task's baseline commit OID (40 hex digits) and Head the HEAD OID, nil in a
@@ -91,13 +90,16 @@ type run struct {
 	d    []gitscope.Entry
 	dset map[string]gitscope.Status
 	ev   *Evidence
+	// forbidden are the paths of d that checkForbids found forbidden.
+	forbidden map[string]bool
 }
 
 // check is one §10 check over a run with a valid report and a computed changed set.
 type check func(*run) ([]finding.Finding, error)
 
 // checks run in this order; their findings are sorted together afterwards.
-var checks = []check{checkFilesModified, checkScope, checkDeclared, checkVerification, checkClaims}
+// checkForbids runs before checkScope, which skips the paths it reported.
+var checks = []check{checkFilesModified, checkForbids, checkScope, checkDeclared, checkVerification, checkClaims}
 
 // Compute runs post-flight steps 3–6: the report's completion and task identity (§10.1), then,
 // for an accepted report, the changed set and every check of §10, and the verdict (§9.2). It
@@ -126,6 +128,9 @@ func Compute(ctx context.Context, in Inputs) (*Result, error) {
 			return nil, err
 		}
 		fs = append(fs, cfs...)
+	}
+	if res.Evidence.Renames, err = pairRenames(r); err != nil {
+		return nil, err
 	}
 	Sort(fs)
 	res.Verdict, res.Findings = VerdictOf(fs), fs

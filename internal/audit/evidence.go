@@ -27,6 +27,10 @@ type Evidence struct {
 	// Violations are the executor report's own findings, listed under
 	// executor_report_rejected{report_invalid} (§7.1).
 	Violations []finding.Finding
+	// Renames pair deleted deletes paths with added creates paths of similar content, sorted
+	// by From; audit.md shows them under the changed files line (lifecycle-v2.md §1). Not part
+	// of the evidence JSON.
+	Renames []Rename
 }
 
 // ChangedSetEvidence is the evidence changed_set object (§7.2).

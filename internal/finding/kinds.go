@@ -15,6 +15,7 @@ const (
 	KindMissingCallEdge                  = "missing_call_edge"
 	KindExecutorClaimUnresolved          = "executor_claim_unresolved"
 	KindExecutorReportRejected           = "executor_report_rejected"
+	KindForbiddenPathChanged             = "forbidden_path_changed"
 	KindReportMissingChangedFile         = "executor_report_missing_changed_file"
 	KindReportUnexpectedFile             = "executor_report_unexpected_file"
 	KindVerificationRequirementUnmet     = "verification_requirement_unmet"
@@ -62,7 +63,7 @@ var Kinds = []Kind{
 	{ID: KindInvalidFrontmatter, Class: ClassError, Identity: []string{"reason"},
 		Help: "The spec's YAML frontmatter is unterminated or invalid; fix the spec and rerun pre-flight."},
 	{ID: KindDeclaredFileUnavailable, Class: ClassError, Primary: pFile, Identity: []string{"file", "reason"},
-		Help: "A file the spec declares (touches, creates, expected_docs) is missing, not a regular file, or a declared creation does not hold; create the file or revise the spec."},
+		Help: "A file the spec declares (touches, creates, expected_docs) is missing, not a regular file, or a declared creation does not hold; restore or create the file, list a file the task deletes under deletes, or revise the spec."},
 	{ID: KindSnapshotSymbolGone, Class: ClassError, Primary: pSymbol, Reserved: true,
 		Help: "A symbol the spec's snapshot names no longer exists (reserved)."},
 	{ID: KindSnapshotUnresolved, Class: ClassError, Primary: pSymbol, Reserved: true,
@@ -85,6 +86,8 @@ var Kinds = []Kind{
 		Help: "A claim could not be checked deterministically (ambiguous, unsupported or unreadable); make the claim precise."},
 	{ID: KindExecutorReportRejected, Class: ClassError, Identity: []string{"reason"}, ReportSide: true,
 		Help: "The executor report is missing, invalid, not complete, or for another task; the audit stops at the report."},
+	{ID: KindForbiddenPathChanged, Class: ClassError, Primary: pFile, Identity: []string{"file"},
+		Help: "A changed path matches one of the spec's forbids patterns (for example tests/** or .github/**), whether the report lists it or the scope declares it; undo the change, or ask the planner to revise the spec."},
 	{ID: KindReportMissingChangedFile, Class: ClassError, Primary: pFile, Identity: []string{"file"}, ReportSide: true,
 		Help: "A file changed since the baseline is not listed in files_modified; list it, or undo the change."},
 	{ID: KindReportUnexpectedFile, Class: ClassError, Primary: pFile, Identity: []string{"file"}, ReportSide: true,
@@ -104,7 +107,7 @@ var Kinds = []Kind{
 	{ID: KindUnexpectedFile, Class: ClassWarning, Primary: pFile, Identity: []string{"file"},
 		Help: "A file changed outside the spec's declared scope; revert it or declare it in the spec."},
 	{ID: KindMissingExpectedFile, Class: ClassWarning, Primary: pFile, Identity: []string{"file"},
-		Help: "A file the spec declares in scope is unchanged since the baseline; change it or revise the spec."},
+		Help: "A file the spec declares in scope is unchanged since the baseline, or a deletes path is still present; change or delete it, or revise the spec."},
 	{ID: KindSnapshotCallerDrift, Class: ClassWarning, Primary: pSymbol, Reserved: true,
 		Help: "The callers of a snapshot symbol differ from the spec (reserved)."},
 	{ID: KindSnapshotSignatureDrift, Class: ClassWarning, Primary: pSymbol, Reserved: true,

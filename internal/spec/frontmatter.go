@@ -16,7 +16,7 @@ import (
 
 // allowedKeys are the frontmatter's top-level keys in table order (§1.2). Keys starting with "x-"
 // are extension keys and are ignored.
-var allowedKeys = []string{"id", "title", "risk", "mode", "touches", "creates", "expected_docs", "verify", "breaking_changes"}
+var allowedKeys = []string{"id", "title", "risk", "mode", "touches", "creates", "expected_docs", "deletes", "forbids", "verify", "breaking_changes"}
 
 var (
 	risks = []string{RiskLow, RiskMedium, RiskHigh}
@@ -334,6 +334,10 @@ func (w *fmWalker) root() {
 			fm.Creates = w.pathList(ptr, "creates")
 		case "expected_docs":
 			fm.ExpectedDocs = w.pathList(ptr, "expected_docs")
+		case "deletes":
+			fm.Deletes = w.pathList(ptr, "deletes")
+		case "forbids":
+			fm.Forbids = w.forbids(ptr)
 		case "verify":
 			w.verify(ptr)
 		case "breaking_changes":
@@ -361,7 +365,7 @@ func (w *fmWalker) root() {
 
 // decl is one scope declaration from the frontmatter.
 type decl struct {
-	list      string // "touches", "creates" or "expected_docs"
+	list      string // "touches", "creates", "expected_docs" or "deletes"
 	field     string // dotted field name, e.g. touches[0].file
 	pointer   string
 	raw       string
@@ -374,7 +378,8 @@ func (w *fmWalker) addDecl(list, ptr, raw string) {
 	w.p.fmDecls = append(w.p.fmDecls, decl{list: list, field: yamlstrict.FieldName(ptr), pointer: ptr, raw: raw, line: line, col: col})
 }
 
-// pathList checks a list of strings (creates, expected_docs) and records each as a declaration.
+// pathList checks a list of strings (creates, expected_docs, deletes) and records each as a
+// declaration.
 func (w *fmWalker) pathList(ptr, list string) []string {
 	items, ok := w.list(ptr)
 	if !ok {
