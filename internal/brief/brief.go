@@ -44,7 +44,10 @@ type Scope struct {
 	Source       string   `json:"source"` // frontmatter, backticks or none
 	Touches      []string `json:"touches"`
 	Creates      []string `json:"creates"`
+	Deletes      []string `json:"deletes"`
 	ExpectedDocs []string `json:"expected_docs"`
+	// Forbids are gitignore-style patterns of paths that must not change at all.
+	Forbids []string `json:"forbids"`
 	// Declared is the union S the audit compares the changed set with.
 	Declared []string `json:"declared"`
 }
@@ -72,7 +75,8 @@ func Build(s *spec.Spec, task, specRel string, rules []Rule) Brief {
 	b := Brief{Task: task, Title: title(s), Spec: specRel,
 		SpecHash: s.Hash, Mode: s.Frontmatter.Mode, Risk: s.Frontmatter.Risk,
 		Scope: Scope{Source: s.Scope.Source, Touches: list(s.Scope.Touches), Creates: list(s.Scope.Creates),
-			ExpectedDocs: list(s.Scope.ExpectedDocs), Declared: list(s.Scope.Declared)},
+			Deletes: list(s.Scope.Deletes), ExpectedDocs: list(s.Scope.ExpectedDocs),
+			Forbids: list(s.Frontmatter.Forbids), Declared: list(s.Scope.Declared)},
 		Verify: []Verify{},
 		Report: ReportBrief{Path: dir + "executor-report.md", Template: Template(specRel)},
 		Rules:  append([]Rule{}, rules...)}

@@ -74,8 +74,11 @@ func TestBriefContent(t *testing.T) {
 		b.Verify[0].Cmd != want[0] || b.Verify[1].Cmd != want[1] || b.Verify[2].Cmd != want[2] {
 		t.Errorf("verify: %+v", b.Verify)
 	}
-	if d := cmp.Diff([]string{"internal/net/client.go", "internal/net/retry.go", "internal/net/retry_test.go", "docs/retry.md"}, b.Scope.Declared); d != "" {
+	if d := cmp.Diff([]string{"internal/net/client.go", "internal/net/retry.go", "internal/net/retry_test.go", "internal/net/oldretry.go", "docs/retry.md"}, b.Scope.Declared); d != "" {
 		t.Errorf("declared scope: %s", d)
+	}
+	if d := cmp.Diff([]string{"go.sum", "vendor/**"}, b.Scope.Forbids); d != "" || len(b.Scope.Deletes) != 1 {
+		t.Errorf("forbids/deletes: %s %v", d, b.Scope.Deletes)
 	}
 	if !strings.HasPrefix(b.Goals, "Add `Retry(fn, attempts)`") || b.Report.Path != ".mastermind/tasks/014-retry-helper/executor-report.md" {
 		t.Errorf("goals/report: %q %q", b.Goals, b.Report.Path)
@@ -109,7 +112,7 @@ func TestBriefWithoutScopeOrVerify(t *testing.T) {
 		}
 	}
 	js, _ := json.Marshal(b)
-	for _, key := range []string{`"touches":[]`, `"verify":[]`, `"rules":[]`} {
+	for _, key := range []string{`"touches":[]`, `"deletes":[]`, `"forbids":[]`, `"verify":[]`, `"rules":[]`} {
 		if !strings.Contains(string(js), key) {
 			t.Errorf("json lacks %s: %s", key, js)
 		}

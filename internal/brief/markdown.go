@@ -46,7 +46,12 @@ func (b Brief) Markdown() string {
 		s.WriteString("Change only these files; any other changed path is outside the scope.\n\n")
 		writeList(&s, "Edit (touches)", b.Scope.Touches)
 		writeList(&s, "Create (creates)", b.Scope.Creates)
+		writeList(&s, "Delete (deletes)", b.Scope.Deletes)
 		writeList(&s, "Update the docs (expected_docs)", b.Scope.ExpectedDocs)
+	}
+	if len(b.Scope.Forbids) > 0 {
+		s.WriteString("\nNever change a path matching these patterns (forbids), even inside the scope:\n\n")
+		writeList(&s, "Forbidden", b.Scope.Forbids)
 	}
 
 	s.WriteString("\n## Verification\n\n")
