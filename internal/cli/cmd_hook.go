@@ -68,9 +68,11 @@ and the hook is followed.
 --harness claude or --harness codex: merge a Stop hook (with --subagent also a SubagentStop hook)
 running "mastermind hook run --harness H" into .claude/settings.json or .codex/hooks.json at the
 repository root (integrations.md §2). --fail-on drift and --fail-open are passed on to the hook
-command; for these harnesses --fail-on defaults to broken. Every existing key, matcher group
-and hook is kept; a handler of ours ("mastermind hook run …") is updated in place, never
-duplicated, so running install again is idempotent. A file that is not valid JSON (comments
+command; for these harnesses --fail-on defaults to broken. The SubagentStop entry has no
+matcher: every subagent's stop audits the current task, so use --subagent where the subagents
+are the executors (add a matcher on agent_type by hand to narrow it; install keeps it). Every
+existing key, matcher group and hook is kept; a handler of ours ("mastermind hook run …") is
+updated in place, never duplicated, so running install again is idempotent. A file that is not valid JSON (comments
 included), has duplicate keys or an unexpected "hooks" shape is refused and left unchanged. The
 file is written atomically; a symbolic link at the file or its directory is refused. --force
 applies to --harness git only. Codex runs project hooks only when hooks are enabled and the
