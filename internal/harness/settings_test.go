@@ -209,3 +209,17 @@ func FuzzMergeSettings(f *testing.F) {
 		}
 	})
 }
+
+// A matcher the user added to our SubagentStop group survives a re-install with other flags.
+func TestMergeSettingsKeepsUserMatcher(t *testing.T) {
+	in := []byte(`{"hooks":{"SubagentStop":[{"matcher":"implementer","hooks":[{"type":"command","command":"mastermind hook run --harness claude","timeout":900}]}]}}`)
+	out, action, err := MergeSettings("s", in, []string{EventSubagentStop}, HookCommand(Claude, true, false))
+	if err != nil || action != SettingsUpdated {
+		t.Fatalf("action %q err %v", action, err)
+	}
+	g := gjson.GetBytes(out, "hooks.SubagentStop.0")
+	if g.Get("matcher").Str != "implementer" || g.Get("hooks.0.timeout").Int() != 900 ||
+		g.Get("hooks.0.command").Str != "mastermind hook run --harness claude --fail-on drift" || gjson.GetBytes(out, "hooks.SubagentStop.#").Int() != 1 {
+		t.Errorf("merged:\n%s", out)
+	}
+}
