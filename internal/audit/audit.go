@@ -8,6 +8,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/report"
 	"github.com/mastermind-controller/mastermind/internal/spec"
+	"github.com/mastermind-controller/mastermind/internal/verifyrun"
 )
 
 // Verdicts (spec-and-lifecycle.md §9.2).
@@ -52,6 +53,9 @@ type Inputs struct {
 	// git_attributes_changed of trust-model.md §4, when pre-flight snapshots are compared).
 	// Their kinds must be in finding.Kinds.
 	RepoFindings []finding.Finding
+	// Verify, when set, runs the spec's declared commands after the other checks
+	// (verification-receipts.md §2, check_receipts.go); nil runs nothing.
+	Verify *VerifyInputs
 }
 
 // ClaimsGit is what the claims checks read from the repository; *gitscope.Repo implements it.
@@ -71,6 +75,9 @@ type Result struct {
 	Rejection *Rejection
 	// Evidence is the structured evidence of audit.md (§7.2).
 	Evidence Evidence
+	// Verify is the verification step's outcome (receipts, reuse); nil when Inputs.Verify was
+	// nil or the report was rejected.
+	Verify *verifyrun.StepResult
 	// Changed is the changed set and D its entries outside .mastermind/ whose paths are
 	// representable (UTF-8 and clean, sorted by path bytes); both nil for a rejected report.
 	// The held path snapshots D (§8.2) and lists its untracked files in the release notes.
@@ -103,8 +110,11 @@ var checks = []check{checkFilesModified, checkForbids, checkScope, checkDeclared
 
 // Compute runs post-flight steps 3–6: the report's completion and task identity (§10.1), then,
 // for an accepted report, the changed set and every check of §10, and the verdict (§9.2). It
-// writes nothing. An error is operational (exit 3): the changed set or a claims lookup failed
-// or ctx was cancelled; a Result is then not returned.
+// writes nothing, except with in.Verify: then the spec's planned verify commands run after the
+// other checks (they may write where the commands write) and their receipts go to
+// in.Verify.Store (check_receipts.go). An error is operational (exit 3): the changed set or a
+// claims lookup failed, a verify command could not start or was interrupted, or ctx was
+// cancelled; a Result is then not returned.
 //
 // A rejected report is its one executor_report_rejected finding today. The one round of
 // feedback (lifecycle-v2.md §6) keeps that finding and runs, beside it, the checks whose inputs
@@ -131,6 +141,11 @@ func Compute(ctx context.Context, in Inputs) (*Result, error) {
 	}
 	if res.Evidence.Renames, err = pairRenames(r); err != nil {
 		return nil, err
+	}
+	if in.Verify != nil {
+		if fs, res.Verify, err = r.checkReceipts(in.Verify, fs); err != nil {
+			return nil, err
+		}
 	}
 	Sort(fs)
 	res.Verdict, res.Findings = VerdictOf(fs), fs

@@ -55,8 +55,9 @@ type Scope struct {
 // Verify is one declared verify command.
 type Verify struct {
 	Cmd string `json:"cmd"`
-	// RunBy is "executor": the executor runs the command and reports its observed result;
-	// mastermind never runs a command a spec or report names.
+	// RunBy is "mastermind" for a command the spec marks run: true (the controller runs it at
+	// post-flight and records a receipt, verification-receipts.md), else "executor": the
+	// executor runs it and reports what it observed.
 	RunBy string `json:"run_by"`
 }
 
@@ -83,8 +84,12 @@ func Build(s *spec.Spec, task, specRel string, rules []Rule) Brief {
 	if sec, ok := s.Section("Goals"); ok {
 		b.Goals = strings.TrimSpace(strings.ReplaceAll(sec.Body, "\r\n", "\n"))
 	}
-	for _, c := range s.VerifyCommands {
-		b.Verify = append(b.Verify, Verify{Cmd: c, RunBy: "executor"})
+	for i, c := range s.VerifyCommands {
+		by := "executor"
+		if i < len(s.VerifyDeclared) && s.VerifyDeclared[i].Run {
+			by = "mastermind"
+		}
+		b.Verify = append(b.Verify, Verify{Cmd: c, RunBy: by})
 	}
 	return b
 }

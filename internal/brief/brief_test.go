@@ -71,7 +71,8 @@ func TestBriefContent(t *testing.T) {
 		t.Errorf("header: %+v", b)
 	}
 	if want := []string{"go test ./internal/net/...", "go vet ./...", "go test -run TestRetry ./internal/net/"}; len(b.Verify) != 3 ||
-		b.Verify[0].Cmd != want[0] || b.Verify[1].Cmd != want[1] || b.Verify[2].Cmd != want[2] {
+		b.Verify[0].Cmd != want[0] || b.Verify[1].Cmd != want[1] || b.Verify[2].Cmd != want[2] ||
+		b.Verify[0].RunBy != "mastermind" || b.Verify[1].RunBy != "executor" || b.Verify[2].RunBy != "executor" {
 		t.Errorf("verify: %+v", b.Verify)
 	}
 	if d := cmp.Diff([]string{"internal/net/client.go", "internal/net/retry.go", "internal/net/retry_test.go", "internal/net/oldretry.go", "docs/retry.md"}, b.Scope.Declared); d != "" {

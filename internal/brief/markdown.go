@@ -58,9 +58,13 @@ func (b Brief) Markdown() string {
 	if len(b.Verify) == 0 {
 		s.WriteString("The spec declares no verify command. Report any command you run in verifications.\n")
 	} else {
-		s.WriteString("Run each command yourself and report it in verifications with its real result (mastermind never runs them):\n\n")
+		s.WriteString("Run each command yourself and report it in verifications with its real result. mastermind runs the commands marked (run by mastermind) itself at post-flight and trusts only what it sees:\n\n")
 		for _, v := range b.Verify {
-			fmt.Fprintf(&s, "- %s\n", code(v.Cmd))
+			mark := ""
+			if v.RunBy == "mastermind" {
+				mark = " (run by mastermind)"
+			}
+			fmt.Fprintf(&s, "- %s%s\n", code(v.Cmd), mark)
 		}
 	}
 

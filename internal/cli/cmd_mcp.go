@@ -30,7 +30,7 @@ an orchestrator, the MCP Inspector) can run the lifecycle, the gate and the vali
 Tools (each runs the same command as the command line, in this process, and returns its --json
 output as the structured result):
   preflight        {spec}              run-task <spec> --pre-only --json
-  postflight       {spec, run_verify?} run-task <spec> --post-only --json
+  postflight       {spec, run_verify?} run-task <spec> --post-only --json [--run-verify]
   status           {}                  status --json
   brief            {spec}              brief <spec> --format json
   validate_report  {path} or {text}    report validate <path|-> --json
@@ -112,7 +112,7 @@ type mcpSpecArgs struct {
 
 type mcpPostflightArgs struct {
 	Spec      string `json:"spec" jsonschema:"the task spec, .mastermind/tasks/<NNN>-<slug>/spec.md, relative to the repository root"`
-	RunVerify bool   `json:"run_verify,omitempty" jsonschema:"run the spec's verify commands under the controller (verification-receipts.md); refused until that is available"`
+	RunVerify bool   `json:"run_verify,omitempty" jsonschema:"run every declared verify command under the controller and trust only what it observes (run-task --run-verify, verification-receipts.md)"`
 }
 
 type mcpValidateArgs struct {
@@ -152,10 +152,11 @@ func newMCPServer(root string) *mcp.Server {
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "postflight", Description: "Audit the executor's work: report, changed set since the baseline, scope, verification evidence and claims (run-task --post-only). A drift or broken verdict is a successful result; read outcome, findings and state.next_step."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpPostflightArgs) (*mcp.CallToolResult, any, error) {
+			args := []string{"run-task", abs(in.Spec), "--post-only", "--json", "--root", root}
 			if in.RunVerify {
-				return mcpError("run_verify: this mastermind does not run verify commands itself yet (verification-receipts.md); call postflight without it"), nil, nil
+				args = append(args, "--run-verify")
 			}
-			return mcpInvoke(nil, "run-task", abs(in.Spec), "--post-only", "--json", "--root", root)
+			return mcpInvoke(nil, args...)
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "status", Description: "The planner's view of every task: status, next step, verdict (status --json)."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ mcpNoArgs) (*mcp.CallToolResult, any, error) {

@@ -23,6 +23,8 @@ const (
 	KindObservedExitCodeNonZero          = "observed_exit_code_non_zero"
 	KindObservedZeroTests                = "observed_zero_tests"
 	KindVerificationPassContradicted     = "verification_pass_contradicted"
+	KindVerificationFailed               = "verification_failed"
+	KindVerificationClaimContradicted    = "verification_claim_contradicted"
 	KindChangedPathUnrepresentable       = "changed_path_unrepresentable"
 	KindUnexpectedFile                   = "unexpected_file"
 	KindMissingExpectedFile              = "missing_expected_file"
@@ -30,6 +32,8 @@ const (
 	KindSnapshotSignatureDrift           = "snapshot_signature_drift"
 	KindPlannedTestNotAdded              = "planned_test_not_added"
 	KindVacuousTestClaim                 = "vacuous_test_claim"
+	KindVerificationUnreported           = "verification_unreported"
+	KindVerificationModifiedWorktree     = "verification_modified_worktree"
 	KindChangedSetDegraded               = "changed_set_degraded"
 )
 
@@ -102,6 +106,12 @@ var Kinds = []Kind{
 		Help: "A test run reported as pass observed zero tests; make the command run the tests."},
 	{ID: KindVerificationPassContradicted, Class: ClassError, Primary: pCmd, Identity: []string{"cmd"}, ReportSide: true,
 		Help: "A verification reported as pass whose output_excerpt shows its test runner's failure summary (pytest `1 failed`, `FAILED path::test` or a traceback; go `--- FAIL`; jest/vitest `Tests: 1 failed`; cargo `test result: FAILED`). Report result: fail with a defect, or fix the failure and report the passing run's output."},
+	{ID: KindVerificationFailed, Class: ClassError, Primary: pCmd, Identity: []string{"cmd"},
+		Help: "A declared command that mastermind ran itself failed (non-zero exit, timed out or killed); fix the failure, the output's last lines are in the message and the receipt."},
+	// The warning form (the report's exit code, test count or result differ from the receipt
+	// while the claim is not a false pass) carries its own class; the table holds the error form.
+	{ID: KindVerificationClaimContradicted, Class: ClassError, Primary: pCmd, Identity: []string{"cmd", "index"}, ReportSide: true,
+		Help: "The report's verification row disagrees with mastermind's own run of the command (an error when the report claims a pass that failed, a warning for other differences); report what the run shows."},
 	{ID: KindChangedPathUnrepresentable, Class: ClassError, Primary: pFile, Identity: []string{"file"},
 		Help: "A changed path cannot be named in files_modified (not UTF-8, or rewritten by normalisation) and cannot be audited; rename it."},
 	{ID: KindUnexpectedFile, Class: ClassWarning, Primary: pFile, Identity: []string{"file"},
@@ -116,6 +126,10 @@ var Kinds = []Kind{
 		Help: "A test the spec plans was not added (reserved)."},
 	{ID: KindVacuousTestClaim, Class: ClassWarning, Primary: pCmd, Identity: []string{"cmd"}, ReportSide: true,
 		Help: "A test command reported as pass selects no test in the repository; check the command's test selection."},
+	{ID: KindVerificationUnreported, Class: ClassWarning, Primary: pCmd, Identity: []string{"cmd"}, ReportSide: true,
+		Help: "A declared command that mastermind ran is missing from the report's verifications; mastermind's receipt is the evidence, report the command too."},
+	{ID: KindVerificationModifiedWorktree, Class: ClassWarning,
+		Help: "The verification runs changed files in the work tree (the audit used the changed set from before them); make the tests write outside the repository or into ignored paths."},
 	{ID: KindChangedSetDegraded, Class: ClassWarning, Identity: []string{"reason"},
 		Help: "The changed-file set was computed without the git CLI; install a supported git to get git's own answer."},
 }

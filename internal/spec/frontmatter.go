@@ -504,7 +504,8 @@ func (w *fmWalker) callers(ptr string) *int64 {
 	return &n
 }
 
-// verify checks the verify list: a string item is a label, a {cmd} item a command obligation.
+// verify checks the verify list: a string item is a label, a {cmd, run?, timeout?} item a
+// command obligation (run and timeout: verification-receipts.md §1, checked in verify_run.go).
 func (w *fmWalker) verify(ptr string) {
 	items, ok := w.list(ptr)
 	if !ok {
@@ -522,9 +523,18 @@ func (w *fmWalker) verify(ptr string) {
 		if !ok {
 			continue
 		}
+		// An invalid run or timeout is a finding and leaves the option at its default; the
+		// command stays an obligation, so a bad option never removes a check.
+		item := VerifyItem{IsCmd: true}
 		for _, k := range keys {
-			if k != "cmd" {
-				w.unknownField(ip, k, []string{"cmd"})
+			switch k {
+			case "cmd":
+			case "run":
+				item.Run = w.verifyRun(jsonptr.Append(ip, k))
+			case "timeout":
+				item.Timeout = w.verifyTimeout(jsonptr.Append(ip, k))
+			default:
+				w.unknownField(ip, k, verifyFields)
 			}
 		}
 		if _, ok := m["cmd"]; !ok {
@@ -536,9 +546,11 @@ func (w *fmWalker) verify(ptr string) {
 		if !ok {
 			continue
 		}
-		fm.Verify = append(fm.Verify, VerifyItem{Cmd: cmd, IsCmd: true})
+		item.Cmd = cmd
+		fm.Verify = append(fm.Verify, item)
 		line, col := w.p.yamlPos(w.node(cp).Pos)
-		w.p.fmCmds = append(w.p.fmCmds, posString{value: cmd, line: line, col: col, pointer: cp})
+		w.p.fmCmds = append(w.p.fmCmds, fmCmd{posString: posString{value: cmd, line: line, col: col, pointer: cp},
+			run: item.Run, timeout: item.Timeout})
 	}
 }
 

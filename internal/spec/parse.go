@@ -31,7 +31,7 @@ type parser struct {
 	modeLine      int  // position of the mode value, for spec.no_verify_command
 	modeCol       int
 	hasScopeKeys  bool // touches, creates, expected_docs or deletes holds at least one item
-	fmCmds        []posString
+	fmCmds        []fmCmd
 	fmDecls       []decl
 	fmDeclCount   int
 	fmEnd         int // byte offset of the closing delimiter line

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"strings"
+	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 )
@@ -57,6 +58,9 @@ type Spec struct {
 	// Forbids are the valid frontmatter forbids patterns, compiled (lifecycle-v2.md §2). They
 	// apply whatever the scope source is.
 	Forbids Forbids
+	// VerifyDeclared holds one entry per VerifyCommands entry, in the same order: whether the
+	// spec asks mastermind to run it and its effective timeout (verification-receipts.md §1).
+	VerifyDeclared []DeclaredCommand
 
 	declPos  map[string]posString // "list\x00path" -> the first frontmatter declaration
 	fallback *Scope               // the backtick scope of the body (BacktickScope)
@@ -101,11 +105,17 @@ type Symbol struct {
 	Reason    string
 }
 
-// VerifyItem is one frontmatter verify item: a string label, or a {cmd} command obligation.
+// VerifyItem is one frontmatter verify item: a string label, or a {cmd, run?, timeout?} command
+// obligation.
 type VerifyItem struct {
 	Label string // the string item; "" for a command item
 	Cmd   string // the cmd value as written; "" for a label
 	IsCmd bool   // true for a {cmd: …} item
+	// Run is the item's run field: true asks mastermind to run the command at post-flight.
+	Run bool
+	// Timeout is the item's timeout field, 0 when absent (the default applies, see
+	// DefaultVerifyTimeout).
+	Timeout time.Duration
 }
 
 // BreakingChanges is the breaking_changes mapping (reserved; stored, not evaluated in v1).
