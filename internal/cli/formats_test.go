@@ -32,8 +32,8 @@ func scriptFiles(t *testing.T, script, suffix string) map[string][]byte {
 	return out
 }
 
-// The SARIF the commands print (the goldens of formats.txtar) validates against the published
-// SARIF 2.1.0 schema kept in internal/render/testdata.
+// The SARIF the commands print validates against the published SARIF 2.1.0 schema kept in
+// internal/render/testdata.
 func TestCommandSARIFValidatesAgainstPublishedSchema(t *testing.T) {
 	path := filepath.Join("..", "render", "testdata", "sarif-schema", "sarif-schema-2.1.0.json")
 	data, err := os.ReadFile(path)
@@ -52,13 +52,34 @@ func TestCommandSARIFValidatesAgainstPublishedSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, log := range scriptFiles(t, "formats.txtar", ".sarif") {
-		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(log))
+	// The commands' SARIF on a scratch repository: a broken post-flight, the gate, a report.
+	root := scratchRepo(t)
+	spec := filepath.Join(root, ".mastermind/tasks/001-greet/spec.md")
+	if res := invoke(nil, "run-task", spec, "--pre-only", "--root", root); res.Code != 0 {
+		t.Fatalf("pre-flight: %s", res.Stderr)
+	}
+	bad := filepath.Join(root, "bad-report.md")
+	if err := os.WriteFile(bad, []byte("schema_version: 1\nstatus: done\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, args := range map[string][]string{
+		"run-task":        {"run-task", spec, "--post-only", "--format", "sarif", "--root", root},
+		"gate":            {"gate", "--format", "sarif", "--root", root},
+		"report validate": {"report", "validate", bad, "--format", "sarif"},
+	} {
+		res := invoke(nil, args...)
+		if res.Code != 1 {
+			t.Fatalf("%s exited %d: %s", name, res.Code, res.Stderr)
+		}
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(res.Stdout))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if err := schema.Validate(v); err != nil {
 			t.Errorf("%s: %v", name, err)
+		}
+		if !bytes.Contains(res.Stdout, []byte(`"ruleId": `)) {
+			t.Errorf("%s: no results:\n%s", name, res.Stdout)
 		}
 	}
 }
