@@ -14,13 +14,16 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// scratchRepo builds a git repository with one task spec (001-greet) committed.
+// scratchRepo builds a git repository with one task spec (001-greet) committed, and points the
+// controller store at a fresh folder for the rest of the test.
 func scratchRepo(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not on PATH")
 	}
 	root := t.TempDir()
+	// The controller store of every in-process and spawned mastermind, outside the work tree.
+	t.Setenv("MASTERMIND_STATE_DIR", t.TempDir())
 	files := map[string]string{
 		"src/app.go": "package app\n\nfunc Greet(n string) string { return \"hello \" + n }\n",
 		"README.md":  "# demo\n",

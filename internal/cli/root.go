@@ -89,6 +89,7 @@ func NewRootCmd(io *IOStreams) *cobra.Command {
 		NewCmdStatus(io, nil),
 		NewCmdBrief(io, nil),
 		NewCmdMCP(io, nil),
+		NewCmdStore(io),
 	)
 	// Unknown subcommands are usage errors (exit 2), not silently the root help.
 	root.SuggestionsMinimumDistance = 2

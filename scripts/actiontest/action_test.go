@@ -243,6 +243,8 @@ func TestActionStepsAgainstLocalRemote(t *testing.T) {
 
 	// The pull request: a bare remote, a base commit, and a head with one task.
 	top := t.TempDir()
+	// Every mastermind the test and the steps run keeps its controller store here.
+	t.Setenv("MASTERMIND_STATE_DIR", t.TempDir())
 	remote := filepath.Join(top, "remote.git")
 	git(t, top, "init", "-q", "--bare", remote)
 	dev := filepath.Join(top, "dev")
