@@ -7,7 +7,8 @@
 //
 // Each check of §10 is one file: check_report.go (§10.1 completion and task identity),
 // check_files.go (§10.2 files_modified and the unrepresentable paths), check_scope.go (§10.3),
-// check_declared.go (§10.4), check_verification.go (§10.5) and check_claims.go (§10.6).
+// check_declared.go (§10.4), check_verification.go (§10.5) and check_claims.go (§10.6);
+// feedback.go picks which of them run beside a rejected report (lifecycle-v2.md §6).
 // A new check is a new check_<name>.go with a func(*run) []finding.Finding added to Compute's
 // list, its kinds added to finding.Kinds.
 //
