@@ -8,8 +8,8 @@ import (
 )
 
 // scopeOnly is the feedback round of a rejected report that has nothing usable about this task:
-// the changed set against the declared scope.
-var scopeOnly = []check{checkScope}
+// the changed set against the declared scope (forbids first: checkScope skips what it reports).
+var scopeOnly = []check{checkForbids, checkScope}
 
 // feedback chooses the one round of feedback for the rejected report in.Report (lifecycle-v2.md
 // §6): the report whose parts the checks read and the checks to run, beside rej. extra holds
@@ -20,7 +20,7 @@ var scopeOnly = []check{checkScope}
 //     complete) is audited in full: every check runs on it.
 //   - A partial report (report.Result.Partial: decoded as a mapping, schema or consistency
 //     findings) is audited on its usable parts: files_modified against git unless files_modified
-//     is absent or dropped, scope and declared files, verification on the kept rows (a declared
+//     is absent or dropped, forbids, scope and declared files, verification on the kept rows (a declared
 //     command whose row was dropped is missing_result), claims unless claims is absent or dropped.
 //   - A report that names another task (§10.1 task identity, on a typed report or on a usable
 //     spec of a partial one) is no evidence about this task: scope only, and the identity
@@ -52,7 +52,7 @@ func feedback(in *Inputs, rej *Rejection, ev *Evidence) (rep *report.Report, run
 	if usable(rep, "/files_modified") {
 		run = append(run, checkFilesModified)
 	}
-	run = append(run, checkScope, checkDeclared, checkVerification)
+	run = append(run, checkForbids, checkScope, checkDeclared, checkVerification)
 	if usable(rep, "/claims") {
 		run = append(run, checkClaims)
 	}

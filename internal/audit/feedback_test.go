@@ -111,3 +111,20 @@ func TestFeedbackRound(t *testing.T) {
 		})
 	}
 }
+
+// TestFeedbackForbids: a report that does not decode still has its changed set checked against
+// forbids (lifecycle-v2.md §2), and a forbidden path is not also unexpected_file.
+func TestFeedbackForbids(t *testing.T) {
+	f := newFixture(t, "touches:\n  - file: a.go\nforbids:\n  - tests/**\n", map[string]string{"a.go": "a\n", "tests/t.go": "t\n"},
+		map[string]string{"a.go": "a2\n", "tests/t.go": "t2\n", "c.go": "c\n"})
+	write(t, f.root, ".mastermind/tasks/020-cache/executor-report.md", reportFile("schema_version: 1", "status: complete: yes"))
+	rr, err := report.ReadInRepo(f.root, ".mastermind/tasks/020-cache/executor-report.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Compute(context.Background(), f.inputs(t, rr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantKinds(t, res.Findings, "executor_report_rejected (report_invalid)", "forbidden_path_changed tests/t.go", "unexpected_file c.go")
+}
