@@ -30,6 +30,10 @@ const (
 	KindPlannedTestNotAdded              = "planned_test_not_added"
 	KindVacuousTestClaim                 = "vacuous_test_claim"
 	KindChangedSetDegraded               = "changed_set_degraded"
+	// The gate against a protected base (trust-model.md §5).
+	KindGateUnownedChange       = "gate.unowned_change"
+	KindGateBaselineNotAncestor = "gate.baseline_not_ancestor"
+	KindGateTaskRecordChanged   = "gate.task_record_changed"
 )
 
 // Kind describes one audit finding kind: one row of spec-and-lifecycle.md §9.1 with what the
@@ -115,6 +119,12 @@ var Kinds = []Kind{
 		Help: "A test command reported as pass selects no test in the repository; check the command's test selection."},
 	{ID: KindChangedSetDegraded, Class: ClassWarning, Identity: []string{"reason"},
 		Help: "The changed-file set was computed without the git CLI; install a supported git to get git's own answer."},
+	{ID: KindGateUnownedChange, Class: ClassError, Primary: pFile, Identity: []string{"file"},
+		Help: "A path changed between the merge base and the gated commit that no re-audited task owns (in its declared scope and listed in its report); add it to a task's scope and report, or move the change to its own task."},
+	{ID: KindGateBaselineNotAncestor, Class: ClassError, Primary: pTask, Identity: []string{"task"},
+		Help: "A task's recorded baseline is not an ancestor of the gated commit (the branch was rebased, or the state was forged), so its changes cannot be audited against it; rerun pre-flight on the branch and audit the task again."},
+	{ID: KindGateTaskRecordChanged, Class: ClassError, Primary: pTask, Identity: []string{"task", "reason"},
+		Help: "A task record the protected base holds was deleted, or a task closed at the base had its folder or release notes changed; restore the record from the base and put new work in a new task."},
 }
 
 // PrimaryFallback are the §9.3 primary fields in preference order for a kind outside Kinds.
@@ -127,6 +137,7 @@ var (
 	pSymbol     = []string{"symbol"}
 	pFrom       = []string{"from_symbol"}
 	pClaim      = []string{"claim_index"}
+	pTask       = []string{"task"}
 )
 
 var kindIndex = func() map[string]int {

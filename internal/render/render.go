@@ -115,6 +115,8 @@ func For(format string, opts Options) (Renderer, error) {
 		return jsonRenderer{}, nil
 	case FormatGitHub:
 		return githubRenderer{}, nil
+	case FormatMarkdown:
+		return markdownRenderer{}, nil
 	}
-	return nil, fmt.Errorf("unknown format %q (text, json or github)", format)
+	return nil, fmt.Errorf("unknown format %q (text, json, github or markdown)", format)
 }

@@ -1,0 +1,289 @@
+package gitscope
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// The committed-content plumbing of the gate against a protected base (trust-model.md §5): the
+// merge base, ancestry, a diff between two commits and a commit's tree written out. None of it
+// reads the index or the work tree, so nothing an executor leaves there after the last commit
+// can reach it. Every command carries globalArgs and the repository pins, and
+// core.useReplaceRefs=false besides GIT_NO_REPLACE_OBJECTS (repository configuration overrides
+// the variable in git 2.39), so a replace ref cannot substitute a commit or a tree.
+
+// ErrNoMergeBase: the two commits of MergeBase share no history.
+var ErrNoMergeBase = errors.New("the commits share no history (no merge base)")
+
+// ErrGraftsPresent: the repository has a .git/info/grafts file, which rewrites ancestry for
+// merge-base and --is-ancestor; the committed-range plumbing refuses to answer then.
+var ErrGraftsPresent = errors.New("the repository has .git/info/grafts, which rewrites commit ancestry; remove it")
+
+// commitArgs are the global flags of the committed-content commands.
+var commitArgs = slices.Concat(globalArgs, []string{"-c", "core.useReplaceRefs=false"})
+
+// checkGrafts refuses a repository with an info/grafts file in its common git directory.
+func (r *Repo) checkGrafts() error {
+	_, common, ok := gitDirOf(r.root)
+	if !ok {
+		return nil
+	}
+	if _, err := os.Lstat(filepath.Join(common, "info", "grafts")); err == nil {
+		return ErrGraftsPresent
+	}
+	return nil
+}
+
+// MergeBase returns the best common ancestor of the commits a and b (full OIDs): `git
+// merge-base a b`. Errors: ErrBaselineUnavailable for an OID that is not a full OID,
+// ErrNoMergeBase, ErrGraftsPresent, *ErrGitFailed.
+func (r *Repo) MergeBase(ctx context.Context, a, b string) (string, error) {
+	if !IsFullOID(a) || !IsFullOID(b) {
+		return "", ErrBaselineUnavailable
+	}
+	if err := r.checkGrafts(); err != nil {
+		return "", err
+	}
+	out, err := r.runSmall(ctx, r.root, commitArgs, nil, "merge-base", a, b)
+	var gf *ErrGitFailed
+	if errors.As(err, &gf) && gf.Exit == 1 && strings.TrimSpace(gf.Stderr) == "" {
+		return "", ErrNoMergeBase
+	}
+	if err != nil {
+		return "", err
+	}
+	oid := strings.TrimSpace(string(out))
+	if !IsFullOID(oid) {
+		return "", &ErrGitFailed{Cmd: "merge-base", Exit: -1, Stderr: "unexpected output: " + truncateForMessage(out)}
+	}
+	return oid, nil
+}
+
+// IsAncestor reports whether commit anc is an ancestor of (or equal to) commit desc: `git
+// merge-base --is-ancestor`. An OID that names no commit is false, not an error.
+func (r *Repo) IsAncestor(ctx context.Context, anc, desc string) (bool, error) {
+	if !IsFullOID(anc) || !IsFullOID(desc) {
+		return false, nil
+	}
+	if err := r.checkGrafts(); err != nil {
+		return false, err
+	}
+	_, err := r.runSmall(ctx, r.root, commitArgs, nil, "merge-base", "--is-ancestor", anc, desc)
+	var gf *ErrGitFailed
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.As(err, &gf) && gf.Exit == 1:
+		return false, nil // not an ancestor
+	case errors.As(err, &gf) && gf.Exit == 128 && strings.Contains(gf.Stderr, "Not a valid commit name"):
+		return false, nil
+	}
+	return false, err
+}
+
+// DiffCommits returns the paths that differ between the trees of the commits from and to (full
+// OIDs; from may be EmptyTreeOID), as a ChangedSet with statuses added, modified and deleted
+// (no renames, submodule gitlinks compared by commit): `git diff-tree -r -z --no-renames
+// --name-status from to`. Only objects are read, never the index or the work tree, so no
+// filter, textconv or external diff can run.
+func (r *Repo) DiffCommits(ctx context.Context, from, to string) (*ChangedSet, error) {
+	if !IsFullOID(from) || !IsFullOID(to) {
+		return nil, ErrBaselineUnavailable
+	}
+	args := slices.Concat(commitArgs, diffConfigArgs, []string{
+		"diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", "--name-status",
+		"--ignore-submodules=none", "--no-commit-id", from, to, "--",
+	})
+	var entries []Entry
+	var total int64
+	err := r.run(ctx, r.root, "diff-tree", args, func(rd io.Reader) error {
+		var err error
+		entries, err = parseDiff(newNulReader(rd, &total))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if total > maxPathBytes {
+		return nil, &ErrGitFailed{Cmd: "diff-tree", Exit: -1, Stderr: fmt.Sprintf("output exceeds %d MiB of path bytes", maxPathBytes>>20)}
+	}
+	slices.SortFunc(entries, func(a, b Entry) int { return strings.Compare(string(a.Path), string(b.Path)) })
+	return &ChangedSet{Source: SourceGit, Entries: entries}, nil
+}
+
+// maxMaterializeBytes bounds the total blob bytes Materialize writes.
+const maxMaterializeBytes = 4 << 30
+
+// MaterializeError is a commit tree Materialize refuses to write: an entry whose name could
+// leave the directory or alias another entry ("", ".", "..", ".git" in any case, a name holding
+// '/', '\\' or NUL), or a tree too deep or too large.
+type MaterializeError struct {
+	Commit string
+	Path   string
+	Reason string
+}
+
+func (e *MaterializeError) Error() string {
+	return fmt.Sprintf("commit %s: tree entry %q %s", e.Commit, e.Path, e.Reason)
+}
+
+// Materialize writes the tree of commit (a full OID) into dir, which must be an existing empty
+// directory, and returns the repository-relative paths of its files (blobs, symlinks and
+// gitlinks), sorted. Blobs are written byte for byte from the object database (no filter,
+// eol or ident conversion: the committed content); executable blobs get mode 0755, others
+// 0644; symbolic links are created as symbolic links after every regular file, so no write
+// ever passes through one; a gitlink is an empty directory. Entries are checked by name
+// (*MaterializeError) before anything is written below them.
+func (r *Repo) Materialize(ctx context.Context, commit, dir string) ([]string, error) {
+	if !IsFullOID(commit) {
+		return nil, ErrBaselineUnavailable
+	}
+	gg, release, err := r.goGit()
+	defer release()
+	if err != nil {
+		return nil, r.layoutError(err)
+	}
+	c, err := gg.CommitObject(plumbing.NewHash(commit))
+	if err != nil {
+		return nil, ErrBaselineUnavailable
+	}
+	root, err := c.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("reading tree %s: %w", c.TreeHash, err)
+	}
+	type link struct{ path, target string }
+	var (
+		files []string
+		links []link
+		bytes int64
+	)
+	var walk func(t *object.Tree, prefix string, depth int) error
+	walk = func(t *object.Tree, prefix string, depth int) error {
+		if depth > 1024 {
+			return &MaterializeError{Commit: commit, Path: prefix, Reason: "is nested deeper than 1024 levels"}
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for _, e := range t.Entries {
+			name := prefix + e.Name
+			if reason := badEntryName(e.Name); reason != "" {
+				return &MaterializeError{Commit: commit, Path: name, Reason: reason}
+			}
+			abs := filepath.Join(dir, filepath.FromSlash(name))
+			switch e.Mode {
+			case filemode.Dir:
+				if err := os.Mkdir(abs, 0o755); err != nil {
+					return err
+				}
+				sub, err := object.GetTree(gg.Storer, e.Hash)
+				if err != nil {
+					return fmt.Errorf("reading tree %s (%s): %w", name, e.Hash, err)
+				}
+				if err := walk(sub, name+"/", depth+1); err != nil {
+					return err
+				}
+			case filemode.Submodule:
+				if err := os.Mkdir(abs, 0o755); err != nil {
+					return err
+				}
+				files = append(files, name)
+			case filemode.Symlink:
+				data, err := readBlob(gg, e.Hash, name)
+				if err != nil {
+					return err
+				}
+				links = append(links, link{abs, string(data)})
+				files = append(files, name)
+			default:
+				blob, err := gg.BlobObject(e.Hash)
+				if err != nil {
+					return fmt.Errorf("reading blob %s (%s): %w", name, e.Hash, err)
+				}
+				if bytes += blob.Size; bytes > maxMaterializeBytes {
+					return &MaterializeError{Commit: commit, Path: name, Reason: fmt.Sprintf("takes the tree over %d GiB", maxMaterializeBytes>>30)}
+				}
+				mode := os.FileMode(0o644)
+				if e.Mode == filemode.Executable {
+					mode = 0o755
+				}
+				if err := writeBlob(blob, abs, mode); err != nil {
+					return fmt.Errorf("writing %s: %w", name, err)
+				}
+				files = append(files, name)
+			}
+		}
+		return nil
+	}
+	if err := walk(root, "", 0); err != nil {
+		return nil, err
+	}
+	for _, l := range links {
+		if err := os.Symlink(l.target, l.path); err != nil {
+			return nil, err
+		}
+	}
+	slices.Sort(files)
+	return files, nil
+}
+
+// badEntryName says why a tree entry name cannot be written, "" when it can.
+func badEntryName(name string) string {
+	switch {
+	case name == "" || name == "." || name == "..":
+		return "is not a file name"
+	case strings.EqualFold(name, ".git"):
+		return "is a .git entry"
+	case strings.ContainsAny(name, "/\\\x00"):
+		return "holds a path separator or NUL"
+	}
+	return ""
+}
+
+func readBlob(gg interface {
+	BlobObject(plumbing.Hash) (*object.Blob, error)
+}, h plumbing.Hash, name string) ([]byte, error) {
+	blob, err := gg.BlobObject(h)
+	if err != nil {
+		return nil, fmt.Errorf("reading blob %s (%s): %w", name, h, err)
+	}
+	if blob.Size > maxBlobBytes {
+		return nil, fmt.Errorf("blob %s is %d bytes, over the %d-byte limit", name, blob.Size, maxBlobBytes)
+	}
+	rd, err := blob.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	return io.ReadAll(rd)
+}
+
+// writeBlob creates abs (it must not exist; O_EXCL refuses a duplicate entry or a link) and
+// copies the blob into it.
+func writeBlob(blob *object.Blob, abs string, mode os.FileMode) error {
+	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return err
+	}
+	rd, err := blob.Reader()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	_, err = io.Copy(f, rd)
+	rd.Close()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
