@@ -220,8 +220,10 @@ func runDemoVariant(ctx context.Context, opts *DemoOptions, dir string, v demoVa
 	}
 	defer os.Chdir(wd)
 	run := func(mode postflight.Mode) (*postflight.Outcome, error) {
-		return postflight.Run(ctx, postflight.Options{Git: repo, SpecArg: specRel, Mode: mode,
-			MaxIterations: postflight.DefaultMaxIterations, Now: opts.Now, Warn: opts.IO.ErrOut})
+		res, err := postflight.Run(ctx, postflight.Options{Git: repo, SpecArg: specRel, Mode: mode,
+			MaxIterations: postflight.DefaultMaxIterations, Now: opts.Now})
+		printWarnings(opts.IO, res.Warnings)
+		return res, err
 	}
 	fmt.Fprintf(out, "$ mastermind run-task %s --pre-only\n", specRel)
 	pre, err := run(postflight.ModePreOnly)

@@ -186,7 +186,12 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 		}
 	}
 	res, err := postflight.Gate(ctx, postflight.GateOptions{Git: repo, Since: since, FailOnDrift: opts.FailOn == "drift",
-		Record: opts.Record, Warn: opts.IO.ErrOut})
+		Record: opts.Record})
+	if res != nil {
+		for _, t := range res.Tasks {
+			printWarnings(opts.IO, t.Warnings)
+		}
+	}
 	if errors.Is(err, gitscope.ErrBaselineUnavailable) && since != "" {
 		err = fmt.Errorf("--since %q %w", since, gitscope.ErrRevisionNotFound)
 	}

@@ -167,8 +167,8 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 	res, err := postflight.Run(ctx, postflight.Options{
 		Git: repo, SpecArg: opts.Spec, Mode: mode, MaxIterations: opts.MaxIterations,
 		ForceIteration: opts.ForceIteration, Now: opts.Now,
-		Warn: opts.IO.ErrOut,
 	})
+	printWarnings(opts.IO, res.Warnings)
 	if err != nil {
 		return runTaskError(opts, res, err)
 	}

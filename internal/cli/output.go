@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/postflight"
 	"github.com/mastermind-controller/mastermind/internal/render"
@@ -86,4 +88,11 @@ func show(io *IOStreams, format string, v render.View) error {
 		return err
 	}
 	return r.Render(render.Streams{Out: io.Out, Err: io.ErrOut}, v)
+}
+
+// printWarnings writes advisory warnings to stderr, one "mastermind: warning: " line each.
+func printWarnings(io *IOStreams, warnings []string) {
+	for _, w := range warnings {
+		fmt.Fprintln(io.ErrOut, "mastermind: warning: "+w)
+	}
 }

@@ -9,4 +9,8 @@
 // history-review.md, _lessons.md). Every write is atomic (fsx.WriteFileAtomic, §12.2) and happens
 // under the controller lock (§12.1). State is read strictly (§5.3) and corrupt state is never
 // overwritten. Nothing here executes a command named by a spec or a report.
+//
+// The audit itself is internal/audit's Compute. A run returns an Outcome (phase, outcome,
+// verdict, findings, next step, artifacts, warnings): this package picks no exit code and writes
+// nothing to a terminal; internal/cli does both.
 package postflight

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -38,9 +37,8 @@ type GateOptions struct {
 	// Record runs the normal post-flight (with its writes, under the controller lock) for each
 	// gated task instead of a read-only audit.
 	Record bool
-	// Now and Warn are passed to post-flight with Record.
-	Now  func() time.Time
-	Warn io.Writer
+	// Now is passed to post-flight with Record.
+	Now func() time.Time
 }
 
 // Gate task statuses (GateTask.Status).
@@ -80,6 +78,8 @@ type GateTask struct {
 	Err error
 	// Recorded is true when post-flight persisted this task's outcome (Record).
 	Recorded bool
+	// Warnings are the advisory warnings of a recorded post-flight (Outcome.Warnings).
+	Warnings []string
 }
 
 // GateStats count the work done, for the MASTERMIND_DEBUG_GATE report and the benchmark.
@@ -373,7 +373,8 @@ func (g *gater) auditWith(ctx context.Context, in TaskInfo, t *gateTask, git Git
 func (g *gater) record(ctx context.Context, in TaskInfo, t *gateTask) {
 	res, err := Run(ctx, Options{Git: g.git, SpecArg: filepath.Join(t.Task.Root, filepath.FromSlash(t.Task.Spec)),
 		Mode: ModePostOnly, MaxIterations: DefaultMaxIterations,
-		Now: g.opts.Now, Warn: g.opts.Warn})
+		Now: g.opts.Now})
+	t.Warnings = res.Warnings
 	if err != nil {
 		t.fail(GateError, err)
 		return

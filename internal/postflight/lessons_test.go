@@ -155,13 +155,11 @@ func TestLessonWriteFailuresWarn(t *testing.T) {
 			root, opts := newTaskRepo(t)
 			check := tc.setup(t, root)
 			driftWith(t, root, "x.txt")
-			var warn bytes.Buffer
-			opts.Warn = &warn
 			res := run(t, opts, ModePostOnly)
 			wantOutcome(t, res, OutcomePostDrift, StatusDrift, NextPlannerReview)
-			if len(res.Warnings) != 1 || !strings.Contains(warn.String(), "mastermind: warning: lesson not recorded in .mastermind/tasks/_lessons.md") ||
-				!strings.Contains(warn.String(), tc.warn) {
-				t.Fatalf("warnings %q", warn.String())
+			if len(res.Warnings) != 1 || !strings.HasPrefix(res.Warnings[0], "lesson not recorded in .mastermind/tasks/_lessons.md") ||
+				!strings.Contains(res.Warnings[0], tc.warn) {
+				t.Fatalf("warnings %q", res.Warnings)
 			}
 			check(t)
 		})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -74,8 +73,6 @@ type Options struct {
 	ForceIteration bool
 	// Now is the clock for started_at and lesson dates; time.Now when nil.
 	Now func() time.Time
-	// Warn receives advisory warnings (lesson write failures); io.Discard when nil.
-	Warn io.Writer
 }
 
 // Artifacts are the artifact paths of the --json envelope; empty means null.
@@ -116,7 +113,8 @@ type Outcome struct {
 	Budget int
 	// Review lists what a history review still lacks, each as "<file>:<line>: <message>".
 	Review []string
-	// Warnings are advisory (lesson write failures); they were also written to Options.Warn.
+	// Warnings are advisory messages for the user (a lesson that could not be recorded); the
+	// run's result does not depend on them. Set on every return, errors included.
 	Warnings []string
 }
 
@@ -157,11 +155,7 @@ func (c *controller) now() time.Time {
 }
 
 func (c *controller) warnf(format string, a ...any) {
-	msg := fmt.Sprintf(format, a...)
-	c.res.Warnings = append(c.res.Warnings, msg)
-	if c.opts.Warn != nil {
-		fmt.Fprintln(c.opts.Warn, "mastermind: warning: "+msg)
-	}
+	c.res.Warnings = append(c.res.Warnings, fmt.Sprintf(format, a...))
 }
 
 // Run executes run-task (§2): guards in order (paths, lock, state), then pre-flight, post-flight

@@ -233,8 +233,6 @@ func TestConcurrentLessonsFault(t *testing.T) {
 				defer wg.Done()
 				o := opts
 				o.SpecArg, o.Mode = ".mastermind/tasks/"+name+"/spec.md", ModePostOnly
-				var warn strings.Builder
-				o.Warn = &warn
 				res, err := Run(context.Background(), o)
 				if err != nil || res.Outcome != OutcomePostBroken || len(res.Warnings) > 0 {
 					t.Errorf("%s: %v %s %v", name, err, res.Outcome, res.Warnings)

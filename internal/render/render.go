@@ -100,6 +100,26 @@ type Renderer interface {
 	Render(s Streams, v View) error
 }
 
+// FindingsEncoder adapts an encoder over located findings (SARIF, rdjson, a markdown summary)
+// to a Renderer: it is given the findings of the view's annotations, in order, with File, Line
+// and Column the location; a result that is not a finding (a refusal, an operational error)
+// has Rule set to its title ("mastermind gate"). Plugging such a format in is one case in For:
+// `case "sarif": return FindingsEncoder(EncodeSARIF), nil`.
+type FindingsEncoder func(w io.Writer, fs []finding.Finding) error
+
+// Render encodes v's annotations to s.Out.
+func (e FindingsEncoder) Render(s Streams, v View) error {
+	anns := v.Annotations()
+	fs := make([]finding.Finding, len(anns))
+	for i, a := range anns {
+		fs[i] = a.Finding
+		if fs[i].Rule == "" {
+			fs[i].Rule = a.Title
+		}
+	}
+	return e(s.Out, fs)
+}
+
 // Options are the caller's decisions a Renderer follows.
 type Options struct {
 	// Color allows ANSI colour in text (the text format only; github's log stays plain).
