@@ -28,7 +28,7 @@ func TestScripts(t *testing.T) {
 		Dir:                 filepath.Join("testdata", "script"),
 		RequireExplicitExec: true,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
-		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"mm": cmdMM},
+		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"mm": cmdMM, "ghworkflow": cmdGHWorkflow},
 		Setup: func(env *testscript.Env) error {
 			home := filepath.Join(env.WorkDir, ".home")
 			if err := os.MkdirAll(filepath.Join(home, ".config"), 0o755); err != nil {
