@@ -313,6 +313,9 @@ func (v gateView) WriteText(t *render.Text) {
 	for _, f := range v.res.Findings {
 		t.Line(render.ToneFail, rangeLine(f))
 	}
+	if r := v.res.Range; r != nil && len(r.AddedTasks) > 0 {
+		t.Line(render.ToneWarn, addedLine(r))
+	}
 	tone := render.ToneFail
 	if v.exit == ExitOK {
 		tone = render.TonePass

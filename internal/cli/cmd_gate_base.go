@@ -108,6 +108,11 @@ func baseSummary(res *postflight.GateResult, opts *GateOptions, word string) str
 	return s
 }
 
+// addedLine is the text note of a gate --base that adds tasks.
+func addedLine(r *postflight.RangeInfo) string {
+	return fmt.Sprintf("note: %d task(s) added on this branch bring their own spec; review them: %s", len(r.AddedTasks), strings.Join(r.AddedTasks, ", "))
+}
+
 // rangeLine is the text line of a range finding: "❌ <kind>: <message>".
 func rangeLine(f finding.Finding) string {
 	return "❌ " + f.Rule + ": " + textsafe.Escape(f.Message)
@@ -139,6 +144,8 @@ type gateRangeJSON struct {
 	Head      string `json:"head"`
 	MergeBase string `json:"merge_base"`
 	Changed   int    `json:"changed_paths"`
+	// AddedTasks are the task folders the range adds (their specs come with the branch).
+	AddedTasks []string `json:"added_tasks"`
 }
 
 func rangeJSON(res *postflight.GateResult) (*gateRangeJSON, []postflight.AuditFinding) {
@@ -146,7 +153,8 @@ func rangeJSON(res *postflight.GateResult) (*gateRangeJSON, []postflight.AuditFi
 		return nil, nil
 	}
 	r := res.Range
-	return &gateRangeJSON{Base: r.Base, Head: r.Head, MergeBase: r.MergeBase, Changed: r.Changed},
+	added := append([]string{}, r.AddedTasks...)
+	return &gateRangeJSON{Base: r.Base, Head: r.Head, MergeBase: r.MergeBase, Changed: r.Changed, AddedTasks: added},
 		append([]postflight.AuditFinding{}, postflight.AuditFindings(res.Findings)...)
 }
 
@@ -178,6 +186,13 @@ func (v gateView) WriteMarkdown(m *render.Markdown) {
 		m.Para(fmt.Sprintf("Range %s..%s (merge base of %s and %s): %d path(s) changed, %d task(s) re-audited from committed content.",
 			c(postflight.ShortOID(r.MergeBase)), c(postflight.ShortOID(r.Head)), c(postflight.ShortOID(r.Base)), c(postflight.ShortOID(r.Head)),
 			r.Changed, len(v.res.Tasks)))
+		if len(r.AddedTasks) > 0 {
+			names := make([]string, len(r.AddedTasks))
+			for i, n := range r.AddedTasks {
+				names[i] = c(n)
+			}
+			m.Para("Tasks added on this branch — their specs are contracts the branch brings itself; review them: " + strings.Join(names, ", ") + ".")
+		}
 	}
 	var rows [][]string
 	for _, task := range v.res.Tasks {

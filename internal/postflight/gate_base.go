@@ -54,6 +54,9 @@ type RangeInfo struct {
 	Head      string // the --head commit (HEAD when not given)
 	MergeBase string // B = merge-base(Base, Head)
 	Changed   int    // paths changed in B..Head
+	// AddedTasks are the task folders whose spec.md the range adds, sorted: their contracts come
+	// with the branch and are the reviewer's to approve.
+	AddedTasks []string
 }
 
 // gateBase runs the gate of trust-model.md §5 for opts.Base and opts.Head (full OIDs).
@@ -80,7 +83,7 @@ func gateBase(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, 
 	if err != nil {
 		return nil, err
 	}
-	res := &GateResult{Range: &RangeInfo{Base: opts.Base, Head: opts.Head, MergeBase: b, Changed: len(rangeSet.Entries)}}
+	res := &GateResult{Range: &RangeInfo{Base: opts.Base, Head: opts.Head, MergeBase: b, Changed: len(rangeSet.Entries), AddedTasks: addedTasks(rangeSet)}}
 	res.Stats.Tasks = len(infos)
 	g := &gater{opts: opts, git: newSharedGit(cg), specs: map[string]*specInput{}}
 
@@ -337,11 +340,13 @@ func sharedDirs(p, s string) int {
 
 // IsControllerArtifact reports whether the repository-relative path p is one of the
 // controller's own artifact names or a contract file (trust-model.md §2 I3): inside a task folder
-// spec.md, executor-report.md, history-review*.md, state.json, audit.md and the lock files;
-// .mastermind/releases/<task>.md; .mastermind/tasks/_lessons.md. Every other path, under
-// .mastermind/ or not, is a change a task must own.
+// spec.md, executor-report.md, state.json, audit.md, history-review.md, an archived review
+// history-review.<64 hex>.md and the lock state.controller.lock; .mastermind/releases/<task>.md;
+// .mastermind/tasks/_lessons.md and its lock. Every other path, under .mastermind/ or not, is a
+// change a task must own.
 func IsControllerArtifact(p string) bool {
-	if p == TasksDir+"/_lessons.md" {
+	switch p {
+	case TasksDir + "/_lessons.md", TasksDir + "/_lessons.md.lock":
 		return true
 	}
 	if rest, ok := strings.CutPrefix(p, ".mastermind/releases/"); ok {
@@ -353,18 +358,33 @@ func IsControllerArtifact(p string) bool {
 		return false
 	}
 	name, file, ok := strings.Cut(rest, "/")
-	if !ok || !taskRe.MatchString(name) || strings.Contains(file, "/") {
+	if !ok || !taskRe.MatchString(name) {
 		return false
 	}
-	switch {
-	case file == "spec.md", file == "executor-report.md", file == "state.json", file == "audit.md":
-		return true
-	case strings.HasPrefix(file, "history-review") && strings.HasSuffix(file, ".md"):
-		return true
-	case strings.HasSuffix(file, ".lock"):
+	switch file {
+	case "spec.md", "executor-report.md", "state.json", "audit.md", "history-review.md", "state.controller.lock":
 		return true
 	}
-	return false
+	snap, ok := strings.CutPrefix(file, "history-review.")
+	if !ok {
+		return false
+	}
+	snap, ok = strings.CutSuffix(snap, ".md")
+	return ok && hex64.MatchString(snap)
+}
+
+// addedTasks are the task folders whose spec.md the range adds: contracts the branch brings
+// itself, which only a reviewer of the change can approve.
+func addedTasks(cs *gitscope.ChangedSet) []string {
+	var out []string
+	for _, e := range cs.Entries {
+		rest, ok := strings.CutPrefix(string(e.Path), TasksDir+"/")
+		name, file, ok2 := strings.Cut(rest, "/")
+		if ok && ok2 && file == "spec.md" && e.Status == gitscope.StatusAdded && taskRe.MatchString(name) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 func findUnownedChange(p string, nearest []string) finding.Finding {
