@@ -5,9 +5,9 @@
 # Reuses the fixture of scripts/perf/gen-repo.sh (default /tmp/mm-perf; generated when missing).
 # Copies OUT/a (scenario A applied to the work tree) to OUT/gate-base once and commits scenario A
 # there on top of the baseline; then writes the 50 tasks of gate-bench.sh (each spec touches the
-# 50 modified paths and creates the 30 added ones, each report lists all 95 changed paths, each
+# 50 modified paths and creates the 30 added ones, each report lists those 80 changed paths, each
 # state.json is approved with the fixture's baseline) and commits them too. Every audit is a full
-# post-flight audit (verdict drift), and every one of the 95 paths is owned, so the range has no
+# post-flight audit (verdict drift), and every one of the 80 paths is owned, so the range has no
 # finding.
 #
 # Shows the work counters (MASTERMIND_DEBUG_GATE=1: 50 audited, 1 baseline, 2 changed-set
@@ -34,11 +34,20 @@ BIN=$TMP/mastermind
 go build -trimpath -o "$BIN" ./cmd/mastermind
 trap 'rm -rf "$TMP"' EXIT
 
+# Scenario A without its deletions: a deleted path cannot be declared in v1 scope (a `touches`
+# file must exist), so it could never be owned. EXPECTED lists the 80 other paths.
+EXPECTED=$TMP/expected
+awk -F '\t' '$1 != "deleted"' "$OUT/a.expected" >"$EXPECTED"
 if [ ! -d "$R/.git" ]; then
 	echo "copying $OUT/a to $R ..." >&2
 	rm -rf "$R"
 	cp -a "$OUT/a" "$R"
-	git -C "$R" checkout -q -b feature
+fi
+if [ "$(git -C "$R" rev-parse HEAD)" = "$BASELINE" ]; then
+	git -C "$R" checkout -q -B feature
+	awk -F '\t' '$1 == "deleted" { print $2 }' "$OUT/a.expected" | while read -r p; do
+		git -C "$R" checkout -q "$BASELINE" -- "$p"
+	done
 	git -C "$R" add -A
 	git -C "$R" -c user.name=bench -c user.email=bench@example.com commit -q -m 'scenario A'
 	i=1
@@ -49,9 +58,9 @@ if [ ! -d "$R/.git" ]; then
 		{
 			echo '---'
 			echo 'touches:'
-			awk -F '\t' '$1 == "modified" { print "  - file: " $2 }' "$OUT/a.expected"
+			awk -F '\t' '$1 == "modified" { print "  - file: " $2 }' "$EXPECTED"
 			echo 'creates:'
-			awk -F '\t' '$1 == "added" || $1 == "untracked" { print "  - " $2 }' "$OUT/a.expected"
+			awk -F '\t' '$1 == "added" || $1 == "untracked" { print "  - " $2 }' "$EXPECTED"
 			echo 'verify:'
 			echo '  - cmd: go test ./...'
 			echo 'mode: lite'
@@ -62,7 +71,7 @@ if [ ! -d "$R/.git" ]; then
 			echo
 			echo 'Exercise the gate on scenario A.'
 		} >"$R/$dir/spec.md"
-		perf_report "$dir/spec.md" "$OUT/a.expected" >"$R/$dir/executor-report.md"
+		perf_report "$dir/spec.md" "$EXPECTED" >"$R/$dir/executor-report.md"
 		hash=$(sha256sum "$R/$dir/spec.md" | cut -d' ' -f1)
 		cat >"$R/$dir/state.json" <<JSON
 {
