@@ -94,8 +94,8 @@ such as _lessons.md, are not tasks and are ignored.
 --format text (default) prints the lines. --format json prints {schema_version: 1, command:
 "gate", outcome, exit_code, message, since, fail_on, record, tasks: [{task, spec, status,
 passed, state_status, baseline, verdict, counts, reason, findings, report_violations, error,
-recorded}], summary}, and with --base also range: {base, head, merge_base, changed_paths} and
-findings (the range findings, audit-finding shape). --format markdown prints a job summary for
+recorded}], summary}, and with --base also range: {base, head, merge_base, changed_paths,
+added_tasks} and findings (the range findings, in the audit-finding shape of tasks[].findings). --format markdown prints a job summary for
 $GITHUB_STEP_SUMMARY rendered from the gate's own result (never from audit.md files, which the
 branch could have written). --format github prints GitHub Actions ::error / ::warning annotations
 (at most 10 of each, then a ::notice with the number omitted) followed by the text log.
@@ -375,7 +375,7 @@ type gateJSON struct {
 	Summary  *gateSummaryJS `json:"summary,omitempty"`
 	// Range and Findings are present only for gate --base.
 	Range    *gateRangeJSON            `json:"range,omitempty"`
-	Findings []postflight.AuditFinding `json:"findings,omitempty"`
+	Findings *[]postflight.AuditFinding `json:"findings,omitempty"`
 }
 
 type gateTaskJSON struct {

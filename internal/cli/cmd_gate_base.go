@@ -148,14 +148,14 @@ type gateRangeJSON struct {
 	AddedTasks []string `json:"added_tasks"`
 }
 
-func rangeJSON(res *postflight.GateResult) (*gateRangeJSON, []postflight.AuditFinding) {
+func rangeJSON(res *postflight.GateResult) (*gateRangeJSON, *[]postflight.AuditFinding) {
 	if res.Range == nil {
 		return nil, nil
 	}
 	r := res.Range
 	added := append([]string{}, r.AddedTasks...)
-	return &gateRangeJSON{Base: r.Base, Head: r.Head, MergeBase: r.MergeBase, Changed: r.Changed, AddedTasks: added},
-		append([]postflight.AuditFinding{}, postflight.AuditFindings(res.Findings)...)
+	fs := append([]postflight.AuditFinding{}, postflight.AuditFindings(res.Findings)...)
+	return &gateRangeJSON{Base: r.Base, Head: r.Head, MergeBase: r.MergeBase, Changed: r.Changed, AddedTasks: added}, &fs
 }
 
 // WriteMarkdown is the gate's job summary, rendered from the gate's own result: a heading with

@@ -59,7 +59,14 @@ type RangeInfo struct {
 	AddedTasks []string
 }
 
-// gateBase runs the gate of trust-model.md §5 for opts.Base and opts.Head (full OIDs).
+// gateBase runs the gate of trust-model.md §5 for opts.Base and opts.Head (full OIDs): B is their
+// merge base and R the diff B..Head (one range diff). The head commit's tree is written to a
+// private temporary directory (removed on return) and every read of the audit goes there: task
+// folders, specs, reports, declared files, claims; each task's changed set is the diff from its
+// baseline to Head, computed once per distinct baseline. Nothing reads the index or the work
+// tree, and nothing is written in the repository. Tasks the range does not touch are not gated
+// and own nothing. The returned error is operational for the whole gate (no merge base, grafts,
+// an unreadable or refused head tree, a git failure).
 func gateBase(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, error) {
 	b, err := rg.MergeBase(ctx, opts.Base, opts.Head)
 	if err != nil {

@@ -7,7 +7,7 @@
 # there on top of the baseline; then writes the 50 tasks of gate-bench.sh (each spec touches the
 # 50 modified paths and creates the 30 added ones, each report lists those 80 changed paths, each
 # state.json is approved with the fixture's baseline) and commits them too. Every audit is a full
-# post-flight audit (verdict drift), and every one of the 80 paths is owned, so the range has no
+# post-flight audit (verdict held), and every one of the 80 paths is owned, so the range has no
 # finding.
 #
 # Shows the work counters (MASTERMIND_DEBUG_GATE=1: 50 audited, 1 baseline, 2 changed-set
@@ -112,7 +112,7 @@ post50() {
 gatebase
 grep -q "audited $TASKS, baselines 1, changed-set computations 2," "$TMP/gb.err" || {
 	echo "unexpected gate counters:" >&2; cat "$TMP/gb.err" >&2; exit 1; }
-[ "$(grep -c ': drift — ' "$TMP/gb.out")" -eq "$TASKS" ] || { echo "not every task is drift:" >&2; head "$TMP/gb.out" >&2; exit 1; }
+[ "$(grep -cE -- '-gate-perf: (held$|drift — )' "$TMP/gb.out")" -eq "$TASKS" ] || { echo "not every task is held or drift:" >&2; head "$TMP/gb.out" >&2; exit 1; }
 grep -q '^gate --base' "$TMP/gb.out" && ! grep -q 'gate\.' "$TMP/gb.out" || { echo "range findings:" >&2; grep 'gate\.' "$TMP/gb.out" | head >&2; exit 1; }
 grep 'debug: gate:' "$TMP/gb.err"
 tail -1 "$TMP/gb.out"
