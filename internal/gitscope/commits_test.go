@@ -80,8 +80,17 @@ func TestMaterializeCommittedBytes(t *testing.T) {
 	}
 	f.symlink("../../etc/passwd", "link")
 	head := f.commitAll("c")
+	for _, reader := range []struct {
+		name string
+		opts Options
+	}{{"git", Options{}}, {"go-git", noGit}} {
+		t.Run(reader.name, func(t *testing.T) { checkMaterialized(t, f, head, marker, reader.opts) })
+	}
+}
+
+func checkMaterialized(t *testing.T, f *fixture, head, marker string, opts Options) {
 	_ = os.Remove(marker)
-	r, err := Open(f.dir)
+	r, err := OpenWith(f.dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,15 +132,17 @@ func TestMaterializeRefusesHostileTrees(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			tree := strings.TrimSpace(gitStdin(t, f, entries, "mktree", "--missing"))
 			commit := strings.TrimSpace(f.git("commit-tree", tree, "-m", name))
-			r, err := Open(f.dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := t.TempDir()
-			_, err = r.Materialize(context.Background(), commit, dir)
-			var me *MaterializeError
-			if err == nil || (!errors.As(err, &me) && !errors.Is(err, os.ErrExist)) {
-				t.Fatalf("Materialize = %v, want a refusal", err)
+			for _, opts := range []Options{{}, noGit} {
+				r, err := OpenWith(f.dir, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dir := t.TempDir()
+				_, err = r.Materialize(context.Background(), commit, dir)
+				var me *MaterializeError
+				if err == nil || (!errors.As(err, &me) && !errors.Is(err, os.ErrExist)) {
+					t.Fatalf("Materialize = %v, want a refusal", err)
+				}
 			}
 			if _, err := os.Lstat("/tmp/passwd"); err == nil {
 				if b, _ := os.ReadFile("/tmp/passwd"); string(b) == "x\n" {

@@ -101,6 +101,12 @@ func (r *Repo) run(ctx context.Context, dir, sub string, args []string, parse fu
 // runEnv is run with extra environment entries (GIT_INDEX_FILE for a private index) appended to
 // the hardened environment.
 func (r *Repo) runEnv(ctx context.Context, dir, sub string, args, extraEnv []string, parse func(io.Reader) error) error {
+	return r.runStdin(ctx, dir, sub, args, extraEnv, nil, parse)
+}
+
+// runStdin is runEnv with stdin read from stdin (nil: the null device), for the batch commands
+// (cat-file --batch) that take their requests there.
+func (r *Repo) runStdin(ctx context.Context, dir, sub string, args, extraEnv []string, stdin io.Reader, parse func(io.Reader) error) error {
 	gitPath, err := r.gitBinary()
 	if err != nil {
 		return &ErrGitFailed{Cmd: sub, Exit: -1, Stderr: "no git binary on PATH"}
@@ -115,7 +121,7 @@ func (r *Repo) runEnv(ctx context.Context, dir, sub string, args, extraEnv []str
 	argv = append(argv, args...)
 	cmd := exec.CommandContext(ctx, gitPath, argv...)
 	cmd.Env = append(gitEnv(), extraEnv...)
-	cmd.Stdin = nil // os/exec connects a nil Stdin to the null device
+	cmd.Stdin = stdin // os/exec connects a nil Stdin to the null device
 	var stderr cappedBuffer
 	cmd.Stderr = &stderr
 	cmd.WaitDelay = 5 * time.Second
