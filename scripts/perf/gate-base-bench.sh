@@ -95,6 +95,9 @@ JSON
 	sleep 1
 	git -C "$R" status --porcelain >/dev/null
 fi
+# The task folders as committed (an interrupted run leaves post-flight's writes behind).
+git -C "$R" checkout -q -- .mastermind
+git -C "$R" clean -fdq -- .mastermind
 cp -a "$R/.mastermind" "$TMP/mastermind-dir"
 restore() { rm -rf "$R/.mastermind" && cp -a "$TMP/mastermind-dir" "$R/.mastermind"; }
 
