@@ -65,7 +65,8 @@ consulted, in CI or not. B = merge-base(REV, HEAD), or of REV and --head REV, an
   - a task folder present at B and missing at the head commit, or a task learned at B whose
     folder or release notes changed, is gate.task_record_changed (error).
 Tasks untouched by the range are not listed. The range findings are printed after the tasks
-and fail the gate. CI must fetch enough history for the merge base (actions/checkout with
+and fail the gate. A note then names the tasks the range adds and the specs it rewrites: those
+contracts come from the branch itself, and only a reviewer can approve them. CI must fetch enough history for the merge base (actions/checkout with
 fetch-depth: 0). In CI (CI=true) a gate without --base prints a warning: there, every task
 record on the branch is the executor's to write.
 
@@ -95,7 +96,7 @@ such as _lessons.md, are not tasks and are ignored.
 "gate", outcome, exit_code, message, since, fail_on, record, tasks: [{task, spec, status,
 passed, state_status, baseline, verdict, counts, reason, findings, report_violations, error,
 recorded}], summary}, and with --base also range: {base, head, merge_base, changed_paths,
-added_tasks} and findings (the range findings, in the audit-finding shape of tasks[].findings). --format markdown prints a job summary for
+added_tasks, changed_specs} and findings (the range findings, in the audit-finding shape of tasks[].findings). --format markdown prints a job summary for
 $GITHUB_STEP_SUMMARY rendered from the gate's own result (never from audit.md files, which the
 branch could have written). --format github prints GitHub Actions ::error / ::warning annotations
 (at most 10 of each, then a ::notice with the number omitted) followed by the text log.
@@ -313,8 +314,10 @@ func (v gateView) WriteText(t *render.Text) {
 	for _, f := range v.res.Findings {
 		t.Line(render.ToneFail, rangeLine(f))
 	}
-	if r := v.res.Range; r != nil && len(r.AddedTasks) > 0 {
-		t.Line(render.ToneWarn, addedLine(r))
+	if r := v.res.Range; r != nil {
+		for _, l := range contractLines(r) {
+			t.Line(render.ToneWarn, l)
+		}
 	}
 	tone := render.ToneFail
 	if v.exit == ExitOK {

@@ -108,9 +108,17 @@ func baseSummary(res *postflight.GateResult, opts *GateOptions, word string) str
 	return s
 }
 
-// addedLine is the text note of a gate --base that adds tasks.
-func addedLine(r *postflight.RangeInfo) string {
-	return fmt.Sprintf("note: %d task(s) added on this branch bring their own spec; review them: %s", len(r.AddedTasks), strings.Join(r.AddedTasks, ", "))
+// contractLines are the text notes of a gate --base whose range adds tasks or rewrites specs:
+// those contracts come from the branch itself, and a reviewer approves them.
+func contractLines(r *postflight.RangeInfo) []string {
+	var out []string
+	if len(r.AddedTasks) > 0 {
+		out = append(out, fmt.Sprintf("note: %d task(s) added on this branch bring their own spec; review them: %s", len(r.AddedTasks), strings.Join(r.AddedTasks, ", ")))
+	}
+	if len(r.ChangedSpecs) > 0 {
+		out = append(out, fmt.Sprintf("note: %d spec(s) the base holds were rewritten on this branch; review them: %s", len(r.ChangedSpecs), strings.Join(r.ChangedSpecs, ", ")))
+	}
+	return out
 }
 
 // rangeLine is the text line of a range finding: "❌ <kind>: <message>".
@@ -146,6 +154,8 @@ type gateRangeJSON struct {
 	Changed   int    `json:"changed_paths"`
 	// AddedTasks are the task folders the range adds (their specs come with the branch).
 	AddedTasks []string `json:"added_tasks"`
+	// ChangedSpecs are the task folders whose spec.md the range rewrites.
+	ChangedSpecs []string `json:"changed_specs"`
 }
 
 func rangeJSON(res *postflight.GateResult) (*gateRangeJSON, *[]postflight.AuditFinding) {
@@ -153,9 +163,9 @@ func rangeJSON(res *postflight.GateResult) (*gateRangeJSON, *[]postflight.AuditF
 		return nil, nil
 	}
 	r := res.Range
-	added := append([]string{}, r.AddedTasks...)
 	fs := append([]postflight.AuditFinding{}, postflight.AuditFindings(res.Findings)...)
-	return &gateRangeJSON{Base: r.Base, Head: r.Head, MergeBase: r.MergeBase, Changed: r.Changed, AddedTasks: added}, &fs
+	return &gateRangeJSON{Base: r.Base, Head: r.Head, MergeBase: r.MergeBase, Changed: r.Changed,
+		AddedTasks: append([]string{}, r.AddedTasks...), ChangedSpecs: append([]string{}, r.ChangedSpecs...)}, &fs
 }
 
 // WriteMarkdown is the gate's job summary, rendered from the gate's own result: a heading with
@@ -192,6 +202,13 @@ func (v gateView) WriteMarkdown(m *render.Markdown) {
 				names[i] = c(n)
 			}
 			m.Para("Tasks added on this branch — their specs are contracts the branch brings itself; review them: " + strings.Join(names, ", ") + ".")
+		}
+		if len(r.ChangedSpecs) > 0 {
+			names := make([]string, len(r.ChangedSpecs))
+			for i, n := range r.ChangedSpecs {
+				names[i] = c(n)
+			}
+			m.Para("Specs rewritten on this branch — contracts the base holds, changed by the branch; review them: " + strings.Join(names, ", ") + ".")
 		}
 	}
 	var rows [][]string

@@ -57,6 +57,9 @@ type RangeInfo struct {
 	// AddedTasks are the task folders whose spec.md the range adds, sorted: their contracts come
 	// with the branch and are the reviewer's to approve.
 	AddedTasks []string
+	// ChangedSpecs are the task folders whose spec.md the range modifies, sorted: a contract the
+	// base holds, rewritten on the branch.
+	ChangedSpecs []string
 }
 
 // gateBase runs the gate of trust-model.md §5 for opts.Base and opts.Head (full OIDs): B is their
@@ -90,7 +93,9 @@ func gateBase(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, 
 	if err != nil {
 		return nil, err
 	}
-	res := &GateResult{Range: &RangeInfo{Base: opts.Base, Head: opts.Head, MergeBase: b, Changed: len(rangeSet.Entries), AddedTasks: addedTasks(rangeSet)}}
+	added, rewritten := specChanges(rangeSet)
+	res := &GateResult{Range: &RangeInfo{Base: opts.Base, Head: opts.Head, MergeBase: b, Changed: len(rangeSet.Entries),
+		AddedTasks: added, ChangedSpecs: rewritten}}
 	res.Stats.Tasks = len(infos)
 	g := &gater{opts: opts, git: newSharedGit(cg), specs: map[string]*specInput{}}
 
@@ -380,18 +385,24 @@ func IsControllerArtifact(p string) bool {
 	return ok && hex64.MatchString(snap)
 }
 
-// addedTasks are the task folders whose spec.md the range adds: contracts the branch brings
-// itself, which only a reviewer of the change can approve.
-func addedTasks(cs *gitscope.ChangedSet) []string {
-	var out []string
+// specChanges are the task folders whose spec.md the range adds, and those whose spec.md it
+// modifies: contracts the branch brings or rewrites itself, which only a reviewer of the change
+// can approve.
+func specChanges(cs *gitscope.ChangedSet) (added, modified []string) {
 	for _, e := range cs.Entries {
 		rest, ok := strings.CutPrefix(string(e.Path), TasksDir+"/")
 		name, file, ok2 := strings.Cut(rest, "/")
-		if ok && ok2 && file == "spec.md" && e.Status == gitscope.StatusAdded && taskRe.MatchString(name) {
-			out = append(out, name)
+		if !ok || !ok2 || file != "spec.md" || !taskRe.MatchString(name) {
+			continue
+		}
+		switch e.Status {
+		case gitscope.StatusAdded:
+			added = append(added, name)
+		case gitscope.StatusModified:
+			modified = append(modified, name)
 		}
 	}
-	return out
+	return added, modified
 }
 
 func findUnownedChange(p string, nearest []string) finding.Finding {
