@@ -9,6 +9,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/postflight"
 	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
+	"github.com/mastermind-controller/mastermind/internal/verifyrun"
 )
 
 // runTaskView is a run-task outcome in every output format: the text of §2–§8, the --json
@@ -116,15 +117,18 @@ func iterationText(iter, budget int) string {
 // runTaskEnvelope is the run-task --json output (§13.2). Keys are in documented order.
 type runTaskEnvelope struct {
 	render.Header
-	Phase     string            `json:"phase"`
-	Outcome   string            `json:"outcome"`
-	ExitCode  int               `json:"exit_code"`
-	Message   string            `json:"message"`
-	Task      string            `json:"task"`
-	Spec      string            `json:"spec"`
-	State     *postflight.State `json:"state"`
-	Findings  []json.RawMessage `json:"findings"`
-	Artifacts envelopeArtifacts `json:"artifacts"`
+	Phase    string            `json:"phase"`
+	Outcome  string            `json:"outcome"`
+	ExitCode int               `json:"exit_code"`
+	Message  string            `json:"message"`
+	Task     string            `json:"task"`
+	Spec     string            `json:"spec"`
+	State    *postflight.State `json:"state"`
+	Findings []json.RawMessage `json:"findings"`
+	// Receipts are the post-flight's verification runs (verification-receipts.md §3), null
+	// when none was planned.
+	Receipts  []verifyrun.ReceiptEvidence `json:"receipts"`
+	Artifacts envelopeArtifacts           `json:"artifacts"`
 }
 
 // envelopeArtifacts are the artifact paths, null when not written.
@@ -139,6 +143,7 @@ func (v runTaskView) JSON() any {
 	r := v.o
 	e := runTaskEnvelope{Header: render.NewHeader("run-task"), Phase: r.Phase, Outcome: r.Outcome, ExitCode: v.exit,
 		Message: r.Message, Task: r.Task.Name, Spec: r.Task.Spec, State: r.State, Findings: []json.RawMessage{},
+		Receipts: r.Receipts,
 		Artifacts: envelopeArtifacts{State: strOrNull(r.Artifacts.State), Audit: strOrNull(r.Artifacts.Audit),
 			ReleaseNotes: strOrNull(r.Artifacts.ReleaseNotes), HistoryReview: strOrNull(r.Artifacts.HistoryReview)}}
 	if e.Phase == "" {

@@ -355,7 +355,7 @@ func (g *gater) auditWith(ctx context.Context, in TaskInfo, t *gateTask, git Git
 		return
 	}
 	st := *in.State
-	ar, err := auditTask(ctx, git, in.Task, &st, si)
+	ar, err := auditTask(ctx, git, in.Task, &st, si, nil) // the gate never runs a command
 	if err != nil {
 		t.fail(GateError, err)
 		return

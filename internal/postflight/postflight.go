@@ -28,9 +28,12 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Outcome, err
 	if err := c.writeState(&st); err != nil {
 		return res, err
 	}
-	ar, err := auditTask(ctx, c.git, c.task, &st, nil)
+	ar, err := auditTask(ctx, c.git, c.task, &st, nil, c.verifyInputs(&st))
 	if err != nil {
 		return res, err
+	}
+	if ar.Result != nil && ar.Verify != nil && len(ar.Verify.Plan) > 0 {
+		res.Receipts = ar.Verify.Evidence()
 	}
 	return c.persistAudit(ctx, &st, ar)
 }
@@ -71,11 +74,12 @@ func (c *controller) persistAudit(ctx context.Context, st *State, ar *auditRun) 
 	return c.finish(ctx, st, newAudit(ar.Result), ar.Findings, ar.Changed, ar.D, ar.SpecRaw)
 }
 
-// auditTask runs post-flight steps 2–6 for task t with state st without writing anything:
-// the spec binding (step 2), then audit.Compute over the spec, the executor report and the
-// changed set. pre, when non-nil, is the spec as already read and parsed. An error is
-// operational (exit 3).
-func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput) (*auditRun, error) {
+// auditTask runs post-flight steps 2–6 for task t with state st without writing anything (but
+// verification receipts, with verify): the spec binding (step 2), then audit.Compute over the
+// spec, the executor report and the changed set. pre, when non-nil, is the spec as already read and parsed; verify, when
+// non-nil, runs the declared verification commands (run-task only, never the gate). An error
+// is operational (exit 3).
+func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, verify *audit.VerifyInputs) (*auditRun, error) {
 	// Step 2: spec binding.
 	var raw []byte
 	var err error
@@ -100,7 +104,7 @@ func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput) 
 	// on every return, so none outlives the audit.
 	pf := audit.StartChangedSet(ctx, git, st.BaselineRef)
 	defer pf.Close()
-	in := audit.Inputs{Root: t.Root, SpecPath: t.Spec, Baseline: st.BaselineRef, Prefetch: pf, Claims: git}
+	in := audit.Inputs{Root: t.Root, SpecPath: t.Spec, Baseline: st.BaselineRef, Prefetch: pf, Claims: git, Verify: verify}
 	if pre != nil && pre.Spec != nil {
 		in.Spec, in.SpecFindings = pre.Spec, pre.Findings
 	} else {

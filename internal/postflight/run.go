@@ -10,6 +10,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/verifyrun"
 )
 
 // Git is the part of *gitscope.Repo the lifecycle uses. *gitscope.Repo implements it.
@@ -73,6 +74,15 @@ type Options struct {
 	ForceIteration bool
 	// Now is the clock for started_at and lesson dates; time.Now when nil.
 	Now func() time.Time
+	// RunVerify runs every declared verify command at post-flight, as if each had run: true
+	// (--run-verify); RerunVerify runs them again even when receipts for the same inputs exist
+	// (--rerun-verify). verification-receipts.md §1.
+	RunVerify, RerunVerify bool
+	// VerifyProgress, when set, is told about a running verification command (a terminal's
+	// progress line); it is called from another goroutine.
+	VerifyProgress func(verifyrun.Progress)
+	// ReceiptsDir is the folder that keeps the task's receipts; "" uses ReceiptsDir(task).
+	ReceiptsDir string
 }
 
 // Artifacts are the artifact paths of the --json envelope; empty means null.
@@ -116,6 +126,9 @@ type Outcome struct {
 	// Warnings are advisory messages for the user (a lesson that could not be recorded); the
 	// run's result does not depend on them. Set on every return, errors included.
 	Warnings []string
+	// Receipts are the verification runs of a post-flight (verification-receipts.md §3); nil
+	// when none was planned.
+	Receipts []verifyrun.ReceiptEvidence
 }
 
 // Next is the step the caller takes after an outcome.
