@@ -51,7 +51,9 @@ passes. Use --base to gate a branch.
 
 With --base REV (CI, pre-push; trust-model.md §5) the gate trusts only the protected base REV
 and reads committed content only — the work tree, the index and uncommitted files are never
-consulted, in CI or not. B = merge-base(REV, HEAD), or of REV and --head REV, and:
+audited, in CI or not: the head commit's tree is written to a temporary directory, unless the
+work tree holds exactly that commit (HEAD is it; nothing modified, untracked, ignored,
+assume-unchanged or skip-worktree — a fresh checkout), which is then audited in place. B = merge-base(REV, HEAD), or of REV and --head REV, and:
   - every path changed between B and the head commit, except the controller's artifact names
     (spec.md, executor-report.md, state.json, audit.md, history-review*.md, locks,
     .mastermind/releases/<task>.md, .mastermind/tasks/_lessons.md), must be owned: in the
@@ -97,7 +99,7 @@ such as _lessons.md, are not tasks and are ignored.
 "gate", outcome, exit_code, message, since, fail_on, record, tasks: [{task, spec, status,
 passed, state_status, baseline, verdict, counts, reason, findings, report_violations, error,
 recorded}], summary}, and with --base also range: {base, head, merge_base, changed_paths,
-added_tasks, changed_specs} and findings (the range findings, in the audit-finding shape of tasks[].findings). --format markdown prints a job summary for
+added_tasks, changed_specs, in_place} and findings (the range findings, in the audit-finding shape of tasks[].findings). --format markdown prints a job summary for
 $GITHUB_STEP_SUMMARY rendered from the gate's own result (never from audit.md files, which the
 branch could have written). --format github prints GitHub Actions ::error / ::warning annotations
 (at most 10 of each, then a ::notice with the number omitted) followed by the text log.

@@ -156,6 +156,8 @@ type gateRangeJSON struct {
 	AddedTasks []string `json:"added_tasks"`
 	// ChangedSpecs are the task folders whose spec.md the range rewrites.
 	ChangedSpecs []string `json:"changed_specs"`
+	// InPlace: the work tree held exactly the head commit and was audited in place.
+	InPlace bool `json:"in_place"`
 }
 
 func rangeJSON(res *postflight.GateResult) (*gateRangeJSON, *[]postflight.AuditFinding) {
@@ -165,7 +167,7 @@ func rangeJSON(res *postflight.GateResult) (*gateRangeJSON, *[]postflight.AuditF
 	r := res.Range
 	fs := append([]postflight.AuditFinding{}, postflight.AuditFindings(res.Findings)...)
 	return &gateRangeJSON{Base: r.Base, Head: r.Head, MergeBase: r.MergeBase, Changed: r.Changed,
-		AddedTasks: append([]string{}, r.AddedTasks...), ChangedSpecs: append([]string{}, r.ChangedSpecs...)}, &fs
+		AddedTasks: append([]string{}, r.AddedTasks...), ChangedSpecs: append([]string{}, r.ChangedSpecs...), InPlace: r.InPlace}, &fs
 }
 
 // WriteMarkdown is the gate's job summary, rendered from the gate's own result: a heading with

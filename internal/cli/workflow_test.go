@@ -35,7 +35,7 @@ var ghExpr = regexp.MustCompile(`\$\{\{\s*(.*?)\s*\}\}`)
 // cmdGHWorkflow implements the script command `ghworkflow ORIGIN BASE_SHA HEAD_SHA`: it runs the
 // "gate" job of the first yaml block of docs/github-actions.md the way a pull_request event would,
 // without network. actions/checkout is a full clone of the bare repository ORIGIN (the workflow
-// must ask for fetch-depth 0) checked out at HEAD_SHA; actions/setup-go and the `go install` of
+// must ask for fetch-depth 0) checked out at its ref (HEAD_SHA without one); actions/setup-go and the `go install` of
 // mastermind are skipped (the mastermind under test is on PATH); every `run:` step runs with
 // bash -e in the clone, with CI=true, GITHUB_ACTIONS=true, GITHUB_STEP_SUMMARY=$WORK/summary.md
 // and the job and step env, whose expressions are the pull_request event's base and head SHAs.
@@ -108,8 +108,12 @@ func cmdGHWorkflow(ts *testscript.TestScript, neg bool, args []string) {
 			if fmt.Sprint(st.With["fetch-depth"]) != "0" {
 				ts.Fatalf("%s: checkout without fetch-depth: 0", workflowDoc)
 			}
+			ref := head
+			if r, ok := st.With["ref"].(string); ok {
+				ref = expand(r)
+			}
 			if err = run(ts.MkAbs("."), nil, "git", "clone", "-q", origin, ws); err == nil {
-				err = run(ws, nil, "git", "checkout", "-q", "--detach", head)
+				err = run(ws, nil, "git", "checkout", "-q", "--detach", ref)
 			}
 		case strings.HasPrefix(st.Uses, "actions/setup-go@"),
 			strings.HasPrefix(st.Run, "go install github.com/mastermind-controller/mastermind/cmd/mastermind@"):

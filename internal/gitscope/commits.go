@@ -525,3 +525,100 @@ func writeBlob(blob *object.Blob, abs string, mode os.FileMode) error {
 	}
 	return err
 }
+
+// lsIgnoredArgs list the ignored files and directories of the work tree (one entry per ignored
+// directory).
+var lsIgnoredArgs = slices.Concat(globalArgs, untrackedGuardArgs, []string{
+	"ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--full-name", "--",
+})
+
+// WorktreeIs reports whether the work tree holds exactly the tree of commit (a full OID): HEAD
+// is commit, the hardened changed set against it (ChangedSet: a private index copy, the pins, the
+// filter guard) is empty — no modified, deleted, added or untracked path — and no ignored file or
+// directory exists either, and no index entry is assume-unchanged or skip-worktree (which would
+// hide an edit from the changed set). Then reading the work tree is reading the commit, and the gate against
+// a base can audit in place instead of writing the tree out (a fresh CI checkout). Any doubt is
+// false: a degraded changed set, an unborn HEAD.
+func (r *Repo) WorktreeIs(ctx context.Context, commit string) (bool, error) {
+	if !IsFullOID(commit) || !r.gitUsable() {
+		return false, nil
+	}
+	head, unborn, err := r.Head(ctx)
+	if err != nil || unborn || head != commit {
+		return false, err
+	}
+	if hidden, err := r.indexHidesEntries(ctx); err != nil || hidden {
+		return false, err
+	}
+	cs, err := r.ChangedSet(ctx, commit)
+	if err != nil || cs.Degraded || len(cs.Entries) > 0 {
+		return false, err
+	}
+	ignored := false
+	err = r.run(ctx, r.root, "ls-files", lsIgnoredArgs, func(rd io.Reader) error {
+		b, err := io.ReadAll(io.LimitReader(rd, 1))
+		ignored = len(b) > 0
+		if err == nil && ignored {
+			_, err = io.Copy(io.Discard, rd)
+		}
+		return err
+	})
+	return err == nil && !ignored, err
+}
+
+// lsTagArgs list the index entries with their status tags (ls-files -v).
+var lsTagArgs = slices.Concat(globalArgs, []string{"ls-files", "-z", "-v", "--cached", "--full-name", "--"})
+
+// indexHidesEntries reports whether any index entry is marked assume-unchanged (a lowercase tag)
+// or skip-worktree ('S'): git trusts such an entry without looking at the file, so an edit to it
+// is invisible to the changed set (until the controller store's index snapshot, trust-model.md
+// §4, replaces the live index).
+func (r *Repo) indexHidesEntries(ctx context.Context) (bool, error) {
+	hidden := false
+	var total int64
+	err := r.run(ctx, r.root, "ls-files", lsTagArgs, func(rd io.Reader) error {
+		nr := newNulReader(rd, &total)
+		for {
+			rec, err := nr.next()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if len(rec) > 0 && (rec[0] == 'S' || (rec[0] >= 'a' && rec[0] <= 'z')) {
+				hidden = true
+			}
+		}
+	})
+	return hidden, err
+}
+
+// CommitFiles lists the files (blobs, symbolic links, gitlinks) of commit's tree, sorted:
+// `git ls-tree -r -z --name-only --full-tree`.
+func (r *Repo) CommitFiles(ctx context.Context, commit string) ([]string, error) {
+	if !IsFullOID(commit) {
+		return nil, ErrBaselineUnavailable
+	}
+	var out []string
+	var total int64
+	args := slices.Concat(commitArgs, []string{"ls-tree", "-r", "-z", "--name-only", "--full-tree", commit})
+	err := r.run(ctx, r.root, "ls-tree", args, func(rd io.Reader) error {
+		nr := newNulReader(rd, &total)
+		for {
+			p, err := nr.next()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			out = append(out, string(p))
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(out)
+	return out, nil
+}

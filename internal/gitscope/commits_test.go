@@ -187,3 +187,42 @@ func execGit(f *fixture, args ...string) *exec.Cmd {
 	cmd.Dir, cmd.Env = f.dir, f.env
 	return cmd
 }
+
+// TestWorktreeIs: the work tree holds exactly a commit only when HEAD is that commit and nothing
+// is modified, staged, untracked or ignored.
+func TestWorktreeIs(t *testing.T) {
+	f := newFixture(t)
+	f.write(".gitignore", "*.log\n")
+	first := f.base(map[string]string{"a.go": "package a\n"})
+	head := f.commitAll("second")
+	r, err := Open(f.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	check := func(name, commit string, want bool) {
+		t.Helper()
+		if got, err := r.WorktreeIs(ctx, commit); err != nil || got != want {
+			t.Errorf("%s: WorktreeIs = %v, %v; want %v", name, got, err, want)
+		}
+	}
+	check("clean", head, true)
+	check("another commit", first, false)
+	f.write("a.go", "package a // edited\n")
+	check("modified", head, false)
+	f.git("checkout", "-q", "--", "a.go")
+	f.write("new.go", "package a\n")
+	check("untracked", head, false)
+	f.remove("new.go")
+	f.write("build.log", "x\n")
+	check("ignored", head, false)
+	f.remove("build.log")
+	f.git("update-index", "--assume-unchanged", "a.go")
+	f.write("a.go", "package a // hidden by assume-unchanged\n")
+	check("assume-unchanged edit", head, false)
+	f.git("update-index", "--no-assume-unchanged", "a.go")
+	f.git("checkout", "-q", "--", "a.go")
+	check("clean again", head, true)
+	f.git("update-index", "--skip-worktree", "a.go")
+	check("skip-worktree entry", head, false)
+}

@@ -46,6 +46,8 @@ type RangeGit interface {
 	IsAncestor(ctx context.Context, anc, desc string) (bool, error)
 	DiffCommits(ctx context.Context, from, to string) (*gitscope.ChangedSet, error)
 	Materialize(ctx context.Context, commit, dir string) ([]string, error)
+	WorktreeIs(ctx context.Context, commit string) (bool, error)
+	CommitFiles(ctx context.Context, commit string) ([]string, error)
 }
 
 // RangeInfo describes the range a gate against a base checked.
@@ -60,6 +62,39 @@ type RangeInfo struct {
 	// ChangedSpecs are the task folders whose spec.md the range modifies, sorted: a contract the
 	// base holds, rewritten on the branch.
 	ChangedSpecs []string
+	// InPlace is true when the work tree held exactly the head commit (RangeGit.WorktreeIs) and
+	// was audited in place; false when the head tree was written to a temporary directory.
+	InPlace bool
+}
+
+// headTree is where the audits read the head commit: the work tree itself when it holds exactly
+// that commit (a fresh checkout: nothing modified, untracked or ignored), otherwise a private
+// temporary directory the head tree is written to (removed by cleanup). files is the commit's
+// file list.
+func headTree(ctx context.Context, rg RangeGit, head string) (dir string, files []string, inPlace bool, cleanup func(), err error) {
+	cleanup = func() {}
+	same, err := rg.WorktreeIs(ctx, head)
+	if err != nil {
+		return "", nil, false, cleanup, fmt.Errorf("comparing the work tree with %s: %w", ShortOID(head), err)
+	}
+	if same {
+		files, err = rg.CommitFiles(ctx, head)
+		if err != nil {
+			return "", nil, false, cleanup, fmt.Errorf("listing the tree of %s: %w", ShortOID(head), err)
+		}
+		return rg.Root(), files, true, cleanup, nil
+	}
+	dir, err = os.MkdirTemp("", "mastermind-gate-")
+	if err != nil {
+		return "", nil, false, cleanup, err
+	}
+	cleanup = func() { os.RemoveAll(dir) }
+	files, err = rg.Materialize(ctx, head, dir)
+	if err != nil {
+		cleanup()
+		return "", nil, false, func() {}, fmt.Errorf("reading the tree of %s: %w", ShortOID(head), err)
+	}
+	return dir, files, false, cleanup, nil
 }
 
 // gateBase runs the gate of trust-model.md §5 for opts.Base and opts.Head (full OIDs): B is their
@@ -79,15 +114,11 @@ func gateBase(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, 
 	if err != nil {
 		return nil, fmt.Errorf("diff %s..%s: %w", ShortOID(b), ShortOID(opts.Head), err)
 	}
-	dir, err := os.MkdirTemp("", "mastermind-gate-")
+	dir, files, inPlace, cleanup, err := headTree(ctx, rg, opts.Head)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	files, err := rg.Materialize(ctx, opts.Head, dir)
-	if err != nil {
-		return nil, fmt.Errorf("reading the tree of %s: %w", ShortOID(opts.Head), err)
-	}
+	defer cleanup()
 	cg := &commitGit{RangeGit: rg, root: dir, head: opts.Head, files: files, sets: map[string]csResult{}}
 	infos, err := ScanTasks(dir)
 	if err != nil {
@@ -95,7 +126,7 @@ func gateBase(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, 
 	}
 	added, rewritten := specChanges(rangeSet)
 	res := &GateResult{Range: &RangeInfo{Base: opts.Base, Head: opts.Head, MergeBase: b, Changed: len(rangeSet.Entries),
-		AddedTasks: added, ChangedSpecs: rewritten}}
+		AddedTasks: added, ChangedSpecs: rewritten, InPlace: inPlace}}
 	res.Stats.Tasks = len(infos)
 	g := &gater{opts: opts, git: newSharedGit(cg), specs: map[string]*specInput{}}
 
