@@ -98,11 +98,11 @@ func headTree(ctx context.Context, rg RangeGit, head string) (dir string, files 
 }
 
 // gateBase runs the gate of trust-model.md §5 for opts.Base and opts.Head (full OIDs): B is their
-// merge base and R the diff B..Head (one range diff). The head commit's tree is written to a
-// private temporary directory (removed on return) and every read of the audit goes there: task
-// folders, specs, reports, declared files, claims; each task's changed set is the diff from its
-// baseline to Head, computed once per distinct baseline. Nothing reads the index or the work
-// tree, and nothing is written in the repository. Tasks the range does not touch are not gated
+// merge base and R the diff B..Head (one range diff). Every read of the audit — task folders,
+// specs, reports, declared files, claims — goes to the head commit's tree (headTree: the work
+// tree when it holds exactly that commit, otherwise a private temporary copy removed on return);
+// each task's changed set is the diff from its baseline to Head, computed once per distinct
+// baseline, as is the ancestry of each baseline. Nothing is written in the repository. Tasks the range does not touch are not gated
 // and own nothing. The returned error is operational for the whole gate (no merge base, grafts,
 // an unreadable or refused head tree, a git failure).
 func gateBase(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, error) {
@@ -141,6 +141,11 @@ func gateBase(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, 
 		owners  []owner
 	)
 	baselines := map[string]bool{}
+	type ancestry struct {
+		ok  bool
+		err error
+	}
+	ancestors := map[string]ancestry{}
 	for _, name := range sortedKeys(touched) {
 		in, present := atHead[name]
 		if !present {
@@ -171,7 +176,12 @@ func gateBase(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, 
 		case in.State == nil:
 			t.Status, t.Reason = GateNotStarted, notStartedReason(in.Task)
 		default:
-			ok, err := rg.IsAncestor(ctx, in.State.BaselineRef, opts.Head)
+			a, seen := ancestors[in.State.BaselineRef]
+			if !seen {
+				a.ok, a.err = rg.IsAncestor(ctx, in.State.BaselineRef, opts.Head)
+				ancestors[in.State.BaselineRef] = a
+			}
+			ok, err := a.ok, a.err
 			switch {
 			case err != nil:
 				t.fail(GateError, err)
