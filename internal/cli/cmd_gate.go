@@ -51,9 +51,10 @@ passes. Use --base to gate a branch.
 
 With --base REV (CI, pre-push; trust-model.md §5) the gate trusts only the protected base REV
 and reads committed content only — the work tree, the index and uncommitted files are never
-audited, in CI or not: the head commit's tree is written to a temporary directory, unless the
-work tree holds exactly that commit (HEAD is it; nothing modified, untracked, ignored,
-assume-unchanged or skip-worktree — a fresh checkout), which is then audited in place. B = merge-base(REV, HEAD), or of REV and --head REV, and:
+audited, in CI or not: the head commit's tree is written to a temporary directory. Only in CI
+(CI=true, where the checkout and its .git are the runner's), a work tree that holds exactly that
+commit (HEAD is it; nothing modified, untracked, ignored, assume-unchanged or skip-worktree — a
+fresh checkout) is audited in place instead. B = merge-base(REV, HEAD), or of REV and --head REV, and:
   - every path changed between B and the head commit, except the controller's artifact names
     (spec.md, executor-report.md, state.json, audit.md, history-review*.md, locks,
     .mastermind/releases/<task>.md, .mastermind/tasks/_lessons.md), must be owned: in the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -64,7 +65,11 @@ func runGateBase(ctx context.Context, opts *GateOptions, repo *gitscope.Repo) er
 		}
 		head = oid
 	}
-	res, err := postflight.Gate(ctx, postflight.GateOptions{Git: repo, Base: base, Head: head, FailOnDrift: opts.FailOn == "drift"})
+	// In CI the checkout and its .git are the runner's, never the executor's: a work tree that
+	// holds exactly the head commit may be audited in place.
+	inPlace := os.Getenv("CI") == "true"
+	res, err := postflight.Gate(ctx, postflight.GateOptions{Git: repo, Base: base, Head: head, InPlace: inPlace,
+		FailOnDrift: opts.FailOn == "drift"})
 	if err != nil {
 		return gateError(opts, "", err)
 	}

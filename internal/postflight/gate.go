@@ -32,6 +32,10 @@ type GateOptions struct {
 	// Head is the full OID of the commit gated with Base (the caller resolves HEAD when the user
 	// gave none).
 	Head string
+	// InPlace allows the gate against a base to audit the work tree in place when it holds
+	// exactly Head. Only for a checkout the executor never had (CI): elsewhere the executor can
+	// have written .git/index, whose stat data decides what "unchanged" means.
+	InPlace bool
 	// FailOnDrift makes drift fail the gate too.
 	FailOnDrift bool
 	// Record runs the normal post-flight (with its writes, under the controller lock) for each

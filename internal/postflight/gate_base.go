@@ -67,15 +67,18 @@ type RangeInfo struct {
 	InPlace bool
 }
 
-// headTree is where the audits read the head commit: the work tree itself when it holds exactly
-// that commit (a fresh checkout: nothing modified, untracked or ignored), otherwise a private
+// headTree is where the audits read the head commit: with allowInPlace (CI), the work tree itself
+// when it holds exactly that commit (a fresh checkout: nothing modified, untracked or ignored),
+// otherwise a private
 // temporary directory the head tree is written to (removed by cleanup). files is the commit's
 // file list.
-func headTree(ctx context.Context, rg RangeGit, head string) (dir string, files []string, inPlace bool, cleanup func(), err error) {
+func headTree(ctx context.Context, rg RangeGit, head string, allowInPlace bool) (dir string, files []string, inPlace bool, cleanup func(), err error) {
 	cleanup = func() {}
-	same, err := rg.WorktreeIs(ctx, head)
-	if err != nil {
-		return "", nil, false, cleanup, fmt.Errorf("comparing the work tree with %s: %w", ShortOID(head), err)
+	same := false
+	if allowInPlace {
+		if same, err = rg.WorktreeIs(ctx, head); err != nil {
+			return "", nil, false, cleanup, fmt.Errorf("comparing the work tree with %s: %w", ShortOID(head), err)
+		}
 	}
 	if same {
 		files, err = rg.CommitFiles(ctx, head)
@@ -114,7 +117,7 @@ func gateBase(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, 
 	if err != nil {
 		return nil, fmt.Errorf("diff %s..%s: %w", ShortOID(b), ShortOID(opts.Head), err)
 	}
-	dir, files, inPlace, cleanup, err := headTree(ctx, rg, opts.Head)
+	dir, files, inPlace, cleanup, err := headTree(ctx, rg, opts.Head, opts.InPlace)
 	if err != nil {
 		return nil, err
 	}

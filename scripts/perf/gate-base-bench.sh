@@ -14,7 +14,7 @@
 # computations — one per distinct baseline plus the range diff) and compares, over ROUNDS rounds
 # (default 3):
 #   GB   mastermind gate --base <baseline> --head HEAD   (50 tasks, committed content only; the
-#        work tree is a fresh checkout without ignored files, audited in place)
+#        work tree is a fresh checkout without ignored files, audited in place with CI=true)
 #   GC   the same with one untracked file present: the head tree is written out first
 #   G    mastermind gate                                   (the local gate, work tree)
 #   P50  50 × mastermind run-task <task> --post-only        (what 50 separate audits cost;
@@ -106,14 +106,14 @@ cp -a "$R/.mastermind" "$TMP/mastermind-dir"
 restore() { rm -rf "$R/.mastermind" && cp -a "$TMP/mastermind-dir" "$R/.mastermind"; }
 
 gatebase() {
-	MASTERMIND_DEBUG_GATE=1 MASTERMIND_DEBUG_RSS=1 "$BIN" gate --base "$BASELINE" --head HEAD --root "$R" >"$TMP/gb.out" 2>"$TMP/gb.err" || {
+	CI=true MASTERMIND_DEBUG_GATE=1 MASTERMIND_DEBUG_RSS=1 "$BIN" gate --base "$BASELINE" --head HEAD --root "$R" >"$TMP/gb.out" 2>"$TMP/gb.err" || {
 		echo "gate --base exited $?" >&2; cat "$TMP/gb.err" "$TMP/gb.out" >&2; exit 1; }
 }
 # The same gate with one untracked file: the work tree is no longer the head commit, so the head
 # tree (100,000 files) is written to a temporary directory first.
 gatecopy() {
 	touch "$R/bench-untracked.txt"
-	"$BIN" gate --base "$BASELINE" --head HEAD --root "$R" >"$TMP/gc.out" 2>&1 || { echo "gate --base (copy) exited $?" >&2; cat "$TMP/gc.out" >&2; exit 1; }
+	CI=true "$BIN" gate --base "$BASELINE" --head HEAD --root "$R" >"$TMP/gc.out" 2>&1 || { echo "gate --base (copy) exited $?" >&2; cat "$TMP/gc.out" >&2; exit 1; }
 	rm -f "$R/bench-untracked.txt"
 }
 gatelocal() { "$BIN" gate --root "$R" >"$TMP/g.out" 2>&1 || true; }
