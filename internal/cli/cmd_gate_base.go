@@ -48,12 +48,12 @@ func checkGateBaseFlags(cmd *cobra.Command, opts *GateOptions) error {
 func runGateBase(ctx context.Context, opts *GateOptions, repo *gitscope.Repo) error {
 	base, err := resolveGateRev(ctx, repo, "--base", opts.Base)
 	if err != nil {
-		return err
+		return revError(opts, err)
 	}
 	head := ""
 	if opts.Head != "" {
 		if head, err = resolveGateRev(ctx, repo, "--head", opts.Head); err != nil {
-			return err
+			return revError(opts, err)
 		}
 	} else {
 		oid, unborn, err := repo.Head(ctx)
@@ -76,6 +76,16 @@ func runGateBase(ctx context.Context, opts *GateOptions, repo *gitscope.Repo) er
 	return finishGate(opts, res)
 }
 
+// revError returns a usage error as it is and reports any other as the gate's operational
+// error (exit 3, with the JSON envelope under --format json).
+func revError(opts *GateOptions, err error) error {
+	var ue *UsageError
+	if errors.As(err, &ue) {
+		return err
+	}
+	return gateError(opts, "", err)
+}
+
 // resolveGateRev resolves a user revision to a full commit OID: a malformed one is a usage error
 // (exit 2), one that names no commit operational (exit 3).
 func resolveGateRev(ctx context.Context, repo *gitscope.Repo, flag, rev string) (string, error) {
@@ -84,7 +94,7 @@ func resolveGateRev(ctx context.Context, repo *gitscope.Repo, flag, rev string) 
 		return "", usageErrorf("%s: %s", flag, textsafe.Escape(err.Error()))
 	}
 	if err != nil {
-		return "", &ExitError{Code: ExitOperational, Msg: fmt.Sprintf("%s %s", flag, textsafe.Escape(err.Error())), Err: err}
+		return "", fmt.Errorf("%s %s", flag, textsafe.Escape(err.Error()))
 	}
 	return oid, nil
 }
