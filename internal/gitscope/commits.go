@@ -29,7 +29,7 @@ import (
 var ErrNoMergeBase = errors.New("the commits share no history (no merge base)")
 
 // ErrGraftsPresent: the repository has a .git/info/grafts file, which rewrites ancestry for
-// merge-base and --is-ancestor; the committed-range plumbing refuses to answer then.
+// merge-base; MergeBase refuses to answer then (the gate against a base asks it first).
 var ErrGraftsPresent = errors.New("the repository has .git/info/grafts, which rewrites commit ancestry; remove it")
 
 // commitArgs are the global flags of the committed-content commands.
@@ -70,28 +70,6 @@ func (r *Repo) MergeBase(ctx context.Context, a, b string) (string, error) {
 		return "", &ErrGitFailed{Cmd: "merge-base", Exit: -1, Stderr: "unexpected output: " + truncateForMessage(out)}
 	}
 	return oid, nil
-}
-
-// IsAncestor reports whether commit anc is an ancestor of (or equal to) commit desc: `git
-// merge-base --is-ancestor`. An OID that names no commit is false, not an error.
-func (r *Repo) IsAncestor(ctx context.Context, anc, desc string) (bool, error) {
-	if !IsFullOID(anc) || !IsFullOID(desc) {
-		return false, nil
-	}
-	if err := r.checkGrafts(); err != nil {
-		return false, err
-	}
-	_, err := r.runSmall(ctx, r.root, commitArgs, nil, "merge-base", "--is-ancestor", anc, desc)
-	var gf *ErrGitFailed
-	switch {
-	case err == nil:
-		return true, nil
-	case errors.As(err, &gf) && gf.Exit == 1:
-		return false, nil // not an ancestor
-	case errors.As(err, &gf) && gf.Exit == 128 && strings.Contains(gf.Stderr, "Not a valid commit name"):
-		return false, nil
-	}
-	return false, err
 }
 
 // DiffCommits returns the paths that differ between the trees of the commits from and to (full

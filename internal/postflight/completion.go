@@ -3,6 +3,7 @@ package postflight
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -26,6 +27,21 @@ const RuleReviewIncomplete = "history_review.incomplete"
 func (c *controller) completion(ctx context.Context, st *State) (*Outcome, error) {
 	res := c.res
 	res.Phase = PhaseCompletion
+	if files := c.files.tamperedFiles(); len(files) > 0 {
+		// A mirror was forged since the last audit: no completion (and no learned task) stands
+		// on records someone else wrote; the next post-flight reports them (trust-model.md I2).
+		ns := *st
+		reason := fmt.Sprintf("controller records were changed outside mastermind (%s); rerun post-flight", strings.Join(files, ", "))
+		ns.Status, ns.NextStep, ns.BlockingReason = StatusAuditRequired, NextRunAudit, reason
+		ns.ClearVerdict()
+		if err := c.writeState(&ns); err != nil {
+			return res, err
+		}
+		r := c.refuse(PhaseCompletion, OutcomePostRefused, reason)
+		r.Findings = c.files.tamperFindings()
+		r.Next = Next{Step: NextRunAudit, Run: "mastermind run-task " + c.task.Spec + " --post-only"}
+		return r, nil
+	}
 	if st.Status == StatusLearned {
 		res.Outcome = OutcomeCompleted
 		res.Message = fmt.Sprintf("task %s is learned (learned/close); nothing to do", c.task.Name)
@@ -62,7 +78,7 @@ func (c *controller) completion(ctx context.Context, st *State) (*Outcome, error
 
 // reviewProblems reads history-review.md and checks it against snap (§8.2 "Complete").
 func (c *controller) reviewProblems(snap string) ([]ReviewProblem, error) {
-	data, prob, err := readReview(c.task)
+	data, prob, err := readReviewWith(c.task, c.readTaskFile)
 	if err != nil {
 		return nil, err
 	}
@@ -114,13 +130,19 @@ func (c *controller) currentSnapshot(ctx context.Context, st *State) (string, er
 	var in SnapshotInput
 	in.Baseline, in.Iteration = st.BaselineRef, st.Iteration
 	for _, f := range []struct {
-		rel string
-		dst *[]byte
+		name, rel string
+		dst       *[]byte
 	}{
-		{c.task.Spec, &in.Spec}, {c.task.ReportRel(), &in.Report}, {c.task.AuditRel(), &in.Audit},
-		{c.task.ReleaseNotesRel(), &in.Release},
+		{"spec.md", c.task.Spec, &in.Spec}, {"executor-report.md", c.task.ReportRel(), &in.Report}, {"audit.md", c.task.AuditRel(), &in.Audit},
+		{"", c.task.ReleaseNotesRel(), &in.Release},
 	} {
-		data, err := fsx.ReadInRoot(c.task.Root, f.rel, MaxSnapshotFileBytes)
+		var data []byte
+		var err error
+		if f.name != "" {
+			data, err = c.readTaskFile(f.name, f.rel, MaxSnapshotFileBytes)
+		} else {
+			data, err = fsx.ReadInRoot(c.task.Root, f.rel, MaxSnapshotFileBytes)
+		}
 		if err != nil {
 			if fsx.ReasonOf(err) != "" {
 				return "", nil

@@ -43,6 +43,10 @@ type GateOptions struct {
 	Record bool
 	// Now is passed to post-flight with Record.
 	Now func() time.Time
+	// StateDir is the controller store root ("" for store.Location()). Tasks the store has a
+	// record of are gated from it (trust-model.md I2); the others from their state.json (a CI
+	// runner has no store: trust-model.md I6).
+	StateDir string
 }
 
 // Gate task statuses (GateTask.Status).
@@ -163,7 +167,15 @@ func Gate(ctx context.Context, opts GateOptions) (*GateResult, error) {
 	}
 	g := &gater{opts: opts, git: newSharedGit(opts.Git), specs: map[string]*specInput{}}
 	root := opts.Git.Root()
-	infos, err := ScanTasks(root)
+	var view *StoreView
+	if gitDir, err := opts.Git.GitDir(); err == nil {
+		// Without a usable store (CI, no home directory) every task is gated from its mirror.
+		if v, err := OpenStoreView(opts.StateDir, gitDir); err == nil {
+			view = v
+			defer v.Close()
+		}
+	}
+	infos, err := ScanTasksWith(root, view)
 	if err != nil {
 		return nil, err
 	}
@@ -271,6 +283,11 @@ func (g *gater) gateTask(ctx context.Context, in TaskInfo) gateTask {
 		t.fail(GateError, in.Err)
 	case in.State == nil:
 		t.Status, t.Passed, t.Reason = GateNotStarted, false, notStartedReason(in.Task)
+	case in.Tampered != "":
+		t.Status, t.Reason = GateBroken, in.Tampered
+	case in.State.Status == StatusLearned && in.Recorded && g.specChanged(in):
+		t.Status, t.Verdict = GateLearned, in.State.Verdict
+		t.Reason = "the spec changed since the task was closed (its hash is not the controller store's); reopen it with: mastermind run-task " + in.Task.Spec + " --pre-only"
 	case in.State.Status == StatusLearned:
 		t.Status, t.Verdict = GateLearned, in.State.Verdict
 		if in.State.Findings != nil {
@@ -296,6 +313,13 @@ func (g *gater) gateTask(ctx context.Context, in TaskInfo) gateTask {
 		g.audit(ctx, in, &t)
 	}
 	return t
+}
+
+// specChanged reports whether a task's spec no longer hashes to its state's spec_hash (an
+// unreadable spec counts as changed).
+func (g *gater) specChanged(in TaskInfo) bool {
+	si, err := g.spec(in.Task)
+	return err != nil || si.Err != nil || sha256Hex(si.Raw) != in.State.SpecHash
 }
 
 // notStartedReason explains a task folder without state.json. When the folder already holds
@@ -359,7 +383,7 @@ func (g *gater) auditWith(ctx context.Context, in TaskInfo, t *gateTask, git Git
 		return
 	}
 	st := *in.State
-	ar, err := auditTask(ctx, git, in.Task, &st, si, nil) // the gate never runs a command
+	ar, err := auditTask(ctx, git, in.Task, &st, si, nil, nil) // the gate never runs a command
 	if err != nil {
 		t.fail(GateError, err)
 		return
@@ -377,7 +401,7 @@ func (g *gater) auditWith(ctx context.Context, in TaskInfo, t *gateTask, git Git
 func (g *gater) record(ctx context.Context, in TaskInfo, t *gateTask) {
 	res, err := Run(ctx, Options{Git: g.git, SpecArg: filepath.Join(t.Task.Root, filepath.FromSlash(t.Task.Spec)),
 		Mode: ModePostOnly, MaxIterations: DefaultMaxIterations,
-		Now: g.opts.Now})
+		Now: g.opts.Now, StateDir: g.opts.StateDir})
 	t.Warnings = res.Warnings
 	if err != nil {
 		t.fail(GateError, err)

@@ -43,7 +43,6 @@ const (
 type RangeGit interface {
 	Git
 	MergeBase(ctx context.Context, a, b string) (string, error)
-	IsAncestor(ctx context.Context, anc, desc string) (bool, error)
 	DiffCommits(ctx context.Context, from, to string) (*gitscope.ChangedSet, error)
 	Materialize(ctx context.Context, commit, dir string) ([]string, error)
 	WorktreeIs(ctx context.Context, commit string) (bool, error)
@@ -182,6 +181,9 @@ func gateBase(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, 
 			a, seen := ancestors[in.State.BaselineRef]
 			if !seen {
 				a.ok, a.err = rg.IsAncestor(ctx, in.State.BaselineRef, opts.Head)
+				if errors.Is(a.err, gitscope.ErrBaselineUnavailable) {
+					a.ok, a.err = false, nil // not a commit here (or not an OID): not on the branch
+				}
 				ancestors[in.State.BaselineRef] = a
 			}
 			ok, err := a.ok, a.err

@@ -28,7 +28,7 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Outcome, err
 	if err := c.writeState(&st); err != nil {
 		return res, err
 	}
-	ar, err := auditTask(ctx, c.git, c.task, &st, nil, c.verifyInputs(&st))
+	ar, err := auditTask(ctx, c.git, c.task, &st, nil, c.files, c.verifyInputs(&st))
 	if err != nil {
 		return res, err
 	}
@@ -76,15 +76,19 @@ func (c *controller) persistAudit(ctx context.Context, st *State, ar *auditRun) 
 
 // auditTask runs post-flight steps 2–6 for task t with state st without writing anything (but
 // verification receipts, with verify): the spec binding (step 2), then audit.Compute over the
-// spec, the executor report and the changed set. pre, when non-nil, is the spec as already read and parsed; verify, when
-// non-nil, runs the declared verification commands (run-task only, never the gate). An error
-// is operational (exit 3).
-func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, verify *audit.VerifyInputs) (*auditRun, error) {
+// spec, the executor report and the changed set. pre, when non-nil, is the spec as already read
+// and parsed. files, when non-nil (a run-task), is the task folder's handle the spec and report
+// are read through (trust-model.md I4); the gate's read-only audit reads them by path. verify,
+// when non-nil, runs the declared verification commands (run-task only, never the gate). An
+// error is operational (exit 3).
+func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, files *taskFiles, verify *audit.VerifyInputs) (*auditRun, error) {
 	// Step 2: spec binding.
 	var raw []byte
 	var err error
 	if pre != nil {
 		raw, err = pre.Raw, pre.Err
+	} else if files != nil {
+		raw, err = files.readFile("spec.md", spec.MaxBytes)
 	} else {
 		raw, err = fsx.ReadInRoot(t.Root, t.Spec, spec.MaxBytes)
 	}
@@ -115,7 +119,12 @@ func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, 
 		in.Head = &headOID
 	}
 	// Step 3: executor report.
-	if in.Report, err = report.ReadInRepo(t.Root, t.ReportRel()); err != nil {
+	if files != nil {
+		in.Report, err = report.ReadDir(files.dir, "executor-report.md", t.ReportRel())
+	} else {
+		in.Report, err = report.ReadInRepo(t.Root, t.ReportRel())
+	}
+	if err != nil {
 		return nil, err
 	}
 	r, err := audit.Compute(ctx, in)
@@ -128,6 +137,10 @@ func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, 
 // finish applies steps 6–11 to a completed check run.
 func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []finding.Finding, cs *gitscope.ChangedSet, d []gitscope.Entry, specRaw []byte) (*Outcome, error) {
 	res := c.res
+	if tf := c.tamperFindings(); len(tf) > 0 {
+		fs = append(fs, tf...)
+		audit.Sort(fs)
+	}
 	verdict := audit.VerdictOf(fs)
 	e, w := finding.Count(fs)
 	a.Verdict, a.Counts, a.Findings = verdict, Counts{e, w}, fs
@@ -187,7 +200,7 @@ func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []findi
 func (c *controller) writeAudit(st *State, a *Audit) ([]byte, error) {
 	data, err := RenderAudit(a)
 	if err == nil {
-		err = fsx.WriteFileAtomic(c.task.Abs(c.task.AuditRel()), data, 0o644)
+		err = c.files.saveAudit(data, c.now())
 	}
 	if err != nil {
 		st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusHeld, NextPlannerReview, RiskHigh, ArtifactSpec
@@ -215,8 +228,9 @@ func auditText(audit []byte) string {
 func (c *controller) rejectCommon(st *State, a *Audit, r audit.Rejection) (*Outcome, error) {
 	res := c.res
 	f, blocking, lines, observed := r.Finding, r.Blocking, r.Lines, r.Observed
-	fs := []finding.Finding{f}
-	a.Verdict, a.Counts, a.Findings = VerdictBroken, Counts{Errors: 1}, fs
+	fs := append([]finding.Finding{f}, c.tamperFindings()...)
+	errs, _ := finding.Count(fs)
+	a.Verdict, a.Counts, a.Findings = VerdictBroken, Counts{Errors: errs}, fs
 	res.Findings = fs
 	streak, fingerprint, returned := nextStreak(st, lines)
 	a.ReturnToDesign = returned
@@ -232,7 +246,7 @@ func (c *controller) rejectCommon(st *State, a *Audit, r audit.Rejection) (*Outc
 		observed += returnedSuffix
 	}
 	st.BlockingReason = blocking
-	st.Verdict, st.Findings, st.Degraded = VerdictBroken, &Counts{Errors: 1}, nil
+	st.Verdict, st.Findings, st.Degraded = VerdictBroken, &Counts{Errors: errs}, nil
 	c.upsertLesson(lessonEvent{Kind: LessonAuditContractFailure, Observed: observed})
 	if err := c.writeState(st); err != nil {
 		return res, err
