@@ -32,7 +32,7 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"mm": cmdMM, "mmb": b.cmdMMB, "cmpstore": cmdCmpStore,
+			"mm": cmdMM, "mmb": b.cmdMMB, "cmpstore": cmdCmpStore, "ghworkflow": cmdGHWorkflow,
 		},
 		Condition: b.condition,
 		Setup:     scriptSetup,

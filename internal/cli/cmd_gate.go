@@ -20,6 +20,8 @@ import (
 type GateOptions struct {
 	IO     *IOStreams
 	Since  string
+	Base   string
+	Head   string
 	Root   string
 	Format string
 	FailOn string
@@ -48,7 +50,33 @@ command that a spec or report names.
 
 With --since REV only the tasks whose folder, or one of whose declared scope files, changed
 since the commit REV are gated (committed, staged, unstaged or untracked alike). A task whose
-spec cannot be read is always selected.
+spec cannot be read is always selected. --since is a convenience for a trusted work tree, not a
+gate: a change that touches neither a task folder nor a declared scope file selects no task and
+passes. Use --base to gate a branch.
+
+With --base REV (CI, pre-push; trust-model.md §5) the gate trusts only the protected base REV
+and reads committed content only — the work tree, the index and uncommitted files are never
+audited, in CI or not: the head commit's tree is written to a temporary directory. Only in CI
+(CI=true, where the checkout and its .git are the runner's), a work tree that holds exactly that
+commit (HEAD is it; nothing modified, untracked, ignored, assume-unchanged or skip-worktree — a
+fresh checkout) is audited in place instead. B = merge-base(REV, HEAD), or of REV and --head REV, and:
+  - every path changed between B and the head commit, except the controller's artifact names
+    (spec.md, executor-report.md, state.json, audit.md, history-review*.md, locks,
+    .mastermind/releases/<task>.md, .mastermind/tasks/_lessons.md), must be owned: in the
+    declared scope of a task folder changed in the range and listed in that task's report;
+    otherwise gate.unowned_change (error) names the path and the tasks whose scope is nearest;
+  - every task folder added or changed in the range is re-audited from its committed spec and
+    report against the head commit, whatever state.json says (learned exempts nothing), with the
+    recorded baseline only when it is an ancestor of the head commit, otherwise
+    gate.baseline_not_ancestor (error); a path another re-audited task owns is that task's
+    change and is left out of this task's changed set;
+  - a task folder present at B and missing at the head commit, or a task learned at B whose
+    folder or release notes changed, is gate.task_record_changed (error).
+Tasks untouched by the range are not listed. The range findings are printed after the tasks
+and fail the gate. A note then names the tasks the range adds and the specs it rewrites: those
+contracts come from the branch itself, and only a reviewer can approve them. CI must fetch enough history for the merge base (actions/checkout with
+fetch-depth: 0). In CI (CI=true) a gate without --base prints a warning: there, every task
+record on the branch is the executor's to write.
 
 One line per task, sorted by task name, then a summary line:
   <icon> <task>: <status> — <first blocking reason>
@@ -76,11 +104,14 @@ such as _lessons.md, are not tasks and are ignored.
 --format text (default) prints the lines. --format json prints {schema_version: 1, command:
 "gate", outcome, exit_code, message, since, fail_on, record, tasks: [{task, spec, status,
 passed, state_status, baseline, verdict, counts, reason, findings, report_violations, error,
-recorded}], summary}; --json is the same. --format github prints GitHub Actions ::error /
+recorded}], summary}, and with --base also range: {base, head, merge_base, changed_paths,
+added_tasks, changed_specs, in_place} and findings (the range findings, in the audit-finding
+shape of tasks[].findings); --json is the same. --format github prints GitHub Actions ::error /
 ::warning annotations (at most 10 of each, then a ::notice with the number omitted) followed by
 the text log. --format sarif prints a SARIF 2.1.0 log for code scanning, --format rdjson
-reviewdog's rdjson, --format markdown a job summary for $GITHUB_STEP_SUMMARY (one row per task,
-then each task's findings); see integrations.md §4.
+reviewdog's rdjson, --format markdown a job summary for $GITHUB_STEP_SUMMARY rendered from the
+gate's own result (never from audit.md files, which the branch could have written); see
+integrations.md §4.
 
 --timeout DURATION (default 2m0s) is one deadline for the whole gate, all tasks together: a gate
 that has not finished by then stops with exit 3.
@@ -91,8 +122,10 @@ computations, spec reads) to stderr.
 Exit status:
   0  every gated task passes (also when there are no tasks)
   1  at least one task does not pass (and no task has an error)
-  2  usage error (unknown flag, bad --format or --fail-on, malformed --since REV)
-  3  operational: not a git repository, --since REV does not name a commit, .mastermind/tasks
+  2  usage error (unknown flag, bad --format or --fail-on, malformed --since, --base or --head
+     REV, --head without --base, --base with --since or --record)
+  3  operational: not a git repository, --since, --base or --head REV does not name a commit,
+     no merge base, .git/info/grafts present with --base, .mastermind/tasks
      cannot be listed, or any task has status error — fail closed: 3 wins over 1, and every
      other task is still audited and printed`
 
@@ -100,11 +133,12 @@ Exit status:
 func NewCmdGate(io *IOStreams, runF func(*GateOptions) error) *cobra.Command {
 	opts := &GateOptions{IO: io}
 	cmd := &cobra.Command{
-		Use:   "gate [--since REV] [--root DIR] [--format text|json|github|sarif|rdjson|markdown] [--json] [--fail-on broken|drift] [--record]",
+		Use:   "gate [--base REV [--head REV] | --since REV] [--root DIR] [--format text|json|github|sarif|rdjson|markdown] [--json] [--fail-on broken|drift] [--record]",
 		Short: "Pre-merge gate over every open task",
 		Long:  gateLong,
 		Example: `  mastermind gate
-  mastermind gate --since origin/main --fail-on drift
+  mastermind gate --base origin/main --fail-on drift
+  mastermind gate --base "$BASE_SHA" --head "$HEAD_SHA" --format markdown >> "$GITHUB_STEP_SUMMARY"
   mastermind gate --format github >> "$GITHUB_STEP_SUMMARY"
   mastermind gate --record --format json
   mastermind gate --format markdown >> "$GITHUB_STEP_SUMMARY"
@@ -118,6 +152,9 @@ func NewCmdGate(io *IOStreams, runF func(*GateOptions) error) *cobra.Command {
 				opts.Format = formatJSON
 			}
 			if err := checkFormat(opts.Format); err != nil {
+				return err
+			}
+			if err := checkGateBaseFlags(cmd, opts); err != nil {
 				return err
 			}
 			if opts.FailOn != "broken" && opts.FailOn != "drift" {
@@ -137,6 +174,8 @@ func NewCmdGate(io *IOStreams, runF func(*GateOptions) error) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Since, "since", "", "gate only tasks whose folder or declared scope changed since this commit")
+	f.StringVar(&opts.Base, "base", "", "gate the commits since merge-base(REV, head) against the protected base REV, from committed content only")
+	f.StringVar(&opts.Head, "head", "", "with --base: the commit to gate (default HEAD)")
 	f.StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
 	f.StringVar(&opts.Format, "format", formatText, "output format: text, json, github, sarif, rdjson or markdown")
 	f.BoolVar(&opts.JSON, "json", false, "the same as --format json")
@@ -155,6 +194,12 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 	repo, err := openRepo(opts.Root)
 	if err != nil {
 		return gateError(opts, "", err)
+	}
+	if opts.Base != "" {
+		return runGateBase(ctx, opts, repo)
+	}
+	if os.Getenv("CI") == "true" {
+		fmt.Fprintln(opts.IO.ErrOut, ciWithoutBase)
 	}
 	since := ""
 	if opts.Since != "" {
@@ -182,6 +227,11 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 	if err != nil {
 		return gateError(opts, since, err)
 	}
+	return finishGate(opts, res)
+}
+
+// finishGate prints a gate result and returns its exit error.
+func finishGate(opts *GateOptions, res *postflight.GateResult) error {
 	if os.Getenv(debugGateEnv) == "1" {
 		s := res.Stats
 		fmt.Fprintf(opts.IO.ErrOut, "mastermind: debug: gate: tasks %d, selected %d, audited %d, baselines %d, changed-set computations %d, spec reads %d, spec parses %d\n",
@@ -207,6 +257,9 @@ func gateError(opts *GateOptions, since string, err error) error {
 func gateSummary(res *postflight.GateResult, opts *GateOptions, code int) string {
 	word := map[int]string{ExitOK: "passed", ExitNotPassed: "failed", ExitOperational: "error"}[code]
 	head := "gate: " + word
+	if res.Range != nil {
+		return baseSummary(res, opts, word)
+	}
 	if res.Since != "" {
 		head = fmt.Sprintf("gate --since %s: %s", postflight.ShortOID(res.Since), word)
 	}
@@ -286,6 +339,14 @@ func (v gateView) WriteText(t *render.Text) {
 	for _, task := range v.res.Tasks {
 		t.Line(gateTone(task), gateLine(task))
 	}
+	for _, f := range v.res.Findings {
+		t.Line(render.ToneFail, rangeLine(f))
+	}
+	if r := v.res.Range; r != nil {
+		for _, l := range contractLines(r) {
+			t.Line(render.ToneWarn, l)
+		}
+	}
 	tone := render.ToneFail
 	if v.exit == ExitOK {
 		tone = render.TonePass
@@ -329,7 +390,7 @@ func (v gateView) Annotations() []render.Annotation {
 			}
 		}
 	}
-	return anns
+	return append(anns, rangeAnnotations(v.res.Findings)...)
 }
 
 // gateJSON is the --format json envelope of `gate` (schema_version 1).
@@ -343,6 +404,9 @@ type gateJSON struct {
 	Record   bool           `json:"record"`
 	Tasks    []gateTaskJSON `json:"tasks"`
 	Summary  *gateSummaryJS `json:"summary,omitempty"`
+	// Range and Findings are present only for gate --base.
+	Range    *gateRangeJSON            `json:"range,omitempty"`
+	Findings *[]postflight.AuditFinding `json:"findings,omitempty"`
 }
 
 type gateTaskJSON struct {
@@ -420,5 +484,6 @@ func (v gateView) JSON() any {
 		env.Tasks = append(env.Tasks, j)
 	}
 	env.Summary = sum
+	env.Range, env.Findings = rangeJSON(res)
 	return env
 }

@@ -46,10 +46,17 @@ type HookInstallOptions struct {
 	FailOpen bool
 }
 
-const hookInstallLong = `--harness git (the default): write a git pre-push hook that runs the pre-merge gate, "mastermind gate --fail-on drift" (with
---fail-on broken: "mastermind gate", which blocks only broken tasks). A failing gate blocks the
-push. The hook runs $MASTERMIND when set, otherwise mastermind from PATH, and blocks the push when
-neither is found.
+const hookInstallLong = `--harness git (the default): write a git pre-push hook that gates exactly the commits being pushed. git passes the hook one
+line per pushed ref on stdin ("<local ref> <local sha> <remote ref> <remote sha>"); for each, the
+hook runs the gate against a protected base (trust-model.md §5):
+  mastermind gate --base <remote sha> --head <local sha> --fail-on drift
+(with --fail-on broken, without --fail-on drift: only broken tasks block). A deleted ref is
+skipped; a new branch (remote sha of zeros) is gated against the remote's default branch
+(refs/remotes/<remote>/HEAD, else <remote>/main, else <remote>/master; none found blocks the
+push); a remote sha this repository does not have blocks the push until you fetch. The work
+tree is never consulted: uncommitted files neither block a push nor excuse one, and commits
+that are not pushed are not gated. A failing gate blocks the push. The hook runs $MASTERMIND
+when set, otherwise mastermind from PATH, and blocks the push when neither is found.
 
 The hooks directory is the one git uses, as git itself reports it (git rev-parse --git-path hooks,
 so git evaluates every configuration file, include and includeIf): core.hooksPath when set (a
@@ -60,7 +67,8 @@ must be on PATH.
 
 The hook is written atomically with mode 0755. It carries the marker comment
 "# mastermind-hook: pre-push": running install again leaves an identical hook alone ("already
-installed") and rewrites an older or differently configured one of ours. An existing hook without
+installed") and rewrites an older (v1, which gated the work tree) or differently configured one of
+ours. An existing hook without
 the marker is refused unless --force replaces it. A symbolic link or other non-regular file at the
 hook path is always refused, and no symlinked directory between the work tree (or git directory)
 and the hook is followed.

@@ -180,11 +180,7 @@ func newMCPServer(root string) *mcp.Server {
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpGateArgs) (*mcp.CallToolResult, any, error) {
 			args := []string{"gate", "--format", "json", "--root", root}
 			if in.Base != "" {
-				flag := "--since"
-				if gateHasFlag("base") {
-					flag = "--base"
-				}
-				args = append(args, flag, in.Base)
+				args = append(args, "--base", in.Base)
 			}
 			return mcpInvoke(nil, args...)
 		})
@@ -209,12 +205,6 @@ func newMCPServer(root string) *mcp.Server {
 		})
 	}
 	return s
-}
-
-// gateHasFlag reports whether `mastermind gate` defines the flag (the protected-base gate of
-// trust-model.md §5 adds --base).
-func gateHasFlag(name string) bool {
-	return NewCmdGate(&IOStreams{}, nil).Flags().Lookup(name) != nil
 }
 
 // mcpInvoke runs one command and maps it to a tool result: exit 0 or 1 is a successful result

@@ -43,6 +43,10 @@ const (
 	KindGitMetadataChanged   = "git_metadata_changed"
 	// The git binary could be replaced by the executor (trust-model.md §6).
 	KindGitBinaryUserWritable = "git_binary_user_writable"
+	// The gate against a protected base (trust-model.md §5).
+	KindGateUnownedChange       = "gate.unowned_change"
+	KindGateBaselineNotAncestor = "gate.baseline_not_ancestor"
+	KindGateTaskRecordChanged   = "gate.task_record_changed"
 )
 
 // Kind describes one audit finding kind: one row of spec-and-lifecycle.md §9.1 with what the
@@ -150,6 +154,12 @@ var Kinds = []Kind{
 		Help: "Git metadata that decides the changed set (info/grafts, objects/info/alternates, a submodule's repository) differs from pre-flight; restore it."},
 	{ID: KindGitBinaryUserWritable, Class: ClassWarning, Primary: pFile, Identity: []string{"file"},
 		Help: "The git binary or its directory is writable by the current user, so an executor could have replaced it; set MASTERMIND_GIT to a git the agent cannot write."},
+	{ID: KindGateUnownedChange, Class: ClassError, Primary: pFile, Identity: []string{"file"},
+		Help: "A path changed between the merge base and the gated commit that no re-audited task owns (in its declared scope and listed in its report); add it to a task's scope and report, or move the change to its own task."},
+	{ID: KindGateBaselineNotAncestor, Class: ClassError, Primary: pTask, Identity: []string{"task"},
+		Help: "A task's recorded baseline is not an ancestor of the gated commit (the branch was rebased, or the state was forged), so its changes cannot be audited against it; rerun pre-flight on the branch and audit the task again."},
+	{ID: KindGateTaskRecordChanged, Class: ClassError, Primary: pTask, Identity: []string{"task", "reason"},
+		Help: "A task record the protected base holds was deleted, or a task closed at the base had its folder or release notes changed; restore the record from the base and put new work in a new task."},
 }
 
 // PrimaryFallback are the §9.3 primary fields in preference order for a kind outside Kinds.
@@ -162,6 +172,7 @@ var (
 	pSymbol     = []string{"symbol"}
 	pFrom       = []string{"from_symbol"}
 	pClaim      = []string{"claim_index"}
+	pTask       = []string{"task"}
 )
 
 var kindIndex = func() map[string]int {

@@ -18,7 +18,7 @@ func TestKindsMatchTheDesign(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	row := regexp.MustCompile("^\\| `([a-z_]+)` \\| (error|warning) \\| (.*?) \\| (.*) \\|$")
+	row := regexp.MustCompile("^\\| `([a-z_.]+)` \\| (error|warning) \\| (.*?) \\| (.*) \\|$")
 	type docKind struct {
 		id, class string
 		fields    []string

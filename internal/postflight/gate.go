@@ -25,6 +25,17 @@ type GateOptions struct {
 	// Since, when non-empty, is a full commit OID: only the tasks whose folder or declared scope
 	// files changed since that commit are gated. Empty gates every task.
 	Since string
+	// Base, when non-empty, is a full commit OID: the gate against a protected base of
+	// trust-model.md §5 (gate_base.go) over merge-base(Base, Head)..Head, reading committed
+	// content only. Git must then be a RangeGit. Since and Record do not apply.
+	Base string
+	// Head is the full OID of the commit gated with Base (the caller resolves HEAD when the user
+	// gave none).
+	Head string
+	// InPlace allows the gate against a base to audit the work tree in place when it holds
+	// exactly Head. Only for a checkout the executor never had (CI): elsewhere the executor can
+	// have written .git/index, whose stat data decides what "unchanged" means.
+	InPlace bool
 	// FailOnDrift makes drift fail the gate too.
 	FailOnDrift bool
 	// Record runs the normal post-flight (with its writes, under the controller lock) for each
@@ -94,11 +105,21 @@ type GateStats struct {
 type GateResult struct {
 	Tasks []GateTask // sorted by task name
 	Since string     // the Since OID, "" for all tasks
-	Stats GateStats
+	// Range is set for a gate against a base (Base): the commits it compared.
+	Range *RangeInfo
+	// Findings are the findings about the range rather than one task (gate.unowned_change,
+	// gate.task_record_changed of a deleted task folder or of closed release notes), sorted by
+	// kind then path.
+	Findings []finding.Finding
+	Stats    GateStats
 }
 
-// Passed reports whether every gated task passes (also when none was gated).
+// Passed reports whether every gated task passes (also when none was gated) and the range has
+// no error finding.
 func (r *GateResult) Passed() bool {
+	if e, _ := finding.Count(r.Findings); e > 0 {
+		return false
+	}
 	for _, t := range r.Tasks {
 		if !t.Passed {
 			return false
@@ -136,6 +157,13 @@ func (r *GateResult) Count(status string) int {
 func Gate(ctx context.Context, opts GateOptions) (*GateResult, error) {
 	if opts.Git == nil {
 		return nil, errors.New("internal error: no repository")
+	}
+	if opts.Base != "" {
+		rg, ok := opts.Git.(RangeGit)
+		if !ok || !gitscope.IsFullOID(opts.Base) || !gitscope.IsFullOID(opts.Head) {
+			return nil, errors.New("internal error: the gate against a base needs full base and head OIDs and a RangeGit")
+		}
+		return gateBase(ctx, opts, rg)
 	}
 	g := &gater{opts: opts, git: newSharedGit(opts.Git), specs: map[string]*specInput{}}
 	root := opts.Git.Root()
@@ -344,13 +372,18 @@ func (t *gateTask) fail(status string, err error) {
 
 // audit runs the read-only audit (post-flight steps 2–6) for a task with state.
 func (g *gater) audit(ctx context.Context, in TaskInfo, t *gateTask) {
+	g.auditWith(ctx, in, t, g.git)
+}
+
+// auditWith is audit over the repository view git.
+func (g *gater) auditWith(ctx context.Context, in TaskInfo, t *gateTask, git Git) {
 	si, err := g.spec(in.Task)
 	if err != nil {
 		t.fail(GateError, err)
 		return
 	}
 	st := *in.State
-	ar, err := auditTask(ctx, g.git, in.Task, &st, si, nil, nil) // the gate never runs a command
+	ar, err := auditTask(ctx, git, in.Task, &st, si, nil, nil) // the gate never runs a command
 	if err != nil {
 		t.fail(GateError, err)
 		return

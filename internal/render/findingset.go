@@ -145,6 +145,11 @@ func (r rdjsonRenderer) Render(s Streams, v View) error {
 type markdownRenderer struct{}
 
 func (markdownRenderer) Render(s Streams, v View) error {
+	if mv, ok := v.(MarkdownView); ok {
+		if done, err := writeMarkdownView(s, mv); done || err != nil {
+			return err
+		}
+	}
 	sets, title := setsOf(v)
 	if err := WriteMarkdown(s.Out, title, KindRules(), sets); err != nil {
 		return err

@@ -57,21 +57,32 @@ type RefusedError struct {
 
 func (e *RefusedError) Error() string { return fmt.Sprintf("%s %s", e.Path, e.Reason) }
 
-// HookScript returns the pre-push hook text for failOn ("drift" runs `mastermind gate --fail-on
-// drift`; anything else runs `mastermind gate`, which fails on broken only). The script uses
-// $MASTERMIND when set, otherwise mastermind from PATH, and exits 1 when neither is found, so a
-// missing binary blocks the push instead of silently skipping the gate.
+// HookScript returns the pre-push hook text for failOn ("drift" adds --fail-on drift; anything
+// else fails on broken only). git gives a pre-push hook the remote name as $1 and one line per
+// pushed ref on stdin, "<local ref> <local sha> <remote ref> <remote sha>"; for each the hook runs
+// the gate against a protected base over exactly the pushed commits (trust-model.md §5):
+//
+//	mastermind gate --base <remote sha> --head <local sha>
+//
+// A deleted ref (local sha of zeros) is skipped. A new branch (remote sha of zeros) is gated
+// against the remote's default branch (refs/remotes/<remote>/HEAD, else <remote>/main, else
+// <remote>/master; none found blocks the push). A remote sha this repository does not have
+// blocks the push with "fetch first". The work tree is never consulted, so a dirty file neither
+// blocks a push nor is excused by one. The script uses $MASTERMIND when set, otherwise
+// mastermind from PATH, and exits 1 when neither is found, so a missing binary blocks the push
+// instead of silently skipping the gate. It runs git only to resolve those revisions.
 func HookScript(failOn string) []byte {
-	gate := `"$mm" gate`
+	flags := ""
 	blocks := "a broken verdict"
 	if failOn == "drift" {
-		gate += " --fail-on drift"
+		flags = " --fail-on drift"
 		blocks = "a broken or drift verdict"
 	}
 	return []byte(`#!/bin/sh
-` + HookMarker + ` v1
-# Installed by "mastermind hook install": runs mastermind's pre-merge gate over
-# every open task and blocks the push on ` + blocks + `.
+` + HookMarker + ` v2
+# Installed by "mastermind hook install": gates exactly the commits being pushed with
+# mastermind's pre-merge gate against the remote (gate --base <remote sha> --head <local sha>,
+# one run per pushed ref) and blocks the push on ` + blocks + `.
 # Set MASTERMIND to the binary to use when mastermind is not on PATH.
 # Reinstall with "mastermind hook install"; delete this file to uninstall.
 mm=${MASTERMIND:-mastermind}
@@ -79,7 +90,37 @@ if ! command -v "$mm" >/dev/null 2>&1; then
 	echo "pre-push: $mm not found; install mastermind, set MASTERMIND, or remove $0" >&2
 	exit 1
 fi
-exec ` + gate + `
+remote=${1:-origin}
+status=0
+while read -r local_ref local_sha remote_ref remote_sha; do
+	[ -n "$local_sha" ] || continue
+	case $local_sha in *[!0]*) ;; *) continue ;; esac # a deleted ref: nothing to gate
+	case $remote_sha in
+	*[!0]*)
+		if ! git cat-file -e "$remote_sha^{commit}" 2>/dev/null; then
+			echo "pre-push: $remote_ref is at $remote_sha on $remote, which this repository does not have; fetch first (git fetch $remote)" >&2
+			status=1
+			continue
+		fi
+		base=$remote_sha
+		;;
+	*) # a new branch: against the merge base with the remote's default branch
+		base=
+		for ref in "refs/remotes/$remote/HEAD" "refs/remotes/$remote/main" "refs/remotes/$remote/master"; do
+			if base=$(git rev-parse -q --verify "$ref^{commit}" 2>/dev/null); then break; fi
+			base=
+		done
+		if [ -z "$base" ]; then
+			echo "pre-push: cannot find the default branch of $remote for the new branch $remote_ref; run git remote set-head $remote --auto (or git fetch $remote)" >&2
+			status=1
+			continue
+		fi
+		;;
+	esac
+	echo "pre-push: mastermind gate --base $base --head $local_sha ($local_ref)" >&2
+	"$mm" gate --base "$base" --head "$local_sha"` + flags + ` </dev/null || status=1
+done
+exit $status
 `)
 }
 
@@ -124,7 +165,7 @@ func InstallHook(ctx context.Context, repo *gitscope.Repo, o HookOptions) (HookR
 		case o.Force:
 			res.Action = HookReplaced
 		default:
-			return res, &RefusedError{Path: res.Path, Reason: "already exists and was not installed by mastermind; merge the gate into it by hand (mastermind gate --fail-on drift), or replace it with --force"}
+			return res, &RefusedError{Path: res.Path, Reason: "already exists and was not installed by mastermind; merge the gate into it by hand (mastermind gate --base <remote sha> --head <local sha> --fail-on drift for each pushed ref), or replace it with --force"}
 		}
 	}
 	if err := fsx.CheckWritable(res.Path); err != nil {

@@ -267,7 +267,7 @@ func TestInstallHook(t *testing.T) {
 	if err != nil || res.Action != HookInstalled || res.Path != hook {
 		t.Fatalf("fresh install: %+v, %v", res, err)
 	}
-	checkHook(t, hook, "exec \"$mm\" gate --fail-on drift\n")
+	checkHook(t, hook, `"$mm" gate --base "$base" --head "$local_sha" --fail-on drift </dev/null`)
 
 	res, err = install(t, root, HookOptions{FailOn: "drift"})
 	if err != nil || res.Action != HookUnchanged {
@@ -278,14 +278,14 @@ func TestInstallHook(t *testing.T) {
 	if err != nil || res.Action != HookUpdated {
 		t.Fatalf("reinstall with --fail-on broken: %+v, %v", res, err)
 	}
-	checkHook(t, hook, "exec \"$mm\" gate\n")
+	checkHook(t, hook, `"$mm" gate --base "$base" --head "$local_sha" </dev/null`)
 
 	// A hook of ours that lost its executable bit is rewritten executable.
 	must(t, os.Chmod(hook, 0o644))
 	if res, err = install(t, root, HookOptions{FailOn: "broken"}); err != nil || res.Action != HookUpdated {
 		t.Fatalf("non-executable hook of ours: %+v, %v", res, err)
 	}
-	checkHook(t, hook, "exec \"$mm\" gate\n")
+	checkHook(t, hook, `"$mm" gate --base "$base" --head "$local_sha" </dev/null`)
 }
 
 func TestInstallHookForeign(t *testing.T) {
@@ -307,7 +307,7 @@ func TestInstallHookForeign(t *testing.T) {
 	if err != nil || res.Action != HookReplaced {
 		t.Fatalf("--force: %+v, %v", res, err)
 	}
-	checkHook(t, hook, "--fail-on drift\n") // 0644 foreign file replaced by a 0755 hook
+	checkHook(t, hook, "--fail-on drift </dev/null") // 0644 foreign file replaced by a 0755 hook
 }
 
 func TestInstallHookNeverFollowsLinks(t *testing.T) {
@@ -350,10 +350,10 @@ func TestInstallHookCreatesHooksPath(t *testing.T) {
 	if err != nil || res.Location.Source != "core.hooksPath" {
 		t.Fatalf("%+v, %v", res, err)
 	}
-	checkHook(t, filepath.Join(root, ".githooks", "nested", "pre-push"), "--fail-on drift\n")
+	checkHook(t, filepath.Join(root, ".githooks", "nested", "pre-push"), "--fail-on drift </dev/null")
 }
 
-func checkHook(t *testing.T, path, suffix string) {
+func checkHook(t *testing.T, path, suffix string) { // suffix: a text the hook must hold
 	t.Helper()
 	fi, err := os.Lstat(path)
 	if err != nil {
@@ -363,7 +363,7 @@ func checkHook(t *testing.T, path, suffix string) {
 		t.Errorf("%s: mode %v, want regular 0755", path, fi.Mode())
 	}
 	b, _ := os.ReadFile(path)
-	if !strings.HasPrefix(string(b), "#!/bin/sh\n"+HookMarker+" v1\n") || !strings.HasSuffix(string(b), suffix) {
+	if !strings.HasPrefix(string(b), "#!/bin/sh\n"+HookMarker+" v2\n") || !strings.Contains(string(b), suffix) {
 		t.Errorf("%s: unexpected text:\n%s", path, b)
 	}
 }

@@ -54,8 +54,12 @@ func TestPreCommitManifest(t *testing.T) {
 		if h.MinVersion == "" {
 			t.Errorf("%s: the pre-push stage name needs minimum_pre_commit_version 3.2.0", h.ID)
 		}
-		if !strings.HasSuffix(string(HookScript("drift")), "exec \"$mm\" "+strings.TrimPrefix(h.Entry, "mastermind ")+"\n") {
-			t.Errorf("%s: entry %q differs from the gate command of the git hook", h.ID, h.Entry)
+		// The same gate as the git hook: against the pushed range (pre-commit's
+		// PRE_COMMIT_FROM_REF and PRE_COMMIT_TO_REF), with the same --fail-on.
+		for _, want := range []string{`mastermind gate --base "${PRE_COMMIT_FROM_REF:-origin/HEAD}" --head "${PRE_COMMIT_TO_REF:-HEAD}" --fail-on drift`} {
+			if !strings.Contains(h.Entry, want) || !strings.Contains(string(HookScript("drift")), `--head "$local_sha" --fail-on drift`) {
+				t.Errorf("%s: entry %q differs from the gate command of the git hook", h.ID, h.Entry)
+			}
 		}
 	}
 	slices.Sort(langs)

@@ -313,7 +313,7 @@ func TestActionStepsAgainstLocalRemote(t *testing.T) {
 	if !strings.Contains(stdout, "::error ") || !strings.Contains(stdout, "src/extra.go") {
 		t.Errorf("no error annotation for src/extra.go:\n%s", stdout)
 	}
-	if !strings.Contains(r.summary, "## mastermind gate") || !strings.Contains(r.summary, "`001-greet` | ❌ broken") {
+	if !strings.Contains(r.summary, "mastermind gate --base: failed") || !strings.Contains(r.summary, "`001-greet` | ❌ broken") {
 		t.Errorf("job summary:\n%s", r.summary)
 	}
 	out := r.outputs["gate"]
@@ -337,18 +337,19 @@ func TestActionStepsAgainstLocalRemote(t *testing.T) {
 		t.Fatalf("SARIF file: %v %s", err, sarif)
 	}
 
-	// The report now lists every change; src/extra.go is outside the scope: drift, which passes
-	// with the default fail-on broken and fails with fail-on drift.
+	// The report now lists every change, but src/extra.go is outside the scope: the task drifts,
+	// and against the base the file is unowned (owned = in a task's scope and report,
+	// trust-model.md §5), which fails even with the default fail-on broken.
 	write(t, workspace, ".mastermind/tasks/001-greet/executor-report.md", report("src/app.go, src/extra.go"))
 	git(t, workspace, "add", "-A")
 	git(t, workspace, "commit", "-q", "-m", "fix report")
 	r2 := newRunner(nil)
 	r2.path = r.path
 	code, stdout = r2.run(act.Runs.Steps[2], workspace)
-	if code != 0 || !strings.Contains(stdout, "::warning file=src/extra.go") || r2.outputs["gate"]["exit-code"] != "0" || r2.outputs["gate"]["sarif-file"] != "" {
-		t.Errorf("drift with fail-on broken: exit %d, outputs %v\n%s", code, r2.outputs["gate"], stdout)
+	if code != 1 || !strings.Contains(stdout, "::warning file=src/extra.go") || !strings.Contains(stdout, "gate.unowned_change") || r2.outputs["gate"]["exit-code"] != "1" {
+		t.Errorf("unowned with fail-on broken: exit %d, outputs %v\n%s", code, r2.outputs["gate"], stdout)
 	}
-	if !strings.Contains(r2.summary, "`001-greet` | ⚠️ drift") {
+	if !strings.Contains(r2.summary, "`001-greet` | ⚠️ drift") || !strings.Contains(r2.summary, "gate.unowned_change") {
 		t.Errorf("drift summary:\n%s", r2.summary)
 	}
 	r2b := newRunner(map[string]string{"fail-on": "drift"})

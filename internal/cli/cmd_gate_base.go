@@ -1,0 +1,275 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/postflight"
+	"github.com/mastermind-controller/mastermind/internal/render"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
+	"github.com/spf13/cobra"
+)
+
+// ciWithoutBase is the warning of a gate without --base in CI (CI=true): there the branch's task
+// records are all the executor's to write (trust-model.md I6).
+const ciWithoutBase = "mastermind: warning: CI=true but no --base: this gate trusts the task records on the branch itself; gate against the protected base instead (mastermind gate --base origin/main)"
+
+// maxMarkdownRows bounds the findings rows of the job summary (GitHub caps a step summary at
+// 1 MiB); the rest is counted.
+const maxMarkdownRows = 200
+
+// checkGateBaseFlags applies the flag rules of --base and --head (usage errors).
+func checkGateBaseFlags(cmd *cobra.Command, opts *GateOptions) error {
+	f := cmd.Flags()
+	switch {
+	case f.Changed("base") && opts.Base == "":
+		return usageErrorf("--base needs a revision")
+	case f.Changed("head") && !f.Changed("base"):
+		return usageErrorf("--head needs --base")
+	case f.Changed("head") && opts.Head == "":
+		return usageErrorf("--head needs a revision")
+	case opts.Base != "" && f.Changed("since"):
+		return usageErrorf("--base and --since cannot be used together (--base gates the whole range since the merge base)")
+	case opts.Base != "" && opts.Record:
+		return usageErrorf("--base and --record cannot be used together: the gate against a base reads commits and writes nothing")
+	}
+	return nil
+}
+
+// runGateBase resolves --base and --head (HEAD by default) and runs the gate against the base.
+func runGateBase(ctx context.Context, opts *GateOptions, repo *gitscope.Repo) error {
+	base, err := resolveGateRev(ctx, repo, "--base", opts.Base)
+	if err != nil {
+		return revError(opts, err)
+	}
+	head := ""
+	if opts.Head != "" {
+		if head, err = resolveGateRev(ctx, repo, "--head", opts.Head); err != nil {
+			return revError(opts, err)
+		}
+	} else {
+		oid, unborn, err := repo.Head(ctx)
+		if err == nil && unborn {
+			err = errors.New("HEAD has no commit yet; commit the work, or give --head")
+		}
+		if err != nil {
+			return gateError(opts, "", fmt.Errorf("HEAD: %w", err))
+		}
+		head = oid
+	}
+	// In CI the checkout and its .git are the runner's, never the executor's: a work tree that
+	// holds exactly the head commit may be audited in place.
+	inPlace := os.Getenv("CI") == "true"
+	res, err := postflight.Gate(ctx, postflight.GateOptions{Git: repo, Base: base, Head: head, InPlace: inPlace,
+		FailOnDrift: opts.FailOn == "drift"})
+	if err != nil {
+		return gateError(opts, "", err)
+	}
+	return finishGate(opts, res)
+}
+
+// revError returns a usage error as it is and reports any other as the gate's operational
+// error (exit 3, with the JSON envelope under --format json).
+func revError(opts *GateOptions, err error) error {
+	var ue *UsageError
+	if errors.As(err, &ue) {
+		return err
+	}
+	return gateError(opts, "", err)
+}
+
+// resolveGateRev resolves a user revision to a full commit OID: a malformed one is a usage error
+// (exit 2), one that names no commit operational (exit 3).
+func resolveGateRev(ctx context.Context, repo *gitscope.Repo, flag, rev string) (string, error) {
+	oid, err := repo.ResolveRevision(ctx, rev)
+	if errors.Is(err, gitscope.ErrInvalidRevision) {
+		return "", usageErrorf("%s: %s", flag, textsafe.Escape(err.Error()))
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s %s", flag, textsafe.Escape(err.Error()))
+	}
+	return oid, nil
+}
+
+// baseSummary is the summary line of gate --base:
+// "gate --base <B>..<H>: <word> — <N> task(s) re-audited: <counts>; <M> range finding(s)".
+func baseSummary(res *postflight.GateResult, opts *GateOptions, word string) string {
+	r := res.Range
+	head := fmt.Sprintf("gate --base %s..%s: %s", postflight.ShortOID(r.MergeBase), postflight.ShortOID(r.Head), word)
+	var parts []string
+	for _, s := range gateStatuses {
+		if n := res.Count(s); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, strings.ReplaceAll(s, "_", " ")))
+		}
+	}
+	s := fmt.Sprintf("%s — %d path(s) changed, %d task(s) re-audited", head, r.Changed, len(res.Tasks))
+	if len(parts) > 0 {
+		s += ": " + strings.Join(parts, ", ")
+	}
+	if n := len(res.Findings); n > 0 {
+		s += fmt.Sprintf("; %d range finding(s)", n)
+	}
+	if opts.FailOn == "drift" {
+		s += "; --fail-on drift"
+	}
+	return s
+}
+
+// contractLines are the text notes of a gate --base whose range adds tasks or rewrites specs:
+// those contracts come from the branch itself, and a reviewer approves them.
+func contractLines(r *postflight.RangeInfo) []string {
+	var out []string
+	if len(r.AddedTasks) > 0 {
+		out = append(out, fmt.Sprintf("note: %d task(s) added on this branch bring their own spec; review them: %s", len(r.AddedTasks), strings.Join(r.AddedTasks, ", ")))
+	}
+	if len(r.ChangedSpecs) > 0 {
+		out = append(out, fmt.Sprintf("note: %d spec(s) the base holds were rewritten on this branch; review them: %s", len(r.ChangedSpecs), strings.Join(r.ChangedSpecs, ", ")))
+	}
+	return out
+}
+
+// rangeLine is the text line of a range finding: "❌ <kind>: <message>".
+func rangeLine(f finding.Finding) string {
+	return "❌ " + f.Rule + ": " + textsafe.Escape(f.Message)
+}
+
+// rangeFile is where a range finding is shown: its path, or the task folder's spec.md.
+func rangeFile(f finding.Finding) string {
+	if p := f.FieldString("file"); p != "" {
+		return p
+	}
+	if t := f.FieldString("task"); t != "" {
+		return postflight.TasksDir + "/" + t + "/spec.md"
+	}
+	return ""
+}
+
+// rangeAnnotations are the annotations of the range findings.
+func rangeAnnotations(fs []finding.Finding) []render.Annotation {
+	out := make([]render.Annotation, 0, len(fs))
+	for _, f := range fs {
+		out = append(out, render.Annotation{Finding: finding.Finding{Rule: f.Rule, Class: f.Class, File: rangeFile(f), Message: f.Message}})
+	}
+	return out
+}
+
+// gateRangeJSON is the "range" object of the gate --base envelope.
+type gateRangeJSON struct {
+	Base      string `json:"base"`
+	Head      string `json:"head"`
+	MergeBase string `json:"merge_base"`
+	Changed   int    `json:"changed_paths"`
+	// AddedTasks are the task folders the range adds (their specs come with the branch).
+	AddedTasks []string `json:"added_tasks"`
+	// ChangedSpecs are the task folders whose spec.md the range rewrites.
+	ChangedSpecs []string `json:"changed_specs"`
+	// InPlace: the work tree held exactly the head commit and was audited in place.
+	InPlace bool `json:"in_place"`
+}
+
+func rangeJSON(res *postflight.GateResult) (*gateRangeJSON, *[]postflight.AuditFinding) {
+	if res.Range == nil {
+		return nil, nil
+	}
+	r := res.Range
+	fs := append([]postflight.AuditFinding{}, postflight.AuditFindings(res.Findings)...)
+	return &gateRangeJSON{Base: r.Base, Head: r.Head, MergeBase: r.MergeBase, Changed: r.Changed,
+		AddedTasks: append([]string{}, r.AddedTasks...), ChangedSpecs: append([]string{}, r.ChangedSpecs...), InPlace: r.InPlace}, &fs
+}
+
+// WriteMarkdown is the gate's job summary, rendered from the gate's own result: a heading with
+// the outcome, the range (gate --base), one row per gated task, then every finding (range
+// findings first), at most maxMarkdownRows, and the summary line. A gate without a base (no
+// range findings) reports false: its summary is the finding sets' (render.WriteMarkdown), as for
+// run-task.
+func (v gateView) WriteMarkdown(m *render.Markdown) bool {
+	t, c := render.MarkdownText, render.MarkdownCode
+	if v.err != "" {
+		m.Heading(2, "❌ mastermind gate: error")
+		m.Para(t(v.err))
+		return true
+	}
+	if v.res == nil || v.res.Range == nil {
+		return false
+	}
+	icon, word := "✅", "passed"
+	switch v.exit {
+	case ExitNotPassed:
+		icon, word = "❌", "failed"
+	case ExitOperational:
+		icon, word = "❌", "error"
+	}
+	title := "mastermind gate"
+	if r := v.res.Range; r != nil {
+		title = "mastermind gate --base"
+	} else if v.res.Since != "" {
+		title = "mastermind gate --since " + postflight.ShortOID(v.res.Since)
+	}
+	m.Heading(2, fmt.Sprintf("%s %s: %s", icon, t(title), word))
+	if r := v.res.Range; r != nil {
+		m.Para(fmt.Sprintf("Range %s..%s (merge base of %s and %s): %d path(s) changed, %d task(s) re-audited from committed content.",
+			c(postflight.ShortOID(r.MergeBase)), c(postflight.ShortOID(r.Head)), c(postflight.ShortOID(r.Base)), c(postflight.ShortOID(r.Head)),
+			r.Changed, len(v.res.Tasks)))
+		if len(r.AddedTasks) > 0 {
+			names := make([]string, len(r.AddedTasks))
+			for i, n := range r.AddedTasks {
+				names[i] = c(n)
+			}
+			m.Para("Tasks added on this branch — their specs are contracts the branch brings itself; review them: " + strings.Join(names, ", ") + ".")
+		}
+		if len(r.ChangedSpecs) > 0 {
+			names := make([]string, len(r.ChangedSpecs))
+			for i, n := range r.ChangedSpecs {
+				names[i] = c(n)
+			}
+			m.Para("Specs rewritten on this branch — contracts the base holds, changed by the branch; review them: " + strings.Join(names, ", ") + ".")
+		}
+	}
+	var rows [][]string
+	for _, task := range v.res.Tasks {
+		e, w := 0, 0
+		if task.Counts != nil {
+			e, w = task.Counts.Errors, task.Counts.Warnings
+		}
+		reason := task.Reason
+		if task.Status == postflight.GateLearned && task.Passed {
+			reason = postflight.LearnedReason
+		}
+		ic := map[render.Tone]string{render.TonePass: "✅", render.ToneWarn: "⚠️", render.ToneFail: "❌"}[gateTone(task)]
+		rows = append(rows, []string{c(task.Task.Name), ic + " " + t(strings.ReplaceAll(task.Status, "_", " ")),
+			fmt.Sprint(e), fmt.Sprint(w), t(reason)})
+	}
+	m.Table([]string{"Task", "Status", "Errors", "Warnings", "Reason"}, rows)
+	var frows [][]string
+	total := 0
+	add := func(task string, f finding.Finding, file string) {
+		total++
+		if len(frows) == maxMarkdownRows {
+			return
+		}
+		cls := "❌"
+		if f.Class == finding.ClassWarning {
+			cls = "⚠️"
+		}
+		frows = append(frows, []string{cls, c(f.Rule), task, c(file), t(f.Message)})
+	}
+	for _, f := range v.res.Findings {
+		add("", f, rangeFile(f))
+	}
+	for _, a := range v.Annotations()[:len(v.Annotations())-len(v.res.Findings)] {
+		task, msg, _ := strings.Cut(a.Message, ": ")
+		a.Message, a.Rule = msg, a.TitleOrRule()
+		add(c(task), a.Finding, a.File)
+	}
+	m.Table([]string{"", "Rule", "Task", "Location", "Message"}, frows)
+	if total > len(frows) {
+		m.Para(fmt.Sprintf("… and %d more finding(s); run %s locally for all of them.", total-len(frows), c("mastermind gate")))
+	}
+	m.Para(c(v.summary))
+	return true
+}
