@@ -58,7 +58,7 @@ func (c *controller) held(ctx context.Context, st *State, a *Audit, cs *gitscope
 	}
 	st.BlockingStreak, st.BlockingFingerprint = 0, ""
 	if err != nil {
-		st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusHeld, NextPlannerReview, RiskMedium, ArtifactAudit
+		st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusBlocked, NextPlannerReview, RiskMedium, ArtifactAudit
 		st.BlockingReason = "audit inputs unavailable: " + err.Error()
 		if werr := c.writeState(st); werr != nil {
 			return res, werr

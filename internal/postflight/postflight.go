@@ -59,7 +59,7 @@ type specInput struct {
 func (c *controller) persistAudit(ctx context.Context, st *State, ar *auditRun) (*Outcome, error) {
 	switch {
 	case ar.SpecChanged:
-		st.Status, st.NextStep, st.Risk, st.BlockingReason, st.LastArtifact = StatusHeld, NextRunPreflight, RiskMedium, reasonSpecChanged, ArtifactSpec
+		st.Status, st.NextStep, st.Risk, st.BlockingReason, st.LastArtifact = StatusBlocked, NextRunPreflight, RiskMedium, reasonSpecChanged, ArtifactSpec
 		if err := c.writeState(st); err != nil {
 			return c.res, err
 		}
@@ -186,7 +186,7 @@ func (c *controller) writeAudit(st *State, a *Audit) ([]byte, error) {
 		err = fsx.WriteFileAtomic(c.task.Abs(c.task.AuditRel()), data, 0o644)
 	}
 	if err != nil {
-		st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusHeld, NextPlannerReview, RiskHigh, ArtifactSpec
+		st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusBlocked, NextPlannerReview, RiskHigh, ArtifactSpec
 		st.BlockingReason = "failed to persist audit.md: " + err.Error()
 		st.ClearVerdict()
 		if werr := c.writeState(st); werr != nil {
@@ -221,7 +221,7 @@ func (c *controller) rejectCommon(st *State, a *Audit, r audit.Rejection) (*Outc
 		return res, err
 	}
 	applyStreak(st, streak, fingerprint)
-	st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusHeld, NextPlannerReview, RiskMedium, ArtifactReport
+	st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusBlocked, NextPlannerReview, RiskMedium, ArtifactReport
 	if returned {
 		st.NextStep = NextReturnToDesign
 		blocking += streakSuffix

@@ -90,7 +90,7 @@ func (r *preRun) checkBudget() (refused bool, err error) {
 		Fields: []finding.Field{{Key: "limit", Value: limit}, {Key: "iteration", Value: r.iter - 1}}}
 	if r.prev != nil {
 		st := *r.prev
-		st.Status, st.NextStep, st.BlockingReason, st.LastArtifact = StatusHeld, NextRunPreflight, reason, ArtifactSpec
+		st.Status, st.NextStep, st.BlockingReason, st.LastArtifact = StatusBlocked, NextRunPreflight, reason, ArtifactSpec
 		st.ClearVerdict()
 		if err := c.writeState(&st); err != nil {
 			return true, err
@@ -108,7 +108,7 @@ func (r *preRun) revokeApproval(context.Context) error {
 		return nil
 	}
 	r.st = *r.prev
-	r.st.Status, r.st.NextStep, r.st.BlockingReason, r.st.LastArtifact = StatusHeld, NextRunPreflight, reasonRevalidation, ArtifactSpec
+	r.st.Status, r.st.NextStep, r.st.BlockingReason, r.st.LastArtifact = StatusBlocked, NextRunPreflight, reasonRevalidation, ArtifactSpec
 	r.st.Iteration = r.iter
 	r.st.ClearVerdict()
 	return r.c.writeState(&r.st)

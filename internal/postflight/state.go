@@ -26,7 +26,7 @@ const MaxStateBytes = 1 << 20
 const (
 	StatusApproved              = "approved"
 	StatusAuditRequired         = "audit_required"
-	StatusHeld                  = "held"
+	StatusBlocked               = "blocked"
 	StatusDrift                 = "drift"
 	StatusBroken                = "broken"
 	StatusHistoryReviewRequired = "history_review_required"
@@ -70,7 +70,7 @@ const (
 var allowedNext = map[string][]string{
 	StatusApproved:              {NextRunExecutor},
 	StatusAuditRequired:         {NextRunAudit},
-	StatusHeld:                  {NextRunPreflight, NextPlannerReview, NextReturnToDesign},
+	StatusBlocked:               {NextRunPreflight, NextPlannerReview, NextReturnToDesign},
 	StatusDrift:                 {NextPlannerReview, NextReturnToDesign},
 	StatusBroken:                {NextPlannerReview, NextReturnToDesign},
 	StatusHistoryReviewRequired: {NextReviewHistory},
@@ -144,7 +144,7 @@ func (s *State) Validate() string {
 	}
 	next, ok := allowedNext[s.Status]
 	if !ok {
-		return fmt.Sprintf("status %q is not one of approved, audit_required, held, drift, broken, history_review_required, learned", s.Status)
+		return fmt.Sprintf("status %q is not one of approved, audit_required, blocked, drift, broken, history_review_required, learned", s.Status)
 	}
 	if !slices.Contains(next, s.NextStep) {
 		return fmt.Sprintf("next_step %q is not allowed for status %q (allowed: %s)", s.NextStep, s.Status, strings.Join(next, ", "))

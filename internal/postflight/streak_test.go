@@ -161,7 +161,7 @@ func TestSpecChangedKeepsStreak(t *testing.T) {
 	run(t, opts, ModePostOnly)
 	writeFile(t, root, taskSpec, specText+"\n")
 	res := run(t, opts, ModePostOnly)
-	wantOutcome(t, res, OutcomePostRefused, StatusHeld, NextRunPreflight)
+	wantOutcome(t, res, OutcomePostRefused, StatusBlocked, NextRunPreflight)
 	if res.State.BlockingStreak != 2 {
 		t.Fatalf("streak %d", res.State.BlockingStreak)
 	}
