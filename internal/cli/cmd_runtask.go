@@ -172,7 +172,7 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 	if err != nil {
 		return runTaskError(opts, res, err)
 	}
-	code := runTaskExitCode(res.Outcome, opts.FailOn == "drift")
+	code := runTaskExitCode(res.Outcome, opts.FailOn == "drift" && !res.Accepted)
 	if err := show(opts.IO, outputFormat(opts.JSON, opts.Format), runTaskView{o: res, exit: code}); err != nil {
 		return err
 	}

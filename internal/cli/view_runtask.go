@@ -60,9 +60,11 @@ func (v runTaskView) WriteText(t *render.Text) {
 	case postflight.OutcomePostDrift, postflight.OutcomePostBroken:
 		writeAuditSummary(t, o)
 		t.Printf("audit: %s\n", o.Artifacts.Audit)
+		writeRepeated(t, o)
 	case postflight.OutcomePostHeld:
 		writeAuditSummary(t, o)
 		t.Printf("audit: %s\nrelease notes: %s\n", o.Artifacts.Audit, o.Artifacts.ReleaseNotes)
+		writeRepeated(t, o)
 		t.Printf("next: complete %s, then run: %s\n", o.Next.Edit, o.Next.Run)
 	case postflight.OutcomeHistoryPending:
 		t.Line(render.ToneNone, "⏳ history review pending — "+o.Next.Edit)
@@ -84,6 +86,14 @@ func (v runTaskView) WriteText(t *render.Text) {
 		}
 		t.Line(render.TonePass, "✅ "+o.Message+" (learned/close)")
 		t.Printf("  history review: %s\n", o.Artifacts.HistoryReview)
+	}
+}
+
+// writeRepeated says that a post-flight on unchanged inputs returned the recorded outcome
+// (lifecycle-v2.md §5).
+func writeRepeated(t *render.Text, o *postflight.Outcome) {
+	if o.Repeated {
+		t.Printf("repeated: the inputs are unchanged since this audit; its recorded outcome is shown and nothing was written\n")
 	}
 }
 
@@ -116,9 +126,11 @@ func iterationText(iter, budget int) string {
 // runTaskEnvelope is the run-task --json output (§13.2). Keys are in documented order.
 type runTaskEnvelope struct {
 	render.Header
-	Phase     string            `json:"phase"`
-	Outcome   string            `json:"outcome"`
-	ExitCode  int               `json:"exit_code"`
+	Phase    string `json:"phase"`
+	Outcome  string `json:"outcome"`
+	ExitCode int    `json:"exit_code"`
+	// Repeated is present (true) only for a post-flight on unchanged inputs (lifecycle-v2.md §5).
+	Repeated  bool              `json:"repeated,omitempty"`
 	Message   string            `json:"message"`
 	Task      string            `json:"task"`
 	Spec      string            `json:"spec"`
@@ -138,7 +150,7 @@ type envelopeArtifacts struct {
 func (v runTaskView) JSON() any {
 	r := v.o
 	e := runTaskEnvelope{Header: render.NewHeader("run-task"), Phase: r.Phase, Outcome: r.Outcome, ExitCode: v.exit,
-		Message: r.Message, Task: r.Task.Name, Spec: r.Task.Spec, State: r.State, Findings: []json.RawMessage{},
+		Repeated: r.Repeated, Message: r.Message, Task: r.Task.Name, Spec: r.Task.Spec, State: r.State, Findings: []json.RawMessage{},
 		Artifacts: envelopeArtifacts{State: strOrNull(r.Artifacts.State), Audit: strOrNull(r.Artifacts.Audit),
 			ReleaseNotes: strOrNull(r.Artifacts.ReleaseNotes), HistoryReview: strOrNull(r.Artifacts.HistoryReview)}}
 	if e.Phase == "" {

@@ -265,6 +265,8 @@ func TestHostileReview(t *testing.T) {
 	}
 	target := readFile(t, "/", outside)
 	opts.Mode = ModePostOnly
+	// Changed work, so that the post-flight audits again (unchanged inputs are a read).
+	writeFile(t, root, "internal/cache/lru.go", "package cache\n\nfunc newLRU() int { return 4 }\n")
 	if _, err := Run(t.Context(), opts); err == nil || !strings.Contains(err.Error(), "history-review.md is refused") {
 		t.Fatalf("err %v", err)
 	}

@@ -60,6 +60,7 @@ func (c *controller) held(ctx context.Context, st *State, a *Audit, cs *gitscope
 	if err != nil {
 		st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusBlocked, NextPlannerReview, RiskMedium, ArtifactAudit
 		st.BlockingReason = "audit inputs unavailable: " + err.Error()
+		st.InputsFingerprint = ""
 		if werr := c.writeState(st); werr != nil {
 			return res, werr
 		}

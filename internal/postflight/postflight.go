@@ -21,6 +21,18 @@ const reasonSpecChanged = "spec changed since approval; review the revised contr
 func (c *controller) postflight(ctx context.Context, prev *State) (*Outcome, error) {
 	res := c.res
 	res.Phase = PhasePostflight
+	// Unchanged inputs are a read (lifecycle-v2.md §5): the recorded outcome, nothing written,
+	// the streak unchanged.
+	in, err := readInputs(ctx, c.git, c.task, prev)
+	if err != nil {
+		return res, err
+	}
+	if in.Fingerprint != "" && in.Fingerprint == prev.InputsFingerprint {
+		if out, ok := c.repeated(prev); ok {
+			return out, nil
+		}
+	}
+	c.inputsFP = in.Fingerprint
 	// Step 1: mark the audit as started.
 	st := *prev
 	st.Status, st.NextStep, st.BlockingReason = StatusAuditRequired, NextRunAudit, ""
@@ -28,7 +40,11 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Outcome, err
 	if err := c.writeState(&st); err != nil {
 		return res, err
 	}
-	ar, err := auditTask(ctx, c.git, c.task, &st, nil)
+	git := c.git
+	if in.Changed != nil {
+		git = fixedGit{Git: c.git, baseline: st.BaselineRef, cs: in.Changed}
+	}
+	ar, err := auditTask(ctx, git, c.task, &st, in.Spec)
 	if err != nil {
 		return res, err
 	}
@@ -144,6 +160,7 @@ func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []findi
 	}
 	degraded := cs.Degraded
 	st.Verdict, st.Findings, st.Degraded = verdict, &Counts{e, w}, &degraded
+	st.InputsFingerprint = c.inputsFP
 	if verdict == VerdictHeld {
 		return c.held(ctx, st, a, cs, d, specRaw, auditBytes)
 	}
@@ -229,6 +246,7 @@ func (c *controller) rejectCommon(st *State, a *Audit, r audit.Rejection) (*Outc
 	}
 	st.BlockingReason = blocking
 	st.Verdict, st.Findings, st.Degraded = VerdictBroken, &Counts{Errors: 1}, nil
+	st.InputsFingerprint = c.inputsFP
 	c.upsertLesson(lessonEvent{Kind: LessonAuditContractFailure, Observed: observed})
 	if err := c.writeState(st); err != nil {
 		return res, err

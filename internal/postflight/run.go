@@ -113,6 +113,12 @@ type Outcome struct {
 	Budget int
 	// Review lists what a history review still lacks, each as "<file>:<line>: <message>".
 	Review []string
+	// Repeated is true when the post-flight's inputs fingerprint equalled the recorded one
+	// (lifecycle-v2.md §5): the outcome is the recorded one and nothing was written.
+	Repeated bool
+	// Accepted is true when the outcome is a drift verdict the planner accepted (lifecycle-v2.md
+	// §3): it passes like held, also under --fail-on drift.
+	Accepted bool
 	// Warnings are advisory messages for the user (a lesson that could not be recorded); the
 	// run's result does not depend on them. Set on every return, errors included.
 	Warnings []string
@@ -145,6 +151,9 @@ type controller struct {
 	git  Git
 	task Task
 	res  *Outcome
+	// inputsFP is the inputs fingerprint of the post-flight in progress (readInputs), stored with
+	// its verdict.
+	inputsFP string
 }
 
 func (c *controller) now() time.Time {
