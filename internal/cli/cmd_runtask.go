@@ -28,6 +28,8 @@ type RunTaskOptions struct {
 	// Format is --format: "" (text unless --json), "text", "json" (= --json) or "github".
 	Format string
 	Root   string
+	// Wait is --wait: how long to wait for a busy controller lock (0: exit 3 at once).
+	Wait time.Duration
 	// Now is the clock (started_at, lesson dates); time.Now when nil.
 	Now func() time.Time
 }
@@ -56,8 +58,8 @@ Exit status:
      iteration budget exhausted; --post-only without state; drift with --fail-on drift; audited
      inputs changed since the held audit (rerun post-flight)
   2  usage: bad flags or arguments, conflicting phase flags, a spec path outside the layout
-  3  operational: not a git repository, git failing, controller lock busy, unreadable or corrupt
-     state.json (never overwritten), I/O error`
+  3  operational: not a git repository, git failing, controller lock busy (after --wait, when
+     given), unreadable or corrupt state.json (never overwritten), I/O error`
 
 // NewCmdRunTask builds `mastermind run-task`. runF replaces the run function in tests.
 func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Command {
@@ -89,6 +91,9 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 			if opts.MaxIterations < 0 {
 				return usageErrorf("--max-iterations must be 0 or more, got %d", opts.MaxIterations)
 			}
+			if opts.Wait < 0 {
+				return usageErrorf("--wait must not be negative, got %s", opts.Wait)
+			}
 			if err := formatFlag(cmd, &opts.Format, &opts.JSON); err != nil {
 				return err
 			}
@@ -108,6 +113,7 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 	f.BoolVar(&opts.JSON, "json", false, "print the JSON envelope (schema_version 1) on stdout instead of text")
 	f.StringVar(&opts.Format, "format", "", "output format: text (default), json (as --json) or github (::error/::warning annotations, at most 10 of each, then the text)")
 	f.StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
+	f.DurationVar(&opts.Wait, "wait", 0, "wait up to this long (e.g. 30s, 2m) for a busy controller lock instead of exit 3")
 	return cmd
 }
 
@@ -166,7 +172,7 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 	}
 	res, err := postflight.Run(ctx, postflight.Options{
 		Git: repo, SpecArg: opts.Spec, Mode: mode, MaxIterations: opts.MaxIterations,
-		ForceIteration: opts.ForceIteration, Now: opts.Now,
+		ForceIteration: opts.ForceIteration, Now: opts.Now, Wait: opts.Wait,
 	})
 	printWarnings(opts.IO, res.Warnings)
 	if err != nil {

@@ -111,16 +111,21 @@ func (c *controller) learn(st *State) (*Outcome, error) {
 // match the held audit, so it yields "" (a different snapshot). Git and other I/O failures are
 // operational errors.
 func (c *controller) currentSnapshot(ctx context.Context, st *State) (string, error) {
+	return currentSnapshot(ctx, c.git, c.task, st)
+}
+
+// currentSnapshot is controller.currentSnapshot for task t (the gate's check of an accepted task).
+func currentSnapshot(ctx context.Context, git Git, t Task, st *State) (string, error) {
 	var in SnapshotInput
 	in.Baseline, in.Iteration = st.BaselineRef, st.Iteration
 	for _, f := range []struct {
 		rel string
 		dst *[]byte
 	}{
-		{c.task.Spec, &in.Spec}, {c.task.ReportRel(), &in.Report}, {c.task.AuditRel(), &in.Audit},
-		{c.task.ReleaseNotesRel(), &in.Release},
+		{t.Spec, &in.Spec}, {t.ReportRel(), &in.Report}, {t.AuditRel(), &in.Audit},
+		{t.ReleaseNotesRel(), &in.Release},
 	} {
-		data, err := fsx.ReadInRoot(c.task.Root, f.rel, MaxSnapshotFileBytes)
+		data, err := fsx.ReadInRoot(t.Root, f.rel, MaxSnapshotFileBytes)
 		if err != nil {
 			if fsx.ReasonOf(err) != "" {
 				return "", nil
@@ -129,12 +134,12 @@ func (c *controller) currentSnapshot(ctx context.Context, st *State) (string, er
 		}
 		*f.dst = data
 	}
-	cs, err := c.git.ChangedSet(ctx, st.BaselineRef)
+	cs, err := git.ChangedSet(ctx, st.BaselineRef)
 	if err != nil {
 		return "", err
 	}
 	in.Changed = cs.WithoutControl()
-	snap, err := HistorySnapshot(c.task.Root, in)
+	snap, err := HistorySnapshot(t.Root, in)
 	if err != nil {
 		return "", nil
 	}

@@ -326,7 +326,7 @@ func TestReleaseNotesTitleAndMissingSections(t *testing.T) {
 		{"# Body title\n\n## Tests Plan\n\nT.\n", "# Body title\n\n## Summary\n\n_The spec has no Goals section._\n\n## Tests\n\nT.\n"},
 	} {
 		sp, _ := spec.Parse([]byte(tc.src), taskSpec)
-		notes, err := c.releaseNotes(t.Context(), sp, readState(t, root).BaselineRef, cs, nil)
+		notes, err := c.releaseNotes(t.Context(), sp, readState(t, root).BaselineRef, cs, nil, "Audit: ✅ Held")
 		if err != nil {
 			t.Fatal(err)
 		}

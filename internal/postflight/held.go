@@ -29,25 +29,12 @@ func lstat(p string) (fs.FileInfo, error) { return os.Lstat(p) }
 func (c *controller) held(ctx context.Context, st *State, a *Audit, cs *gitscope.ChangedSet, d []gitscope.Entry, specRaw, auditBytes []byte) (*Outcome, error) {
 	res := c.res
 	sp, _ := spec.Parse(specRaw, c.task.Spec)
-	notes, err := c.releaseNotes(ctx, sp, st.BaselineRef, cs, d)
+	notes, err := c.releaseNotes(ctx, sp, st.BaselineRef, cs, d, "Audit: ✅ Held")
 	if err != nil {
 		return res, err
 	}
-	// The releases directory is created only after checking that no symlink leads out of the
-	// repository (.mastermind itself was checked by ResolveTask).
-	if err := fsx.CheckNoSymlink(c.task.Root, ".mastermind/releases"); err != nil {
-		if fsx.ReasonOf(err) != fsx.ReasonMissing {
-			return res, fmt.Errorf("release notes directory .mastermind/releases: %w", err)
-		}
-		if err := os.Mkdir(c.task.Abs(".mastermind/releases"), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-			return res, fmt.Errorf("create .mastermind/releases: %w", err)
-		}
-		if err := fsx.CheckNoSymlink(c.task.Root, ".mastermind/releases"); err != nil {
-			return res, fmt.Errorf("release notes directory .mastermind/releases: %w", err)
-		}
-	}
-	if err := fsx.WriteFileAtomic(c.task.Abs(c.task.ReleaseNotesRel()), notes, 0o644); err != nil {
-		return res, fmt.Errorf("write %s: %w", c.task.ReleaseNotesRel(), err)
+	if err := c.writeReleaseNotes(notes); err != nil {
+		return res, err
 	}
 	res.Artifacts.ReleaseNotes = c.task.ReleaseNotesRel()
 	reportRaw, err := fsx.ReadInRoot(c.task.Root, c.task.ReportRel(), MaxSnapshotFileBytes)
@@ -87,8 +74,30 @@ func (c *controller) held(ctx context.Context, st *State, a *Audit, cs *gitscope
 	return res, nil
 }
 
-// releaseNotes renders §8.1.
-func (c *controller) releaseNotes(ctx context.Context, sp *spec.Spec, baseline string, cs *gitscope.ChangedSet, d []gitscope.Entry) ([]byte, error) {
+// writeReleaseNotes writes the release notes atomically (§8.1). The releases directory is created
+// only after checking that no symlink leads out of the repository (.mastermind itself was checked
+// by ResolveTask).
+func (c *controller) writeReleaseNotes(notes []byte) error {
+	if err := fsx.CheckNoSymlink(c.task.Root, ".mastermind/releases"); err != nil {
+		if fsx.ReasonOf(err) != fsx.ReasonMissing {
+			return fmt.Errorf("release notes directory .mastermind/releases: %w", err)
+		}
+		if err := os.Mkdir(c.task.Abs(".mastermind/releases"), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("create .mastermind/releases: %w", err)
+		}
+		if err := fsx.CheckNoSymlink(c.task.Root, ".mastermind/releases"); err != nil {
+			return fmt.Errorf("release notes directory .mastermind/releases: %w", err)
+		}
+	}
+	if err := fsx.WriteFileAtomic(c.task.Abs(c.task.ReleaseNotesRel()), notes, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", c.task.ReleaseNotesRel(), err)
+	}
+	return nil
+}
+
+// releaseNotes renders §8.1; trailer is the last line ("Audit: ✅ Held", or the accepted drift of
+// lifecycle-v2.md §3).
+func (c *controller) releaseNotes(ctx context.Context, sp *spec.Spec, baseline string, cs *gitscope.ChangedSet, d []gitscope.Entry, trailer string) ([]byte, error) {
 	title := sp.Title
 	if title == "" {
 		title = sp.Frontmatter.Title
@@ -130,7 +139,7 @@ func (c *controller) releaseNotes(ctx context.Context, sp *spec.Spec, baseline s
 			fmt.Fprintf(&b, "  %s\n", textsafe.Escape(p))
 		}
 	}
-	b.WriteString("```\n\n---\nAudit: ✅ Held\n")
+	b.WriteString("```\n\n---\n" + textsafe.Escape(trailer) + "\n")
 	return b.Bytes(), nil
 }
 

@@ -73,6 +73,28 @@ type Options struct {
 	ForceIteration bool
 	// Now is the clock for started_at and lesson dates; time.Now when nil.
 	Now func() time.Time
+	// Wait is how long to wait for a busy controller lock (§12.1, lifecycle-v2.md §9 --wait);
+	// 0 fails at once with a *LockBusyError.
+	Wait time.Duration
+}
+
+// lockTask takes task's controller lock, waiting at most wait for a busy one (0: not at all).
+// A lock still busy is a *LockBusyError.
+func lockTask(task Task, wait time.Duration) (*fsx.Lock, error) {
+	var lock *fsx.Lock
+	var err error
+	if wait > 0 {
+		lock, err = fsx.LockWait(task.Abs(task.LockRel()), wait)
+	} else {
+		lock, err = fsx.TryLock(task.Abs(task.LockRel()))
+	}
+	if err != nil {
+		if errors.Is(err, fsx.ErrLockBusy) {
+			return nil, &LockBusyError{Path: task.LockRel(), Waited: wait}
+		}
+		return nil, fmt.Errorf("controller lock %s: %w", task.LockRel(), err)
+	}
+	return lock, nil
 }
 
 // Artifacts are the artifact paths of the --json envelope; empty means null.
@@ -136,10 +158,17 @@ type Next struct {
 }
 
 // LockBusyError is the busy controller lock of §12.1 (exit 3).
-type LockBusyError struct{ Path string }
+type LockBusyError struct {
+	Path string
+	// Waited is how long the lock was waited for (--wait); 0 when not at all.
+	Waited time.Duration
+}
 
 func (e *LockBusyError) Error() string {
-	return fmt.Sprintf("task controller is busy (another mastermind holds %s)", e.Path)
+	if e.Waited > 0 {
+		return fmt.Sprintf("task controller is busy (another mastermind held %s for all of --wait %s)", e.Path, e.Waited)
+	}
+	return fmt.Sprintf("task controller is busy (another mastermind holds %s); retry, or pass --wait DURATION to wait for it", e.Path)
 }
 
 // Unwrap returns fsx.ErrLockBusy.
@@ -192,12 +221,9 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 			res.Phase = PhasePostflight
 		}
 	}
-	lock, err := fsx.TryLock(task.Abs(task.LockRel()))
+	lock, err := lockTask(task, opts.Wait)
 	if err != nil {
-		if errors.Is(err, fsx.ErrLockBusy) {
-			return res, &LockBusyError{Path: task.LockRel()}
-		}
-		return res, fmt.Errorf("controller lock %s: %w", task.LockRel(), err)
+		return res, err
 	}
 	defer lock.Unlock()
 	st, err := LoadState(task.Abs(task.StateRel()), task.StateRel(), task.Spec)
