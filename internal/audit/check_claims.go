@@ -11,8 +11,10 @@ import (
 // verified against the working tree and the baseline tree through internal/claims. It fills the
 // claim_checks evidence — a non-nil []claims.Check, so a report without claims renders `[]`
 // (evaluated, nothing to check) — and returns the failed or unresolved claims' findings in claim
-// order. The only error is a cancelled context (operational, exit 3): claims.Verify turns
-// cancellation into search_budget_exhausted outcomes, which must not stand as an audit result.
+// order. Its errors are operational (exit 3), never findings: a claim that needs a language
+// backend this build leaves out (claims.ErrBackendUnavailable, lifecycle-v2.md §8), or a cancelled
+// context, which claims.Verify turns into search_budget_exhausted outcomes that must not stand as
+// an audit result.
 func checkClaims(r *run) ([]finding.Finding, error) {
 	rep, ctx, baseline := r.rep, r.ctx, r.in.Baseline
 	checks := []claims.Check{}
@@ -36,7 +38,11 @@ func checkClaims(r *run) ([]finding.Finding, error) {
 		},
 		List: func() ([]string, error) { return r.in.Claims.ListFiles(ctx) },
 	}.Source()
-	checks = append(checks, claims.Verify(ctx, cs, changed, src, baseline)...)
+	vc, err := claims.Verify(ctx, cs, changed, src, baseline)
+	if err != nil {
+		return nil, err
+	}
+	checks = append(checks, vc...)
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("claims checks interrupted: %w", err)
 	}

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/mastermind-controller/mastermind/internal/claims"
@@ -64,5 +65,26 @@ func TestCheckClaimsCancelled(t *testing.T) {
 	r.ctx = ctx
 	if _, err := checkClaims(r); err == nil {
 		t.Fatal("cancelled claims checks returned no error")
+	}
+}
+
+// TestCheckClaimsBackend: a Python claim is checked in a cgo build and is an operational
+// ErrBackendUnavailable in a build without cgo — never a finding, so never a verdict
+// (lifecycle-v2.md §8).
+func TestCheckClaimsBackend(t *testing.T) {
+	f := newFixture(t, "", map[string]string{"a.py": "def old():\n    pass\n"},
+		map[string]string{"a.py": "def old():\n    pass\n\n\ndef new():\n    pass\n"})
+	rep := completeReport("a.py")
+	rep.Claims = []report.Claim{{Kind: "function_added", Symbol: str("new"), File: str("a.py")}}
+	r, _ := f.run(t, rep)
+	fs, err := checkClaims(r)
+	if claims.TreeSitter {
+		if err != nil || len(fs) != 0 {
+			t.Fatalf("cgo build: findings %v, error %v; want the claim verified", fs, err)
+		}
+		return
+	}
+	if !errors.Is(err, claims.ErrBackendUnavailable) || fs != nil {
+		t.Fatalf("build without cgo: findings %v, error %v; want ErrBackendUnavailable", fs, err)
 	}
 }

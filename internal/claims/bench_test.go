@@ -42,7 +42,7 @@ func benchRepo() (*memSource, []ChangedFile, []Claim) {
 
 func TestBenchRepoOutcomes(t *testing.T) {
 	src, changed, claims := benchRepo()
-	out := Verify(context.Background(), claims, changed, src, "b0")
+	out := verifyAll(t, context.Background(), claims, changed, src, "b0")
 	counts := map[string]int{}
 	for _, c := range out {
 		rule := ""
@@ -63,7 +63,7 @@ func BenchmarkVerify100Claims50Files(b *testing.B) {
 	src, changed, claims := benchRepo()
 	b.ResetTimer()
 	for range b.N {
-		Verify(context.Background(), claims, changed, src, "b0")
+		verifyAll(b, context.Background(), claims, changed, src, "b0")
 	}
 }
 

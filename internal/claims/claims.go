@@ -90,15 +90,17 @@ type Check struct {
 // unresolved (claim_limit) without reading anything. Work is bounded by MaxFilesParsed and
 // MaxBytesRead; past the budget, and after ctx is cancelled, the remaining claims are unresolved
 // (search_budget_exhausted) — callers that abort on cancellation must check ctx.Err() themselves.
-// Verify never panics on any source input and never returns an error: every failure is an
-// outcome.
-func Verify(ctx context.Context, claims []Claim, changed []ChangedFile, src Source, baselineOID string) []Check {
+// Verify never panics on any source input. Its only error is a *BackendUnavailableError
+// (errors.Is ErrBackendUnavailable), returned with no checks as soon as a claim needs a file in a
+// language whose backend this build leaves out: a build with the backend might decide that claim
+// differently, so no outcome may stand (lifecycle-v2.md §8). Every other failure is an outcome.
+func Verify(ctx context.Context, claims []Claim, changed []ChangedFile, src Source, baselineOID string) ([]Check, error) {
 	out := make([]Check, 0, len(claims))
 	if len(claims) > MaxClaims {
 		for _, c := range claims {
 			out = append(out, unresolved(c, reasonClaimLimit, 0))
 		}
-		return out
+		return out, nil
 	}
 	v := newVerifier(changed, src, baselineOID)
 	for _, c := range claims {
@@ -116,10 +118,14 @@ func Verify(ctx context.Context, claims []Claim, changed []ChangedFile, src Sour
 			// The report schema admits only the two kinds; anything else cannot be checked.
 			ch = unresolved(c, reasonClaimKindMismatch, 0)
 		}
+		if v.missing != nil {
+			v.missing.ClaimIndex = c.Index
+			return nil, v.missing
+		}
 		if v.exhausted {
 			ch = unresolved(c, reasonBudget, 0)
 		}
 		out = append(out, ch)
 	}
-	return out
+	return out, nil
 }

@@ -24,7 +24,9 @@ const (
 	reasonClaimKindMismatch   = "claim_kind_mismatch"
 	reasonRelationUnsupported = "relation_unsupported"
 	reasonLanguageUnsupported = "language_unsupported" // no backend for the language in any build
-	reasonLanguageUnavailable = "language_unavailable" // a tree-sitter backend this build leaves out (no cgo)
+	// reasonNoBackend stops a claim whose file needs a backend this build leaves out; Verify
+	// returns a BackendUnavailableError instead of any outcome, so it never reaches a finding.
+	reasonNoBackend           = "no_backend"
 	reasonCrossLanguage       = "cross_language_binding_unavailable"
 	reasonFromMissing         = "from_missing"
 	reasonCallTargetAmbiguous = "call_target_ambiguous"

@@ -33,7 +33,7 @@ func (v *verifier) functionAdded(c Claim) Check {
 		}
 		paths = []string{p}
 	} else {
-		paths, unchecked = candidates(v.changedCandidates(), true)
+		paths, unchecked = v.candidates(v.changedCandidates(), true)
 	}
 	// 2. Matches.
 	res := v.search(paths, sym, func(*decl) bool { return true })

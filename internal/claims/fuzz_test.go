@@ -15,7 +15,7 @@ func fuzzClaims(t *testing.T, file string, src []byte) {
 	for i := range claims {
 		claims[i].Index = i
 	}
-	out := Verify(context.Background(), claims, changed, m, "b0")
+	out := verifyAll(t, context.Background(), claims, changed, m, "b0")
 	if len(out) != len(claims) {
 		t.Fatalf("%d checks for %d claims", len(out), len(claims))
 	}

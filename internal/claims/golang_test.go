@@ -128,7 +128,7 @@ func TestFunctionAddedGoMissingAndBaseline(t *testing.T) {
 	}
 	src, ch := r.source()
 	src.baseErr["a/a.go"] = true
-	out := Verify(t.Context(), []Claim{fa("New")}, ch, src, "b0")
+	out := verifyAll(t, t.Context(), []Claim{fa("New")}, ch, src, "b0")
 	if got := outcome(out[0]); got != "unresolved baseline_unavailable" {
 		t.Errorf("baseline read failure: got %s", got)
 	}

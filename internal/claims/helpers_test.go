@@ -139,11 +139,22 @@ func outcome(ch Check) string {
 	return fmt.Sprintf("failed %s: %s", ch.Finding.Rule, ch.Finding.Message)
 }
 
+// verifyAll runs Verify and fails the test on its error (a claim needing a backend this build
+// leaves out; nocgo_test.go tests that case).
+func verifyAll(tb testing.TB, ctx context.Context, claims []Claim, changed []ChangedFile, src Source, baselineOID string) []Check {
+	tb.Helper()
+	out, err := Verify(ctx, claims, changed, src, baselineOID)
+	if err != nil {
+		tb.Fatalf("Verify: %v", err)
+	}
+	return out
+}
+
 // verifyOne runs one claim (index 0) and returns its rendered outcome.
 func verifyOne(t *testing.T, r repo, c Claim) string {
 	t.Helper()
 	src, ch := r.source()
-	out := Verify(context.Background(), []Claim{c}, ch, src, "b0")
+	out := verifyAll(t, context.Background(), []Claim{c}, ch, src, "b0")
 	if len(out) != 1 {
 		t.Fatalf("Verify returned %d checks for 1 claim", len(out))
 	}

@@ -20,7 +20,7 @@ func (v *verifier) integration(c Claim) Check {
 				keep = append(keep, p)
 			}
 		}
-		sup, unchecked := candidates(keep, false)
+		sup, unchecked := v.candidates(keep, false)
 		return sup, unchecked, ""
 	})
 	if ch != nil {
@@ -36,7 +36,7 @@ func (v *verifier) integration(c Claim) Check {
 	}
 	// 3. Resolve from: the caller must be a changed caller.
 	fm, ch := v.resolve(c, from, c.FromFile, true, func() ([]string, string, string) {
-		sup, unchecked := candidates(v.changedCandidates(), false)
+		sup, unchecked := v.candidates(v.changedCandidates(), false)
 		return sup, unchecked, ""
 	})
 	if ch != nil {

@@ -5,8 +5,8 @@ package claims
 import (
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
-	"github.com/smacker/go-tree-sitter/java"
+	ts "github.com/tree-sitter/go-tree-sitter"
+	tsjava "github.com/tree-sitter/tree-sitter-java/bindings/go"
 )
 
 // The Java backend (the issue "Claims checked against the source"; spec-and-lifecycle.md §10.6
@@ -36,7 +36,7 @@ import (
 //   - Calls (findJavaCall) are method_invocation nodes, new T(…), and this(…) / super(…) in a
 //     constructor. A method reference (Foo::send) passed as a value is not a call.
 func init() {
-	grammar := java.GetLanguage()
+	grammar := ts.NewLanguage(tsjava.Language())
 	backends[langJava] = backend{
 		parse:    func(file string, src []byte) (*unit, error) { return parseTS(langJava, grammar, file, src) },
 		findCall: findJavaCall,
@@ -57,8 +57,8 @@ func newJavaFile() *javaFile {
 }
 
 // javaCallable recognises method, constructor and compact-constructor declarations with a body.
-func (w *tsWalker) javaCallable(n *sitter.Node) (callable, bool) {
-	t := n.Type()
+func (w *tsWalker) javaCallable(n *ts.Node) (callable, bool) {
+	t := n.Kind()
 	switch t {
 	case "method_declaration", "constructor_declaration", "compact_constructor_declaration":
 	default:
@@ -71,8 +71,8 @@ func (w *tsWalker) javaCallable(n *sitter.Node) (callable, bool) {
 	params := field(n, "parameters")
 	if t == "compact_constructor_declaration" {
 		// Its parameters are the record's components.
-		if cb := n.Parent(); cb != nil && !cb.IsNull() {
-			if r := cb.Parent(); r != nil && !r.IsNull() && r.Type() == "record_declaration" {
+		if cb := n.Parent(); cb != nil {
+			if r := cb.Parent(); r != nil && r.Kind() == "record_declaration" {
 				params = field(r, "parameters")
 			}
 		}
@@ -83,21 +83,21 @@ func (w *tsWalker) javaCallable(n *sitter.Node) (callable, bool) {
 
 // javaSigStart is the node where a declaration's signature starts: its first child that is not an
 // annotation or comment, looking inside the modifiers.
-func javaSigStart(n *sitter.Node) *sitter.Node {
-	for i := range int(n.ChildCount()) {
+func javaSigStart(n *ts.Node) *ts.Node {
+	for i := range n.ChildCount() {
 		c := n.Child(i)
-		if c == nil || c.IsNull() {
+		if c == nil {
 			continue
 		}
-		switch c.Type() {
+		switch c.Kind() {
 		case "modifiers":
-			for j := range int(c.ChildCount()) {
-				if m := c.Child(j); m != nil && !m.IsNull() && !javaSkippable(m.Type()) {
+			for j := range c.ChildCount() {
+				if m := c.Child(j); m != nil && !javaSkippable(m.Kind()) {
 					return m
 				}
 			}
 		default:
-			if !javaSkippable(c.Type()) {
+			if !javaSkippable(c.Kind()) {
 				return c
 			}
 		}
@@ -116,18 +116,18 @@ func javaSkippable(t string) bool {
 // javaParamKey is the parameter-type list of a formal_parameters node, white space removed:
 // "(final String a, int b[], List<T>... c)" -> "(String,int[],List<T>...)". The receiver
 // parameter (Foo this) is not a parameter.
-func (w *tsWalker) javaParamKey(params *sitter.Node) string {
+func (w *tsWalker) javaParamKey(params *ts.Node) string {
 	if params == nil {
 		return "()"
 	}
 	var parts []string
 	for _, c := range namedChildren(params) {
-		switch c.Type() {
+		switch c.Kind() {
 		case "formal_parameter":
 			parts = append(parts, squash(w.text(field(c, "type"))+w.text(field(c, "dimensions"))))
 		case "spread_parameter":
 			for _, k := range namedChildren(c) {
-				if k.Type() != "modifiers" && !javaSkippable(k.Type()) {
+				if k.Kind() != "modifiers" && !javaSkippable(k.Kind()) {
 					parts = append(parts, squash(w.text(k))+"...")
 					break
 				}
@@ -141,8 +141,8 @@ func (w *tsWalker) javaParamKey(params *sitter.Node) string {
 func squash(s string) string { return strings.Join(strings.Fields(s), "") }
 
 // javaContainer recognises the scopes that qualify Java declarations, and records supertypes.
-func (w *tsWalker) javaContainer(n *sitter.Node) (container, bool) {
-	switch n.Type() {
+func (w *tsWalker) javaContainer(n *ts.Node) (container, bool) {
+	switch n.Kind() {
 	case "class_declaration", "interface_declaration", "enum_declaration", "record_declaration",
 		"annotation_type_declaration":
 		name := field(n, "name")
@@ -151,7 +151,7 @@ func (w *tsWalker) javaContainer(n *sitter.Node) (container, bool) {
 		}
 		cname := w.text(name)
 		for _, c := range namedChildren(n) {
-			switch c.Type() {
+			switch c.Kind() {
 			case "superclass", "super_interfaces", "extends_interfaces":
 				w.java.supers[cname] = append(w.java.supers[cname], w.javaTypeNames(c, 0)...)
 			}
@@ -165,7 +165,7 @@ func (w *tsWalker) javaContainer(n *sitter.Node) (container, bool) {
 	case "object_creation_expression":
 		// An anonymous class: a scope named after its type.
 		for _, c := range namedChildren(n) {
-			if c.Type() == "class_body" {
+			if c.Kind() == "class_body" {
 				if typ := field(n, "type"); typ != nil {
 					return container{name: javaSimpleName(w.text(typ)), body: c, typeish: true}, true
 				}
@@ -177,13 +177,13 @@ func (w *tsWalker) javaContainer(n *sitter.Node) (container, bool) {
 
 // javaTypeNames lists the simple names of the types in a superclass, super_interfaces or
 // extends_interfaces clause.
-func (w *tsWalker) javaTypeNames(n *sitter.Node, depth int) []string {
+func (w *tsWalker) javaTypeNames(n *ts.Node, depth int) []string {
 	var out []string
 	for _, c := range namedChildren(n) {
 		switch {
-		case c.Type() == "type_list" && depth < 2:
+		case c.Kind() == "type_list" && depth < 2:
 			out = append(out, w.javaTypeNames(c, depth+1)...)
-		case javaSkippable(c.Type()):
+		case javaSkippable(c.Kind()):
 		default:
 			out = append(out, javaSimpleName(w.text(c)))
 		}
@@ -202,15 +202,15 @@ func javaSimpleName(s string) string {
 }
 
 // javaFields names the fields of a field or interface constant declaration (int a, b; -> a, b).
-func (w *tsWalker) javaFields(n *sitter.Node) []string {
-	switch n.Type() {
+func (w *tsWalker) javaFields(n *ts.Node) []string {
+	switch n.Kind() {
 	case "field_declaration", "constant_declaration":
 	default:
 		return nil
 	}
 	var out []string
 	for _, c := range namedChildren(n) {
-		if c.Type() == "variable_declarator" {
+		if c.Kind() == "variable_declarator" {
 			if name := field(c, "name"); name != nil {
 				out = append(out, w.text(name))
 			}
@@ -220,22 +220,22 @@ func (w *tsWalker) javaFields(n *sitter.Node) []string {
 }
 
 // javaImport records the package name, static imports and the simple names of type imports.
-func (w *tsWalker) javaImport(n *sitter.Node) {
-	switch n.Type() {
+func (w *tsWalker) javaImport(n *ts.Node) {
+	switch n.Kind() {
 	case "package_declaration":
 		for _, c := range namedChildren(n) {
-			if c.Type() == "scoped_identifier" || c.Type() == "identifier" {
+			if c.Kind() == "scoped_identifier" || c.Kind() == "identifier" {
 				w.java.pkg = squash(w.text(c))
 			}
 		}
 	case "import_declaration":
 		static, star, name := false, false, ""
-		for i := range int(n.ChildCount()) {
+		for i := range n.ChildCount() {
 			c := n.Child(i)
-			if c == nil || c.IsNull() {
+			if c == nil {
 				continue
 			}
-			switch c.Type() {
+			switch c.Kind() {
 			case "static":
 				static = true
 			case "asterisk":
@@ -259,8 +259,8 @@ func (w *tsWalker) javaImport(n *sitter.Node) {
 
 // javaCall classifies a call node: x.m(…) and m(…) (method_invocation), new T(…)
 // (object_creation_expression), this(…) and super(…) (explicit_constructor_invocation).
-func (w *tsWalker) javaCall(n *sitter.Node) (tsCall, bool) {
-	switch n.Type() {
+func (w *tsWalker) javaCall(n *ts.Node) (tsCall, bool) {
+	switch n.Kind() {
 	case "method_invocation":
 		name := field(n, "name")
 		if name == nil {

@@ -53,7 +53,7 @@ type backend struct {
 }
 
 // backends holds the languages this build supports. Go registers in golang.go; the tree-sitter
-// languages register in treesitter.go, which is compiled only with cgo.
+// languages register in treesitter.go and java.go, which are compiled only with cgo.
 var backends = map[language]backend{}
 
 // langOf returns the language of a path by extension and whether this build supports it.

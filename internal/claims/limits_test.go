@@ -20,7 +20,7 @@ func TestClaimLimit(t *testing.T) {
 		return cs
 	}
 	src, ch := r.source()
-	out := Verify(context.Background(), mk(MaxClaims+1), ch, src, "b0")
+	out := verifyAll(t, context.Background(), mk(MaxClaims+1), ch, src, "b0")
 	if len(out) != MaxClaims+1 {
 		t.Fatalf("%d checks for %d claims", len(out), MaxClaims+1)
 	}
@@ -38,7 +38,7 @@ func TestClaimLimit(t *testing.T) {
 	}
 	// Exactly the limit is checked, and the file is read once for all claims (parse cache).
 	src, ch = r.source()
-	out = Verify(context.Background(), mk(MaxClaims), ch, src, "b0")
+	out = verifyAll(t, context.Background(), mk(MaxClaims), ch, src, "b0")
 	for i, c := range out {
 		if got := outcome(c); got != "verified added_declaration a.go:3 b0" {
 			t.Fatalf("check %d: %s", i, got)
@@ -60,7 +60,7 @@ func TestSearchBudgetFiles(t *testing.T) {
 	for i := range claims {
 		claims[i].Index = i
 	}
-	out := Verify(context.Background(), claims, ch, src, "b0")
+	out := verifyAll(t, context.Background(), claims, ch, src, "b0")
 	want := []string{
 		"verified compatible_call_candidate main.go:3 -> main.go:5 same_package",
 		"unresolved search_budget_exhausted", "unresolved search_budget_exhausted", "unresolved search_budget_exhausted",
@@ -88,7 +88,7 @@ func TestSearchBudgetBytes(t *testing.T) {
 		claims = append(claims, c)
 	}
 	src := &memSource{cur: cur, base: map[string]string{}}
-	out := Verify(context.Background(), claims, changed, src, "b0")
+	out := verifyAll(t, context.Background(), claims, changed, src, "b0")
 	for i, c := range out {
 		want := "failed claimed_symbol_missing: claimed function F not found in " + fmt.Sprintf("p%02d/big.go", i)
 		if i == 16 {
@@ -100,7 +100,7 @@ func TestSearchBudgetBytes(t *testing.T) {
 	}
 	// A single oversized file is source_too_large.
 	src.cur["huge.go"] = big + strings.Repeat("y", 32)
-	out = Verify(context.Background(), []Claim{fa("F", "file=huge.go")}, []ChangedFile{{"huge.go", StatusAdded}}, src, "b0")
+	out = verifyAll(t, context.Background(), []Claim{fa("F", "file=huge.go")}, []ChangedFile{{"huge.go", StatusAdded}}, src, "b0")
 	if got := outcome(out[0]); got != "unresolved source_too_large" {
 		t.Errorf("oversized file: %s", got)
 	}
@@ -110,7 +110,7 @@ func TestCancelledContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	src := &memSource{cur: map[string]string{"a.go": "package a\nfunc A() {}\n"}}
-	out := Verify(ctx, []Claim{fa("A")}, []ChangedFile{{"a.go", StatusAdded}}, src, "b0")
+	out := verifyAll(t, ctx, []Claim{fa("A")}, []ChangedFile{{"a.go", StatusAdded}}, src, "b0")
 	if got := outcome(out[0]); got != "unresolved search_budget_exhausted" {
 		t.Errorf("cancelled: %s", got)
 	}
@@ -123,7 +123,7 @@ func TestCheckJSON(t *testing.T) {
 	for i := range claims {
 		claims[i].Index = i
 	}
-	out := Verify(context.Background(), claims, ch, src, "b0")
+	out := verifyAll(t, context.Background(), claims, ch, src, "b0")
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

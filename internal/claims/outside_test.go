@@ -76,7 +76,7 @@ func TestClaimsOutsideTheChangedSet(t *testing.T) {
 		{fa("New", "file=src"), "unresolved current_file_unavailable"},
 	}
 	for i, tt := range tests {
-		out := Verify(context.Background(), []Claim{tt.claim}, changed, src, base)
+		out := verifyAll(t, context.Background(), []Claim{tt.claim}, changed, src, base)
 		checkShape(t, out[0])
 		if got := outcome(out[0]); got != tt.want {
 			t.Errorf("case %d: got  %s\nwant %s", i, got, tt.want)
@@ -128,7 +128,7 @@ func TestParseFailureHidesAmbiguity(t *testing.T) {
 	for i, j := 0, len(ch)-1; i < j; i, j = i+1, j-1 {
 		ch[i], ch[j] = ch[j], ch[i]
 	}
-	out := Verify(context.Background(), []Claim{fa("Dup")}, ch, src, "b0")
+	out := verifyAll(t, context.Background(), []Claim{fa("Dup")}, ch, src, "b0")
 	if got := outcome(out[0]); got != "unresolved current_parse_failed" {
 		t.Errorf("reversed changed set: %s", got)
 	}

@@ -111,7 +111,7 @@ func TestRootSourceGitRepository(t *testing.T) {
 		"unresolved current_file_unavailable",
 		"unresolved current_file_unavailable",
 	}
-	out := Verify(context.Background(), claims, changed, src, base)
+	out := verifyAll(t, context.Background(), claims, changed, src, base)
 	for i, c := range out {
 		checkShape(t, c)
 		if got := outcome(c); got != want[i] {
@@ -119,7 +119,7 @@ func TestRootSourceGitRepository(t *testing.T) {
 		}
 	}
 	// A missing Baseline function is a read failure, not a panic.
-	out = Verify(context.Background(), []Claim{fa("Serve")}, changed, RootSource{Root: dir}.Source(), base)
+	out = verifyAll(t, context.Background(), []Claim{fa("Serve")}, changed, RootSource{Root: dir}.Source(), base)
 	if got := outcome(out[0]); got != "unresolved baseline_unavailable" {
 		t.Errorf("no baseline function: %s", got)
 	}

@@ -3,29 +3,29 @@
 package claims
 
 import (
-	"context"
 	"errors"
 	"path"
 	"strings"
 
-	sitter "github.com/smacker/go-tree-sitter"
-	"github.com/smacker/go-tree-sitter/javascript"
-	"github.com/smacker/go-tree-sitter/python"
-	"github.com/smacker/go-tree-sitter/rust"
-	"github.com/smacker/go-tree-sitter/typescript/tsx"
-	"github.com/smacker/go-tree-sitter/typescript/typescript"
+	ts "github.com/tree-sitter/go-tree-sitter"
+	tsjavascript "github.com/tree-sitter/tree-sitter-javascript/bindings/go"
+	tspython "github.com/tree-sitter/tree-sitter-python/bindings/go"
+	tsrust "github.com/tree-sitter/tree-sitter-rust/bindings/go"
+	tstypescript "github.com/tree-sitter/tree-sitter-typescript/bindings/go"
 )
 
-// The tree-sitter backend (spec-and-lifecycle.md §10.6) is compiled only with cgo. A build without
-// cgo leaves these languages out of backends, so they are language_unavailable.
+// The tree-sitter backend (spec-and-lifecycle.md §10.6) uses the official binding
+// github.com/tree-sitter/go-tree-sitter and the official grammar modules, which are C and so are
+// compiled only with cgo. A build without cgo leaves these languages out of backends; a claim that
+// needs one of them ends Verify with a BackendUnavailableError (lifecycle-v2.md §8).
 func init() {
-	for l, g := range map[language]func() *sitter.Language{
-		langPython: python.GetLanguage, langJS: javascript.GetLanguage,
-		langTS: typescript.GetLanguage, langTSX: tsx.GetLanguage, langRust: rust.GetLanguage,
+	for l, g := range map[language]*ts.Language{
+		langPython: ts.NewLanguage(tspython.Language()), langJS: ts.NewLanguage(tsjavascript.Language()),
+		langTS: ts.NewLanguage(tstypescript.LanguageTypescript()), langTSX: ts.NewLanguage(tstypescript.LanguageTSX()),
+		langRust: ts.NewLanguage(tsrust.Language()),
 	} {
-		grammar := g()
 		backends[l] = backend{
-			parse:    func(file string, src []byte) (*unit, error) { return parseTS(l, grammar, file, src) },
+			parse:    func(file string, src []byte) (*unit, error) { return parseTS(l, g, file, src) },
 			findCall: findTSCall,
 		}
 	}
@@ -80,13 +80,17 @@ type tsWalker struct {
 // parse. Declarations: function, method and constructor nodes (callables) with their enclosing
 // class, impl, trait, module or function chain; classes, structs, enums, traits, interfaces and
 // top-level variables as non-functions.
-func parseTS(l language, g *sitter.Language, file string, src []byte) (*unit, error) {
-	p := sitter.NewParser()
+func parseTS(l language, g *ts.Language, file string, src []byte) (*unit, error) {
+	// The official binding frees nothing by itself: the parser and the tree are C memory
+	// released only by Close (leak_cgo_test.go). Nodes are values inside the tree.
+	p := ts.NewParser()
 	defer p.Close()
-	p.SetLanguage(g)
-	tree, err := p.ParseCtx(context.Background(), nil, src)
-	if err != nil {
+	if err := p.SetLanguage(g); err != nil {
 		return nil, err
+	}
+	tree := p.Parse(src, nil)
+	if tree == nil {
+		return nil, errTSSyntax
 	}
 	defer tree.Close()
 	root := tree.RootNode()
@@ -124,7 +128,7 @@ func tsModuleName(file string) string {
 	return stem
 }
 
-func (w *tsWalker) text(n *sitter.Node) string {
+func (w *tsWalker) text(n *ts.Node) string {
 	if n == nil {
 		return ""
 	}
@@ -135,19 +139,16 @@ func (w *tsWalker) text(n *sitter.Node) string {
 	return string(w.src[s:e])
 }
 
-func line(n *sitter.Node) int { return int(n.StartPoint().Row) + 1 }
+func line(n *ts.Node) int { return int(n.StartPosition().Row) + 1 }
 
-func field(n *sitter.Node, name string) *sitter.Node {
-	c := n.ChildByFieldName(name)
-	if c == nil || c.IsNull() {
-		return nil
-	}
-	return c
-}
+// field is n's first child with the field name, or nil.
+func field(n *ts.Node, name string) *ts.Node { return n.ChildByFieldName(name) }
 
-func namedChildren(n *sitter.Node) []*sitter.Node {
-	cnt := int(n.NamedChildCount())
-	out := make([]*sitter.Node, 0, cnt)
+// namedChildren lists n's named children in order. Indexing costs one cgo call per child, fewer
+// than walking a TreeCursor (three per child), and the C side's O(i) step is cheap.
+func namedChildren(n *ts.Node) []*ts.Node {
+	cnt := n.NamedChildCount()
+	out := make([]*ts.Node, 0, cnt)
 	for i := range cnt {
 		if c := n.NamedChild(i); c != nil {
 			out = append(out, c)
@@ -158,7 +159,7 @@ func namedChildren(n *sitter.Node) []*sitter.Node {
 
 // tsSignature is the source text from the start of the declaration to the start of its body, with
 // white-space runs collapsed, trimmed, and stripped of a trailing ":" or "{".
-func (w *tsWalker) tsSignature(decl, body *sitter.Node) string {
+func (w *tsWalker) tsSignature(decl, body *ts.Node) string {
 	s, e := decl.StartByte(), body.StartByte()
 	if int(e) > len(w.src) || s > e {
 		return ""
@@ -172,8 +173,8 @@ func (w *tsWalker) tsSignature(decl, body *sitter.Node) string {
 // callable is a function-like declaration recognised by a language's classifier.
 type callable struct {
 	name     string
-	decl     *sitter.Node // start of the signature
-	body     *sitter.Node
+	decl     *ts.Node // start of the signature
+	body     *ts.Node
 	method   bool   // constructor, method or associated function (inside a class, impl or trait)
 	ctor     bool   // Java constructor
 	overload string // Java parameter-type list
@@ -182,14 +183,14 @@ type callable struct {
 // container is a class, impl, trait, module or namespace scope.
 type container struct {
 	name    string
-	body    *sitter.Node
+	body    *ts.Node
 	typeish bool // class/impl/trait: callables inside are methods
 	record  bool // also a non-function declaration (class, trait), not impl or module
 }
 
 // walk visits n with the enclosing container chain. inType says whether the nearest enclosing
 // scope is a class, impl or trait.
-func (w *tsWalker) walk(n *sitter.Node, chain []string, inType bool, depth int) {
+func (w *tsWalker) walk(n *ts.Node, chain []string, inType bool, depth int) {
 	if w.err != nil {
 		return
 	}
@@ -226,15 +227,15 @@ func (w *tsWalker) walk(n *sitter.Node, chain []string, inType bool, depth int) 
 	w.walkChildren(n, chain, inType, depth+1)
 }
 
-func (w *tsWalker) walkChildren(n *sitter.Node, chain []string, inType bool, depth int) {
+func (w *tsWalker) walkChildren(n *ts.Node, chain []string, inType bool, depth int) {
 	for _, c := range namedChildren(n) {
 		w.walk(c, chain, inType, depth)
 	}
 }
 
 // classifyCallable recognises function, method and constructor nodes.
-func (w *tsWalker) classifyCallable(n *sitter.Node, inType bool) (callable, bool) {
-	t := n.Type()
+func (w *tsWalker) classifyCallable(n *ts.Node, inType bool) (callable, bool) {
+	t := n.Kind()
 	switch w.lang {
 	case langPython:
 		if t == "function_definition" {
@@ -251,7 +252,7 @@ func (w *tsWalker) classifyCallable(n *sitter.Node, inType bool) (callable, bool
 			if v == nil {
 				return callable{}, false
 			}
-			switch v.Type() {
+			switch v.Kind() {
 			case "arrow_function", "function_expression", "function", "generator_function":
 				return w.named(n, field(n, "name"), field(v, "body"), false)
 			}
@@ -266,7 +267,7 @@ func (w *tsWalker) classifyCallable(n *sitter.Node, inType bool) (callable, bool
 	return callable{}, false
 }
 
-func (w *tsWalker) named(decl, name, body *sitter.Node, method bool) (callable, bool) {
+func (w *tsWalker) named(decl, name, body *ts.Node, method bool) (callable, bool) {
 	if name == nil || body == nil {
 		return callable{}, false
 	}
@@ -274,9 +275,9 @@ func (w *tsWalker) named(decl, name, body *sitter.Node, method bool) (callable, 
 }
 
 // classifyContainer recognises scopes that qualify the declarations inside them.
-func (w *tsWalker) classifyContainer(n *sitter.Node) (container, bool) {
-	t := n.Type()
-	mk := func(name, body *sitter.Node, typeish, record bool) (container, bool) {
+func (w *tsWalker) classifyContainer(n *ts.Node) (container, bool) {
+	t := n.Kind()
+	mk := func(name, body *ts.Node, typeish, record bool) (container, bool) {
 		if name == nil {
 			return container{}, false
 		}
@@ -330,26 +331,26 @@ func (w *tsWalker) classifyContainer(n *sitter.Node) (container, bool) {
 }
 
 // classifyOther names top-level non-function declarations (module-level variables and constants).
-func (w *tsWalker) classifyOther(n *sitter.Node) []string {
+func (w *tsWalker) classifyOther(n *ts.Node) []string {
 	switch w.lang {
 	case langPython:
-		if n.Type() == "assignment" {
-			if l := field(n, "left"); l != nil && l.Type() == "identifier" {
-				if p := n.Parent(); p != nil && p.Type() == "expression_statement" {
-					if gp := p.Parent(); gp != nil && gp.Type() == "module" {
+		if n.Kind() == "assignment" {
+			if l := field(n, "left"); l != nil && l.Kind() == "identifier" {
+				if p := n.Parent(); p != nil && p.Kind() == "expression_statement" {
+					if gp := p.Parent(); gp != nil && gp.Kind() == "module" {
 						return []string{w.text(l)}
 					}
 				}
 			}
 		}
 	case langJS, langTS, langTSX:
-		if n.Type() == "variable_declarator" {
-			if name := field(n, "name"); name != nil && name.Type() == "identifier" {
+		if n.Kind() == "variable_declarator" {
+			if name := field(n, "name"); name != nil && name.Kind() == "identifier" {
 				return []string{w.text(name)}
 			}
 		}
 	case langRust:
-		switch n.Type() {
+		switch n.Kind() {
 		case "const_item", "static_item":
 			if name := field(n, "name"); name != nil {
 				return []string{w.text(name)}
@@ -362,16 +363,16 @@ func (w *tsWalker) classifyOther(n *sitter.Node) []string {
 }
 
 // imports0 records the names an import-like node binds.
-func (w *tsWalker) imports0(n *sitter.Node) {
+func (w *tsWalker) imports0(n *ts.Node) {
 	switch w.lang {
 	case langPython:
-		switch n.Type() {
+		switch n.Kind() {
 		case "import_statement", "import_from_statement":
 			for i, c := range namedChildren(n) {
-				if n.Type() == "import_from_statement" && i == 0 {
+				if n.Kind() == "import_from_statement" && i == 0 {
 					continue // the module the names come from
 				}
-				switch c.Type() {
+				switch c.Kind() {
 				case "dotted_name":
 					full := w.text(c)
 					w.imports[full] = true
@@ -386,10 +387,10 @@ func (w *tsWalker) imports0(n *sitter.Node) {
 			}
 		}
 	case langJS, langTS, langTSX:
-		switch n.Type() {
+		switch n.Kind() {
 		case "import_clause", "namespace_import":
 			for _, c := range namedChildren(n) {
-				if c.Type() == "identifier" {
+				if c.Kind() == "identifier" {
 					w.imports[w.text(c)] = true
 				}
 			}
@@ -403,16 +404,16 @@ func (w *tsWalker) imports0(n *sitter.Node) {
 			}
 		case "variable_declarator":
 			// const m = require("…")
-			if v := field(n, "value"); v != nil && v.Type() == "call_expression" {
+			if v := field(n, "value"); v != nil && v.Kind() == "call_expression" {
 				if f := field(v, "function"); f != nil && w.text(f) == "require" {
-					if name := field(n, "name"); name != nil && name.Type() == "identifier" {
+					if name := field(n, "name"); name != nil && name.Kind() == "identifier" {
 						w.imports[w.text(name)] = true
 					}
 				}
 			}
 		}
 	case langRust:
-		switch n.Type() {
+		switch n.Kind() {
 		case "use_declaration":
 			w.rustUse(field(n, "argument"), 0)
 		}
@@ -423,11 +424,11 @@ func (w *tsWalker) imports0(n *sitter.Node) {
 
 // rustUse records the names a use tree binds: the last segment of a path, an alias, or every item
 // of a use list.
-func (w *tsWalker) rustUse(n *sitter.Node, depth int) {
+func (w *tsWalker) rustUse(n *ts.Node, depth int) {
 	if n == nil || depth > maxTSDepth {
 		return
 	}
-	switch n.Type() {
+	switch n.Kind() {
 	case "identifier", "crate", "self", "super":
 		w.imports[w.text(n)] = true
 	case "scoped_identifier":
@@ -449,9 +450,9 @@ func (w *tsWalker) rustUse(n *sitter.Node, depth int) {
 
 // calls lists the calls inside body in source order, closures and nested functions included.
 // Iterative, so deep expressions cannot exhaust the stack.
-func (w *tsWalker) calls(body *sitter.Node) []tsCall {
+func (w *tsWalker) calls(body *ts.Node) []tsCall {
 	var out []tsCall
-	stack := []*sitter.Node{body}
+	stack := []*ts.Node{body}
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -467,17 +468,17 @@ func (w *tsWalker) calls(body *sitter.Node) []tsCall {
 }
 
 // call classifies a call node's callee. A function passed as a value is not a call node.
-func (w *tsWalker) call(n *sitter.Node) (tsCall, bool) {
+func (w *tsWalker) call(n *ts.Node) (tsCall, bool) {
 	if w.lang == langJava {
 		return w.javaCall(n)
 	}
-	t := n.Type()
+	t := n.Kind()
 	if t != "call" && t != "call_expression" {
 		return tsCall{}, false
 	}
 	f := field(n, "function")
-	for f != nil && (f.Type() == "generic_function" || f.Type() == "parenthesized_expression") {
-		if f.Type() == "generic_function" {
+	for f != nil && (f.Kind() == "generic_function" || f.Kind() == "parenthesized_expression") {
+		if f.Kind() == "generic_function" {
 			f = field(f, "function")
 		} else {
 			kids := namedChildren(f)
@@ -490,7 +491,7 @@ func (w *tsWalker) call(n *sitter.Node) (tsCall, bool) {
 	if f == nil {
 		return tsCall{}, false
 	}
-	switch f.Type() {
+	switch f.Kind() {
 	case "identifier":
 		return tsCall{kind: callBare, name: w.text(f), line: line(f)}, true
 	case "attribute": // Python obj.attr

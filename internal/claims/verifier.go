@@ -86,6 +86,9 @@ type verifier struct {
 	listed   []string
 	listErr  error
 	listDone bool
+
+	// missing is set once a claim needs a language backend this build leaves out.
+	missing *BackendUnavailableError
 }
 
 type rawFile struct {
@@ -180,7 +183,7 @@ func (v *verifier) loadUncached(p string, baseline bool) *loaded {
 	l, _, _, _ := langOf(p)
 	b, ok := backends[l]
 	if !ok {
-		return &loaded{reason: languageReason(p)}
+		return &loaded{reason: v.languageReason(p)}
 	}
 	u, err := safeParse(b.parse, p, data)
 	if err != nil {
@@ -255,8 +258,7 @@ type searchResult struct {
 // decide turns a search result into the unresolved reason that decides the outcome, or "" when the
 // matches (none, one or several) decide it. explicit is set for a claim's own file field, whose
 // read or parse failure always decides; unchecked is the candidates' language reason
-// (language_unavailable or language_unsupported, see candidates), which decides only when nothing
-// matched.
+// (language_unsupported, see candidates), which decides only when nothing matched.
 func (res searchResult) decide(explicit bool, unchecked string) string {
 	switch {
 	case explicit && res.problem != "":
@@ -336,18 +338,18 @@ func symbolName(sym string) string {
 }
 
 // candidates splits paths into those of a supported language and reports, as an unresolved
-// reason, the candidates no backend of this build can check: language_unavailable when any is in a
-// language with a tree-sitter backend that this build leaves out (no cgo; a cgo build could check
-// it), otherwise language_unsupported when, with anyLanguage, any is in another programming
-// language of otherSourceExts; "" when every candidate was kept.
-func candidates(paths []string, anyLanguage bool) (supported []string, unchecked string) {
+// reason, language_unsupported when, with anyLanguage, any is in another programming language of
+// otherSourceExts ("" otherwise). A candidate in a §10.6 language whose backend this build leaves
+// out is recorded as missing (noBackend): a build with the backend would search it, so no outcome
+// of this claim may stand.
+func (v *verifier) candidates(paths []string, anyLanguage bool) (supported []string, unchecked string) {
 	for _, p := range paths {
-		_, sup, listed, other := langOf(p)
+		l, sup, listed, other := langOf(p)
 		switch {
 		case sup:
 			supported = append(supported, p)
 		case listed:
-			unchecked = reasonLanguageUnavailable
+			v.noBackend(l, p)
 		case anyLanguage && other && unchecked == "":
 			unchecked = reasonLanguageUnsupported
 		}
@@ -356,13 +358,22 @@ func candidates(paths []string, anyLanguage bool) (supported []string, unchecked
 }
 
 // languageReason is the unresolved reason for a file this build has no backend for:
-// language_unavailable for a §10.6 language whose tree-sitter backend is not compiled in,
-// language_unsupported for any other file.
-func languageReason(p string) string {
-	if _, _, listed, _ := langOf(p); listed {
-		return reasonLanguageUnavailable
+// language_unsupported for a file of no §10.6 language; for a §10.6 language whose backend is not
+// compiled in, the file is recorded as missing (noBackend) and the reason is reasonNoBackend,
+// which Verify never lets stand.
+func (v *verifier) languageReason(p string) string {
+	if l, _, listed, _ := langOf(p); listed {
+		v.noBackend(l, p)
+		return reasonNoBackend
 	}
 	return reasonLanguageUnsupported
+}
+
+// noBackend records the first file a claim needs whose language has no backend in this build.
+func (v *verifier) noBackend(l language, p string) {
+	if v.missing == nil {
+		v.missing = &BackendUnavailableError{Language: l.displayName(), File: p}
+	}
 }
 
 // changedCandidates are the files of D that are not deleted, in path order.
@@ -389,8 +400,8 @@ func (v *verifier) inChanged(p string) bool {
 // explicitFile checks a claim's file, from_file or to_file field: it returns the normalised path,
 // or the unresolved reason. A path that does not normalise, or that is not a readable regular file
 // (missing, a directory, a symlink), is current_file_unavailable whatever its extension; only a
-// readable file of a language without a backend in this build is language_unavailable (a
-// tree-sitter language in a build without cgo) or language_unsupported (any other file).
+// readable file of a language without a backend in this build is a missing backend (a §10.6
+// language in a build without cgo: languageReason) or language_unsupported (any other file).
 func (v *verifier) explicitFile(raw string) (string, string) {
 	p, ok := claimPath(raw)
 	if !ok {
@@ -400,7 +411,7 @@ func (v *verifier) explicitFile(raw string) (string, string) {
 		if r := v.probe(p); r != "" {
 			return "", r
 		}
-		return "", languageReason(p)
+		return "", v.languageReason(p)
 	}
 	return p, ""
 }

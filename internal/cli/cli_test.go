@@ -22,31 +22,40 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs every internal/cli/testdata/script/*.txtar scenario. Each builds its own git
 // repository with `exec git`; HOME and XDG_CONFIG_HOME point inside the work directory and git's
-// system config is ignored, so the host's git configuration cannot leak in.
+// system config is ignored, so the host's git configuration cannot leak in. Scenarios guarded by
+// [builds] also compare two real binaries, the cgo and the pure-Go build, with `mmb` (builds_test.go).
 func TestScripts(t *testing.T) {
+	b := &builds{dir: t.TempDir()}
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
 		RequireExplicitExec: true,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
-		Cmds:                map[string]func(ts *testscript.TestScript, neg bool, args []string){"mm": cmdMM},
-		Setup: func(env *testscript.Env) error {
-			home := filepath.Join(env.WorkDir, ".home")
-			if err := os.MkdirAll(filepath.Join(home, ".config"), 0o755); err != nil {
-				return err
-			}
-			env.Setenv("HOME", home)
-			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-			env.Setenv("GIT_AUTHOR_NAME", "Test")
-			env.Setenv("GIT_AUTHOR_EMAIL", "test@example.com")
-			env.Setenv("GIT_COMMITTER_NAME", "Test")
-			env.Setenv("GIT_COMMITTER_EMAIL", "test@example.com")
-			env.Setenv("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
-			env.Setenv("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
-			env.Setenv("NO_COLOR", "1")
-			return nil
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"mm": cmdMM, "mmb": b.cmdMMB,
 		},
+		Condition: b.condition,
+		Setup:     scriptSetup,
 	})
+}
+
+// scriptSetup isolates a scenario from the host: HOME and XDG_CONFIG_HOME inside the work
+// directory, no system git config, fixed author, committer and dates, no colour.
+func scriptSetup(env *testscript.Env) error {
+	home := filepath.Join(env.WorkDir, ".home")
+	if err := os.MkdirAll(filepath.Join(home, ".config"), 0o755); err != nil {
+		return err
+	}
+	env.Setenv("HOME", home)
+	env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	env.Setenv("GIT_AUTHOR_NAME", "Test")
+	env.Setenv("GIT_AUTHOR_EMAIL", "test@example.com")
+	env.Setenv("GIT_COMMITTER_NAME", "Test")
+	env.Setenv("GIT_COMMITTER_EMAIL", "test@example.com")
+	env.Setenv("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+	env.Setenv("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
+	env.Setenv("NO_COLOR", "1")
+	return nil
 }
 
 // cmdMM implements the script command `mm CODE ARGS...`: it runs `mastermind ARGS...`, keeps its

@@ -63,8 +63,9 @@ Statuses and whether they pass:
                the state was deleted), so there is no approved contract and no baseline to
                audit against                                              fails
   error        unreadable or corrupt state.json, a task folder that is a symbolic link, a
-               directory under .mastermind/tasks whose name is not <NNN>-<slug>, or git
-               failing for the task's baseline (the other tasks are still audited)
+               directory under .mastermind/tasks whose name is not <NNN>-<slug>, git
+               failing for the task's baseline, or a claim this build cannot check (a
+               non-Go claim in a build without cgo); the other tasks are still audited
 The gate is fail-closed: every task folder is open work until it is learned. A task that is
 approved but has no executor report yet is audited like any other and is broken (executor
 report missing). A task the planner does not want is closed or removed, not left behind: delete

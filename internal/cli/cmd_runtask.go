@@ -59,7 +59,9 @@ Exit status:
      inputs changed since the held audit (rerun post-flight)
   2  usage: bad flags or arguments, conflicting phase flags, a spec path outside the layout
   3  operational: not a git repository, git failing, controller lock busy (after --wait, when
-     given), unreadable or corrupt state.json (never overwritten), I/O error`
+     given), unreadable or corrupt state.json (never overwritten), I/O error, a claim this build
+     cannot check (a Python, JavaScript, TypeScript, Rust or Java file in a build without cgo: no
+     verdict is written)`
 
 // NewCmdRunTask builds `mastermind run-task`. runF replaces the run function in tests.
 func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Command {
