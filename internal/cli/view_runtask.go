@@ -137,7 +137,7 @@ func runTaskText(o *postflight.Outcome) string {
 
 // writeAuditSummary writes the human part of audit.md, its verdict line coloured by the verdict.
 func writeAuditSummary(t *render.Text, o *postflight.Outcome) {
-	first, rest, _ := strings.Cut(o.AuditSummary, "\n")
+	first, rest, _ := strings.Cut(capAuditSummary(o.AuditSummary, MaxTextFindings), "\n")
 	t.Line(verdictTone(o.Verdict), first)
 	t.WriteString(rest)
 }
