@@ -8,6 +8,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/report"
 	"github.com/mastermind-controller/mastermind/internal/spec"
+	"github.com/mastermind-controller/mastermind/internal/verifyrun"
 )
 
 // Verdicts (spec-and-lifecycle.md §9.2).
@@ -29,8 +30,7 @@ type Inputs struct {
 	SpecPath string
 	// Spec is the parsed spec (spec.Parse of the bytes whose hash pre-flight approved) and
 	// SpecFindings the findings Parse returned with it (§10.4 invalid_frontmatter). The scope
-	// checks read Spec.Scope, so new scope keys (lifecycle-v2.md §1 deletes, §2 forbids) reach
-	// them without a new input.
+	// checks read Spec.Scope (deletes included, lifecycle-v2.md §1) and Spec.Forbids (§2).
 	Spec         *spec.Spec
 	SpecFindings []finding.Finding
 	// Baseline is the task's baseline commit OID (40 hex digits) and Head the HEAD OID, nil in a
@@ -53,6 +53,9 @@ type Inputs struct {
 	// git_attributes_changed of trust-model.md §4, when pre-flight snapshots are compared).
 	// Their kinds must be in finding.Kinds.
 	RepoFindings []finding.Finding
+	// Verify, when set, runs the spec's declared commands after the other checks
+	// (verification-receipts.md §2, check_receipts.go); nil runs nothing.
+	Verify *VerifyInputs
 }
 
 // ClaimsGit is what the claims checks read from the repository; *gitscope.Repo implements it.
@@ -72,6 +75,9 @@ type Result struct {
 	Rejection *Rejection
 	// Evidence is the structured evidence of audit.md (§7.2).
 	Evidence Evidence
+	// Verify is the verification step's outcome (receipts, reuse); nil when Inputs.Verify was
+	// nil or the report was rejected.
+	Verify *verifyrun.StepResult
 	// Changed is the changed set and D its entries outside .mastermind/ whose paths are
 	// representable (UTF-8 and clean, sorted by path bytes); both nil for a rejected report.
 	// The held path snapshots D (§8.2) and lists its untracked files in the release notes.
@@ -91,18 +97,24 @@ type run struct {
 	d    []gitscope.Entry
 	dset map[string]gitscope.Status
 	ev   *Evidence
+	// forbidden are the paths of d that checkForbids found forbidden.
+	forbidden map[string]bool
 }
 
 // check is one §10 check over a run with a valid report and a computed changed set.
 type check func(*run) ([]finding.Finding, error)
 
 // checks run in this order; their findings are sorted together afterwards.
-var checks = []check{checkFilesModified, checkScope, checkDeclared, checkVerification, checkClaims}
+// checkForbids runs before checkScope, which skips the paths it reported.
+var checks = []check{checkFilesModified, checkForbids, checkScope, checkDeclared, checkVerification, checkClaims}
 
 // Compute runs post-flight steps 3–6: the report's completion and task identity (§10.1), then,
 // for an accepted report, the changed set and every check of §10, and the verdict (§9.2). It
-// writes nothing. An error is operational (exit 3): the changed set or a claims lookup failed
-// or ctx was cancelled; a Result is then not returned.
+// writes nothing, except with in.Verify: then the spec's planned verify commands run after the
+// other checks (they may write where the commands write) and their receipts go to
+// in.Verify.Store (check_receipts.go). An error is operational (exit 3): the changed set or a
+// claims lookup failed, a verify command could not start or was interrupted, or ctx was
+// cancelled; a Result is then not returned.
 //
 // A rejected report is its one executor_report_rejected finding today. The one round of
 // feedback (lifecycle-v2.md §6) keeps that finding and runs, beside it, the checks whose inputs
@@ -126,6 +138,14 @@ func Compute(ctx context.Context, in Inputs) (*Result, error) {
 			return nil, err
 		}
 		fs = append(fs, cfs...)
+	}
+	if res.Evidence.Renames, err = pairRenames(r); err != nil {
+		return nil, err
+	}
+	if in.Verify != nil {
+		if fs, res.Verify, err = r.checkReceipts(in.Verify, fs); err != nil {
+			return nil, err
+		}
 	}
 	Sort(fs)
 	res.Verdict, res.Findings = VerdictOf(fs), fs

@@ -3,6 +3,7 @@ package audit
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -27,6 +28,10 @@ func TestCheckDeclared(t *testing.T) {
 			[]string{"declared_file_unavailable n.go (target_not_regular)"}},
 		{"touched file deleted", "touches:\n  - file: a.go\n", map[string]string{"a.go": "a\n", "b.go": "b\n"},
 			map[string]string{"a.go": ""}, "", []string{"declared_file_unavailable a.go (target_missing)"}},
+		{"expected doc deleted", "expected_docs:\n  - d.md\n", map[string]string{"d.md": "d\n"},
+			map[string]string{"d.md": ""}, "", []string{"declared_file_unavailable d.md (target_missing)"}},
+		{"deletes path deleted", "touches:\n  - file: a.go\ndeletes:\n  - b.go\n", map[string]string{"a.go": "a\n", "b.go": "b\n"},
+			map[string]string{"a.go": "a2\n", "b.go": ""}, "", nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -42,6 +47,13 @@ func TestCheckDeclared(t *testing.T) {
 				t.Fatal(err)
 			}
 			wantKinds(t, fs, tc.want...)
+			for _, x := range fs {
+				hint := strings.Contains(x.Message, "list it under deletes")
+				touched := strings.Contains(tc.front, "file: "+x.FieldString("file"))
+				if want := touched && x.FieldString("reason") == ReasonTargetMissing; hint != want {
+					t.Errorf("message %q: the deletes hint is for a missing touches path only", x.Message)
+				}
+			}
 		})
 	}
 }

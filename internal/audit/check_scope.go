@@ -1,9 +1,14 @@
 package audit
 
-import "github.com/mastermind-controller/mastermind/internal/finding"
+import (
+	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
+)
 
-// checkScope applies §10.3: a changed path outside the declared scope is unexpected_file; a
-// touches or expected_docs path that did not change is missing_expected_file (both warnings).
+// checkScope applies §10.3 with lifecycle-v2.md §1: a changed path outside the declared scope is
+// unexpected_file, unless checkForbids already reported it as forbidden (forbids override the
+// scope); a touches or expected_docs path that did not change, and a deletes path that was not
+// deleted, are missing_expected_file (all warnings).
 func checkScope(r *run) ([]finding.Finding, error) {
 	sc := r.in.Spec.Scope
 	var fs []finding.Finding
@@ -12,8 +17,8 @@ func checkScope(r *run) ([]finding.Finding, error) {
 		inScope[p] = true
 	}
 	for _, e := range r.d {
-		if !inScope[string(e.Path)] {
-			fs = append(fs, findUnexpectedFile(string(e.Path)))
+		if p := string(e.Path); !inScope[p] && !r.forbidden[p] {
+			fs = append(fs, findUnexpectedFile(p))
 		}
 	}
 	seen := map[string]bool{}
@@ -26,6 +31,11 @@ func checkScope(r *run) ([]finding.Finding, error) {
 			if _, ok := r.dset[p]; !ok {
 				fs = append(fs, findMissingExpectedFile(p))
 			}
+		}
+	}
+	for _, p := range sc.Deletes {
+		if r.dset[p] != gitscope.StatusDeleted {
+			fs = append(fs, findNotDeleted(p))
 		}
 	}
 	return fs, nil

@@ -34,3 +34,46 @@ func TestCheckScope(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckScopeDeletes: lifecycle-v2.md §1 — a deletes path that was deleted is in scope; one
+// that is still present (unchanged, edited, or removed from the index only) is
+// missing_expected_file; a deleted path not under deletes stays unexpected_file.
+func TestCheckScopeDeletes(t *testing.T) {
+	front := "touches:\n  - file: a.go\ndeletes:\n  - old.go\n"
+	base := map[string]string{"a.go": "package a\n", "old.go": "package a // old\n", "keep.go": "package a\n"}
+	cases := []struct {
+		name     string
+		work     map[string]string
+		rmCached bool
+		want     []string
+	}{
+		{"deleted", map[string]string{"a.go": "package a // x\n", "old.go": ""}, false, nil},
+		{"still present", map[string]string{"a.go": "package a // x\n"}, false,
+			[]string{"missing_expected_file old.go"}},
+		{"edited instead", map[string]string{"a.go": "package a // x\n", "old.go": "package a // edited\n"}, false,
+			[]string{"missing_expected_file old.go"}},
+		{"removed from the index only", map[string]string{"a.go": "package a // x\n"}, true,
+			[]string{"missing_expected_file old.go"}},
+		{"another file deleted", map[string]string{"a.go": "package a // x\n", "old.go": "", "keep.go": ""}, false,
+			[]string{"unexpected_file keep.go"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, front, base, tc.work)
+			if tc.rmCached {
+				gitCmd(t, f.root, "rm", "-q", "--cached", "old.go")
+			}
+			r, _ := f.run(t, completeReport())
+			fs, err := checkScope(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantKinds(t, fs, tc.want...)
+			for _, x := range fs {
+				if x.FieldString("file") == "old.go" && x.Message != "declared under deletes but not deleted: old.go" {
+					t.Errorf("message %q", x.Message)
+				}
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/report"
 	"github.com/mastermind-controller/mastermind/internal/spec"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
+	"github.com/mastermind-controller/mastermind/internal/verifyrun"
 )
 
 // Evidence is the structured evidence of one audit (spec-and-lifecycle.md §7.2). Nil pointers
@@ -27,6 +28,10 @@ type Evidence struct {
 	// Violations are the executor report's own findings, listed under
 	// executor_report_rejected{report_invalid} (§7.1).
 	Violations []finding.Finding
+	// Renames pair deleted deletes paths with added creates paths of similar content, sorted
+	// by From; audit.md shows them under the changed files line (lifecycle-v2.md §1). Not part
+	// of the evidence JSON.
+	Renames []Rename
 }
 
 // ChangedSetEvidence is the evidence changed_set object (§7.2).
@@ -59,19 +64,29 @@ type ReportEvidence struct {
 	Violations    []finding.Finding `json:"violations"`
 }
 
-// VerificationEvidence is the evidence verification object (§7.2).
+// VerificationEvidence is the evidence verification object (§7.2). Receipts are the runs
+// mastermind made (verification-receipts.md §3): null when post-flight ran none by design (the
+// gate), [] when nothing was planned.
 type VerificationEvidence struct {
-	Declared []string          `json:"declared"`
-	Labels   []string          `json:"labels"`
-	Rows     []VerificationRow `json:"rows"`
+	Declared []string                    `json:"declared"`
+	Labels   []string                    `json:"labels"`
+	Rows     []VerificationRow           `json:"rows"`
+	Receipts []verifyrun.ReceiptEvidence `json:"receipts"`
+	// Lines are audit.md's text lines for the verification (one per declared command when
+	// mastermind ran any; verifyrun.StepResult.Lines); not part of the JSON.
+	Lines []string `json:"-"`
 }
 
-// VerificationRow is one classified verification row.
+// VerificationRow is one classified verification row. Basis is "ran by mastermind" when a
+// receipt for the row's command exists, else "claimed by the report"; Classification is then
+// the receipt's outcome (passed or unsuccessful) or the §10.5.2 class with passed renamed
+// claimed: a claim is never shown as passed.
 type VerificationRow struct {
 	Index          int     `json:"index"`
 	Cmd            string  `json:"cmd"`
 	Result         string  `json:"result"`
 	Classification string  `json:"classification"`
+	Basis          string  `json:"basis"`
 	Runner         *string `json:"runner"`
 }
 

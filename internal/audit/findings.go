@@ -50,6 +50,18 @@ func findMissingExpectedFile(file string) finding.Finding {
 	return newFinding(finding.KindMissingExpectedFile, "declared in scope but unchanged since the baseline: "+file, "file", file)
 }
 
+// findNotDeleted is missing_expected_file for a deletes path that is still present (or was
+// never deleted): the §9.3 template speaks of an unchanged path, so the message names deletes.
+func findNotDeleted(file string) finding.Finding {
+	return newFinding(finding.KindMissingExpectedFile, "declared under deletes but not deleted: "+file, "file", file)
+}
+
+func findForbiddenPathChanged(file, pattern string) finding.Finding {
+	return newFinding(finding.KindForbiddenPathChanged,
+		fmt.Sprintf("changed a forbidden path: %s (forbids pattern %s); undo the change, or ask the planner to revise the spec", file, pattern),
+		"file", file, "pattern", pattern)
+}
+
 func findReportMissingChangedFile(file string) finding.Finding {
 	return newFinding(finding.KindReportMissingChangedFile, "changed since the baseline but not listed in files_modified: "+file, "file", file)
 }
@@ -64,6 +76,14 @@ func findReportRejected(reason, detail string) finding.Finding {
 
 func findDeclaredFileUnavailable(file, reason string) finding.Finding {
 	return newFinding(finding.KindDeclaredFileUnavailable, fmt.Sprintf("declared file %s is unavailable (%s)", file, reason), "file", file, "reason", reason)
+}
+
+// findTouchDeleted is declared_file_unavailable{target_missing} for a touches path: the hint
+// says how a task that deletes the file declares it (lifecycle-v2.md §1).
+func findTouchDeleted(file string) finding.Finding {
+	return newFinding(finding.KindDeclaredFileUnavailable,
+		fmt.Sprintf("declared file %s is unavailable (%s); if the task deletes it, list it under deletes instead of touches", file, ReasonTargetMissing),
+		"file", file, "reason", ReasonTargetMissing)
 }
 
 func findInvalidFrontmatter(reason string) finding.Finding {

@@ -55,6 +55,15 @@ func scriptSetup(env *testscript.Env) error {
 	env.Setenv("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
 	env.Setenv("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
 	env.Setenv("NO_COLOR", "1")
+	// Scenarios whose spec has mastermind run `go test` share the host's build cache and module
+	// cache (a fresh cache per scenario would rebuild the standard library).
+	for k, v := range goEnv() {
+		env.Setenv(k, v)
+	}
+	// jest and vitest, when .ci/run installed them from the npm registry.
+	if bin := os.Getenv("MASTERMIND_TEST_NODE_BIN"); bin != "" {
+		env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
+	}
 	return nil
 }
 
@@ -97,4 +106,19 @@ func TestDevNullIsNotATerminal(t *testing.T) {
 	if systemStreams(strings.NewReader(""), f, f).IsStdoutTTY {
 		t.Fatal("/dev/null counted as a terminal")
 	}
+}
+
+// goEnv is the host's GOCACHE, GOPATH and GOMODCACHE (as the go command chooses them before HOME
+// is moved), GOTOOLCHAIN=local and no GOFLAGS, for scenarios that run go test; without go only
+// the last two.
+func goEnv() map[string]string {
+	out := map[string]string{"GOTOOLCHAIN": "local", "GOFLAGS": ""}
+	for _, k := range []string{"GOCACHE", "GOPATH", "GOMODCACHE"} {
+		if b, err := exec.Command("go", "env", k).Output(); err == nil {
+			if v := strings.TrimSpace(string(b)); v != "" {
+				out[k] = v
+			}
+		}
+	}
+	return out
 }

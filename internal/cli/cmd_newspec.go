@@ -25,10 +25,12 @@ NNN is 1 + the highest number already used under .mastermind/tasks (at least 3 d
 the title in lowercase ASCII letters and digits joined by "-" (at most 48 bytes); a title without
 any ASCII letter or digit is a usage error. An existing folder is never reused or overwritten: if
 the name is taken the next number is tried. .mastermind and .mastermind/tasks are created when
-missing and refused when they are symbolic links.
+missing and refused when they are symbolic links. .mastermind/.gitignore is written (or, when it
+exists without it, given the line *.lock) so the lock files are never committed.
 
 The skeleton has YAML frontmatter (id, title, mode, risk, the scope keys touches, creates and
-expected_docs, and a commented verify example) and every mandatory section of the mode:
+expected_docs, the optional deletes: [] and forbids: [] with a comment each, and a commented
+verify example) and every mandatory section of the mode:
   verified            Goals, Scope, Acceptance Criteria, Tests Plan, Final Verification
   standard, strict    Goals, Alternatives Considered, Tests Plan, Documentation Plan,
                       Observability Plan, Performance Considerations

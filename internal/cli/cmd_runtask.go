@@ -3,14 +3,18 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/postflight"
 	"github.com/mastermind-controller/mastermind/internal/scaffold"
+	"github.com/mastermind-controller/mastermind/internal/verifyrun"
 	"github.com/spf13/cobra"
 )
 
@@ -32,6 +36,9 @@ type RunTaskOptions struct {
 	Wait time.Duration
 	// Now is the clock (started_at, lesson dates); time.Now when nil.
 	Now func() time.Time
+	// RunVerify (--run-verify) runs every declared verify command at post-flight; RerunVerify
+	// (--rerun-verify) runs them again even when receipts for the same inputs exist.
+	RunVerify, RerunVerify bool
 }
 
 const runTaskLong = `Run the task lifecycle for one spec (.mastermind/tasks/<NNN>-<slug>/spec.md).
@@ -49,7 +56,19 @@ With --pre-only and existing state, run-task runs a re-pre-flight: the baseline 
 iteration count grows by 1, up to --max-iterations. After a held verdict and a completed
 history-review.md, run-task without a phase flag closes the task (learned).
 
-mastermind never runs the executor and never runs a command that a spec or report names.
+mastermind never runs the executor, and never runs a command that a report or the repository's
+configuration names. At post-flight it runs the spec's own declared verify commands that say
+run: true (all of them with --run-verify): each through sh -c (cmd /C on Windows) in the
+repository root, stdin the null device, without GIT_* and MASTERMIND_* in the environment, in its
+own process group killed at its timeout (default 10m) and on Ctrl-C, after the changed set is
+computed and before the verdict. The receipts (exit code, test counts, output tail and hash) are
+audited against the report and kept in the controller store; a post-flight on the same inputs
+reuses them. A test run executes the repository's code: run post-flight with verification inside
+the executor's sandbox or in CI.
+
+Flags:
+  --run-verify        run every declared verify command at post-flight, as if each had run: true
+  --rerun-verify      run the verify commands again even when receipts for the same inputs exist
 
 Exit status:
   0  pre-flight approved; post-flight held; drift (unless --fail-on drift); history review pending;
@@ -61,7 +80,8 @@ Exit status:
   3  operational: not a git repository, git failing, controller lock busy (after --wait, when
      given), unreadable or corrupt state.json (never overwritten), I/O error, a claim this build
      cannot check (a Python, JavaScript, TypeScript, Rust or Java file in a build without cgo: no
-     verdict is written)`
+     verdict is written), a verify command that cannot start, interrupted (Ctrl-C) during a verify
+     command`
 
 // NewCmdRunTask builds `mastermind run-task`. runF replaces the run function in tests.
 func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Command {
@@ -72,7 +92,8 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 		Long:  runTaskLong,
 		Example: `  mastermind run-task .mastermind/tasks/014-retry-helper/spec.md --pre-only
   mastermind run-task .mastermind/tasks/014-retry-helper/spec.md --post-only
-  mastermind run-task .mastermind/tasks/014-retry-helper/spec.md --post-only --fail-on drift --json`,
+  mastermind run-task .mastermind/tasks/014-retry-helper/spec.md --post-only --fail-on drift --json
+  mastermind run-task .mastermind/tasks/014-retry-helper/spec.md --post-only --run-verify`,
 		Args: exactArgs(1),
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
@@ -85,6 +106,13 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 			for _, other := range []string{"pre-only", "reset", "force-iteration"} {
 				if err := mutuallyExclusive(cmd, "post-only", other); err != nil {
 					return err
+				}
+				for _, v := range []string{"run-verify", "rerun-verify"} {
+					if other != "force-iteration" {
+						if err := mutuallyExclusive(cmd, v, other); err != nil {
+							return usageErrorf("--%s belongs to post-flight and cannot be used with --%s", v, other)
+						}
+					}
 				}
 			}
 			if opts.FailOn != "broken" && opts.FailOn != "drift" {
@@ -116,6 +144,8 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 	f.StringVar(&opts.Format, "format", "", "output format: text (default), json (as --json) or github (::error/::warning annotations, at most 10 of each, then the text)")
 	f.StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
 	f.DurationVar(&opts.Wait, "wait", 0, "wait up to this long (e.g. 30s, 2m) for a busy controller lock instead of exit 3")
+	f.BoolVar(&opts.RunVerify, "run-verify", false, "post-flight runs every declared verify command, as if each had run: true")
+	f.BoolVar(&opts.RerunVerify, "rerun-verify", false, "post-flight runs the verify commands again even when receipts for the same inputs exist")
 	return cmd
 }
 
@@ -172,12 +202,22 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 		// The envelope names the phase the flags selected (§13.2), not always pre-flight.
 		return runTaskError(opts, &postflight.Outcome{Outcome: postflight.OutcomeError, Phase: postflight.PhaseForMode(mode)}, err)
 	}
+	// Ctrl-C (and SIGTERM) cancel the run: a verify command's process group is killed and
+	// post-flight ends as an operational error, recording nothing of the interrupted run.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	progress := newVerifyProgress(opts.IO)
 	res, err := postflight.Run(ctx, postflight.Options{
 		Git: repo, SpecArg: opts.Spec, Mode: mode, MaxIterations: opts.MaxIterations,
 		ForceIteration: opts.ForceIteration, Now: opts.Now, Wait: opts.Wait,
+		RunVerify: opts.RunVerify, RerunVerify: opts.RerunVerify, VerifyProgress: progress.callback(),
 	})
+	progress.finish()
 	printWarnings(opts.IO, res.Warnings)
 	if err != nil {
+		if errors.Is(err, verifyrun.ErrCanceled) {
+			err = fmt.Errorf("interrupted while a verify command ran: its process group was killed and nothing of the run was recorded; the task stays audit_required, rerun post-flight (%w)", err)
+		}
 		return runTaskError(opts, res, err)
 	}
 	code := runTaskExitCode(res.Outcome, opts.FailOn == "drift" && !res.Accepted)

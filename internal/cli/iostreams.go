@@ -14,8 +14,10 @@ type IOStreams struct {
 	In     io.Reader
 	Out    io.Writer
 	ErrOut io.Writer
-	// IsStdoutTTY is true when Out is a terminal.
+	// IsStdoutTTY is true when Out is a terminal; IsStderrTTY when ErrOut is one (progress
+	// lines).
 	IsStdoutTTY bool
+	IsStderrTTY bool
 	// ColorEnabled is true when coloured text may be written to Out; the root command's
 	// PersistentPreRunE sets it (decideColor).
 	ColorEnabled bool
@@ -28,6 +30,9 @@ func systemStreams(in io.Reader, out, errOut io.Writer) *IOStreams {
 	s := &IOStreams{In: in, Out: out, ErrOut: errOut}
 	if f, ok := out.(*os.File); ok {
 		s.IsStdoutTTY = term.IsTerminal(int(f.Fd()))
+	}
+	if f, ok := errOut.(*os.File); ok {
+		s.IsStderrTTY = term.IsTerminal(int(f.Fd()))
 	}
 	return s
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/postflight"
 	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
+	"github.com/mastermind-controller/mastermind/internal/verifyrun"
 )
 
 // runTaskView is a run-task outcome in every output format: the text of §2–§8, the --json
@@ -161,13 +162,16 @@ type runTaskEnvelope struct {
 	Outcome  string `json:"outcome"`
 	ExitCode int    `json:"exit_code"`
 	// Repeated is present (true) only for a post-flight on unchanged inputs (lifecycle-v2.md §5).
-	Repeated  bool              `json:"repeated,omitempty"`
-	Message   string            `json:"message"`
-	Task      string            `json:"task"`
-	Spec      string            `json:"spec"`
-	State     *postflight.State `json:"state"`
-	Findings  []json.RawMessage `json:"findings"`
-	Artifacts envelopeArtifacts `json:"artifacts"`
+	Repeated bool              `json:"repeated,omitempty"`
+	Message  string            `json:"message"`
+	Task     string            `json:"task"`
+	Spec     string            `json:"spec"`
+	State    *postflight.State `json:"state"`
+	Findings []json.RawMessage `json:"findings"`
+	// Receipts are the post-flight's verification runs (verification-receipts.md §3), null
+	// when none was planned.
+	Receipts  []verifyrun.ReceiptEvidence `json:"receipts"`
+	Artifacts envelopeArtifacts           `json:"artifacts"`
 }
 
 // envelopeArtifacts are the artifact paths, null when not written.
@@ -182,6 +186,7 @@ func (v runTaskView) JSON() any {
 	r := v.o
 	e := runTaskEnvelope{Header: render.NewHeader("run-task"), Phase: r.Phase, Outcome: r.Outcome, ExitCode: v.exit,
 		Repeated: r.Repeated, Message: r.Message, Task: r.Task.Name, Spec: r.Task.Spec, State: r.State, Findings: []json.RawMessage{},
+		Receipts: r.Receipts,
 		Artifacts: envelopeArtifacts{State: strOrNull(r.Artifacts.State), Audit: strOrNull(r.Artifacts.Audit),
 			ReleaseNotes: strOrNull(r.Artifacts.ReleaseNotes), HistoryReview: strOrNull(r.Artifacts.HistoryReview)}}
 	if e.Phase == "" {

@@ -15,6 +15,7 @@ const (
 	KindMissingCallEdge                  = "missing_call_edge"
 	KindExecutorClaimUnresolved          = "executor_claim_unresolved"
 	KindExecutorReportRejected           = "executor_report_rejected"
+	KindForbiddenPathChanged             = "forbidden_path_changed"
 	KindReportMissingChangedFile         = "executor_report_missing_changed_file"
 	KindReportUnexpectedFile             = "executor_report_unexpected_file"
 	KindVerificationRequirementUnmet     = "verification_requirement_unmet"
@@ -22,6 +23,8 @@ const (
 	KindObservedExitCodeNonZero          = "observed_exit_code_non_zero"
 	KindObservedZeroTests                = "observed_zero_tests"
 	KindVerificationPassContradicted     = "verification_pass_contradicted"
+	KindVerificationFailed               = "verification_failed"
+	KindVerificationClaimContradicted    = "verification_claim_contradicted"
 	KindChangedPathUnrepresentable       = "changed_path_unrepresentable"
 	KindUnexpectedFile                   = "unexpected_file"
 	KindMissingExpectedFile              = "missing_expected_file"
@@ -29,6 +32,8 @@ const (
 	KindSnapshotSignatureDrift           = "snapshot_signature_drift"
 	KindPlannedTestNotAdded              = "planned_test_not_added"
 	KindVacuousTestClaim                 = "vacuous_test_claim"
+	KindVerificationUnreported           = "verification_unreported"
+	KindVerificationModifiedWorktree     = "verification_modified_worktree"
 	KindChangedSetDegraded               = "changed_set_degraded"
 )
 
@@ -62,7 +67,7 @@ var Kinds = []Kind{
 	{ID: KindInvalidFrontmatter, Class: ClassError, Identity: []string{"reason"},
 		Help: "The spec's YAML frontmatter is unterminated or invalid; fix the spec and rerun pre-flight."},
 	{ID: KindDeclaredFileUnavailable, Class: ClassError, Primary: pFile, Identity: []string{"file", "reason"},
-		Help: "A file the spec declares (touches, creates, expected_docs) is missing, not a regular file, or a declared creation does not hold; create the file or revise the spec."},
+		Help: "A file the spec declares (touches, creates, expected_docs) is missing, not a regular file, or a declared creation does not hold; restore or create the file, list a file the task deletes under deletes, or revise the spec."},
 	{ID: KindSnapshotSymbolGone, Class: ClassError, Primary: pSymbol, Reserved: true,
 		Help: "A symbol the spec's snapshot names no longer exists (reserved)."},
 	{ID: KindSnapshotUnresolved, Class: ClassError, Primary: pSymbol, Reserved: true,
@@ -85,6 +90,8 @@ var Kinds = []Kind{
 		Help: "A claim could not be checked deterministically (ambiguous, unsupported or unreadable); make the claim precise."},
 	{ID: KindExecutorReportRejected, Class: ClassError, Identity: []string{"reason"}, ReportSide: true,
 		Help: "The executor report is missing, invalid, not complete, or for another task; the audit stops at the report."},
+	{ID: KindForbiddenPathChanged, Class: ClassError, Primary: pFile, Identity: []string{"file"},
+		Help: "A changed path matches one of the spec's forbids patterns (for example tests/** or .github/**), whether the report lists it or the scope declares it; undo the change, or ask the planner to revise the spec."},
 	{ID: KindReportMissingChangedFile, Class: ClassError, Primary: pFile, Identity: []string{"file"}, ReportSide: true,
 		Help: "A file changed since the baseline is not listed in files_modified; list it, or undo the change."},
 	{ID: KindReportUnexpectedFile, Class: ClassError, Primary: pFile, Identity: []string{"file"}, ReportSide: true,
@@ -99,12 +106,18 @@ var Kinds = []Kind{
 		Help: "A test run reported as pass observed zero tests; make the command run the tests."},
 	{ID: KindVerificationPassContradicted, Class: ClassError, Primary: pCmd, Identity: []string{"cmd"}, ReportSide: true,
 		Help: "A verification reported as pass whose output_excerpt shows its test runner's failure summary (pytest `1 failed`, `FAILED path::test` or a traceback; go `--- FAIL`; jest/vitest `Tests: 1 failed`; cargo `test result: FAILED`). Report result: fail with a defect, or fix the failure and report the passing run's output."},
+	{ID: KindVerificationFailed, Class: ClassError, Primary: pCmd, Identity: []string{"cmd"},
+		Help: "A declared command that mastermind ran itself failed (non-zero exit, timed out or killed); fix the failure, the output's last lines are in the message and the receipt."},
+	// The warning form (the report's exit code, test count or result differ from the receipt
+	// while the claim is not a false pass) carries its own class; the table holds the error form.
+	{ID: KindVerificationClaimContradicted, Class: ClassError, Primary: pCmd, Identity: []string{"cmd", "index"}, ReportSide: true,
+		Help: "The report's verification row disagrees with mastermind's own run of the command (an error when the report claims a pass that failed, a warning for other differences); report what the run shows."},
 	{ID: KindChangedPathUnrepresentable, Class: ClassError, Primary: pFile, Identity: []string{"file"},
 		Help: "A changed path cannot be named in files_modified (not UTF-8, or rewritten by normalisation) and cannot be audited; rename it."},
 	{ID: KindUnexpectedFile, Class: ClassWarning, Primary: pFile, Identity: []string{"file"},
 		Help: "A file changed outside the spec's declared scope; revert it or declare it in the spec."},
 	{ID: KindMissingExpectedFile, Class: ClassWarning, Primary: pFile, Identity: []string{"file"},
-		Help: "A file the spec declares in scope is unchanged since the baseline; change it or revise the spec."},
+		Help: "A file the spec declares in scope is unchanged since the baseline, or a deletes path is still present; change or delete it, or revise the spec."},
 	{ID: KindSnapshotCallerDrift, Class: ClassWarning, Primary: pSymbol, Reserved: true,
 		Help: "The callers of a snapshot symbol differ from the spec (reserved)."},
 	{ID: KindSnapshotSignatureDrift, Class: ClassWarning, Primary: pSymbol, Reserved: true,
@@ -113,6 +126,10 @@ var Kinds = []Kind{
 		Help: "A test the spec plans was not added (reserved)."},
 	{ID: KindVacuousTestClaim, Class: ClassWarning, Primary: pCmd, Identity: []string{"cmd"}, ReportSide: true,
 		Help: "A test command reported as pass selects no test in the repository; check the command's test selection."},
+	{ID: KindVerificationUnreported, Class: ClassWarning, Primary: pCmd, Identity: []string{"cmd"}, ReportSide: true,
+		Help: "A declared command that mastermind ran is missing from the report's verifications; mastermind's receipt is the evidence, report the command too."},
+	{ID: KindVerificationModifiedWorktree, Class: ClassWarning,
+		Help: "The verification runs changed files in the work tree (the audit used the changed set from before them); make the tests write outside the repository or into ignored paths."},
 	{ID: KindChangedSetDegraded, Class: ClassWarning, Identity: []string{"reason"},
 		Help: "The changed-file set was computed without the git CLI; install a supported git to get git's own answer."},
 }

@@ -102,11 +102,12 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 	case st.Status != StatusDrift:
 		return refuse(fmt.Sprintf("%s is %s/%s: only status drift can be accepted", task.Name, st.Status, st.NextStep), Next{Step: st.NextStep}), nil
 	}
-	in, err := readInputs(ctx, c.git, task, st)
+	in, err := readInputs(ctx, c.git, task, st, false)
 	if err != nil {
 		return res, err
 	}
-	if in.Fingerprint == "" || in.Fingerprint != st.InputsFingerprint {
+	// The drift audit may have run with or without --run-verify.
+	if in.Fingerprint == "" || (in.Fingerprint != st.InputsFingerprint && in.fingerprintFor(true) != st.InputsFingerprint) {
 		return refuse(fmt.Sprintf("the inputs of %s changed since its drift audit (the spec, the executor report or the work); rerun post-flight (%s) and accept that audit if it is still acceptable", task.Name, postOnly),
 			Next{Step: NextRunAudit, Run: postOnly}), nil
 	}

@@ -86,6 +86,16 @@ func RenderAudit(a *Audit) ([]byte, error) {
 	default:
 		fmt.Fprintf(&b, "  changed files: %d (source: %s)\n", len(a.ChangedSet.Files), a.ChangedSet.Source)
 	}
+	for _, rn := range a.Renames {
+		fmt.Fprintf(&b, "  renamed %s → %s (%d%% similar)\n", textsafe.Escape(rn.From), textsafe.Escape(rn.To), rn.Similarity)
+	}
+	if a.Verification != nil {
+		// One line per declared command once mastermind ran any (verification-receipts.md §4),
+		// already escaped.
+		for _, l := range a.Verification.Lines {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
+	}
 	b.WriteByte('\n')
 	if len(a.Findings) > 0 {
 		for _, f := range a.Findings {

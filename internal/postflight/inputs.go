@@ -29,11 +29,25 @@ type inputs struct {
 	Spec        *specInput
 	Changed     *gitscope.ChangedSet
 	Fingerprint string
+	base        FingerprintInput
+}
+
+// fingerprintFor is the inputs fingerprint with or without --run-verify ("" when the spec
+// changed).
+func (in *inputs) fingerprintFor(runAll bool) string {
+	if in.Spec.Spec == nil || in.Changed == nil {
+		return ""
+	}
+	b := in.base
+	b.Verify = verifyLines(in.Spec.Spec, runAll)
+	return InputsFingerprint(b)
 }
 
 // readInputs reads task t's audited inputs for state st and computes their fingerprint. An error
 // is operational (git failing, an I/O error other than a refused file).
-func readInputs(ctx context.Context, git Git, t Task, st *State) (*inputs, error) {
+// runAll is --run-verify (every declared command runs at post-flight), which changes what the
+// audit checks and so is part of the fingerprint.
+func readInputs(ctx context.Context, git Git, t Task, st *State, runAll bool) (*inputs, error) {
 	raw, err := fsx.ReadInRoot(t.Root, t.Spec, spec.MaxBytes)
 	if err != nil && fsx.ReasonOf(err) == "" {
 		return nil, fmt.Errorf("read %s: %w", t.Spec, err)
@@ -59,9 +73,23 @@ func readInputs(ctx context.Context, git Git, t Task, st *State) (*inputs, error
 	if err != nil {
 		return nil, err
 	}
-	in.Fingerprint = InputsFingerprint(FingerprintInput{Baseline: st.BaselineRef, SpecHash: st.SpecHash,
-		Report: reportID, Changed: d, ContentIDs: ids, Verify: in.Spec.Spec.VerifyCommands})
+	in.base = FingerprintInput{Baseline: st.BaselineRef, SpecHash: st.SpecHash, Report: reportID, Changed: d, ContentIDs: ids}
+	in.Fingerprint = in.fingerprintFor(runAll)
 	return in, nil
+}
+
+// verifyLines are the declared verify commands as the fingerprint sees them, in order, then a
+// marker line when --run-verify runs them all (run: true and timeouts are in the spec's bytes,
+// which the spec hash covers).
+func verifyLines(sp *spec.Spec, runAll bool) []string {
+	out := make([]string, 0, len(sp.VerifyCommands))
+	for _, c := range sp.VerifyCommands {
+		out = append(out, c)
+	}
+	if runAll {
+		out = append(out, "\x00run-verify")
+	}
+	return out
 }
 
 // FingerprintInput is the input of InputsFingerprint.

@@ -23,11 +23,12 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Outcome, err
 	res.Phase = PhasePostflight
 	// Unchanged inputs are a read (lifecycle-v2.md §5): the recorded outcome, nothing written,
 	// the streak unchanged.
-	in, err := readInputs(ctx, c.git, c.task, prev)
+	in, err := readInputs(ctx, c.git, c.task, prev, c.opts.RunVerify)
 	if err != nil {
 		return res, err
 	}
-	if in.Fingerprint != "" && in.Fingerprint == prev.InputsFingerprint {
+	// --rerun-verify asks for new runs of the verify commands, so it always audits.
+	if in.Fingerprint != "" && in.Fingerprint == prev.InputsFingerprint && !c.opts.RerunVerify {
 		if out, ok := c.repeated(prev); ok {
 			return out, nil
 		}
@@ -44,9 +45,12 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Outcome, err
 	if in.Changed != nil {
 		git = fixedGit{Git: c.git, baseline: st.BaselineRef, cs: in.Changed}
 	}
-	ar, err := auditTask(ctx, git, c.task, &st, in.Spec)
+	ar, err := auditTask(ctx, git, c.task, &st, in.Spec, c.verifyInputs(&st))
 	if err != nil {
 		return res, err
+	}
+	if ar.Result != nil && ar.Verify != nil && len(ar.Verify.Plan) > 0 {
+		res.Receipts = ar.Verify.Evidence()
 	}
 	return c.persistAudit(ctx, &st, ar)
 }
@@ -87,11 +91,12 @@ func (c *controller) persistAudit(ctx context.Context, st *State, ar *auditRun) 
 	return c.finish(ctx, st, newAudit(ar.Result), ar.Findings, ar.Changed, ar.D, ar.SpecRaw)
 }
 
-// auditTask runs post-flight steps 2–6 for task t with state st without writing anything:
-// the spec binding (step 2), then audit.Compute over the spec, the executor report and the
-// changed set. pre, when non-nil, is the spec as already read and parsed. An error is
-// operational (exit 3).
-func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput) (*auditRun, error) {
+// auditTask runs post-flight steps 2–6 for task t with state st without writing anything (but
+// verification receipts, with verify): the spec binding (step 2), then audit.Compute over the
+// spec, the executor report and the changed set. pre, when non-nil, is the spec as already read and parsed; verify, when
+// non-nil, runs the declared verification commands (run-task only, never the gate). An error
+// is operational (exit 3).
+func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, verify *audit.VerifyInputs) (*auditRun, error) {
 	// Step 2: spec binding.
 	var raw []byte
 	var err error
@@ -116,7 +121,7 @@ func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput) 
 	// on every return, so none outlives the audit.
 	pf := audit.StartChangedSet(ctx, git, st.BaselineRef)
 	defer pf.Close()
-	in := audit.Inputs{Root: t.Root, SpecPath: t.Spec, Baseline: st.BaselineRef, Prefetch: pf, Claims: git}
+	in := audit.Inputs{Root: t.Root, SpecPath: t.Spec, Baseline: st.BaselineRef, Prefetch: pf, Claims: git, Verify: verify}
 	if pre != nil && pre.Spec != nil {
 		in.Spec, in.SpecFindings = pre.Spec, pre.Findings
 	} else {

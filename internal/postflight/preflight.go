@@ -22,6 +22,7 @@ const (
 	RulePreexistingChanges     = "preflight.preexisting_changes"
 	RuleChangedDuringPreflight = "spec.changed_during_preflight"
 	RuleCreationExists         = "spec.creation_exists_in_baseline"
+	RuleDeletesNotInBaseline   = "spec.deletes_not_in_baseline"
 )
 
 // Blocking reasons of pre-flight (§3.1).
@@ -46,8 +47,8 @@ type preRun struct {
 
 func (r *preRun) first() bool { return r.prev == nil }
 
-// preflight runs §3.1 as named steps: budget, revoke, validate, baseline, creations,
-// pre-existing changes, re-read, then refuse or approve. prev is nil on the first pre-flight.
+// preflight runs §3.1 as named steps: budget, revoke, validate, baseline, creations and
+// deletions, pre-existing changes, re-read, then refuse or approve. prev is nil on the first pre-flight.
 func (c *controller) preflight(ctx context.Context, prev *State) (*Outcome, error) {
 	c.res.Phase = PhasePreflight
 	r := &preRun{c: c, prev: prev, iter: 1}
@@ -157,22 +158,42 @@ func (r *preRun) resolveBaseline(ctx context.Context) error {
 	return nil
 }
 
-// checkCreations refuses a declared creation that already exists in the baseline tree.
+// checkCreations refuses a declared creation that already exists in the baseline tree, and a
+// declared deletion the baseline tree does not have as a file (lifecycle-v2.md §1): one baseline
+// lookup answers both. Each finding is placed at the path's declaration in the frontmatter.
 func (r *preRun) checkCreations(ctx context.Context) error {
 	c, sp := r.c, r.sp
-	if sp == nil || r.baseline == "" || len(sp.Scope.Creates) == 0 {
+	if sp == nil || r.baseline == "" || len(sp.Scope.Creates)+len(sp.Scope.Deletes) == 0 {
 		return nil
 	}
-	types, err := c.git.BaselineEntries(ctx, r.baseline, sp.Scope.Creates)
+	paths := append(append([]string(nil), sp.Scope.Creates...), sp.Scope.Deletes...)
+	types, err := c.git.BaselineEntries(ctx, r.baseline, paths)
 	if err != nil {
 		return err
 	}
 	for _, p := range sp.Scope.Creates {
 		if t, ok := types[p]; ok && t != gitscope.EntryAbsent {
-			r.fs = append(r.fs, finding.Finding{Rule: RuleCreationExists, Class: finding.ClassError, File: c.task.Spec,
+			f := finding.Finding{Rule: RuleCreationExists, Class: finding.ClassError, File: c.task.Spec,
 				Message: fmt.Sprintf("creates path %s already exists in the baseline tree (as a %s); list it under touches instead", p, t),
-				Fields:  []finding.Field{{Key: "file", Value: p}, {Key: "reason", Value: audit.ReasonCreationExistsInBaseline}}})
+				Fields:  []finding.Field{{Key: "file", Value: p}, {Key: "reason", Value: audit.ReasonCreationExistsInBaseline}}}
+			f.Line, f.Column, f.Pointer, _ = sp.DeclarationPos("creates", p)
+			r.fs = append(r.fs, f)
 		}
+	}
+	for _, p := range sp.Scope.Deletes {
+		var msg string
+		switch types[p] {
+		case gitscope.EntryBlob, gitscope.EntryLink, gitscope.EntryGitlink:
+			continue
+		case gitscope.EntryTree:
+			msg = fmt.Sprintf("deletes path %s is a directory in the baseline tree; list each file under it that the task deletes", p)
+		default:
+			msg = fmt.Sprintf("deletes path %s is not in the baseline tree, so the task cannot delete it; fix the path, or remove it from deletes", p)
+		}
+		f := finding.Finding{Rule: RuleDeletesNotInBaseline, Class: finding.ClassError, File: c.task.Spec,
+			Message: msg, Fields: []finding.Field{{Key: "file", Value: p}, {Key: "found", Value: string(types[p])}}}
+		f.Line, f.Column, f.Pointer, _ = sp.DeclarationPos("deletes", p)
+		r.fs = append(r.fs, f)
 	}
 	return nil
 }

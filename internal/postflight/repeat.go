@@ -9,6 +9,7 @@ import (
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/verifyrun"
 )
 
 // MaxAuditBytes bounds the audit.md a repeated post-flight reads back (lifecycle-v2.md §5).
@@ -35,6 +36,10 @@ func (c *controller) repeated(st *State) (out *Outcome, ok bool) {
 	res := c.res
 	res.Phase, res.Repeated, res.Verdict = PhasePostflight, true, st.Verdict
 	res.Findings, res.ReportViolations = ev.findings, ev.violations
+	if ev.Verification != nil {
+		// The receipts of the recorded audit, as it recorded them (reused or run then).
+		res.Receipts = ev.Verification.Receipts
+	}
 	res.AuditSummary = auditText(data)
 	res.Artifacts.Audit = c.task.AuditRel()
 	res.Message = st.BlockingReason
@@ -79,6 +84,9 @@ type auditRecord struct {
 	ExecutorReport *struct {
 		Violations []json.RawMessage `json:"violations"`
 	} `json:"executor_report"`
+	Verification *struct {
+		Receipts []verifyrun.ReceiptEvidence `json:"receipts"`
+	} `json:"verification"`
 
 	findings, violations []finding.Finding
 }

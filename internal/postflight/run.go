@@ -10,6 +10,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/verifyrun"
 )
 
 // Git is the part of *gitscope.Repo the lifecycle uses. *gitscope.Repo implements it.
@@ -76,6 +77,15 @@ type Options struct {
 	// Wait is how long to wait for a busy controller lock (§12.1, lifecycle-v2.md §9 --wait);
 	// 0 fails at once with a *LockBusyError.
 	Wait time.Duration
+	// RunVerify runs every declared verify command at post-flight, as if each had run: true
+	// (--run-verify); RerunVerify runs them again even when receipts for the same inputs exist
+	// (--rerun-verify). verification-receipts.md §1.
+	RunVerify, RerunVerify bool
+	// VerifyProgress, when set, is told about a running verification command (a terminal's
+	// progress line); it is called from another goroutine.
+	VerifyProgress func(verifyrun.Progress)
+	// ReceiptsDir is the folder that keeps the task's receipts; "" uses ReceiptsDir(task).
+	ReceiptsDir string
 }
 
 // lockTask takes task's controller lock, waiting at most wait for a busy one (0: not at all).
@@ -144,6 +154,9 @@ type Outcome struct {
 	// Warnings are advisory messages for the user (a lesson that could not be recorded); the
 	// run's result does not depend on them. Set on every return, errors included.
 	Warnings []string
+	// Receipts are the verification runs of a post-flight (verification-receipts.md §3); nil
+	// when none was planned.
+	Receipts []verifyrun.ReceiptEvidence
 }
 
 // Next is the step the caller takes after an outcome.

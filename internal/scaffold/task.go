@@ -40,7 +40,8 @@ type CreateOptions struct {
 // with os.Mkdir, so an existing folder is never reused or overwritten: on EEXIST the next number
 // is tried. spec.md is written atomically (fsx.WriteFileAtomic). .mastermind and
 // .mastermind/tasks are created when missing and refused when they (or any ancestor below root)
-// are symbolic links or not directories (*fsx.PathError). An invalid title or mode is an
+// are symbolic links or not directories (*fsx.PathError); .mastermind/.gitignore is made to
+// ignore the lock files first (EnsureGitignore). An invalid title or mode is an
 // *InputError. Two concurrent calls with different titles can, in a narrow race, take the same
 // number with different slugs; neither overwrites the other.
 func CreateTask(root string, o CreateOptions) (Task, error) {
@@ -57,6 +58,9 @@ func CreateTask(root string, o CreateOptions) (Task, error) {
 	}
 	slug := Slug(title)
 	if err := ensureDirs(root, TasksDir); err != nil {
+		return Task{}, err
+	}
+	if err := EnsureGitignore(root); err != nil {
 		return Task{}, err
 	}
 	tasks := filepath.Join(root, filepath.FromSlash(TasksDir))

@@ -24,7 +24,7 @@ var ScopeKeys = []string{"touches", "creates", "expected_docs"}
 var sectionHints = map[string]string{
 	"Goals":                      "what this task must achieve and why; say what is out of scope.",
 	"Alternatives Considered":    "other approaches and why this one was chosen.",
-	"Scope":                      "which files change and why. The frontmatter touches, creates and expected_docs lists are the exact authorised paths.",
+	"Scope":                      "which files change and why. The frontmatter touches, creates, expected_docs and deletes lists are the exact authorised paths; forbids names what must not change.",
 	"Acceptance Criteria":        "observable conditions that make the task done, one per line.",
 	"Tests Plan":                 "tests to add or change. A line such as VERIFY: `go test ./...` outside this comment makes a command an obligation the executor must report.",
 	"Documentation Plan":         "which documents change (list them under expected_docs), or why none need to.",
@@ -41,7 +41,8 @@ type SpecOptions struct {
 }
 
 // Skeleton returns the spec.md text of a new task: YAML frontmatter (id, title, mode, risk, the
-// three empty scope keys and a commented verify example) and a level-1 title followed by every
+// three empty scope keys, deletes: [] and forbids: [] with a comment each, and a commented
+// verify example) and a level-1 title followed by every
 // mandatory section of the mode (spec.RequiredSections), each holding one placeholder comment.
 // The text is LF-terminated UTF-8 and deterministic. An unknown mode gives the standard sections.
 func Skeleton(o SpecOptions) []byte {
@@ -67,6 +68,10 @@ creates:
 #  - path/to/new_file.go
 expected_docs:
 #  - docs/page.md
+# Files of the baseline the task deletes (a rename: the old path here, the new one under creates).
+deletes: []
+# Gitignore-style patterns the executor must not change, e.g. tests/**, .github/**, package.json.
+forbids: []
 `)
 	if mode == spec.ModeStrict {
 		b.WriteString("# Mode strict needs at least one verify command the executor must run and report:\n")

@@ -16,7 +16,7 @@ import (
 
 // allowedKeys are the frontmatter's top-level keys in table order (§1.2). Keys starting with "x-"
 // are extension keys and are ignored.
-var allowedKeys = []string{"id", "title", "risk", "mode", "touches", "creates", "expected_docs", "verify", "breaking_changes"}
+var allowedKeys = []string{"id", "title", "risk", "mode", "touches", "creates", "expected_docs", "deletes", "forbids", "verify", "breaking_changes"}
 
 var (
 	risks = []string{RiskLow, RiskMedium, RiskHigh}
@@ -334,6 +334,10 @@ func (w *fmWalker) root() {
 			fm.Creates = w.pathList(ptr, "creates")
 		case "expected_docs":
 			fm.ExpectedDocs = w.pathList(ptr, "expected_docs")
+		case "deletes":
+			fm.Deletes = w.pathList(ptr, "deletes")
+		case "forbids":
+			fm.Forbids = w.forbids(ptr)
 		case "verify":
 			w.verify(ptr)
 		case "breaking_changes":
@@ -361,7 +365,7 @@ func (w *fmWalker) root() {
 
 // decl is one scope declaration from the frontmatter.
 type decl struct {
-	list      string // "touches", "creates" or "expected_docs"
+	list      string // "touches", "creates", "expected_docs" or "deletes"
 	field     string // dotted field name, e.g. touches[0].file
 	pointer   string
 	raw       string
@@ -374,7 +378,8 @@ func (w *fmWalker) addDecl(list, ptr, raw string) {
 	w.p.fmDecls = append(w.p.fmDecls, decl{list: list, field: yamlstrict.FieldName(ptr), pointer: ptr, raw: raw, line: line, col: col})
 }
 
-// pathList checks a list of strings (creates, expected_docs) and records each as a declaration.
+// pathList checks a list of strings (creates, expected_docs, deletes) and records each as a
+// declaration.
 func (w *fmWalker) pathList(ptr, list string) []string {
 	items, ok := w.list(ptr)
 	if !ok {
@@ -499,7 +504,8 @@ func (w *fmWalker) callers(ptr string) *int64 {
 	return &n
 }
 
-// verify checks the verify list: a string item is a label, a {cmd} item a command obligation.
+// verify checks the verify list: a string item is a label, a {cmd, run?, timeout?} item a
+// command obligation (run and timeout: verification-receipts.md §1, checked in verify_run.go).
 func (w *fmWalker) verify(ptr string) {
 	items, ok := w.list(ptr)
 	if !ok {
@@ -517,9 +523,18 @@ func (w *fmWalker) verify(ptr string) {
 		if !ok {
 			continue
 		}
+		// An invalid run or timeout is a finding and leaves the option at its default; the
+		// command stays an obligation, so a bad option never removes a check.
+		item := VerifyItem{IsCmd: true}
 		for _, k := range keys {
-			if k != "cmd" {
-				w.unknownField(ip, k, []string{"cmd"})
+			switch k {
+			case "cmd":
+			case "run":
+				item.Run = w.verifyRun(jsonptr.Append(ip, k))
+			case "timeout":
+				item.Timeout = w.verifyTimeout(jsonptr.Append(ip, k))
+			default:
+				w.unknownField(ip, k, verifyFields)
 			}
 		}
 		if _, ok := m["cmd"]; !ok {
@@ -531,9 +546,11 @@ func (w *fmWalker) verify(ptr string) {
 		if !ok {
 			continue
 		}
-		fm.Verify = append(fm.Verify, VerifyItem{Cmd: cmd, IsCmd: true})
+		item.Cmd = cmd
+		fm.Verify = append(fm.Verify, item)
 		line, col := w.p.yamlPos(w.node(cp).Pos)
-		w.p.fmCmds = append(w.p.fmCmds, posString{value: cmd, line: line, col: col, pointer: cp})
+		w.p.fmCmds = append(w.p.fmCmds, fmCmd{posString: posString{value: cmd, line: line, col: col, pointer: cp},
+			run: item.Run, timeout: item.Timeout})
 	}
 }
 

@@ -30,8 +30,8 @@ type parser struct {
 	modeKnown     bool // the mode is known (no frontmatter, or a valid or absent mode field)
 	modeLine      int  // position of the mode value, for spec.no_verify_command
 	modeCol       int
-	hasScopeKeys  bool // touches, creates or expected_docs holds at least one item
-	fmCmds        []posString
+	hasScopeKeys  bool // touches, creates, expected_docs or deletes holds at least one item
+	fmCmds        []fmCmd
 	fmDecls       []decl
 	fmDeclCount   int
 	fmEnd         int // byte offset of the closing delimiter line

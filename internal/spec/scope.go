@@ -26,6 +26,8 @@ const (
 	ReasonPathLimitExceeded = "path_limit_exceeded"
 	ReasonDeclarationLimit  = "declaration_limit_exceeded"
 	ReasonCreationConflict  = "creation_touch_conflict"
+	ReasonDeletionConflict  = "deletion_conflict"
+	ReasonForbiddenDecl     = "declaration_forbidden"
 	ReasonAncestorConflict  = "declaration_ancestor_conflict"
 	ReasonTargetMissing     = "target_missing"
 	ReasonTargetNotRegular  = "target_not_regular"
@@ -47,6 +49,7 @@ func cloneScope(sc Scope) Scope {
 	sc.Touches = slices.Clone(sc.Touches)
 	sc.Creates = slices.Clone(sc.Creates)
 	sc.ExpectedDocs = slices.Clone(sc.ExpectedDocs)
+	sc.Deletes = slices.Clone(sc.Deletes)
 	sc.IgnoredTokens = slices.Clone(sc.IgnoredTokens)
 	return sc
 }
@@ -69,11 +72,11 @@ func (p *parser) readScope() {
 	}
 }
 
-// hasListItems reports whether touches, creates or expected_docs holds an item (even one whose
-// shape was wrong).
+// hasListItems reports whether touches, creates, expected_docs or deletes holds an item (even one
+// whose shape was wrong).
 func (p *parser) hasListItems() bool {
 	fm := p.spec.Frontmatter
-	return len(fm.Touches)+len(fm.Creates)+len(fm.ExpectedDocs) > 0
+	return len(fm.Touches)+len(fm.Creates)+len(fm.ExpectedDocs)+len(fm.Deletes) > 0
 }
 
 // backtickScope collects the qualifying inline code spans of the body.
@@ -120,14 +123,16 @@ func qualifies(tok string) bool {
 }
 
 // frontmatterScope normalises the frontmatter declarations and applies spec.path_invalid,
-// spec.declaration_limit and spec.declaration_conflict.
+// spec.declaration_limit and spec.declaration_conflict (a path in two lists of which one is
+// creates or deletes, an ancestor directory of another declared path, a declared path that a
+// forbids pattern forbids).
 func (p *parser) frontmatterScope() {
 	sc := Scope{Source: SourceFrontmatter}
 	decls := p.fmDecls
 	if len(decls) > MaxDeclarations {
 		d := decls[MaxDeclarations]
 		p.add(RuleDeclarationLimit, d.line, d.col, d.pointer,
-			fmt.Sprintf("the frontmatter declares %d paths in touches, creates and expected_docs; the limit is %d",
+			fmt.Sprintf("the frontmatter declares %d paths in touches, creates, expected_docs and deletes; the limit is %d",
 				len(decls), MaxDeclarations),
 			finding.Field{Key: "reason", Value: ReasonDeclarationLimit})
 	}
@@ -137,7 +142,7 @@ func (p *parser) frontmatterScope() {
 	}
 	firstOf := map[string]first{} // normalised path -> first declaration
 	var valid []first
-	inList := map[string]map[string]bool{"touches": {}, "creates": {}, "expected_docs": {}}
+	inList := map[string]map[string]bool{"touches": {}, "creates": {}, "expected_docs": {}, "deletes": {}}
 	for _, d := range decls {
 		path, err := repopath.Clean(d.raw)
 		if err != nil {
@@ -157,6 +162,10 @@ func (p *parser) frontmatterScope() {
 		}
 		if !inList[d.list][path] {
 			inList[d.list][path] = true
+			if p.spec.declPos == nil {
+				p.spec.declPos = map[string]posString{}
+			}
+			p.spec.declPos[d.list+"\x00"+path] = posString{value: path, line: d.line, col: d.col, pointer: d.pointer}
 			switch d.list {
 			case "touches":
 				sc.Touches = append(sc.Touches, path)
@@ -164,21 +173,14 @@ func (p *parser) frontmatterScope() {
 				sc.Creates = append(sc.Creates, path)
 			case "expected_docs":
 				sc.ExpectedDocs = append(sc.ExpectedDocs, path)
+			case "deletes":
+				sc.Deletes = append(sc.Deletes, path)
 			}
 		}
 		if f, ok := firstOf[path]; ok {
-			// The same path in creates and in touches/expected_docs is a conflict; other repeats
-			// are deduplicated silently.
-			if (d.list == "creates") != (f.d.list == "creates") {
-				c, o := d, f.d
-				if f.d.list == "creates" {
-					c, o = f.d, d
-				}
-				p.add(RuleDeclarationConflict, d.line, d.col, d.pointer,
-					fmt.Sprintf("%s %q is also declared as %s; a path in creates must be new, so it cannot also be in touches or expected_docs",
-						c.field, textsafe.Escape(path), o.field),
-					finding.Field{Key: "file", Value: path}, finding.Field{Key: "reason", Value: ReasonCreationConflict})
-			}
+			// The same path in deletes or creates and in another list is a conflict; other
+			// repeats (one list twice, touches and expected_docs) are deduplicated silently.
+			p.listConflict(d, f.d, path)
 			continue
 		}
 		firstOf[path] = first{d, path}
@@ -200,5 +202,48 @@ func (p *parser) frontmatterScope() {
 				finding.Field{Key: "file", Value: anc}, finding.Field{Key: "reason", Value: ReasonAncestorConflict})
 		}
 	}
+	// A declared path the executor must change cannot also be forbidden (lifecycle-v2.md §2):
+	// such an approval could never end held.
+	for _, f := range valid {
+		if pat, bad := p.spec.Forbids.Match(f.path, false); bad {
+			p.add(RuleDeclarationConflict, f.d.line, f.d.col, f.d.pointer,
+				fmt.Sprintf("%s %q matches forbids pattern %q; a declared path must change, so it cannot be forbidden: drop it from one list, or re-allow it with a later forbids pattern !%s",
+					f.d.field, textsafe.Escape(f.path), textsafe.Escape(pat), textsafe.Escape(f.path)),
+				finding.Field{Key: "file", Value: f.path}, finding.Field{Key: "reason", Value: ReasonForbiddenDecl},
+				finding.Field{Key: "pattern", Value: pat})
+		}
+	}
 	p.spec.Scope = sc
+}
+
+// listConflict records spec.declaration_conflict when the declaration d repeats the path of
+// the earlier declaration first in a list it conflicts with: creates (new at the baseline) with
+// touches or expected_docs (existing), or deletes with any other list.
+func (p *parser) listConflict(d, first decl, path string) {
+	a, b := first, d
+	switch {
+	case a.list == b.list:
+		return
+	case a.list == "deletes" || b.list == "deletes":
+		del, o := a, b
+		if b.list == "deletes" {
+			del, o = b, a
+		}
+		why := "a file the task deletes cannot also be edited or expected to change"
+		if o.list == "creates" {
+			why = "a path cannot be both in the baseline (deletes) and new (creates); to replace a file's content, list it under touches"
+		}
+		p.add(RuleDeclarationConflict, d.line, d.col, d.pointer,
+			fmt.Sprintf("%s %q is also declared as %s; %s", del.field, textsafe.Escape(path), o.field, why),
+			finding.Field{Key: "file", Value: path}, finding.Field{Key: "reason", Value: ReasonDeletionConflict})
+	case a.list == "creates" || b.list == "creates":
+		c, o := a, b
+		if b.list == "creates" {
+			c, o = b, a
+		}
+		p.add(RuleDeclarationConflict, d.line, d.col, d.pointer,
+			fmt.Sprintf("%s %q is also declared as %s; a path in creates must be new, so it cannot also be in touches or expected_docs",
+				c.field, textsafe.Escape(path), o.field),
+			finding.Field{Key: "file", Value: path}, finding.Field{Key: "reason", Value: ReasonCreationConflict})
+	}
 }

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"strings"
+	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 )
@@ -10,7 +11,7 @@ import (
 const MaxBytes = 16 << 20
 
 // MaxDeclarations is the largest number of scope declarations (touches + creates +
-// expected_docs, counted before deduplication) accepted (§1.4, spec.declaration_limit).
+// expected_docs + deletes, counted before deduplication) accepted (§1.4, spec.declaration_limit).
 const MaxDeclarations = 1024
 
 // Scope sources (§1.4).
@@ -54,9 +55,16 @@ type Spec struct {
 	VerifyCommands []string
 	// VerifyLabels are the frontmatter verify string items (informational), in order.
 	VerifyLabels []string
+	// Forbids are the valid frontmatter forbids patterns, compiled (lifecycle-v2.md §2). They
+	// apply whatever the scope source is.
+	Forbids Forbids
+	// VerifyDeclared holds one entry per VerifyCommands entry, in the same order: whether the
+	// spec asks mastermind to run it and its effective timeout (verification-receipts.md §1).
+	VerifyDeclared []DeclaredCommand
 
-	fallback *Scope // the backtick scope of the body (BacktickScope)
-	file     string // the display path given to Parse
+	declPos  map[string]posString // "list\x00path" -> the first frontmatter declaration
+	fallback *Scope               // the backtick scope of the body (BacktickScope)
+	file     string               // the display path given to Parse
 }
 
 // Frontmatter is the typed YAML frontmatter (§1.2). Every field is optional.
@@ -66,10 +74,15 @@ type Frontmatter struct {
 	// Risk is "low", "medium" or "high"; "low" when absent or invalid.
 	Risk string
 	// Mode is "verified", "strict", "standard" or "lite"; "standard" when absent or invalid.
-	Mode            string
-	Touches         []Touch
-	Creates         []string // as written
-	ExpectedDocs    []string // as written
+	Mode         string
+	Touches      []Touch
+	Creates      []string // as written
+	ExpectedDocs []string // as written
+	// Deletes are the files the task may delete (lifecycle-v2.md §1), as written.
+	Deletes []string
+	// Forbids are the gitignore-style patterns of paths the executor must not change
+	// (lifecycle-v2.md §2), as written; Spec.Forbids holds the valid ones compiled.
+	Forbids         []string
 	Verify          []VerifyItem
 	BreakingChanges *BreakingChanges // nil when absent
 }
@@ -92,11 +105,17 @@ type Symbol struct {
 	Reason    string
 }
 
-// VerifyItem is one frontmatter verify item: a string label, or a {cmd} command obligation.
+// VerifyItem is one frontmatter verify item: a string label, or a {cmd, run?, timeout?} command
+// obligation.
 type VerifyItem struct {
 	Label string // the string item; "" for a command item
 	Cmd   string // the cmd value as written; "" for a label
 	IsCmd bool   // true for a {cmd: …} item
+	// Run is the item's run field: true asks mastermind to run the command at post-flight.
+	Run bool
+	// Timeout is the item's timeout field, 0 when absent (the default applies, see
+	// DefaultVerifyTimeout).
+	Timeout time.Duration
 }
 
 // BreakingChanges is the breaking_changes mapping (reserved; stored, not evaluated in v1).
@@ -132,6 +151,9 @@ type Scope struct {
 	Touches      []string // frontmatter touches[].file, normalised and deduplicated
 	Creates      []string
 	ExpectedDocs []string
+	// Deletes are the frontmatter deletes paths, normalised and deduplicated: files of the
+	// baseline tree the task may delete (lifecycle-v2.md §1).
+	Deletes []string
 	// IgnoredTokens are backtick tokens that qualified but failed path normalisation (for
 	// example URLs), in order, deduplicated; audit evidence ignored_scope_tokens.
 	IgnoredTokens []string
@@ -156,4 +178,12 @@ func Parse(data []byte, file string) (*Spec, []finding.Finding) {
 	p.run()
 	finding.SortByPosition(p.findings)
 	return p.spec, p.findings
+}
+
+// DeclarationPos returns the spec.md position and JSON pointer of the first frontmatter
+// declaration of the normalised path in list ("touches", "creates", "expected_docs" or
+// "deletes"), and whether there is one; pre-flight places its baseline findings there.
+func (s *Spec) DeclarationPos(list, path string) (line, col int, pointer string, ok bool) {
+	d, ok := s.declPos[list+"\x00"+path]
+	return d.line, d.col, d.pointer, ok
 }

@@ -50,7 +50,8 @@ func render(s *Spec, fs []finding.Finding) string {
 		name string
 		v    []string
 	}{{"declared", sc.Declared}, {"touches", sc.Touches}, {"creates", sc.Creates},
-		{"expected_docs", sc.ExpectedDocs}, {"ignored", sc.IgnoredTokens}} {
+		{"expected_docs", sc.ExpectedDocs}, {"deletes", sc.Deletes}, {"forbids", s.Forbids.Patterns()},
+		{"ignored", sc.IgnoredTokens}} {
 		switch {
 		case len(l.v) > 12:
 			fmt.Fprintf(&b, "%s: %d paths, first %q, last %q\n", l.name, len(l.v), abbrev(l.v[0]), abbrev(l.v[len(l.v)-1]))

@@ -13,15 +13,25 @@ var verifyPrefixes = []string{"**VERIFY**:", "**VERIFY:**", "VERIFY:"}
 
 // readVerify collects the §1.5 command obligations: frontmatter {cmd} items, then body VERIFY
 // lines outside code and HTML blocks; trimmed, empty dropped, exact-string deduplicated.
+//
+// VerifyDeclared gets one entry per command with its run flag and effective timeout. A body line
+// repeating a frontmatter command adds nothing; a frontmatter item repeating an earlier one with
+// a different run or timeout is spec.frontmatter_invalid (declare each command once).
 func (p *parser) readVerify() {
-	seen := map[string]bool{}
-	add := func(c string) {
+	seen := map[string]int{} // command -> index in VerifyCommands
+	add := func(c string, d DeclaredCommand) (first int, dup bool) {
 		c = strings.TrimSpace(c)
-		if c == "" || seen[c] {
-			return
+		if c == "" {
+			return 0, false
 		}
-		seen[c] = true
+		if i, ok := seen[c]; ok {
+			return i, true
+		}
+		seen[c] = len(p.spec.VerifyCommands)
+		d.Cmd = c
 		p.spec.VerifyCommands = append(p.spec.VerifyCommands, c)
+		p.spec.VerifyDeclared = append(p.spec.VerifyDeclared, d)
+		return 0, false
 	}
 	for _, c := range p.fmCmds {
 		if strings.TrimSpace(c.value) == "" {
@@ -29,7 +39,14 @@ func (p *parser) readVerify() {
 				fmt.Sprintf("%s is blank; give the command to run, or remove the item", yamlstrict.FieldName(c.pointer)))
 			continue
 		}
-		add(c.value)
+		d := DeclaredCommand{Run: c.run, Timeout: c.effectiveTimeout(), Line: c.line}
+		if i, dup := add(c.value, d); dup {
+			if prev := p.spec.VerifyDeclared[i]; prev.Run != d.Run || prev.Timeout != d.Timeout {
+				p.add(RuleFrontmatterInvalid, c.line, c.col, c.pointer, fmt.Sprintf(
+					"%s repeats the command declared on line %d with a different run or timeout; declare each command once",
+					yamlstrict.FieldName(c.pointer), prev.Line))
+			}
+		}
 	}
 	d := p.body
 	classes := d.LineClasses()
@@ -57,7 +74,7 @@ func (p *parser) readVerify() {
 				fmt.Sprintf("%s line opens a command with backticks that are never closed on the same line; close it with the same number of backticks", prefix))
 			continue
 		}
-		add(cmd)
+		add(cmd, DeclaredCommand{Timeout: DefaultVerifyTimeout, Line: sl})
 	}
 	if p.modeKnown && p.spec.Frontmatter.Mode == ModeStrict && len(p.spec.VerifyCommands) == 0 {
 		line, col := p.modeLine, p.modeCol

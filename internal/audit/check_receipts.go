@@ -1,0 +1,97 @@
+package audit
+
+import (
+	"context"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/verifyrun"
+)
+
+// VerifyInputs turn on the controller-run verification step (verification-receipts.md §2) of
+// one audit. Only run-task's post-flight sets them; the gate audits without running anything.
+type VerifyInputs struct {
+	// All runs every declared command (--run-verify); otherwise only those with run: true.
+	All bool
+	// Rerun runs again even when Store holds receipts for the same inputs (--rerun-verify).
+	Rerun bool
+	// Store keeps the task's receipts (the controller store's receipts folder).
+	Store verifyrun.Store
+	// Env is the base environment of the runs (nil: the process's); Progress reports a running
+	// command for a terminal.
+	Env      []string
+	Progress func(verifyrun.Progress)
+	// Recompute computes the changed set since the baseline again, after the runs.
+	Recompute func(ctx context.Context) (*gitscope.ChangedSet, error)
+}
+
+// checkReceipts runs the verification step after every other check has read the work tree:
+// the planned commands run (or their receipts are reused), their §4 findings replace the report
+// evidence they supersede (verification_requirement_unmet and vacuous_test_claim of a command
+// that ran), and the verification evidence gets the receipts, each row's basis and audit.md's
+// verification lines. The changed set the other checks used is kept; paths the runs changed are
+// verification_modified_worktree. An error is operational (a run could not start, Ctrl-C, the
+// store or git failed).
+func (r *run) checkReceipts(v *VerifyInputs, fs []finding.Finding) ([]finding.Finding, *verifyrun.StepResult, error) {
+	rows := reportRows(r.rep)
+	in := verifyrun.StepInputs{Root: r.in.Root, Spec: r.in.Spec, Baseline: r.in.Baseline,
+		Before: pathStates(r.in.Root, r.d), Rows: rows, All: v.All, Rerun: v.Rerun, Store: v.Store,
+		Env: v.Env, Progress: v.Progress}
+	if v.Recompute != nil {
+		in.After = func(ctx context.Context) ([]verifyrun.PathState, error) {
+			cs, err := v.Recompute(ctx)
+			if err != nil {
+				return nil, err
+			}
+			var d []gitscope.Entry
+			for _, e := range cs.WithoutControl() {
+				if _, bad := unrepresentable(e); !bad {
+					d = append(d, e)
+				}
+			}
+			return pathStates(r.in.Root, d), nil
+		}
+	}
+	step, err := verifyrun.Step(r.ctx, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := fs[:0:0]
+	for _, f := range fs {
+		if !step.Supersedes(f) {
+			out = append(out, f)
+		}
+	}
+	out = append(out, step.Findings...)
+	if ev := r.ev.Verification; ev != nil {
+		ev.Receipts = step.Evidence()
+		for i := range ev.Rows {
+			row := &ev.Rows[i]
+			if step.ReceiptFor(row.Cmd) != nil {
+				raw := verificationClassOf(row.Classification)
+				row.Basis, row.Classification = step.RowBasis(row.Cmd, raw)
+			}
+		}
+		ev.Lines = step.Lines(r.in.Spec.VerifyCommands, rows)
+	}
+	return out, step, nil
+}
+
+// verificationClassOf undoes ClaimBasis's renaming, so RowBasis sees the §10.5.2 class.
+func verificationClassOf(class string) string {
+	if class == verifyrun.ClassClaimed {
+		return verifyrun.ClassPassed
+	}
+	return class
+}
+
+// pathStates are the entries of d with their work-tree content ids, for the receipts'
+// fingerprint and the after-run comparison.
+func pathStates(root string, d []gitscope.Entry) []verifyrun.PathState {
+	out := make([]verifyrun.PathState, 0, len(d))
+	for _, e := range d {
+		p := string(e.Path)
+		out = append(out, verifyrun.PathState{Path: p, Status: string(e.Status), Content: verifyrun.WorktreeContent(root, p)})
+	}
+	return out
+}

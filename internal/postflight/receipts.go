@@ -1,0 +1,134 @@
+package postflight
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/audit"
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/verifyrun"
+)
+
+// verifyInputs are the verification step's inputs for run-task's post-flight of st
+// (verification-receipts.md §2): the run flags, the task's receipts folder, and the changed set
+// computed again after the runs.
+func (c *controller) verifyInputs(st *State) *audit.VerifyInputs {
+	baseline := st.BaselineRef
+	return &audit.VerifyInputs{All: c.opts.RunVerify, Rerun: c.opts.RerunVerify,
+		Store:    lazyReceipts{task: c.task, dir: c.opts.ReceiptsDir},
+		Progress: c.opts.VerifyProgress,
+		Recompute: func(ctx context.Context) (*gitscope.ChangedSet, error) {
+			return c.git.ChangedSet(ctx, baseline)
+		}}
+}
+
+// lazyReceipts resolves the receipts folder only when a receipt is read or written, so a
+// post-flight with nothing to run never looks for the controller store.
+type lazyReceipts struct {
+	task Task
+	dir  string
+}
+
+func (l lazyReceipts) store() (verifyrun.DirStore, error) {
+	if l.dir != "" {
+		return verifyrun.DirStore{Dir: l.dir}, nil
+	}
+	d, err := ReceiptsDir(l.task)
+	return verifyrun.DirStore{Dir: d}, err
+}
+
+func (l lazyReceipts) Load(fp string) ([]*verifyrun.Receipt, bool, error) {
+	s, err := l.store()
+	if err != nil {
+		return nil, false, err
+	}
+	return s.Load(fp)
+}
+
+func (l lazyReceipts) Output(n int) (io.WriteCloser, error) {
+	s, err := l.store()
+	if err != nil {
+		return nil, err
+	}
+	return s.Output(n)
+}
+
+func (l lazyReceipts) Save(fp string, rs []*verifyrun.Receipt) error {
+	s, err := l.store()
+	if err != nil {
+		return err
+	}
+	return s.Save(fp, rs)
+}
+
+// ReceiptsDir is the task's receipts folder in the controller store of trust-model.md §3:
+// <state dir>/repos/<repo-id>/tasks/<task>/receipts, where the state dir is $MASTERMIND_STATE_DIR,
+// else $XDG_STATE_HOME/mastermind, else ~/.local/state/mastermind (%LocalAppData%\mastermind on
+// Windows), and <repo-id> is the SHA-256 of the real path of the work tree's own git directory.
+// The receipts live outside the work tree, out of the executor's reach where a sandbox confines
+// it to the work tree. (The store package of trust-model.md §3 will own this layout.)
+func ReceiptsDir(t Task) (string, error) {
+	base, err := stateDir()
+	if err != nil {
+		return "", err
+	}
+	gitDir, err := ownGitDir(t.Root)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(gitDir))
+	return filepath.Join(base, "repos", hex.EncodeToString(sum[:]), "tasks", t.Name, "receipts"), nil
+}
+
+func stateDir() (string, error) {
+	if d := os.Getenv("MASTERMIND_STATE_DIR"); d != "" {
+		return filepath.Abs(d)
+	}
+	if runtime.GOOS == "windows" {
+		if d := os.Getenv("LocalAppData"); d != "" {
+			return filepath.Join(d, "mastermind"), nil
+		}
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "mastermind"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", errors.New("no place for verification receipts: set MASTERMIND_STATE_DIR or HOME")
+	}
+	return filepath.Join(home, ".local", "state", "mastermind"), nil
+}
+
+// ownGitDir is the real path of the work tree's own git directory: root/.git, or the directory
+// a .git file ("gitdir: <path>") of a linked worktree names.
+func ownGitDir(root string) (string, error) {
+	p := filepath.Join(root, ".git")
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return "", err
+	}
+	if fi.Mode().IsRegular() {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return "", err
+		}
+		line, _, _ := strings.Cut(string(b), "\n")
+		target, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+		if !ok {
+			return "", errors.New(p + " is not a gitdir file")
+		}
+		target = strings.TrimSpace(target)
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(root, target)
+		}
+		p = target
+	}
+	return filepath.EvalSymlinks(p)
+}

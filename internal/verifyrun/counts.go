@@ -1,0 +1,298 @@
+package verifyrun
+
+import (
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/verification"
+)
+
+// Counts are the test counts read from a run's output by its runner's grammar
+// (verification-receipts.md §2). A nil field means the output did not show it.
+type Counts struct {
+	TestsRun    *int64
+	TestsFailed *int64
+}
+
+// counter reads a runner's output one line at a time (the line feed and a trailing CR removed).
+type counter interface {
+	line(l string)
+	counts() Counts
+}
+
+// newCounter returns the count parser for runner, or nil for an unrecognised command.
+// Recognition itself is verification.Recognize (spec-and-lifecycle.md §10.5.3, lifecycle-v2.md §7).
+// cmd is the command as declared: for go test, a -v token means every test run prints "=== RUN".
+func newCounter(runner verification.Runner, cmd string) counter {
+	switch runner {
+	case verification.RunnerGo:
+		return &goCounter{verbose: slices.Contains(strings.Fields(cmd), "-v")}
+	case verification.RunnerPytest:
+		return &pytestCounter{}
+	case verification.RunnerJest:
+		return &jestCounter{}
+	case verification.RunnerVitest:
+		return &vitestCounter{}
+	case verification.RunnerCargo:
+		return &cargoCounter{}
+	}
+	return nil
+}
+
+// ParseCounts reads the counts of a complete output of the command cmd, recognised as runner. It
+// is the same parser Run applies while streaming.
+func ParseCounts(runner verification.Runner, cmd, output string) Counts {
+	c := newCounter(runner, cmd)
+	if c == nil {
+		return Counts{}
+	}
+	for l := range strings.Lines(output) {
+		l = strings.TrimSuffix(l, "\n")
+		c.line(strings.TrimSuffix(l, "\r"))
+	}
+	return c.counts()
+}
+
+func ptr(n int64) *int64 { return &n }
+
+// ansi matches the terminal escape sequences some runners print even into a pipe.
+var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]`)
+
+func plain(l string) string {
+	if strings.IndexByte(l, 0x1b) >= 0 {
+		l = ansi.ReplaceAllString(l, "")
+	}
+	return l
+}
+
+// goCounter reads go test output in its three forms. With -json, the test-level pass, fail and
+// skip events are counted (subtests included). With -v, the "--- PASS:" and "--- FAIL:" lines
+// (subtests included, at any indentation). Otherwise go test lists only failures, so the count of
+// tests run is known only when it is zero: every package line says "[no test files]" or
+// "[no tests to run]". With -v declared, a run without any "=== RUN" line ran no test: a
+// TestMain that exits before m.Run() prints "ok" all the same.
+type goCounter struct {
+	verbose               bool
+	jsonTests, jsonFailed int64
+	jsonPackages          bool
+	sawRun                bool // "=== RUN" lines: -v output
+	pass, fail            int64
+	pkgOK, pkgNoTests     int64
+	pkgFail               int64
+}
+
+var (
+	goResult  = regexp.MustCompile(`^\s*--- (PASS|FAIL|SKIP): `)
+	goPkgOK   = regexp.MustCompile(`^ok  \t\S+\t`)
+	goPkgNone = regexp.MustCompile(`^\?   \t\S+\t\[no test files\]`)
+	goPkgFail = regexp.MustCompile(`^FAIL\t\S+`)
+)
+
+// goEvent is the part of a test2json event the counter reads.
+type goEvent struct {
+	Action  string
+	Package string
+	Test    string
+}
+
+func (g *goCounter) line(l string) {
+	if strings.HasPrefix(l, "{") {
+		var ev goEvent
+		if json.Unmarshal([]byte(l), &ev) == nil && ev.Action != "" {
+			if ev.Package != "" {
+				g.jsonPackages = true
+			}
+			if ev.Test != "" {
+				switch ev.Action {
+				case "pass":
+					g.jsonTests++
+				case "fail":
+					g.jsonTests++
+					g.jsonFailed++
+				}
+			}
+			return
+		}
+	}
+	switch {
+	case strings.HasPrefix(l, "=== RUN "):
+		g.sawRun = true
+	case goPkgOK.MatchString(l):
+		if strings.HasSuffix(l, "[no tests to run]") {
+			g.pkgNoTests++
+		} else {
+			g.pkgOK++
+		}
+	case goPkgNone.MatchString(l):
+		g.pkgNoTests++
+	case goPkgFail.MatchString(l):
+		g.pkgFail++
+	default:
+		if m := goResult.FindStringSubmatch(l); m != nil {
+			switch m[1] {
+			case "PASS":
+				g.pass++
+			case "FAIL":
+				g.fail++
+			}
+		}
+	}
+}
+
+func (g *goCounter) counts() Counts {
+	switch {
+	case g.jsonPackages:
+		return Counts{TestsRun: ptr(g.jsonTests), TestsFailed: ptr(g.jsonFailed)}
+	case g.sawRun:
+		return Counts{TestsRun: ptr(g.pass + g.fail), TestsFailed: ptr(g.fail)}
+	case g.verbose && g.fail == 0 && g.pkgFail == 0 && g.pkgOK+g.pkgNoTests > 0:
+		return Counts{TestsRun: ptr(0), TestsFailed: ptr(0)}
+	case g.pkgOK == 0 && g.pkgFail == 0 && g.fail == 0 && g.pkgNoTests > 0:
+		return Counts{TestsRun: ptr(0), TestsFailed: ptr(0)}
+	case g.fail > 0:
+		return Counts{TestsFailed: ptr(g.fail)}
+	case g.pkgOK > 0 && g.pkgFail == 0:
+		return Counts{TestsFailed: ptr(0)}
+	}
+	return Counts{}
+}
+
+// pytestCounter reads pytest's final summary line ("=== 3 passed, 1 failed in 0.12s ===", or
+// with -q "3 passed, 1 failed in 0.12s"; "no tests ran in 0.01s"). Tests run are passed, failed,
+// errors, xfailed and xpassed; failed are failed and errors. The last summary line wins.
+type pytestCounter struct {
+	c   Counts
+	set bool
+}
+
+var (
+	pytestSummary = regexp.MustCompile(`^=*\s*((?:\d+ (?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?)(?:, )?)+)\s+in\s+[\d.]+s\b`)
+	pytestNone    = regexp.MustCompile(`^=*\s*no tests ran\b`)
+	pytestItem    = regexp.MustCompile(`(\d+) (passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?)`)
+)
+
+func (p *pytestCounter) line(l string) {
+	l = strings.TrimSpace(plain(l))
+	if pytestNone.MatchString(l) {
+		p.c, p.set = Counts{TestsRun: ptr(0), TestsFailed: ptr(0)}, true
+		return
+	}
+	m := pytestSummary.FindStringSubmatch(l)
+	if m == nil {
+		return
+	}
+	var run, failed int64
+	for _, it := range pytestItem.FindAllStringSubmatch(m[1], -1) {
+		n, _ := strconv.ParseInt(it[1], 10, 64)
+		switch it[2] {
+		case "passed", "xfailed", "xpassed":
+			run += n
+		case "failed", "error", "errors":
+			run += n
+			failed += n
+		}
+	}
+	p.c, p.set = Counts{TestsRun: ptr(run), TestsFailed: ptr(failed)}, true
+}
+
+func (p *pytestCounter) counts() Counts { return p.c }
+
+// jestCounter reads jest's "Tests:       1 failed, 2 passed, 3 total" line: tests run are
+// passed plus failed (skipped and todo are not run). "No tests found" reads as zero.
+type jestCounter struct{ c Counts }
+
+var (
+	jestTests = regexp.MustCompile(`^Tests:\s+(.*\d+ total)`)
+	jestItem  = regexp.MustCompile(`(\d+) (passed|failed|skipped|todo|total)`)
+)
+
+func (j *jestCounter) line(l string) {
+	l = strings.TrimSpace(plain(l))
+	if strings.HasPrefix(l, "No tests found") {
+		j.c = Counts{TestsRun: ptr(0), TestsFailed: ptr(0)}
+		return
+	}
+	m := jestTests.FindStringSubmatch(l)
+	if m == nil {
+		return
+	}
+	var passed, failed int64
+	for _, it := range jestItem.FindAllStringSubmatch(m[1], -1) {
+		n, _ := strconv.ParseInt(it[1], 10, 64)
+		switch it[2] {
+		case "passed":
+			passed = n
+		case "failed":
+			failed = n
+		}
+	}
+	j.c = Counts{TestsRun: ptr(passed + failed), TestsFailed: ptr(failed)}
+}
+
+func (j *jestCounter) counts() Counts { return j.c }
+
+// vitestCounter reads vitest's "Tests  1 failed | 2 passed | 1 skipped (4)" line: tests run are
+// passed plus failed. "No test files found" and "Tests  no tests" read as zero.
+type vitestCounter struct{ c Counts }
+
+var (
+	vitestTests = regexp.MustCompile(`^Tests\s+(.*)\(\d+\)`)
+	vitestNone  = regexp.MustCompile(`^Tests\s+no tests$`)
+	vitestItem  = regexp.MustCompile(`(\d+) (passed|failed|skipped|todo)`)
+)
+
+func (v *vitestCounter) line(l string) {
+	l = strings.TrimSpace(plain(l))
+	if strings.HasPrefix(l, "No test files found") || vitestNone.MatchString(l) {
+		v.c = Counts{TestsRun: ptr(0), TestsFailed: ptr(0)}
+		return
+	}
+	m := vitestTests.FindStringSubmatch(l)
+	if m == nil {
+		return
+	}
+	var passed, failed int64
+	for _, it := range vitestItem.FindAllStringSubmatch(m[1], -1) {
+		n, _ := strconv.ParseInt(it[1], 10, 64)
+		switch it[2] {
+		case "passed":
+			passed = n
+		case "failed":
+			failed = n
+		}
+	}
+	v.c = Counts{TestsRun: ptr(passed + failed), TestsFailed: ptr(failed)}
+}
+
+func (v *vitestCounter) counts() Counts { return v.c }
+
+// cargoCounter sums cargo's "test result: ok. 3 passed; 0 failed; …" lines, one per test binary
+// and doc-test run.
+type cargoCounter struct {
+	run, failed int64
+	set         bool
+}
+
+var cargoResult = regexp.MustCompile(`^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed;`)
+
+func (c *cargoCounter) line(l string) {
+	m := cargoResult.FindStringSubmatch(strings.TrimSpace(plain(l)))
+	if m == nil {
+		return
+	}
+	p, _ := strconv.ParseInt(m[1], 10, 64)
+	f, _ := strconv.ParseInt(m[2], 10, 64)
+	c.run += p + f
+	c.failed += f
+	c.set = true
+}
+
+func (c *cargoCounter) counts() Counts {
+	if !c.set {
+		return Counts{}
+	}
+	return Counts{TestsRun: ptr(c.run), TestsFailed: ptr(c.failed)}
+}

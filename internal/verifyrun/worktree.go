@@ -1,0 +1,59 @@
+package verifyrun
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// WorktreeContent returns a content id for the repository-relative slash path rel under root,
+// as it is now: "file:<sha256>" for a regular file, "link:<target>" for a symlink, "dir" for a
+// directory, "absent" when missing, "other:<mode>" for anything else, "error:<text>" when it
+// cannot be read. A symlink is never followed and a FIFO never opened.
+func WorktreeContent(root, rel string) string {
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	fi, err := os.Lstat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "absent"
+	case err != nil:
+		return "error:" + err.Error()
+	case fi.Mode()&fs.ModeSymlink != 0:
+		t, err := os.Readlink(p)
+		if err != nil {
+			return "error:" + err.Error()
+		}
+		return "link:" + t
+	case fi.IsDir():
+		return "dir"
+	case !fi.Mode().IsRegular():
+		return fmt.Sprintf("other:%v", fi.Mode().Type())
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return "error:" + err.Error()
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !os.SameFile(fi, st) {
+		return "error:changed while read"
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "error:" + err.Error()
+	}
+	return "file:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// StateMap turns path states into the map ModifiedPaths compares ("<status> <content>").
+func StateMap(ps []PathState) map[string]string {
+	m := make(map[string]string, len(ps))
+	for _, p := range ps {
+		m[p.Path] = p.Status + " " + p.Content
+	}
+	return m
+}
