@@ -114,7 +114,8 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 	if _, ok := c.repeated(st); !ok {
 		return refuse(fmt.Sprintf("%s is not the drift audit state.json records; rerun post-flight (%s)", task.AuditRel(), postOnly), Next{Step: NextRunAudit, Run: postOnly}), nil
 	}
-	res.Outcome, res.Findings, res.ReportViolations, res.AuditSummary, res.Repeated = OutcomeError, nil, nil, "", false
+	// Only a check that audit.md is the recorded audit: the outcome is accept's own.
+	*res = Outcome{Outcome: OutcomeError, Phase: PhaseAccept, Task: task, State: st, Artifacts: Artifacts{State: task.StateRel()}}
 	auditBytes, err := fsx.ReadInRoot(task.Root, task.AuditRel(), MaxAuditBytes)
 	if err != nil {
 		return res, fmt.Errorf("read %s: %w", task.AuditRel(), err)

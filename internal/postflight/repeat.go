@@ -33,7 +33,9 @@ func (c *controller) repeated(st *State) (out *Outcome, ok bool) {
 	if err != nil || ev.Verdict != st.Verdict || ev.Counts != *st.Findings {
 		return nil, false
 	}
-	res := c.res
+	// Built on a copy: c.res is replaced only when the record is rebuilt.
+	r := *c.res
+	res := &r
 	res.Phase, res.Repeated, res.Verdict = PhasePostflight, true, st.Verdict
 	res.Findings, res.ReportViolations = ev.findings, ev.violations
 	if ev.Verification != nil {
@@ -68,7 +70,8 @@ func (c *controller) repeated(st *State) (out *Outcome, ok bool) {
 	default:
 		return nil, false
 	}
-	return res, true
+	*c.res = r
+	return c.res, true
 }
 
 // acceptedMessage is the one-line result of an accepted drift task.

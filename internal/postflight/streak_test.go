@@ -197,6 +197,23 @@ func TestRepeatedPostflightIsARead(t *testing.T) {
 	}
 }
 
+// TestRepeatNeedsTheRecordedAudit: when audit.md is no longer the audit the state records (its
+// counts differ), unchanged inputs are audited again instead of trusting it.
+func TestRepeatNeedsTheRecordedAudit(t *testing.T) {
+	root, opts := newTaskRepo(t)
+	driftWith(t, root, "internal/cache/shard.go")
+	run(t, opts, ModePostOnly)
+	const auditRel = ".mastermind/tasks/020-cache/audit.md"
+	writeFile(t, root, auditRel, strings.Replace(string(readFile(t, root, auditRel)), `"warnings": 1`, `"warnings": 0`, 1))
+	res := run(t, opts, ModePostOnly)
+	if res.Repeated || res.Outcome != OutcomePostDrift || res.State.BlockingStreak != 2 {
+		t.Fatalf("repeated %v outcome %s streak %d", res.Repeated, res.Outcome, res.State.BlockingStreak)
+	}
+	if !strings.Contains(string(readFile(t, root, auditRel)), `"warnings": 1`) {
+		t.Fatal("audit.md was not rewritten")
+	}
+}
+
 // TestSpecChangedKeepsStreak: "spec changed" is not a blocking post-flight; the streak is kept.
 func TestSpecChangedKeepsStreak(t *testing.T) {
 	root, opts := newTaskRepo(t)
