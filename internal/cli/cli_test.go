@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -31,7 +32,7 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"mm": cmdMM, "mmb": b.cmdMMB,
+			"mm": cmdMM, "mmb": b.cmdMMB, "cmpstore": cmdCmpStore,
 		},
 		Condition: b.condition,
 		Setup:     scriptSetup,
@@ -46,6 +47,8 @@ func scriptSetup(env *testscript.Env) error {
 		return err
 	}
 	env.Setenv("HOME", home)
+	// The controller store of this scenario, outside its work tree (trust-model.md §3).
+	env.Setenv("MASTERMIND_STATE_DIR", env.WorkDir+".state")
 	env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	env.Setenv("GIT_AUTHOR_NAME", "Test")
@@ -93,6 +96,42 @@ func cmdMM(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("mastermind %v exited %d, want %d", args[1:], got, want)
 	}
+}
+
+// cmdCmpStore implements `cmpstore FILE`: like `cmp stdout FILE`, after replacing the repository's
+// controller-store folder ($MASTERMIND_STATE_DIR/repos/<64 hex>, which depends on the work
+// directory's real path) by the literal $STORE, so that goldens can name it.
+func cmdCmpStore(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: cmpstore FILE")
+	}
+	dir := ts.Getenv("MASTERMIND_STATE_DIR")
+	re := regexp.MustCompile(regexp.QuoteMeta(dir) + `/repos/[0-9a-f]{64}`)
+	got := re.ReplaceAllString(ts.ReadFile("stdout"), "$$STORE")
+	want := ts.ReadFile(args[0])
+	if got != want {
+		ts.Logf("[diff -stdout +%s]\n%s", args[0], lineDiff(got, want))
+		ts.Fatalf("stdout and %s differ", args[0])
+	}
+}
+
+// lineDiff lists the lines that differ, for cmpstore's failure message.
+func lineDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	var b strings.Builder
+	for i := 0; i < len(g) || i < len(w); i++ {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			b.WriteString("-" + gl + "\n+" + wl + "\n")
+		}
+	}
+	return b.String()
 }
 
 // TestDevNullIsNotATerminal: /dev/null is a character device but no terminal, so output sent

@@ -158,7 +158,9 @@ func runDemo(ctx context.Context, opts *DemoOptions) error {
 	out := opts.IO.Out
 	var failed []string
 	for _, v := range demoVariants {
-		got, err := runDemoVariant(ctx, opts, filepath.Join(base, v.name), v)
+		// The demo's controller store sits beside its scratch repositories, so the user's own
+		// store gets no records of them.
+		got, err := runDemoVariant(ctx, opts, filepath.Join(base, v.name), filepath.Join(base, ".store"), v)
 		if err != nil {
 			return &ExitError{Code: ExitOperational, Msg: fmt.Sprintf("demo %s: %v", v.name, err), Err: err}
 		}
@@ -181,7 +183,7 @@ func runDemo(ctx context.Context, opts *DemoOptions) error {
 
 // runDemoVariant builds one scratch repository and runs pre-flight, the executor change and
 // post-flight through postflight.Run, the same code path as run-task. It returns the verdict.
-func runDemoVariant(ctx context.Context, opts *DemoOptions, dir string, v demoVariant) (string, error) {
+func runDemoVariant(ctx context.Context, opts *DemoOptions, dir, stateDir string, v demoVariant) (string, error) {
 	out := opts.IO.Out
 	fmt.Fprintf(out, "=== variant %s (expected verdict: %s) — %s\n\n", v.name, v.verdict, dir)
 	if err := os.MkdirAll(filepath.Join(dir, "src"), 0o755); err != nil {
@@ -221,7 +223,7 @@ func runDemoVariant(ctx context.Context, opts *DemoOptions, dir string, v demoVa
 	defer os.Chdir(wd)
 	run := func(mode postflight.Mode) (*postflight.Outcome, error) {
 		res, err := postflight.Run(ctx, postflight.Options{Git: repo, SpecArg: specRel, Mode: mode,
-			MaxIterations: postflight.DefaultMaxIterations, Now: opts.Now})
+			MaxIterations: postflight.DefaultMaxIterations, Now: opts.Now, StateDir: stateDir})
 		printWarnings(opts.IO, res.Warnings)
 		return res, err
 	}

@@ -25,6 +25,7 @@ type RunTaskOptions struct {
 	PreOnly        bool
 	PostOnly       bool
 	Reset          bool
+	Adopt          bool
 	MaxIterations  int
 	ForceIteration bool
 	FailOn         string
@@ -56,6 +57,14 @@ With --pre-only and existing state, run-task runs a re-pre-flight: the baseline 
 iteration count grows by 1, up to --max-iterations. After a held verdict and a completed
 history-review.md, run-task without a phase flag closes the task (learned).
 
+The controller's records live outside the work tree, in the controller store
+($MASTERMIND_STATE_DIR, else $XDG_STATE_HOME/mastermind, else ~/.local/state/mastermind):
+every decision is made from the store, and the task folder's state.json and audit.md are
+mirrors. A mirror someone else rewrote is reported as controller_record_tampered and rewritten
+from the store; a task folder with a state.json but no store record is refused (exit 1) until
+pre-flight runs on this machine (--adopt keeps that state.json's baseline when it is an ancestor
+of HEAD and its spec hash is the current spec's). mastermind status prints the store path.
+
 mastermind never runs the executor, and never runs a command that a report or the repository's
 configuration names. At post-flight it runs the spec's own declared verify commands that say
 run: true (all of them with --run-verify): each through sh -c (cmd /C on Windows) in the
@@ -66,28 +75,26 @@ audited against the report and kept in the controller store; a post-flight on th
 reuses them. A test run executes the repository's code: run post-flight with verification inside
 the executor's sandbox or in CI.
 
-Flags:
-  --run-verify        run every declared verify command at post-flight, as if each had run: true
-  --rerun-verify      run the verify commands again even when receipts for the same inputs exist
-
 Exit status:
   0  pre-flight approved; post-flight held; drift (unless --fail-on drift); history review pending;
      task completed (learned), or already learned
   1  broken; executor report rejected; spec changed since approval; pre-flight refused or required;
      iteration budget exhausted; --post-only without state; drift with --fail-on drift; audited
-     inputs changed since the held audit (rerun post-flight)
+     inputs changed since the held audit (rerun post-flight); no controller record for a task
+     that has a state.json; an --adopt that cannot adopt
   2  usage: bad flags or arguments, conflicting phase flags, a spec path outside the layout
   3  operational: not a git repository, git failing, controller lock busy (after --wait, when
-     given), unreadable or corrupt state.json (never overwritten), I/O error, a claim this build
-     cannot check (a Python, JavaScript, TypeScript, Rust or Java file in a build without cgo: no
-     verdict is written), a verify command that cannot start, interrupted (Ctrl-C) during a verify
-     command`
+     given), unreadable or corrupt state.json (never overwritten), the controller store
+     unwritable, full or corrupt, the task folder moved or replaced by a symbolic link during the
+     run, I/O error, a claim this build cannot check (a Python, JavaScript, TypeScript, Rust or
+     Java file in a build without cgo: no verdict is written), a verify command that cannot start,
+     interrupted (Ctrl-C) during a verify command`
 
 // NewCmdRunTask builds `mastermind run-task`. runF replaces the run function in tests.
 func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Command {
 	opts := &RunTaskOptions{IO: io}
 	cmd := &cobra.Command{
-		Use:   "run-task <spec> [--pre-only|--post-only|--reset] [flags]",
+		Use:   "run-task <spec> [--pre-only [--adopt]|--post-only|--reset] [flags]",
 		Short: "Run pre-flight, post-flight or completion for one task",
 		Long:  runTaskLong,
 		Example: `  mastermind run-task .mastermind/tasks/014-retry-helper/spec.md --pre-only
@@ -103,6 +110,9 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Spec = args[0]
+			if opts.Adopt && !opts.PreOnly && !opts.Reset {
+				return usageErrorf("--adopt needs --pre-only (it applies to the first pre-flight of a task without a controller record)")
+			}
 			for _, other := range []string{"pre-only", "reset", "force-iteration"} {
 				if err := mutuallyExclusive(cmd, "post-only", other); err != nil {
 					return err
@@ -136,6 +146,7 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 	f := cmd.Flags()
 	f.BoolVar(&opts.PreOnly, "pre-only", false, "run pre-flight only (a re-pre-flight with existing state: same baseline, iteration + 1)")
 	f.BoolVar(&opts.Reset, "reset", false, "synonym of --pre-only")
+	f.BoolVar(&opts.Adopt, "adopt", false, "with --pre-only, for a task whose state.json the controller store has no record of: keep that state.json's baseline when it is an ancestor of HEAD and its spec hash matches")
 	f.BoolVar(&opts.PostOnly, "post-only", false, "run post-flight only")
 	f.IntVar(&opts.MaxIterations, "max-iterations", postflight.DefaultMaxIterations, "pre-flight budget; 0 disables it")
 	f.BoolVar(&opts.ForceIteration, "force-iteration", false, "run one pre-flight beyond the budget")
@@ -211,6 +222,7 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 		Git: repo, SpecArg: opts.Spec, Mode: mode, MaxIterations: opts.MaxIterations,
 		ForceIteration: opts.ForceIteration, Now: opts.Now, Wait: opts.Wait,
 		RunVerify: opts.RunVerify, RerunVerify: opts.RerunVerify, VerifyProgress: progress.callback(),
+		Adopt: opts.Adopt,
 	})
 	progress.finish()
 	printWarnings(opts.IO, res.Warnings)

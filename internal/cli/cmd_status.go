@@ -19,6 +19,8 @@ type StatusOptions struct {
 	IO   *IOStreams
 	Root string
 	JSON bool
+	// Store prints only the repository's folder in the controller store.
+	Store bool
 	// Now is the clock for ages; when nil, SOURCE_DATE_EPOCH (if set) or time.Now.
 	Now func() time.Time
 }
@@ -34,13 +36,21 @@ every other task is still listed. A directory under .mastermind/tasks whose name
 <NNN>-<slug> shows as not_a_task, with a line after the table saying to rename it or move it out
 (it is not an error for status, but the gate fails on it).
 
---json prints {schema_version: 1, command: "status", outcome, exit_code, tasks: [{task, spec,
-status, next_step, verdict, findings, risk, iteration, baseline, baseline_ref, last_artifact,
-blocking_reason, blocking_streak, started_at, updated_at, age_seconds, error}]}; times are RFC
-3339 in UTC, age_seconds is an integer, and absent values are null.
+--json prints {schema_version: 1, command: "status", outcome, exit_code, message, store,
+tasks: [{task, spec, status, next_step, verdict, findings, risk, iteration, baseline,
+baseline_ref, last_artifact, blocking_reason, blocking_streak, started_at, updated_at,
+age_seconds, error, source}]}; times are RFC 3339 in UTC, age_seconds is an integer, and absent
+values are null.
 
 When SOURCE_DATE_EPOCH is set (the reproducible-builds convention), it is used as the current
 time for ages.
+
+Each task's state is the controller store's record when this machine has one (trust-model.md
+§3), and the task folder's state.json otherwise (a task pre-flighted elsewhere); --json says which
+in "source" ("store" or "mirror"). A state.json that holds content mastermind never wrote is
+listed with a controller_record_tampered line. The last line names the repository's folder in
+the controller store ($MASTERMIND_STATE_DIR, else $XDG_STATE_HOME/mastermind, else
+~/.local/state/mastermind); --json has it as "store". --store prints only that path.
 
 Exit status:
   0  the tasks were listed (also when there are none)
@@ -51,12 +61,15 @@ Exit status:
 func NewCmdStatus(io *IOStreams, runF func(*StatusOptions) error) *cobra.Command {
 	opts := &StatusOptions{IO: io}
 	cmd := &cobra.Command{
-		Use:     "status [--root DIR] [--json]",
+		Use:     "status [--root DIR] [--json | --store]",
 		Short:   "Show every task's lifecycle state",
 		Long:    statusLong,
 		Example: "  mastermind status\n  mastermind status --json | jq '.tasks[] | select(.next_step == \"planner_review\")'",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := mutuallyExclusive(cmd, "json", "store"); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -65,6 +78,7 @@ func NewCmdStatus(io *IOStreams, runF func(*StatusOptions) error) *cobra.Command
 	}
 	cmd.Flags().StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the tasks as JSON")
+	cmd.Flags().BoolVar(&opts.Store, "store", false, "print only this repository's folder in the controller store")
 	return cmd
 }
 
@@ -74,6 +88,7 @@ type statusJSON struct {
 	Outcome  string                   `json:"outcome"` // ok | error
 	ExitCode int                      `json:"exit_code"`
 	Message  *string                  `json:"message"`
+	Store    *string                  `json:"store"`
 	Tasks    []postflight.StatusEntry `json:"tasks"`
 }
 
@@ -107,7 +122,21 @@ func runStatus(opts *StatusOptions) error {
 	if err != nil {
 		return fail(err)
 	}
-	infos, err := postflight.ScanTasks(repo.Root())
+	gitDir, err := repo.GitDir()
+	if err != nil {
+		return fail(err)
+	}
+	view, err := postflight.OpenStoreView("", gitDir)
+	if err != nil {
+		return fail(err)
+	}
+	defer view.Close()
+	storePath := view.Path()
+	if opts.Store {
+		_, err := fmt.Fprintln(opts.IO.Out, storePath)
+		return err
+	}
+	infos, err := postflight.ScanTasksWith(repo.Root(), view)
 	if err != nil {
 		return fail(err)
 	}
@@ -125,16 +154,17 @@ func runStatus(opts *StatusOptions) error {
 		msg = &m
 		exitErr = &ExitError{Code: ExitOperational, Msg: m}
 	}
-	env := statusJSON{Header: render.NewHeader("status"), Outcome: "ok", ExitCode: ExitOK, Message: msg, Tasks: rows}
+	env := statusJSON{Header: render.NewHeader("status"), Outcome: "ok", ExitCode: ExitOK, Message: msg, Store: &storePath, Tasks: rows}
 	if corrupt > 0 {
 		env.Outcome, env.ExitCode = "error", ExitOperational
 	}
 	if err := show(opts.IO, outputFormat(opts.JSON, ""), render.Plain{Envelope: env, Text: func(t *render.Text) {
 		if len(rows) == 0 {
 			t.Printf("no tasks under %s yet; create one with: mastermind new-spec \"title\"\n", postflight.TasksDir)
-			return
+		} else {
+			writeStatusText(t, rows)
 		}
-		writeStatusText(t, rows)
+		t.Printf("controller store: %s\n", textsafe.Escape(storePath))
 	}}); err != nil {
 		return err
 	}

@@ -88,6 +88,7 @@ func NewRootCmd(io *IOStreams) *cobra.Command {
 		NewCmdHook(io),
 		NewCmdGate(io, nil),
 		NewCmdStatus(io, nil),
+		NewCmdStore(io),
 	)
 	// Unknown subcommands are usage errors (exit 2), not silently the root help.
 	root.SuggestionsMinimumDistance = 2

@@ -42,6 +42,9 @@ func (v runTaskView) WriteText(t *render.Text) {
 	o := v.o
 	switch o.Outcome {
 	case postflight.OutcomePreReady:
+		if o.Adopted != "" {
+			t.Printf("adopted baseline %s from %s (its spec hash matches; an ancestor of HEAD)\n", o.Adopted, o.Task.StateRel())
+		}
 		for _, w := range o.Findings {
 			t.Line(render.ToneWarn, fmt.Sprintf("⚠️ %s [%s]", textsafe.Escape(w.Message), w.Rule))
 		}

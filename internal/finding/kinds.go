@@ -26,6 +26,7 @@ const (
 	KindVerificationFailed               = "verification_failed"
 	KindVerificationClaimContradicted    = "verification_claim_contradicted"
 	KindChangedPathUnrepresentable       = "changed_path_unrepresentable"
+	KindControllerRecordTampered         = "controller_record_tampered"
 	KindUnexpectedFile                   = "unexpected_file"
 	KindMissingExpectedFile              = "missing_expected_file"
 	KindSnapshotCallerDrift              = "snapshot_caller_drift"
@@ -114,6 +115,8 @@ var Kinds = []Kind{
 		Help: "The report's verification row disagrees with mastermind's own run of the command (an error when the report claims a pass that failed, a warning for other differences); report what the run shows."},
 	{ID: KindChangedPathUnrepresentable, Class: ClassError, Primary: pFile, Identity: []string{"file"},
 		Help: "A changed path cannot be named in files_modified (not UTF-8, or rewritten by normalisation) and cannot be audited; rename it."},
+	{ID: KindControllerRecordTampered, Class: ClassError, Primary: pFile, Identity: []string{"file"},
+		Help: "A task-folder mirror (state.json, audit.md) holds content mastermind never wrote; it was rewritten from the controller store, and every decision uses the store's record. Find out who changed it."},
 	{ID: KindUnexpectedFile, Class: ClassWarning, Primary: pFile, Identity: []string{"file"},
 		Help: "A file changed outside the spec's declared scope; revert it or declare it in the spec."},
 	{ID: KindMissingExpectedFile, Class: ClassWarning, Primary: pFile, Identity: []string{"file"},

@@ -18,6 +18,7 @@ const (
 	ReasonOutsideRoot       Reason = "outside_root"       // the path escapes the repository root
 	ReasonTooLarge          Reason = "too_large"          // more bytes than the limit
 	ReasonUnstable          Reason = "unstable"           // size or mtime changed while reading
+	ReasonReplaced          Reason = "replaced"           // an open directory was moved or replaced (Dir.Check)
 )
 
 // PathError is a refusal of a path for one of the Reasons above. Other I/O failures (permission
@@ -47,6 +48,8 @@ func (e *PathError) Error() string {
 		return fmt.Sprintf("%s is larger than the limit (%s)", e.Path, e.Detail)
 	case ReasonUnstable:
 		return fmt.Sprintf("%s changed while it was being read", e.Path)
+	case ReasonReplaced:
+		return fmt.Sprintf("%s was moved or replaced while mastermind was using it (%s); mastermind writes only into the folder it opened, so stop whatever is changing it and rerun", e.Path, e.Detail)
 	}
 	return fmt.Sprintf("%s: %s", e.Path, e.Reason)
 }

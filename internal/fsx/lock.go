@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -13,10 +14,18 @@ import (
 var ErrLockBusy = errors.New("lock is busy")
 
 // Lock is a held exclusive file lock. Unlock releases it; the lock file stays on disk.
-type Lock struct{ fl *flock.Flock }
+type Lock struct {
+	fl *flock.Flock // TryLock, LockWait
+	f  *os.File     // Dir.TryLock: closing the descriptor releases the flock(2) lock
+}
 
 // Unlock releases the lock.
-func (l *Lock) Unlock() error { return l.fl.Unlock() }
+func (l *Lock) Unlock() error {
+	if l.f != nil {
+		return l.f.Close()
+	}
+	return l.fl.Unlock()
+}
 
 // TryLock takes the exclusive lock at path without waiting (spec-and-lifecycle.md §12.1). A busy
 // lock returns an error wrapping ErrLockBusy. A symlink or non-regular file at path is refused.

@@ -23,6 +23,11 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 		return nil, classifyOpenError(path, err)
 	}
 	defer f.Close()
+	return readOpen(f, path, limit)
+}
+
+// readOpen applies ReadFile's checks and limit to an open file.
+func readOpen(f *os.File, path string, limit int64) ([]byte, error) {
 	before, err := f.Stat()
 	if err != nil {
 		return nil, err

@@ -58,14 +58,7 @@ func TestKillDuringWriteFault(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 0; i < 8; i++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperAtomicWriter$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "FSX_KILL_PATH="+path)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Duration(rand.IntN(51)) * time.Millisecond)
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		_ = cmd.Wait()
+		killHelper(t, "^TestHelperAtomicWriter$", "FSX_KILL_PATH="+path)
 		data, err := os.ReadFile(path)
 		if err != nil || !wholeVersion(data) {
 			t.Fatalf("kill %d: the file is not one whole version (%d bytes, err %v)", i, len(data), err)
@@ -80,6 +73,20 @@ func TestKillDuringWriteFault(t *testing.T) {
 			t.Fatalf("kill %d: the write after the kill failed: %v", i, err)
 		}
 	}
+}
+
+// killHelper starts this test binary running only the helper test named by run, with env added,
+// and kills it with SIGKILL after a random 0–50 ms.
+func killHelper(t *testing.T, run string, env ...string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run="+run, "-test.count=1")
+	cmd.Env = append(os.Environ(), env...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Duration(rand.IntN(51)) * time.Millisecond)
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
 }
 
 // TestFullDiskWriteFault: on a full tmpfs WriteFileAtomic fails with ENOSPC, leaves the old file

@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/spec"
 )
 
@@ -31,6 +31,8 @@ type AcceptOptions struct {
 	Wait time.Duration
 	// Now is the clock for accepted_at; time.Now when nil.
 	Now func() time.Time
+	// StateDir is the controller store root ("" for store.Location()).
+	StateDir string
 }
 
 // ReasonError is an unusable --reason (a usage error, exit 2).
@@ -76,16 +78,30 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 		return res, err
 	}
 	res.Task = task
-	lock, err := lockTask(task, opts.Wait)
+	gitDir, err := opts.Git.GitDir()
 	if err != nil {
 		return res, err
 	}
-	defer lock.Unlock()
-	st, err := LoadState(task.Abs(task.StateRel()), task.StateRel(), task.Spec)
+	tf, err := openTaskFilesWait(task, opts.StateDir, gitDir, opts.Wait)
 	if err != nil {
 		return res, err
 	}
-	c := &controller{opts: Options{Git: opts.Git, SpecArg: opts.SpecArg, Now: opts.Now}, git: opts.Git, task: task, res: res}
+	defer tf.close()
+	res.StorePath = tf.storePath
+	c := &controller{opts: Options{Git: opts.Git, SpecArg: opts.SpecArg, Now: opts.Now, StateDir: opts.StateDir}, git: opts.Git, task: task, res: res, files: tf}
+	// The decision is read from the controller store (trust-model.md I2), never from the mirror.
+	ld, err := tf.load(c.now())
+	if err != nil {
+		return res, err
+	}
+	for _, f := range ld.Rewritten {
+		c.warnf("%s: %s was changed outside mastermind; it was rewritten from the controller store (%s), and the next post-flight reports it as an error", finding.KindControllerRecordTampered, f, tf.storePath)
+	}
+	st := ld.State
+	if st == nil && ld.Mirror != nil {
+		res.Outcome, res.Message = OutcomeAcceptRefused, MsgNoRecord+fmt.Sprintf(" (%s has none; the state.json in the task folder is not used); nothing to accept", tf.storePath)
+		return res, nil
+	}
 	refuse := func(msg string, next Next) *Outcome {
 		res.Outcome, res.Message, res.Next = OutcomeAcceptRefused, msg, next
 		return res
@@ -102,7 +118,7 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 	case st.Status != StatusDrift:
 		return refuse(fmt.Sprintf("%s is %s/%s: only status drift can be accepted", task.Name, st.Status, st.NextStep), Next{Step: st.NextStep}), nil
 	}
-	in, err := readInputs(ctx, c.git, task, st, false)
+	in, err := c.readInputs(ctx, st, false)
 	if err != nil {
 		return res, err
 	}
@@ -116,7 +132,7 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 	}
 	// Only a check that audit.md is the recorded audit: the outcome is accept's own.
 	*res = Outcome{Outcome: OutcomeError, Phase: PhaseAccept, Task: task, State: st, Artifacts: Artifacts{State: task.StateRel()}}
-	auditBytes, err := fsx.ReadInRoot(task.Root, task.AuditRel(), MaxAuditBytes)
+	auditBytes, err := c.readTaskFile("audit.md", task.AuditRel(), MaxAuditBytes)
 	if err != nil {
 		return res, fmt.Errorf("read %s: %w", task.AuditRel(), err)
 	}
@@ -130,7 +146,7 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 		return res, err
 	}
 	res.Artifacts.ReleaseNotes = task.ReleaseNotesRel()
-	reportRaw, err := fsx.ReadInRoot(task.Root, task.ReportRel(), MaxSnapshotFileBytes)
+	reportRaw, err := c.readTaskFile("executor-report.md", task.ReportRel(), MaxSnapshotFileBytes)
 	if err != nil {
 		return res, fmt.Errorf("read %s: %w", task.ReportRel(), err)
 	}
@@ -156,9 +172,15 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 		if err == nil {
 			out.Phase = PhaseAccept
 		}
+		if err == nil {
+			err = tf.check()
+		}
 		return out, err
 	}
 	if err := c.writeState(&ns); err != nil {
+		return res, err
+	}
+	if err := tf.check(); err != nil {
 		return res, err
 	}
 	res.Outcome = OutcomeAccepted

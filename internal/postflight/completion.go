@@ -3,6 +3,7 @@ package postflight
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -26,6 +27,21 @@ const RuleReviewIncomplete = "history_review.incomplete"
 func (c *controller) completion(ctx context.Context, st *State) (*Outcome, error) {
 	res := c.res
 	res.Phase = PhaseCompletion
+	if files := c.files.tamperedFiles(); len(files) > 0 {
+		// A mirror was forged since the last audit: no completion (and no learned task) stands
+		// on records someone else wrote; the next post-flight reports them (trust-model.md I2).
+		ns := *st
+		reason := fmt.Sprintf("controller records were changed outside mastermind (%s); rerun post-flight", strings.Join(files, ", "))
+		ns.Status, ns.NextStep, ns.BlockingReason = StatusAuditRequired, NextRunAudit, reason
+		ns.ClearVerdict()
+		if err := c.writeState(&ns); err != nil {
+			return res, err
+		}
+		r := c.refuse(PhaseCompletion, OutcomePostRefused, reason)
+		r.Findings = c.files.tamperFindings()
+		r.Next = Next{Step: NextRunAudit, Run: "mastermind run-task " + c.task.Spec + " --post-only"}
+		return r, nil
+	}
 	if st.Status == StatusLearned {
 		res.Outcome = OutcomeCompleted
 		res.Message = fmt.Sprintf("task %s is learned (learned/close); nothing to do", c.task.Name)
@@ -62,7 +78,7 @@ func (c *controller) completion(ctx context.Context, st *State) (*Outcome, error
 
 // reviewProblems reads history-review.md and checks it against snap (§8.2 "Complete").
 func (c *controller) reviewProblems(snap string) ([]ReviewProblem, error) {
-	data, prob, err := readReview(c.task)
+	data, prob, err := readReviewWith(c.task, c.readTaskFile)
 	if err != nil {
 		return nil, err
 	}
@@ -111,21 +127,22 @@ func (c *controller) learn(st *State) (*Outcome, error) {
 // match the held audit, so it yields "" (a different snapshot). Git and other I/O failures are
 // operational errors.
 func (c *controller) currentSnapshot(ctx context.Context, st *State) (string, error) {
-	return currentSnapshot(ctx, c.git, c.task, st)
-}
-
-// currentSnapshot is controller.currentSnapshot for task t (the gate's check of an accepted task).
-func currentSnapshot(ctx context.Context, git Git, t Task, st *State) (string, error) {
 	var in SnapshotInput
 	in.Baseline, in.Iteration = st.BaselineRef, st.Iteration
 	for _, f := range []struct {
-		rel string
-		dst *[]byte
+		name, rel string
+		dst       *[]byte
 	}{
-		{t.Spec, &in.Spec}, {t.ReportRel(), &in.Report}, {t.AuditRel(), &in.Audit},
-		{t.ReleaseNotesRel(), &in.Release},
+		{"spec.md", c.task.Spec, &in.Spec}, {"executor-report.md", c.task.ReportRel(), &in.Report}, {"audit.md", c.task.AuditRel(), &in.Audit},
+		{"", c.task.ReleaseNotesRel(), &in.Release},
 	} {
-		data, err := fsx.ReadInRoot(t.Root, f.rel, MaxSnapshotFileBytes)
+		var data []byte
+		var err error
+		if f.name != "" {
+			data, err = c.readTaskFile(f.name, f.rel, MaxSnapshotFileBytes)
+		} else {
+			data, err = fsx.ReadInRoot(c.task.Root, f.rel, MaxSnapshotFileBytes)
+		}
 		if err != nil {
 			if fsx.ReasonOf(err) != "" {
 				return "", nil
@@ -134,12 +151,12 @@ func currentSnapshot(ctx context.Context, git Git, t Task, st *State) (string, e
 		}
 		*f.dst = data
 	}
-	cs, err := git.ChangedSet(ctx, st.BaselineRef)
+	cs, err := c.git.ChangedSet(ctx, st.BaselineRef)
 	if err != nil {
 		return "", err
 	}
 	in.Changed = cs.WithoutControl()
-	snap, err := HistorySnapshot(t.Root, in)
+	snap, err := HistorySnapshot(c.task.Root, in)
 	if err != nil {
 		return "", nil
 	}

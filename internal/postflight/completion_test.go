@@ -164,7 +164,8 @@ func TestHeldWithCompleteReviewGoesStraightToLearned(t *testing.T) {
 }
 
 // TestCompletionInputsChanged: editing an audited file after the held audit sends the task back
-// to audit_required with the exact §8.3 reason (exit 1), and so does a deleted audit.md.
+// to audit_required with the exact §8.3 reason (exit 1). (A deleted audit.md is restored from the
+// controller store: TestMirrorsRestoredFromStore.)
 func TestCompletionInputsChanged(t *testing.T) {
 	for _, tamper := range []struct {
 		name string
@@ -176,9 +177,6 @@ func TestCompletionInputsChanged(t *testing.T) {
 		{"committed edit", func(t *testing.T, root string) {
 			writeFile(t, root, "internal/cache/cache.go", "package cache\n\nvar c = newLRU() + 0\n")
 			git(t, root, "commit", "-q", "-am", "tweak")
-		}},
-		{"audit.md deleted", func(t *testing.T, root string) {
-			os.Remove(filepath.Join(root, ".mastermind/tasks/020-cache/audit.md"))
 		}},
 		{"release notes replaced by a symlink", func(t *testing.T, root string) {
 			p := filepath.Join(root, releaseRel)

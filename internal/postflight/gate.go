@@ -34,6 +34,10 @@ type GateOptions struct {
 	Now func() time.Time
 	// Wait is passed to post-flight with Record: how long to wait for a busy controller lock.
 	Wait time.Duration
+	// StateDir is the controller store root ("" for store.Location()). Tasks the store has a
+	// record of are gated from it (trust-model.md I2); the others from their state.json (a CI
+	// runner has no store: trust-model.md I6).
+	StateDir string
 }
 
 // Gate task statuses (GateTask.Status).
@@ -138,7 +142,15 @@ func Gate(ctx context.Context, opts GateOptions) (*GateResult, error) {
 	}
 	g := &gater{opts: opts, git: newSharedGit(opts.Git), specs: map[string]*specInput{}}
 	root := opts.Git.Root()
-	infos, err := ScanTasks(root)
+	var view *StoreView
+	if gitDir, err := opts.Git.GitDir(); err == nil {
+		// Without a usable store (CI, no home directory) every task is gated from its mirror.
+		if v, err := OpenStoreView(opts.StateDir, gitDir); err == nil {
+			view = v
+			defer v.Close()
+		}
+	}
+	infos, err := ScanTasksWith(root, view)
 	if err != nil {
 		return nil, err
 	}
@@ -246,6 +258,11 @@ func (g *gater) gateTask(ctx context.Context, in TaskInfo) gateTask {
 		t.fail(GateError, in.Err)
 	case in.State == nil:
 		t.Status, t.Passed, t.Reason = GateNotStarted, false, notStartedReason(in.Task)
+	case in.Tampered != "":
+		t.Status, t.Reason = GateBroken, in.Tampered
+	case in.State.Status == StatusLearned && in.Recorded && g.specChanged(in):
+		t.Status, t.Verdict = GateLearned, in.State.Verdict
+		t.Reason = "the spec changed since the task was closed (its hash is not the controller store's); reopen it with: mastermind run-task " + in.Task.Spec + " --pre-only"
 	case in.State.Status == StatusLearned:
 		t.Status, t.Verdict = GateLearned, in.State.Verdict
 		if in.State.Findings != nil {
@@ -273,6 +290,13 @@ func (g *gater) gateTask(ctx context.Context, in TaskInfo) gateTask {
 		g.audit(ctx, in, &t)
 	}
 	return t
+}
+
+// specChanged reports whether a task's spec no longer hashes to its state's spec_hash (an
+// unreadable spec counts as changed).
+func (g *gater) specChanged(in TaskInfo) bool {
+	si, err := g.spec(in.Task)
+	return err != nil || si.Err != nil || sha256Hex(si.Raw) != in.State.SpecHash
 }
 
 // notStartedReason explains a task folder without state.json. When the folder already holds
@@ -323,7 +347,7 @@ func learnedProblem(t Task, st *State) (string, error) {
 // the §8.2 history snapshot recomputed now equals accepted_snapshot. It then marks t accepted and
 // passing; otherwise (or on an error) the task is audited as usual.
 func (g *gater) accepted(ctx context.Context, in TaskInfo, t *gateTask) bool {
-	snap, err := currentSnapshot(ctx, g.git, in.Task, in.State)
+	snap, err := (&controller{git: g.git, task: in.Task}).currentSnapshot(ctx, in.State)
 	if err != nil || snap != in.State.AcceptedSnapshot {
 		return false
 	}
@@ -348,7 +372,7 @@ func (g *gater) audit(ctx context.Context, in TaskInfo, t *gateTask) {
 		return
 	}
 	st := *in.State
-	ar, err := auditTask(ctx, g.git, in.Task, &st, si, nil) // the gate never runs a command
+	ar, err := auditTask(ctx, g.git, in.Task, &st, si, nil, nil) // the gate never runs a command
 	if err != nil {
 		t.fail(GateError, err)
 		return
@@ -366,7 +390,7 @@ func (g *gater) audit(ctx context.Context, in TaskInfo, t *gateTask) {
 func (g *gater) record(ctx context.Context, in TaskInfo, t *gateTask) {
 	res, err := Run(ctx, Options{Git: g.git, SpecArg: filepath.Join(t.Task.Root, filepath.FromSlash(t.Task.Spec)),
 		Mode: ModePostOnly, MaxIterations: DefaultMaxIterations,
-		Now: g.opts.Now, Wait: g.opts.Wait})
+		Now: g.opts.Now, Wait: g.opts.Wait, StateDir: g.opts.StateDir})
 	t.Warnings = res.Warnings
 	if err != nil {
 		t.fail(GateError, err)

@@ -75,13 +75,19 @@ func TestGateLearnedNeedsItsReview(t *testing.T) {
 	}
 }
 
-// TestGateStateDeleted: a task folder whose state.json was deleted is not started, fails the gate,
-// and the reason says the state was removed (its artifacts are still there).
+// TestGateStateDeleted: a deleted state.json changes nothing while the controller store has the
+// task's record (the task is still audited from it); without a record either (a CI runner, or a
+// task pre-flighted elsewhere), the task is not started, fails the gate, and the reason says the
+// state was removed (its artifacts are still there).
 func TestGateStateDeleted(t *testing.T) {
 	root, g, _ := gateRepo(t)
 	if err := os.Remove(filepath.Join(root, ".mastermind/tasks/003-broken/state.json")); err != nil {
 		t.Fatal(err)
 	}
+	if row, _ := gateOne(t, g, "003-broken"); row.Status != GateBroken || row.Passed {
+		t.Errorf("with the store's record: row = %s passed=%v reason %q", row.Status, row.Passed, row.Reason)
+	}
+	forgetRecord(t, root, "003-broken")
 	row, res := gateOne(t, g, "003-broken")
 	want := "no state.json, but executor-report.md exist(s): the state was removed; restore .mastermind/tasks/003-broken/state.json (for example from git history), or close the task by removing its folder"
 	if row.Status != GateNotStarted || row.Passed || row.Reason != want {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/store"
 )
 
 // liteSpec is a lite-mode spec declaring touches and expected_docs.
@@ -112,6 +113,9 @@ func gateRepo(t *testing.T) (string, *countingGit, string) {
 	}
 	writeFile(t, root, ".mastermind/tasks/004-learned/state.json", string(data))
 	writeFile(t, root, ".mastermind/tasks/004-learned/history-review.md", completeReview(st.HistorySnapshotSHA256))
+	// 004 was closed on another machine: this machine's store has no record of it, so the gate
+	// reads its state.json (a hand-written learned state over a record is tampering).
+	forgetRecord(t, root, "004-learned")
 	writeFile(t, root, ".mastermind/tasks/006-corrupt/state.json", "{not json")
 	writeFile(t, root, specOf("007-changed"), liteSpec("Changed later", []string{"a.go"}, nil))
 	return root, &countingGit{Repo: repo, changedSets: map[string]int{}}, b0
@@ -376,5 +380,18 @@ func TestSharedGitCachesErrors(t *testing.T) {
 	f2, _ := sg.ListFiles(context.Background())
 	if !bytes.Equal([]byte(f2[0]), []byte("a")) {
 		t.Errorf("ListFiles cache was mutated through a returned slice: %v", f2)
+	}
+}
+
+// forgetRecord removes a task's record from the test's controller store, as if the task had been
+// pre-flighted on another machine.
+func forgetRecord(t *testing.T, root, task string) {
+	t.Helper()
+	id, err := store.RepoID(filepath.Join(root, ".git"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(os.Getenv(store.EnvStateDir), "repos", id, "tasks", task)); err != nil {
+		t.Fatal(err)
 	}
 }

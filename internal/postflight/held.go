@@ -37,7 +37,7 @@ func (c *controller) held(ctx context.Context, st *State, a *Audit, cs *gitscope
 		return res, err
 	}
 	res.Artifacts.ReleaseNotes = c.task.ReleaseNotesRel()
-	reportRaw, err := fsx.ReadInRoot(c.task.Root, c.task.ReportRel(), MaxSnapshotFileBytes)
+	reportRaw, err := c.readTaskFile("executor-report.md", c.task.ReportRel(), MaxSnapshotFileBytes)
 	var snap string
 	if err == nil {
 		snap, err = HistorySnapshot(c.task.Root, SnapshotInput{Baseline: st.BaselineRef, Iteration: st.Iteration,
@@ -72,27 +72,6 @@ func (c *controller) held(ctx context.Context, st *State, a *Audit, cs *gitscope
 	res.Message = "post-flight verdict: ✅ Held — errors: 0, warnings: 0"
 	res.Next = Next{Step: NextReviewHistory, Edit: c.task.HistoryReviewRel(), Run: "mastermind run-task " + c.task.Spec}
 	return res, nil
-}
-
-// writeReleaseNotes writes the release notes atomically (§8.1). The releases directory is created
-// only after checking that no symlink leads out of the repository (.mastermind itself was checked
-// by ResolveTask).
-func (c *controller) writeReleaseNotes(notes []byte) error {
-	if err := fsx.CheckNoSymlink(c.task.Root, ".mastermind/releases"); err != nil {
-		if fsx.ReasonOf(err) != fsx.ReasonMissing {
-			return fmt.Errorf("release notes directory .mastermind/releases: %w", err)
-		}
-		if err := os.Mkdir(c.task.Abs(".mastermind/releases"), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("create .mastermind/releases: %w", err)
-		}
-		if err := fsx.CheckNoSymlink(c.task.Root, ".mastermind/releases"); err != nil {
-			return fmt.Errorf("release notes directory .mastermind/releases: %w", err)
-		}
-	}
-	if err := fsx.WriteFileAtomic(c.task.Abs(c.task.ReleaseNotesRel()), notes, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", c.task.ReleaseNotesRel(), err)
-	}
-	return nil
 }
 
 // releaseNotes renders §8.1; trailer is the last line ("Audit: ✅ Held", or the accepted drift of
@@ -247,7 +226,7 @@ Reason: one sentence explaining both choices.
 // is refused as an operational error before anything is written.
 func (c *controller) writeHistoryReview(snap string) (complete bool, err error) {
 	rel := c.task.HistoryReviewRel()
-	old, err := fsx.ReadInRoot(c.task.Root, rel, MaxReviewBytes)
+	old, err := c.files.readFile("history-review.md", MaxReviewBytes)
 	switch {
 	case err == nil:
 		oldSnap := reviewSnapshot(old)
@@ -257,8 +236,9 @@ func (c *controller) writeHistoryReview(snap string) (complete bool, err error) 
 		if oldSnap == "" {
 			oldSnap = sha256Hex(old)
 		}
-		archiveRel := fmt.Sprintf("%s/history-review.%s.md", c.task.Dir, oldSnap)
-		if err := fsx.WriteFileAtomic(c.task.Abs(archiveRel), old, 0o644); err != nil {
+		archive := fmt.Sprintf("history-review.%s.md", oldSnap)
+		archiveRel := c.task.Dir + "/" + archive
+		if err := c.files.writeFile(archive, old); err != nil {
 			return false, fmt.Errorf("archive %s as %s: %w", rel, archiveRel, err)
 		}
 	case fsx.ReasonOf(err) == fsx.ReasonTooLarge:
@@ -266,7 +246,7 @@ func (c *controller) writeHistoryReview(snap string) (complete bool, err error) 
 	case fsx.ReasonOf(err) != fsx.ReasonMissing:
 		return false, fmt.Errorf("%s is refused: %w", rel, err)
 	}
-	if err := fsx.WriteFileAtomic(c.task.Abs(rel), HistoryReviewTemplate(c.task, snap), 0o644); err != nil {
+	if err := c.files.writeFile("history-review.md", HistoryReviewTemplate(c.task, snap)); err != nil {
 		return false, fmt.Errorf("write %s: %w", rel, err)
 	}
 	return false, nil

@@ -43,12 +43,14 @@ func (in *inputs) fingerprintFor(runAll bool) string {
 	return InputsFingerprint(b)
 }
 
-// readInputs reads task t's audited inputs for state st and computes their fingerprint. An error
+// readInputs reads the task's audited inputs for state st and computes their fingerprint. An error
 // is operational (git failing, an I/O error other than a refused file).
 // runAll is --run-verify (every declared command runs at post-flight), which changes what the
 // audit checks and so is part of the fingerprint.
-func readInputs(ctx context.Context, git Git, t Task, st *State, runAll bool) (*inputs, error) {
-	raw, err := fsx.ReadInRoot(t.Root, t.Spec, spec.MaxBytes)
+// The spec and the report are read through c.readTaskFile (the task folder's handle in a run-task).
+func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*inputs, error) {
+	git, t := c.git, c.task
+	raw, err := c.readTaskFile("spec.md", t.Spec, spec.MaxBytes)
 	if err != nil && fsx.ReasonOf(err) == "" {
 		return nil, fmt.Errorf("read %s: %w", t.Spec, err)
 	}
@@ -60,7 +62,7 @@ func readInputs(ctx context.Context, git Git, t Task, st *State, runAll bool) (*
 	if in.Changed, err = git.ChangedSet(ctx, st.BaselineRef); err != nil {
 		return nil, err
 	}
-	rep, err := fsx.ReadInRoot(t.Root, t.ReportRel(), report.MaxBytes+1)
+	rep, err := c.readTaskFile("executor-report.md", t.ReportRel(), report.MaxBytes+1)
 	reportID := "-" + string(fsx.ReasonOf(err))
 	switch {
 	case err == nil:

@@ -69,13 +69,19 @@ func (c *controller) upsertLesson(ev lessonEvent) {
 }
 
 func (c *controller) doUpsertLesson(ev lessonEvent) error {
-	path := c.task.Abs(c.task.LessonsRel())
-	lock, err := fsx.LockWait(path+".lock", lessonsLockWait)
+	// The tasks folder is opened without following links and every access below it goes
+	// through the handle (trust-model.md I4).
+	td, err := fsx.OpenDir(c.task.Root, TasksDir)
+	if err != nil {
+		return err
+	}
+	defer td.Close()
+	lock, err := td.LockWait(lessonsName+".lock", lessonsLockWait)
 	if err != nil {
 		return err
 	}
 	defer lock.Unlock()
-	old, err := fsx.ReadFile(path, MaxLessonsBytes)
+	old, err := td.ReadFile(lessonsName, MaxLessonsBytes)
 	if err != nil && fsx.ReasonOf(err) != fsx.ReasonMissing {
 		return err
 	}
@@ -90,8 +96,11 @@ func (c *controller) doUpsertLesson(ev lessonEvent) error {
 	if bytes.Equal(updated, old) {
 		return nil
 	}
-	return fsx.WriteFileAtomic(path, updated, 0o644)
+	return td.WriteFileAtomic(lessonsName, updated, 0o644)
 }
+
+// lessonsName is the lessons file's name inside TasksDir (§11).
+const lessonsName = "_lessons.md"
 
 // lessonField matches an entry field line "- **Name:** value" (§11 entry shape).
 var lessonField = regexp.MustCompile(`^- \*\*([A-Za-z ]+):\*\*(.*)$`)

@@ -23,12 +23,14 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Outcome, err
 	res.Phase = PhasePostflight
 	// Unchanged inputs are a read (lifecycle-v2.md §5): the recorded outcome, nothing written,
 	// the streak unchanged.
-	in, err := readInputs(ctx, c.git, c.task, prev, c.opts.RunVerify)
+	in, err := c.readInputs(ctx, prev, c.opts.RunVerify)
 	if err != nil {
 		return res, err
 	}
-	// --rerun-verify asks for new runs of the verify commands, so it always audits.
-	if in.Fingerprint != "" && in.Fingerprint == prev.InputsFingerprint && !c.opts.RerunVerify {
+	// --rerun-verify asks for new runs of the verify commands, and a mirror found tampered with
+	// must be reported by an audit (controller_record_tampered), so both always audit.
+	tampered := c.files != nil && len(c.files.tamperFindings()) > 0
+	if in.Fingerprint != "" && in.Fingerprint == prev.InputsFingerprint && !c.opts.RerunVerify && !tampered {
 		if out, ok := c.repeated(prev); ok {
 			return out, nil
 		}
@@ -45,7 +47,7 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Outcome, err
 	if in.Changed != nil {
 		git = fixedGit{Git: c.git, baseline: st.BaselineRef, cs: in.Changed}
 	}
-	ar, err := auditTask(ctx, git, c.task, &st, in.Spec, c.verifyInputs(&st))
+	ar, err := auditTask(ctx, git, c.task, &st, in.Spec, c.files, c.verifyInputs(&st))
 	if err != nil {
 		return res, err
 	}
@@ -93,15 +95,19 @@ func (c *controller) persistAudit(ctx context.Context, st *State, ar *auditRun) 
 
 // auditTask runs post-flight steps 2–6 for task t with state st without writing anything (but
 // verification receipts, with verify): the spec binding (step 2), then audit.Compute over the
-// spec, the executor report and the changed set. pre, when non-nil, is the spec as already read and parsed; verify, when
-// non-nil, runs the declared verification commands (run-task only, never the gate). An error
-// is operational (exit 3).
-func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, verify *audit.VerifyInputs) (*auditRun, error) {
+// spec, the executor report and the changed set. pre, when non-nil, is the spec as already read
+// and parsed. files, when non-nil (a run-task), is the task folder's handle the spec and report
+// are read through (trust-model.md I4); the gate's read-only audit reads them by path. verify,
+// when non-nil, runs the declared verification commands (run-task only, never the gate). An
+// error is operational (exit 3).
+func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, files *taskFiles, verify *audit.VerifyInputs) (*auditRun, error) {
 	// Step 2: spec binding.
 	var raw []byte
 	var err error
 	if pre != nil {
 		raw, err = pre.Raw, pre.Err
+	} else if files != nil {
+		raw, err = files.readFile("spec.md", spec.MaxBytes)
 	} else {
 		raw, err = fsx.ReadInRoot(t.Root, t.Spec, spec.MaxBytes)
 	}
@@ -132,7 +138,12 @@ func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, 
 		in.Head = &headOID
 	}
 	// Step 3: executor report.
-	if in.Report, err = report.ReadInRepo(t.Root, t.ReportRel()); err != nil {
+	if files != nil {
+		in.Report, err = report.ReadDir(files.dir, "executor-report.md", t.ReportRel())
+	} else {
+		in.Report, err = report.ReadInRepo(t.Root, t.ReportRel())
+	}
+	if err != nil {
 		return nil, err
 	}
 	r, err := audit.Compute(ctx, in)
@@ -145,6 +156,10 @@ func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, 
 // finish applies steps 6–11 to a completed check run.
 func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []finding.Finding, cs *gitscope.ChangedSet, d []gitscope.Entry, specRaw []byte) (*Outcome, error) {
 	res := c.res
+	if tf := c.tamperFindings(); len(tf) > 0 {
+		fs = append(fs, tf...)
+		audit.Sort(fs)
+	}
 	verdict := audit.VerdictOf(fs)
 	e, w := finding.Count(fs)
 	a.Verdict, a.Counts, a.Findings = verdict, Counts{e, w}, fs
@@ -205,7 +220,7 @@ func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []findi
 func (c *controller) writeAudit(st *State, a *Audit) ([]byte, error) {
 	data, err := RenderAudit(a)
 	if err == nil {
-		err = fsx.WriteFileAtomic(c.task.Abs(c.task.AuditRel()), data, 0o644)
+		err = c.files.saveAudit(data, c.now())
 	}
 	if err != nil {
 		st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusBlocked, NextPlannerReview, RiskHigh, ArtifactSpec
@@ -233,8 +248,9 @@ func auditText(audit []byte) string {
 func (c *controller) rejectCommon(st *State, a *Audit, r audit.Rejection) (*Outcome, error) {
 	res := c.res
 	f, blocking, lines, observed := r.Finding, r.Blocking, r.Lines, r.Observed
-	fs := []finding.Finding{f}
-	a.Verdict, a.Counts, a.Findings = VerdictBroken, Counts{Errors: 1}, fs
+	fs := append([]finding.Finding{f}, c.tamperFindings()...)
+	errs, _ := finding.Count(fs)
+	a.Verdict, a.Counts, a.Findings = VerdictBroken, Counts{Errors: errs}, fs
 	res.Findings = fs
 	streak, fingerprint, returned := nextStreak(st, lines)
 	a.ReturnToDesign = returned
@@ -250,7 +266,7 @@ func (c *controller) rejectCommon(st *State, a *Audit, r audit.Rejection) (*Outc
 		observed += returnedSuffix
 	}
 	st.BlockingReason = blocking
-	st.Verdict, st.Findings, st.Degraded = VerdictBroken, &Counts{Errors: 1}, nil
+	st.Verdict, st.Findings, st.Degraded = VerdictBroken, &Counts{Errors: errs}, nil
 	st.InputsFingerprint = c.inputsFP
 	c.upsertLesson(lessonEvent{Kind: LessonAuditContractFailure, Observed: observed})
 	if err := c.writeState(st); err != nil {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
-	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/spec"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
@@ -120,7 +119,7 @@ func (r *preRun) revokeApproval(context.Context) error {
 // validateSpec is step 3: the spec's own rules and, with a frontmatter scope, the declared files.
 func (r *preRun) validateSpec(context.Context) error {
 	c := r.c
-	sp, fs, err := spec.Read(c.task.Root, c.task.Spec)
+	sp, fs, err := spec.ReadDir(c.files.dir, "spec.md", c.task.Spec)
 	if err != nil {
 		return err
 	}
@@ -145,6 +144,9 @@ func (r *preRun) resolveBaseline(ctx context.Context) error {
 		r.baseline = oid
 		if unborn {
 			r.baseline = gitscope.EmptyTreeOID
+		}
+		if c.adoptBaseline != "" {
+			r.baseline = c.adoptBaseline
 		}
 		return nil
 	}
@@ -259,7 +261,7 @@ func (r *preRun) rereadSpec(context.Context) error {
 	if r.sp == nil {
 		return nil
 	}
-	again, err := fsx.ReadInRoot(c.task.Root, c.task.Spec, spec.MaxBytes)
+	again, err := c.readTaskFile("spec.md", c.task.Spec, spec.MaxBytes)
 	if err != nil || !bytes.Equal(again, r.sp.Raw) {
 		r.fs = append(r.fs, finding.Finding{Rule: RuleChangedDuringPreflight, Class: finding.ClassError, File: c.task.Spec,
 			Message: fmt.Sprintf("spec %s changed while pre-flight was validating it; rerun pre-flight when the planner has finished writing", c.task.Spec)})

@@ -22,7 +22,7 @@ import (
 func (c *controller) verifyInputs(st *State) *audit.VerifyInputs {
 	baseline := st.BaselineRef
 	return &audit.VerifyInputs{All: c.opts.RunVerify, Rerun: c.opts.RerunVerify,
-		Store:    lazyReceipts{task: c.task, dir: c.opts.ReceiptsDir},
+		Store:    lazyReceipts{task: c.task, dir: c.opts.ReceiptsDir, files: c.files},
 		Progress: c.opts.VerifyProgress,
 		Recompute: func(ctx context.Context) (*gitscope.ChangedSet, error) {
 			return c.git.ChangedSet(ctx, baseline)
@@ -34,11 +34,21 @@ func (c *controller) verifyInputs(st *State) *audit.VerifyInputs {
 type lazyReceipts struct {
 	task Task
 	dir  string
+	// files, when it holds the task's controller-store record, owns the receipts folder.
+	files *taskFiles
 }
 
 func (l lazyReceipts) store() (verifyrun.DirStore, error) {
 	if l.dir != "" {
 		return verifyrun.DirStore{Dir: l.dir}, nil
+	}
+	if l.files != nil && l.files.st != nil {
+		d, err := l.files.st.Receipts()
+		if err != nil {
+			return verifyrun.DirStore{}, err
+		}
+		defer d.Close()
+		return verifyrun.DirStore{Dir: d.Path()}, nil
 	}
 	d, err := ReceiptsDir(l.task)
 	return verifyrun.DirStore{Dir: d}, err

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
-	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/verifyrun"
 )
 
@@ -25,13 +24,22 @@ func (c *controller) repeated(st *State) (out *Outcome, ok bool) {
 	if st.Verdict == "" || st.Findings == nil || st.InputsFingerprint == "" {
 		return nil, false
 	}
-	data, err := fsx.ReadInRoot(c.task.Root, c.task.AuditRel(), MaxAuditBytes)
+	// Through the task folder's handle: load has already restored a forged audit.md from the
+	// store's copy.
+	data, err := c.readTaskFile("audit.md", c.task.AuditRel(), MaxAuditBytes)
 	if err != nil {
 		return nil, false
 	}
 	ev, err := parseAuditEvidence(data)
 	if err != nil || ev.Verdict != st.Verdict || ev.Counts != *st.Findings {
 		return nil, false
+	}
+	// controller_record_tampered is reported once (trust-model.md): an audit that reported it is
+	// not repeated, the next post-flight audits again.
+	for _, f := range ev.findings {
+		if f.Rule == finding.KindControllerRecordTampered {
+			return nil, false
+		}
 	}
 	// Built on a copy: c.res is replaced only when the record is rebuilt.
 	r := *c.res

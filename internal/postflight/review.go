@@ -177,7 +177,13 @@ func reviewHint(name, snapshot string) string {
 // any component) of at most MaxReviewBytes. A refusal is returned as a ReviewProblem (the review
 // is then not complete); err is set only for other I/O failures.
 func readReview(t Task) ([]byte, *ReviewProblem, error) {
-	data, err := fsx.ReadInRoot(t.Root, t.HistoryReviewRel(), MaxReviewBytes)
+	return readReviewWith(t, func(_, rel string, limit int64) ([]byte, error) { return fsx.ReadInRoot(t.Root, rel, limit) })
+}
+
+// readReviewWith is readReview with the read done by read(name, rel, limit) (through the task
+// folder's handle in a run-task).
+func readReviewWith(t Task, read func(name, rel string, limit int64) ([]byte, error)) ([]byte, *ReviewProblem, error) {
+	data, err := read("history-review.md", t.HistoryReviewRel(), MaxReviewBytes)
 	if err == nil {
 		return data, nil, nil
 	}

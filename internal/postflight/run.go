@@ -24,6 +24,10 @@ type Git interface {
 	// BaselineBlob and ListFiles feed the claims checks (§10.6).
 	BaselineBlob(ctx context.Context, baseline, path string) (data []byte, ok bool, err error)
 	ListFiles(ctx context.Context) ([]string, error)
+	// GitDir keys the controller store (trust-model.md §3); IsAncestor checks an adopted
+	// baseline (run-task --pre-only --adopt).
+	GitDir() (string, error)
+	IsAncestor(ctx context.Context, ancestor, descendant string) (bool, error)
 }
 
 // Mode selects the phase flags of run-task (§2).
@@ -86,25 +90,31 @@ type Options struct {
 	VerifyProgress func(verifyrun.Progress)
 	// ReceiptsDir is the folder that keeps the task's receipts; "" uses ReceiptsDir(task).
 	ReceiptsDir string
+	// StateDir is the controller store root (trust-model.md §3); "" uses store.Location().
+	StateDir string
+	// Adopt (with ModePreOnly) lets the first pre-flight of a task without a store record keep
+	// the baseline of the task folder's state.json, when that commit is an ancestor of HEAD and
+	// the spec hash matches.
+	Adopt bool
 }
 
-// lockTask takes task's controller lock, waiting at most wait for a busy one (0: not at all).
-// A lock still busy is a *LockBusyError.
-func lockTask(task Task, wait time.Duration) (*fsx.Lock, error) {
-	var lock *fsx.Lock
-	var err error
-	if wait > 0 {
-		lock, err = fsx.LockWait(task.Abs(task.LockRel()), wait)
-	} else {
-		lock, err = fsx.TryLock(task.Abs(task.LockRel()))
-	}
-	if err != nil {
-		if errors.Is(err, fsx.ErrLockBusy) {
-			return nil, &LockBusyError{Path: task.LockRel(), Waited: wait}
+// openTaskFilesWait is openTaskFiles, retried every 20 ms for at most wait while a controller
+// lock (the task folder's or the store's) is busy (--wait, lifecycle-v2.md §9); 0 does not wait.
+// A lock still busy is a *LockBusyError naming the wait.
+func openTaskFilesWait(task Task, stateDir, gitDir string, wait time.Duration) (*taskFiles, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		tf, err := openTaskFiles(task, stateDir, gitDir)
+		var busy *LockBusyError
+		if err == nil || !errors.As(err, &busy) || wait <= 0 {
+			return tf, err
 		}
-		return nil, fmt.Errorf("controller lock %s: %w", task.LockRel(), err)
+		if !time.Now().Before(deadline) {
+			busy.Waited = wait
+			return nil, busy
+		}
+		time.Sleep(min(20*time.Millisecond, time.Until(deadline)))
 	}
-	return lock, nil
 }
 
 // Artifacts are the artifact paths of the --json envelope; empty means null.
@@ -151,12 +161,17 @@ type Outcome struct {
 	// Accepted is true when the outcome is a drift verdict the planner accepted (lifecycle-v2.md
 	// §3): it passes like held, also under --fail-on drift.
 	Accepted bool
-	// Warnings are advisory messages for the user (a lesson that could not be recorded); the
-	// run's result does not depend on them. Set on every return, errors included.
+	// Warnings are advisory messages for the user (a lesson that could not be recorded, a
+	// mirror rewritten from the controller store); the run's result does not depend on them.
+	// Set on every return, errors included.
 	Warnings []string
 	// Receipts are the verification runs of a post-flight (verification-receipts.md §3); nil
 	// when none was planned.
 	Receipts []verifyrun.ReceiptEvidence
+	// StorePath is the task's folder in the controller store, "" when the run did not reach it.
+	StorePath string
+	// Adopted is the baseline a --pre-only --adopt took over from the task folder's state.json.
+	Adopted string
 }
 
 // Next is the step the caller takes after an outcome.
@@ -196,6 +211,11 @@ type controller struct {
 	// inputsFP is the inputs fingerprint of the post-flight in progress (readInputs), stored with
 	// its verdict.
 	inputsFP string
+	// files is the task folder and store record of a run-task; nil for the gate's read-only
+	// audit.
+	files *taskFiles
+	// adoptBaseline replaces HEAD as the first pre-flight's baseline (adopt).
+	adoptBaseline string
 }
 
 func (c *controller) now() time.Time {
@@ -234,21 +254,55 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 			res.Phase = PhasePostflight
 		}
 	}
-	lock, err := lockTask(task, opts.Wait)
+	gitDir, err := opts.Git.GitDir()
 	if err != nil {
 		return res, err
 	}
-	defer lock.Unlock()
-	st, err := LoadState(task.Abs(task.StateRel()), task.StateRel(), task.Spec)
+	tf, err := openTaskFilesWait(task, opts.StateDir, gitDir, opts.Wait)
 	if err != nil {
 		return res, err
 	}
-	c := &controller{opts: opts, git: opts.Git, task: task, res: res}
+	defer tf.close()
+	res.StorePath = tf.storePath
+	c := &controller{opts: opts, git: opts.Git, task: task, res: res, files: tf}
+	ld, err := tf.load(c.now())
+	if err != nil {
+		return res, err
+	}
+	for _, f := range ld.Rewritten {
+		c.warnf("%s: %s was changed outside mastermind; it was rewritten from the controller store (%s), and the next post-flight reports it as an error", finding.KindControllerRecordTampered, f, tf.storePath)
+	}
+	out, err := c.dispatch(ctx, ld)
+	if err == nil {
+		// Every write checked the folder; a swap after the last one still fails the run.
+		err = tf.check()
+	}
+	if err != nil {
+		res.Outcome = OutcomeError
+		return res, err
+	}
+	return out, nil
+}
+
+// dispatch picks the phase from the authoritative state (the store's) and the mode.
+func (c *controller) dispatch(ctx context.Context, ld *loaded) (*Outcome, error) {
+	opts, task, res := c.opts, c.task, c.res
+	st := ld.State
 	if st != nil {
 		res.Artifacts.State = task.StateRel()
 		res.State = st
 	}
 	switch {
+	case st == nil && ld.Mirror != nil && opts.Mode != ModePreOnly:
+		return c.refuse(PhasePostflight, OutcomePostRefused, MsgNoRecord+
+			fmt.Sprintf(" (%s has none; the state.json in the task folder is not used). next: mastermind run-task %s --pre-only, with --adopt to keep that state.json's baseline", c.files.storePath, task.Spec)), nil
+	case st == nil && ld.Mirror != nil && opts.Adopt:
+		return c.adopt(ctx, ld.Mirror)
+	case st == nil && ld.Mirror != nil:
+		c.warnf("%s has no controller record on this machine (%s); its state.json is replaced by a first pre-flight (rerun with --adopt to keep its baseline instead)", task.Dir, c.files.storePath)
+		return c.preflight(ctx, nil)
+	case opts.Adopt:
+		return c.refuseAdopt(fmt.Sprintf("--adopt applies only to a task the controller store has no record for; %s has one (%s)", task.Name, c.files.storePath)), nil
 	case st == nil && opts.Mode == ModePostOnly:
 		return c.refuse(PhasePostflight, OutcomePostRefused, fmt.Sprintf("no state for %s; run pre-flight first", task.Name)+c.nextPreflight(nil)), nil
 	case st == nil || opts.Mode == ModePreOnly:
@@ -285,10 +339,11 @@ func (c *controller) refuse(phase, outcome, msg string) *Outcome {
 	return c.res
 }
 
-// writeState writes st to the task's state.json and records it in the result.
+// writeState writes st to the controller store and then to the task's state.json mirror, and
+// records it in the result.
 func (c *controller) writeState(st *State) error {
-	if err := writeState(c.task.Abs(c.task.StateRel()), st); err != nil {
-		return fmt.Errorf("write %s: %w", c.task.StateRel(), err)
+	if err := c.files.saveState(st, c.now()); err != nil {
+		return err
 	}
 	cp := *st
 	c.res.State = &cp

@@ -329,19 +329,6 @@ func LoadState(abs, rel, specPath string) (*State, error) {
 	return s, nil
 }
 
-// writeState validates s and writes it atomically to abs. The existing file is re-checked first
-// (§5.3 "before every write"): a symlink or non-regular file at abs is refused.
-func writeState(abs string, s *State) error {
-	if r := s.Validate(); r != "" {
-		return fmt.Errorf("internal error: refusing to write invalid state: %s", r)
-	}
-	data, err := MarshalState(s)
-	if err != nil {
-		return err
-	}
-	return fsx.WriteFileAtomic(abs, data, 0o644)
-}
-
 // MaxAcceptedReasonBytes bounds accepted_reason (lifecycle-v2.md §3).
 const MaxAcceptedReasonBytes = 4096
 

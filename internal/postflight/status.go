@@ -27,6 +27,10 @@ type TaskInfo struct {
 	Err error
 	// UpdatedAt is state.json's modification time; zero without a readable state.
 	UpdatedAt time.Time
+	// Recorded: State is the controller store's record (trust-model.md I2), not the mirror.
+	Recorded bool
+	// Tampered explains a state.json mirror that holds content the controller never wrote.
+	Tampered string
 }
 
 // ScanTasks lists every task folder of root (absolute, clean) under TasksDir — names matching
@@ -37,7 +41,11 @@ type TaskInfo struct {
 // tasks. A problem with one task is recorded in its TaskInfo.Err; the returned error is
 // operational: TasksDir is a symbolic link, has a symlinked ancestor, is not a directory or
 // cannot be listed.
-func ScanTasks(root string) ([]TaskInfo, error) {
+func ScanTasks(root string) ([]TaskInfo, error) { return ScanTasksWith(root, nil) }
+
+// ScanTasksWith is ScanTasks with each task's state taken from the controller store's record
+// when v has one (TaskInfo.Recorded), the mirror otherwise. v may be nil.
+func ScanTasksWith(root string, v *StoreView) ([]TaskInfo, error) {
 	if err := fsx.CheckNoSymlink(root, TasksDir); err != nil {
 		if fsx.ReasonOf(err) == fsx.ReasonMissing {
 			return nil, nil
@@ -65,7 +73,9 @@ func ScanTasks(root string) ([]TaskInfo, error) {
 			}
 			continue
 		}
-		out = append(out, scanTask(root, name))
+		in := scanTask(root, name)
+		v.overlay(&in)
+		out = append(out, in)
 	}
 	slices.SortFunc(out, func(a, b TaskInfo) int { return strings.Compare(a.Task.Name, b.Task.Name) })
 	return out, nil
@@ -162,8 +172,12 @@ type StatusEntry struct {
 	// AgeSeconds is now minus UpdatedAt (or minus started_at when the modification time is
 	// unknown), in whole seconds, never negative.
 	AgeSeconds *int64 `json:"age_seconds"`
-	// Error is the reason a corrupt task could not be read.
+	// Error is the reason a corrupt task could not be read, or why its state.json mirror is not
+	// what mastermind last wrote.
 	Error *string `json:"error"`
+	// Source is where the state shown comes from: "store" (the controller store's record),
+	// "mirror" (state.json, for a task this machine's store has no record of) or null.
+	Source *string `json:"source"`
 }
 
 // StatusEntries converts scanned tasks to status rows, in the order given, with ages relative
@@ -186,6 +200,15 @@ func StatusEntries(infos []TaskInfo, now time.Time) []StatusEntry {
 			e.Status = StatusNotStarted
 		default:
 			st := in.State
+			src := "mirror"
+			if in.Recorded {
+				src = "store"
+			}
+			e.Source = &src
+			if in.Tampered != "" {
+				msg := in.Tampered
+				e.Error = &msg
+			}
 			e.Status = st.Status
 			e.NextStep = strPtr(st.NextStep)
 			e.Verdict = strOrNil(st.Verdict)

@@ -55,9 +55,26 @@ func TestScanTasksAndStatusEntries(t *testing.T) {
 	age := int64(3*3600 + 5)
 	want0 := StatusEntry{Task: "001-held", Spec: specOf("001-held"), Status: StatusApproved, NextStep: strPtr(NextRunExecutor),
 		Risk: strPtr(RiskLow), Iteration: &one, Baseline: &short, BaselineRef: &b0, LastArtifact: strPtr(ArtifactSpec),
-		BlockingStreak: &zero, StartedAt: strPtr("2026-11-30T12:00:00Z"), UpdatedAt: strPtr("2026-11-30T12:00:00Z"), AgeSeconds: &age}
+		BlockingStreak: &zero, StartedAt: strPtr("2026-11-30T12:00:00Z"), UpdatedAt: strPtr("2026-11-30T12:00:00Z"), AgeSeconds: &age,
+		Source: strPtr("mirror")}
 	if d := cmp.Diff(want0, rows[0]); d != "" {
 		t.Errorf("row 0 (-want +got):\n%s", d)
+	}
+	// With the controller store: the tasks pre-flighted here come from their records, 004 (closed
+	// elsewhere) from its state.json.
+	view, err := OpenStoreView("", filepath.Join(root, ".git"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer view.Close()
+	withStore, err := ScanTasksWith(root, view)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range map[int]string{0: "store", 1: "store", 3: "mirror"} {
+		if r := StatusEntries(withStore, now)[i]; r.Source == nil || *r.Source != want {
+			t.Errorf("row %d source = %v, want %s", i, r.Source, want)
+		}
 	}
 	var ntf *NotTaskFolderError
 	if !errors.As(infos[8].Err, &ntf) {

@@ -197,8 +197,9 @@ func TestRepeatedPostflightIsARead(t *testing.T) {
 	}
 }
 
-// TestRepeatNeedsTheRecordedAudit: when audit.md is no longer the audit the state records (its
-// counts differ), unchanged inputs are audited again instead of trusting it.
+// TestRepeatNeedsTheRecordedAudit: an audit.md changed outside mastermind is restored from the
+// controller store, and unchanged inputs are audited again (the audit reports the tampering)
+// instead of being a read.
 func TestRepeatNeedsTheRecordedAudit(t *testing.T) {
 	root, opts := newTaskRepo(t)
 	driftWith(t, root, "internal/cache/shard.go")
@@ -206,11 +207,15 @@ func TestRepeatNeedsTheRecordedAudit(t *testing.T) {
 	const auditRel = ".mastermind/tasks/020-cache/audit.md"
 	writeFile(t, root, auditRel, strings.Replace(string(readFile(t, root, auditRel)), `"warnings": 1`, `"warnings": 0`, 1))
 	res := run(t, opts, ModePostOnly)
-	if res.Repeated || res.Outcome != OutcomePostDrift || res.State.BlockingStreak != 2 {
+	if res.Repeated || res.Outcome != OutcomePostBroken || !strings.Contains(res.AuditSummary, finding.KindControllerRecordTampered) {
 		t.Fatalf("repeated %v outcome %s streak %d", res.Repeated, res.Outcome, res.State.BlockingStreak)
 	}
-	if !strings.Contains(string(readFile(t, root, auditRel)), `"warnings": 1`) {
-		t.Fatal("audit.md was not rewritten")
+	// The tampering was reported once: the next post-flight audits again, then it is a read.
+	if res = run(t, opts, ModePostOnly); res.Repeated || res.Outcome != OutcomePostDrift {
+		t.Fatalf("after the report: repeated %v outcome %s", res.Repeated, res.Outcome)
+	}
+	if res = run(t, opts, ModePostOnly); !res.Repeated || res.Outcome != OutcomePostDrift {
+		t.Fatalf("then: repeated %v outcome %s", res.Repeated, res.Outcome)
 	}
 }
 

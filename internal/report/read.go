@@ -41,6 +41,17 @@ func ReadInRoot(root, rel, display string) (Result, error) {
 	return Validate(data, display), nil
 }
 
+// ReadDir reads the entry name of the open directory d (the task folder, opened once:
+// trust-model.md I4) under the same checks as ReadInRepo and validates it; display is the
+// findings' File.
+func ReadDir(d *fsx.Dir, name, display string) (Result, error) {
+	data, err := d.ReadFile(name, MaxBytes)
+	if err != nil {
+		return transportResult(display, err, filepath.Join(d.Path(), name))
+	}
+	return Validate(data, display), nil
+}
+
 // ReadPath reads path for `report validate FILE` under checks 1 and 3–5 of §1.1 (no symlink at
 // the last component, regular file, size limit, stable read) and validates it. display is the
 // findings' File. The error is non-nil only for I/O failures other than those refusals.

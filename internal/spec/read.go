@@ -43,6 +43,21 @@ func Read(root, rel string) (*Spec, []finding.Finding, error) {
 	return s, fs, nil
 }
 
+// ReadDir is Read for the entry name of the open directory d (the task folder, opened once:
+// trust-model.md I4); rel is the repository-relative path for findings.
+func ReadDir(d *fsx.Dir, name, rel string) (*Spec, []finding.Finding, error) {
+	data, err := d.ReadFile(name, MaxBytes)
+	if err != nil {
+		var pe *fsx.PathError
+		if !errors.As(err, &pe) {
+			return nil, nil, fmt.Errorf("read spec %s: %w", rel, err)
+		}
+		return nil, []finding.Finding{unreadableFinding(rel, pe)}, nil
+	}
+	s, fs := Parse(data, rel)
+	return s, fs, nil
+}
+
 // unreadableFinding turns a refusal into spec.unreadable with a reason field.
 func unreadableFinding(rel string, pe *fsx.PathError) finding.Finding {
 	var msg string

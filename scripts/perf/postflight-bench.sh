@@ -4,8 +4,9 @@
 # Reuses the 100k-file fixture of scripts/perf/gen-repo.sh (default /tmp/mm-perf). Writes a task
 # into OUT/a/.mastermind/tasks/900-perf/ (excluded from the changed set): a spec touching the 50
 # modified paths and creating the 30 added/untracked ones, with verify `go test ./...`, and a
-# report listing all 95 paths. Before every post-flight run the saved approved state.json is
-# restored, so every run is a full post-flight.
+# report listing all 95 paths. The task is approved once with `--pre-only --adopt` (the saved
+# state names the fixture's baseline), and re-approved with an untimed re-pre-flight before every
+# post-flight, so every run is a full post-flight. The controller store is a temporary directory.
 #
 # Alternates R (the two git commands of §4.1, run concurrently) and P (`mastermind run-task
 # <spec> --post-only`) for PAIRS pairs (default 9, at least 7), prints the per-pair ratio P/R,
@@ -29,7 +30,9 @@ TASK=.mastermind/tasks/900-perf
 # The task lives under OUT/a/.mastermind only while the benchmark runs, so other users of the
 # fixture see the generator's exact changed set.
 [ -e "$A/.mastermind" ] && { echo "$A/.mastermind already exists; remove it first" >&2; exit 1; }
-trap 'rm -rf "$A/.mastermind" "$(dirname "$BIN")"' EXIT
+MASTERMIND_STATE_DIR=$(mktemp -d)
+export MASTERMIND_STATE_DIR
+trap 'rm -rf "$A/.mastermind" "$(dirname "$BIN")" "$MASTERMIND_STATE_DIR"' EXIT
 mkdir -p "$A/$TASK"
 {
 	echo '---'
@@ -65,8 +68,15 @@ cat >"$A/$TASK/approved-state.json" <<JSON
 }
 JSON
 
+cp "$A/$TASK/approved-state.json" "$A/$TASK/state.json"
+(cd "$A" && "$BIN" run-task "$TASK/spec.md" --pre-only --adopt --max-iterations 0 >/dev/null) || { echo "adopting the fixture's baseline failed" >&2; exit 1; }
+
+# reapprove puts the task back to approved (untimed): a re-pre-flight keeps the baseline.
+reapprove() {
+	(cd "$A" && "$BIN" run-task "$TASK/spec.md" --pre-only --max-iterations 0 >/dev/null 2>&1) || { echo "re-pre-flight failed" >&2; exit 1; }
+}
+
 post() {
-	cp "$A/$TASK/approved-state.json" "$A/$TASK/state.json"
 	(cd "$A" && MASTERMIND_DEBUG_RSS=1 "$BIN" run-task "$TASK/spec.md" --post-only >/dev/null 2>"$A/$TASK/stderr.txt") || {
 		code=$?
 		# drift exits 0; anything else is a failure of the benchmark itself
@@ -78,6 +88,7 @@ post() {
 
 # Warm-up, then check the verdict and the changed-set size once.
 recipe "$A" "$BASELINE"
+reapprove
 post
 grep -q '"verdict": "drift"' "$A/$TASK/state.json" || { echo "unexpected verdict:" >&2; cat "$A/$TASK/state.json" >&2; exit 1; }
 grep -q 'changed files: 95 (source: git)' "$A/$TASK/audit.md" || { echo "changed set is not 95 paths" >&2; exit 1; }
@@ -87,6 +98,7 @@ RATIOS=""
 RSS=0
 i=1
 while [ "$i" -le "$PAIRS" ]; do
+	reapprove
 	t0=$(now); recipe "$A" "$BASELINE"; t1=$(now)
 	post; t2=$(now)
 	r=$(( (t1 - t0) / 1000 )); p=$(( (t2 - t1) / 1000 ))

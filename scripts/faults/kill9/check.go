@@ -14,10 +14,12 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/contracts/filter"
 	"github.com/mastermind-controller/mastermind/internal/contracts/forge"
 	"github.com/mastermind-controller/mastermind/internal/postflight"
+	"github.com/mastermind-controller/mastermind/internal/store"
 )
 
 // snapshot maps the repository-relative path of every regular file mastermind writes (under
-// .mastermind and the forge run) to its bytes. Temporary files are listed apart.
+// .mastermind, the forge run and the controller store) to its bytes. Temporary files are listed
+// apart.
 type snapshot struct {
 	files map[string][]byte
 	temps []string
@@ -28,8 +30,14 @@ var tempRe = regexp.MustCompile(`^\..+[0-9]+$`)
 
 func takeSnapshot(dir string) (snapshot, error) {
 	s := snapshot{files: map[string][]byte{}}
-	for _, top := range []string{".mastermind", ".claude"} {
-		err := filepath.WalkDir(filepath.Join(dir, top), func(p string, d fs.DirEntry, err error) error {
+	for _, top := range []string{".mastermind", ".claude", storeTop} {
+		base := dir
+		if top == storeTop {
+			// The store is beside the repository; its files are named ".state/…".
+			base = filepath.Dir(storeDir(dir))
+			top = filepath.Base(storeDir(dir))
+		}
+		err := filepath.WalkDir(filepath.Join(base, top), func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				if os.IsNotExist(err) {
 					return nil
@@ -40,6 +48,10 @@ func takeSnapshot(dir string) (snapshot, error) {
 				return nil
 			}
 			rel, _ := filepath.Rel(dir, p)
+			if base != dir {
+				rel, _ = filepath.Rel(storeDir(dir), p)
+				rel = filepath.Join(storeTop, rel)
+			}
 			rel = filepath.ToSlash(rel)
 			if tempRe.MatchString(d.Name()) {
 				s.temps = append(s.temps, rel)
@@ -59,6 +71,12 @@ func takeSnapshot(dir string) (snapshot, error) {
 	sort.Strings(s.temps)
 	return s, nil
 }
+
+// storeRecord matches a controller-store record path below the scratch directory.
+var storeRecord = regexp.MustCompile(`^\.state/repos/[0-9a-f]{64}/tasks/([^/]+)/state\.json$`)
+
+// storeTop names the controller store's files in a snapshot.
+const storeTop = ".state"
 
 // checkComplete applies the structural check of each file kind: a torn or mixed write fails it.
 // reviews holds every history-review.md content seen so far (an archive must be one of them).
@@ -82,6 +100,15 @@ func checkComplete(s snapshot, reviews map[string]bool) []string {
 	for rel, data := range s.files {
 		text := string(data)
 		base := filepath.Base(rel)
+		if m := storeRecord.FindStringSubmatch(rel); m != nil {
+			// The controller store's record: strict, with a valid state of its task.
+			if r, err := store.ParseRecord(data, m[1]); err != nil {
+				fail(rel, "the store record does not parse: %v", err)
+			} else if _, err := postflight.ParseState(r.State); err != nil {
+				fail(rel, "the store record's state does not parse: %v", err)
+			}
+			continue
+		}
 		switch {
 		case base == "audit.md":
 			if !strings.HasSuffix(text, "\n    }\n") || !bytes.Contains(data, []byte("\"schema_version\"")) {

@@ -68,6 +68,9 @@ func setupRepo(dir, bin string, extra []string) ([]string, error) {
 	env := append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir+"/.home", "GIT_AUTHOR_NAME=F",
 		"GIT_AUTHOR_EMAIL=f@example.com", "GIT_COMMITTER_NAME=F", "GIT_COMMITTER_EMAIL=f@example.com", "NO_COLOR=1")
 	env = append(env, extra...)
+	// The controller store of the loop, beside its scratch repository (never inside a work
+	// tree), checked like the mirrors (takeSnapshot).
+	env = append(env, "MASTERMIND_STATE_DIR="+storeDir(dir))
 	files := map[string]string{
 		"src/app.go":                 "package app\n\nfunc Greet(n string) string { return \"hello \" + n }\n",
 		taskHeld + "/spec.md":        fmt.Sprintf(specText, "001", "001"),
@@ -118,3 +121,6 @@ func writeFile(path, text string) error {
 	}
 	return os.WriteFile(path, []byte(text), 0o644)
 }
+
+// storeDir is the controller store of the loop whose repository is dir: a sibling directory.
+func storeDir(dir string) string { return filepath.Clean(dir) + ".state" }

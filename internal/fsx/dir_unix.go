@@ -1,0 +1,444 @@
+//go:build unix
+
+package fsx
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Dir is an open directory handle through which every read, write, rename, stat and lock below
+// it happens (trust-model.md I4): each operation names one entry of the directory and is an
+// *at(2) call on the handle with O_NOFOLLOW, so a path component swapped for a symbolic link
+// after the directory was opened can neither redirect a write nor feed a read. The directory
+// itself may be renamed or replaced while it is open; Check detects that, and every write checks
+// it before and after, so a run fails instead of carrying on in a folder nobody sees.
+//
+// A Dir is not safe for concurrent use by several goroutines that also Close it; the other
+// methods may run concurrently.
+type Dir struct {
+	f    *os.File
+	fd   int
+	path string // the path the handle was opened at, for messages and Check
+	dev  uint64
+	ino  uint64
+}
+
+// OpenDir opens the directory root/rel without following a symbolic link in any component of rel
+// (root itself is resolved normally: it is the caller's trusted starting point, such as the
+// repository root). rel is slash-separated; "" or "." opens root. A symlinked component is a
+// *PathError with ReasonSymlink (last component) or ReasonSymlinkedAncestor, a missing one
+// ReasonMissing, a non-directory ReasonNotRegular, and ".." ReasonOutsideRoot.
+func OpenDir(root, rel string) (*Dir, error) {
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, classifyOpenError(root, &os.PathError{Op: "open", Path: root, Err: err})
+	}
+	d, err := newDir(fd, root)
+	if err != nil {
+		return nil, err
+	}
+	if rel == "" || rel == "." {
+		return d, nil
+	}
+	if filepath.IsAbs(rel) {
+		d.Close()
+		return nil, &PathError{Path: rel, Reason: ReasonOutsideRoot}
+	}
+	parts := strings.Split(rel, "/")
+	for i, p := range parts {
+		sub, err := d.Sub(p)
+		d.Close()
+		if err != nil {
+			var pe *PathError
+			if errors.As(err, &pe) {
+				pe.Path = rel
+				if pe.Reason == ReasonSymlink && i < len(parts)-1 {
+					pe.Reason, pe.Detail = ReasonSymlinkedAncestor, strings.Join(parts[:i+1], "/")
+				}
+			}
+			return nil, err
+		}
+		d = sub
+	}
+	return d, nil
+}
+
+// newDir wraps an open directory descriptor.
+func newDir(fd int, path string) (*Dir, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return nil, &os.PathError{Op: "fstat", Path: path, Err: err}
+	}
+	return &Dir{f: os.NewFile(uintptr(fd), path), fd: fd, path: path, dev: uint64(st.Dev), ino: uint64(st.Ino)}, nil
+}
+
+// Path returns the path the directory was opened at.
+func (d *Dir) Path() string { return d.path }
+
+// Close releases the handle.
+func (d *Dir) Close() error { return d.f.Close() }
+
+// join is the display path of an entry.
+func (d *Dir) join(name string) string { return filepath.Join(d.path, name) }
+
+// checkName refuses anything but one plain directory entry name.
+func (d *Dir) checkName(name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00") {
+		return &PathError{Path: d.join(name), Reason: ReasonOutsideRoot, Detail: "not a single entry name"}
+	}
+	return nil
+}
+
+// Check verifies that Path still names the directory this handle holds: Lstat of the path must be
+// a directory (not a symbolic link) with the device and inode the handle was opened with.
+// Otherwise it returns a *PathError with ReasonReplaced.
+func (d *Dir) Check() error {
+	var st unix.Stat_t
+	err := unix.Lstat(d.path, &st)
+	if err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && uint64(st.Dev) == d.dev && uint64(st.Ino) == d.ino {
+		return nil
+	}
+	detail := "it no longer exists"
+	switch {
+	case err == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK:
+		detail = "a symbolic link is there now"
+	case err == nil:
+		detail = "another file or directory is there now"
+	case !errors.Is(err, unix.ENOENT):
+		detail = err.Error()
+	}
+	return &PathError{Path: d.path, Reason: ReasonReplaced, Detail: detail}
+}
+
+// Sub opens the subdirectory name without following a symbolic link.
+func (d *Dir) Sub(name string) (*Dir, error) {
+	if err := d.checkName(name); err != nil {
+		return nil, err
+	}
+	fd, err := unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		p := d.join(name)
+		if errors.Is(err, unix.ENOTDIR) {
+			// O_NOFOLLOW|O_DIRECTORY on a symlink gives ELOOP on Linux and ENOTDIR on some
+			// systems: tell them apart with fstatat.
+			fi, serr := d.Lstat(name)
+			switch {
+			case serr == nil && fi.Mode()&fs.ModeSymlink != 0:
+				return nil, &PathError{Path: p, Reason: ReasonSymlink}
+			case serr == nil && !fi.IsDir():
+				return nil, &PathError{Path: p, Reason: ReasonNotRegular, Detail: "not a directory"}
+			}
+			// A directory again, or gone: it was swapped while being opened.
+			return nil, &PathError{Path: p, Reason: ReasonReplaced, Detail: "it changed while being opened"}
+		}
+		return nil, classifyOpenError(p, &os.PathError{Op: "openat", Path: p, Err: err})
+	}
+	return newDir(fd, d.join(name))
+}
+
+// MkdirSub creates the subdirectory name with perm (less the umask) when it is missing and opens
+// it as Sub does. An existing symlink or non-directory at name is refused.
+func (d *Dir) MkdirSub(name string, perm fs.FileMode) (*Dir, error) {
+	if err := d.checkName(name); err != nil {
+		return nil, err
+	}
+	if err := unix.Mkdirat(d.fd, name, uint32(perm.Perm())); err != nil && !errors.Is(err, unix.EEXIST) {
+		return nil, &os.PathError{Op: "mkdirat", Path: d.join(name), Err: err}
+	}
+	return d.Sub(name)
+}
+
+// Lstat returns the entry's file information without following a symbolic link (fstatat with
+// AT_SYMLINK_NOFOLLOW). A missing entry is a *PathError with ReasonMissing.
+func (d *Dir) Lstat(name string) (fs.FileInfo, error) {
+	if err := d.checkName(name); err != nil {
+		return nil, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return nil, &PathError{Path: d.join(name), Reason: ReasonMissing}
+		}
+		return nil, &os.PathError{Op: "fstatat", Path: d.join(name), Err: err}
+	}
+	return &statInfo{name: name, st: st}, nil
+}
+
+// ReadFile reads the regular file name with the checks and limit of the package-level ReadFile,
+// opening it relative to the handle with O_NOFOLLOW|O_NONBLOCK.
+func (d *Dir) ReadFile(name string, limit int64) ([]byte, error) {
+	if err := d.checkName(name); err != nil {
+		return nil, err
+	}
+	p := d.join(name)
+	fd, err := unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, classifyOpenError(p, &os.PathError{Op: "openat", Path: p, Err: err})
+	}
+	f := os.NewFile(uintptr(fd), p)
+	defer f.Close()
+	return readOpen(f, p, limit)
+}
+
+// checkWritable is CheckWritable relative to the handle.
+func (d *Dir) checkWritable(name string) (fs.FileInfo, error) {
+	fi, err := d.Lstat(name)
+	if ReasonOf(err) == ReasonMissing {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, &PathError{Path: d.join(name), Reason: ReasonSymlink}
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &PathError{Path: d.join(name), Reason: ReasonNotRegular, Detail: describeMode(fi.Mode())}
+	}
+	return fi, nil
+}
+
+// WriteFileAtomic replaces the entry name with data atomically, as the package-level
+// WriteFileAtomic does, but entirely relative to the handle: the temporary file
+// ".<name><digits>" is created with openat(O_CREAT|O_EXCL|O_NOFOLLOW), written, fsynced, renamed
+// over name with renameat, and the directory is fsynced. A new file gets perm (less the umask); a
+// replaced file keeps its permissions. An existing symlink or non-regular file at name is refused.
+// Check runs before and after: a directory moved or replaced by a symbolic link is an error with
+// ReasonReplaced (the data went only into the directory this handle holds).
+func (d *Dir) WriteFileAtomic(name string, data []byte, perm fs.FileMode) error {
+	return d.writeAtomic(name, bytes.NewReader(data), perm, false)
+}
+
+// WriteFileAtomicMode is WriteFileAtomic with the file's mode set to exactly perm.
+func (d *Dir) WriteFileAtomicMode(name string, data []byte, perm fs.FileMode) error {
+	return d.writeAtomic(name, bytes.NewReader(data), perm, true)
+}
+
+// WriteAtomicFrom is WriteFileAtomic with the content read from r (a large snapshot streamed
+// rather than held in memory). A read error from r leaves the previous file.
+func (d *Dir) WriteAtomicFrom(name string, r io.Reader, perm fs.FileMode) error {
+	return d.writeAtomic(name, r, perm, false)
+}
+
+func (d *Dir) writeAtomic(name string, r io.Reader, perm fs.FileMode, exact bool) error {
+	if err := d.checkName(name); err != nil {
+		return err
+	}
+	if err := d.Check(); err != nil {
+		return err
+	}
+	old, err := d.checkWritable(name)
+	if err != nil {
+		return err
+	}
+	mode := perm.Perm()
+	chmod := exact
+	if old != nil && !exact {
+		mode, chmod = old.Mode().Perm(), true
+	}
+	tmp, f, err := d.createTemp(name, mode)
+	if err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			_ = unix.Unlinkat(d.fd, tmp, 0)
+		}
+	}()
+	if chmod {
+		if err := f.Chmod(mode); err != nil {
+			return err
+		}
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := unix.Renameat(d.fd, tmp, d.fd, name); err != nil {
+		return &os.PathError{Op: "renameat", Path: d.join(name), Err: err}
+	}
+	ok = true
+	if err := unix.Fsync(d.fd); err != nil && !errors.Is(err, unix.EINVAL) {
+		return &os.PathError{Op: "fsync", Path: d.path, Err: err}
+	}
+	return d.Check()
+}
+
+// createTemp creates ".<name><digits>" in the directory, exclusively and without following links.
+func (d *Dir) createTemp(name string, mode fs.FileMode) (string, *os.File, error) {
+	for attempt := 0; attempt < 10000; attempt++ {
+		tmp := "." + name + strconv.FormatInt(rand.Int64(), 10)
+		fd, err := unix.Openat(d.fd, tmp, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(mode))
+		if errors.Is(err, unix.EEXIST) {
+			continue
+		}
+		if err != nil {
+			return "", nil, &os.PathError{Op: "openat", Path: d.join(tmp), Err: err}
+		}
+		return tmp, os.NewFile(uintptr(fd), d.join(tmp)), nil
+	}
+	return "", nil, &os.PathError{Op: "tempfile", Path: d.join(name), Err: os.ErrExist}
+}
+
+// Remove deletes the entry name (a file, or an empty directory when dir is true). A missing
+// entry is not an error.
+func (d *Dir) Remove(name string, dir bool) error {
+	if err := d.checkName(name); err != nil {
+		return err
+	}
+	flags := 0
+	if dir {
+		flags = unix.AT_REMOVEDIR
+	}
+	if err := unix.Unlinkat(d.fd, name, flags); err != nil && !errors.Is(err, unix.ENOENT) {
+		return &os.PathError{Op: "unlinkat", Path: d.join(name), Err: err}
+	}
+	return nil
+}
+
+// Rename renames the entry oldName to newName within the directory (renameat).
+func (d *Dir) Rename(oldName, newName string) error {
+	if err := d.checkName(oldName); err != nil {
+		return err
+	}
+	if err := d.checkName(newName); err != nil {
+		return err
+	}
+	if err := unix.Renameat(d.fd, oldName, d.fd, newName); err != nil {
+		return &os.PathError{Op: "renameat", Path: d.join(oldName), Err: err}
+	}
+	return nil
+}
+
+// Names lists the directory's entry names, unsorted.
+func (d *Dir) Names() ([]string, error) {
+	fd, err := unix.Openat(d.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "openat", Path: d.path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), d.path)
+	defer f.Close()
+	return f.Readdirnames(-1)
+}
+
+// TryLock takes the exclusive lock on the entry name without waiting (flock(2) LOCK_EX|LOCK_NB,
+// the same lock gofrs/flock takes, so it excludes TryLock(path) on the same file). The lock file
+// is created (0644 less the umask) when missing and opened read-only (as gofrs/flock does, so a
+// read-only file system still locks) with O_NOFOLLOW|O_NONBLOCK; a symlink,
+// FIFO or other non-regular file there is refused. A busy lock wraps ErrLockBusy.
+func (d *Dir) TryLock(name string) (*Lock, error) {
+	if err := d.checkName(name); err != nil {
+		return nil, err
+	}
+	p := d.join(name)
+	fd, err := unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		return nil, classifyOpenError(p, &os.PathError{Op: "openat", Path: p, Err: err})
+	}
+	f := os.NewFile(uintptr(fd), p)
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &PathError{Path: p, Reason: ReasonNotRegular, Detail: describeMode(fi.Mode())}
+	}
+	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%s: %w", p, ErrLockBusy)
+		}
+		return nil, fmt.Errorf("lock %s: %w", p, err)
+	}
+	return &Lock{f: f}, nil
+}
+
+// statInfo is fs.FileInfo from fstatat.
+type statInfo struct {
+	name string
+	st   unix.Stat_t
+}
+
+func (s *statInfo) Name() string { return s.name }
+func (s *statInfo) Size() int64  { return s.st.Size }
+func (s *statInfo) Mode() fs.FileMode {
+	m := fs.FileMode(s.st.Mode & 0o777)
+	switch s.st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		m |= fs.ModeDir
+	case unix.S_IFLNK:
+		m |= fs.ModeSymlink
+	case unix.S_IFIFO:
+		m |= fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		m |= fs.ModeSocket
+	case unix.S_IFCHR:
+		m |= fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		m |= fs.ModeDevice
+	}
+	return m
+}
+func (s *statInfo) ModTime() time.Time { return time.Unix(s.st.Mtim.Unix()) }
+func (s *statInfo) IsDir() bool        { return s.Mode().IsDir() }
+func (s *statInfo) Sys() any           { return &s.st }
+
+// LockWait is TryLock retried every 20 ms for at most timeout; a lock still busy then wraps
+// ErrLockBusy.
+func (d *Dir) LockWait(name string, timeout time.Duration) (*Lock, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		l, err := d.TryLock(name)
+		if err == nil || !errors.Is(err, ErrLockBusy) || time.Now().After(deadline) {
+			return l, err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// OpenFile opens the regular file name for reading relative to the handle (O_NOFOLLOW,
+// O_NONBLOCK); a symlink, FIFO or other non-regular file is refused as ReadFile refuses it. The
+// caller closes the file.
+func (d *Dir) OpenFile(name string) (*os.File, error) {
+	if err := d.checkName(name); err != nil {
+		return nil, err
+	}
+	p := d.join(name)
+	fd, err := unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, classifyOpenError(p, &os.PathError{Op: "openat", Path: p, Err: err})
+	}
+	f := os.NewFile(uintptr(fd), p)
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &PathError{Path: p, Reason: ReasonNotRegular, Detail: describeMode(fi.Mode())}
+	}
+	return f, nil
+}

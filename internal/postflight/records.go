@@ -1,0 +1,403 @@
+package postflight
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/report"
+	"github.com/mastermind-controller/mastermind/internal/store"
+)
+
+// MsgNoRecord is the refusal for a task whose folder has a state.json but whose controller store
+// has no record (trust-model.md §3): never a verdict from the mirror.
+const MsgNoRecord = "no controller record for this task on this machine; run --pre-only"
+
+// Mirror file names inside the task folder.
+const (
+	mirrorState = "state.json"
+	mirrorAudit = "audit.md"
+	lockName    = "state.controller.lock"
+)
+
+// taskFiles is one run's access to a task: the task folder opened once and used for every read,
+// write and lock below it (trust-model.md I4), the task folder's lock and the store's lock, and
+// the task's authoritative record in the controller store (I2).
+type taskFiles struct {
+	task      Task
+	dir       *fsx.Dir
+	locks     []*fsx.Lock
+	store     *store.Store
+	st        *store.Task
+	rec       *store.Record // nil until the first pre-flight writes one
+	storePath string        // the task's store folder
+	// reported is set once an audit has turned rec.Tampered into findings; the next Save
+	// clears the list.
+	reported bool
+}
+
+// openTaskFiles opens the task folder (no symlink in any component below the repository root),
+// takes the task folder's lock and then the store's lock, both without waiting, and opens the
+// task's store folder. stateDir is the store root ("" for store.Location()).
+func openTaskFiles(t Task, stateDir, gitDir string) (*taskFiles, error) {
+	d, err := fsx.OpenDir(t.Root, t.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("task folder %s: %w", t.Dir, err)
+	}
+	tf := &taskFiles{task: t, dir: d}
+	ok := false
+	defer func() {
+		if !ok {
+			tf.close()
+		}
+	}()
+	l, err := d.TryLock(lockName)
+	if err != nil {
+		if errors.Is(err, fsx.ErrLockBusy) {
+			return nil, &LockBusyError{Path: t.LockRel()}
+		}
+		return nil, fmt.Errorf("controller lock %s: %w", t.LockRel(), err)
+	}
+	tf.locks = append(tf.locks, l)
+	if stateDir == "" {
+		if stateDir, err = store.Location(); err != nil {
+			return nil, err
+		}
+	}
+	if err := store.CheckOutside(stateDir, t.Root); err != nil {
+		return nil, err
+	}
+	s, err := store.Open(stateDir)
+	if err != nil {
+		return nil, err
+	}
+	tf.store = s
+	tf.st, err = s.OpenTask(store.RepoRef{GitDir: gitDir, WorkTree: t.Root}, t.Name)
+	if err != nil {
+		return nil, err
+	}
+	tf.storePath = tf.st.Path()
+	sl, err := tf.st.Lock()
+	if err != nil {
+		if store.KindOf(err) == store.KindBusy {
+			return nil, &LockBusyError{Path: tf.storePath + "/lock"}
+		}
+		return nil, err
+	}
+	tf.locks = append(tf.locks, sl)
+	ok = true
+	return tf, nil
+}
+
+// close releases the locks (store first) and the handles.
+func (tf *taskFiles) close() {
+	for i := len(tf.locks) - 1; i >= 0; i-- {
+		tf.locks[i].Unlock()
+	}
+	tf.locks = nil
+	if tf.st != nil {
+		tf.st.Close()
+	}
+	if tf.store != nil {
+		tf.store.Close()
+	}
+	tf.dir.Close()
+}
+
+// loaded is what load found.
+type loaded struct {
+	// State is the authoritative state from the store; nil without a record.
+	State *State
+	// Mirror is the task folder's state.json when the store has no record for the task (for
+	// the refusal and for --adopt); nil otherwise.
+	Mirror *State
+	// Rewritten names the mirrors found tampered with and rewritten from the store this run.
+	Rewritten []string
+}
+
+// load reads the task's record and checks the mirrors against it:
+//
+//   - no record: the mirror, if any, is read strictly (a corrupt one is a *CorruptStateError, as
+//     in spec-and-lifecycle.md §5.3) and returned as Mirror; nothing is decided from it;
+//   - a record: its state is the State. A mirror holding content the controller never wrote
+//     there is recorded in the store as tampered (reported by the next audit) and rewritten from
+//     the store; a missing mirror or one equal to an earlier version the controller wrote (a
+//     write interrupted by a kill, a git checkout of a committed state.json) is rewritten
+//     silently. A state.json mirror that is not a valid state at all (corrupt, a symlink, a FIFO)
+//     stays a *CorruptStateError and is left untouched: corrupt state is never overwritten
+//     (§5.3), and nothing is decided from it either.
+func (tf *taskFiles) load(now time.Time) (*loaded, error) {
+	rec, err := tf.st.Load()
+	if err != nil {
+		return nil, err
+	}
+	t := tf.task
+	data, rerr := tf.dir.ReadFile(mirrorState, MaxStateBytes)
+	present := rerr == nil
+	if rerr != nil && fsx.ReasonOf(rerr) != fsx.ReasonMissing {
+		return nil, stateReadError(t, rerr)
+	}
+	var mirror *State
+	if present {
+		if mirror, err = ParseState(data); err != nil {
+			return nil, &CorruptStateError{Path: t.StateRel(), Reason: err.Error()}
+		}
+		if mirror.SpecPath != t.Spec {
+			return nil, &CorruptStateError{Path: t.StateRel(), Reason: fmt.Sprintf("spec_path %q does not match the spec %q", mirror.SpecPath, t.Spec)}
+		}
+	}
+	if rec == nil {
+		return &loaded{Mirror: mirror}, nil
+	}
+	tf.rec = rec
+	st, err := ParseState(rec.State)
+	if err == nil && st.SpecPath != t.Spec {
+		err = fmt.Errorf("spec_path %q does not match the spec %q", st.SpecPath, t.Spec)
+	}
+	if err != nil {
+		return nil, &store.Error{Kind: store.KindCorrupt, Op: "read", Path: tf.storePath + "/state.json", Err: err}
+	}
+	out := &loaded{State: st}
+	changed := false
+	// state.json: the record's state rendered is what the controller wrote.
+	want, err := MarshalState(st)
+	if err != nil {
+		return nil, err
+	}
+	switch rec.CheckMirror(mirrorState, data, present) {
+	case store.MirrorMatches:
+	case store.MirrorUnknown:
+		rec.SetMirror(mirrorState, want)
+		changed = true
+		if err := tf.dir.WriteFileAtomic(mirrorState, want, 0o644); err != nil {
+			return nil, fmt.Errorf("write %s: %w", t.StateRel(), err)
+		}
+	case store.MirrorStale, store.MirrorMissing:
+		if err := tf.dir.WriteFileAtomic(mirrorState, want, 0o644); err != nil {
+			return nil, fmt.Errorf("write %s: %w", t.StateRel(), err)
+		}
+	case store.MirrorTampered:
+		rec.Tampered = append(rec.Tampered, tampering(rec, mirrorState, data, present, now))
+		out.Rewritten = append(out.Rewritten, t.StateRel())
+		changed = true
+		rec.SetMirror(mirrorState, want)
+		if err := tf.dir.WriteFileAtomic(mirrorState, want, 0o644); err != nil {
+			return nil, fmt.Errorf("write %s: %w", t.StateRel(), err)
+		}
+	}
+	// audit.md: rewritten from the store's copy. A non-regular audit.md is left for the next
+	// write to refuse (spec-and-lifecycle.md §12.2).
+	if _, ok := rec.Mirrors[mirrorAudit]; ok {
+		adata, aerr := tf.dir.ReadFile(mirrorAudit, store.MaxCopyBytes)
+		apresent := aerr == nil
+		if aerr == nil || fsx.ReasonOf(aerr) == fsx.ReasonMissing {
+			status := rec.CheckMirror(mirrorAudit, adata, apresent)
+			if status == store.MirrorTampered {
+				rec.Tampered = append(rec.Tampered, tampering(rec, mirrorAudit, adata, apresent, now))
+				out.Rewritten = append(out.Rewritten, t.AuditRel())
+				changed = true
+			}
+			if status == store.MirrorTampered || status == store.MirrorStale || status == store.MirrorMissing {
+				if err := tf.restoreAudit(rec); err != nil {
+					return nil, err
+				}
+			}
+		} else if fsx.ReasonOf(aerr) == "" {
+			return nil, fmt.Errorf("read %s: %w", t.AuditRel(), aerr)
+		}
+	}
+	if changed {
+		if err := tf.st.Save(rec, now); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// restoreAudit rewrites audit.md from the store's copy; without a copy (a damaged store) the
+// forged file is removed so that nobody reads it as the controller's.
+func (tf *taskFiles) restoreAudit(rec *store.Record) error {
+	m := rec.Mirrors[mirrorAudit]
+	if m.SHA256 == "" {
+		return tf.dir.Remove(mirrorAudit, false)
+	}
+	data, err := tf.st.Copy(m.SHA256)
+	if err != nil {
+		if store.KindOf(err) != store.KindCorrupt {
+			return err
+		}
+		rec.SetMirror(mirrorAudit, nil)
+		return tf.dir.Remove(mirrorAudit, false)
+	}
+	if err := tf.dir.WriteFileAtomic(mirrorAudit, data, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", tf.task.AuditRel(), err)
+	}
+	return nil
+}
+
+func tampering(rec *store.Record, name string, data []byte, present bool, now time.Time) store.Tampering {
+	found := "missing"
+	if present {
+		found = store.SHA256Hex(data)
+	}
+	return store.Tampering{File: name, Expected: rec.Mirrors[name].SHA256, Found: found, At: now.Unix()}
+}
+
+// stateReadError maps a refused state.json read to the §5.3 error.
+func stateReadError(t Task, err error) error {
+	switch fsx.ReasonOf(err) {
+	case fsx.ReasonSymlink:
+		return &CorruptStateError{Path: t.StateRel(), Reason: "it is a symbolic link"}
+	case fsx.ReasonNotRegular:
+		return &CorruptStateError{Path: t.StateRel(), Reason: "it is not a regular file"}
+	case fsx.ReasonTooLarge:
+		return &CorruptStateError{Path: t.StateRel(), Reason: "larger than 1 MiB"}
+	case fsx.ReasonUnstable:
+		return &CorruptStateError{Path: t.StateRel(), Reason: "it changed while being read"}
+	}
+	return &CorruptStateError{Path: t.StateRel(), Reason: err.Error()}
+}
+
+// saveState writes s to the store first, then to the state.json mirror: an interruption between
+// the two leaves the mirror at the previous version, which load takes for an interrupted write,
+// not for tampering.
+func (tf *taskFiles) saveState(s *State, now time.Time) error {
+	if r := s.Validate(); r != "" {
+		return fmt.Errorf("internal error: refusing to write invalid state: %s", r)
+	}
+	data, err := MarshalState(s)
+	if err != nil {
+		return err
+	}
+	rec := tf.rec
+	if rec == nil {
+		rec = &store.Record{}
+	}
+	rec.State, rec.TaskDir = data, tf.task.Abs(tf.task.Dir)
+	rec.SetMirror(mirrorState, data)
+	if tf.reported {
+		rec.Tampered = nil
+	}
+	if err := tf.st.Save(rec, now); err != nil {
+		return err
+	}
+	tf.rec = rec
+	if err := tf.dir.WriteFileAtomic(mirrorState, data, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", tf.task.StateRel(), err)
+	}
+	return nil
+}
+
+// saveAudit keeps a copy of audit.md in the store and records its hash, then writes the mirror.
+func (tf *taskFiles) saveAudit(data []byte, now time.Time) error {
+	if tf.rec == nil {
+		return errors.New("internal error: audit.md before the first state")
+	}
+	if _, err := tf.st.KeepCopy(data); err != nil {
+		return err
+	}
+	tf.rec.SetMirror(mirrorAudit, data)
+	if err := tf.st.Save(tf.rec, now); err != nil {
+		return err
+	}
+	return tf.dir.WriteFileAtomic(mirrorAudit, data, 0o644)
+}
+
+// tamperFindings are the controller_record_tampered findings for the mirrors the store has
+// recorded as tampered and no audit has reported yet.
+func (tf *taskFiles) tamperFindings() []finding.Finding {
+	if tf == nil || tf.rec == nil {
+		return nil
+	}
+	var fs []finding.Finding
+	for _, tp := range tf.rec.Tampered {
+		rel := tf.task.Dir + "/" + tp.File
+		what := "was changed"
+		if tp.Found == "missing" {
+			what = "was removed"
+		}
+		fs = append(fs, finding.Finding{Rule: finding.KindControllerRecordTampered, Class: finding.ClassError, File: rel,
+			Message: fmt.Sprintf("%s %s by someone other than mastermind since the controller wrote it; it was rewritten from the controller store, and every decision uses the store's record", rel, what),
+			Fields:  []finding.Field{{Key: "file", Value: rel}, {Key: "expected_sha256", Value: tp.Expected}, {Key: "found_sha256", Value: tp.Found}}})
+	}
+	return fs
+}
+
+// TamperedNames returns the task-folder paths of pending tampering evidence.
+func (tf *taskFiles) tamperedFiles() []string {
+	if tf == nil || tf.rec == nil {
+		return nil
+	}
+	var out []string
+	for _, tp := range tf.rec.Tampered {
+		out = append(out, tf.task.Dir+"/"+tp.File)
+	}
+	return out
+}
+
+// readFile reads a task-folder file through the folder handle.
+func (tf *taskFiles) readFile(name string, limit int64) ([]byte, error) {
+	return tf.dir.ReadFile(name, limit)
+}
+
+// writeFile writes a task-folder file atomically through the folder handle.
+func (tf *taskFiles) writeFile(name string, data []byte) error {
+	return tf.dir.WriteFileAtomic(name, data, 0o644)
+}
+
+// check reports whether the task folder is still the folder the run opened.
+func (tf *taskFiles) check() error { return tf.dir.Check() }
+
+// tamperFindings returns the pending controller_record_tampered findings and marks them as
+// reported, so that the state write that persists this audit clears them.
+func (c *controller) tamperFindings() []finding.Finding {
+	if c.files == nil {
+		return nil
+	}
+	fs := c.files.tamperFindings()
+	if len(fs) > 0 {
+		c.files.reported = true
+	}
+	return fs
+}
+
+// readTaskFile reads the task-folder file name (display path rel) through the folder handle in a
+// run-task, or by path below the repository root in the gate's read-only audit.
+func (c *controller) readTaskFile(name, rel string, limit int64) ([]byte, error) {
+	if c.files != nil {
+		return c.files.readFile(name, limit)
+	}
+	return fsx.ReadInRoot(c.task.Root, rel, limit)
+}
+
+// readReport reads and validates executor-report.md (§4 step 3) like readTaskFile.
+func (c *controller) readReport() (report.Result, error) {
+	if c.files != nil {
+		return report.ReadDir(c.files.dir, "executor-report.md", c.task.ReportRel())
+	}
+	return report.ReadInRepo(c.task.Root, c.task.ReportRel())
+}
+
+// writeReleaseNotes writes .mastermind/releases/<task>.md through a handle on .mastermind
+// opened without following links (trust-model.md I4), creating releases/ when missing.
+func (c *controller) writeReleaseNotes(notes []byte) error {
+	md, err := fsx.OpenDir(c.task.Root, ".mastermind")
+	if err != nil {
+		return fmt.Errorf("release notes directory .mastermind: %w", err)
+	}
+	defer md.Close()
+	rd, err := md.MkdirSub("releases", 0o755)
+	if err != nil {
+		if r := fsx.ReasonOf(err); r == fsx.ReasonSymlink || r == fsx.ReasonNotRegular {
+			return fmt.Errorf("release notes directory .mastermind/releases: .mastermind/releases is a symbolic link or not a directory: %w", err)
+		}
+		return fmt.Errorf("create .mastermind/releases: %w", err)
+	}
+	defer rd.Close()
+	if err := rd.WriteFileAtomic(c.task.Name+".md", notes, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", c.task.ReleaseNotesRel(), err)
+	}
+	return nil
+}

@@ -1,0 +1,62 @@
+package store
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+)
+
+// EnvStateDir names the environment variable that sets the store root.
+const EnvStateDir = "MASTERMIND_STATE_DIR"
+
+// Location returns the store root of trust-model.md §3: $MASTERMIND_STATE_DIR if set, else
+// $XDG_STATE_HOME/mastermind, else ~/.local/state/mastermind; on Windows %LocalAppData%\mastermind
+// after $MASTERMIND_STATE_DIR. Relative values are ignored (the XDG base directory rule) except
+// for $MASTERMIND_STATE_DIR, which is made absolute. No location is an *Error of KindNoLocation.
+func Location() (string, error) {
+	return location(os.Getenv, os.UserHomeDir, runtime.GOOS)
+}
+
+func location(getenv func(string) string, home func() (string, error), goos string) (string, error) {
+	if v := getenv(EnvStateDir); v != "" {
+		abs, err := filepath.Abs(v)
+		if err != nil {
+			return "", &Error{Kind: KindNoLocation, Err: err}
+		}
+		return abs, nil
+	}
+	if goos == "windows" {
+		if v := getenv("LocalAppData"); v != "" && filepath.IsAbs(v) {
+			return filepath.Join(v, "mastermind"), nil
+		}
+		return "", &Error{Kind: KindNoLocation, Err: errors.New("%LocalAppData% is not set")}
+	}
+	if v := getenv("XDG_STATE_HOME"); v != "" && filepath.IsAbs(v) {
+		return filepath.Join(v, "mastermind"), nil
+	}
+	h, err := home()
+	if err != nil || h == "" || !filepath.IsAbs(h) {
+		return "", &Error{Kind: KindNoLocation, Err: errors.New("no home directory and neither " + EnvStateDir + " nor XDG_STATE_HOME is set")}
+	}
+	return filepath.Join(h, ".local", "state", "mastermind"), nil
+}
+
+// RepoID is the store's name for a work tree: the SHA-256 (lowercase hex) of the real path of the
+// work tree's own git directory (for a linked worktree, .git/worktrees/<name>, not the common
+// directory), so that each linked worktree has its own records and a repository reached through
+// a symlink has one id.
+func RepoID(gitDir string) (string, error) {
+	abs, err := filepath.Abs(gitDir)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(real))
+	return hex.EncodeToString(sum[:]), nil
+}

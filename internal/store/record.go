@@ -1,0 +1,216 @@
+package store
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+)
+
+// RecordVersion is the record_version this package reads and writes.
+const RecordVersion = 1
+
+// MaxRecordBytes bounds a record file: the state (at most 1 MiB, spec-and-lifecycle.md §5.1)
+// plus the store-only fields.
+const MaxRecordBytes = 2 << 20
+
+var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// Record is the authoritative controller record of one task (trust-model.md I2), the store's
+// state.json:
+//
+//	{"record_version": 1, "task": "<task>", "task_dir": "<absolute task folder>",
+//	 "state": {…the state.json object of spec-and-lifecycle.md §5.1…},
+//	 "mirrors": {"audit.md": {"sha256": "…", "earlier": ["…", …]}, "state.json": {…}},
+//	 "tampered": [{"file": "state.json", "expected": "…", "found": "…", "at": <unix seconds>}],
+//	 "updated_at": <unix seconds>}
+//
+// State holds the §5.1 object, which the caller validates with the same rules as the mirror; the
+// store only checks that it is a JSON object. Mirrors records, per task-folder file name, the
+// SHA-256 of what the controller last wrote there and of the versions before it, so a mirror that
+// the controller never wrote there was written by someone else (Record.CheckMirror).
+type Record struct {
+	RecordVersion int               `json:"record_version"`
+	Task          string            `json:"task"`
+	TaskDir       string            `json:"task_dir"`
+	State         json.RawMessage   `json:"state"`
+	Mirrors       map[string]Mirror `json:"mirrors"`
+	// Tampered lists mirrors found changed by someone else and not yet reported by an audit;
+	// the controller reports them as findings and clears the list.
+	Tampered  []Tampering `json:"tampered,omitempty"`
+	UpdatedAt int64       `json:"updated_at"`
+}
+
+// Tampering is one mirror found different from what the controller last wrote.
+type Tampering struct {
+	File     string `json:"file"`     // the task-folder file name
+	Expected string `json:"expected"` // the SHA-256 the controller last wrote, "" for absent
+	Found    string `json:"found"`    // the SHA-256 found, or "missing"
+	At       int64  `json:"at"`       // Unix seconds of the detection
+}
+
+// Mirror is what the controller wrote to one task-folder file. SHA256 is the last version ("" when
+// the controller last removed the file or never wrote it); Earlier lists the versions before it,
+// newest first, at most MaxEarlier. A file equal to an earlier version is an old mirror (a run
+// killed between the store write and the mirror write, or a git checkout of a committed
+// state.json), not a forgery.
+type Mirror struct {
+	SHA256  string   `json:"sha256"`
+	Earlier []string `json:"earlier,omitempty"`
+}
+
+// MaxEarlier bounds Mirror.Earlier.
+const MaxEarlier = 32
+
+// MirrorStatus is the outcome of Record.CheckMirror.
+type MirrorStatus int
+
+// Mirror statuses.
+const (
+	MirrorUnknown  MirrorStatus = iota // the record has no entry for this file
+	MirrorMatches                      // the file is what the controller last wrote
+	MirrorStale                        // the file is an earlier version the controller wrote
+	MirrorMissing                      // the file is missing although the controller wrote it
+	MirrorTampered                     // the file holds content the controller never wrote there
+)
+
+// SHA256Hex is the lowercase hex SHA-256 of data.
+func SHA256Hex(data []byte) string {
+	s := sha256.Sum256(data)
+	return hex.EncodeToString(s[:])
+}
+
+// SetMirror records that the controller is about to write data to the task-folder file name (nil
+// data: the controller removes it). The version it replaces moves to Earlier.
+func (r *Record) SetMirror(name string, data []byte) {
+	if r.Mirrors == nil {
+		r.Mirrors = map[string]Mirror{}
+	}
+	m, ok := r.Mirrors[name]
+	h := ""
+	if data != nil {
+		h = SHA256Hex(data)
+	}
+	if ok && m.SHA256 == h {
+		return
+	}
+	earlier := m.Earlier
+	if ok && m.SHA256 != "" {
+		earlier = append([]string{m.SHA256}, without(m.Earlier, m.SHA256)...)
+	}
+	earlier = without(earlier, h)
+	if len(earlier) > MaxEarlier {
+		earlier = earlier[:MaxEarlier]
+	}
+	r.Mirrors[name] = Mirror{SHA256: h, Earlier: earlier}
+}
+
+func without(list []string, h string) []string {
+	var out []string
+	for _, x := range list {
+		if x != h {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// CheckMirror compares the task-folder file name, as read now (present false: it does not exist),
+// with what the controller wrote there.
+func (r *Record) CheckMirror(name string, data []byte, present bool) MirrorStatus {
+	m, ok := r.Mirrors[name]
+	if !ok {
+		return MirrorUnknown
+	}
+	if !present {
+		if m.SHA256 == "" {
+			return MirrorMatches
+		}
+		return MirrorMissing
+	}
+	h := SHA256Hex(data)
+	if h == m.SHA256 {
+		return MirrorMatches
+	}
+	for _, e := range m.Earlier {
+		if e == h {
+			return MirrorStale
+		}
+	}
+	return MirrorTampered
+}
+
+// validate checks the store-only rules of a record for task.
+func (r *Record) validate(task string) error {
+	if r.RecordVersion != RecordVersion {
+		if r.RecordVersion > RecordVersion {
+			return fmt.Errorf("record_version %d was written by a newer mastermind; this one reads %d", r.RecordVersion, RecordVersion)
+		}
+		return fmt.Errorf("record_version %d is not supported; expected %d", r.RecordVersion, RecordVersion)
+	}
+	if r.Task != task {
+		return fmt.Errorf("task %q does not match the folder %q", r.Task, task)
+	}
+	if t := bytes.TrimSpace(r.State); len(t) == 0 || t[0] != '{' {
+		return errors.New("state is not a JSON object")
+	}
+	for n, m := range r.Mirrors {
+		if n == "" || !validEntryName(n) {
+			return fmt.Errorf("mirror name %q is not a file name", n)
+		}
+		if len(m.Earlier) > MaxEarlier {
+			return fmt.Errorf("mirror %s: more than %d earlier versions", n, MaxEarlier)
+		}
+		for _, h := range append([]string{m.SHA256}, m.Earlier...) {
+			if h != "" && !hex64.MatchString(h) {
+				return fmt.Errorf("mirror %s: %q is not 64 lowercase hex digits", n, h)
+			}
+		}
+	}
+	for _, tp := range r.Tampered {
+		if !validEntryName(tp.File) {
+			return fmt.Errorf("tampered file %q is not a file name", tp.File)
+		}
+	}
+	return nil
+}
+
+// ParseRecord decodes the record file of task as Load does (strictly, with the store-only checks),
+// for tools that inspect a store they did not open, such as the kill -9 fault loop.
+func ParseRecord(data []byte, task string) (*Record, error) { return parseRecord(data, task) }
+
+// parseRecord decodes a record strictly: one JSON object, no unknown fields, no trailing data.
+func parseRecord(data []byte, task string) (*Record, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var r Record
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("not a record: %v", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("trailing data after the record")
+	}
+	if err := r.validate(task); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// marshalRecord renders r with 2-space indentation and a trailing newline.
+func marshalRecord(r *Record) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r); err != nil {
+		return nil, err
+	}
+	if b.Len() > MaxRecordBytes {
+		return nil, fmt.Errorf("the record would be %d bytes; the limit is %d", b.Len(), MaxRecordBytes)
+	}
+	return b.Bytes(), nil
+}
