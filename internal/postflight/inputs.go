@@ -43,11 +43,11 @@ func (in *inputs) fingerprintFor(runAll bool) string {
 	return InputsFingerprint(b)
 }
 
-// readInputs reads the task's audited inputs for state st and computes their fingerprint. An error
-// is operational (git failing, an I/O error other than a refused file).
-// runAll is --run-verify (every declared command runs at post-flight), which changes what the
-// audit checks and so is part of the fingerprint.
-// The spec and the report are read through c.readTaskFile (the task folder's handle in a run-task).
+// readInputs reads the task's audited inputs for state st — the spec and the report through
+// c.readTaskFile (the task folder's handle in a run-task), the changed set from git — and computes
+// their fingerprint. runAll is --run-verify (every declared command runs at post-flight), which
+// changes what the audit checks and so is part of the fingerprint. An error is operational (git
+// failing, an I/O error other than a refused file).
 func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*inputs, error) {
 	git, t := c.git, c.task
 	raw, err := c.readTaskFile("spec.md", t.Spec, spec.MaxBytes)
