@@ -171,6 +171,9 @@ func newRun(ctx context.Context, in *Inputs, cs *gitscope.ChangedSet, ev *Eviden
 	if cs.Degraded {
 		fs = append(fs, findChangedSetDegraded(cs.DegradedReason))
 	}
+	for _, ic := range cs.InputChanges {
+		fs = append(fs, findInputChanged(ic))
+	}
 	fs = append(fs, in.RepoFindings...)
 	for _, e := range d {
 		if f, bad := unrepresentable(e); bad {

@@ -23,6 +23,10 @@ type VerifyInputs struct {
 	Progress func(verifyrun.Progress)
 	// Recompute computes the changed set since the baseline again, after the runs.
 	Recompute func(ctx context.Context) (*gitscope.ChangedSet, error)
+	// Context, when set, is the context of the runs instead of Compute's: the caller's without
+	// the post-flight deadline (trust-model.md I5 leaves verification commands outside it, each
+	// bounded by its own timeout), still cancelled by Ctrl-C.
+	Context context.Context
 }
 
 // checkReceipts runs the verification step after every other check has read the work tree:
@@ -52,7 +56,11 @@ func (r *run) checkReceipts(v *VerifyInputs, fs []finding.Finding) ([]finding.Fi
 			return pathStates(r.in.Root, d), nil
 		}
 	}
-	step, err := verifyrun.Step(r.ctx, in)
+	ctx := r.ctx
+	if v.Context != nil {
+		ctx = v.Context
+	}
+	step, err := verifyrun.Step(ctx, in)
 	if err != nil {
 		return nil, nil, err
 	}

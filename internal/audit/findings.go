@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
 // Executor report rejection reasons (§9.1).
@@ -101,6 +103,28 @@ func findChangedPathUnrepresentable(escaped string) finding.Finding {
 func findChangedPathInvalid(escaped, why string) finding.Finding {
 	return newFinding(finding.KindChangedPathUnrepresentable,
 		fmt.Sprintf("a changed path cannot be listed in files_modified (%s) and cannot be audited: \"%s\"", why, escaped), "file", escaped)
+}
+
+// inputChangedWhat is the planner's name for each input kind.
+var inputChangedWhat = map[string]string{
+	finding.KindGitAttributesChanged: "the repository's attribute rules changed since pre-flight",
+	finding.KindGitConfigChanged:     "the repository's git configuration changed since pre-flight",
+	finding.KindGitMetadataChanged:   "the repository's git metadata changed since pre-flight",
+}
+
+// findInputChanged is the error finding of one changed-set input that changed since
+// pre-flight (trust-model.md I1): the changed set can no longer be trusted to show every change.
+func findInputChanged(ic gitscope.InputChange) finding.Finding {
+	input, detail := textsafe.Escape(ic.Input), textsafe.Escape(ic.Detail)
+	return newFinding(ic.Kind, fmt.Sprintf("%s: %s (%s); git may hide changes because of it", inputChangedWhat[ic.Kind], input, detail),
+		"input", input, "detail", detail)
+}
+
+// FindGitBinaryUserWritable warns that the git binary (or its directory) is writable by the
+// current user, so an executor could have replaced it (trust-model.md §6).
+func FindGitBinaryUserWritable(path string) finding.Finding {
+	p := textsafe.Escape(path)
+	return newFinding(finding.KindGitBinaryUserWritable, fmt.Sprintf("the git binary %s, or its directory, is writable by the current user, so an executor could have replaced it; set MASTERMIND_GIT to a git the agent cannot write", p), "file", p)
 }
 
 func findChangedSetDegraded(reason string) finding.Finding {

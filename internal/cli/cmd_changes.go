@@ -41,6 +41,14 @@ modified, deleted or untracked, and control characters in paths are escaped. --j
 The set comes from git itself (git 2.24 or later). Without a usable git it comes from a built-in
 reader and is marked degraded (source "go-git").
 
+changes has no pre-flight snapshot: it reads the live index and the live ignore rules, as your
+own git status does. So assume-unchanged bits, forged stat data in .git/index, rules added to
+.gitignore files, .git/info/exclude or core.excludesFile, and attribute or configuration changes
+made since a task's pre-flight still decide what it shows. Post-flight (run-task --post-only)
+audits against the task's pre-flight snapshot and is not fooled by them (trust-model.md I1).
+Replace refs, commit-graph and multi-pack-index files are ignored here too, and in a sparse
+checkout a skip-worktree file present in the working tree is compared.
+
 REV is resolved to a commit; it must be non-empty, at most 1024 bytes and must not start with "-".
 
 Exit status:

@@ -27,6 +27,8 @@ type GateOptions struct {
 	// Wait is --wait: with --record, how long each task's post-flight waits for a busy controller
 	// lock (0: that task is an error at once).
 	Wait time.Duration
+	// Timeout is --timeout: one deadline for the whole gate (trust-model.md I5).
+	Timeout time.Duration
 }
 
 // debugGateEnv turns on the gate's work counters on stderr.
@@ -78,6 +80,9 @@ passed, state_status, baseline, verdict, counts, reason, findings, report_violat
 recorded}], summary}. --format github prints GitHub Actions ::error / ::warning annotations
 (at most 10 of each, then a ::notice with the number omitted) followed by the text log.
 
+--timeout DURATION (default 2m0s) is one deadline for the whole gate, all tasks together: a gate
+that has not finished by then stops with exit 3.
+
 MASTERMIND_DEBUG_GATE=1 prints the work counters (tasks, audits, baselines, changed-set
 computations, spec reads) to stderr.
 
@@ -114,6 +119,9 @@ func NewCmdGate(io *IOStreams, runF func(*GateOptions) error) *cobra.Command {
 			if cmd.Flags().Changed("since") && opts.Since == "" {
 				return usageErrorf("--since needs a revision")
 			}
+			if opts.Timeout <= 0 {
+				return usageErrorf("--timeout must be a positive duration such as 120s, got %s", opts.Timeout)
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -127,6 +135,7 @@ func NewCmdGate(io *IOStreams, runF func(*GateOptions) error) *cobra.Command {
 	f.StringVar(&opts.FailOn, "fail-on", "broken", "broken or drift: with drift, drift tasks fail too")
 	f.BoolVar(&opts.Record, "record", false, "persist each audit through the normal post-flight (writes state)")
 	f.DurationVar(&opts.Wait, "wait", 0, "with --record: wait up to this long (e.g. 30s) for a task's busy controller lock instead of failing it (the read-only gate takes no lock)")
+	f.DurationVar(&opts.Timeout, "timeout", DefaultTimeout, "one deadline for the whole gate")
 	return cmd
 }
 
@@ -134,6 +143,8 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	ctx, cancel := withRunDeadline(ctx, opts.Timeout)
+	defer cancel()
 	repo, err := openRepo(opts.Root)
 	if err != nil {
 		return gateError(opts, "", err)
@@ -180,7 +191,7 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 // gateError reports an operational failure of the whole gate (exit 3); with --format json the
 // envelope is still printed, with outcome "error".
 func gateError(opts *GateOptions, since string, err error) error {
-	msg := strings.TrimSpace(err.Error())
+	msg := strings.TrimSpace(deadlineMessage(err, opts.Timeout))
 	_ = show(opts.IO, opts.Format, gateView{res: &postflight.GateResult{Since: since}, opts: opts, exit: ExitOperational, err: msg})
 	return &ExitError{Code: ExitOperational, Msg: msg, Err: err}
 }

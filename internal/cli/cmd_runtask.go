@@ -35,12 +35,17 @@ type RunTaskOptions struct {
 	Root   string
 	// Wait is --wait: how long to wait for a busy controller lock (0: exit 3 at once).
 	Wait time.Duration
+	// Timeout is --timeout: one deadline for the whole run (trust-model.md I5).
+	Timeout time.Duration
 	// Now is the clock (started_at, lesson dates); time.Now when nil.
 	Now func() time.Time
 	// RunVerify (--run-verify) runs every declared verify command at post-flight; RerunVerify
 	// (--rerun-verify) runs them again even when receipts for the same inputs exist.
 	RunVerify, RerunVerify bool
 }
+
+// DefaultTimeout is the default --timeout of run-task and gate (trust-model.md I5).
+const DefaultTimeout = 120 * time.Second
 
 const runTaskLong = `Run the task lifecycle for one spec (.mastermind/tasks/<NNN>-<slug>/spec.md).
 
@@ -75,6 +80,10 @@ audited against the report and kept in the controller store; a post-flight on th
 reuses them. A test run executes the repository's code: run post-flight with verification inside
 the executor's sandbox or in CI.
 
+--timeout sets one deadline for the whole run (default 2m): a run that has not finished by then
+stops with exit 3, so nothing in the repository can stretch it. Controller-run verify commands
+are outside it, each bounded by its own timeout.
+
 Exit status:
   0  pre-flight approved; post-flight held; drift (unless --fail-on drift); history review pending;
      task completed (learned), or already learned
@@ -88,7 +97,8 @@ Exit status:
      unwritable, full or corrupt, the task folder moved or replaced by a symbolic link during the
      run, I/O error, a claim this build cannot check (a Python, JavaScript, TypeScript, Rust or
      Java file in a build without cgo: no verdict is written), a verify command that cannot start,
-     interrupted (Ctrl-C) during a verify command`
+     interrupted (Ctrl-C) during a verify command, --timeout reached, a FIFO or device where git
+     reads, the object store modified since pre-flight, no pre-flight snapshot`
 
 // NewCmdRunTask builds `mastermind run-task`. runF replaces the run function in tests.
 func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Command {
@@ -134,6 +144,9 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 			if opts.Wait < 0 {
 				return usageErrorf("--wait must not be negative, got %s", opts.Wait)
 			}
+			if opts.Timeout <= 0 {
+				return usageErrorf("--timeout must be a positive duration such as 120s, got %s", opts.Timeout)
+			}
 			if err := formatFlag(cmd, &opts.Format, &opts.JSON); err != nil {
 				return err
 			}
@@ -157,6 +170,7 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 	f.DurationVar(&opts.Wait, "wait", 0, "wait up to this long (e.g. 30s, 2m) for a busy controller lock instead of exit 3")
 	f.BoolVar(&opts.RunVerify, "run-verify", false, "post-flight runs every declared verify command, as if each had run: true")
 	f.BoolVar(&opts.RerunVerify, "rerun-verify", false, "post-flight runs the verify commands again even when receipts for the same inputs exist")
+	f.DurationVar(&opts.Timeout, "timeout", DefaultTimeout, "one deadline for the whole run")
 	return cmd
 }
 
@@ -201,6 +215,9 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	baseCtx := ctx
+	ctx, cancel := withRunDeadline(ctx, opts.Timeout)
+	defer cancel()
 	mode := postflight.ModeAuto
 	switch {
 	case opts.PostOnly:
@@ -217,12 +234,14 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 	// post-flight ends as an operational error, recording nothing of the interrupted run.
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	baseCtx, stopBase := signal.NotifyContext(baseCtx, os.Interrupt, syscall.SIGTERM)
+	defer stopBase()
 	progress := newVerifyProgress(opts.IO)
 	res, err := postflight.Run(ctx, postflight.Options{
 		Git: repo, SpecArg: opts.Spec, Mode: mode, MaxIterations: opts.MaxIterations,
 		ForceIteration: opts.ForceIteration, Now: opts.Now, Wait: opts.Wait,
 		RunVerify: opts.RunVerify, RerunVerify: opts.RerunVerify, VerifyProgress: progress.callback(),
-		Adopt: opts.Adopt,
+		Adopt: opts.Adopt, VerifyContext: baseCtx, RestDeadline: runDeadline(opts.Timeout),
 	})
 	progress.finish()
 	printWarnings(opts.IO, res.Warnings)
@@ -249,7 +268,7 @@ func runTaskError(opts *RunTaskOptions, res *postflight.Outcome, err error) erro
 	if errors.As(err, &spe) {
 		return &UsageError{Msg: err.Error()}
 	}
-	msg := err.Error()
+	msg := deadlineMessage(err, opts.Timeout)
 	if errors.Is(err, gitscope.ErrNotRepository) {
 		msg = strings.TrimSpace(msg)
 	}
@@ -258,4 +277,29 @@ func runTaskError(opts *RunTaskOptions, res *postflight.Outcome, err error) erro
 	}
 	_ = show(opts.IO, outputFormat(opts.JSON, opts.Format), runTaskView{o: res, exit: ExitOperational, err: err, msg: msg})
 	return &ExitError{Code: ExitOperational, Msg: msg, Err: err}
+}
+
+// withRunDeadline applies --timeout (DefaultTimeout when unset, as in tests that build the
+// options by hand) to the whole run.
+func withRunDeadline(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, runDeadline(d))
+}
+
+// runDeadline is --timeout, DefaultTimeout when unset.
+func runDeadline(d time.Duration) time.Duration {
+	if d <= 0 {
+		return DefaultTimeout
+	}
+	return d
+}
+
+// deadlineMessage is err's message, saying so when the --timeout deadline ended the run.
+func deadlineMessage(err error, d time.Duration) string {
+	if d <= 0 {
+		d = DefaultTimeout
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Sprintf("the run did not finish within --timeout %s and was stopped (%s); find what is slow (a git command on a huge repository) or raise --timeout", d, err)
+	}
+	return err.Error()
 }

@@ -19,11 +19,12 @@ func TestNewCmdRunTask(t *testing.T) {
 		want    RunTaskOptions
 		wantErr string
 	}{
-		{args: spec, want: RunTaskOptions{Spec: spec, MaxIterations: 3, FailOn: "broken"}},
-		{args: spec + " --pre-only --max-iterations 0", want: RunTaskOptions{Spec: spec, PreOnly: true, FailOn: "broken"}},
-		{args: spec + " --reset --force-iteration", want: RunTaskOptions{Spec: spec, Reset: true, ForceIteration: true, MaxIterations: 3, FailOn: "broken"}},
-		{args: spec + " --post-only --fail-on drift --json --root /r", want: RunTaskOptions{Spec: spec, PostOnly: true, FailOn: "drift", JSON: true, Root: "/r", MaxIterations: 3}},
-		{args: spec + " --post-only --wait 1m30s", want: RunTaskOptions{Spec: spec, PostOnly: true, FailOn: "broken", MaxIterations: 3, Wait: 90 * time.Second}},
+		{args: spec, want: RunTaskOptions{Spec: spec, MaxIterations: 3, FailOn: "broken", Timeout: DefaultTimeout}},
+		{args: spec + " --pre-only --max-iterations 0", want: RunTaskOptions{Spec: spec, PreOnly: true, FailOn: "broken", Timeout: DefaultTimeout}},
+		{args: spec + " --reset --force-iteration", want: RunTaskOptions{Spec: spec, Reset: true, ForceIteration: true, MaxIterations: 3, FailOn: "broken", Timeout: DefaultTimeout}},
+		{args: spec + " --post-only --fail-on drift --json --root /r --timeout 5m", want: RunTaskOptions{Spec: spec, PostOnly: true, FailOn: "drift", JSON: true, Root: "/r", MaxIterations: 3, Timeout: 5 * time.Minute}},
+		{args: spec + " --timeout 0s", wantErr: "--timeout must be a positive duration"},
+		{args: spec + " --post-only --wait 1m30s", want: RunTaskOptions{Spec: spec, PostOnly: true, FailOn: "broken", MaxIterations: 3, Wait: 90 * time.Second, Timeout: DefaultTimeout}},
 		{args: spec + " --wait -1s", wantErr: "--wait must not be negative"},
 		{args: spec + " --post-only --pre-only", wantErr: "cannot be used together"},
 		{args: spec + " --post-only --reset", wantErr: "cannot be used together"},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -50,10 +51,10 @@ func TestFormatFlags(t *testing.T) {
 		want    GateOptions
 		wantErr string
 	}{
-		{args: "", want: GateOptions{Format: "text", FailOn: "broken"}},
+		{args: "", want: GateOptions{Format: "text", FailOn: "broken", Timeout: DefaultTimeout}},
 		{args: "--since main --root /r --format github --fail-on drift --record",
-			want: GateOptions{Since: "main", Root: "/r", Format: "github", FailOn: "drift", Record: true}},
-		{args: "--format json", want: GateOptions{Format: "json", FailOn: "broken"}},
+			want: GateOptions{Since: "main", Root: "/r", Format: "github", FailOn: "drift", Record: true, Timeout: DefaultTimeout}},
+		{args: "--format json --timeout 90s", want: GateOptions{Format: "json", FailOn: "broken", Timeout: 90 * time.Second}},
 		{args: "--format sarif", wantErr: `--format must be text, json or github, got "sarif"`},
 		{args: "--fail-on warning", wantErr: "--fail-on must be broken or drift"},
 		{args: "--since=", wantErr: "--since needs a revision"},

@@ -36,6 +36,13 @@ const (
 	KindVerificationUnreported           = "verification_unreported"
 	KindVerificationModifiedWorktree     = "verification_modified_worktree"
 	KindChangedSetDegraded               = "changed_set_degraded"
+	// The inputs of the changed set that changed since pre-flight (trust-model.md I1, §4); the
+	// ids equal gitscope's InputChange kinds.
+	KindGitAttributesChanged = "git_attributes_changed"
+	KindGitConfigChanged     = "git_config_changed"
+	KindGitMetadataChanged   = "git_metadata_changed"
+	// The git binary could be replaced by the executor (trust-model.md §6).
+	KindGitBinaryUserWritable = "git_binary_user_writable"
 )
 
 // Kind describes one audit finding kind: one row of spec-and-lifecycle.md §9.1 with what the
@@ -135,6 +142,14 @@ var Kinds = []Kind{
 		Help: "The verification runs changed files in the work tree (the audit used the changed set from before them); make the tests write outside the repository or into ignored paths."},
 	{ID: KindChangedSetDegraded, Class: ClassWarning, Identity: []string{"reason"},
 		Help: "The changed-file set was computed without the git CLI; install a supported git to get git's own answer."},
+	{ID: KindGitAttributesChanged, Class: ClassError, Identity: []string{"input"},
+		Help: "An attribute source (.gitattributes, .git/info/attributes, core.attributesFile) differs from pre-flight, so git could hide changes; undo the change to the attribute rules (a planner changes them in the spec's own task)."},
+	{ID: KindGitConfigChanged, Class: ClassError, Identity: []string{"input"},
+		Help: "A security-relevant git configuration key (core., filter., diff., index., include, sparse., submodule., status., …) differs from pre-flight, so git could hide changes; restore the configuration."},
+	{ID: KindGitMetadataChanged, Class: ClassError, Identity: []string{"input"},
+		Help: "Git metadata that decides the changed set (info/grafts, objects/info/alternates, a submodule's repository) differs from pre-flight; restore it."},
+	{ID: KindGitBinaryUserWritable, Class: ClassWarning, Primary: pFile, Identity: []string{"file"},
+		Help: "The git binary or its directory is writable by the current user, so an executor could have replaced it; set MASTERMIND_GIT to a git the agent cannot write."},
 }
 
 // PrimaryFallback are the §9.3 primary fields in preference order for a kind outside Kinds.

@@ -3,6 +3,7 @@ package fsx
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 )
 
 // Reason classifies why a path was refused.
@@ -54,8 +55,12 @@ func (e *PathError) Error() string {
 	return fmt.Sprintf("%s: %s", e.Path, e.Reason)
 }
 
-// Is lets errors.Is(err, &PathError{Reason: r}) match on the reason alone.
+// Is lets errors.Is(err, &PathError{Reason: r}) match on the reason alone, and
+// errors.Is(err, fs.ErrNotExist) hold for ReasonMissing.
 func (e *PathError) Is(target error) bool {
+	if target == fs.ErrNotExist {
+		return e.Reason == ReasonMissing
+	}
 	var t *PathError
 	if !errors.As(target, &t) {
 		return false

@@ -2,6 +2,7 @@ package fsx
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -170,5 +171,34 @@ func TestWriteFileAtomicTempInSameDir(t *testing.T) {
 	must(t, os.Symlink(p, link))
 	if err := WriteFileAtomicMode(link, []byte("x"), 0o755); ReasonOf(err) != ReasonSymlink {
 		t.Fatalf("WriteFileAtomicMode over a symlink: %v", err)
+	}
+}
+
+// TestReadFollow: links are followed, a FIFO is refused at once (not read), a missing file is
+// fs.ErrNotExist, and the limit holds.
+func TestReadFollow(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	if err := os.WriteFile(p, []byte("abc"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(p, filepath.Join(dir, "l")); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ReadFollow(filepath.Join(dir, "l"), 3); err != nil || string(b) != "abc" {
+		t.Errorf("through a link: %q %v", b, err)
+	}
+	if _, err := ReadFollow(p, 2); ReasonOf(err) != ReasonTooLarge {
+		t.Errorf("limit: %v", err)
+	}
+	if _, err := ReadFollow(filepath.Join(dir, "none"), 3); !errors.Is(err, fs.ErrNotExist) || ReasonOf(err) != ReasonMissing {
+		t.Errorf("missing: %v", err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenFollow(fifo); ReasonOf(err) != ReasonNotRegular {
+		t.Errorf("FIFO: %v", err)
 	}
 }

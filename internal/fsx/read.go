@@ -26,7 +26,40 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	return readOpen(f, path, limit)
 }
 
-// readOpen applies ReadFile's checks and limit to an open file.
+// ReadFollow is ReadFile for a file that may be reached through symbolic links (as git reaches
+// its configuration, ignore and attribute files): links are followed, every other rule holds.
+// A missing file is ReasonMissing, for which errors.Is(err, fs.ErrNotExist) also holds.
+func ReadFollow(path string, limit int64) ([]byte, error) {
+	f, err := OpenFollow(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readOpen(f, path, limit)
+}
+
+// OpenFollow opens path for reading without blocking on a FIFO (O_NONBLOCK), following
+// symbolic links, and returns it only if it is a regular file: a FIFO, socket, device or
+// directory is ReasonNotRegular (a FIFO would block every later read), a missing file
+// ReasonMissing (errors.Is(err, fs.ErrNotExist) holds).
+func OpenFollow(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, classifyOpenError(path, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &PathError{Path: path, Reason: ReasonNotRegular, Detail: describeMode(fi.Mode())}
+	}
+	return f, nil
+}
+
+// readOpen is the bounded, stable read of ReadFile on an open file.
 func readOpen(f *os.File, path string, limit int64) ([]byte, error) {
 	before, err := f.Stat()
 	if err != nil {

@@ -45,7 +45,11 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	// The filter drivers to disable are read while the index is copied; only the diff waits.
+	if err := r.checkLegacyInputs(); err != nil {
+		return nil, err
+	}
+	// The filter drivers to disable are read while the index is copied; the diff and the
+	// listing wait for them (the listing for the FIFO check of core.excludesFile).
 	fg := r.startFilterGuard(ctx)
 	var (
 		wg                     sync.WaitGroup
@@ -98,6 +102,10 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 	go func() {
 		defer wg.Done()
 		var t int64
+		if _, err := fg.wait(); err != nil {
+			lsErr = err
+			return
+		}
 		// ls-files only reads the index: the real one.
 		lsErr = r.run(ctx, r.root, "ls-files", lsOthersArgs, func(rd io.Reader) error {
 			var err error
@@ -272,4 +280,17 @@ func truncateForMessage(b []byte) string {
 		return string(b[:40]) + "..."
 	}
 	return string(b)
+}
+
+// checkLegacyInputs refuses at once, before git starts, a FIFO, socket or device where the
+// plain recipe's git reads besides the files Discover and Open check: info/attributes,
+// info/grafts, info/sparse-checkout, .gitmodules, and the configuration files with their
+// includes. (A FIFO at a work-tree .gitignore or .gitattributes is not found here; only a
+// snapshot run, which never reads them, is immune; the run's deadline bounds the plain one.)
+func (r *Repo) checkLegacyInputs() error {
+	gitDir, commonDir, ok := gitDirOf(r.root)
+	if !ok {
+		return nil
+	}
+	return r.checkReadInputs(gitDir, commonDir, &inputsSnapshot{})
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"golang.org/x/sync/errgroup"
 )
 
 // leaf is one baseline tree entry: its mode and object id.
@@ -69,7 +70,17 @@ func (r *Repo) degradedChangedSet(ctx context.Context, baseline, reason string) 
 			indexMtime = fi.ModTime()
 		}
 	}
+	entries, err := r.degradedCompare(ctx, base, idx, fileMode, indexMtime, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &ChangedSet{Source: SourceGoGit, Degraded: true, DegradedReason: reason, Entries: entries}, nil
+}
 
+// degradedCompare is §6 steps 3–6 for a decoded index: stage-0 entries against the work tree
+// (4 workers), the baseline leaves, and the untracked walk — under the live ignore rules when
+// patterns is nil, otherwise under patterns alone (the pre-flight rules of a snapshot run).
+func (r *Repo) degradedCompare(ctx context.Context, base map[string]leaf, idx *index.Index, fileMode bool, indexMtime time.Time, patterns []gitignore.Pattern) ([]Entry, error) {
 	// Stage-0 entries against the working tree, 4 workers.
 	stage0 := make([]*index.Entry, 0, len(idx.Entries))
 	inIndex := make(map[string]bool, len(idx.Entries)) // path -> is a gitlink
@@ -83,37 +94,20 @@ func (r *Repo) degradedChangedSet(ctx context.Context, baseline, reason string) 
 		}
 	}
 	states := make([]wtState, len(stage0))
-	var next int64
-	var mu sync.Mutex
-	var firstErr error
-	wg.Add(4)
-	for range 4 {
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if int(i) >= len(stage0) || ctx.Err() != nil {
-					return
-				}
-				st, err := r.worktreeState(stage0[i], fileMode, indexMtime)
-				if err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = err
-					}
-					mu.Unlock()
-					return
-				}
-				states[i] = st
-			}
-		}()
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(4)
+	for i := range stage0 {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			st, err := r.worktreeState(stage0[i], fileMode, indexMtime)
+			states[i] = st
+			return err
+		})
 	}
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -147,11 +141,11 @@ func (r *Repo) degradedChangedSet(ctx context.Context, baseline, reason string) 
 			add(name, StatusDeleted)
 		}
 	}
-	untracked, err := walkUntracked(ctx, r.root, inIndex)
+	untracked, err := walkUntrackedWith(ctx, r.root, inIndex, patterns)
 	if err != nil {
 		return nil, err
 	}
-	return &ChangedSet{Source: SourceGoGit, Degraded: true, DegradedReason: reason, Entries: mergeEntries(tracked, untracked)}, nil
+	return mergeEntries(tracked, untracked), nil
 }
 
 // normMode folds the deprecated group-writable blob mode into the regular one.
@@ -203,13 +197,14 @@ type wtState struct {
 // worktreeState is §6 step 3 for one stage-0 index entry: lstat, take the index OID when the
 // stat data matches and the entry is not racy, otherwise re-hash the content.
 func (r *Repo) worktreeState(e *index.Entry, fileMode bool, indexMtime time.Time) (wtState, error) {
-	if e.SkipWorktree {
-		return wtState{present: true, mode: e.Mode, hash: e.Hash}, nil
-	}
 	abs := filepath.Join(r.root, filepath.FromSlash(e.Name))
 	fi, err := os.Lstat(abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			if e.SkipWorktree {
+				// Outside the sparse checkout: as the index says (git's rule).
+				return wtState{present: true, mode: e.Mode, hash: e.Hash}, nil
+			}
 			return wtState{}, nil
 		}
 		return wtState{}, fmt.Errorf("lstat %s: %w", e.Name, err)
@@ -288,7 +283,13 @@ func (r *Repo) worktreeState(e *index.Entry, fileMode bool, indexMtime time.Time
 // tree in sorted order, never descending into .git, ignored directories or nested repositories
 // (emitted as one NestedRepository entry).
 func walkUntracked(ctx context.Context, root string, inIndex map[string]bool) ([]Entry, error) {
-	w := &walker{ctx: ctx, root: root, inIndex: inIndex, trackedDirs: map[string]struct{}{}}
+	return walkUntrackedWith(ctx, root, inIndex, nil)
+}
+
+// walkUntrackedWith is walkUntracked under fixed ignore patterns (no ignore file of the work
+// tree or the configuration is read) when patterns is non-nil.
+func walkUntrackedWith(ctx context.Context, root string, inIndex map[string]bool, patterns []gitignore.Pattern) ([]Entry, error) {
+	w := &walker{ctx: ctx, root: root, inIndex: inIndex, trackedDirs: map[string]struct{}{}, fixed: patterns != nil}
 	for name := range inIndex {
 		for d := name; ; {
 			i := strings.LastIndexByte(d, '/')
@@ -302,7 +303,11 @@ func walkUntracked(ctx context.Context, root string, inIndex map[string]bool) ([
 			w.trackedDirs[d] = struct{}{}
 		}
 	}
-	err := w.walk("", nil, basePatterns(root))
+	ps := patterns
+	if ps == nil {
+		ps = basePatterns(root)
+	}
+	err := w.walk("", nil, ps)
 	return w.out, err
 }
 
@@ -311,6 +316,7 @@ type walker struct {
 	root        string
 	inIndex     map[string]bool // tracked path -> is a gitlink
 	trackedDirs map[string]struct{}
+	fixed       bool // patterns fixed at the start: no .gitignore of the work tree is read
 	out         []Entry
 }
 
@@ -324,7 +330,9 @@ func (w *walker) walk(rel string, comps []string, ps []gitignore.Pattern) error 
 		return err
 	}
 	abs := filepath.Join(w.root, filepath.FromSlash(rel))
-	ps = append(slices.Clip(ps), readIgnoreFile(filepath.Join(abs, ".gitignore"), comps)...)
+	if !w.fixed {
+		ps = append(slices.Clip(ps), readIgnoreFile(filepath.Join(abs, ".gitignore"), comps)...)
+	}
 	m := gitignore.NewMatcher(ps)
 	ents, err := os.ReadDir(abs)
 	if err != nil {

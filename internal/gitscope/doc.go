@@ -24,8 +24,7 @@
 //     untracked listings carry `-c core.untrackedCache=false`. core.fileMode stays honoured (§7
 //     #7).
 //   - No filter driver runs (filters.go): concurrently with the private-index copy, `git config
-//     -z --name-only --get-regexp ^filter\.` lists every configured driver (reading
-//     configuration runs nothing), and each diff disables them all with `-c
+//     --list -z` lists every configured driver (reading configuration runs nothing), and each diff disables them all with `-c
 //     filter.<name>.clean= -c filter.<name>.smudge= -c filter.<name>.process= -c
 //     filter.<name>.required=false`; a clean filter from .git/info/attributes could otherwise
 //     both rewrite an edited file into the baseline's bytes and run a command. Consequence
@@ -43,4 +42,11 @@
 //   - HooksDir (hooks.go) asks git where the user's git looks for hooks, for `hook install`: the
 //     one query run without the core.hooksPath=/dev/null pin and with the caller's
 //     GIT_CONFIG_GLOBAL/GIT_CONFIG_SYSTEM/GIT_CONFIG_NOSYSTEM; it has no degraded fallback.
+//   - Post-flight's changed set is a snapshot run (since.go, gitscope.md §4.6, trust-model.md
+//     I1): TakeSnapshot records the index, the ignore and attribute sources, the configuration
+//     and the baseline's .gitignore files at pre-flight in a SnapshotStore; ChangedSetSince
+//     runs git against a private copy of the index snapshot under the pre-flight ignore rules,
+//     reports every other changed input as an InputChange, verifies object files written since
+//     pre-flight, audits submodules against their own snapshots and refuses a FIFO where git
+//     would read before git starts.
 package gitscope

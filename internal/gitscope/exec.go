@@ -101,10 +101,16 @@ func (r *Repo) run(ctx context.Context, dir, sub string, args []string, parse fu
 // runEnv is run with extra environment entries (GIT_INDEX_FILE for a private index) appended to
 // the hardened environment.
 func (r *Repo) runEnv(ctx context.Context, dir, sub string, args, extraEnv []string, parse func(io.Reader) error) error {
+	return r.runIn(ctx, dir, sub, args, extraEnv, nil, parse)
+}
+
+// runIn is runEnv with stdin (nil: the null device).
+func (r *Repo) runIn(ctx context.Context, dir, sub string, args, extraEnv []string, stdin io.Reader, parse func(io.Reader) error) error {
 	gitPath, err := r.gitBinary()
 	if err != nil {
 		return &ErrGitFailed{Cmd: sub, Exit: -1, Stderr: "no git binary on PATH"}
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
 	argv := make([]string, 0, len(args)+2)
@@ -115,7 +121,7 @@ func (r *Repo) runEnv(ctx context.Context, dir, sub string, args, extraEnv []str
 	argv = append(argv, args...)
 	cmd := exec.CommandContext(ctx, gitPath, argv...)
 	cmd.Env = append(gitEnv(), extraEnv...)
-	cmd.Stdin = nil // os/exec connects a nil Stdin to the null device
+	cmd.Stdin = stdin // os/exec connects a nil Stdin to the null device
 	var stderr cappedBuffer
 	cmd.Stderr = &stderr
 	cmd.WaitDelay = 5 * time.Second
@@ -124,6 +130,9 @@ func (r *Repo) runEnv(ctx context.Context, dir, sub string, args, extraEnv []str
 		return err
 	}
 	if err := cmd.Start(); err != nil {
+		if parent.Err() != nil {
+			return fmt.Errorf("git %s: %w", sub, parent.Err())
+		}
 		return &ErrGitFailed{Cmd: sub, Exit: -1, Stderr: err.Error()}
 	}
 	perr := parse(stdout)
@@ -134,6 +143,11 @@ func (r *Repo) runEnv(ctx context.Context, dir, sub string, args, extraEnv []str
 	werr := cmd.Wait()
 	if msg := stderr.String(); strings.Contains(msg, "detected dubious ownership") {
 		return &ErrDubiousOwnership{Path: r.root}
+	}
+	if perr == nil && parent.Err() != nil {
+		// The caller's deadline (the whole post-flight's or gate's, trust-model.md I5) or a
+		// cancellation, not this command's own timeout.
+		return fmt.Errorf("git %s: %w", sub, parent.Err())
 	}
 	if ctx.Err() == context.DeadlineExceeded && perr == nil {
 		return &ErrGitFailed{Cmd: sub, Exit: -1, Stderr: fmt.Sprintf("timed out after %s", gitTimeout)}

@@ -2,7 +2,6 @@ package gitscope
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,11 +10,6 @@ import (
 // maxFilterDrivers bounds the filter drivers gitscope disables; more is refused (each costs
 // eight arguments on every diff command line).
 const maxFilterDrivers = 1000
-
-// filterListArgs reads the names of every filter.<driver>.* setting git would see (system,
-// global, repository, worktree configuration and their includes). Reading configuration runs
-// nothing.
-var filterListArgs = []string{"config", "-z", "--name-only", "--get-regexp", `^filter\.`}
 
 // filterGuardArgs returns, for every filter driver the configuration defines, the -c settings
 // that disable it for one command: `filter.<driver>.clean=`, `.smudge=`, `.process=` (git runs
@@ -28,26 +22,61 @@ var filterListArgs = []string{"config", "-z", "--name-only", "--get-regexp", `^f
 // A driver name containing '=' cannot be written as `-c <key>=<value>` (git splits at the
 // first '='); it is refused with *ErrGitFailed rather than left enabled, as are more than
 // maxFilterDrivers drivers. git config's exit status 1 with no output means no driver.
+//
+// The configuration is read with `git config --list -z` (configList, after its FIFO checks of
+// the configuration files and their includes), and the core.excludesFile and
+// core.attributesFile it names are checked not to be FIFOs, sockets or devices (git would block
+// reading them) before any diff or listing starts.
 func (r *Repo) filterGuardArgs(ctx context.Context) ([]string, error) {
-	out, err := r.runSimple(ctx, r.root, filterListArgs...)
+	list, err := r.configList(ctx)
 	if err != nil {
-		var gf *ErrGitFailed
-		if errors.As(err, &gf) && gf.Exit == 1 && len(out) == 0 {
-			return nil, nil
-		}
 		return nil, err
 	}
-	drivers, err := parseFilterDrivers(out)
+	excludes, attributes := r.globalInputPaths(list, true)
+	for _, p := range []string{excludes, attributes} {
+		if err := checkRegularIfPresent(p); err != nil {
+			return nil, err
+		}
+	}
+	args, err := filterArgsFromList(list)
+	if err != nil {
+		return nil, err
+	}
+	es, _ := parseConfigList(list)
+	if v, ok := lastValue(es, "core.sparsecheckout"); ok && strings.EqualFold(v, "true") {
+		args = append(args, sparseArgs...)
+	}
+	return args, nil
+}
+
+// filterArgsFromList is filterGuardArgs from a `git config --list -z` listing already read.
+func filterArgsFromList(list []byte) ([]string, error) {
+	es, err := parseConfigList(list)
 	if err != nil {
 		return nil, &ErrGitFailed{Cmd: "config", Exit: -1, Stderr: err.Error()}
 	}
+	var names []byte
+	for _, e := range es {
+		if strings.HasPrefix(strings.ToLower(e.key), "filter.") {
+			names = append(append(names, "filter."+e.key[len("filter."):]...), 0)
+		}
+	}
+	drivers, err := parseFilterDrivers(names)
+	if err != nil {
+		return nil, &ErrGitFailed{Cmd: "config", Exit: -1, Stderr: err.Error()}
+	}
+	return disableDrivers(drivers), nil
+}
+
+// disableDrivers renders the -c settings that disable each driver (see filterGuardArgs).
+func disableDrivers(drivers []string) []string {
 	args := make([]string, 0, 8*len(drivers))
 	for _, d := range drivers {
 		for _, kv := range []string{"clean=", "smudge=", "process=", "required=false"} {
 			args = append(args, "-c", "filter."+d+"."+kv)
 		}
 	}
-	return args, nil
+	return args
 }
 
 // parseFilterDrivers reads `git config -z --name-only` output (NUL-terminated keys) and returns

@@ -114,3 +114,15 @@ func basePatterns(root string) []gitignore.Pattern {
 	}
 	return ps
 }
+
+// gitignorePattern is go-git's ignore pattern.
+type gitignorePattern = gitignore.Pattern
+
+// parseConfigBytes parses git config file bytes, or nil.
+func parseConfigBytes(b []byte) *format.Config {
+	cfg := format.New()
+	if err := format.NewDecoder(bytes.NewReader(b)).Decode(cfg); err != nil {
+		return nil
+	}
+	return cfg
+}

@@ -27,8 +27,9 @@ const maxIndexBytes = 2 << 30
 // read; `-c core.splitIndex=false` (see indexGuardArgs) makes any refresh write a self-contained
 // index into the copy, never a new .git/sharedindex.* file.
 type privateIndex struct {
-	dir  string // temporary directory holding the copy; "" when there is nothing to clean up
-	path string // value for GIT_INDEX_FILE
+	dir      string // temporary directory holding the copy; "" when there is nothing to clean up
+	path     string // value for GIT_INDEX_FILE
+	excludes string // snapshot runs: the pre-flight exclude file (preflightExcludes)
 }
 
 // indexGuardArgs are the -c settings every command that may write an index carries together

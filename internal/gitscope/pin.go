@@ -41,6 +41,15 @@ func (r *Repo) pinArgs() []string {
 			"-c", "core.ignorecase=" + strconv.FormatBool(probeIgnoreCase(r.root)),
 			"-c", "core.checkStat=default",
 			"-c", "core.trustctime=true",
+			// Objects as stored, never through a substitute the executor can write: replace
+			// refs (repository config beats GIT_NO_REPLACE_OBJECTS=1 in git 2.39), a
+			// commit-graph (it carries each commit's root tree) or a multi-pack index (it maps
+			// object ids to pack offsets). A 40-hex id is never looked up as a ref name
+			// (warnAmbiguousRefs reads refs/heads/<id> and the like, which could be FIFOs).
+			"-c", "core.useReplaceRefs=false",
+			"-c", "core.commitGraph=false",
+			"-c", "core.multiPackIndex=false",
+			"-c", "core.warnAmbiguousRefs=false",
 		}
 		if runtime.GOOS != "windows" {
 			r.pins = append(r.pins, "-c", "core.symlinks=true")

@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 
 	git "github.com/go-git/go-git/v5"
 )
@@ -18,7 +20,13 @@ type Options struct {
 	// LookPath finds the git binary by name; nil means exec.LookPath. Tests return an error to
 	// force the degraded fallback (gitscope.md §6) without touching the process's PATH.
 	LookPath func(file string) (string, error)
+	// Geteuid is the effective user id for GitBinaryUserWritable; nil means os.Geteuid. Tests
+	// set it to check the warning as a non-root user would get it.
+	Geteuid func() int
 }
+
+// gitEnvVar names the git binary to use instead of the first git on PATH (trust-model.md §6).
+const gitEnvVar = "MASTERMIND_GIT"
 
 // Repo is one git work tree: its top-level directory, a go-git handle opened lazily once, and
 // the git binary found on PATH (looked up once). A Repo is safe for concurrent use.
@@ -179,6 +187,9 @@ func (r *Repo) gitBinary() (string, error) {
 		look := r.opts.LookPath
 		if look == nil {
 			look = exec.LookPath
+			if p, ok := os.LookupEnv(gitEnvVar); ok {
+				look = func(string) (string, error) { return explicitGit(p) }
+			}
 		}
 		r.gitPath, r.gitErr = look("git")
 		if r.gitErr == nil && r.gitPath == "" {
@@ -186,4 +197,69 @@ func (r *Repo) gitBinary() (string, error) {
 		}
 	})
 	return r.gitPath, r.gitErr
+}
+
+// explicitGit checks $MASTERMIND_GIT: an absolute path to an executable regular file.
+func explicitGit(p string) (string, error) {
+	if !filepath.IsAbs(p) {
+		return "", fmt.Errorf("%s=%q is not an absolute path", gitEnvVar, p)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", gitEnvVar, err)
+	}
+	if !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+		return "", fmt.Errorf("%s=%s is not an executable file", gitEnvVar, p)
+	}
+	return p, nil
+}
+
+// GitBinary returns the git binary this Repo runs (trust-model.md §6: $MASTERMIND_GIT, else the
+// first git on PATH) and its version ("" without a usable git), and whether it is writable by
+// the current user: when that user is not root and the binary, the file a symbolic link on the
+// way resolves to, or the directory holding either can be written by it (an executor running as
+// that user could have planted or replaced it, for example in ~/.local/bin).
+func (r *Repo) GitBinary(ctx context.Context) (path, version string, userWritable bool) {
+	path, err := r.gitBinary()
+	if err != nil {
+		return "", "", false
+	}
+	_, version, _ = r.gitVersion(ctx)
+	euid := os.Geteuid
+	if r.opts.Geteuid != nil {
+		euid = r.opts.Geteuid
+	}
+	if euid() == 0 {
+		return path, version, false
+	}
+	cands := []string{path, filepath.Dir(path)}
+	if real, err := filepath.EvalSymlinks(path); err == nil && real != path {
+		cands = append(cands, real, filepath.Dir(real))
+	}
+	uid := euid()
+	gids, _ := os.Getgroups()
+	gids = append(gids, os.Getegid())
+	for _, c := range cands {
+		if fi, err := os.Stat(c); err == nil && writableBy(fi, uid, gids) {
+			return path, version, true
+		}
+	}
+	return path, version, false
+}
+
+// writableBy reports whether the permission bits of fi let uid (with the groups gids) write
+// it. ACLs are not consulted.
+func writableBy(fi os.FileInfo, uid int, gids []int) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return false
+	}
+	m := fi.Mode().Perm()
+	switch {
+	case int(st.Uid) == uid:
+		return m&0o200 != 0
+	case slices.Contains(gids, int(st.Gid)):
+		return m&0o020 != 0
+	}
+	return m&0o002 != 0
 }

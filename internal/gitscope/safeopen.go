@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
+
+	"github.com/mastermind-controller/mastermind/internal/fsx"
 )
 
 // ErrUnsafeRepository: a file git and go-git read while opening the repository (.git, config,
@@ -18,42 +18,29 @@ import (
 // An agent can create such files, so they are refused before anything reads them (exit 3).
 var ErrUnsafeRepository = errors.New("repository file is not a regular file")
 
-// openRegular opens path for reading without blocking (O_NONBLOCK, so a FIFO cannot hang the
-// open), following symlinks as git does, and returns it only if it is a regular file.
-// A missing file is returned as the fs.ErrNotExist error of the open.
+// openRegular opens path for reading without blocking (a FIFO cannot hang the open), following
+// symlinks as git does, and returns it only if it is a regular file (fsx.OpenFollow); anything
+// else is ErrUnsafeRepository. A missing file is an error for which errors.Is(err,
+// fs.ErrNotExist) holds.
 func openRegular(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w (%s)", path, ErrUnsafeRepository, describeType(fi.Mode()))
-	}
-	return f, nil
+	f, err := fsx.OpenFollow(path)
+	return f, unsafeIfNotRegular(path, err)
 }
 
-// readRegular reads at most limit bytes of the regular file at path (see openRegular); more is
-// an error.
+// readRegular reads at most limit bytes of the regular file at path (fsx.ReadFollow: see
+// openRegular); more is an error.
 func readRegular(path string, limit int64) ([]byte, error) {
-	f, err := openRegular(path)
-	if err != nil {
-		return nil, err
+	b, err := fsx.ReadFollow(path, limit)
+	return b, unsafeIfNotRegular(path, err)
+}
+
+// unsafeIfNotRegular turns fsx's not-regular refusal into ErrUnsafeRepository.
+func unsafeIfNotRegular(path string, err error) error {
+	var pe *fsx.PathError
+	if errors.As(err, &pe) && pe.Reason == fsx.ReasonNotRegular {
+		return fmt.Errorf("%s: %w (%s)", path, ErrUnsafeRepository, pe.Detail)
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, limit)
-	}
-	return b, nil
+	return err
 }
 
 func describeType(m fs.FileMode) string {

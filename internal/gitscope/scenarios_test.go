@@ -1,6 +1,7 @@
 package gitscope
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,7 +20,9 @@ type scenario struct {
 	want        []string
 	degraded    []string
 	degradedErr string
-	noBare      bool // the bare recipe is not comparable (for example the baseline is invalid)
+	// snapWant, when not nil, is the snapshot run's answer instead of want (snapRun).
+	snapWant []string
+	noBare   bool // the bare recipe is not comparable (for example the baseline is invalid)
 	// bare, when not nil, is what the plain §4.1 recipe (bareRecipe) answers instead of want:
 	// the hostile-configuration scenarios (hostile_test.go) assert that the attack really fools
 	// the unhardened recipe, so the scenario proves something.
@@ -324,7 +327,9 @@ var scenarios = []scenario{
 		f.write("a", "changed\n")
 		return b, f.dir
 	}},
-	{id: 34, name: "skip-worktree", want: nil, setup: func(f *fixture) (string, string) {
+	// git semantics without a snapshot; a snapshot run whose pre-flight index has skip-worktree
+	// bits compares every present skip-worktree file (sparseArgs).
+	{id: 34, name: "skip-worktree", want: nil, snapWant: []string{"M a"}, degraded: []string{"M a"}, setup: func(f *fixture) (string, string) {
 		b := stdBase(f)
 		f.git("update-index", "--skip-worktree", "a")
 		f.write("a", "changed\n")
@@ -549,6 +554,13 @@ func runScenario(t *testing.T, sc scenario) {
 	equalLines(t, "files after CLI mode (nothing written)",
 		withoutSharedIndex(snapshotTree(t, dir)), withoutSharedIndex(before))
 	markersAbsent("CLI mode")
+	// The same repository audited against a pre-flight snapshot taken now (its changes are
+	// then pre-existing): the snapshot run must answer exactly as the plain one, with no input
+	// change, and write nothing outside the snapshot store.
+	if sc.degradedErr == "" || !strings.Contains(sc.degradedErr, "baseline") {
+		snapRun(t, f, sc, dir, baseline)
+	}
+	markersAbsent("snapshot run")
 	if sc.noBare {
 		return
 	}
@@ -568,4 +580,37 @@ func runScenario(t *testing.T, sc scenario) {
 			t.Errorf("#%d control: the bare recipe did not run the configured program (%s missing); the scenario proves nothing", sc.id, m)
 		}
 	}
+}
+
+// snapRun is runScenario's snapshot-run check (ChangedSetSince after TakeSnapshot).
+func snapRun(t *testing.T, f *fixture, sc scenario, dir, baseline string) {
+	t.Helper()
+	r, err := OpenWith(dir, Options{})
+	if err != nil {
+		t.Fatalf("#%d snapshot run: %v", sc.id, err)
+	}
+	st, err := r.GitDirStore("task")
+	must(t, err)
+	ctx := context.Background()
+	if err := r.TakeSnapshot(ctx, baseline, st); err != nil {
+		if sc.noBare {
+			t.Logf("#%d snapshot: %v", sc.id, err)
+			return
+		}
+		t.Fatalf("#%d snapshot: %v", sc.id, err)
+	}
+	before := withoutSharedIndex(snapshotTree(t, dir))
+	cs, err := r.ChangedSetSince(ctx, baseline, st)
+	if err != nil {
+		t.Fatalf("#%d snapshot run: %v", sc.id, err)
+	}
+	want := sc.want
+	if sc.snapWant != nil {
+		want = sc.snapWant
+	}
+	equalLines(t, "snapshot run", render(cs.Entries), want)
+	if len(cs.InputChanges) > 0 {
+		t.Errorf("#%d snapshot run: input changes %v on an unchanged repository", sc.id, renderInputs(cs.InputChanges))
+	}
+	equalLines(t, "files after the snapshot run (nothing written)", withoutSharedIndex(snapshotTree(t, dir)), before)
 }

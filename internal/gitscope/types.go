@@ -52,6 +52,9 @@ type ChangedSet struct {
 	Degraded       bool
 	DegradedReason string
 	Entries        []Entry
+	// InputChanges are the inputs that changed since pre-flight although I1 allows them to
+	// (ChangedSetSince only; sorted as found). Each is an error finding of the audit.
+	InputChanges []InputChange
 }
 
 // controlPrefix is the directory excluded from D (gitscope.md §1, spec-and-lifecycle.md §2).

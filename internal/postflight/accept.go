@@ -82,7 +82,7 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 	if err != nil {
 		return res, err
 	}
-	tf, err := openTaskFilesWait(task, opts.StateDir, gitDir, opts.Wait)
+	tf, err := openTaskFilesWait(ctx, task, opts.StateDir, gitDir, opts.Wait)
 	if err != nil {
 		return res, err
 	}

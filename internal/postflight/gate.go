@@ -497,7 +497,7 @@ func newSharedGit(g Git) *sharedGit { return &sharedGit{Git: g, sets: map[string
 
 // ChangedSet returns the cached changed set for baseline, computing it on first use.
 //
-// The computation ignores the caller's cancellation (post-flight cancels its speculative changed
+// The computation ignores the caller's cancellation, not its deadline (post-flight cancels its speculative changed
 // set when a task's report is rejected): the result is shared, so it is finished and kept for
 // the other tasks with the same baseline rather than thrown away.
 func (g *sharedGit) ChangedSet(ctx context.Context, baseline string) (*gitscope.ChangedSet, error) {
@@ -507,7 +507,14 @@ func (g *sharedGit) ChangedSet(ctx context.Context, baseline string) (*gitscope.
 		return r.cs, r.err
 	}
 	g.computed++
-	cs, err := g.Git.ChangedSet(context.WithoutCancel(ctx), baseline)
+	// The gate's one deadline (trust-model.md I5) still applies.
+	cctx := context.WithoutCancel(ctx)
+	if dl, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		cctx, cancel = context.WithDeadline(cctx, dl)
+		defer cancel()
+	}
+	cs, err := g.Git.ChangedSet(cctx, baseline)
 	g.sets[baseline] = csResult{cs, err}
 	return cs, err
 }

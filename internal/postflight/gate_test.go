@@ -56,6 +56,12 @@ func (g *countingGit) ChangedSet(ctx context.Context, baseline string) (*gitscop
 	return g.Repo.ChangedSet(ctx, baseline)
 }
 
+// ChangedSetSince counts under "since " + baseline: post-flight's snapshot runs.
+func (g *countingGit) ChangedSetSince(ctx context.Context, baseline string, st gitscope.SnapshotStore) (*gitscope.ChangedSet, error) {
+	g.changedSets["since "+baseline]++
+	return g.Repo.ChangedSetSince(ctx, baseline, st)
+}
+
 // gateRepo builds a repository with seven tasks sharing one baseline B0 and one change (a.go):
 // held, drift (expected doc unchanged), broken (report lists an unchanged file), learned,
 // never started, corrupt state, and spec changed since approval.
@@ -338,8 +344,10 @@ func TestGateRecord(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, ".mastermind/tasks/001-held/audit.md")); err != nil {
 		t.Errorf("held audit.md not written: %v", err)
 	}
-	if g.changedSets[b0] != 1 {
-		t.Errorf("changed set computed %d times with --record, want 1", g.changedSets[b0])
+	// --record runs each task's post-flight, which computes the changed set against the task's
+	// own pre-flight snapshot: one snapshot run per recorded task, none shared.
+	if g.changedSets[b0] != 0 || g.changedSets["since "+b0] != 3 {
+		t.Errorf("changed sets with --record: %v, want 3 snapshot runs (001, 002, 003) for %s", g.changedSets, b0)
 	}
 }
 

@@ -59,6 +59,11 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 		return in, nil
 	}
 	in.Spec.Spec, in.Spec.Findings = spec.Parse(raw, t.Spec)
+	// The changed set the audit uses: against the task's pre-flight snapshots in a run-task
+	// (trust-model.md I1), as auditTask computes it.
+	if c.files != nil && c.files.st != nil {
+		git = snapshotGit{Git: git, snap: c.files.st}
+	}
 	if in.Changed, err = git.ChangedSet(ctx, st.BaselineRef); err != nil {
 		return nil, err
 	}
@@ -208,8 +213,8 @@ func contentID(root, rel string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// fixedGit is a Git whose changed set for one baseline is already computed (readInputs), so that
-// the audit does not run the git recipe a second time.
+// fixedGit is a Git whose changed set for one baseline is already computed (readInputs, with the
+// snapshots when the run has them), so that the audit does not run the git recipe a second time.
 type fixedGit struct {
 	Git
 	baseline string
@@ -221,4 +226,11 @@ func (g fixedGit) ChangedSet(ctx context.Context, baseline string) (*gitscope.Ch
 		return g.cs, nil
 	}
 	return g.Git.ChangedSet(ctx, baseline)
+}
+
+func (g fixedGit) ChangedSetSince(ctx context.Context, baseline string, store gitscope.SnapshotStore) (*gitscope.ChangedSet, error) {
+	if baseline == g.baseline && g.cs != nil {
+		return g.cs, nil
+	}
+	return g.Git.ChangedSetSince(ctx, baseline, store)
 }

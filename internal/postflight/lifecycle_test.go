@@ -98,8 +98,17 @@ func writeFile(t *testing.T, root, rel, content string) {
 // newTaskRepo builds a repository with the cache task and a baseline commit, and runs pre-flight.
 func newTaskRepo(t *testing.T) (string, Options) {
 	t.Helper()
+	return newTaskRepoWith(t, nil)
+}
+
+// newTaskRepoWith is newTaskRepo with extra files in the baseline commit.
+func newTaskRepoWith(t *testing.T, extra map[string]string) (string, Options) {
+	t.Helper()
 	gitEnv(t)
 	root := t.TempDir()
+	for rel, c := range extra {
+		writeFile(t, root, rel, c)
+	}
 	writeFile(t, root, "internal/cache/cache.go", "package cache\n")
 	writeFile(t, root, "docs/cache.md", "# Cache\n")
 	writeFile(t, root, taskSpec, specText)

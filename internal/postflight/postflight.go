@@ -53,6 +53,12 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Outcome, err
 	}
 	if ar.Result != nil && ar.Verify != nil && len(ar.Verify.Plan) > 0 {
 		res.Receipts = ar.Verify.Evidence()
+		// The verify commands ran outside the run's deadline; the rest of the run gets its own.
+		if c.opts.VerifyContext != nil && c.opts.RestDeadline > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(c.opts.VerifyContext, c.opts.RestDeadline)
+			defer cancel()
+		}
 	}
 	return c.persistAudit(ctx, &st, ar)
 }
@@ -125,9 +131,20 @@ func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, 
 	// nothing runs serially before the git recipe (gitscope.md §8.4). A rejected report stops
 	// it: the changed set never contributes to a rejected report. Close waits for every lookup
 	// on every return, so none outlives the audit.
-	pf := audit.StartChangedSet(ctx, git, st.BaselineRef)
+	// A run-task computes it against the task's pre-flight snapshots (trust-model.md I1); the
+	// gate, whose tasks have no snapshot on a CI machine, against the live repository.
+	var pfGit audit.PrefetchGit = git
+	var repoFindings []finding.Finding
+	if files != nil && files.st != nil {
+		pfGit = snapshotGit{Git: git, snap: files.st}
+		if p, _, w := git.GitBinary(ctx); w {
+			repoFindings = append(repoFindings, audit.FindGitBinaryUserWritable(p))
+		}
+	}
+	pf := audit.StartChangedSet(ctx, pfGit, st.BaselineRef)
 	defer pf.Close()
-	in := audit.Inputs{Root: t.Root, SpecPath: t.Spec, Baseline: st.BaselineRef, Prefetch: pf, Claims: git, Verify: verify}
+	in := audit.Inputs{Root: t.Root, SpecPath: t.Spec, Baseline: st.BaselineRef, Prefetch: pf, Claims: git, Verify: verify,
+		RepoFindings: repoFindings}
 	if pre != nil && pre.Spec != nil {
 		in.Spec, in.SpecFindings = pre.Spec, pre.Findings
 	} else {
@@ -268,6 +285,12 @@ func (c *controller) rejectCommon(st *State, a *Audit, r audit.Rejection) (*Outc
 	st.BlockingReason = blocking
 	st.Verdict, st.Findings, st.Degraded = VerdictBroken, &Counts{Errors: errs}, nil
 	st.InputsFingerprint = c.inputsFP
+	if f.FieldString("reason") == audit.ReasonTaskSourceUnavailable {
+		// The spec could not be read by path during the audit (a folder swapped, a transient
+		// refusal) although the fingerprint's read succeeded: the outcome is not a function of
+		// the fingerprinted inputs, so the next post-flight audits again.
+		st.InputsFingerprint = ""
+	}
 	c.upsertLesson(lessonEvent{Kind: LessonAuditContractFailure, Observed: observed})
 	if err := c.writeState(st); err != nil {
 		return res, err

@@ -72,7 +72,7 @@ func (c *controller) preflight(ctx context.Context, prev *State) (*Outcome, erro
 	if len(errs) > 0 {
 		return r.refuse(errs)
 	}
-	return r.approve()
+	return r.approve(ctx)
 }
 
 // checkBudget is step 1: beyond --max-iterations the pre-flight is refused (held /
@@ -288,11 +288,22 @@ func (r *preRun) refuse(errs []finding.Finding) (*Outcome, error) {
 
 // approve is step 8: approved / run_executor with the spec hash, the baseline and the iteration;
 // a changed spec resets the three-cycle streak.
-func (r *preRun) approve() (*Outcome, error) {
+func (r *preRun) approve(ctx context.Context) (*Outcome, error) {
 	c, sp := r.c, r.sp
 	st := &r.st
 	if r.first() {
 		*st = State{SchemaVersion: StateSchemaVersion, SpecPath: c.task.Spec, StartedAt: c.now().Unix()}
+	}
+	// The snapshots of trust-model.md §4 are taken before approval, once per baseline: a
+	// re-pre-flight keeps the baseline and so keeps its snapshot (a new one would take in what
+	// the executor wrote into .git since, such as assume-unchanged bits or exclude rules). A task
+	// without one (pre-flighted by an older mastermind) gets one now. They live in the task's
+	// controller-store folder, out of the work tree.
+	snap := c.files.st
+	if r.first() || !gitscope.HasSnapshot(snap, r.baseline) {
+		if err := c.git.TakeSnapshot(ctx, r.baseline, snap); err != nil {
+			return c.res, fmt.Errorf("pre-flight snapshot: %w", err)
+		}
 	}
 	if !r.first() && r.prev.SpecHash != sp.Hash {
 		st.BlockingStreak, st.BlockingFingerprint = 0, ""

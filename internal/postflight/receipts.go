@@ -23,7 +23,7 @@ func (c *controller) verifyInputs(st *State) *audit.VerifyInputs {
 	baseline := st.BaselineRef
 	return &audit.VerifyInputs{All: c.opts.RunVerify, Rerun: c.opts.RerunVerify,
 		Store:    lazyReceipts{task: c.task, dir: c.opts.ReceiptsDir, files: c.files},
-		Progress: c.opts.VerifyProgress,
+		Progress: c.opts.VerifyProgress, Context: c.opts.VerifyContext,
 		Recompute: func(ctx context.Context) (*gitscope.ChangedSet, error) {
 			return c.git.ChangedSet(ctx, baseline)
 		}}

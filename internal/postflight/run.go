@@ -28,6 +28,13 @@ type Git interface {
 	// baseline (run-task --pre-only --adopt).
 	GitDir() (string, error)
 	IsAncestor(ctx context.Context, ancestor, descendant string) (bool, error)
+	// The pre-flight snapshots of trust-model.md §4, held in the controller store: taken at
+	// pre-flight, the changed set of post-flight is computed against them.
+	TakeSnapshot(ctx context.Context, baseline string, store gitscope.SnapshotStore) error
+	ChangedSetSince(ctx context.Context, baseline string, store gitscope.SnapshotStore) (*gitscope.ChangedSet, error)
+	// GitBinary names the git that runs and whether the current user could have replaced it
+	// (trust-model.md §6).
+	GitBinary(ctx context.Context) (path, version string, userWritable bool)
 }
 
 // Mode selects the phase flags of run-task (§2).
@@ -88,6 +95,11 @@ type Options struct {
 	// VerifyProgress, when set, is told about a running verification command (a terminal's
 	// progress line); it is called from another goroutine.
 	VerifyProgress func(verifyrun.Progress)
+	// VerifyContext, when set, is the context verify commands run under: the caller's without
+	// the run's deadline (trust-model.md I5), which then starts again for the rest of the run
+	// (RestDeadline after the runs; 0 leaves the run's context as it is).
+	VerifyContext context.Context
+	RestDeadline  time.Duration
 	// ReceiptsDir is the folder that keeps the task's receipts; "" uses ReceiptsDir(task).
 	ReceiptsDir string
 	// StateDir is the controller store root (trust-model.md §3); "" uses store.Location().
@@ -100,9 +112,13 @@ type Options struct {
 
 // openTaskFilesWait is openTaskFiles, retried every 20 ms for at most wait while a controller
 // lock (the task folder's or the store's) is busy (--wait, lifecycle-v2.md §9); 0 does not wait.
-// A lock still busy is a *LockBusyError naming the wait.
-func openTaskFilesWait(task Task, stateDir, gitDir string, wait time.Duration) (*taskFiles, error) {
+// A lock still busy is a *LockBusyError naming the wait. The wait also ends with ctx (the run's
+// --timeout deadline).
+func openTaskFilesWait(ctx context.Context, task Task, stateDir, gitDir string, wait time.Duration) (*taskFiles, error) {
 	deadline := time.Now().Add(wait)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
 	for {
 		tf, err := openTaskFiles(task, stateDir, gitDir)
 		var busy *LockBusyError
@@ -113,7 +129,12 @@ func openTaskFilesWait(task Task, stateDir, gitDir string, wait time.Duration) (
 			busy.Waited = wait
 			return nil, busy
 		}
-		time.Sleep(min(20*time.Millisecond, time.Until(deadline)))
+		select {
+		case <-ctx.Done():
+			busy.Waited = wait
+			return nil, busy
+		case <-time.After(min(20*time.Millisecond, time.Until(deadline))):
+		}
 	}
 }
 
@@ -258,7 +279,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	if err != nil {
 		return res, err
 	}
-	tf, err := openTaskFilesWait(task, opts.StateDir, gitDir, opts.Wait)
+	tf, err := openTaskFilesWait(ctx, task, opts.StateDir, gitDir, opts.Wait)
 	if err != nil {
 		return res, err
 	}

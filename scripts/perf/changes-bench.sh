@@ -1,7 +1,7 @@
 #!/bin/bash
 # Benchmarks `mastermind changes --since <baseline>` against the bare git recipe R of
 # gitscope.md §4.1/§8.2 on the fixtures built by gen-repo.sh (default /tmp/mm-perf).
-# Usage: scripts/perf/changes-bench.sh [OUT] [PAIRS]
+# Usage: scripts/perf/changes-bench.sh [OUT] [PAIRS] ; env MM_BIN=<binary to measure>
 # For each of scenario A and B: one warm-up of each, then PAIRS (>= 7) alternating R/P pairs;
 # prints per-pair ratios P/R, the median and min-max, mastermind's peak RSS (VmHWM via
 # MASTERMIND_DEBUG_RSS=1), and checks the changed set (A: equals OUT/a.expected; B: 100,000 lines).
@@ -12,7 +12,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 [ -d "$OUT/a/.git" ] || "$ROOT/scripts/perf/gen-repo.sh" "$OUT"
 BASE=$(cat "$OUT/baseline")
 BIN="$OUT/mastermind"
-(cd "$ROOT" && go build -trimpath -o "$BIN" ./cmd/mastermind)
+# MM_BIN: benchmark that binary instead of building this tree (before/after comparisons).
+if [ -n "${MM_BIN:-}" ]; then cp "$MM_BIN" "$BIN"; else (cd "$ROOT" && go build -trimpath -o "$BIN" ./cmd/mastermind); fi
 
 . "$ROOT/scripts/perf/recipe.sh"
 

@@ -13,7 +13,7 @@
 # the median with min–max, and P's peak RSS (VmHWM via MASTERMIND_DEBUG_RSS=1).
 # Targets: median P/R <= 1.30, peak RSS <= 64 MiB.
 #
-# Usage: scripts/perf/postflight-bench.sh [OUT] ; env PAIRS=N
+# Usage: scripts/perf/postflight-bench.sh [OUT] ; env PAIRS=N, MM_BIN=<binary to measure>
 set -eu
 OUT=${1:-/tmp/mm-perf}
 PAIRS=${PAIRS:-9}
@@ -24,7 +24,8 @@ A=$OUT/a
 . scripts/perf/recipe.sh
 BASELINE=$(cat "$OUT/baseline")
 BIN=$(mktemp -d)/mastermind
-go build -trimpath -o "$BIN" ./cmd/mastermind
+# MM_BIN: benchmark that binary instead of building this tree (before/after comparisons).
+if [ -n "${MM_BIN:-}" ]; then cp "$MM_BIN" "$BIN"; else go build -trimpath -o "$BIN" ./cmd/mastermind; fi
 
 TASK=.mastermind/tasks/900-perf
 # The task lives under OUT/a/.mastermind only while the benchmark runs, so other users of the
@@ -52,6 +53,28 @@ mkdir -p "$A/$TASK"
 } >"$A/$TASK/spec.md"
 perf_report "$TASK/spec.md" "$OUT/a.expected" >"$A/$TASK/executor-report.md"
 HASH=$(sha256sum "$A/$TASK/spec.md" | cut -d' ' -f1)
+# Post-flight audits against the task's pre-flight snapshot (trust-model.md §4). A real
+# pre-flight records HEAD as the baseline; scenario A has commits on top of the baseline, so the
+# snapshot is taken by a pre-flight here and re-pointed at the generator's baseline (the
+# .gitignore files, directories and configuration are the same at both commits). The work tree's
+# stat data then match the snapshot index except where scenario A wrote, as after a real task.
+# The pre-flight runs on a spec without creates (those exist at HEAD of a); the snapshot does not
+# depend on the spec.
+HEAD_A=$(git -C "$A" rev-parse HEAD)
+cp "$A/$TASK/spec.md" "$A/$TASK/spec.real"
+sed '/^creates:/,/^verify:/{/^verify:/!d}' "$A/$TASK/spec.real" >"$A/$TASK/spec.md"
+(cd "$A" && "$BIN" run-task "$TASK/spec.md" --pre-only >/dev/null 2>&1) || true
+mv "$A/$TASK/spec.real" "$A/$TASK/spec.md"
+SNAP="$A/.git/mastermind/snapshots/900-perf/inputs.snapshot"
+if [ -f "$SNAP" ]; then
+	sed -i "s/$HEAD_A/$BASELINE/g" "$SNAP"
+elif [ -n "${MM_BIN:-}" ]; then
+	echo "note: $MM_BIN took no pre-flight snapshot (a binary from before trust-model §4)" >&2
+else
+	echo "pre-flight took no snapshot" >&2
+	exit 1
+fi
+rm -f "$A/$TASK/state.json"
 cat >"$A/$TASK/approved-state.json" <<JSON
 {
   "schema_version": 1,

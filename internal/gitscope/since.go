@@ -1,0 +1,653 @@
+package gitscope
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// InputChange kinds: an input of the changed set that differs from pre-flight and is neither
+// baseline content, a snapshot, a command-line pin nor a changed path (trust-model.md I1). The
+// audit turns each into an error finding of the same name.
+const (
+	InputAttributes = "git_attributes_changed" // an attribute source (.gitattributes, info/attributes, core.attributesFile)
+	InputConfig     = "git_config_changed"     // a security-relevant configuration key
+	InputMetadata   = "git_metadata_changed"   // info/grafts, objects/info/alternates, a submodule's repository
+)
+
+// InputChange is one such input. Input names it as a planner sees it (".git/info/attributes",
+// "core.attributesFile (/home/u/.config/git/attributes)", "filter.x.clean", "src/.gitattributes",
+// "submodule lib/dep"); Detail says what happened. A change inside a submodule carries the
+// submodule path as a prefix of Input ("lib/dep: .git/info/attributes").
+type InputChange struct {
+	Kind   string
+	Input  string
+	Detail string
+}
+
+// configKeyPrefixes are the configuration keys whose change since pre-flight is
+// git_config_changed (trust-model.md §4), compared in lower case.
+var configKeyPrefixes = []string{
+	"core.", "extensions.", "filter.", "diff.", "index.", "include.", "includeif.", "sparse.",
+	"submodule.", "status.", "feature.",
+}
+
+// sparseArgs make git compare every skip-worktree file that is present in the work tree:
+// core.sparseCheckout=false would make git honour the bit even for a file the executor wrote
+// back, and sparse.expectFilesOutsideOfPatterns=true would too. They cost about 20 % of the
+// diff's CPU on a 100,000-file index (git 2.39), so they are given only where skip-worktree bits
+// can decide anything: a snapshot run whose pre-flight index had any, a plain run whose
+// configuration enables sparse checkout.
+var sparseArgs = []string{
+	"-c", "core.sparseCheckout=true", "-c", "sparse.expectFilesOutsideOfPatterns=false",
+}
+
+// ChangedSetSince is ChangedSet under trust-model.md I1 for a task whose pre-flight snapshot
+// is in store (TakeSnapshot). Every input is baseline content, the snapshot, a pin, or a changed
+// path:
+//
+//   - git reads a private copy of the index snapshot (never the live index), with
+//     core.trustctime=true and core.checkStat=default pinned: files written since pre-flight are
+//     re-hashed; assume-unchanged, skip-worktree and stat data written since are gone;
+//   - untracked files are listed under the pre-flight ignore rules (preflightExcludes), so a
+//     new or changed ignore source hides nothing, and a new .gitignore is itself untracked;
+//   - attribute sources must equal pre-flight (InputAttributes); so must the configuration
+//     keys of configKeyPrefixes (InputConfig), info/grafts and objects/info/alternates
+//     (InputMetadata);
+//   - object files written since pre-flight are verified first (ErrObjectStoreModified);
+//   - each populated submodule is audited the same way against its own snapshot; a
+//     submodule with any change is its path, modified; one whose repository is gone is
+//     InputMetadata; an unpopulated one with content is its path, modified.
+//
+// A FIFO, socket or device where git would read is ErrUnsafeRepository before git starts.
+// Without a usable git the degraded reader does the same or refuses (degradedSince). Other
+// errors as ChangedSet; ErrNoSnapshot when store holds none.
+func (r *Repo) ChangedSetSince(ctx context.Context, baseline string, store SnapshotStore) (*ChangedSet, error) {
+	if !IsFullOID(baseline) {
+		return nil, fmt.Errorf("baseline %q is not a full 40-hex object id: %w", baseline, ErrBaselineUnavailable)
+	}
+	s, err := loadSnapshot(store)
+	if err != nil {
+		return nil, err
+	}
+	if s.Baseline != baseline {
+		return nil, fmt.Errorf("the pre-flight snapshot is of baseline %s, not %s; run pre-flight again", s.Baseline, baseline)
+	}
+	return r.changedSince(ctx, s, store, 0)
+}
+
+func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store SnapshotStore, depth int) (*ChangedSet, error) {
+	gitDir, commonDir, ok := gitDirOf(r.root)
+	if !ok {
+		return nil, fmt.Errorf("%s: cannot find the git directory: %w", r.root, ErrNotRepository)
+	}
+	if _, err := r.gitBinary(); err != nil {
+		changes, err := r.sinceInputs(s, gitDir, commonDir)
+		if err != nil {
+			return nil, err
+		}
+		return r.degradedSince(ctx, s, store, depth, changes, ReasonGitUnavailable)
+	}
+	if !s.GitCLI {
+		return nil, fmt.Errorf("the pre-flight snapshot was taken without git; run pre-flight again now that git is available")
+	}
+
+	// Stage 1, concurrently: the checks that must precede the diff (FIFOs refused at once, the
+	// input comparisons), the configuration (filter guard and comparison), the private index,
+	// git's version. The object check and the baseline validation run beside both stages:
+	// either one's failure cancels everything and discards it (a forged object read meanwhile
+	// decides nothing; a FIFO among the objects is refused before git could reach it).
+	cctx, cancelAll := context.WithCancel(ctx)
+	defer cancelAll()
+	vg, vctx := errgroup.WithContext(cctx)
+	vg.Go(func() error { return r.verifyObjects(vctx, commonDir, s.PreflightNs) })
+	vg.Go(func() error { return r.validateCLI(vctx, s.Baseline) })
+	g, gctx := errgroup.WithContext(vctx)
+	var (
+		changes, cfgChanges []InputChange
+		filterArgs          []string
+		pi                  *privateIndex
+		verOK               bool
+		verErr              error
+	)
+	defer func() { pi.cleanup() }()
+	g.Go(func() error {
+		var err error
+		changes, err = r.sinceInputs(s, gitDir, commonDir)
+		return err
+	})
+	g.Go(func() error {
+		list, err := r.configList(gctx)
+		if err != nil {
+			return err
+		}
+		if filterArgs, err = filterArgsFromList(list); err != nil {
+			return err
+		}
+		cfgChanges, err = r.compareConfig(s, list)
+		return err
+	})
+	g.Go(func() error {
+		var err error
+		pi, err = r.snapshotIndex(store, s)
+		return err
+	})
+	g.Go(func() error {
+		verOK, _, verErr = r.gitVersion(gctx)
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		cancelAll() // a git command blocked on what stage 1 refused must not be waited for
+		if verr := vg.Wait(); verr != nil && !errors.Is(verr, context.Canceled) && errors.Is(err, context.Canceled) {
+			return nil, verr // the object check or the validation failed first
+		}
+		if errors.Is(err, ErrUnsafeRepository) {
+			return nil, err
+		}
+		if verErr == nil && verOK {
+			return nil, err
+		}
+	}
+	if verErr != nil || !verOK {
+		cancelAll()
+		_ = vg.Wait()
+		reason := ReasonGitTooOld
+		if verErr != nil {
+			reason = ReasonGitUnavailable
+		}
+		changes, err := r.sinceInputs(s, gitDir, commonDir)
+		if err != nil {
+			return nil, err
+		}
+		return r.degradedSince(ctx, s, store, depth, changes, reason)
+	}
+	changes = append(changes, cfgChanges...)
+
+	var diffEntries, lsEntries []Entry
+	var added map[string]bool
+	var dt, lt int64
+	g, gctx = errgroup.WithContext(vctx)
+	g.Go(func() error {
+		var sparse []string
+		if s.SkipWorktree {
+			sparse = sparseArgs
+		}
+		args := slices.Concat(diffGlobalArgs, sparse, filterArgs, sinceDiffCmdArgs, []string{s.Baseline, "--"})
+		return r.runEnv(gctx, r.root, "diff", args, pi.env(), func(rd io.Reader) error {
+			var err error
+			diffEntries, err = parseDiff(newNulReader(rd, &dt))
+			return err
+		})
+	})
+	g.Go(func() error {
+		args := slices.Concat(globalArgs, untrackedGuardArgs, []string{
+			"ls-files", "-z", "--others", "--exclude-from=" + pi.excludes, "--full-name", "--"})
+		return r.runEnv(gctx, r.root, "ls-files", args, pi.env(), func(rd io.Reader) error {
+			var err error
+			lsEntries, err = parseOthers(newNulReader(rd, &lt))
+			return err
+		})
+	})
+	if s.Baseline != EmptyTreeOID {
+		g.Go(func() error {
+			added = r.addedSince(gctx, s.Baseline)
+			return nil
+		})
+	}
+	gerr := g.Wait()
+	if gerr != nil {
+		cancelAll()
+	}
+	if err := vg.Wait(); err != nil {
+		return nil, err
+	}
+	if gerr != nil {
+		return nil, gerr
+	}
+	if dt+lt > maxPathBytes {
+		return nil, &ErrGitFailed{Cmd: "diff", Exit: -1, Stderr: fmt.Sprintf("output exceeds %d MiB of path bytes", maxPathBytes>>20)}
+	}
+	for i := range lsEntries {
+		if added[string(lsEntries[i].Path)] {
+			lsEntries[i].Status = StatusAdded
+		}
+	}
+	entries := mergeEntries(diffEntries, lsEntries)
+	changes = append(changes, attributeFilesIn(entries)...)
+	entries, subChanges, err := r.auditSubmodules(ctx, s, store, depth, entries)
+	if err != nil {
+		return nil, err
+	}
+	changes = append(changes, subChanges...)
+	return &ChangedSet{Source: SourceGit, Entries: entries, InputChanges: changes}, nil
+}
+
+// sinceDiffCmdArgs is diffCmdArgs with submodule content left to auditSubmodules (a moved
+// submodule HEAD is still reported by git).
+var sinceDiffCmdArgs = []string{
+	"diff", "--no-ext-diff", "--no-textconv", "--no-color", "--name-status", "-z", "--no-renames",
+	"--ignore-submodules=dirty",
+}
+
+// addedSince is the set of paths added between baseline and HEAD (committed since): an
+// untracked path of the snapshot run that HEAD has is reported as added. Any failure (an
+// unborn HEAD) gives none: the status is a label, membership does not depend on it.
+func (r *Repo) addedSince(ctx context.Context, baseline string) map[string]bool {
+	args := slices.Concat(globalArgs, []string{"diff", "--name-only", "-z", "--no-renames", "--diff-filter=A",
+		"--no-ext-diff", "--no-textconv", baseline, "HEAD", "--"})
+	out := map[string]bool{}
+	var total int64
+	err := r.run(ctx, r.root, "diff", args, func(rd io.Reader) error {
+		nr := newNulReader(rd, &total)
+		for {
+			p, err := nr.next()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			out[string(p)] = true
+		}
+	})
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// snapshotIndex makes the private index of a snapshot run: a copy of the index snapshot with
+// the pre-flight index's modification time (git's racy-git rule then re-hashes exactly what it
+// would have re-hashed at pre-flight), and the pre-flight exclude file beside it. Both live in a
+// fresh temporary directory outside the work tree.
+func (r *Repo) snapshotIndex(store SnapshotStore, s *inputsSnapshot) (*privateIndex, error) {
+	gitDir, _, _ := gitDirOf(r.root)
+	dir, err := os.MkdirTemp(r.privateIndexParent(filepath.Join(gitDir, "index")), "mastermind-index-")
+	if err != nil {
+		return nil, fmt.Errorf("private index: %w", err)
+	}
+	pi := &privateIndex{dir: dir, path: filepath.Join(dir, "index"), excludes: filepath.Join(dir, "exclude")}
+	fail := func(err error) (*privateIndex, error) { pi.cleanup(); return nil, err }
+	if err := os.WriteFile(pi.excludes, preflightExcludes(s), 0o600); err != nil {
+		return fail(fmt.Errorf("private index: %w", err))
+	}
+	if !s.IndexPresent {
+		return pi, nil
+	}
+	if ls, ok := store.(LocalSnapshotStore); ok {
+		// A hard link copies nothing; git never writes an index in place (it renames
+		// <index>.lock over it), so the stored snapshot keeps its bytes and its mtime, which
+		// TakeSnapshot set to the pre-flight index's.
+		if p, err := ls.SnapshotPath(SnapshotIndex); err == nil && linkOrCopyIndex(p, pi.path) == nil {
+			if fi, err := os.Lstat(pi.path); err == nil && fi.ModTime().UnixNano() == s.IndexMtimeNs {
+				return pi, nil
+			}
+			_ = os.Remove(pi.path)
+		}
+	}
+	rc, err := store.Open(SnapshotIndex)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fail(ErrNoSnapshot)
+		}
+		return fail(err)
+	}
+	defer rc.Close()
+	out, err := os.OpenFile(pi.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return fail(fmt.Errorf("private index: %w", err))
+	}
+	n, err := io.Copy(out, io.LimitReader(rc, maxIndexBytes+1))
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && n > maxIndexBytes {
+		err = fmt.Errorf("the index snapshot is larger than %d bytes", int64(maxIndexBytes))
+	}
+	if err != nil {
+		return fail(fmt.Errorf("private index: %w", err))
+	}
+	mt := time.Unix(0, s.IndexMtimeNs)
+	if err := os.Chtimes(pi.path, mt, mt); err != nil {
+		return fail(fmt.Errorf("private index: %w", err))
+	}
+	return pi, nil
+}
+
+// checkReadInputs refuses, before git starts, a FIFO, socket or device anywhere a snapshot
+// run's git would read: the git directory's files (checkGitDirFiles), info/attributes,
+// info/grafts, info/sparse-checkout, the work tree's .gitmodules, the configuration files and
+// their includes, the global attributes file, and each populated submodule's git files.
+func (r *Repo) checkReadInputs(gitDir, commonDir string, s *inputsSnapshot) error {
+	if err := checkGitDirFiles(gitDir, commonDir); err != nil {
+		return err
+	}
+	for _, p := range []string{
+		filepath.Join(commonDir, "info", "attributes"),
+		filepath.Join(commonDir, "info", "grafts"),
+		filepath.Join(gitDir, "info", "sparse-checkout"),
+		filepath.Join(commonDir, "info", "sparse-checkout"),
+		filepath.Join(r.root, ".gitmodules"),
+	} {
+		if err := checkRegularIfPresent(p); err != nil {
+			return err
+		}
+	}
+	if err := r.checkConfigIncludes(); err != nil {
+		return err
+	}
+	for _, sub := range s.Subs {
+		subRoot := filepath.Join(r.root, filepath.FromSlash(sub.Path))
+		if _, err := os.Lstat(filepath.Join(subRoot, ".git")); err == nil {
+			if err := checkGitFiles(subRoot); err != nil {
+				return fmt.Errorf("submodule %s: %w", sub.Path, err)
+			}
+		}
+	}
+	return nil
+}
+
+// compareFiles compares the snapshotted files that git would read with their pre-flight bytes:
+// info/attributes (InputAttributes), info/grafts and objects/info/alternates (InputMetadata).
+// The ignore sources need no comparison: the snapshot run never reads the live ones.
+func (r *Repo) compareFiles(s *inputsSnapshot, gitDir, commonDir string) ([]InputChange, error) {
+	var out []InputChange
+	for _, c := range []struct{ role, kind, path string }{
+		{roleInfoAttributes, InputAttributes, filepath.Join(commonDir, "info", "attributes")},
+		{roleInfoGrafts, InputMetadata, filepath.Join(commonDir, "info", "grafts")},
+		{roleAlternates, InputMetadata, filepath.Join(commonDir, "objects", "info", "alternates")},
+	} {
+		ch, err := compareFile(s.file(c.role), c.kind, ".git/"+c.role, c.path)
+		if err != nil {
+			return nil, err
+		}
+		if ch != nil {
+			out = append(out, *ch)
+		}
+	}
+	return out, nil
+}
+
+// compareFile compares the file at p with its snapshot; nil when equal.
+func compareFile(snap fileSnap, kind, name, p string) (*InputChange, error) {
+	now, err := snapFile(snap.Role, p)
+	if err != nil {
+		return nil, err
+	}
+	var detail string
+	switch {
+	case now.Present == snap.Present && bytes.Equal(now.Data, snap.Data):
+		return nil, nil
+	case !snap.Present:
+		detail = "created since pre-flight"
+	case !now.Present:
+		detail = "removed since pre-flight"
+	default:
+		detail = "rewritten since pre-flight"
+	}
+	return &InputChange{Kind: kind, Input: name, Detail: detail}, nil
+}
+
+// checkAttributeFiles compares the work tree's .gitattributes files with the baseline's: in
+// every baseline directory without one, none may exist now (one lstat per directory; a new
+// .gitattributes, ignored or not, is InputAttributes). A baseline .gitattributes that is now not
+// a regular file (a FIFO would block git, which reads it while hashing a file of that
+// directory) is ErrUnsafeRepository; its edits are a changed path and so a finding
+// (attributeFilesIn).
+func (r *Repo) checkAttributeFiles(s *inputsSnapshot) ([]InputChange, error) {
+	var out []InputChange
+	for _, d := range s.Dirs {
+		p := filepath.Join(r.root, filepath.FromSlash(d), ".gitattributes")
+		fi, err := os.Lstat(p)
+		if err != nil {
+			continue // absent (or its directory is): nothing for git to read
+		}
+		if !fi.Mode().IsRegular() && fi.Mode()&fs.ModeSymlink == 0 && !fi.IsDir() {
+			return nil, fmt.Errorf("%s: %w (%s)", p, ErrUnsafeRepository, describeType(fi.Mode()))
+		}
+		out = append(out, InputChange{Kind: InputAttributes, Input: path.Join(d, ".gitattributes"), Detail: "created since pre-flight"})
+	}
+	for _, d := range s.AttrDirs {
+		p := filepath.Join(r.root, filepath.FromSlash(d), ".gitattributes")
+		if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() && fi.Mode()&fs.ModeSymlink == 0 && !fi.IsDir() {
+			return nil, fmt.Errorf("%s: %w (%s)", p, ErrUnsafeRepository, describeType(fi.Mode()))
+		}
+	}
+	return out, nil
+}
+
+// attributeFilesIn is InputAttributes for every changed path named .gitattributes (a tracked
+// one edited, added or deleted; an untracked one in a directory the baseline did not have is
+// reported here too).
+func attributeFilesIn(entries []Entry) []InputChange {
+	var out []InputChange
+	for _, e := range entries {
+		if bytes.Equal(e.Path, []byte(".gitattributes")) || bytes.HasSuffix(e.Path, []byte("/.gitattributes")) {
+			out = append(out, InputChange{Kind: InputAttributes, Input: string(e.Path), Detail: string(e.Status) + " since the baseline"})
+		}
+	}
+	return out
+}
+
+// compareConfig compares the configuration keys of configKeyPrefixes between the snapshot and
+// now (list is `git config --list -z`), and the resolved core.attributesFile with its
+// snapshot. Each key whose values differ (added, removed, changed, reordered) is one
+// InputConfig change; values are not repeated (they may hold secrets).
+func (r *Repo) compareConfig(s *inputsSnapshot, list []byte) ([]InputChange, error) {
+	before, err := parseConfigList(s.Config)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot store: config: %w", err)
+	}
+	after, err := parseConfigList(list)
+	if err != nil {
+		return nil, &ErrGitFailed{Cmd: "config", Exit: -1, Stderr: err.Error()}
+	}
+	values := func(es []configEntry) map[string][]string {
+		m := map[string][]string{}
+		for _, e := range es {
+			k := strings.ToLower(e.key)
+			for _, p := range configKeyPrefixes {
+				if strings.HasPrefix(k, p) {
+					m[e.key] = append(m[e.key], e.value)
+					break
+				}
+			}
+		}
+		return m
+	}
+	b, a := values(before), values(after)
+	var keys []string
+	for k, v := range a {
+		if !slices.Equal(v, b[k]) {
+			keys = append(keys, k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var out []InputChange
+	for _, k := range keys {
+		detail := "changed since pre-flight"
+		switch {
+		case b[k] == nil:
+			detail = "set since pre-flight"
+		case a[k] == nil:
+			detail = "removed since pre-flight"
+		}
+		out = append(out, InputChange{Kind: InputConfig, Input: k, Detail: detail})
+	}
+	_, attributes := r.globalInputPaths(list, true)
+	if err := checkRegularIfPresent(attributes); err != nil {
+		return nil, err
+	}
+	snap := s.file(roleAttributesFile)
+	if attributes != snap.Path {
+		out = append(out, InputChange{Kind: InputAttributes, Input: "core.attributesFile",
+			Detail: fmt.Sprintf("now names %s, at pre-flight %s", attributes, snap.Path)})
+	} else if attributes != "" {
+		ch, err := compareFile(snap, InputAttributes, "core.attributesFile ("+attributes+")", attributes)
+		if err != nil {
+			return nil, err
+		}
+		if ch != nil {
+			out = append(out, *ch)
+		}
+	}
+	return out, nil
+}
+
+// checkConfigIncludes refuses a configuration file, or a file one includes (include.path,
+// includeIf.<cond>.path, followed to 10 levels), that is a FIFO, socket or device: `git
+// config` would block reading it. The files are those git reads besides the system one: the
+// global ~/.gitconfig and $XDG_CONFIG_HOME/git/config, the repository's config and
+// config.worktree.
+func (r *Repo) checkConfigIncludes() error {
+	var files []string
+	if x := xdgConfigHome(); x != "" {
+		files = append(files, filepath.Join(x, "git", "config"))
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		files = append(files, filepath.Join(h, ".gitconfig"))
+	}
+	if gitDir, common, ok := gitDirOf(r.root); ok {
+		files = append(files, filepath.Join(common, "config"), filepath.Join(common, "config.worktree"), filepath.Join(gitDir, "config.worktree"))
+	}
+	seen := map[string]bool{}
+	var visit func(p string, depth int) error
+	visit = func(p string, depth int) error {
+		if depth > 10 || seen[p] {
+			return nil
+		}
+		seen[p] = true
+		if err := checkRegularIfPresent(p); err != nil {
+			return err
+		}
+		cfg := readConfigFile(p)
+		if cfg == nil {
+			return nil
+		}
+		for _, sec := range cfg.Sections {
+			name := strings.ToLower(sec.Name)
+			if name != "include" && name != "includeif" {
+				continue
+			}
+			var vals []string
+			if name == "include" {
+				vals = sec.Options.GetAll("path")
+			}
+			for _, ss := range sec.Subsections {
+				vals = append(vals, ss.Options.GetAll("path")...)
+			}
+			for _, v := range vals {
+				v = expandTilde(v)
+				if !filepath.IsAbs(v) {
+					v = filepath.Join(filepath.Dir(p), v)
+				}
+				if err := visit(v, depth+1); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	for _, f := range files {
+		if err := visit(f, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// auditSubmodules applies the snapshot rules to each baseline gitlink (see ChangedSetSince)
+// and returns entries with the submodules that changed added as modified.
+func (r *Repo) auditSubmodules(ctx context.Context, s *inputsSnapshot, store SnapshotStore, depth int, entries []Entry) ([]Entry, []InputChange, error) {
+	if len(s.Subs) == 0 {
+		return entries, nil, nil
+	}
+	var changes []InputChange
+	var dirty []Entry
+	for _, sub := range s.Subs {
+		subRoot := filepath.Join(r.root, filepath.FromSlash(sub.Path))
+		if !sub.Populated {
+			if ents, err := os.ReadDir(subRoot); err == nil && len(ents) > 0 {
+				// git treats an unpopulated gitlink's directory as clean whatever it holds.
+				dirty = append(dirty, Entry{Path: []byte(sub.Path), Status: StatusModified, UTF8: true})
+			}
+			continue
+		}
+		if fi, err := os.Lstat(subRoot); err != nil || !fi.IsDir() {
+			// Gone, or a symbolic link to somewhere else: git reports the gitlink's path.
+			dirty = append(dirty, Entry{Path: []byte(sub.Path), Status: StatusModified, UTF8: true})
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(subRoot, ".git")); err != nil {
+			changes = append(changes, InputChange{Kind: InputMetadata, Input: "submodule " + sub.Path,
+				Detail: "its repository (.git) is gone since pre-flight, so its files cannot be audited"})
+			dirty = append(dirty, Entry{Path: []byte(sub.Path), Status: StatusModified, UTF8: true})
+			continue
+		}
+		sr, err := OpenWith(subRoot, r.opts)
+		if err != nil {
+			return nil, nil, fmt.Errorf("submodule %s: %w", sub.Path, err)
+		}
+		st := prefixStore{store, "sub/" + sub.Key + "/"}
+		ss, err := loadSnapshot(st)
+		if err != nil {
+			return nil, nil, fmt.Errorf("submodule %s: %w", sub.Path, err)
+		}
+		cs, err := sr.changedSince(ctx, ss, st, depth+1)
+		if err != nil {
+			return nil, nil, fmt.Errorf("submodule %s: %w", sub.Path, err)
+		}
+		for _, c := range cs.InputChanges {
+			c.Input = sub.Path + ": " + c.Input
+			changes = append(changes, c)
+		}
+		if len(cs.Entries) > 0 || len(cs.InputChanges) > 0 {
+			dirty = append(dirty, Entry{Path: []byte(sub.Path), Status: StatusModified, UTF8: true})
+		}
+	}
+	if len(dirty) == 0 {
+		return entries, changes, nil
+	}
+	return mergeEntries(entries, dirty), changes, nil
+}
+
+// sinceInputs is the part of a snapshot run that reads no git: the FIFO refusals of
+// checkReadInputs, the git directory compared with pre-flight's, the snapshotted files and the
+// attribute files.
+func (r *Repo) sinceInputs(s *inputsSnapshot, gitDir, commonDir string) ([]InputChange, error) {
+	if err := r.checkReadInputs(gitDir, commonDir, s); err != nil {
+		return nil, err
+	}
+	changes, err := r.compareFiles(s, gitDir, commonDir)
+	if err != nil {
+		return nil, err
+	}
+	if gitDir != s.GitDir || commonDir != s.CommonDir {
+		// .git now leads elsewhere (a rewritten gitdir: file, an absorbed or swapped
+		// repository): another index, object store and configuration would decide.
+		changes = append(changes, InputChange{Kind: InputMetadata, Input: ".git",
+			Detail: fmt.Sprintf("now leads to %s (common %s), at pre-flight %s (common %s)", gitDir, commonDir, s.GitDir, s.CommonDir)})
+	}
+	attrChanges, err := r.checkAttributeFiles(s)
+	if err != nil {
+		return nil, err
+	}
+	return append(changes, attrChanges...), nil
+}

@@ -1,0 +1,159 @@
+package gitscope
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// SnapshotStore holds the pre-flight snapshots of one task (trust-model.md §3, §4): named
+// blobs, written once at pre-flight and read at post-flight. gitscope writes exactly two names,
+// SnapshotIndex (a copy of the index, up to maxIndexBytes) and SnapshotInputs (a JSON document,
+// at most maxInputsBytes, holding every other input of the changed set and the pre-flight
+// time), plus the same two names under a "sub/<key>/" prefix for each populated submodule.
+//
+// Put stores r's bytes under name, replacing any previous blob atomically (a reader never sees
+// a half-written blob; a failed Put leaves the previous one or none). Open returns the blob for
+// reading; a blob that was never stored is an error for which errors.Is(err, fs.ErrNotExist)
+// holds. Names are ASCII, '/'-separated, without "." or ".." components. A store need not be
+// safe for concurrent Puts of one name.
+//
+// The interim implementation is GitDirStore (a private folder under the git directory); the
+// controller store (internal/store) implements the same interface.
+type SnapshotStore interface {
+	Put(name string, r io.Reader) error
+	Open(name string) (io.ReadCloser, error)
+}
+
+// LocalSnapshotStore is an optional interface of a SnapshotStore that keeps its blobs as files
+// on a local file system: SnapshotPath returns the file of a stored blob (fs.ErrNotExist when
+// none). gitscope then sets the index snapshot's modification time to the pre-flight index's
+// once, after Put, and hard-links it as post-flight's private index instead of copying it
+// (git never writes an index file in place, so the stored file is never changed).
+type LocalSnapshotStore interface {
+	SnapshotStore
+	SnapshotPath(name string) (string, error)
+}
+
+// Snapshot blob names (see SnapshotStore).
+const (
+	SnapshotIndex  = "index.snapshot"
+	SnapshotInputs = "inputs.snapshot"
+)
+
+// ErrNoSnapshot: the task has no pre-flight snapshot (pre-flight ran with an older mastermind,
+// on another machine, or the store was wiped). Post-flight cannot decide I1 without it.
+var ErrNoSnapshot = errors.New("no pre-flight snapshot of the repository for this task; run pre-flight again (mastermind run-task <spec> --pre-only)")
+
+// prefixStore is a SnapshotStore under a name prefix (a submodule's snapshots).
+type prefixStore struct {
+	s      SnapshotStore
+	prefix string
+}
+
+func (p prefixStore) Put(name string, r io.Reader) error      { return p.s.Put(p.prefix+name, r) }
+func (p prefixStore) Open(name string) (io.ReadCloser, error) { return p.s.Open(p.prefix + name) }
+
+// dirStore is a SnapshotStore in one directory: name "a/b" is the file <dir>/a/b.
+type dirStore struct{ dir string }
+
+// GitDirStore returns the interim SnapshotStore of task: the directory
+// <git dir>/mastermind/snapshots/<task>/ of this work tree (its own git directory, so each
+// linked worktree has its own), created with mode 0700 on first Put. task must be one path
+// component (no '/', '\\', NUL, "." or ".."). The folder is in the executor's reach: it makes
+// the snapshot tamper-evident against casual edits only (trust-model.md §3 says so of any
+// store without a sandbox).
+func (r *Repo) GitDirStore(task string) (SnapshotStore, error) {
+	if task == "" || task == "." || task == ".." || strings.ContainsAny(task, "/\\\x00") {
+		return nil, fmt.Errorf("task name %q cannot name a snapshot folder", task)
+	}
+	gitDir, _, ok := gitDirOf(r.root)
+	if !ok {
+		return nil, fmt.Errorf("%s: cannot find the git directory for the snapshot store: %w", r.root, ErrNotRepository)
+	}
+	return dirStore{dir: filepath.Join(gitDir, "mastermind", "snapshots", task)}, nil
+}
+
+func checkBlobName(name string) error {
+	if name == "" {
+		return fmt.Errorf("empty snapshot name")
+	}
+	for _, c := range strings.Split(name, "/") {
+		if c == "" || c == "." || c == ".." || strings.ContainsAny(c, "\\\x00") {
+			return fmt.Errorf("snapshot name %q is not a clean relative path", name)
+		}
+	}
+	return nil
+}
+
+func (d dirStore) Put(name string, r io.Reader) error {
+	if err := checkBlobName(name); err != nil {
+		return err
+	}
+	p := filepath.Join(d.dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return fmt.Errorf("snapshot store: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".put-*")
+	if err != nil {
+		return fmt.Errorf("snapshot store: %w", err)
+	}
+	_, err = io.Copy(tmp, r)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), p)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("snapshot store: write %s: %w", name, err)
+	}
+	return nil
+}
+
+func (d dirStore) Open(name string) (io.ReadCloser, error) {
+	if err := checkBlobName(name); err != nil {
+		return nil, err
+	}
+	p := filepath.Join(d.dir, filepath.FromSlash(name))
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("snapshot %s: %w", name, fs.ErrNotExist)
+		}
+		return nil, fmt.Errorf("snapshot store: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("snapshot store: %s is not a regular file: %w", p, ErrUnsafeRepository)
+	}
+	return f, nil
+}
+
+func (d dirStore) SnapshotPath(name string) (string, error) {
+	if err := checkBlobName(name); err != nil {
+		return "", err
+	}
+	p := filepath.Join(d.dir, filepath.FromSlash(name))
+	if _, err := os.Lstat(p); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+func (p prefixStore) SnapshotPath(name string) (string, error) {
+	if ls, ok := p.s.(LocalSnapshotStore); ok {
+		return ls.SnapshotPath(p.prefix + name)
+	}
+	return "", fs.ErrNotExist
+}
