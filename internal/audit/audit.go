@@ -38,13 +38,13 @@ type Inputs struct {
 	Baseline string
 	Head     *string
 	// Report is the executor report as report.ReadInRepo returned it: a typed report, or the
-	// findings that reject it (with the report's form when one was located). A rejection is
-	// audited as one executor_report_rejected finding; the report's usable parts beside a
-	// rejection (lifecycle-v2.md §6) will be audited from the same value.
+	// findings that reject it (with the report's form when one was located, and its usable
+	// parts in Partial). A rejection is one executor_report_rejected finding, and the usable
+	// parts are audited beside it (lifecycle-v2.md §6).
 	Report report.Result
 	// Prefetch holds the changed set since Baseline and the baseline entries of the declared
 	// creations, started by the caller before the spec was parsed. Compute waits for what it
-	// needs and stops the changed set of a rejected report; the caller closes it.
+	// needs; the caller closes it.
 	Prefetch *Prefetch
 	// Claims reads baseline blobs and the file list for the claims checks (§10.6).
 	Claims ClaimsGit
@@ -68,8 +68,8 @@ type ClaimsGit interface {
 type Result struct {
 	// Verdict is VerdictHeld, VerdictDrift or VerdictBroken (§9.2 over Findings).
 	Verdict string
-	// Findings are the audit findings sorted by Compare (§9.3); for a rejected report, the one
-	// executor_report_rejected finding.
+	// Findings are the audit findings sorted by Compare (§9.3); for a rejected report, its
+	// executor_report_rejected finding and the findings of the feedback round beside it.
 	Findings []finding.Finding
 	// Rejection is non-nil when the executor report is rejected (§4 step 3, §10.1).
 	Rejection *Rejection
@@ -79,7 +79,7 @@ type Result struct {
 	// nil or the report was rejected.
 	Verify *verifyrun.StepResult
 	// Changed is the changed set and D its entries outside .mastermind/ whose paths are
-	// representable (UTF-8 and clean, sorted by path bytes); both nil for a rejected report.
+	// representable (UTF-8 and clean, sorted by path bytes), computed for a rejected report too.
 	// The held path snapshots D (§8.2) and lists its untracked files in the release notes.
 	Changed *gitscope.ChangedSet
 	D       []gitscope.Entry
@@ -101,38 +101,42 @@ type run struct {
 	forbidden map[string]bool
 }
 
-// check is one §10 check over a run with a valid report and a computed changed set.
+// check is one §10 check over a run with a computed changed set and a report (valid, or the
+// usable parts of a rejected one; nil for the checks that need none).
 type check func(*run) ([]finding.Finding, error)
 
 // checks run in this order; their findings are sorted together afterwards.
 // checkForbids runs before checkScope, which skips the paths it reported.
 var checks = []check{checkFilesModified, checkForbids, checkScope, checkDeclared, checkVerification, checkClaims}
 
-// Compute runs post-flight steps 3–6: the report's completion and task identity (§10.1), then,
-// for an accepted report, the changed set and every check of §10, and the verdict (§9.2). It
-// writes nothing, except with in.Verify: then the spec's planned verify commands run after the
-// other checks (they may write where the commands write) and their receipts go to
-// in.Verify.Store (check_receipts.go). An error is operational (exit 3): the changed set or a
-// claims lookup failed, a verify command could not start or was interrupted, or ctx was
-// cancelled; a Result is then not returned.
+// Compute runs post-flight steps 3–6: the report's completion and task identity (§10.1), the
+// changed set and every check of §10, and the verdict (§9.2). It writes nothing, except with
+// in.Verify and an accepted report: then the spec's planned verify commands run after the other
+// checks (they may write where the commands write) and their receipts go to in.Verify.Store
+// (check_receipts.go). An error is operational (exit 3): the changed set or a claims lookup
+// failed, a verify command could not start or was interrupted, or ctx was cancelled; a Result is
+// then not returned.
 //
-// A rejected report is its one executor_report_rejected finding today. The one round of
-// feedback (lifecycle-v2.md §6) keeps that finding and runs, beside it, the checks whose inputs
-// the rejected report still has (a run with rep set to its usable parts); Result.Rejection
-// stays the rejection either way.
+// A rejected report keeps its executor_report_rejected finding (Result.Rejection) and gets one
+// round of feedback beside it (lifecycle-v2.md §6, feedback.go): the checks whose inputs the
+// report still has run on its usable parts, and a report that has none (missing, not decodable,
+// or for another task) gets the changed set against the declared scope. The verdict is broken.
 func Compute(ctx context.Context, in Inputs) (*Result, error) {
 	res := &Result{Evidence: Evidence{Spec: in.SpecPath, Baseline: in.Baseline, Head: in.Head, Scope: scopeEvidence(in.Spec)}}
-	if rej := checkReport(&in, &res.Evidence); rej != nil {
-		in.Prefetch.StopChangedSet()
-		res.reject(rej)
-		return res, nil
-	}
+	rej := checkReport(&in, &res.Evidence)
 	cs, err := in.Prefetch.ChangedSet()
 	if err != nil {
 		return nil, err
 	}
 	r, fs := newRun(ctx, &in, cs, &res.Evidence)
-	for _, c := range checks {
+	run := checks
+	if rej != nil {
+		var extra []finding.Finding
+		r.rep, run, extra = feedback(&in, rej, &res.Evidence)
+		res.Rejection = rej
+		fs = append(append(fs, rej.Finding), extra...)
+	}
+	for _, c := range run {
 		cfs, err := c(r)
 		if err != nil {
 			return nil, err
@@ -142,7 +146,8 @@ func Compute(ctx context.Context, in Inputs) (*Result, error) {
 	if res.Evidence.Renames, err = pairRenames(r); err != nil {
 		return nil, err
 	}
-	if in.Verify != nil {
+	// A rejected report runs nothing (verification-receipts.md).
+	if in.Verify != nil && rej == nil {
 		if fs, res.Verify, err = r.checkReceipts(in.Verify, fs); err != nil {
 			return nil, err
 		}
@@ -184,11 +189,4 @@ func newRun(ctx context.Context, in *Inputs, cs *gitscope.ChangedSet, ev *Eviden
 		r.d = append(r.d, e)
 	}
 	return r, fs
-}
-
-// reject records rej as the outcome (verdict broken, one error finding).
-func (r *Result) reject(rej *Rejection) {
-	r.Rejection = rej
-	r.Findings = []finding.Finding{rej.Finding}
-	r.Verdict = VerdictBroken
 }

@@ -16,6 +16,9 @@ func checkFilesModified(r *run) ([]finding.Finding, error) {
 	var fs []finding.Finding
 	listed := map[string]bool{}
 	for _, fm := range r.rep.FilesModified {
+		if listed[fm.Path] {
+			continue // a duplicate entry (consistency.duplicate_path of a partial report) is one finding
+		}
 		listed[fm.Path] = true
 		if _, ok := r.dset[fm.Path]; !ok || repopath.IsControlPath(fm.Path) {
 			fs = append(fs, findReportUnexpectedFile(fm.Path))

@@ -12,9 +12,10 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
-// Rejection is a rejected executor report: its one audit finding, the blocking reason for the
-// state, the fingerprint lines of the three-cycle rule (§6) and the lessons "Observed" text
-// (§11).
+// Rejection is a rejected executor report: its executor_report_rejected finding, the blocking
+// reason for the state, the fingerprint lines of the three-cycle rule that the rejection itself
+// contributes (§6; the feedback round's findings add their own) and the lessons "Observed" text
+// of the rejection (§11).
 type Rejection struct {
 	Finding  finding.Finding
 	Blocking string
@@ -59,6 +60,13 @@ func checkCompletion(root, specPath string, rep *report.Report) (finding.Finding
 			return findReportRejected(ReasonCompletionInconsistent, fmt.Sprintf("status complete but verification %q failed", v.Cmd)), false
 		}
 	}
+	return checkIdentity(root, specPath, rep)
+}
+
+// checkIdentity applies the task identity rows of §10.1: ok is false with the rejection finding
+// (task_path_invalid, task_mismatch or task_source_unavailable) when rep.Spec does not name the
+// task whose spec is specPath.
+func checkIdentity(root, specPath string, rep *report.Report) (finding.Finding, bool) {
 	name := rep.Spec
 	if filepath.IsAbs(name) {
 		rel, err := fsx.RelReal(root, name)

@@ -9,30 +9,40 @@ import (
 )
 
 // TestCheckReport: §4 step 3 and §10.1 — a missing or invalid report, a partial or failed one,
-// an inconsistent "complete" and a report for another task are each one executor_report_rejected
-// finding with its reason; the changed set is not used.
+// an inconsistent "complete" and a report for another task are each rejected with their reason,
+// and the feedback round beside the rejection (lifecycle-v2.md §6) runs the checks the report
+// still supports: every check for a typed report rejected for its completion, the changed set
+// against the scope for a report with nothing about this task.
 func TestCheckReport(t *testing.T) {
 	fail := completeReport("a.go")
 	fail.Verifications = []report.Verification{{Cmd: "go test ./...", Result: "fail"}}
+	scope := []string{"missing_expected_file b.go", "unexpected_file c.go"}
 	cases := []struct {
 		name   string
 		report string // executor-report.md content; "" leaves it missing
 		rep    *report.Report
 		reason string
+		want   []string // besides the rejection
 	}{
-		{"missing", "", nil, ReasonReportMissing},
-		{"invalid", "no report here\n", nil, ReasonReportInvalid},
-		{"partial", "", &report.Report{Spec: testSpecPath, Status: "partial", Defects: []report.Defect{{Kind: "blocked", Details: "no access"}}}, ReasonStatusPartial},
-		{"failed", "", &report.Report{Spec: testSpecPath, Status: "failed"}, ReasonStatusFailed},
-		{"complete with a failed verification", "", fail, ReasonCompletionInconsistent},
-		{"complete with a pending phase", "", &report.Report{Spec: testSpecPath, Status: "complete", Phases: []report.Phase{{ID: "p", Status: "pending"}}}, ReasonCompletionInconsistent},
-		{"another task", "", &report.Report{Spec: ".mastermind/tasks/021-other/spec.md", Status: "complete"}, ReasonTaskMismatch},
-		{"not a repository path", "", &report.Report{Spec: "../outside/spec.md", Status: "complete"}, ReasonTaskPathInvalid},
-		{"absolute path outside", "", &report.Report{Spec: "/elsewhere/spec.md", Status: "complete"}, ReasonTaskPathInvalid},
+		{"missing", "", nil, ReasonReportMissing, scope},
+		{"invalid", "no report here\n", nil, ReasonReportInvalid, scope},
+		{"partial", "", &report.Report{Spec: testSpecPath, Status: "partial", Defects: []report.Defect{{Kind: "blocked", Details: "no access"}}}, ReasonStatusPartial,
+			append([]string{"executor_report_missing_changed_file a.go", "executor_report_missing_changed_file c.go"}, scope...)},
+		{"failed", "", &report.Report{Spec: testSpecPath, Status: "failed", FilesModified: []report.FileEntry{{Raw: "a.go", Path: "a.go"}}}, ReasonStatusFailed,
+			append([]string{"executor_report_missing_changed_file c.go"}, scope...)},
+		{"complete with a failed verification", "", fail, ReasonCompletionInconsistent, append([]string{"executor_report_missing_changed_file c.go"}, scope...)},
+		{"complete with a pending phase", "", &report.Report{Spec: testSpecPath, Status: "complete", Phases: []report.Phase{{ID: "p", Status: "pending"}}}, ReasonCompletionInconsistent,
+			append([]string{"executor_report_missing_changed_file a.go", "executor_report_missing_changed_file c.go"}, scope...)},
+		{"another task", "", &report.Report{Spec: ".mastermind/tasks/021-other/spec.md", Status: "complete"}, ReasonTaskMismatch, scope},
+		{"another task, partial", "", &report.Report{Spec: ".mastermind/tasks/021-other/spec.md", Status: "partial"}, ReasonStatusPartial,
+			append([]string{"executor_report_rejected (task_mismatch)"}, scope...)},
+		{"not a repository path", "", &report.Report{Spec: "../outside/spec.md", Status: "complete"}, ReasonTaskPathInvalid, scope},
+		{"absolute path outside", "", &report.Report{Spec: "/elsewhere/spec.md", Status: "complete"}, ReasonTaskPathInvalid, scope},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t, "", map[string]string{"a.go": "a\n"}, map[string]string{"a.go": "a2\n"})
+			f := newFixture(t, "touches:\n  - file: a.go\n  - file: b.go\n", map[string]string{"a.go": "a\n", "b.go": "b\n"},
+				map[string]string{"a.go": "a2\n", "c.go": "c\n"})
 			rr := report.Result{Report: tc.rep}
 			if tc.rep == nil {
 				if tc.report != "" {
@@ -47,15 +57,16 @@ func TestCheckReport(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Rejection == nil || res.Verdict != VerdictBroken || len(res.Findings) != 1 {
+			if res.Rejection == nil || res.Verdict != VerdictBroken {
 				t.Fatalf("result %+v", res)
 			}
-			got := res.Findings[0]
+			got := res.Rejection.Finding
 			if got.Rule != finding.KindExecutorReportRejected || got.FieldString("reason") != tc.reason || got.Class != finding.ClassError {
 				t.Errorf("finding %+v, want reason %s", got, tc.reason)
 			}
-			if res.Changed != nil || res.Evidence.ChangedSet != nil {
-				t.Error("a rejected report used the changed set")
+			wantKinds(t, res.Findings, append([]string{"executor_report_rejected (" + tc.reason + ")"}, tc.want...)...)
+			if res.Changed == nil || res.Evidence.ChangedSet == nil || len(res.D) != 2 {
+				t.Error("the feedback round did not compute the changed set")
 			}
 			if tc.reason == ReasonReportInvalid && (len(res.Evidence.Violations) == 0 || res.Evidence.Report == nil) {
 				t.Errorf("invalid report without its violations: %+v", res.Evidence)

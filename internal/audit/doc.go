@@ -10,7 +10,8 @@
 // check_files.go (§10.2 files_modified and the unrepresentable paths), check_scope.go (§10.3),
 // check_declared.go (§10.4), check_verification.go (§10.5), check_claims.go (§10.6) and
 // check_receipts.go (controller-run verification, verification-receipts.md: it runs last, after
-// every other check has read the work tree).
+// every other check has read the work tree); feedback.go picks which of them run beside a
+// rejected report (lifecycle-v2.md §6).
 // A new check is a new check_<name>.go with a func(*run) []finding.Finding added to Compute's
 // list, its kinds added to finding.Kinds.
 //

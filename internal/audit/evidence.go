@@ -17,7 +17,7 @@ type Evidence struct {
 	Spec     string  // repository-relative spec path
 	Baseline string  // baseline OID
 	Head     *string // HEAD OID, nil in a repository with no commits
-	// ChangedSet is nil when the changed set was not computed (rejected report).
+	// ChangedSet is nil when the changed set was not computed.
 	ChangedSet *ChangedSetEvidence
 	Scope      *ScopeEvidence
 	// Report is nil when the executor report is missing.

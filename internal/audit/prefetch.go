@@ -87,8 +87,7 @@ func (p *Prefetch) ChangedSet() (*gitscope.ChangedSet, error) {
 	return p.cs.cs, p.cs.err
 }
 
-// StopChangedSet cancels the changed set and waits for it to stop: a rejected report never
-// uses it.
+// StopChangedSet cancels the changed set and waits for it to stop.
 func (p *Prefetch) StopChangedSet() {
 	p.cancelCS()
 	p.ChangedSet()

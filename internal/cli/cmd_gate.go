@@ -29,6 +29,8 @@ type GateOptions struct {
 	Wait time.Duration
 	// Timeout is --timeout: one deadline for the whole gate (trust-model.md I5).
 	Timeout time.Duration
+	// JSON is --json, the short form of --format json.
+	JSON bool
 }
 
 // debugGateEnv turns on the gate's work counters on stderr.
@@ -77,8 +79,11 @@ such as _lessons.md, are not tasks and are ignored.
 --format text (default) prints the lines. --format json prints {schema_version: 1, command:
 "gate", outcome, exit_code, message, since, fail_on, record, tasks: [{task, spec, status,
 passed, state_status, baseline, verdict, counts, reason, findings, report_violations, error,
-recorded}], summary}. --format github prints GitHub Actions ::error / ::warning annotations
-(at most 10 of each, then a ::notice with the number omitted) followed by the text log.
+recorded}], summary}; --json is the same. --format github prints GitHub Actions ::error /
+::warning annotations (at most 10 of each, then a ::notice with the number omitted) followed by
+the text log. --format sarif prints a SARIF 2.1.0 log for code scanning, --format rdjson
+reviewdog's rdjson, --format markdown a job summary for $GITHUB_STEP_SUMMARY (one row per task,
+then each task's findings); see integrations.md §4.
 
 --timeout DURATION (default 2m0s) is one deadline for the whole gate, all tasks together: a gate
 that has not finished by then stops with exit 3.
@@ -98,15 +103,23 @@ Exit status:
 func NewCmdGate(io *IOStreams, runF func(*GateOptions) error) *cobra.Command {
 	opts := &GateOptions{IO: io}
 	cmd := &cobra.Command{
-		Use:   "gate [--since REV] [--root DIR] [--format text|json|github] [--fail-on broken|drift] [--record]",
+		Use:   "gate [--since REV] [--root DIR] [--format text|json|github|sarif|rdjson|markdown] [--json] [--fail-on broken|drift] [--record]",
 		Short: "Pre-merge gate over every open task",
 		Long:  gateLong,
 		Example: `  mastermind gate
   mastermind gate --since origin/main --fail-on drift
   mastermind gate --format github >> "$GITHUB_STEP_SUMMARY"
-  mastermind gate --record --format json`,
+  mastermind gate --record --format json
+  mastermind gate --format markdown >> "$GITHUB_STEP_SUMMARY"
+  mastermind gate --format sarif > mastermind.sarif`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := mutuallyExclusive(cmd, "json", "format"); err != nil {
+				return err
+			}
+			if opts.JSON {
+				opts.Format = formatJSON
+			}
 			if err := checkFormat(opts.Format); err != nil {
 				return err
 			}
@@ -131,7 +144,8 @@ func NewCmdGate(io *IOStreams, runF func(*GateOptions) error) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&opts.Since, "since", "", "gate only tasks whose folder or declared scope changed since this commit")
 	f.StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
-	f.StringVar(&opts.Format, "format", formatText, "output format: text, json or github")
+	f.StringVar(&opts.Format, "format", formatText, "output format: text, json, github, sarif, rdjson or markdown")
+	f.BoolVar(&opts.JSON, "json", false, "the same as --format json")
 	f.StringVar(&opts.FailOn, "fail-on", "broken", "broken or drift: with drift, drift tasks fail too")
 	f.BoolVar(&opts.Record, "record", false, "persist each audit through the normal post-flight (writes state)")
 	f.DurationVar(&opts.Wait, "wait", 0, "with --record: wait up to this long (e.g. 30s) for a task's busy controller lock instead of failing it (the read-only gate takes no lock)")

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/harness"
 	"github.com/mastermind-controller/mastermind/internal/scaffold"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/spf13/cobra"
@@ -16,29 +18,35 @@ import (
 func NewCmdHook(io *IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hook",
-		Short: "Install git hooks that run the pre-merge gate",
-		Long: `Commands that wire mastermind into git hooks.
+		Short: "Wire mastermind into git hooks and agent-harness stop hooks",
+		Long: `Commands that wire mastermind into git hooks (a pre-push hook running the gate) and into
+Claude Code or Codex stop hooks (the post-flight of the current task when the agent stops).
 
 Exit status: see the subcommands.`,
-		Example: "  mastermind hook install\n  mastermind hook install --fail-on broken",
+		Example: "  mastermind hook install\n  mastermind hook install --harness claude --subagent\n  mastermind hook run --harness codex < hook-input.json",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(NewCmdHookInstall(io, nil))
+	cmd.AddCommand(NewCmdHookInstall(io, nil), NewCmdHookRun(io, nil))
 	return cmd
 }
 
 // HookInstallOptions holds the flags of `mastermind hook install`.
 type HookInstallOptions struct {
-	IO     *IOStreams
-	Root   string
-	Force  bool
-	FailOn string
+	IO      *IOStreams
+	Root    string
+	Force   bool
+	FailOn  string
+	Harness string // "git" (default), "claude" or "codex"
+	// Subagent also installs a SubagentStop hook (claude, codex).
+	Subagent bool
+	// FailOpen adds --fail-open to the installed harness hook command.
+	FailOpen bool
 }
 
-const hookInstallLong = `Write a git pre-push hook that runs the pre-merge gate, "mastermind gate --fail-on drift" (with
+const hookInstallLong = `--harness git (the default): write a git pre-push hook that runs the pre-merge gate, "mastermind gate --fail-on drift" (with
 --fail-on broken: "mastermind gate", which blocks only broken tasks). A failing gate blocks the
 push. The hook runs $MASTERMIND when set, otherwise mastermind from PATH, and blocks the push when
 neither is found.
@@ -57,11 +65,27 @@ the marker is refused unless --force replaces it. A symbolic link or other non-r
 hook path is always refused, and no symlinked directory between the work tree (or git directory)
 and the hook is followed.
 
+--harness claude or --harness codex: merge a Stop hook (with --subagent also a SubagentStop hook)
+running "mastermind hook run --harness H" into .claude/settings.json or .codex/hooks.json at the
+repository root (integrations.md §2). --fail-on drift and --fail-open are passed on to the hook
+command; for these harnesses --fail-on defaults to broken. The SubagentStop entry has no
+matcher: every subagent's stop audits the current task, so use --subagent where the subagents
+are the executors (add a matcher on agent_type by hand to narrow it; install keeps it). Every
+existing key, matcher group and hook is kept; a handler of ours ("mastermind hook run …") is
+updated in place, never duplicated, so running install again is idempotent. A file that is not valid JSON (comments
+included), has duplicate keys or an unexpected "hooks" shape is refused and left unchanged. The
+file is written atomically; a symbolic link at the file or its directory is refused. --force
+applies to --harness git only. Codex runs project hooks only when hooks are enabled and the
+project is trusted.
+
 Exit status:
   0  the hook was installed, updated, or already installed
-  1  refused: an existing hook that mastermind did not write (use --force), or a symbolic link or
-     non-regular file at the hook path
-  2  usage error (unknown flag, --fail-on other than broken or drift, arguments given)
+  1  refused: an existing hook that mastermind did not write (use --force), a symbolic link or
+     non-regular file at the hook path, or a settings file that is not valid JSON or not of the
+     documented shape
+  2  usage error (unknown flag, --fail-on other than broken or drift, --harness other than git,
+     claude or codex, --subagent or --fail-open with --harness git, --force with claude or
+     codex, arguments given)
   3  operational: not a git repository, no git on PATH or git failing (for example on an
      unreadable configuration file), a symlinked hooks directory, I/O error`
 
@@ -70,16 +94,35 @@ Exit status:
 func NewCmdHookInstall(io *IOStreams, runF func(*HookInstallOptions) error) *cobra.Command {
 	opts := &HookInstallOptions{IO: io}
 	cmd := &cobra.Command{
-		Use:   "install [--root DIR] [--force] [--fail-on broken|drift]",
-		Short: "Install a git pre-push hook that runs the gate",
+		Use:   "install [--harness git|claude|codex] [--root DIR] [--force] [--fail-on broken|drift] [--subagent] [--fail-open]",
+		Short: "Install the git pre-push hook or a Claude Code / Codex stop hook",
 		Long:  hookInstallLong,
 		Example: `  mastermind hook install
   mastermind hook install --fail-on broken
-  mastermind hook install --force --root ../repo`,
+  mastermind hook install --force --root ../repo
+  mastermind hook install --harness claude --subagent
+  mastermind hook install --harness codex --fail-on drift`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.FailOn != "broken" && opts.FailOn != "drift" {
 				return usageErrorf("--fail-on must be broken or drift, got %q", opts.FailOn)
+			}
+			switch opts.Harness {
+			case "git":
+				for _, name := range []string{"subagent", "fail-open"} {
+					if cmd.Flags().Changed(name) {
+						return usageErrorf("--%s applies to --harness claude or codex, not git", name)
+					}
+				}
+			case harness.Claude, harness.Codex:
+				if opts.Force {
+					return usageErrorf("--force applies to --harness git only (a settings file is merged, never replaced)")
+				}
+				if !cmd.Flags().Changed("fail-on") {
+					opts.FailOn = "broken"
+				}
+			default:
+				return usageErrorf("--harness must be git, claude or codex, got %q", opts.Harness)
 			}
 			if runF != nil {
 				return runF(opts)
@@ -90,7 +133,13 @@ func NewCmdHookInstall(io *IOStreams, runF func(*HookInstallOptions) error) *cob
 	f := cmd.Flags()
 	f.StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
 	f.BoolVar(&opts.Force, "force", false, "replace an existing pre-push hook that mastermind did not write")
-	f.StringVar(&opts.FailOn, "fail-on", "drift", "broken or drift: the lowest gate verdict that blocks the push")
+	f.StringVar(&opts.FailOn, "fail-on", "drift", "broken or drift: the lowest verdict that blocks (default drift for git, broken for claude and codex)")
+	f.StringVar(&opts.Harness, "harness", "git", "git (pre-push hook), claude (.claude/settings.json) or codex (.codex/hooks.json)")
+	f.BoolVar(&opts.Subagent, "subagent", false, "claude, codex: also install a SubagentStop hook")
+	f.BoolVar(&opts.FailOpen, "fail-open", false, "claude, codex: the installed hook allows the stop when the audit cannot run")
+	_ = cmd.RegisterFlagCompletionFunc("harness", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"git", harness.Claude, harness.Codex}, cobra.ShellCompDirectiveNoFileComp
+	})
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"broken", "drift"}, cobra.ShellCompDirectiveNoFileComp
 	})
@@ -106,6 +155,9 @@ func runHookInstall(ctx context.Context, opts *HookInstallOptions) error {
 		return err
 	}
 	root := repo.Root()
+	if opts.Harness == harness.Claude || opts.Harness == harness.Codex {
+		return runHarnessInstall(opts, root)
+	}
 	res, err := scaffold.InstallHook(ctx, repo, scaffold.HookOptions{FailOn: opts.FailOn, Force: opts.Force})
 	display := textsafe.Escape(hookDisplayPath(root, res.Path))
 	var re *scaffold.RefusedError
@@ -130,6 +182,39 @@ func runHookInstall(ctx context.Context, opts *HookInstallOptions) error {
 		msg += " (core.hooksPath)"
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, msg)
+	return err
+}
+
+// runHarnessInstall merges the stop hook into the harness's settings file under root.
+func runHarnessInstall(opts *HookInstallOptions, root string) error {
+	events := []string{harness.EventStop}
+	if opts.Subagent {
+		events = append(events, harness.EventSubagentStop)
+	}
+	command := harness.HookCommand(opts.Harness, opts.FailOn == "drift", opts.FailOpen)
+	res, err := harness.InstallSettings(root, opts.Harness, events, command)
+	var ie *harness.InvalidSettingsError
+	if errors.As(err, &ie) {
+		return &NotPassedError{Msg: "refused: " + textsafe.Escape(err.Error())}
+	}
+	if err != nil {
+		var pe *fsx.PathError
+		if errors.As(err, &pe) || strings.Contains(err.Error(), "refusing") {
+			return &NotPassedError{Msg: "refused: " + textsafe.Escape(err.Error())}
+		}
+		return err
+	}
+	what := strings.Join(events, " and ") + " hook"
+	var msg string
+	switch res.Action {
+	case harness.SettingsUnchanged:
+		msg = what + " already installed: " + res.Rel
+	case harness.SettingsUpdated:
+		msg = what + " updated: " + res.Rel
+	default:
+		msg = what + " installed: " + res.Rel
+	}
+	_, err = fmt.Fprintf(opts.IO.Out, "%s (runs: %s)\n", msg, command)
 	return err
 }
 

@@ -38,7 +38,7 @@ type ReportValidateOptions struct {
 	IO   *IOStreams
 	File string // path, or "-" for standard input
 	JSON bool
-	// Format is --format: "" (text unless --json), "text", "json" (= --json) or "github".
+	// Format is --format: "" (text unless --json), or one of render.Formats.
 	Format string
 }
 
@@ -61,7 +61,9 @@ input.
 Each finding prints as "file:line:column: message [rule]" on stdout; a valid report prints
 nothing. --json (or --format json) prints {schema_version, command, file, form, valid,
 findings}. --format github prints a GitHub Actions ::error annotation per finding (at most 10,
-then a ::notice with the number omitted), then the text lines. --format and --json cannot be
+then a ::notice with the number omitted), then the text lines. --format sarif, rdjson and
+markdown write the violations as a SARIF 2.1.0 log, reviewdog rdjson or a job summary
+(integrations.md §4). --format and --json cannot be
 used together.
 
 When the file lies inside a git repository, it must also be reachable from the repository root
@@ -88,7 +90,7 @@ Exit status:
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print {schema_version, command, file, form, valid, findings} as JSON")
-	cmd.Flags().StringVar(&opts.Format, "format", "", "output format: text (default), json or github")
+	cmd.Flags().StringVar(&opts.Format, "format", "", "output format: text (default), json, github, sarif, rdjson or markdown")
 	return cmd
 }
 

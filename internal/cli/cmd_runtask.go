@@ -30,13 +30,16 @@ type RunTaskOptions struct {
 	ForceIteration bool
 	FailOn         string
 	JSON           bool
-	// Format is --format: "" (text unless --json), "text", "json" (= --json) or "github".
+	// Format is --format: "" (text unless --json), or one of render.Formats.
 	Format string
 	Root   string
 	// Wait is --wait: how long to wait for a busy controller lock (0: exit 3 at once).
 	Wait time.Duration
 	// Timeout is --timeout: one deadline for the whole run (trust-model.md I5).
 	Timeout time.Duration
+	// Current takes the spec from the current-task pointer .mastermind/current instead of an
+	// argument.
+	Current bool
 	// Now is the clock (started_at, lesson dates); time.Now when nil.
 	Now func() time.Time
 	// RunVerify (--run-verify) runs every declared verify command at post-flight; RerunVerify
@@ -51,7 +54,8 @@ const runTaskLong = `Run the task lifecycle for one spec (.mastermind/tasks/<NNN
 
 Without state, run-task runs pre-flight: it validates the spec, records the baseline (the HEAD
 commit, or the empty tree in a repository without commits), writes state.json as
-approved/run_executor and prints the hand-off for the executor. With state, it runs post-flight:
+approved/run_executor, points .mastermind/current at the task and prints the hand-off for the
+executor, which ends with the command that prints the executor's brief. With state, it runs post-flight:
 it checks that the spec is unchanged since approval, validates executor-report.md, computes what
 really changed in git since the baseline (committed, staged, unstaged and untracked files alike),
 compares that with the report and the spec's declared scope and verification commands, and
@@ -84,6 +88,13 @@ the executor's sandbox or in CI.
 stops with exit 3, so nothing in the repository can stretch it. Controller-run verify commands
 are outside it, each bounded by its own timeout.
 
+--current runs the task named by .mastermind/current (the current-task pointer an approved
+pre-flight writes and completion removes) instead of a spec argument.
+
+--format text (default), json (the same as --json), github (::error/::warning annotations, at
+most 10 of each, then a ::notice with the number omitted, then the text), sarif (a SARIF 2.1.0
+log), rdjson (reviewdog's rdjson) or markdown (a job summary); see integrations.md §4.
+
 Exit status:
   0  pre-flight approved; post-flight held; drift (unless --fail-on drift); history review pending;
      task completed (learned), or already learned
@@ -104,14 +115,20 @@ Exit status:
 func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Command {
 	opts := &RunTaskOptions{IO: io}
 	cmd := &cobra.Command{
-		Use:   "run-task <spec> [--pre-only [--adopt]|--post-only|--reset] [flags]",
+		Use:   "run-task (<spec> | --current) [--pre-only [--adopt]|--post-only|--reset] [flags]",
 		Short: "Run pre-flight, post-flight or completion for one task",
 		Long:  runTaskLong,
 		Example: `  mastermind run-task .mastermind/tasks/014-retry-helper/spec.md --pre-only
   mastermind run-task .mastermind/tasks/014-retry-helper/spec.md --post-only
   mastermind run-task .mastermind/tasks/014-retry-helper/spec.md --post-only --fail-on drift --json
-  mastermind run-task .mastermind/tasks/014-retry-helper/spec.md --post-only --run-verify`,
-		Args: exactArgs(1),
+  mastermind run-task .mastermind/tasks/014-retry-helper/spec.md --post-only --run-verify
+  mastermind run-task --current --post-only --format sarif`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usageErrorf("%s takes 1 argument(s), got %d", cmd.CommandPath(), len(args))
+			}
+			return nil
+		},
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
@@ -119,7 +136,14 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 			return completeTaskSpecs(opts.Root), cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Spec = args[0]
+			switch {
+			case opts.Current && len(args) == 1:
+				return usageErrorf("give either a spec or --current, not both")
+			case !opts.Current && len(args) == 0:
+				return usageErrorf("%s takes 1 argument(s), got 0 (a spec path, or --current for the task in %s)", cmd.CommandPath(), currentRel)
+			case len(args) == 1:
+				opts.Spec = args[0]
+			}
 			if opts.Adopt && !opts.PreOnly && !opts.Reset {
 				return usageErrorf("--adopt needs --pre-only (it applies to the first pre-flight of a task without a controller record)")
 			}
@@ -165,9 +189,10 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 	f.BoolVar(&opts.ForceIteration, "force-iteration", false, "run one pre-flight beyond the budget")
 	f.StringVar(&opts.FailOn, "fail-on", "broken", "broken or drift: the lowest verdict that exits 1")
 	f.BoolVar(&opts.JSON, "json", false, "print the JSON envelope (schema_version 1) on stdout instead of text")
-	f.StringVar(&opts.Format, "format", "", "output format: text (default), json (as --json) or github (::error/::warning annotations, at most 10 of each, then the text)")
+	f.StringVar(&opts.Format, "format", "", "output format: text (default), json (as --json), github, sarif, rdjson or markdown")
 	f.StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
 	f.DurationVar(&opts.Wait, "wait", 0, "wait up to this long (e.g. 30s, 2m) for a busy controller lock instead of exit 3")
+	f.BoolVar(&opts.Current, "current", false, "run the task named by .mastermind/current (written by pre-flight)")
 	f.BoolVar(&opts.RunVerify, "run-verify", false, "post-flight runs every declared verify command, as if each had run: true")
 	f.BoolVar(&opts.RerunVerify, "rerun-verify", false, "post-flight runs the verify commands again even when receipts for the same inputs exist")
 	f.DurationVar(&opts.Timeout, "timeout", DefaultTimeout, "one deadline for the whole run")
@@ -230,6 +255,16 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 		// The envelope names the phase the flags selected (§13.2), not always pre-flight.
 		return runTaskError(opts, &postflight.Outcome{Outcome: postflight.OutcomeError, Phase: postflight.PhaseForMode(mode)}, err)
 	}
+	if opts.Current {
+		task, err := readCurrentTask(repo.Root())
+		if err != nil {
+			return runTaskError(opts, &postflight.Outcome{Outcome: postflight.OutcomeError, Phase: postflight.PhaseForMode(mode)}, err)
+		}
+		if task == "" {
+			return usageErrorf("--current: no current task (%s does not exist; pre-flight writes it): give the spec path", currentRel)
+		}
+		opts.Spec = filepath.Join(repo.Root(), filepath.FromSlash(specForTask(task)))
+	}
 	// Ctrl-C (and SIGTERM) cancel the run: a verify command's process group is killed and
 	// post-flight ends as an operational error, recording nothing of the interrupted run.
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
@@ -251,6 +286,7 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 		}
 		return runTaskError(opts, res, err)
 	}
+	updateCurrentTask(repo.Root(), res, opts.IO.ErrOut)
 	code := runTaskExitCode(res.Outcome, opts.FailOn == "drift" && !res.Accepted)
 	if err := show(opts.IO, outputFormat(opts.JSON, opts.Format), runTaskView{o: res, exit: code}); err != nil {
 		return err

@@ -115,8 +115,8 @@ func TestRunTaskTextColor(t *testing.T) {
 			State:    &postflight.State{BaselineRef: "b", Iteration: 1},
 			Findings: []finding.Finding{{Rule: "r", Class: finding.ClassWarning, Message: "w"}},
 			Next:     postflight.Next{Edit: "rep.md", Run: "go"}},
-			"⚠️ w [r]\n✅ pre-flight approved — s\n  baseline: b\n  iteration: 1 of 3\n  next: implement the task, write rep.md,\n        then run: go\n",
-			"\x1b[33m⚠️ w [r]\x1b[0m\n\x1b[32m✅ pre-flight approved — s\x1b[0m\n  baseline: b\n  iteration: 1 of 3\n  next: implement the task, write rep.md,\n        then run: go\n"},
+			"⚠️ w [r]\n✅ pre-flight approved — s\n  baseline: b\n  iteration: 1 of 3\n  next: implement the task, write rep.md,\n        then run: go\n" + briefPointer("s"),
+			"\x1b[33m⚠️ w [r]\x1b[0m\n\x1b[32m✅ pre-flight approved — s\x1b[0m\n  baseline: b\n  iteration: 1 of 3\n  next: implement the task, write rep.md,\n        then run: go\n" + briefPointer("s")},
 	}
 	for _, c := range cases {
 		for _, color := range []bool{false, true} {

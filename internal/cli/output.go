@@ -2,7 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 
+	"github.com/mastermind-controller/mastermind/internal/buildinfo"
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/postflight"
 	"github.com/mastermind-controller/mastermind/internal/render"
@@ -11,9 +13,12 @@ import (
 
 // Output formats of --format (gate, run-task, report validate).
 const (
-	formatText   = render.FormatText
-	formatJSON   = render.FormatJSON
-	formatGitHub = render.FormatGitHub
+	formatText     = render.FormatText
+	formatJSON     = render.FormatJSON
+	formatGitHub   = render.FormatGitHub
+	formatSARIF    = render.FormatSARIF
+	formatRDJSON   = render.FormatRDJSON
+	formatMarkdown = render.FormatMarkdown
 )
 
 // findingAnnotation annotates a positioned finding (report violation, pre-flight spec rule) at
@@ -45,11 +50,10 @@ func auditAnnotation(f finding.Finding, task postflight.Task, prefix string) ren
 
 // checkFormat validates a --format value.
 func checkFormat(v string) error {
-	switch v {
-	case formatText, formatJSON, formatGitHub:
+	if slices.Contains(render.Formats, v) {
 		return nil
 	}
-	return usageErrorf("--format must be text, json or github, got %q", v)
+	return usageErrorf("--format must be text, json, github, sarif, rdjson or markdown, got %q", v)
 }
 
 // formatFlag validates --format against --json (they cannot be used together) and folds
@@ -83,7 +87,8 @@ func outputFormat(jsonFlag bool, format string) string {
 
 // show renders v in format to the command's stdout, coloured when io allows it.
 func show(io *IOStreams, format string, v render.View) error {
-	r, err := render.For(format, render.Options{Color: io.ColorEnabled})
+	r, err := render.For(format, render.Options{Color: io.ColorEnabled,
+		Tool: render.ToolMeta{Name: "mastermind", Version: buildinfo.Get().Version, InformationURI: projectURI}})
 	if err != nil {
 		return err
 	}

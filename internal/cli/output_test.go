@@ -54,8 +54,13 @@ func TestFormatFlags(t *testing.T) {
 		{args: "", want: GateOptions{Format: "text", FailOn: "broken", Timeout: DefaultTimeout}},
 		{args: "--since main --root /r --format github --fail-on drift --record",
 			want: GateOptions{Since: "main", Root: "/r", Format: "github", FailOn: "drift", Record: true, Timeout: DefaultTimeout}},
+		{args: "--format json", want: GateOptions{Format: "json", FailOn: "broken", Timeout: DefaultTimeout}},
+		{args: "--json", want: GateOptions{Format: "json", FailOn: "broken", JSON: true, Timeout: DefaultTimeout}},
+		{args: "--format sarif", want: GateOptions{Format: "sarif", FailOn: "broken", Timeout: DefaultTimeout}},
+		{args: "--format markdown --fail-on drift", want: GateOptions{Format: "markdown", FailOn: "drift", Timeout: DefaultTimeout}},
+		{args: "--json --format text", wantErr: "cannot be used together"},
+		{args: "--format yaml", wantErr: `--format must be text, json, github, sarif, rdjson or markdown, got "yaml"`},
 		{args: "--format json --timeout 90s", want: GateOptions{Format: "json", FailOn: "broken", Timeout: 90 * time.Second}},
-		{args: "--format sarif", wantErr: `--format must be text, json or github, got "sarif"`},
 		{args: "--fail-on warning", wantErr: "--fail-on must be broken or drift"},
 		{args: "--since=", wantErr: "--since needs a revision"},
 		{args: "extra", wantErr: "takes no arguments"},
@@ -84,9 +89,12 @@ func TestFormatFlags(t *testing.T) {
 		{args: spec + " --format json", format: "json", json: true},
 		{args: spec + " --format github", format: "github"},
 		{args: spec + " --format text", format: "text"},
+		{args: spec + " --format sarif", format: "sarif"},
+		{args: spec + " --format rdjson", format: "rdjson"},
+		{args: spec + " --format markdown", format: "markdown"},
 		{args: spec + " --json", json: true},
 		{args: spec + " --json --format json", wantErr: "cannot be used together"},
-		{args: spec + " --format yaml", wantErr: "--format must be text, json or github"},
+		{args: spec + " --format yaml", wantErr: "--format must be text, json, github, sarif, rdjson or markdown"},
 	}
 	for _, tt := range rtCases {
 		t.Run("run-task "+tt.args, func(t *testing.T) {

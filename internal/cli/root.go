@@ -88,6 +88,8 @@ func NewRootCmd(io *IOStreams) *cobra.Command {
 		NewCmdHook(io),
 		NewCmdGate(io, nil),
 		NewCmdStatus(io, nil),
+		NewCmdBrief(io, nil),
+		NewCmdMCP(io, nil),
 		NewCmdStore(io),
 	)
 	// Unknown subcommands are usage errors (exit 2), not silently the root help.

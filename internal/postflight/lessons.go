@@ -44,6 +44,16 @@ func LessonID(task, kind string) string {
 
 // observedText is the §11 Observed text of an audit failure.
 func observedText(verdict string, fs []finding.Finding, returned bool) string {
+	s := fmt.Sprintf("contract %s; %s", verdict, strings.Join(kindCounts(fs), ", "))
+	if returned {
+		s += returnedSuffix
+	}
+	return s
+}
+
+// kindCounts returns "<n>× <kind with underscores as spaces>" for each kind in fs, in §9.1
+// order.
+func kindCounts(fs []finding.Finding) []string {
 	counts := map[string]int{}
 	for _, f := range fs {
 		counts[f.Rule]++
@@ -54,11 +64,16 @@ func observedText(verdict string, fs []finding.Finding, returned bool) string {
 			parts = append(parts, fmt.Sprintf("%d× %s", n, strings.ReplaceAll(k.ID, "_", " ")))
 		}
 	}
-	s := fmt.Sprintf("contract %s; %s", verdict, strings.Join(parts, ", "))
-	if returned {
-		s += returnedSuffix
+	return parts
+}
+
+// observedKinds is the suffix that the feedback round of a rejected report adds to its
+// "Observed" text: ", " and the kind counts of fs (§11), or "" when fs is empty.
+func observedKinds(fs []finding.Finding) string {
+	if len(fs) == 0 {
+		return ""
 	}
-	return s
+	return ", " + strings.Join(kindCounts(fs), ", ")
 }
 
 // upsertLesson applies the §11 upsert. Failures are warnings and never change the outcome.

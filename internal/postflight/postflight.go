@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/audit"
@@ -94,7 +95,7 @@ func (c *controller) persistAudit(ctx context.Context, st *State, ar *auditRun) 
 		return c.refuse(PhasePostflight, OutcomePostRefused, reasonSpecChanged+c.nextPreflight(st)), nil
 	case ar.Rejection != nil:
 		c.res.ReportViolations = ar.Evidence.Violations
-		return c.rejectCommon(st, newAudit(ar.Result), *ar.Rejection)
+		return c.rejectCommon(st, newAudit(ar.Result), *ar.Rejection, ar.Findings)
 	}
 	return c.finish(ctx, st, newAudit(ar.Result), ar.Findings, ar.Changed, ar.D, ar.SpecRaw)
 }
@@ -128,9 +129,9 @@ func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, 
 		return nil, err
 	}
 	// Step 4 starts here, concurrently with parsing the spec and validating the report, so that
-	// nothing runs serially before the git recipe (gitscope.md §8.4). A rejected report stops
-	// it: the changed set never contributes to a rejected report. Close waits for every lookup
-	// on every return, so none outlives the audit.
+	// nothing runs serially before the git recipe (gitscope.md §8.4). A rejected report uses it
+	// too (its feedback round, lifecycle-v2.md §6). Close waits for every lookup on every
+	// return, so none outlives the audit.
 	// A run-task computes it against the task's pre-flight snapshots (trust-model.md I1); the
 	// gate, whose tasks have no snapshot on a CI machine, against the live repository.
 	var pfGit audit.PrefetchGit = git
@@ -261,13 +262,21 @@ func auditText(audit []byte) string {
 	return s
 }
 
-// rejectCommon writes audit.md and state for a rejected report.
-func (c *controller) rejectCommon(st *State, a *Audit, r audit.Rejection) (*Outcome, error) {
+// rejectCommon writes audit.md and state for a rejected report. fs are every finding of the
+// audit: the rejection and the findings of its feedback round (lifecycle-v2.md §6).
+func (c *controller) rejectCommon(st *State, a *Audit, r audit.Rejection, fs []finding.Finding) (*Outcome, error) {
 	res := c.res
-	f, blocking, lines, observed := r.Finding, r.Blocking, r.Lines, r.Observed
-	fs := append([]finding.Finding{f}, c.tamperFindings()...)
-	errs, _ := finding.Count(fs)
-	a.Verdict, a.Counts, a.Findings = VerdictBroken, Counts{Errors: errs}, fs
+	blocking, observed := r.Blocking, r.Observed
+	// The tamper findings are reported once, so they stay out of the fingerprint: the same
+	// report over the same tree keeps its streak.
+	lines, others := rejectedLines(r, fs)
+	observed += observedKinds(others)
+	if tf := c.tamperFindings(); len(tf) > 0 {
+		fs = append(slices.Clone(fs), tf...)
+		audit.Sort(fs)
+	}
+	e, w := finding.Count(fs)
+	a.Verdict, a.Counts, a.Findings = VerdictBroken, Counts{e, w}, fs
 	res.Findings = fs
 	streak, fingerprint, returned := nextStreak(st, lines)
 	a.ReturnToDesign = returned
@@ -283,9 +292,9 @@ func (c *controller) rejectCommon(st *State, a *Audit, r audit.Rejection) (*Outc
 		observed += returnedSuffix
 	}
 	st.BlockingReason = blocking
-	st.Verdict, st.Findings, st.Degraded = VerdictBroken, &Counts{Errors: errs}, nil
+	st.Verdict, st.Findings, st.Degraded = VerdictBroken, &Counts{e, w}, nil
 	st.InputsFingerprint = c.inputsFP
-	if f.FieldString("reason") == audit.ReasonTaskSourceUnavailable {
+	if r.Finding.FieldString("reason") == audit.ReasonTaskSourceUnavailable {
 		// The spec could not be read by path during the audit (a folder swapped, a transient
 		// refusal) although the fingerprint's read succeeded: the outcome is not a function of
 		// the fingerprinted inputs, so the next post-flight audits again.

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
 )
 
@@ -35,6 +36,23 @@ func fingerprintLines(fs []finding.Finding, verdict string) []string {
 		lines = append(lines, strings.Join(ids, "\x1f"))
 	}
 	return lines
+}
+
+// rejectedLines returns the §6 fingerprint lines of a rejected report whose audit findings are
+// fs: the rejection's own lines (one per report violation, or its reason) followed by the lines
+// of the feedback round's error findings (lifecycle-v2.md §6), as for a broken audit. others
+// are fs without the rejection finding.
+func rejectedLines(r audit.Rejection, fs []finding.Finding) (lines []string, others []finding.Finding) {
+	others = make([]finding.Finding, 0, len(fs))
+	skipped := false
+	for _, f := range fs {
+		if !skipped && f.Rule == r.Finding.Rule && f.Message == r.Finding.Message && f.FieldString("reason") == r.Finding.FieldString("reason") {
+			skipped = true
+			continue
+		}
+		others = append(others, f)
+	}
+	return append(slices.Clone(r.Lines), fingerprintLines(others, VerdictBroken)...), others
 }
 
 // Fingerprint is the §6 blocking fingerprint of lines: the SHA-256 of "mastermind-blocking v1\n"

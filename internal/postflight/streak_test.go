@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
 )
 
@@ -231,5 +233,40 @@ func TestSpecChangedKeepsStreak(t *testing.T) {
 	wantOutcome(t, res, OutcomePostRefused, StatusBlocked, NextRunPreflight)
 	if res.State.BlockingStreak != 2 {
 		t.Fatalf("streak %d", res.State.BlockingStreak)
+	}
+}
+
+// TestRejectedFingerprint: a rejected report's fingerprint is its violations' lines plus the
+// feedback round's error findings (lifecycle-v2.md §6), never its warnings, positions or
+// messages, and never the rejection finding itself: identical inputs give the same fingerprint,
+// and a fixed feedback error changes it.
+func TestRejectedFingerprint(t *testing.T) {
+	rej := audit.Rejection{
+		Finding: testFinding(finding.KindExecutorReportRejected, "executor report rejected (report_invalid): x", "reason", "report_invalid"),
+		Lines:   []string{finding.KindExecutorReportRejected + "\x1fschema.enum\x1f/status"},
+	}
+	fs := []finding.Finding{
+		testFinding(finding.KindReportMissingChangedFile, "changed but not listed: c.go (line 3)", "file", "c.go"),
+		rej.Finding,
+		testFinding(finding.KindObservedExitCodeNonZero, "exit 1", "cmd", "go test ./...", "exit_code", 1),
+		testFinding(finding.KindUnexpectedFile, "outside scope", "file", "c.go"),
+	}
+	lines, others := rejectedLines(rej, fs)
+	want := "mastermind-blocking v1\nexecutor_report_missing_changed_file\x1fc.go\nexecutor_report_rejected\x1fschema.enum\x1f/status\n" +
+		"observed_exit_code_non_zero\x1fgo test ./...\n"
+	if got := Fingerprint(lines); got != sumHex(want) {
+		t.Errorf("fingerprint of %q, want sha256(%q)", lines, want)
+	}
+	if len(others) != 3 {
+		t.Errorf("feedback findings %v, want the 3 besides the rejection", others)
+	}
+	moved := slices.Clone(fs)
+	moved[0] = testFinding(finding.KindReportMissingChangedFile, "another message", "file", "c.go")
+	moved[2] = testFinding(finding.KindObservedExitCodeNonZero, "exit 2", "cmd", "go test ./...", "exit_code", 2)
+	if l2, _ := rejectedLines(rej, moved); Fingerprint(l2) != Fingerprint(lines) {
+		t.Error("messages or exit codes changed the fingerprint")
+	}
+	if l3, _ := rejectedLines(rej, fs[1:]); Fingerprint(l3) == Fingerprint(lines) {
+		t.Error("fixing a feedback error left the fingerprint unchanged")
 	}
 }

@@ -1,10 +1,11 @@
 // Package render writes a command's result in one output format. A command builds a View — its
 // result in every form a format may need: human text, the --json envelope, located annotations
 // — and hands it to the Renderer of the format the user chose (For). Each format is one file:
-// text.go, json.go and github.go today. A new format is one new file with a Renderer and one
-// case in For; an encoder that works on findings alone (SARIF, rdjson, markdown) reads
-// View.Annotations, whose embedded finding.Finding is located (File, Line, Column) and titled
-// (Rule).
+// text.go, json.go, github.go, sarif.go, rdjson.go and markdown.go. A new format is one new file
+// with a Renderer and one case in For. The findings formats (SARIF, rdjson, markdown) read a
+// View's TaskResults — one FindingSet per task, located by FindingSet.Locate with the rule
+// metadata of the finding-kind table (KindRules) — or, for a View without them, its
+// Annotations.
 //
 // Every --json envelope embeds Header (schema_version, command) as its first keys.
 //

@@ -9,10 +9,16 @@ import (
 
 // Output formats (the --format values; --json is FormatJSON).
 const (
-	FormatText   = "text"
-	FormatJSON   = "json"
-	FormatGitHub = "github"
+	FormatText     = "text"
+	FormatJSON     = "json"
+	FormatGitHub   = "github"
+	FormatSARIF    = "sarif"
+	FormatRDJSON   = "rdjson"
+	FormatMarkdown = "markdown"
 )
+
+// Formats lists every --format value, in help order.
+var Formats = []string{FormatText, FormatJSON, FormatGitHub, FormatSARIF, FormatRDJSON, FormatMarkdown}
 
 // Header is the start of every --json envelope: the envelope schema version and the command
 // that wrote it. Envelopes embed it as their first field, so the two keys come first.
@@ -124,6 +130,8 @@ func (e FindingsEncoder) Render(s Streams, v View) error {
 type Options struct {
 	// Color allows ANSI colour in text (the text format only; github's log stays plain).
 	Color bool
+	// Tool names the producer in SARIF and rdjson.
+	Tool ToolMeta
 }
 
 // For returns the Renderer of format, or an error naming the formats there are.
@@ -135,6 +143,12 @@ func For(format string, opts Options) (Renderer, error) {
 		return jsonRenderer{}, nil
 	case FormatGitHub:
 		return githubRenderer{}, nil
+	case FormatSARIF:
+		return sarifRenderer{tool: opts.Tool}, nil
+	case FormatRDJSON:
+		return rdjsonRenderer{tool: opts.Tool}, nil
+	case FormatMarkdown:
+		return markdownRenderer{}, nil
 	}
-	return nil, fmt.Errorf("unknown format %q (text, json or github)", format)
+	return nil, fmt.Errorf("unknown format %q (text, json, github, sarif, rdjson or markdown)", format)
 }

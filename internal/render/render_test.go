@@ -52,7 +52,7 @@ func TestRenderers(t *testing.T) {
 			t.Errorf("%s color=%v: got %q, want %q", c.format, c.color, b.String(), c.want)
 		}
 	}
-	if _, err := For("sarif", Options{}); err == nil {
+	if _, err := For("xml", Options{}); err == nil {
 		t.Error("an unknown format was accepted")
 	}
 	var b bytes.Buffer

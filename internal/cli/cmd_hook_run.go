@@ -1,0 +1,391 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/harness"
+	"github.com/mastermind-controller/mastermind/internal/postflight"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
+	"github.com/spf13/cobra"
+)
+
+// HookRunOptions holds the flags of `mastermind hook run`.
+type HookRunOptions struct {
+	IO       *IOStreams
+	Harness  string
+	Task     string
+	FailOn   string
+	FailOpen bool
+	Root     string
+	// Now is the clock of the loop-guard record; time.Now when nil.
+	Now func() time.Time
+}
+
+const hookRunLong = `The command a Claude Code or Codex Stop / SubagentStop hook runs (integrations.md §2). It
+reads the hook's JSON from stdin, runs the post-flight of the current task, and prints the
+hook's decision on stdout with exit status 0:
+
+  {}                                       allow the stop: the task holds (or drifts, unless
+                                           --fail-on drift), or there is no current task
+  {"decision":"block","reason":"..."}      keep the agent working: the reason is the verdict
+                                           line, up to 20 findings and the next step
+  {"systemMessage":"..."}                  allow, with a note for the user (loop guard,
+                                           --fail-open)
+
+Task: --task (a spec path, relative to the hook's cwd, or a task folder name), else the
+current-task pointer .mastermind/current that pre-flight writes and completion removes. No task
+means nothing to audit: allow.
+
+Repository: --root, else the hook input's cwd, else the current directory.
+
+Loop guard: when the input's stop_hook_active is true and the audited inputs (spec, report and
+changed set) are the same as at the last block, the stop is allowed and the task goes back to the
+planner (next_step: planner_review), so an agent that cannot fix its work hands back instead of
+looping. The record is <task>/hook-block.json.
+
+Fail closed: malformed hook JSON, an unreadable pointer, git failing or any other operational
+error blocks with the error text. --fail-open allows the stop instead (with a systemMessage).
+Exit status 2 is never used for a decision (harnesses treat it differently); it means a usage
+error in the hook's own command line.
+
+Exit status:
+  0  a decision was printed (allow or block)
+  2  usage error (unknown flag, --harness other than claude or codex, --fail-on other than
+     broken or drift, arguments given)`
+
+// NewCmdHookRun builds `mastermind hook run --harness claude|codex [--task SPEC] [--fail-on
+// broken|drift] [--fail-open] [--root DIR]`. runF replaces the run function in tests.
+func NewCmdHookRun(io *IOStreams, runF func(*HookRunOptions) error) *cobra.Command {
+	opts := &HookRunOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "run --harness claude|codex [--task SPEC] [--fail-on broken|drift] [--fail-open]",
+		Short: "Run the post-flight as a Claude Code or Codex stop hook",
+		Long:  hookRunLong,
+		Example: `  # .claude/settings.json: {"hooks":{"Stop":[{"hooks":[{"type":"command","command":"mastermind hook run --harness claude"}]}]}}
+  echo '{"hook_event_name":"Stop","cwd":".","stop_hook_active":false}' | mastermind hook run --harness claude
+  mastermind hook run --harness codex --task .mastermind/tasks/001-retry/spec.md --fail-on drift`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Harness == "" {
+				return usageErrorf("--harness is required: claude or codex")
+			}
+			if opts.Harness != harness.Claude && opts.Harness != harness.Codex {
+				return usageErrorf("--harness must be claude or codex, got %q", opts.Harness)
+			}
+			if opts.FailOn != "broken" && opts.FailOn != "drift" {
+				return usageErrorf("--fail-on must be broken or drift, got %q", opts.FailOn)
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runHookRun(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Harness, "harness", "", "the harness running the hook: claude or codex (required)")
+	f.StringVar(&opts.Task, "task", "", "the task to audit: a spec path or task folder name (default: .mastermind/current)")
+	f.StringVar(&opts.FailOn, "fail-on", "broken", "broken or drift: the lowest verdict that blocks the stop")
+	f.BoolVar(&opts.FailOpen, "fail-open", false, "allow the stop when the audit cannot run (default: block)")
+	f.StringVar(&opts.Root, "root", "", "repository root (default: the hook input's cwd, else the current directory)")
+	for name, vals := range map[string][]string{"harness": {harness.Claude, harness.Codex}, "fail-on": {"broken", "drift"}} {
+		_ = cmd.RegisterFlagCompletionFunc(name, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return vals, cobra.ShellCompDirectiveNoFileComp
+		})
+	}
+	return cmd
+}
+
+func runHookRun(ctx context.Context, opts *HookRunOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	d := hookDecide(ctx, opts)
+	_, err := opts.IO.Out.Write(d.JSON())
+	return err
+}
+
+// hookDecide computes the decision; it never fails, every error becomes a decision.
+func hookDecide(ctx context.Context, opts *HookRunOptions) harness.Decision {
+	hopts := harness.Options{FailOnDrift: opts.FailOn == "drift", FailOpen: opts.FailOpen}
+	in, err := harness.ParseInput(opts.IO.In)
+	if err != nil {
+		return harness.DecideError("", err, hopts)
+	}
+	dir := opts.Root
+	if dir == "" {
+		dir = in.Cwd
+	}
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			return harness.DecideError("", err, hopts)
+		}
+	}
+	repo, err := openRepoAt(dir)
+	if err != nil {
+		return harness.DecideError("", err, hopts)
+	}
+	root := repo.Root()
+	spec, task, err := hookTaskSpec(root, in.Cwd, opts.Task)
+	if err != nil {
+		return harness.DecideError(task, err, hopts)
+	}
+	if spec == "" {
+		return harness.Allow() // no current task: nothing to audit
+	}
+	out, err := hookPostflight(ctx, repo, spec)
+	if err != nil {
+		return harness.DecideError(task, err, hopts)
+	}
+	recRel := ".mastermind/tasks/" + out.Task + "/" + harness.BlockRecordName
+	recPath := filepath.Join(root, filepath.FromSlash(recRel))
+	last, warn := harness.LoadBlockRecord(recPath)
+	if warn != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "mastermind: warning: %s\n", textsafe.Escape(warn.Error()))
+	}
+	d := harness.Decide(in, out, last, hopts)
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	// The record is written only inside the real task folder: never through a symlink.
+	if cerr := fsx.CheckNoSymlink(root, recRel); cerr != nil && fsx.ReasonOf(cerr) != fsx.ReasonMissing {
+		err = cerr
+	} else {
+		switch {
+		case d.Record != nil:
+			err = harness.SaveBlockRecord(recPath, *d.Record, now())
+		case d.HandBack && last != nil:
+			rec := *last
+			rec.HandedBack, rec.NextStep = true, postflight.NextPlannerReview
+			err = harness.SaveBlockRecord(recPath, rec, now())
+		}
+	}
+	if err != nil {
+		// The decision stands; only the loop guard loses its memory (it then blocks again).
+		fmt.Fprintf(opts.IO.ErrOut, "mastermind: warning: loop-guard record not written: %s\n", textsafe.Escape(err.Error()))
+	}
+	return d
+}
+
+// openRepoAt opens the repository containing dir.
+func openRepoAt(dir string) (*gitscope.Repo, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	return gitscope.Discover(abs)
+}
+
+// hookTaskSpec resolves the task to audit: flag (a task folder name, or a spec path relative to
+// the hook's cwd or absolute), else the current-task pointer. It returns the absolute spec path
+// and the task name, or "" for both when there is no task.
+func hookTaskSpec(root, cwd, flag string) (spec, task string, err error) {
+	if flag == "" {
+		task, err = readCurrentTask(root)
+		if err != nil || task == "" {
+			return "", "", err
+		}
+		return filepath.Join(root, filepath.FromSlash(specForTask(task))), task, nil
+	}
+	if currentTaskRe.MatchString(flag) && !strings.Contains(flag, "/") {
+		return filepath.Join(root, filepath.FromSlash(specForTask(flag))), flag, nil
+	}
+	p := flag
+	if !filepath.IsAbs(p) {
+		base := cwd
+		if base == "" {
+			if base, err = os.Getwd(); err != nil {
+				return "", "", err
+			}
+		}
+		p = filepath.Join(base, p)
+	}
+	return p, filepath.Base(filepath.Dir(p)), nil
+}
+
+// hookEnvelope is the part of the run-task --json envelope (spec-and-lifecycle.md §13.2) the
+// adapters read.
+type hookEnvelope struct {
+	Outcome  string            `json:"outcome"`
+	ExitCode int               `json:"exit_code"`
+	Message  string            `json:"message"`
+	Task     string            `json:"task"`
+	Spec     string            `json:"spec"`
+	State    *postflight.State `json:"state"`
+	Findings []json.RawMessage `json:"findings"`
+	Artifact struct {
+		Audit *string `json:"audit"`
+	} `json:"artifacts"`
+}
+
+// hookPostflight runs `run-task <spec> --post-only --json` in-process and turns its envelope
+// into the hook's outcome, with the inputs fingerprint of the audited inputs. An operational
+// failure (exit 3, or anything that is not an envelope) is an error.
+func hookPostflight(ctx context.Context, repo *gitscope.Repo, spec string) (harness.Outcome, error) {
+	root := repo.Root()
+	res := invoke(nil, "run-task", spec, "--post-only", "--json", "--root", root)
+	var env hookEnvelope
+	if err := json.Unmarshal(res.Stdout, &env); err != nil || env.Outcome == "" {
+		msg := strings.TrimSpace(string(res.Stderr))
+		if msg == "" {
+			msg = fmt.Sprintf("run-task exited %d without a JSON envelope", res.Code)
+		}
+		return harness.Outcome{}, errors.New(strings.TrimPrefix(msg, "mastermind: "))
+	}
+	out := harness.Outcome{Task: env.Task, Summary: env.Message}
+	if env.Artifact.Audit != nil {
+		out.Audit = *env.Artifact.Audit
+	}
+	switch env.Outcome {
+	case postflight.OutcomePostHeld:
+		out.Verdict = harness.VerdictHeld
+	case postflight.OutcomePostDrift:
+		out.Verdict = harness.VerdictDrift
+	case postflight.OutcomePostBroken:
+		out.Verdict = harness.VerdictBroken
+	case postflight.OutcomePostRefused:
+		out.Verdict = harness.VerdictRefused
+	default:
+		return out, errors.New(env.Message)
+	}
+	for _, raw := range env.Findings {
+		f, err := findingFromJSON(raw)
+		if err != nil {
+			return out, fmt.Errorf("reading the post-flight findings: %w", err)
+		}
+		out.Findings = append(out.Findings, f)
+	}
+	if env.State != nil && out.Verdict != harness.VerdictHeld {
+		fp, err := hookInputsFingerprint(ctx, repo, env.Spec, env.State.BaselineRef)
+		if err != nil {
+			return out, fmt.Errorf("fingerprinting the audited inputs: %w", err)
+		}
+		out.InputsFingerprint = fp
+	}
+	return out, nil
+}
+
+// findingFromJSON reads one envelope finding back: the audit shape {"kind","class","message",
+// …kind fields} or the positional shape {"rule","class","file","line","column","pointer",
+// "message", …}. Kind fields keep their order.
+func findingFromJSON(raw json.RawMessage) (finding.Finding, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return finding.Finding{}, fmt.Errorf("not an object: %s", raw)
+	}
+	audit := bytes.HasPrefix(bytes.TrimLeft(raw, " \t\r\n{"), []byte(`"kind"`))
+	var f finding.Finding
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return f, err
+		}
+		k, _ := kt.(string)
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return f, err
+		}
+		if num, ok := v.(json.Number); ok {
+			if i, err := num.Int64(); err == nil {
+				v = int(i)
+			}
+		}
+		s, _ := v.(string)
+		n, _ := v.(int)
+		switch {
+		case k == "kind" && audit, k == "rule" && !audit:
+			f.Rule = s
+		case k == "class":
+			f.Class = finding.Class(s)
+		case k == "message":
+			f.Message = s
+		case !audit && k == "file":
+			f.File = s
+		case !audit && k == "line":
+			f.Line = n
+		case !audit && k == "column":
+			f.Column = n
+		case !audit && k == "pointer":
+			f.Pointer = s
+		default:
+			f.Fields = append(f.Fields, finding.Field{Key: k, Value: v})
+		}
+	}
+	return f, nil
+}
+
+// maxFingerprintFile bounds the bytes hashed per changed file; a larger file is identified by
+// its size and modification time instead.
+const maxFingerprintFile = 64 << 20
+
+// hookInputsFingerprint fingerprints what the post-flight audits: the spec and report bytes,
+// the baseline and the changed set since it (paths, statuses, and each file's content SHA-256 or
+// symlink target), so the loop guard sees any edit, not only a changed list of paths.
+func hookInputsFingerprint(ctx context.Context, repo *gitscope.Repo, spec, baseline string) (string, error) {
+	root := repo.Root()
+	read := func(rel string) []byte {
+		b, err := fsx.ReadInRoot(root, rel, maxFingerprintFile)
+		if err != nil {
+			return nil
+		}
+		return b
+	}
+	in := harness.Inputs{Spec: read(spec), Report: read(filepath.ToSlash(filepath.Join(filepath.Dir(spec), "executor-report.md"))), Baseline: baseline}
+	if baseline != "" {
+		cs, err := repo.ChangedSet(ctx, baseline)
+		if err != nil {
+			return "", err
+		}
+		for _, e := range cs.WithoutControl() {
+			in.Changed = append(in.Changed, harness.ChangedEntry{Path: e.Path, Status: string(e.Status), Content: contentID(root, e)})
+		}
+	}
+	return harness.InputsFingerprint(in), nil
+}
+
+// contentID identifies a changed path's current content without following symlinks.
+func contentID(root string, e gitscope.Entry) string {
+	p := filepath.Join(root, filepath.FromSlash(string(e.Path)))
+	if err := fsx.CheckNoSymlink(root, string(e.Path)); err != nil && fsx.ReasonOf(err) != fsx.ReasonSymlink {
+		// Missing, or reached through a symlinked directory: never read through it.
+		return "unreachable:" + string(fsx.ReasonOf(err))
+	}
+	fi, err := os.Lstat(p)
+	switch {
+	case err != nil:
+		return "absent"
+	case fi.Mode()&os.ModeSymlink != 0:
+		t, _ := os.Readlink(p)
+		return "link:" + t
+	case fi.IsDir():
+		return fmt.Sprintf("dir:%d", fi.ModTime().UnixNano())
+	case !fi.Mode().IsRegular() || fi.Size() > maxFingerprintFile:
+		return fmt.Sprintf("stat:%s:%d:%d", fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
+	}
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "unreadable"
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "unreadable"
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}

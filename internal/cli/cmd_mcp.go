@@ -1,0 +1,269 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/buildinfo"
+	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+)
+
+// MCPOptions holds the flags of `mastermind mcp`.
+type MCPOptions struct {
+	IO   *IOStreams
+	Root string
+}
+
+const mcpLong = `Serve the Model Context Protocol over stdio (integrations.md §3), so an MCP client (an agent,
+an orchestrator, the MCP Inspector) can run the lifecycle, the gate and the validators as tools.
+
+Tools (each runs the same command as the command line, in this process, and returns its --json
+output as the structured result):
+  preflight        {spec}              run-task <spec> --pre-only --json
+  postflight       {spec, run_verify?} run-task <spec> --post-only --json [--run-verify]
+  status           {}                  status --json
+  brief            {spec}              brief <spec> --format json
+  validate_report  {path} or {text}    report validate <path|-> --json
+  gate             {base?}             gate --format json (--base, or --since where the gate
+                                       has no --base)
+  changes          {since}             changes --since <since> --json
+  schema           {name}              schema <name>
+Spec and report paths are relative to the repository root. A verdict of drift or broken, an
+invalid report or a failing gate is a successful tool result (isError false) whose structured
+content is the envelope; isError is true only when the command could not run (exit 2 or 3: a bad
+argument, not a git repository, git failing, a busy lock), with the error text as content.
+
+Resources: mastermind://tasks/<task>/audit.md and mastermind://tasks/<task>/state.json, the
+task folder's files as they are.
+
+The repository is --root, else discovered from the current directory when the server starts.
+Logs go to stderr; stdout carries only the protocol.
+
+Exit status:
+  0  the client closed the connection
+  2  usage error
+  3  operational: not a git repository, or the transport failed`
+
+// NewCmdMCP builds `mastermind mcp [--root DIR]`.
+func NewCmdMCP(io *IOStreams, runF func(*MCPOptions) error) *cobra.Command {
+	opts := &MCPOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "mcp [--root DIR]",
+		Short: "Serve the lifecycle, gate and validators as MCP tools over stdio",
+		Long:  mcpLong,
+		Example: `  mastermind mcp
+  npx @modelcontextprotocol/inspector --cli mastermind mcp --method tools/list`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runMCP(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
+	return cmd
+}
+
+func runMCP(ctx context.Context, opts *MCPOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	repo, err := openRepo(opts.Root)
+	if err != nil {
+		return err
+	}
+	server := newMCPServer(repo.Root())
+	t := &mcp.IOTransport{Reader: readCloser{opts.IO.In}, Writer: writeCloser{opts.IO.Out}}
+	// Run returns nil when the client closes stdin; anything else (unparsable input, a write
+	// failure) is a transport failure, exit 3.
+	if err := server.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
+
+// readCloser and writeCloser give the command's streams the Close the transport wants without
+// closing the process's stdin or stdout underneath the command.
+type readCloser struct{ r io.Reader }
+
+func (r readCloser) Read(p []byte) (int, error) { return r.r.Read(p) }
+func (readCloser) Close() error                 { return nil }
+
+type writeCloser struct{ w io.Writer }
+
+func (w writeCloser) Write(p []byte) (int, error) { return w.w.Write(p) }
+func (writeCloser) Close() error                  { return nil }
+
+// Tool inputs. Field descriptions become the tools' JSON Schemas.
+type mcpSpecArgs struct {
+	Spec string `json:"spec" jsonschema:"the task spec, .mastermind/tasks/<NNN>-<slug>/spec.md, relative to the repository root"`
+}
+
+type mcpPostflightArgs struct {
+	Spec      string `json:"spec" jsonschema:"the task spec, .mastermind/tasks/<NNN>-<slug>/spec.md, relative to the repository root"`
+	RunVerify bool   `json:"run_verify,omitempty" jsonschema:"run every declared verify command under the controller and trust only what it observes (run-task --run-verify, verification-receipts.md)"`
+}
+
+type mcpValidateArgs struct {
+	Path string `json:"path,omitempty" jsonschema:"the report file, relative to the repository root"`
+	Text string `json:"text,omitempty" jsonschema:"the report text itself (instead of path)"`
+}
+
+type mcpGateArgs struct {
+	Base string `json:"base,omitempty" jsonschema:"the protected base revision to gate against (default: every open task against the working tree)"`
+}
+
+type mcpChangesArgs struct {
+	Since string `json:"since" jsonschema:"the revision to list changes since"`
+}
+
+type mcpSchemaArgs struct {
+	Name string `json:"name" jsonschema:"the schema name, for example executor-report-v1 or state-v1"`
+}
+
+type mcpNoArgs struct{}
+
+// newMCPServer builds the server for the repository at root: the tools and resources of
+// integrations.md §3, each a call of the same command the CLI runs.
+func newMCPServer(root string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "mastermind", Title: "mastermind post-flight controller", Version: buildinfo.Get().Version}, &mcp.ServerOptions{
+		Instructions: "mastermind audits an AI coding agent's work against its task spec and git. Use preflight before dispatching an executor, brief for the executor's prompt, postflight after it returns, gate before merging. A drift or broken verdict is a normal result: read its findings.",
+	})
+	abs := func(p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(root, filepath.FromSlash(p))
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "preflight", Description: "Validate a task spec, record the baseline and approve the task for an executor (run-task --pre-only). Returns the run-task JSON envelope."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpSpecArgs) (*mcp.CallToolResult, any, error) {
+			return mcpInvoke(nil, "run-task", abs(in.Spec), "--pre-only", "--json", "--root", root)
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "postflight", Description: "Audit the executor's work: report, changed set since the baseline, scope, verification evidence and claims (run-task --post-only). A drift or broken verdict is a successful result; read outcome, findings and state.next_step."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpPostflightArgs) (*mcp.CallToolResult, any, error) {
+			args := []string{"run-task", abs(in.Spec), "--post-only", "--json", "--root", root}
+			if in.RunVerify {
+				args = append(args, "--run-verify")
+			}
+			return mcpInvoke(nil, args...)
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "status", Description: "The planner's view of every task: status, next step, verdict (status --json)."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, _ mcpNoArgs) (*mcp.CallToolResult, any, error) {
+			return mcpInvoke(nil, "status", "--json", "--root", root)
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "brief", Description: "The executor's brief for a task: goals, declared scope, verify commands, report path and template, the rules that make a report pass (brief --format json)."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpSpecArgs) (*mcp.CallToolResult, any, error) {
+			return mcpInvoke(nil, "brief", abs(in.Spec), "--format", "json", "--root", root)
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "validate_report", Description: "Check an executor report against the v1 contract without git (report validate --json). Give path or text. An invalid report is a successful result with its violations."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpValidateArgs) (*mcp.CallToolResult, any, error) {
+			switch {
+			case (in.Path == "") == (in.Text == ""):
+				return mcpError("give exactly one of path or text"), nil, nil
+			case in.Text != "":
+				return mcpInvoke(strings.NewReader(in.Text), "report", "validate", "-", "--json")
+			}
+			return mcpInvoke(nil, "report", "validate", abs(in.Path), "--json")
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "gate", Description: "The pre-merge gate over every open task (gate --format json); with base, against that protected base. A failing gate is a successful result."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpGateArgs) (*mcp.CallToolResult, any, error) {
+			args := []string{"gate", "--format", "json", "--root", root}
+			if in.Base != "" {
+				flag := "--since"
+				if gateHasFlag("base") {
+					flag = "--base"
+				}
+				args = append(args, flag, in.Base)
+			}
+			return mcpInvoke(nil, args...)
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "changes", Description: "The changed set the audit would use since a revision (changes --json)."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpChangesArgs) (*mcp.CallToolResult, any, error) {
+			return mcpInvoke(nil, "changes", "--since", in.Since, "--json", "--root", root)
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "schema", Description: "An embedded JSON Schema: executor-report-v1 or state-v1."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpSchemaArgs) (*mcp.CallToolResult, any, error) {
+			return mcpInvoke(nil, "schema", in.Name)
+		})
+	for _, name := range []string{"audit.md", "state.json"} {
+		mime := "text/markdown"
+		if strings.HasSuffix(name, ".json") {
+			mime = "application/json"
+		}
+		s.AddResourceTemplate(&mcp.ResourceTemplate{
+			URITemplate: "mastermind://tasks/{task}/" + name, Name: "task " + name, MIMEType: mime,
+			Description: "The task folder's " + name + " (.mastermind/tasks/<task>/" + name + ")",
+		}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return readTaskResource(root, req.Params.URI, name, mime)
+		})
+	}
+	return s
+}
+
+// gateHasFlag reports whether `mastermind gate` defines the flag (the protected-base gate of
+// trust-model.md §5 adds --base).
+func gateHasFlag(name string) bool {
+	return NewCmdGate(&IOStreams{}, nil).Flags().Lookup(name) != nil
+}
+
+// mcpInvoke runs one command and maps it to a tool result: exit 0 or 1 is a successful result
+// whose structured content is the command's JSON stdout; exit 2 or 3, or stdout that is not
+// JSON, is isError with the error text.
+func mcpInvoke(stdin io.Reader, args ...string) (*mcp.CallToolResult, any, error) {
+	res := invoke(stdin, args...)
+	out := bytes.TrimSpace(res.Stdout)
+	if (res.Code == ExitOK || res.Code == ExitNotPassed) && json.Valid(out) && len(out) > 0 && out[0] == '{' {
+		return nil, json.RawMessage(out), nil
+	}
+	msg := strings.TrimSpace(string(res.Stderr))
+	if msg == "" {
+		// An operational envelope on stdout carries its message.
+		var env struct{ Message string }
+		if json.Unmarshal(out, &env) == nil && env.Message != "" {
+			msg = env.Message
+		} else {
+			msg = fmt.Sprintf("mastermind %s exited %d", args[0], res.Code)
+		}
+	}
+	r := mcpError(strings.TrimPrefix(msg, "mastermind: "))
+	if json.Valid(out) && len(out) > 0 && out[0] == '{' {
+		r.StructuredContent = json.RawMessage(out)
+	}
+	return r, nil, nil
+}
+
+// mcpError is an isError tool result with text.
+func mcpError(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// readTaskResource serves mastermind://tasks/<task>/<name> from the task folder, refusing a
+// task name outside the layout, a symlink, or a missing file.
+func readTaskResource(root, uri, name, mime string) (*mcp.ReadResourceResult, error) {
+	const prefix = "mastermind://tasks/"
+	rest, ok := strings.CutPrefix(uri, prefix)
+	task, file, ok2 := strings.Cut(rest, "/")
+	if !ok || !ok2 || file != name || !currentTaskRe.MatchString(task) || strings.Contains(task, "..") {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	rel := ".mastermind/tasks/" + task + "/" + name
+	data, err := fsx.ReadInRoot(root, rel, 64<<20)
+	if err != nil {
+		if fsx.ReasonOf(err) == fsx.ReasonMissing || errors.Is(err, os.ErrNotExist) {
+			return nil, mcp.ResourceNotFoundError(uri)
+		}
+		return nil, fmt.Errorf("%s: %s", rel, textsafe.Escape(err.Error()))
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: string(data)}}}, nil
+}

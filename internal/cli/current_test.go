@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mastermind-controller/mastermind/internal/postflight"
+)
+
+func TestCurrentTaskPointer(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".mastermind"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if task, err := readCurrentTask(root); task != "" || err != nil {
+		t.Fatalf("no pointer: %q %v", task, err)
+	}
+	var warn bytes.Buffer
+	updateCurrentTask(root, &postflight.Outcome{Outcome: postflight.OutcomePreReady, Task: postflight.Task{Name: "001-a"}}, &warn)
+	if task, err := readCurrentTask(root); task != "001-a" || err != nil {
+		t.Fatalf("after pre-flight: %q %v", task, err)
+	}
+	// Completing another task leaves the pointer alone; completing this one removes it.
+	updateCurrentTask(root, &postflight.Outcome{Outcome: postflight.OutcomeCompleted, Task: postflight.Task{Name: "002-b"}}, &warn)
+	if task, _ := readCurrentTask(root); task != "001-a" {
+		t.Fatalf("another task's completion changed the pointer: %q", task)
+	}
+	// Other outcomes do not touch it.
+	updateCurrentTask(root, &postflight.Outcome{Outcome: postflight.OutcomePostBroken, Task: postflight.Task{Name: "002-b"}}, &warn)
+	updateCurrentTask(root, &postflight.Outcome{Outcome: postflight.OutcomeCompleted, Task: postflight.Task{Name: "001-a"}}, &warn)
+	if _, err := os.Lstat(filepath.Join(root, ".mastermind", "current")); !os.IsNotExist(err) {
+		t.Fatalf("pointer not removed on completion: %v", err)
+	}
+	if warn.Len() != 0 {
+		t.Errorf("warnings: %s", warn.String())
+	}
+	// A symlinked pointer is refused, not followed.
+	target := filepath.Join(t.TempDir(), "x")
+	if err := os.WriteFile(target, []byte("001-a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(root, ".mastermind", "current")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readCurrentTask(root); err == nil || !strings.Contains(err.Error(), "current-task pointer") {
+		t.Errorf("symlinked pointer: %v", err)
+	}
+}
+
+// TestNewCmdHookRun parses hook run flags without running anything.
+func TestNewCmdHookRun(t *testing.T) {
+	tests := []struct {
+		args    []string
+		want    HookRunOptions
+		wantErr string
+	}{
+		{args: []string{"--harness", "claude"}, want: HookRunOptions{Harness: "claude", FailOn: "broken"}},
+		{args: []string{"--harness", "codex", "--task", "001-a", "--fail-on", "drift", "--fail-open", "--root", "r"},
+			want: HookRunOptions{Harness: "codex", Task: "001-a", FailOn: "drift", FailOpen: true, Root: "r"}},
+		{args: nil, wantErr: "--harness is required"},
+		{args: []string{"--harness", "git"}, wantErr: `--harness must be claude or codex, got "git"`},
+		{args: []string{"--harness", "claude", "--fail-on", "held"}, wantErr: `--fail-on must be broken or drift`},
+		{args: []string{"--harness", "claude", "x"}, wantErr: "takes no arguments"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var got *HookRunOptions
+			io := &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}
+			cmd := NewCmdHookRun(io, func(o *HookRunOptions) error { got = o; return nil })
+			cmd.SetArgs(tt.args)
+			cmd.SetOut(&bytes.Buffer{})
+			cmd.SetErr(&bytes.Buffer{})
+			err := cmd.Execute()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got == nil {
+				t.Fatalf("err = %v", err)
+			}
+			got.IO, got.Now = nil, nil
+			if got.Harness != tt.want.Harness || got.Task != tt.want.Task || got.FailOn != tt.want.FailOn ||
+				got.FailOpen != tt.want.FailOpen || got.Root != tt.want.Root {
+				t.Errorf("got %+v, want %+v", *got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"errors"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/postflight"
+	"github.com/mastermind-controller/mastermind/internal/render"
+)
+
+// projectURI is the project home page named in SARIF tool.driver and rdjson source.
+const projectURI = "https://github.com/mastermind-controller/mastermind"
+
+// Rule ids of results that are not findings (a refusal, a task the gate could not audit). They
+// appear as generic SARIF rules and as the code of rdjson diagnostics (integrations.md §4).
+const (
+	ruleRefused    = "mastermind.refused"
+	ruleNotStarted = "mastermind.not_started"
+	ruleTaskError  = "mastermind.error"
+	ruleUnbacked   = "mastermind.learned_unbacked"
+)
+
+// outcomeVerdict is the verdict word of a run-task outcome in the job summary.
+func outcomeVerdict(outcome string) string {
+	switch outcome {
+	case postflight.OutcomePostHeld:
+		return "held"
+	case postflight.OutcomePostDrift:
+		return "drift"
+	case postflight.OutcomePostBroken:
+		return "broken"
+	case postflight.OutcomePreReady:
+		return "approved"
+	case postflight.OutcomePreRefused, postflight.OutcomePostRefused:
+		return "refused"
+	case postflight.OutcomeError:
+		return "error"
+	}
+	return outcome
+}
+
+// FindingSets is the run-task outcome as one task's results (render.TaskResults): the audit
+// findings (a rejected report by its violations alone, which carry positions) and report
+// violations in post-flight, the rule findings in pre-flight (on the spec when they name no
+// file), and for a refusal or an error without findings one result carrying the message.
+func (v runTaskView) FindingSets() []render.FindingSet {
+	o := v.o
+	s := render.FindingSet{Task: o.Task.Name, Spec: o.Task.Spec, Verdict: outcomeVerdict(o.Outcome), Message: o.Message}
+	if v.err != nil {
+		s.Verdict, s.Message = "error", v.msg
+	}
+	if o.Task.Dir != "" {
+		s.Report = o.Task.ReportRel()
+	}
+	if v.err == nil && o.Outcome != postflight.OutcomeHistoryPending && o.Outcome != postflight.OutcomeCompleted {
+		for _, f := range o.Findings {
+			if f.Rule == finding.KindExecutorReportRejected && len(o.ReportViolations) > 0 {
+				continue
+			}
+			if o.Phase != postflight.PhasePostflight && f.File == "" {
+				f.File = o.Task.Spec
+			}
+			s.Findings = append(s.Findings, f)
+		}
+		s.Findings = append(s.Findings, o.ReportViolations...)
+	}
+	if len(s.Findings) == 0 && (s.Verdict == "refused" || s.Verdict == "error") && s.Message != "" {
+		rule := ruleRefused
+		if s.Verdict == "error" {
+			rule = ruleTaskError
+		}
+		s.Findings = append(s.Findings, finding.Finding{Rule: rule, Class: finding.ClassError, File: o.Task.Spec, Message: s.Message})
+	}
+	return []render.FindingSet{s}
+}
+
+// SummaryTitle heads run-task's job summary.
+func (runTaskView) SummaryTitle() string { return "mastermind run-task" }
+
+// SummaryFooter: run-task's summary has none.
+func (runTaskView) SummaryFooter() string { return "" }
+
+// FindingSets is one set per gated task, with the same results as the gate's annotations: every
+// finding of a drift or broken task, one result for a refused, not started or errored task, or
+// a learned task whose history review does not back its closure. A gate that could not run at
+// all has no sets (a valid SARIF log without results; the error is on stderr).
+func (v gateView) FindingSets() []render.FindingSet {
+	if v.err != "" {
+		return []render.FindingSet{{Task: "gate", Verdict: "error", Message: v.err}}
+	}
+	sets := make([]render.FindingSet, 0, len(v.res.Tasks))
+	for _, t := range v.res.Tasks {
+		s := render.FindingSet{Task: t.Task.Name, Spec: t.Task.Spec, Verdict: t.Status, Message: t.Reason}
+		if t.Task.Dir != "" {
+			s.Report = t.Task.ReportRel()
+		}
+		one := func(rule, file string) {
+			s.Findings = append(s.Findings, finding.Finding{Rule: rule, Class: finding.ClassError, File: file, Message: t.Reason})
+		}
+		switch t.Status {
+		case postflight.GateDrift, postflight.GateBroken:
+			for _, f := range t.Findings {
+				if f.Rule == finding.KindExecutorReportRejected && len(t.ReportViolations) > 0 {
+					continue
+				}
+				s.Findings = append(s.Findings, f)
+			}
+			s.Findings = append(s.Findings, t.ReportViolations...)
+		case postflight.GateRefused:
+			one(ruleRefused, t.Task.Spec)
+		case postflight.GateNotStarted:
+			one(ruleNotStarted, t.Task.Spec)
+		case postflight.GateError:
+			file := t.Task.StateRel()
+			var ntf *postflight.NotTaskFolderError
+			if errors.As(t.Err, &ntf) {
+				file = t.Task.Dir
+			}
+			one(ruleTaskError, file)
+		case postflight.GateLearned:
+			if !t.Passed {
+				one(ruleUnbacked, t.Task.HistoryReviewRel())
+			} else {
+				s.Message = ""
+			}
+		}
+		sets = append(sets, s)
+	}
+	return sets
+}
+
+// SummaryTitle heads the gate's job summary.
+func (v gateView) SummaryTitle() string {
+	if v.res != nil && v.res.Since != "" {
+		return "mastermind gate --since " + postflight.ShortOID(v.res.Since)
+	}
+	return "mastermind gate"
+}
+
+// SummaryFooter ends the gate's job summary with its summary line.
+func (v gateView) SummaryFooter() string { return v.summary }
+
+// FindingSets is the validated report as one set: its violations at their lines, or the read
+// error.
+func (v reportView) FindingSets() []render.FindingSet {
+	s := render.FindingSet{Task: v.display, Spec: v.display, Report: v.display, Verdict: "valid"}
+	if v.err != nil {
+		s.Verdict = "error"
+		s.Findings = []finding.Finding{{Rule: ruleTaskError, Class: finding.ClassError, File: v.display, Message: v.err.Error()}}
+		return []render.FindingSet{s}
+	}
+	s.Findings = v.res.All()
+	if len(s.Findings) > 0 {
+		s.Verdict = "invalid"
+	}
+	return []render.FindingSet{s}
+}
+
+// SummaryTitle heads report validate's job summary.
+func (reportView) SummaryTitle() string { return "mastermind report validate" }
+
+// SummaryFooter: report validate's summary has none.
+func (reportView) SummaryFooter() string { return "" }

@@ -1,0 +1,26 @@
+package cli
+
+import (
+	"bytes"
+	"io"
+	"strings"
+)
+
+// invocation is the result of running one mastermind command in-process.
+type invocation struct {
+	Stdout, Stderr []byte
+	Code           int
+}
+
+// invoke runs `mastermind args...` in this process, exactly as Main would, with stdin in and
+// buffered stdout and stderr. The adapters (hook run, mcp) use it so that every call goes
+// through the same command, flags, envelope and exit-code table as the command line: they never
+// build a second copy of an audit or an envelope. Colour is off (--color never).
+func invoke(in io.Reader, args ...string) invocation {
+	if in == nil {
+		in = strings.NewReader("")
+	}
+	var out, errOut bytes.Buffer
+	code := Main(append(append([]string(nil), args...), "--color", "never"), in, &out, &errOut)
+	return invocation{Stdout: out.Bytes(), Stderr: errOut.Bytes(), Code: code}
+}

@@ -1,0 +1,185 @@
+package harness
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
+)
+
+// Verdicts an Outcome can carry: the three post-flight verdicts, and VerdictRefused for a
+// post-flight that refused to audit (spec changed since approval, pre-flight required, …).
+const (
+	VerdictHeld    = "held"
+	VerdictDrift   = "drift"
+	VerdictBroken  = "broken"
+	VerdictRefused = "refused"
+)
+
+// MaxReasonFindings is the number of findings a block reason lists (integrations.md §2); the
+// rest are counted and left to audit.md.
+const MaxReasonFindings = 20
+
+// Outcome is what the post-flight of one task produced, as the hook needs it. The caller fills
+// it from the same audit the CLI runs; the package never audits itself.
+type Outcome struct {
+	Task    string // task folder name, "<NNN>-<slug>"
+	Verdict string // VerdictHeld, VerdictDrift, VerdictBroken or VerdictRefused
+	// Summary is the verdict line (state.json blocking_reason, e.g. "post-flight verdict: ❌
+	// Broken — errors: 2, warnings: 0") or the refusal message.
+	Summary  string
+	Findings []finding.Finding // audit findings and report violations, in audit order
+	Audit    string            // repository-relative path of audit.md, "" when none was written
+	// NextStep is the instruction that ends a block reason; DefaultNextStep when "".
+	NextStep string
+	// InputsFingerprint identifies the audited inputs (lifecycle-v2.md §5); "" disables the
+	// loop guard for this outcome.
+	InputsFingerprint string
+}
+
+// Options are the `hook run` flags that change the decision.
+type Options struct {
+	FailOnDrift bool // --fail-on drift: a drift verdict blocks too
+	FailOpen    bool // --fail-open: an operational error allows the stop instead of blocking
+}
+
+// Decision is the hook's answer. Its JSON (Decision.JSON) goes to stdout with exit status 0.
+type Decision struct {
+	Block  bool
+	Reason string // the block reason, shown to the agent as its next instruction
+	// SystemMessage is an allow's note to the user (loop guard, --fail-open); "" for a plain allow.
+	SystemMessage string
+	// HandBack is true when the loop guard let an unchanged, still-blocking task stop: the task
+	// goes back to the planner (next_step planner_review).
+	HandBack bool
+	// Record is the loop-guard record to save after a block of an audit outcome; nil otherwise.
+	Record *BlockRecord
+}
+
+// DefaultNextStep ends a block reason with findings when Outcome.NextStep is empty;
+// DefaultRefusedStep ends one without findings (a refusal).
+const (
+	DefaultNextStep    = "Fix every finding above, update executor-report.md to match what you changed, then stop again: mastermind re-runs the post-flight when you stop."
+	DefaultRefusedStep = "Resolve the problem above (or ask the user to), then stop again: mastermind re-runs the post-flight when you stop."
+)
+
+// Allow is the plain "let the agent stop" decision: `{}`.
+func Allow() Decision { return Decision{} }
+
+// Decide turns a post-flight outcome into the hook decision (integrations.md §2):
+//   - held, and drift without opts.FailOnDrift: allow;
+//   - broken, refused, and drift with opts.FailOnDrift: block with the verdict line, up to
+//     MaxReasonFindings findings and the next step;
+//   - except the loop guard: when in.StopHookActive is true and out.InputsFingerprint equals
+//     last.Fingerprint (nothing changed since the last block), allow and hand back to the planner.
+//
+// last is the previous block's record for this task, nil when there is none.
+func Decide(in Input, out Outcome, last *BlockRecord, opts Options) Decision {
+	blocks := out.Verdict != VerdictHeld && (out.Verdict != VerdictDrift || opts.FailOnDrift)
+	if !blocks {
+		return Allow()
+	}
+	if in.StopHookActive && last != nil && out.InputsFingerprint != "" && last.Fingerprint == out.InputsFingerprint {
+		return Decision{HandBack: true, SystemMessage: fmt.Sprintf(
+			"mastermind: task %s is still %s and nothing changed since the last block; stopping and handing back to the planner (next_step: planner_review). %s",
+			textsafe.Escape(out.Task), out.Verdict, auditPointer(out))}
+	}
+	rec := &BlockRecord{Task: out.Task, Fingerprint: out.InputsFingerprint, Verdict: out.Verdict, SessionID: in.SessionID}
+	return Decision{Block: true, Reason: BlockReason(out), Record: rec}
+}
+
+// DecideError is the decision for an operational error (the audit could not run): a block with
+// the error text, or with opts.FailOpen an allow that tells the user why.
+func DecideError(task string, err error, opts Options) Decision {
+	what := "the post-flight"
+	if task != "" {
+		what = "the post-flight of task " + textsafe.Escape(task)
+	}
+	msg := textsafe.Escape(err.Error())
+	if opts.FailOpen {
+		return Decision{SystemMessage: fmt.Sprintf("mastermind: %s could not run (%s); the stop is allowed because of --fail-open.", what, msg)}
+	}
+	return Decision{Block: true, Reason: fmt.Sprintf(
+		"mastermind could not run %s: %s\nNext: fix the cause named above (or ask the user to), then stop again. The hook fails closed: it blocks until the audit can run.", what, msg)}
+}
+
+// BlockReason renders the reason of a block: the verdict line (verdict and counts, then the
+// outcome's summary unless it is the state's own verdict line), up to MaxReasonFindings findings
+// (one per line, "- file:line:col: message [rule]"), a count of the rest with the audit.md path,
+// and the next step. Control and bidi characters are escaped (textsafe).
+func BlockReason(out Outcome) string {
+	var b strings.Builder
+	e, w := finding.Count(out.Findings)
+	fmt.Fprintf(&b, "mastermind: task %s does not pass its post-flight: verdict %s (errors: %d, warnings: %d).", textsafe.Escape(out.Task), out.Verdict, e, w)
+	// The state's verdict line repeats the counts; any other summary (a rejected report, a
+	// refusal) says why.
+	if out.Summary != "" && !strings.HasPrefix(out.Summary, "post-flight verdict:") {
+		b.WriteString(" ")
+		b.WriteString(textsafe.Escape(out.Summary))
+	}
+	n := len(out.Findings)
+	if n > 0 {
+		b.WriteString("\nFindings:")
+	}
+	for i, f := range out.Findings {
+		if i == MaxReasonFindings {
+			fmt.Fprintf(&b, "\n… and %d more", n-MaxReasonFindings)
+			if out.Audit != "" {
+				fmt.Fprintf(&b, " in %s", textsafe.Escape(out.Audit))
+			}
+			break
+		}
+		b.WriteString("\n- ")
+		b.WriteString(textsafe.Escape(f.String()))
+	}
+	next := out.NextStep
+	switch {
+	case next != "":
+	case n == 0:
+		next = DefaultRefusedStep
+	default:
+		next = DefaultNextStep
+	}
+	b.WriteString("\nNext: ")
+	b.WriteString(textsafe.Escape(next))
+	return b.String()
+}
+
+func auditPointer(out Outcome) string {
+	if out.Audit == "" {
+		return ""
+	}
+	return "See " + textsafe.Escape(out.Audit) + "."
+}
+
+// JSON is the hook's stdout: `{"decision":"block","reason":…}` for a block, `{}` for a plain
+// allow, `{"systemMessage":…}` for an allow with a note. It ends with a newline. Both Claude Code
+// and Codex accept these shapes (Codex stop.command.output schema; Claude Code hooks reference
+// "Stop decision control").
+func (d Decision) JSON() []byte {
+	var v any
+	switch {
+	case d.Block:
+		v = struct {
+			Decision string `json:"decision"`
+			Reason   string `json:"reason"`
+		}{"block", d.Reason}
+	case d.SystemMessage != "":
+		v = struct {
+			SystemMessage string `json:"systemMessage"`
+		}{d.SystemMessage}
+	default:
+		v = struct{}{}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		// Only strings are encoded; this cannot fail. Fail closed all the same.
+		return []byte(`{"decision":"block","reason":"mastermind: internal error encoding the hook decision"}` + "\n")
+	}
+	return buf.Bytes()
+}

@@ -1,0 +1,311 @@
+package harness
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// Settings files, relative to the repository root, that `hook install --harness` merges into.
+const (
+	ClaudeSettingsRel = ".claude/settings.json"
+	CodexHooksRel     = ".codex/hooks.json"
+)
+
+// SettingsRel returns the settings file of harness (Claude or Codex), "" for another name.
+func SettingsRel(harness string) string {
+	switch harness {
+	case Claude:
+		return ClaudeSettingsRel
+	case Codex:
+		return CodexHooksRel
+	}
+	return ""
+}
+
+// CommandMarker starts every hook command mastermind installs. An existing handler whose command
+// starts with it is ours: install updates it in place instead of adding a second one.
+const CommandMarker = "mastermind hook run"
+
+// HookCommand returns the command line a harness runs: `mastermind hook run --harness H`, with
+// `--fail-on drift` and `--fail-open` when asked.
+func HookCommand(harness string, failOnDrift, failOpen bool) string {
+	cmd := CommandMarker + " --harness " + harness
+	if failOnDrift {
+		cmd += " --fail-on drift"
+	}
+	if failOpen {
+		cmd += " --fail-open"
+	}
+	return cmd
+}
+
+// Settings merge actions.
+const (
+	SettingsCreated   = "created"   // the file did not exist
+	SettingsAdded     = "added"     // the file existed; our handler was added
+	SettingsUpdated   = "updated"   // our handler was there with another command; it was rewritten
+	SettingsUnchanged = "unchanged" // our handler was already there, identical
+)
+
+// MaxSettingsBytes bounds the settings file read.
+const MaxSettingsBytes = 4 << 20
+
+// InvalidSettingsError is an existing settings file that MergeSettings refuses to change: not
+// JSON (comments included: both files are strict JSON), not an object, duplicate keys, or a
+// `hooks` entry of an unexpected shape. The file is left as it is.
+type InvalidSettingsError struct {
+	File   string // as given to MergeSettings, for messages
+	Detail string
+}
+
+func (e *InvalidSettingsError) Error() string {
+	return fmt.Sprintf("%s: %s; fix the file by hand (it was not changed)", e.File, e.Detail)
+}
+
+// MergeSettings adds command as a command handler of each event in events (EventStop,
+// EventSubagentStop) to the settings document data (nil or empty for a new file), in the shape
+// both harnesses read: {"hooks":{"<Event>":[{"hooks":[{"type":"command","command":…}]}]}}.
+//
+// Every existing key, matcher group and handler is kept, in order. A handler whose command starts
+// with CommandMarker is ours: when its command differs it is rewritten in place, otherwise left
+// alone; a new group is appended only when the event has none of ours. The result is indented
+// with two spaces (key order and values as they were). The action is SettingsCreated,
+// SettingsAdded, SettingsUpdated or SettingsUnchanged (then out equals data). An invalid document
+// is an *InvalidSettingsError naming file.
+func MergeSettings(file string, data []byte, events []string, command string) (out []byte, action string, err error) {
+	created := len(bytes.TrimSpace(data)) == 0
+	if created {
+		data = []byte("{}")
+	}
+	if err := checkDocument(data); err != nil {
+		return nil, "", &InvalidSettingsError{File: file, Detail: err.Error()}
+	}
+	doc := gjson.ParseBytes(data)
+	hooks := doc.Get("hooks")
+	if hooks.Exists() && !hooks.IsObject() {
+		return nil, "", &InvalidSettingsError{File: file, Detail: `"hooks" must be an object of event names`}
+	}
+	work := append([]byte(nil), data...)
+	added, updated := false, false
+	for _, ev := range events {
+		groups := hooks.Get(gjson.Escape(ev))
+		if groups.Exists() && !groups.IsArray() {
+			return nil, "", &InvalidSettingsError{File: file, Detail: fmt.Sprintf(`"hooks.%s" must be an array of matcher groups`, ev)}
+		}
+		found := false
+		for gi, g := range groups.Array() {
+			if !g.IsObject() {
+				return nil, "", &InvalidSettingsError{File: file, Detail: fmt.Sprintf(`"hooks.%s[%d]" must be an object`, ev, gi)}
+			}
+			hs := g.Get("hooks")
+			if hs.Exists() && !hs.IsArray() {
+				return nil, "", &InvalidSettingsError{File: file, Detail: fmt.Sprintf(`"hooks.%s[%d].hooks" must be an array`, ev, gi)}
+			}
+			for hi, h := range hs.Array() {
+				c := h.Get("command")
+				if c.Type != gjson.String || !isOurs(c.Str) {
+					continue
+				}
+				found = true
+				if c.Str == command {
+					continue
+				}
+				work, err = sjson.SetBytes(work, fmt.Sprintf("hooks.%s.%d.hooks.%d.command", gjson.Escape(ev), gi, hi), command)
+				if err != nil {
+					return nil, "", err
+				}
+				updated = true
+			}
+		}
+		if found {
+			continue
+		}
+		group, err := json.Marshal(matcherGroup{Hooks: []commandHandler{{Type: "command", Command: command}}})
+		if err != nil {
+			return nil, "", err
+		}
+		work, err = sjson.SetRawBytes(work, fmt.Sprintf("hooks.%s.-1", gjson.Escape(ev)), group)
+		if err != nil {
+			return nil, "", err
+		}
+		added = true
+	}
+	if !added && !updated && !created {
+		return data, SettingsUnchanged, nil
+	}
+	var compact, pretty bytes.Buffer
+	if err := json.Compact(&compact, work); err != nil {
+		return nil, "", fmt.Errorf("internal error: merged %s is not JSON: %w", file, err)
+	}
+	if err := json.Indent(&pretty, compact.Bytes(), "", "  "); err != nil {
+		return nil, "", err
+	}
+	pretty.WriteByte('\n')
+	switch {
+	case created:
+		action = SettingsCreated
+	case added:
+		action = SettingsAdded
+	default:
+		action = SettingsUpdated
+	}
+	return pretty.Bytes(), action, nil
+}
+
+// matcherGroup and commandHandler are the entry MergeSettings adds, keys in the documented order.
+type matcherGroup struct {
+	Hooks []commandHandler `json:"hooks"`
+}
+
+type commandHandler struct {
+	Type    string `json:"type"`
+	Command string `json:"command"`
+}
+
+// isOurs reports whether a handler command is one mastermind installed: it starts with
+// CommandMarker, optionally after a path to the binary ("/usr/local/bin/mastermind hook run").
+func isOurs(cmd string) bool {
+	f := strings.Fields(cmd)
+	return len(f) >= 3 && filepath.Base(f[0]) == "mastermind" && f[1] == "hook" && f[2] == "run"
+}
+
+// checkDocument accepts one JSON object with no duplicate keys at any depth (a harness reading
+// the file keeps one of the duplicates; which one differs between parsers) and nothing after it.
+func checkDocument(data []byte) error {
+	if !json.Valid(data) {
+		var v any
+		err := json.Unmarshal(data, &v)
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			// Offset counts the offending byte as read; point at it.
+			line, col := lineCol(data, max(se.Offset-1, 0))
+			return fmt.Errorf("not valid JSON at line %d, column %d: %v (comments and trailing commas are not allowed)", line, col, se)
+		}
+		return fmt.Errorf("not valid JSON: %v", err)
+	}
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
+		return errors.New("the top level must be a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	return scanValue(dec, data, "")
+}
+
+func scanValue(dec *json.Decoder, data []byte, path string) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch tok {
+	case json.Delim('{'):
+		seen := map[string]bool{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			k := kt.(string)
+			if seen[k] {
+				line, col := lineCol(data, dec.InputOffset())
+				return fmt.Errorf("duplicate key %q in %s (ends at line %d, column %d)", k, objectName(path), line, col)
+			}
+			seen[k] = true
+			if err := scanValue(dec, data, path+"."+k); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token()
+		return err
+	case json.Delim('['):
+		for i := 0; dec.More(); i++ {
+			if err := scanValue(dec, data, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token()
+		return err
+	}
+	return nil
+}
+
+func objectName(path string) string {
+	if path == "" {
+		return "the top-level object"
+	}
+	return strings.TrimPrefix(path, ".")
+}
+
+// lineCol converts a byte offset into a 1-based line and column (in bytes).
+func lineCol(data []byte, off int64) (int, int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := int(off) - bytes.LastIndexByte(before, '\n')
+	return line, col
+}
+
+// InstallResult says what InstallSettings did.
+type InstallResult struct {
+	Path   string // absolute path of the settings file
+	Rel    string // repository-relative, slash-separated
+	Action string // SettingsCreated, SettingsAdded, SettingsUpdated or SettingsUnchanged
+}
+
+// InstallSettings merges command for events into harness's settings file under root (see
+// MergeSettings) and writes it atomically (mode 0644, the directory created when missing). A
+// symbolic link or non-regular file at the path or at its directory is refused; an invalid file
+// is an *InvalidSettingsError and is never overwritten.
+func InstallSettings(root, harness string, events []string, command string) (InstallResult, error) {
+	rel := SettingsRel(harness)
+	if rel == "" {
+		return InstallResult{}, fmt.Errorf("unknown harness %q (want claude or codex)", harness)
+	}
+	path := filepath.Join(root, filepath.FromSlash(rel))
+	res := InstallResult{Path: path, Rel: rel}
+	dir := filepath.Dir(path)
+	if fi, err := os.Lstat(dir); err == nil {
+		if !fi.IsDir() {
+			return res, fmt.Errorf("%s is not a directory (a symbolic link or a file); refusing to write through it", filepath.ToSlash(filepath.Dir(rel)))
+		}
+	} else if errors.Is(err, fs.ErrNotExist) {
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return res, err
+		}
+	} else {
+		return res, err
+	}
+	var data []byte
+	fi, err := os.Lstat(path)
+	switch {
+	case err == nil && !fi.Mode().IsRegular():
+		return res, fmt.Errorf("%s is not a regular file (%s); refusing to replace it", rel, fi.Mode().Type())
+	case err == nil:
+		data, err = fsx.ReadFile(path, MaxSettingsBytes)
+		if err != nil {
+			return res, err
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return res, err
+	}
+	out, action, err := MergeSettings(rel, data, events, command)
+	if err != nil {
+		return res, err
+	}
+	res.Action = action
+	if action == SettingsUnchanged {
+		return res, nil
+	}
+	return res, fsx.WriteFileAtomic(path, out, 0o644)
+}

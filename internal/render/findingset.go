@@ -1,0 +1,166 @@
+package render
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+)
+
+// RuleMeta describes one finding kind or report rule for the machine formats (SARIF rules,
+// rdjson codes): its id, default class, a one-line description and the help text that says what
+// the finding means and how to fix it. ReportSide is true for kinds about the executor report's
+// own content: without a file of their own they are located on executor-report.md, every other
+// kind on spec.md.
+type RuleMeta struct {
+	ID         string
+	Class      finding.Class
+	Short      string
+	Help       string
+	ReportSide bool
+}
+
+// ToolMeta names the producing tool (SARIF tool.driver, rdjson source).
+type ToolMeta struct {
+	Name           string // "mastermind"
+	Version        string // buildinfo version, "" when unknown
+	InformationURI string // project home page, "" to omit
+}
+
+// FindingSet is one task's findings as the SARIF, rdjson and markdown encoders read them.
+// Verdict is the task's verdict or outcome word (held, drift, broken, refused, error, …).
+// Findings are in audit order; each is an audit finding (kind in Rule, no position, a "file"
+// field when it names a path) or a positioned report/spec finding (File, Line, Column).
+type FindingSet struct {
+	Task     string // task folder name, "<NNN>-<slug>"
+	Spec     string // repository-relative spec.md
+	Report   string // repository-relative executor-report.md
+	Verdict  string
+	Message  string // the outcome's one-line message (blocking reason, refusal), may be ""
+	Findings []finding.Finding
+}
+
+// Location is where a finding is reported: a repository-relative, slash-separated path and a
+// 1-based line and column (0 when unknown).
+type Location struct {
+	Path   string
+	Line   int
+	Column int
+}
+
+// unrepresentableKind names the kind whose "file" field holds escaped bytes, not a real path.
+const unrepresentableKind = "changed_path_unrepresentable"
+
+// Locate returns where f is reported: its own File and position when set; else the path in its
+// "file" field (except for changed_path_unrepresentable, whose field is an escaped byte string);
+// else executor-report.md for report-side kinds (rules[f.Rule].ReportSide) and spec.md for the
+// rest. The rule shared with the github annotations.
+func (s FindingSet) Locate(f finding.Finding, rules map[string]RuleMeta) Location {
+	if f.File != "" {
+		return Location{Path: f.File, Line: f.Line, Column: f.Column}
+	}
+	if v := f.FieldString("file"); v != "" && f.Rule != unrepresentableKind {
+		return Location{Path: v}
+	}
+	if rules[f.Rule].ReportSide && s.Report != "" {
+		return Location{Path: s.Report}
+	}
+	return Location{Path: s.Spec}
+}
+
+// Fingerprint is the stable identity of a finding across runs (integrations.md §4, SARIF
+// partialFingerprints "mastermind/v1"): the lowercase hex SHA-256 of task, kind and location
+// path, each followed by a NUL byte so no two triples share an encoding.
+func Fingerprint(task, kind, path string) string {
+	h := sha256.New()
+	for _, s := range []string{task, kind, path} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// KindRules are the rule metadata of every finding kind (finding.Kinds, in table order): the
+// kind's id, class, help text and report side, and a short description made from the id
+// ("unexpected_file" → "Unexpected file").
+func KindRules() []RuleMeta {
+	out := make([]RuleMeta, 0, len(finding.Kinds))
+	for _, k := range finding.Kinds {
+		out = append(out, RuleMeta{ID: k.ID, Class: k.Class, Short: kindTitle(k.ID), Help: k.Help, ReportSide: k.ReportSide})
+	}
+	return out
+}
+
+func kindTitle(id string) string {
+	s := strings.ReplaceAll(id, "_", " ")
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// TaskResults is a View whose results belong to tasks (run-task, gate, report validate): the
+// SARIF, rdjson and markdown formats read its finding sets. A View without it is encoded from
+// its Annotations, as one set without a task.
+type TaskResults interface {
+	FindingSets() []FindingSet
+	// SummaryTitle heads the markdown summary ("mastermind gate").
+	SummaryTitle() string
+	// SummaryFooter ends the markdown summary (the gate's summary line); "" for none.
+	SummaryFooter() string
+}
+
+// setsOf returns v's finding sets and summary title.
+func setsOf(v View) ([]FindingSet, string) {
+	if tr, ok := v.(TaskResults); ok {
+		return tr.FindingSets(), tr.SummaryTitle()
+	}
+	var s FindingSet
+	for _, a := range v.Annotations() {
+		f := a.Finding
+		if f.Rule == "" {
+			f.Rule = a.TitleOrRule()
+		}
+		s.Findings = append(s.Findings, f)
+	}
+	return []FindingSet{s}, "mastermind"
+}
+
+type sarifRenderer struct{ tool ToolMeta }
+
+func (r sarifRenderer) Render(s Streams, v View) error {
+	sets, _ := setsOf(v)
+	return WriteSARIF(s.Out, r.tool, KindRules(), sets)
+}
+
+type rdjsonRenderer struct{ tool ToolMeta }
+
+func (r rdjsonRenderer) Render(s Streams, v View) error {
+	sets, _ := setsOf(v)
+	return WriteRDJSON(s.Out, r.tool, KindRules(), sets)
+}
+
+type markdownRenderer struct{}
+
+func (markdownRenderer) Render(s Streams, v View) error {
+	sets, title := setsOf(v)
+	if err := WriteMarkdown(s.Out, title, KindRules(), sets); err != nil {
+		return err
+	}
+	if tr, ok := v.(TaskResults); ok && tr.SummaryFooter() != "" {
+		_, err := io.WriteString(s.Out, "\n"+mdCode(tr.SummaryFooter())+"\n")
+		return err
+	}
+	return nil
+}
+
+// ruleIndex maps rule ids to RuleMeta.
+func ruleIndex(rules []RuleMeta) map[string]RuleMeta {
+	m := make(map[string]RuleMeta, len(rules))
+	for _, r := range rules {
+		m[r.ID] = r
+	}
+	return m
+}

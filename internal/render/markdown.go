@@ -1,0 +1,164 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
+)
+
+// MaxMarkdownFindings caps the findings listed per task in the job summary; GitHub limits a
+// step summary to 1 MiB, and a longer list belongs in audit.md.
+const MaxMarkdownFindings = 100
+
+// WriteMarkdown writes a job summary for $GITHUB_STEP_SUMMARY (integrations.md §4): a heading
+// with title and the worst verdict, one table row per task (verdict, error and warning counts),
+// then for each task with findings a table of them (class, rule, location, message), at most
+// MaxMarkdownFindings per task with a count of the rest. Every text taken from a finding or a
+// task is escaped so it renders as the literal text: Markdown and HTML punctuation is
+// backslash-escaped, line breaks become spaces, control and bidi characters are escaped
+// (textsafe). Output is deterministic for the same input.
+func WriteMarkdown(w io.Writer, title string, rules []RuleMeta, sets []FindingSet) error {
+	idx := ruleIndex(rules)
+	var b strings.Builder
+	worst := ""
+	for _, s := range sets {
+		worst = worse(worst, s.Verdict)
+	}
+	if len(sets) == 0 {
+		fmt.Fprintf(&b, "## %s: no tasks\n\nNo task was audited.\n", mdText(title))
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	fmt.Fprintf(&b, "## %s: %s\n\n", mdText(title), verdictLabel(worst))
+	b.WriteString("| Task | Verdict | Errors | Warnings |\n|---|---|---:|---:|\n")
+	for _, s := range sets {
+		e, wn := finding.Count(s.Findings)
+		fmt.Fprintf(&b, "| %s | %s | %d | %d |\n", mdCode(s.Task), verdictLabel(s.Verdict), e, wn)
+	}
+	for _, s := range sets {
+		if len(s.Findings) == 0 && s.Message == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "\n### %s — %s\n\n", mdCode(s.Task), verdictLabel(s.Verdict))
+		if s.Message != "" {
+			fmt.Fprintf(&b, "%s\n\n", mdText(s.Message))
+		}
+		if len(s.Findings) == 0 {
+			continue
+		}
+		b.WriteString("| | Rule | Location | Message |\n|---|---|---|---|\n")
+		for i, f := range s.Findings {
+			if i == MaxMarkdownFindings {
+				fmt.Fprintf(&b, "\n… and %d more findings; see %s.\n", len(s.Findings)-MaxMarkdownFindings, mdCode(taskAudit(s)))
+				break
+			}
+			loc := s.Locate(f, idx)
+			where := loc.Path
+			if loc.Line > 0 {
+				where += fmt.Sprintf(":%d:%d", loc.Line, loc.Column)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", classIcon(f.Class), mdCode(f.Rule), mdCode(where), mdText(f.Message))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func taskAudit(s FindingSet) string {
+	if i := strings.LastIndex(s.Spec, "/"); i >= 0 {
+		return s.Spec[:i] + "/audit.md"
+	}
+	return "audit.md"
+}
+
+// verdictRank orders verdicts from passing to worst for the summary heading.
+var verdictRank = map[string]int{"": 0, "passed": 1, "held": 1, "accepted": 1, "approved": 1, "valid": 1, "learned": 1,
+	"drift": 2, "broken": 3, "refused": 3, "invalid": 3, "not_started": 3, "error": 4}
+
+func worse(a, b string) string {
+	ra, oka := verdictRank[a]
+	rb, okb := verdictRank[b]
+	if !oka {
+		ra = 3
+	}
+	if !okb {
+		rb = 3
+	}
+	if rb > ra {
+		return b
+	}
+	return a
+}
+
+func verdictLabel(v string) string {
+	switch v {
+	case "held", "passed", "accepted", "approved", "valid", "learned":
+		return "✅ " + v
+	case "drift":
+		return "⚠️ drift"
+	case "":
+		return "—"
+	}
+	return "❌ " + mdText(strings.ReplaceAll(v, "_", " "))
+}
+
+func classIcon(c finding.Class) string {
+	if c == finding.ClassWarning {
+		return "⚠️"
+	}
+	return "❌"
+}
+
+// mdText escapes s for a Markdown paragraph or table cell so it renders as the literal text: line
+// breaks become spaces; the ASCII characters that open inline Markdown or HTML (\ ` * _ [ ] < >
+// | ! ~ # &) are escaped anywhere; "-", "+" and "=" at the start, where they would open a list or
+// a heading; and GFM autolinks are broken (the ":" of "://", the "." after "www", every "@"), so
+// an executor's text cannot add markup, links or images.
+func mdText(s string) string {
+	s = textsafe.Escape(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(s))
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == '&':
+			b.WriteString("&amp;")
+		case r < 0x80 && strings.ContainsRune("\\`*_[]<>|!~#@", r),
+			i == 0 && strings.ContainsRune("-+=", r),
+			r == ':' && strings.HasPrefix(s[i:], "://"),
+			r == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www"):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// mdCode renders s as inline code. A code span cannot escape backticks, so the fence is one
+// backtick longer than the longest run inside; '|' is escaped for tables (GFM reads \| as | in a
+// code span inside a table cell).
+func mdCode(s string) string {
+	s = textsafe.Escape(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
+	s = strings.ReplaceAll(s, "|", `\|`)
+	if s == "" {
+		return ""
+	}
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	pad := ""
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		pad = " "
+	}
+	return fence + pad + s + pad + fence
+}

@@ -1,0 +1,78 @@
+package render
+
+import (
+	"io"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+)
+
+// The reviewdog Diagnostic Format objects (rdjson, reviewdog's proto/rdf/reviewdog.proto in its
+// JSON mapping): a DiagnosticResult with a source and diagnostics.
+type rdResult struct {
+	Source      rdSource       `json:"source"`
+	Diagnostics []rdDiagnostic `json:"diagnostics"`
+}
+
+type rdSource struct {
+	Name string `json:"name"`
+	URL  string `json:"url,omitempty"`
+}
+
+type rdDiagnostic struct {
+	Message  string     `json:"message"`
+	Location rdLocation `json:"location"`
+	Severity string     `json:"severity"`
+	Source   rdSource   `json:"source"`
+	Code     rdCode     `json:"code"`
+}
+
+type rdLocation struct {
+	Path  string   `json:"path"`
+	Range *rdRange `json:"range,omitempty"`
+}
+
+type rdRange struct {
+	Start rdPosition `json:"start"`
+}
+
+type rdPosition struct {
+	Line   int `json:"line"`
+	Column int `json:"column,omitempty"`
+}
+
+type rdCode struct {
+	Value string `json:"value"`
+	URL   string `json:"url,omitempty"`
+}
+
+// WriteRDJSON writes one reviewdog DiagnosticResult (integrations.md §4): source.name is
+// tool.Name; one diagnostic per finding with the message (prefixed with the task name, since
+// reviewdog shows no other grouping), location.path and, where the line is known, range.start
+// (line, column in code points), severity ERROR or WARNING, and code.value = the kind or rule
+// id. Findings without a line get no range: reviewdog then reports them on the file. The JSON is
+// indented with two spaces and ends with a newline.
+func WriteRDJSON(w io.Writer, tool ToolMeta, rules []RuleMeta, sets []FindingSet) error {
+	idx := ruleIndex(rules)
+	src := rdSource{Name: tool.Name, URL: tool.InformationURI}
+	res := rdResult{Source: src, Diagnostics: []rdDiagnostic{}}
+	for _, s := range sets {
+		for _, f := range s.Findings {
+			loc := s.Locate(f, idx)
+			d := rdDiagnostic{Message: "[" + s.Task + "] " + nonEmpty(f.Message, f.Rule),
+				Location: rdLocation{Path: loc.Path}, Severity: rdSeverity(f.Class), Source: src,
+				Code: rdCode{Value: f.Rule}}
+			if loc.Line > 0 {
+				d.Location.Range = &rdRange{Start: rdPosition{Line: loc.Line, Column: loc.Column}}
+			}
+			res.Diagnostics = append(res.Diagnostics, d)
+		}
+	}
+	return WriteJSON(w, res)
+}
+
+func rdSeverity(c finding.Class) string {
+	if c == finding.ClassWarning {
+		return "WARNING"
+	}
+	return "ERROR"
+}
