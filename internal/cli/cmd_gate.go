@@ -26,6 +26,9 @@ type GateOptions struct {
 	Format string
 	FailOn string
 	Record bool
+	// Wait is --wait: with --record, how long each task's post-flight waits for a busy controller
+	// lock (0: that task is an error at once).
+	Wait time.Duration
 	// Timeout is --timeout: one deadline for the whole gate (trust-model.md I5).
 	Timeout time.Duration
 	// JSON is --json, the short form of --format json.
@@ -160,6 +163,9 @@ func NewCmdGate(io *IOStreams, runF func(*GateOptions) error) *cobra.Command {
 			if opts.FailOn != "broken" && opts.FailOn != "drift" {
 				return usageErrorf("--fail-on must be broken or drift, got %q", opts.FailOn)
 			}
+			if opts.Wait < 0 {
+				return usageErrorf("--wait must not be negative, got %s", opts.Wait)
+			}
 			if cmd.Flags().Changed("since") && opts.Since == "" {
 				return usageErrorf("--since needs a revision")
 			}
@@ -181,6 +187,7 @@ func NewCmdGate(io *IOStreams, runF func(*GateOptions) error) *cobra.Command {
 	f.BoolVar(&opts.JSON, "json", false, "the same as --format json")
 	f.StringVar(&opts.FailOn, "fail-on", "broken", "broken or drift: with drift, drift tasks fail too")
 	f.BoolVar(&opts.Record, "record", false, "persist each audit through the normal post-flight (writes state)")
+	f.DurationVar(&opts.Wait, "wait", 0, "with --record: wait up to this long (e.g. 30s) for a task's busy controller lock instead of failing it (the read-only gate takes no lock)")
 	f.DurationVar(&opts.Timeout, "timeout", DefaultTimeout, "one deadline for the whole gate")
 	return cmd
 }
@@ -215,7 +222,7 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 		}
 	}
 	res, err := postflight.Gate(ctx, postflight.GateOptions{Git: repo, Since: since, FailOnDrift: opts.FailOn == "drift",
-		Record: opts.Record})
+		Record: opts.Record, Wait: opts.Wait})
 	if res != nil {
 		for _, t := range res.Tasks {
 			printWarnings(opts.IO, t.Warnings)
@@ -286,7 +293,7 @@ func gateSummary(res *postflight.GateResult, opts *GateOptions, code int) string
 }
 
 // gateStatuses in summary order.
-var gateStatuses = []string{postflight.GateHeld, postflight.GateDrift, postflight.GateBroken, postflight.GateRefused,
+var gateStatuses = []string{postflight.GateHeld, postflight.GateAccepted, postflight.GateDrift, postflight.GateBroken, postflight.GateRefused,
 	postflight.GateLearned, postflight.GateNotStarted, postflight.GateError}
 
 // gateView is a gate result in every output format. err, when non-empty, is the operational
@@ -426,10 +433,12 @@ type gateTaskJSON struct {
 }
 
 type gateSummaryJS struct {
-	Total      int `json:"total"`
-	Passed     int `json:"passed"`
-	Failed     int `json:"failed"`
-	Held       int `json:"held"`
+	Total  int `json:"total"`
+	Passed int `json:"passed"`
+	Failed int `json:"failed"`
+	Held   int `json:"held"`
+	// Accepted counts accepted drift tasks (lifecycle-v2.md §3); absent when 0.
+	Accepted   int `json:"accepted,omitempty"`
 	Drift      int `json:"drift"`
 	Broken     int `json:"broken"`
 	Refused    int `json:"refused"`
@@ -458,7 +467,7 @@ func (v gateView) JSON() any {
 	env := gateJSON{Header: render.NewHeader("gate"), Outcome: outcome, ExitCode: v.exit, Message: v.summary,
 		Since: strOrNull(res.Since), FailOn: opts.FailOn, Record: opts.Record, Tasks: []gateTaskJSON{}}
 	sum := &gateSummaryJS{Total: len(res.Tasks), Available: res.Stats.Tasks,
-		Held: res.Count(postflight.GateHeld), Drift: res.Count(postflight.GateDrift), Broken: res.Count(postflight.GateBroken),
+		Held: res.Count(postflight.GateHeld), Accepted: res.Count(postflight.GateAccepted), Drift: res.Count(postflight.GateDrift), Broken: res.Count(postflight.GateBroken),
 		Refused: res.Count(postflight.GateRefused), Learned: res.Count(postflight.GateLearned),
 		NotStarted: res.Count(postflight.GateNotStarted), Error: res.Count(postflight.GateError)}
 	for _, t := range res.Tasks {

@@ -33,6 +33,8 @@ type RunTaskOptions struct {
 	// Format is --format: "" (text unless --json), or one of render.Formats.
 	Format string
 	Root   string
+	// Wait is --wait: how long to wait for a busy controller lock (0: exit 3 at once).
+	Wait time.Duration
 	// Timeout is --timeout: one deadline for the whole run (trust-model.md I5).
 	Timeout time.Duration
 	// Current takes the spec from the current-task pointer .mastermind/current instead of an
@@ -101,13 +103,13 @@ Exit status:
      inputs changed since the held audit (rerun post-flight); no controller record for a task
      that has a state.json; an --adopt that cannot adopt
   2  usage: bad flags or arguments, conflicting phase flags, a spec path outside the layout
-  3  operational: not a git repository, git failing, controller lock busy, unreadable or corrupt
-     state.json (never overwritten), the controller store unwritable, full or corrupt, the task
-     folder moved or replaced by a symbolic link during the run, I/O error, a claim this build
-     cannot check (a Python, JavaScript, TypeScript, Rust or Java file in a build without cgo: no
-     verdict is written), a verify command that cannot start, interrupted (Ctrl-C) during a
-     verify command, --timeout reached, a FIFO or device where git reads, the object
-     store modified since pre-flight, no pre-flight snapshot`
+  3  operational: not a git repository, git failing, controller lock busy (after --wait, when
+     given), unreadable or corrupt state.json (never overwritten), the controller store
+     unwritable, full or corrupt, the task folder moved or replaced by a symbolic link during the
+     run, I/O error, a claim this build cannot check (a Python, JavaScript, TypeScript, Rust or
+     Java file in a build without cgo: no verdict is written), a verify command that cannot start,
+     interrupted (Ctrl-C) during a verify command, --timeout reached, a FIFO or device where git
+     reads, the object store modified since pre-flight, no pre-flight snapshot`
 
 // NewCmdRunTask builds `mastermind run-task`. runF replaces the run function in tests.
 func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Command {
@@ -163,6 +165,9 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 			if opts.MaxIterations < 0 {
 				return usageErrorf("--max-iterations must be 0 or more, got %d", opts.MaxIterations)
 			}
+			if opts.Wait < 0 {
+				return usageErrorf("--wait must not be negative, got %s", opts.Wait)
+			}
 			if opts.Timeout <= 0 {
 				return usageErrorf("--timeout must be a positive duration such as 120s, got %s", opts.Timeout)
 			}
@@ -186,6 +191,7 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 	f.BoolVar(&opts.JSON, "json", false, "print the JSON envelope (schema_version 1) on stdout instead of text")
 	f.StringVar(&opts.Format, "format", "", "output format: text (default), json (as --json), github, sarif, rdjson or markdown")
 	f.StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
+	f.DurationVar(&opts.Wait, "wait", 0, "wait up to this long (e.g. 30s, 2m) for a busy controller lock instead of exit 3")
 	f.BoolVar(&opts.Current, "current", false, "run the task named by .mastermind/current (written by pre-flight)")
 	f.BoolVar(&opts.RunVerify, "run-verify", false, "post-flight runs every declared verify command, as if each had run: true")
 	f.BoolVar(&opts.RerunVerify, "rerun-verify", false, "post-flight runs the verify commands again even when receipts for the same inputs exist")
@@ -268,7 +274,7 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 	progress := newVerifyProgress(opts.IO)
 	res, err := postflight.Run(ctx, postflight.Options{
 		Git: repo, SpecArg: opts.Spec, Mode: mode, MaxIterations: opts.MaxIterations,
-		ForceIteration: opts.ForceIteration, Now: opts.Now,
+		ForceIteration: opts.ForceIteration, Now: opts.Now, Wait: opts.Wait,
 		RunVerify: opts.RunVerify, RerunVerify: opts.RerunVerify, VerifyProgress: progress.callback(),
 		Adopt: opts.Adopt, VerifyContext: baseCtx, RestDeadline: runDeadline(opts.Timeout),
 	})
@@ -281,7 +287,7 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 		return runTaskError(opts, res, err)
 	}
 	updateCurrentTask(repo.Root(), res, opts.IO.ErrOut)
-	code := runTaskExitCode(res.Outcome, opts.FailOn == "drift")
+	code := runTaskExitCode(res.Outcome, opts.FailOn == "drift" && !res.Accepted)
 	if err := show(opts.IO, outputFormat(opts.JSON, opts.Format), runTaskView{o: res, exit: code}); err != nil {
 		return err
 	}

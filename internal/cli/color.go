@@ -44,15 +44,16 @@ func decideColor(mode colorMode, stdoutTTY bool, getenv func(string) string) boo
 	return stdoutTTY && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
 }
 
-// statusTone is the colour of a status or verdict word in the status table: held and learned
-// green, drift yellow, broken, corrupt and not_a_task red. The verdicts share the status words.
+// statusTone is the colour of a status or verdict word in the status table: the verdict held and
+// the status learned green, drift yellow, the statuses blocked, broken, corrupt and not_a_task
+// red. The verdicts drift and broken share the status words; the status blocked is never held.
 func statusTone(word string) render.Tone {
 	switch word {
-	case postflight.StatusHeld, postflight.StatusLearned:
+	case postflight.VerdictHeld, postflight.StatusLearned:
 		return render.TonePass
 	case postflight.StatusDrift:
 		return render.ToneWarn
-	case postflight.StatusBroken, postflight.StatusCorrupt, postflight.StatusNotATask:
+	case postflight.StatusBlocked, postflight.StatusBroken, postflight.StatusCorrupt, postflight.StatusNotATask:
 		return render.ToneFail
 	}
 	return render.ToneNone

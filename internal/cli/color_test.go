@@ -92,7 +92,10 @@ func TestColorFlag(t *testing.T) {
 // summary's verdict line by the verdict, the refusal red, pre-flight warnings yellow — and
 // indented lines stay plain; with colour off the text is unchanged.
 func TestRunTaskTextColor(t *testing.T) {
-	task := postflight.Task{Name: "001-x", Spec: "s"}
+	task := postflight.Task{Name: "001-x", Spec: "s", Dir: "d"}
+	driftNext := "next: planner: review d/audit.md — accept the drift (mastermind accept s --reason TEXT), have the executor fix it and run: mastermind run-task s --post-only, or revise the spec and run: mastermind run-task s --pre-only\n"
+	brokenNext := "next: executor: fix the work or d/executor-report.md as d/audit.md lists, then run: mastermind run-task s --post-only (or the planner revises the spec and runs: mastermind run-task s --pre-only)\n"
+	refusedNext := "  next: planner: read d/audit.md; fix the cause above, then run: mastermind run-task s --post-only\n"
 	cases := []struct {
 		o     postflight.Outcome
 		plain string
@@ -100,14 +103,14 @@ func TestRunTaskTextColor(t *testing.T) {
 	}{
 		{postflight.Outcome{Outcome: postflight.OutcomePostDrift, Verdict: postflight.VerdictDrift, Task: task,
 			AuditSummary: "⚠️ Drift — s\n  ⚠️ unexpected_file: x\n", Artifacts: postflight.Artifacts{Audit: "a.md"}},
-			"⚠️ Drift — s\n  ⚠️ unexpected_file: x\naudit: a.md\n",
-			"\x1b[33m⚠️ Drift — s\x1b[0m\n  ⚠️ unexpected_file: x\naudit: a.md\n"},
+			"⚠️ Drift — s\n  ⚠️ unexpected_file: x\naudit: a.md\n" + driftNext,
+			"\x1b[33m⚠️ Drift — s\x1b[0m\n  ⚠️ unexpected_file: x\naudit: a.md\n" + driftNext},
 		// The colour follows the verdict, not the icon the text starts with.
 		{postflight.Outcome{Outcome: postflight.OutcomePostBroken, Verdict: postflight.VerdictBroken, Task: task,
 			AuditSummary: "✅ text\n", Artifacts: postflight.Artifacts{Audit: "a.md"}},
-			"✅ text\naudit: a.md\n", "\x1b[31m✅ text\x1b[0m\naudit: a.md\n"},
+			"✅ text\naudit: a.md\n" + brokenNext, "\x1b[31m✅ text\x1b[0m\naudit: a.md\n" + brokenNext},
 		{postflight.Outcome{Outcome: postflight.OutcomePostRefused, Message: "spec changed", Task: task},
-			"❌ spec changed\n", "\x1b[31m❌ spec changed\x1b[0m\n"},
+			"❌ spec changed\n" + refusedNext, "\x1b[31m❌ spec changed\x1b[0m\n" + refusedNext},
 		{postflight.Outcome{Outcome: postflight.OutcomePreReady, Task: task, Budget: 3,
 			State:    &postflight.State{BaselineRef: "b", Iteration: 1},
 			Findings: []finding.Finding{{Rule: "r", Class: finding.ClassWarning, Message: "w"}},

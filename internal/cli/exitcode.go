@@ -87,7 +87,8 @@ func silent(err error) bool {
 }
 
 // runTaskExit is the outcome → exit code table of run-task (spec-and-lifecycle.md §13.1).
-// post_drift is 0 here; --fail-on drift makes it 1 (runTaskExitCode).
+// post_drift is 0 here; --fail-on drift makes it 1 (runTaskExitCode), except for a drift the
+// planner accepted (Outcome.Accepted, lifecycle-v2.md §3).
 var runTaskExit = map[string]int{
 	postflight.OutcomePreReady:       ExitOK,
 	postflight.OutcomePreRefused:     ExitNotPassed,

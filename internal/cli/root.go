@@ -75,6 +75,7 @@ func NewRootCmd(io *IOStreams) *cobra.Command {
 	// Commands, in help order. Each constructor lives in its own cmd_<name>.go file.
 	root.AddCommand(
 		NewCmdRunTask(io, nil),
+		NewCmdAccept(io, nil),
 		NewCmdDemo(io, nil),
 		NewCmdReport(io),
 		NewCmdSchema(io, nil),

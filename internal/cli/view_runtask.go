@@ -57,17 +57,28 @@ func (v runTaskView) WriteText(t *render.Text) {
 		for _, f := range o.Findings {
 			t.Printf("  %s\n", textsafe.Escape(f.String()))
 		}
+		if o.Findings == nil && o.Message != "" {
+			t.Printf("  %s\n", textsafe.Escape(o.Message))
+		}
+		t.Printf("  next: planner: fix %s as listed above, then run: mastermind run-task %s --pre-only\n", o.Task.Spec, o.Task.Spec)
 	case postflight.OutcomePostRefused:
 		t.Line(render.ToneFail, "❌ "+o.Message)
-		if o.Next.Step == postflight.NextRunAudit && o.Next.Run != "" {
+		switch {
+		case o.Next.Step == postflight.NextRunAudit && o.Next.Run != "":
 			t.Printf("  next: run: %s\n", o.Next.Run)
+		case !strings.Contains(o.Message, "next: "):
+			// audit inputs unavailable (snapshot limits) and the like.
+			t.Printf("  next: planner: read %s; fix the cause above, then run: mastermind run-task %s --post-only\n", o.Task.AuditRel(), o.Task.Spec)
 		}
 	case postflight.OutcomePostDrift, postflight.OutcomePostBroken:
 		writeAuditSummary(t, o)
 		t.Printf("audit: %s\n", o.Artifacts.Audit)
+		writeRepeated(t, o)
+		t.Printf("%s\n", blockedNext(o))
 	case postflight.OutcomePostHeld:
 		writeAuditSummary(t, o)
 		t.Printf("audit: %s\nrelease notes: %s\n", o.Artifacts.Audit, o.Artifacts.ReleaseNotes)
+		writeRepeated(t, o)
 		t.Printf("next: complete %s, then run: %s\n", o.Next.Edit, o.Next.Run)
 	case postflight.OutcomeHistoryPending:
 		t.Line(render.ToneNone, "⏳ history review pending — "+o.Next.Edit)
@@ -85,10 +96,40 @@ func (v runTaskView) WriteText(t *render.Text) {
 			// Learned already: nothing was done.
 			t.Line(render.TonePass, "✅ "+o.Message)
 			t.Printf("  history review: %s\n  to re-audit it, run: %s\n", o.Artifacts.HistoryReview, o.Next.Run)
+			t.Printf("  next: nothing; the task is closed\n")
 			return
 		}
 		t.Line(render.TonePass, "✅ "+o.Message+" (learned/close)")
 		t.Printf("  history review: %s\n", o.Artifacts.HistoryReview)
+		t.Printf("  next: nothing; the task is closed\n")
+	}
+}
+
+// blockedNext is the "next:" line of a drift or broken outcome (lifecycle-v2.md §9): who acts and
+// the command, by the state's next step and verdict. docs/workflows.md explains each.
+func blockedNext(o *postflight.Outcome) string {
+	spec := o.Task.Spec
+	post := "mastermind run-task " + spec + " --post-only"
+	pre := "mastermind run-task " + spec + " --pre-only"
+	st := o.State
+	switch {
+	case o.Accepted:
+		return fmt.Sprintf("next: planner: the drift is accepted; complete %s, then run: mastermind run-task %s", o.Task.HistoryReviewRel(), spec)
+	case o.Next.Step == postflight.NextReturnToDesign:
+		return fmt.Sprintf("next: planner: return to design — revise %s (or ask the user), then run: %s", spec, pre)
+	case st != nil && st.Status == postflight.StatusBlocked:
+		return fmt.Sprintf("next: executor: write a valid %s (check it with: mastermind report validate %s), then run: %s", o.Task.ReportRel(), o.Task.ReportRel(), post)
+	case o.Outcome == postflight.OutcomePostDrift:
+		return fmt.Sprintf("next: planner: review %s — accept the drift (mastermind accept %s --reason TEXT), have the executor fix it and run: %s, or revise the spec and run: %s", o.Task.AuditRel(), spec, post, pre)
+	}
+	return fmt.Sprintf("next: executor: fix the work or %s as %s lists, then run: %s (or the planner revises the spec and runs: %s)", o.Task.ReportRel(), o.Task.AuditRel(), post, pre)
+}
+
+// writeRepeated says that a post-flight on unchanged inputs returned the recorded outcome
+// (lifecycle-v2.md §5).
+func writeRepeated(t *render.Text, o *postflight.Outcome) {
+	if o.Repeated {
+		t.Printf("repeated: the inputs are unchanged since this audit; its recorded outcome is shown and nothing was written\n")
 	}
 }
 
@@ -101,7 +142,7 @@ func runTaskText(o *postflight.Outcome) string {
 
 // writeAuditSummary writes the human part of audit.md, its verdict line coloured by the verdict.
 func writeAuditSummary(t *render.Text, o *postflight.Outcome) {
-	first, rest, _ := strings.Cut(o.AuditSummary, "\n")
+	first, rest, _ := strings.Cut(capAuditSummary(o.AuditSummary, MaxTextFindings), "\n")
 	t.Line(verdictTone(o.Verdict), first)
 	t.WriteString(rest)
 }
@@ -121,9 +162,11 @@ func iterationText(iter, budget int) string {
 // runTaskEnvelope is the run-task --json output (§13.2). Keys are in documented order.
 type runTaskEnvelope struct {
 	render.Header
-	Phase    string            `json:"phase"`
-	Outcome  string            `json:"outcome"`
-	ExitCode int               `json:"exit_code"`
+	Phase    string `json:"phase"`
+	Outcome  string `json:"outcome"`
+	ExitCode int    `json:"exit_code"`
+	// Repeated is present (true) only for a post-flight on unchanged inputs (lifecycle-v2.md §5).
+	Repeated bool              `json:"repeated,omitempty"`
 	Message  string            `json:"message"`
 	Task     string            `json:"task"`
 	Spec     string            `json:"spec"`
@@ -146,7 +189,7 @@ type envelopeArtifacts struct {
 func (v runTaskView) JSON() any {
 	r := v.o
 	e := runTaskEnvelope{Header: render.NewHeader("run-task"), Phase: r.Phase, Outcome: r.Outcome, ExitCode: v.exit,
-		Message: r.Message, Task: r.Task.Name, Spec: r.Task.Spec, State: r.State, Findings: []json.RawMessage{},
+		Repeated: r.Repeated, Message: r.Message, Task: r.Task.Name, Spec: r.Task.Spec, State: r.State, Findings: []json.RawMessage{},
 		Receipts: r.Receipts,
 		Artifacts: envelopeArtifacts{State: strOrNull(r.Artifacts.State), Audit: strOrNull(r.Artifacts.Audit),
 			ReleaseNotes: strOrNull(r.Artifacts.ReleaseNotes), HistoryReview: strOrNull(r.Artifacts.HistoryReview)}}

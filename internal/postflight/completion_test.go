@@ -263,6 +263,8 @@ func TestHostileReview(t *testing.T) {
 	}
 	target := readFile(t, "/", outside)
 	opts.Mode = ModePostOnly
+	// Changed work, so that the post-flight audits again (unchanged inputs are a read).
+	writeFile(t, root, "internal/cache/lru.go", "package cache\n\nfunc newLRU() int { return 4 }\n")
 	if _, err := Run(t.Context(), opts); err == nil || !strings.Contains(err.Error(), "history-review.md is refused") {
 		t.Fatalf("err %v", err)
 	}
@@ -322,7 +324,7 @@ func TestReleaseNotesTitleAndMissingSections(t *testing.T) {
 		{"# Body title\n\n## Tests Plan\n\nT.\n", "# Body title\n\n## Summary\n\n_The spec has no Goals section._\n\n## Tests\n\nT.\n"},
 	} {
 		sp, _ := spec.Parse([]byte(tc.src), taskSpec)
-		notes, err := c.releaseNotes(t.Context(), sp, readState(t, root).BaselineRef, cs, nil)
+		notes, err := c.releaseNotes(t.Context(), sp, readState(t, root).BaselineRef, cs, nil, "Audit: ✅ Held")
 		if err != nil {
 			t.Fatal(err)
 		}

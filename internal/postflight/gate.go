@@ -43,6 +43,8 @@ type GateOptions struct {
 	Record bool
 	// Now is passed to post-flight with Record.
 	Now func() time.Time
+	// Wait is passed to post-flight with Record: how long to wait for a busy controller lock.
+	Wait time.Duration
 	// StateDir is the controller store root ("" for store.Location()). Tasks the store has a
 	// record of are gated from it (trust-model.md I2); the others from their state.json (a CI
 	// runner has no store: trust-model.md I6).
@@ -56,6 +58,7 @@ const (
 	GateBroken     = "broken"      // the audit verdict is broken (including a rejected report)
 	GateRefused    = "refused"     // spec changed since approval, or pre-flight is required
 	GateLearned    = "learned"     // closed; not re-audited, but its history review must back the closure
+	GateAccepted   = "accepted"    // a drift the planner accepted, its inputs unchanged since (lifecycle-v2.md §3)
 	GateNotStarted = "not_started" // no state.json: pre-flight never ran (open, unapproved work: fails)
 	GateError      = "error"       // corrupt state, unusable or misnamed task folder, or git failure
 )
@@ -306,6 +309,8 @@ func (g *gater) gateTask(ctx context.Context, in TaskInfo) gateTask {
 	case g.opts.Record:
 		t.audited = true
 		g.record(ctx, in, &t)
+	case in.State.Accepted() && in.State.Status == StatusHistoryReviewRequired && g.accepted(ctx, in, &t):
+		// Passing: the inputs are the accepted ones.
 	case in.State.NextStep == NextRunPreflight:
 		t.Status, t.Reason = GateRefused, "pre-flight is required: "+in.State.BlockingReason+preflightNext(in.Task, in.State, DefaultMaxIterations)
 	default:
@@ -366,6 +371,23 @@ func learnedProblem(t Task, st *State) (string, error) {
 	return "state.json says learned, but the history review does not back it: " + audit.FirstPlus(msgs) + redo, nil
 }
 
+// accepted reports whether an accepted drift task's inputs are unchanged since the acceptance:
+// the §8.2 history snapshot recomputed now equals accepted_snapshot. It then marks t accepted and
+// passing; otherwise (or on an error) the task is audited as usual.
+func (g *gater) accepted(ctx context.Context, in TaskInfo, t *gateTask) bool {
+	snap, err := (&controller{git: g.git, task: in.Task}).currentSnapshot(ctx, in.State)
+	if err != nil || snap != in.State.AcceptedSnapshot {
+		return false
+	}
+	t.Status, t.Passed, t.Verdict = GateAccepted, true, in.State.Verdict
+	if in.State.Findings != nil {
+		c := *in.State.Findings
+		t.Counts = &c
+	}
+	t.Reason = "drift accepted by the planner: " + in.State.AcceptedReason + "; inputs unchanged since"
+	return true
+}
+
 func (t *gateTask) fail(status string, err error) {
 	t.Status, t.Passed, t.Err, t.Reason = status, false, err, err.Error()
 }
@@ -401,7 +423,7 @@ func (g *gater) auditWith(ctx context.Context, in TaskInfo, t *gateTask, git Git
 func (g *gater) record(ctx context.Context, in TaskInfo, t *gateTask) {
 	res, err := Run(ctx, Options{Git: g.git, SpecArg: filepath.Join(t.Task.Root, filepath.FromSlash(t.Task.Spec)),
 		Mode: ModePostOnly, MaxIterations: DefaultMaxIterations,
-		Now: g.opts.Now, StateDir: g.opts.StateDir})
+		Now: g.opts.Now, Wait: g.opts.Wait, StateDir: g.opts.StateDir})
 	t.Warnings = res.Warnings
 	if err != nil {
 		t.fail(GateError, err)
@@ -420,6 +442,9 @@ func (g *gater) record(ctx context.Context, in TaskInfo, t *gateTask) {
 			counts.Errors, counts.Warnings = finding.Count(res.Findings)
 		}
 		t.setVerdict(verdict, counts, res.Findings, res.ReportViolations, g.opts.FailOnDrift)
+		if res.Accepted {
+			t.Status, t.Passed, t.Reason = GateAccepted, true, res.Message
+		}
 	default:
 		// post_refused (spec changed, pre-flight required, audit inputs unavailable) and any
 		// other outcome: not a pass.

@@ -328,7 +328,7 @@ func TestGateRecord(t *testing.T) {
 	}
 	after := snapshotStates(t, root)
 	for name, wantStatus := range map[string]string{"001-held": StatusHistoryReviewRequired, "002-drift": StatusDrift,
-		"003-broken": StatusBroken, "007-changed": StatusHeld} {
+		"003-broken": StatusBroken, "007-changed": StatusBlocked} {
 		if !strings.Contains(after[name], `"status": "`+wantStatus+`"`) {
 			t.Errorf("%s state after --record:\n%s", name, after[name])
 		}

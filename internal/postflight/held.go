@@ -29,7 +29,7 @@ func lstat(p string) (fs.FileInfo, error) { return os.Lstat(p) }
 func (c *controller) held(ctx context.Context, st *State, a *Audit, cs *gitscope.ChangedSet, d []gitscope.Entry, specRaw, auditBytes []byte) (*Outcome, error) {
 	res := c.res
 	sp, _ := spec.Parse(specRaw, c.task.Spec)
-	notes, err := c.releaseNotes(ctx, sp, st.BaselineRef, cs, d)
+	notes, err := c.releaseNotes(ctx, sp, st.BaselineRef, cs, d, "Audit: ✅ Held")
 	if err != nil {
 		return res, err
 	}
@@ -45,8 +45,9 @@ func (c *controller) held(ctx context.Context, st *State, a *Audit, cs *gitscope
 	}
 	st.BlockingStreak, st.BlockingFingerprint = 0, ""
 	if err != nil {
-		st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusHeld, NextPlannerReview, RiskMedium, ArtifactAudit
+		st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusBlocked, NextPlannerReview, RiskMedium, ArtifactAudit
 		st.BlockingReason = "audit inputs unavailable: " + err.Error()
+		st.InputsFingerprint = ""
 		if werr := c.writeState(st); werr != nil {
 			return res, werr
 		}
@@ -73,8 +74,9 @@ func (c *controller) held(ctx context.Context, st *State, a *Audit, cs *gitscope
 	return res, nil
 }
 
-// releaseNotes renders §8.1.
-func (c *controller) releaseNotes(ctx context.Context, sp *spec.Spec, baseline string, cs *gitscope.ChangedSet, d []gitscope.Entry) ([]byte, error) {
+// releaseNotes renders §8.1; trailer is the last line ("Audit: ✅ Held", or the accepted drift of
+// lifecycle-v2.md §3).
+func (c *controller) releaseNotes(ctx context.Context, sp *spec.Spec, baseline string, cs *gitscope.ChangedSet, d []gitscope.Entry, trailer string) ([]byte, error) {
 	title := sp.Title
 	if title == "" {
 		title = sp.Frontmatter.Title
@@ -116,7 +118,7 @@ func (c *controller) releaseNotes(ctx context.Context, sp *spec.Spec, baseline s
 			fmt.Fprintf(&b, "  %s\n", textsafe.Escape(p))
 		}
 	}
-	b.WriteString("```\n\n---\nAudit: ✅ Held\n")
+	b.WriteString("```\n\n---\n" + textsafe.Escape(trailer) + "\n")
 	return b.Bytes(), nil
 }
 

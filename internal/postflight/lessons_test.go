@@ -173,7 +173,7 @@ func TestBudgetLesson(t *testing.T) {
 	run(t, opts, ModePreOnly)
 	run(t, opts, ModePreOnly)
 	res := run(t, opts, ModePreOnly)
-	wantOutcome(t, res, OutcomePreRefused, StatusHeld, NextRunPreflight)
+	wantOutcome(t, res, OutcomePreRefused, StatusBlocked, NextRunPreflight)
 	lessons := string(readFile(t, root, ".mastermind/tasks/_lessons.md"))
 	id := LessonID("020-cache", LessonIterationBudget)
 	for _, want := range []string{"## " + id + "\n", "- **Kind:** iteration_budget_exhausted\n", "- **Occurrences:** 1\n",

@@ -22,6 +22,21 @@ const reasonSpecChanged = "spec changed since approval; review the revised contr
 func (c *controller) postflight(ctx context.Context, prev *State) (*Outcome, error) {
 	res := c.res
 	res.Phase = PhasePostflight
+	// Unchanged inputs are a read (lifecycle-v2.md §5): the recorded outcome, nothing written,
+	// the streak unchanged.
+	in, err := c.readInputs(ctx, prev, c.opts.RunVerify)
+	if err != nil {
+		return res, err
+	}
+	// --rerun-verify asks for new runs of the verify commands, and a mirror found tampered with
+	// must be reported by an audit (controller_record_tampered), so both always audit.
+	tampered := c.files != nil && len(c.files.tamperFindings()) > 0
+	if in.Fingerprint != "" && in.Fingerprint == prev.InputsFingerprint && !c.opts.RerunVerify && !tampered {
+		if out, ok := c.repeated(prev); ok {
+			return out, nil
+		}
+	}
+	c.inputsFP = in.Fingerprint
 	// Step 1: mark the audit as started.
 	st := *prev
 	st.Status, st.NextStep, st.BlockingReason = StatusAuditRequired, NextRunAudit, ""
@@ -29,7 +44,11 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Outcome, err
 	if err := c.writeState(&st); err != nil {
 		return res, err
 	}
-	ar, err := auditTask(ctx, c.git, c.task, &st, nil, c.files, c.verifyInputs(&st))
+	git := c.git
+	if in.Changed != nil {
+		git = fixedGit{Git: c.git, baseline: st.BaselineRef, cs: in.Changed}
+	}
+	ar, err := auditTask(ctx, git, c.task, &st, in.Spec, c.files, c.verifyInputs(&st))
 	if err != nil {
 		return res, err
 	}
@@ -69,7 +88,7 @@ type specInput struct {
 func (c *controller) persistAudit(ctx context.Context, st *State, ar *auditRun) (*Outcome, error) {
 	switch {
 	case ar.SpecChanged:
-		st.Status, st.NextStep, st.Risk, st.BlockingReason, st.LastArtifact = StatusHeld, NextRunPreflight, RiskMedium, reasonSpecChanged, ArtifactSpec
+		st.Status, st.NextStep, st.Risk, st.BlockingReason, st.LastArtifact = StatusBlocked, NextRunPreflight, RiskMedium, reasonSpecChanged, ArtifactSpec
 		if err := c.writeState(st); err != nil {
 			return c.res, err
 		}
@@ -179,6 +198,7 @@ func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []findi
 	}
 	degraded := cs.Degraded
 	st.Verdict, st.Findings, st.Degraded = verdict, &Counts{e, w}, &degraded
+	st.InputsFingerprint = c.inputsFP
 	if verdict == VerdictHeld {
 		return c.held(ctx, st, a, cs, d, specRaw, auditBytes)
 	}
@@ -221,7 +241,7 @@ func (c *controller) writeAudit(st *State, a *Audit) ([]byte, error) {
 		err = c.files.saveAudit(data, c.now())
 	}
 	if err != nil {
-		st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusHeld, NextPlannerReview, RiskHigh, ArtifactSpec
+		st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusBlocked, NextPlannerReview, RiskHigh, ArtifactSpec
 		st.BlockingReason = "failed to persist audit.md: " + err.Error()
 		st.ClearVerdict()
 		if werr := c.writeState(st); werr != nil {
@@ -265,7 +285,7 @@ func (c *controller) rejectCommon(st *State, a *Audit, r audit.Rejection, fs []f
 		return res, err
 	}
 	applyStreak(st, streak, fingerprint)
-	st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusHeld, NextPlannerReview, RiskMedium, ArtifactReport
+	st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusBlocked, NextPlannerReview, RiskMedium, ArtifactReport
 	if returned {
 		st.NextStep = NextReturnToDesign
 		blocking += streakSuffix
@@ -273,6 +293,13 @@ func (c *controller) rejectCommon(st *State, a *Audit, r audit.Rejection, fs []f
 	}
 	st.BlockingReason = blocking
 	st.Verdict, st.Findings, st.Degraded = VerdictBroken, &Counts{e, w}, nil
+	st.InputsFingerprint = c.inputsFP
+	if r.Finding.FieldString("reason") == audit.ReasonTaskSourceUnavailable {
+		// The spec could not be read by path during the audit (a folder swapped, a transient
+		// refusal) although the fingerprint's read succeeded: the outcome is not a function of
+		// the fingerprinted inputs, so the next post-flight audits again.
+		st.InputsFingerprint = ""
+	}
 	c.upsertLesson(lessonEvent{Kind: LessonAuditContractFailure, Observed: observed})
 	if err := c.writeState(st); err != nil {
 		return res, err

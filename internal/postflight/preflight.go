@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/audit"
@@ -19,6 +20,7 @@ const (
 	RuleBudgetExhausted        = "preflight.budget_exhausted"
 	RuleBaselineUnavailable    = "preflight.baseline_unavailable"
 	RulePreexistingChanges     = "preflight.preexisting_changes"
+	RuleOtherOpenTask          = "preflight.other_open_task"
 	RuleChangedDuringPreflight = "spec.changed_during_preflight"
 	RuleCreationExists         = "spec.creation_exists_in_baseline"
 	RuleDeletesNotInBaseline   = "spec.deletes_not_in_baseline"
@@ -58,7 +60,7 @@ func (c *controller) preflight(ctx context.Context, prev *State) (*Outcome, erro
 		return c.res, err
 	}
 	steps := []func(context.Context) error{r.revokeApproval, r.validateSpec, r.resolveBaseline, r.checkCreations,
-		r.preexistingChanges, r.rereadSpec}
+		r.preexistingChanges, r.otherOpenTasks, r.rereadSpec}
 	for _, step := range steps {
 		if err := step(ctx); err != nil {
 			return c.res, err
@@ -90,7 +92,7 @@ func (r *preRun) checkBudget() (refused bool, err error) {
 		Fields: []finding.Field{{Key: "limit", Value: limit}, {Key: "iteration", Value: r.iter - 1}}}
 	if r.prev != nil {
 		st := *r.prev
-		st.Status, st.NextStep, st.BlockingReason, st.LastArtifact = StatusHeld, NextRunPreflight, reason, ArtifactSpec
+		st.Status, st.NextStep, st.BlockingReason, st.LastArtifact = StatusBlocked, NextRunPreflight, reason, ArtifactSpec
 		st.ClearVerdict()
 		if err := c.writeState(&st); err != nil {
 			return true, err
@@ -108,7 +110,7 @@ func (r *preRun) revokeApproval(context.Context) error {
 		return nil
 	}
 	r.st = *r.prev
-	r.st.Status, r.st.NextStep, r.st.BlockingReason, r.st.LastArtifact = StatusHeld, NextRunPreflight, reasonRevalidation, ArtifactSpec
+	r.st.Status, r.st.NextStep, r.st.BlockingReason, r.st.LastArtifact = StatusBlocked, NextRunPreflight, reasonRevalidation, ArtifactSpec
 	r.st.Iteration = r.iter
 	r.st.ClearVerdict()
 	return r.c.writeState(&r.st)
@@ -221,6 +223,35 @@ func (r *preRun) preexistingChanges(ctx context.Context) error {
 				len(paths), strings.Join(paths, ", ")),
 			Fields: []finding.Field{{Key: "paths", Value: paths}}})
 	}
+	return nil
+}
+
+// otherOpenTasks warns (lifecycle-v2.md §9) when another task of this work tree is open — it has
+// a state that is not learned, or a corrupt one — since every task is audited against the one work
+// tree, the tasks' changes are attributed to each other. The warning names them and the
+// `git worktree add` command that gives this task a work tree of its own.
+func (r *preRun) otherOpenTasks(context.Context) error {
+	c := r.c
+	infos, err := ScanTasks(c.task.Root)
+	if err != nil {
+		return nil // the scan is advisory; the task's own folder was already checked
+	}
+	var open []string
+	for _, in := range infos {
+		if in.Task.Name == c.task.Name || (in.Err == nil && (in.State == nil || in.State.Status == StatusLearned)) {
+			continue
+		}
+		open = append(open, in.Task.Name)
+	}
+	if len(open) == 0 {
+		return nil
+	}
+	wt := "../" + filepath.Base(c.task.Root) + "-" + c.task.Name
+	cmd := fmt.Sprintf("git worktree add -b %s %s HEAD && mkdir -p %s/%s && cp %s %s/%s", c.task.Name, wt, wt, c.task.Dir, c.task.Spec, wt, c.task.Spec)
+	r.warnings = append(r.warnings, finding.Finding{Rule: RuleOtherOpenTask, Class: finding.ClassWarning, File: c.task.Spec,
+		Message: fmt.Sprintf("%d other task(s) are open in this work tree (%s): every task is audited against the same changed set, so their changes and this task's are attributed to each other; to isolate this task, give it its own work tree: %s, then run its pre-flight and the executor there",
+			len(open), strings.Join(open, ", "), cmd),
+		Fields: []finding.Field{{Key: "tasks", Value: open}, {Key: "command", Value: cmd}}})
 	return nil
 }
 

@@ -242,6 +242,6 @@ func TestTaskFolderSwapRace(t *testing.T) {
 		t.Fatal("no run met a swap: the race did not happen")
 	}
 	if res := run(t, opts, ModePostOnly); res.Outcome != OutcomePostHeld {
-		t.Fatalf("after the race: %s", res.Outcome)
+		t.Fatalf("after the race: %s %v %+v", res.Outcome, res.Repeated, res.Findings)
 	}
 }

@@ -85,6 +85,9 @@ type Options struct {
 	ForceIteration bool
 	// Now is the clock for started_at and lesson dates; time.Now when nil.
 	Now func() time.Time
+	// Wait is how long to wait for a busy controller lock (§12.1, lifecycle-v2.md §9 --wait);
+	// 0 fails at once with a *LockBusyError.
+	Wait time.Duration
 	// RunVerify runs every declared verify command at post-flight, as if each had run: true
 	// (--run-verify); RerunVerify runs them again even when receipts for the same inputs exist
 	// (--rerun-verify). verification-receipts.md §1.
@@ -105,6 +108,34 @@ type Options struct {
 	// the baseline of the task folder's state.json, when that commit is an ancestor of HEAD and
 	// the spec hash matches.
 	Adopt bool
+}
+
+// openTaskFilesWait is openTaskFiles, retried every 20 ms for at most wait while a controller
+// lock (the task folder's or the store's) is busy (--wait, lifecycle-v2.md §9); 0 does not wait.
+// A lock still busy is a *LockBusyError naming the wait. The wait also ends with ctx (the run's
+// --timeout deadline).
+func openTaskFilesWait(ctx context.Context, task Task, stateDir, gitDir string, wait time.Duration) (*taskFiles, error) {
+	deadline := time.Now().Add(wait)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	for {
+		tf, err := openTaskFiles(task, stateDir, gitDir)
+		var busy *LockBusyError
+		if err == nil || !errors.As(err, &busy) || wait <= 0 {
+			return tf, err
+		}
+		if !time.Now().Before(deadline) {
+			busy.Waited = wait
+			return nil, busy
+		}
+		select {
+		case <-ctx.Done():
+			busy.Waited = wait
+			return nil, busy
+		case <-time.After(min(20*time.Millisecond, time.Until(deadline))):
+		}
+	}
 }
 
 // Artifacts are the artifact paths of the --json envelope; empty means null.
@@ -145,6 +176,12 @@ type Outcome struct {
 	Budget int
 	// Review lists what a history review still lacks, each as "<file>:<line>: <message>".
 	Review []string
+	// Repeated is true when the post-flight's inputs fingerprint equalled the recorded one
+	// (lifecycle-v2.md §5): the outcome is the recorded one and nothing was written.
+	Repeated bool
+	// Accepted is true when the outcome is a drift verdict the planner accepted (lifecycle-v2.md
+	// §3): it passes like held, also under --fail-on drift.
+	Accepted bool
 	// Warnings are advisory messages for the user (a lesson that could not be recorded, a
 	// mirror rewritten from the controller store); the run's result does not depend on them.
 	// Set on every return, errors included.
@@ -170,10 +207,17 @@ type Next struct {
 }
 
 // LockBusyError is the busy controller lock of §12.1 (exit 3).
-type LockBusyError struct{ Path string }
+type LockBusyError struct {
+	Path string
+	// Waited is how long the lock was waited for (--wait); 0 when not at all.
+	Waited time.Duration
+}
 
 func (e *LockBusyError) Error() string {
-	return fmt.Sprintf("task controller is busy (another mastermind holds %s)", e.Path)
+	if e.Waited > 0 {
+		return fmt.Sprintf("task controller is busy (another mastermind held %s for all of --wait %s)", e.Path, e.Waited)
+	}
+	return fmt.Sprintf("task controller is busy (another mastermind holds %s); retry, or pass --wait DURATION to wait for it", e.Path)
 }
 
 // Unwrap returns fsx.ErrLockBusy.
@@ -185,6 +229,9 @@ type controller struct {
 	git  Git
 	task Task
 	res  *Outcome
+	// inputsFP is the inputs fingerprint of the post-flight in progress (readInputs), stored with
+	// its verdict.
+	inputsFP string
 	// files is the task folder and store record of a run-task; nil for the gate's read-only
 	// audit.
 	files *taskFiles
@@ -232,7 +279,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	if err != nil {
 		return res, err
 	}
-	tf, err := openTaskFiles(task, opts.StateDir, gitDir)
+	tf, err := openTaskFilesWait(ctx, task, opts.StateDir, gitDir, opts.Wait)
 	if err != nil {
 		return res, err
 	}

@@ -26,7 +26,7 @@ const MaxStateBytes = 1 << 20
 const (
 	StatusApproved              = "approved"
 	StatusAuditRequired         = "audit_required"
-	StatusHeld                  = "held"
+	StatusBlocked               = "blocked"
 	StatusDrift                 = "drift"
 	StatusBroken                = "broken"
 	StatusHistoryReviewRequired = "history_review_required"
@@ -70,7 +70,7 @@ const (
 var allowedNext = map[string][]string{
 	StatusApproved:              {NextRunExecutor},
 	StatusAuditRequired:         {NextRunAudit},
-	StatusHeld:                  {NextRunPreflight, NextPlannerReview, NextReturnToDesign},
+	StatusBlocked:               {NextRunPreflight, NextPlannerReview, NextReturnToDesign},
 	StatusDrift:                 {NextPlannerReview, NextReturnToDesign},
 	StatusBroken:                {NextPlannerReview, NextReturnToDesign},
 	StatusHistoryReviewRequired: {NextReviewHistory},
@@ -103,7 +103,19 @@ type State struct {
 	HistorySnapshotSHA256 string  `json:"history_snapshot_sha256,omitempty"`
 	BlockingFingerprint   string  `json:"blocking_fingerprint,omitempty"`
 	BlockingStreak        int     `json:"blocking_streak"`
+	// InputsFingerprint is the lifecycle-v2.md §5 fingerprint of the inputs the recorded verdict
+	// was computed from (present with verdict when a post-flight audited them).
+	InputsFingerprint string `json:"inputs_fingerprint,omitempty"`
+	// AcceptedReason, AcceptedAt (Unix seconds) and AcceptedSnapshot (the §8.2 history snapshot
+	// the acceptance is bound to) record a planner's `mastermind accept` of a drift verdict
+	// (lifecycle-v2.md §3); all three or none.
+	AcceptedReason   string `json:"accepted_reason,omitempty"`
+	AcceptedAt       *int64 `json:"accepted_at,omitempty"`
+	AcceptedSnapshot string `json:"accepted_snapshot,omitempty"`
 }
+
+// Accepted reports whether the planner accepted this state's drift verdict.
+func (s *State) Accepted() bool { return s.AcceptedSnapshot != "" }
 
 // requiredStateKeys are the keys present in every state (§5.1 "always").
 var requiredStateKeys = []string{"schema_version", "status", "next_step", "risk", "last_artifact",
@@ -125,12 +137,15 @@ func (e *CorruptStateError) Error() string {
 }
 
 // ClearVerdict removes the fields a new pre-flight or post-flight must clear (§3.1 step 2, §4
-// step 1): verdict, findings, degraded and history_snapshot_sha256.
+// step 1): verdict, findings, degraded, history_snapshot_sha256, inputs_fingerprint and an
+// acceptance.
 func (s *State) ClearVerdict() {
 	s.Verdict = ""
 	s.Findings = nil
 	s.Degraded = nil
 	s.HistorySnapshotSHA256 = ""
+	s.InputsFingerprint = ""
+	s.AcceptedReason, s.AcceptedAt, s.AcceptedSnapshot = "", nil, ""
 }
 
 // Validate checks every rule of §5.3 except the file checks and the spec_path comparison, and
@@ -144,7 +159,7 @@ func (s *State) Validate() string {
 	}
 	next, ok := allowedNext[s.Status]
 	if !ok {
-		return fmt.Sprintf("status %q is not one of approved, audit_required, held, drift, broken, history_review_required, learned", s.Status)
+		return fmt.Sprintf("status %q is not one of approved, audit_required, blocked, drift, broken, history_review_required, learned", s.Status)
 	}
 	if !slices.Contains(next, s.NextStep) {
 		return fmt.Sprintf("next_step %q is not allowed for status %q (allowed: %s)", s.NextStep, s.Status, strings.Join(next, ", "))
@@ -207,7 +222,15 @@ func (s *State) Validate() string {
 	if s.BlockingFingerprint != "" && !hex64.MatchString(s.BlockingFingerprint) {
 		return "blocking_fingerprint is not 64 lowercase hex digits"
 	}
-	return ""
+	if s.InputsFingerprint != "" {
+		if s.Verdict == "" {
+			return "inputs_fingerprint must only be present with verdict"
+		}
+		if !hex64.MatchString(s.InputsFingerprint) {
+			return "inputs_fingerprint is not 64 lowercase hex digits"
+		}
+	}
+	return s.validateAcceptance()
 }
 
 // ParseState decodes state.json bytes strictly (§5.3): one JSON object, no unknown or duplicate
@@ -304,4 +327,37 @@ func LoadState(abs, rel, specPath string) (*State, error) {
 		return nil, &CorruptStateError{Path: rel, Reason: fmt.Sprintf("spec_path %q does not match the spec %q", s.SpecPath, specPath)}
 	}
 	return s, nil
+}
+
+// MaxAcceptedReasonBytes bounds accepted_reason (lifecycle-v2.md §3).
+const MaxAcceptedReasonBytes = 4096
+
+// validateAcceptance checks the accepted_* fields: all three or none; only on a drift verdict
+// with status history_review_required or learned; the snapshot is the state's history snapshot.
+func (s *State) validateAcceptance() string {
+	n := 0
+	for _, set := range []bool{s.AcceptedReason != "", s.AcceptedAt != nil, s.AcceptedSnapshot != ""} {
+		if set {
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return ""
+	case n != 3:
+		return "accepted_reason, accepted_at and accepted_snapshot must be present together"
+	case s.Verdict != VerdictDrift:
+		return "an acceptance (accepted_*) is only allowed with verdict drift"
+	case s.Status != StatusHistoryReviewRequired && s.Status != StatusLearned:
+		return "an acceptance (accepted_*) is only allowed for status history_review_required or learned"
+	case !hex64.MatchString(s.AcceptedSnapshot):
+		return "accepted_snapshot is not 64 lowercase hex digits"
+	case s.AcceptedSnapshot != s.HistorySnapshotSHA256:
+		return "accepted_snapshot must equal history_snapshot_sha256"
+	case *s.AcceptedAt < 0:
+		return "accepted_at is negative"
+	case len(s.AcceptedReason) > MaxAcceptedReasonBytes:
+		return fmt.Sprintf("accepted_reason is longer than %d bytes", MaxAcceptedReasonBytes)
+	}
+	return ""
 }

@@ -226,6 +226,9 @@ func TestConcurrentLessonsFault(t *testing.T) {
 	}
 	const rounds = 5
 	for r := 0; r < rounds; r++ {
+		// Each round changes the work, so that every post-flight audits (unchanged inputs are a
+		// read, lifecycle-v2.md §5).
+		writeFile(t, root, "round.txt", fmt.Sprintf("round %d\n", r))
 		var wg sync.WaitGroup
 		for _, name := range tasks {
 			wg.Add(1)

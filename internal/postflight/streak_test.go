@@ -1,8 +1,10 @@
 package postflight
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -84,6 +86,8 @@ func TestThreeCycleRule(t *testing.T) {
 	root, opts := newTaskRepo(t)
 	driftWith(t, root, "internal/cache/shard.go")
 	for i := 1; i <= 4; i++ {
+		// The same condition on changed inputs (the streak counts distinct inputs, §5).
+		writeFile(t, root, "internal/cache/shard.go", fmt.Sprintf("x%d\n", i))
 		res := run(t, opts, ModePostOnly)
 		next := NextPlannerReview
 		if i >= 3 {
@@ -155,15 +159,78 @@ func TestThreeCycleRule(t *testing.T) {
 	}
 }
 
+// TestRepeatedPostflightIsARead: three post-flights on identical inputs audit once — the second
+// and third return the recorded outcome (Repeated), write nothing and leave the streak at 1; a
+// changed report after that audits again and moves the streak (lifecycle-v2.md §5).
+func TestRepeatedPostflightIsARead(t *testing.T) {
+	root, opts := newTaskRepo(t)
+	driftWith(t, root, "internal/cache/shard.go")
+	first := run(t, opts, ModePostOnly)
+	wantOutcome(t, first, OutcomePostDrift, StatusDrift, NextPlannerReview)
+	if first.Repeated || first.State.InputsFingerprint == "" {
+		t.Fatalf("first post-flight: repeated %v, fingerprint %q", first.Repeated, first.State.InputsFingerprint)
+	}
+	state, audit := readFile(t, root, stateRel), readFile(t, root, ".mastermind/tasks/020-cache/audit.md")
+	lessons := readFile(t, root, ".mastermind/tasks/_lessons.md")
+	for i := 2; i <= 3; i++ {
+		res := run(t, opts, ModePostOnly)
+		if !res.Repeated || res.Outcome != OutcomePostDrift || res.Verdict != VerdictDrift || res.Message != first.Message {
+			t.Fatalf("run %d: repeated %v outcome %s verdict %s message %q", i, res.Repeated, res.Outcome, res.Verdict, res.Message)
+		}
+		if len(res.Findings) != 1 || res.Findings[0].Rule != "unexpected_file" || res.Findings[0].FieldString("file") != "internal/cache/shard.go" {
+			t.Fatalf("run %d findings %+v", i, res.Findings)
+		}
+		if res.AuditSummary != first.AuditSummary || res.Next.Step != NextPlannerReview {
+			t.Fatalf("run %d: summary or next differ: %+v", i, res.Next)
+		}
+		if !bytes.Equal(readFile(t, root, stateRel), state) || !bytes.Equal(readFile(t, root, ".mastermind/tasks/020-cache/audit.md"), audit) ||
+			!bytes.Equal(readFile(t, root, ".mastermind/tasks/_lessons.md"), lessons) {
+			t.Fatalf("run %d wrote something", i)
+		}
+	}
+	if st := readState(t, root); st.BlockingStreak != 1 {
+		t.Fatalf("streak %d after three identical post-flights", st.BlockingStreak)
+	}
+	// A changed report (the same block after a line of prose): audited again, the same condition, streak 2.
+	writeFile(t, root, reportRel, "Ran it again.\n\n"+string(readFile(t, root, reportRel)))
+	res := run(t, opts, ModePostOnly)
+	if res.Repeated || res.State.BlockingStreak != 2 || res.State.InputsFingerprint == first.State.InputsFingerprint {
+		t.Fatalf("changed report: repeated %v streak %d", res.Repeated, res.State.BlockingStreak)
+	}
+}
+
+// TestRepeatNeedsTheRecordedAudit: an audit.md changed outside mastermind is restored from the
+// controller store, and unchanged inputs are audited again (the audit reports the tampering)
+// instead of being a read.
+func TestRepeatNeedsTheRecordedAudit(t *testing.T) {
+	root, opts := newTaskRepo(t)
+	driftWith(t, root, "internal/cache/shard.go")
+	run(t, opts, ModePostOnly)
+	const auditRel = ".mastermind/tasks/020-cache/audit.md"
+	writeFile(t, root, auditRel, strings.Replace(string(readFile(t, root, auditRel)), `"warnings": 1`, `"warnings": 0`, 1))
+	res := run(t, opts, ModePostOnly)
+	if res.Repeated || res.Outcome != OutcomePostBroken || !strings.Contains(res.AuditSummary, finding.KindControllerRecordTampered) {
+		t.Fatalf("repeated %v outcome %s streak %d", res.Repeated, res.Outcome, res.State.BlockingStreak)
+	}
+	// The tampering was reported once: the next post-flight audits again, then it is a read.
+	if res = run(t, opts, ModePostOnly); res.Repeated || res.Outcome != OutcomePostDrift {
+		t.Fatalf("after the report: repeated %v outcome %s", res.Repeated, res.Outcome)
+	}
+	if res = run(t, opts, ModePostOnly); !res.Repeated || res.Outcome != OutcomePostDrift {
+		t.Fatalf("then: repeated %v outcome %s", res.Repeated, res.Outcome)
+	}
+}
+
 // TestSpecChangedKeepsStreak: "spec changed" is not a blocking post-flight; the streak is kept.
 func TestSpecChangedKeepsStreak(t *testing.T) {
 	root, opts := newTaskRepo(t)
 	driftWith(t, root, "x.txt")
 	run(t, opts, ModePostOnly)
+	writeFile(t, root, "x.txt", "y\n")
 	run(t, opts, ModePostOnly)
 	writeFile(t, root, taskSpec, specText+"\n")
 	res := run(t, opts, ModePostOnly)
-	wantOutcome(t, res, OutcomePostRefused, StatusHeld, NextRunPreflight)
+	wantOutcome(t, res, OutcomePostRefused, StatusBlocked, NextRunPreflight)
 	if res.State.BlockingStreak != 2 {
 		t.Fatalf("streak %d", res.State.BlockingStreak)
 	}

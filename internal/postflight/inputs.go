@@ -1,0 +1,236 @@
+package postflight
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"syscall"
+
+	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/report"
+	"github.com/mastermind-controller/mastermind/internal/spec"
+)
+
+// inputs are what one post-flight audits (lifecycle-v2.md §5), read once: the spec (already
+// parsed, for auditTask), the changed set C, and their inputs fingerprint. Fingerprint is ""
+// when the spec no longer hashes to the approved spec_hash (the audit refuses then, and there
+// is nothing to repeat).
+type inputs struct {
+	Spec        *specInput
+	Changed     *gitscope.ChangedSet
+	Fingerprint string
+	base        FingerprintInput
+}
+
+// fingerprintFor is the inputs fingerprint with or without --run-verify ("" when the spec
+// changed).
+func (in *inputs) fingerprintFor(runAll bool) string {
+	if in.Spec.Spec == nil || in.Changed == nil {
+		return ""
+	}
+	b := in.base
+	b.Verify = verifyLines(in.Spec.Spec, runAll)
+	return InputsFingerprint(b)
+}
+
+// readInputs reads the task's audited inputs for state st — the spec and the report through
+// c.readTaskFile (the task folder's handle in a run-task), the changed set from git — and computes
+// their fingerprint. runAll is --run-verify (every declared command runs at post-flight), which
+// changes what the audit checks and so is part of the fingerprint. An error is operational (git
+// failing, an I/O error other than a refused file).
+func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*inputs, error) {
+	git, t := c.git, c.task
+	raw, err := c.readTaskFile("spec.md", t.Spec, spec.MaxBytes)
+	if err != nil && fsx.ReasonOf(err) == "" {
+		return nil, fmt.Errorf("read %s: %w", t.Spec, err)
+	}
+	in := &inputs{Spec: &specInput{Raw: raw, Err: err}}
+	if err != nil || sha256Hex(raw) != st.SpecHash {
+		return in, nil
+	}
+	in.Spec.Spec, in.Spec.Findings = spec.Parse(raw, t.Spec)
+	// The changed set the audit uses: against the task's pre-flight snapshots in a run-task
+	// (trust-model.md I1), as auditTask computes it.
+	if c.files != nil && c.files.st != nil {
+		git = snapshotGit{Git: git, snap: c.files.st}
+	}
+	if in.Changed, err = git.ChangedSet(ctx, st.BaselineRef); err != nil {
+		return nil, err
+	}
+	rep, err := c.readTaskFile("executor-report.md", t.ReportRel(), report.MaxBytes+1)
+	reportID := "-" + string(fsx.ReasonOf(err))
+	switch {
+	case err == nil:
+		reportID = sha256Hex(rep)
+	case fsx.ReasonOf(err) == "":
+		return nil, fmt.Errorf("read %s: %w", t.ReportRel(), err)
+	}
+	d := in.Changed.WithoutControl()
+	ids, err := contentIDs(t.Root, d)
+	if err != nil {
+		return nil, err
+	}
+	in.base = FingerprintInput{Baseline: st.BaselineRef, SpecHash: st.SpecHash, Report: reportID, Changed: d, ContentIDs: ids}
+	in.Fingerprint = in.fingerprintFor(runAll)
+	return in, nil
+}
+
+// verifyLines are the declared verify commands as the fingerprint sees them, in order, then a
+// marker line when --run-verify runs them all (run: true and timeouts are in the spec's bytes,
+// which the spec hash covers).
+func verifyLines(sp *spec.Spec, runAll bool) []string {
+	out := make([]string, 0, len(sp.VerifyCommands))
+	for _, c := range sp.VerifyCommands {
+		out = append(out, c)
+	}
+	if runAll {
+		out = append(out, "\x00run-verify")
+	}
+	return out
+}
+
+// FingerprintInput is the input of InputsFingerprint.
+type FingerprintInput struct {
+	Baseline string
+	SpecHash string
+	// Report is the SHA-256 of the executor report's bytes, or "-<reason>" when it cannot be read
+	// (missing, a symlink, too large).
+	Report string
+	// Changed is D (the changed set without .mastermind/), sorted by path bytes; ContentIDs[i]
+	// is the content id of Changed[i] (contentID).
+	Changed    []gitscope.Entry
+	ContentIDs []string
+	// Verify are the spec's declared verify commands, in order.
+	Verify []string
+}
+
+// InputsFingerprint is the inputs fingerprint of lifecycle-v2.md §5: the lowercase hex SHA-256 of
+//
+//	mastermind-inputs v1\n
+//	baseline <oid>\n
+//	spec <spec sha256>\n
+//	report <report sha256 | -reason>\n
+//	verify <quoted command>\n          (one line per declared command, in order)
+//	file <status> <content id> <quoted path>\n   (one line per path of D, in path order)
+//
+// Paths and commands are Go-quoted, so no byte of them can forge a line.
+func InputsFingerprint(in FingerprintInput) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "mastermind-inputs v1\nbaseline %s\nspec %s\nreport %s\n", in.Baseline, in.SpecHash, in.Report)
+	for _, c := range in.Verify {
+		fmt.Fprintf(h, "verify %s\n", strconv.Quote(c))
+	}
+	for i, e := range in.Changed {
+		fmt.Fprintf(h, "file %s %s %s\n", e.Status, in.ContentIDs[i], strconv.Quote(string(e.Path)))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// contentIDs computes the content id of every entry of d, on a few goroutines (the reads are
+// independent and dominate a large changed set).
+func contentIDs(root string, d []gitscope.Entry) ([]string, error) {
+	ids := make([]string, len(d))
+	errs := make([]error, len(d))
+	workers := min(runtime.GOMAXPROCS(0)*2, len(d))
+	var wg sync.WaitGroup
+	next := make(chan int, workers)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				ids[i], errs[i] = contentID(root, string(d[i].Path))
+			}
+		}()
+	}
+	for i := range d {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return ids, errors.Join(errs...)
+}
+
+// contentID identifies what is at rel in the work tree now, without following a symlink:
+// "-" when absent (or an ancestor is not a directory), "via-link" when an ancestor is a symlink
+// (nothing outside the repository is read), "link:<sha256 of the target>", "dir" (a nested
+// repository), "special:<type>" for a FIFO, socket or device (never opened), otherwise the SHA-256
+// of the file's bytes, streamed (no size limit).
+func contentID(root, rel string) (string, error) {
+	if p := parentOf(rel); p != "" {
+		if err := fsx.CheckNoSymlink(root, p); err != nil {
+			switch fsx.ReasonOf(err) {
+			case fsx.ReasonMissing, fsx.ReasonNotRegular:
+				return "-", nil
+			case fsx.ReasonSymlink, fsx.ReasonSymlinkedAncestor:
+				return "via-link", nil
+			}
+			return "", fmt.Errorf("%s: %w", rel, err)
+		}
+	}
+	abs := filepath.Join(root, filepath.FromSlash(rel))
+	fi, err := os.Lstat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		return "-", nil
+	case err != nil:
+		return "", err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		t, err := os.Readlink(abs)
+		if err != nil {
+			return "", err
+		}
+		return "link:" + sha256Hex([]byte(t)), nil
+	case fi.IsDir():
+		return "dir", nil
+	case !fi.Mode().IsRegular():
+		return "special:" + fi.Mode().Type().String(), nil
+	}
+	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "-", nil
+	case errors.Is(err, syscall.ELOOP):
+		return "link:changed", nil
+	case err != nil:
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", rel, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// fixedGit is a Git whose changed set for one baseline is already computed (readInputs, with the
+// snapshots when the run has them), so that the audit does not run the git recipe a second time.
+type fixedGit struct {
+	Git
+	baseline string
+	cs       *gitscope.ChangedSet
+}
+
+func (g fixedGit) ChangedSet(ctx context.Context, baseline string) (*gitscope.ChangedSet, error) {
+	if baseline == g.baseline && g.cs != nil {
+		return g.cs, nil
+	}
+	return g.Git.ChangedSet(ctx, baseline)
+}
+
+func (g fixedGit) ChangedSetSince(ctx context.Context, baseline string, store gitscope.SnapshotStore) (*gitscope.ChangedSet, error) {
+	if baseline == g.baseline && g.cs != nil {
+		return g.cs, nil
+	}
+	return g.Git.ChangedSetSince(ctx, baseline, store)
+}
