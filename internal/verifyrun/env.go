@@ -21,8 +21,9 @@ var removedPrefixes = []string{"GIT_", "MASTERMIND_"}
 // ignored, so nothing the executor plants there is in the changed set. Entries are compared with
 // dir after resolving symbolic links; an entry that cannot be resolved (it does not exist) is
 // dropped too, since it holds nothing to run. On Windows, where cmd.exe looks in the current
-// directory first, NoDefaultCurrentDirectoryInExePath is set for the same reason. Names are compared without case, since Windows environment names
-// are case-insensitive; entries without "=" are dropped.
+// directory first, NoDefaultCurrentDirectoryInExePath is set for the same reason. Names are
+// compared without case, since Windows environment names are case-insensitive; entries without
+// "=" are dropped.
 func Environ(base []string, dir string) []string {
 	out := make([]string, 0, len(base)+2)
 	for _, kv := range base {
