@@ -2,6 +2,10 @@ package audit
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
@@ -38,9 +42,13 @@ type VerifyInputs struct {
 // store or git failed).
 func (r *run) checkReceipts(v *VerifyInputs, fs []finding.Finding) ([]finding.Finding, *verifyrun.StepResult, error) {
 	rows := reportRows(r.rep)
+	env, err := r.runEnv(v.Env)
+	if err != nil {
+		return nil, nil, err
+	}
 	in := verifyrun.StepInputs{Root: r.in.Root, Spec: r.in.Spec, Baseline: r.in.Baseline,
 		Before: pathStates(r.in.Root, r.d), Rows: rows, All: v.All, Rerun: v.Rerun, Store: v.Store,
-		Env: v.Env, Progress: v.Progress}
+		Env: env, Progress: v.Progress}
 	if v.Recompute != nil {
 		in.After = func(ctx context.Context) ([]verifyrun.PathState, error) {
 			cs, err := v.Recompute(ctx)
@@ -83,6 +91,41 @@ func (r *run) checkReceipts(v *VerifyInputs, fs []finding.Finding) ([]finding.Fi
 		ev.Lines = step.Lines(r.in.Spec.VerifyCommands, rows)
 	}
 	return out, step, nil
+}
+
+// runEnv returns the runs' base environment: base (nil: the process's), with GOWORK=off when the
+// root holds a go.work that nothing audits — absent from the baseline and from the changed set,
+// so ignored (.gitignore often lists go.work). Such a file could replace a dependency of the
+// tested module with the executor's copy from another ignored directory while the changed set
+// shows none of it (docs/hardening.md H5). A GOWORK the caller set is kept. Errors are those of
+// reading the baseline.
+func (r *run) runEnv(base []string) ([]string, error) {
+	if base == nil {
+		base = os.Environ()
+	}
+	for _, kv := range base {
+		if strings.HasPrefix(kv, "GOWORK=") {
+			return base, nil
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(r.in.Root, "go.work")); err != nil {
+		return base, nil
+	}
+	for _, e := range r.d {
+		if string(e.Path) == "go.work" {
+			return base, nil
+		}
+	}
+	if r.in.Claims != nil {
+		_, tracked, err := r.in.Claims.BaselineBlob(r.ctx, r.in.Baseline, "go.work")
+		if err != nil {
+			return nil, err
+		}
+		if tracked {
+			return base, nil
+		}
+	}
+	return append(slices.Clip(base), "GOWORK=off"), nil
 }
 
 // verificationClassOf undoes ClaimBasis's renaming, so RowBasis sees the §10.5.2 class.

@@ -29,12 +29,22 @@ var (
 	exceptionRE     = regexp.MustCompile(`(?:^|\s)((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Z][A-Za-z0-9_]*(?:Error|Exception|Exit|Interrupt|Failure|Warning))(?::[^\n]*|\s*$)`)
 )
 
+// escapeRE matches the terminal escape sequences runners print in colour (jest, vitest, pytest,
+// cargo and go's wrappers do when a terminal or FORCE_COLOR asks): CSI sequences (ESC [ or the C1
+// byte U+009B), OSC sequences ended by BEL or ESC \, and two-character ESC sequences. A coloured
+// "\x1b[31m1 failed\x1b[0m" must read as "1 failed" (verification-receipts.md §2 does the same
+// for receipts).
+var escapeRE = regexp.MustCompile("(?:\x1b\\[|\u009b)[0-9:;<=>?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)|\x1b[@-Z\\\\-_]")
+
 // maxEvidence is the longest excerpt text quoted in a message, in code points.
 const maxEvidence = 120
 
 // contradiction returns the failure summary that out (a pass row's output_excerpt) shows for the
 // runner r, trimmed and clipped for a message; ok is false when out shows none.
 func contradiction(r Runner, out string) (string, bool) {
+	if strings.ContainsAny(out, "\x1b\u009b") {
+		out = escapeRE.ReplaceAllString(out, "")
+	}
 	var res []*regexp.Regexp
 	switch r {
 	case RunnerPytest:

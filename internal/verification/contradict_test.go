@@ -126,3 +126,31 @@ func FuzzContradiction(f *testing.F) {
 		}
 	})
 }
+
+// TestPassContradictedInColour: a coloured excerpt (jest, vitest, pytest and cargo colour their
+// summaries on a terminal or with FORCE_COLOR) shows the same failure as the plain one; the
+// escape sequences are removed before matching. Before, every case here was a silent pass.
+func TestPassContradictedInColour(t *testing.T) {
+	zero := int64(0)
+	cases := []struct{ cmd, out, want string }{
+		{"go test ./...", "\x1b[31mFAIL\x1b[0m\texample.com/x\t0.01s", "FAIL example.com/x 0.01s"},
+		{"go test ./...", "--- \x1b[31mFAIL\x1b[0m: TestX (0.00s)", "--- FAIL: TestX"},
+		{"pytest", "\x1b[31m1 failed\x1b[0m, 2 passed in 0.1s", "1 failed,"},
+		{"pytest", "\x1b]8;;file:///t.py\x07FAILED\x1b]8;;\x07 t.py::test_a - assert 0", "FAILED t.py::test_a"},
+		{"npx jest", "Tests:       \x1b[1m\x1b[31m1 failed\x1b[39m\x1b[22m, 12 passed, 13 total", "Tests: 1 failed"},
+		{"vitest run", " \x1b[2mTests\x1b[22m  \x1b[1m\x1b[31m1 failed\x1b[39m\x1b[22m\x1b[2m | \x1b[22m12 passed (13)", "Tests 1 failed"},
+		{"cargo test", "test result: \u009b31mFAILED\u009b0m. 1 passed; 1 failed", "test result: FAILED"},
+		{"cargo test", "test result: \x1b[32mok\x1b[0m. 3 passed; 0 failed", ""},
+	}
+	for _, c := range cases {
+		out := c.out
+		f, ok := Contradiction(Row{Cmd: c.cmd, Result: "pass", ExitCode: &zero, OutputExcerpt: &out})
+		got := ""
+		if ok {
+			got = f.FieldString("evidence")
+		}
+		if got != c.want {
+			t.Errorf("%s %q: evidence %q, want %q", c.cmd, c.out, got, c.want)
+		}
+	}
+}

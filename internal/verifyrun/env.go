@@ -14,11 +14,16 @@ import (
 var removedPrefixes = []string{"GIT_", "MASTERMIND_"}
 
 // Environ returns base without any GIT_* or MASTERMIND_* variable, with PWD set to dir and PATH
-// reduced to its absolute entries. An empty or relative PATH entry would make the shell look up
-// `go` or `pytest` in the repository root, where the executor could have put its own; on
-// Windows, where cmd.exe looks in the current directory first, NoDefaultCurrentDirectoryInExePath
-// is set for the same reason. Names are compared without case, since Windows environment names
-// are case-insensitive; entries without "=" are dropped.
+// reduced to its absolute entries that exist outside dir. An empty or relative PATH entry would
+// make the shell look up `go` or `pytest` in the repository root, where the executor could have
+// put its own; an absolute entry inside the work tree (an activated in-repository .venv/bin,
+// node_modules/.bin, a direnv PATH_add bin) does the same from a directory that is usually
+// ignored, so nothing the executor plants there is in the changed set. Entries are compared with
+// dir after resolving symbolic links; an entry that cannot be resolved (it does not exist) is
+// dropped too, since it holds nothing to run. On Windows, where cmd.exe looks in the current
+// directory first, NoDefaultCurrentDirectoryInExePath is set for the same reason. Names are
+// compared without case, since Windows environment names are case-insensitive; entries without
+// "=" are dropped.
 func Environ(base []string, dir string) []string {
 	out := make([]string, 0, len(base)+2)
 	for _, kv := range base {
@@ -31,7 +36,7 @@ func Environ(base []string, dir string) []string {
 		case up == "PWD" || hasRemovedPrefix(up):
 			continue
 		case up == "PATH":
-			kv = name + "=" + absolutePath(value)
+			kv = name + "=" + outsidePath(value, dir)
 		}
 		out = append(out, kv)
 	}
@@ -41,15 +46,32 @@ func Environ(base []string, dir string) []string {
 	return append(out, "PWD="+dir)
 }
 
-// absolutePath keeps the absolute entries of a PATH value, in order.
-func absolutePath(value string) string {
+// outsidePath keeps the entries of a PATH value that are absolute, exist, and are not dir or
+// below it, lexically or once symbolic links are resolved; in order, as written.
+func outsidePath(value, dir string) string {
+	root := filepath.Clean(dir)
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		realRoot = root
+	}
 	var keep []string
 	for _, e := range filepath.SplitList(value) {
-		if e != "" && filepath.IsAbs(e) {
-			keep = append(keep, e)
+		if e == "" || !filepath.IsAbs(e) || within(root, filepath.Clean(e)) {
+			continue
 		}
+		real, err := filepath.EvalSymlinks(e)
+		if err != nil || within(root, real) || within(realRoot, real) {
+			continue
+		}
+		keep = append(keep, e)
 	}
 	return strings.Join(keep, string(os.PathListSeparator))
+}
+
+// within reports whether the clean absolute path p is root or below it.
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 func hasRemovedPrefix(upperName string) bool {

@@ -349,6 +349,45 @@ func TestRelativePathEntryCannotShadowTheRunner(t *testing.T) {
 	}
 }
 
+// TestPathEntryInsideTheWorkTreeCannotShadowTheRunner: an absolute PATH entry inside the work
+// tree (an activated .venv/bin, node_modules/.bin, a direnv PATH_add; usually ignored, so a file
+// planted there is in no changed set), directly or through a symbolic link from outside, does not
+// supply the runner; nor does an entry that does not exist.
+func TestPathEntryInsideTheWorkTreeCannotShadowTheRunner(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "ignored", "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "go"), []byte("#!/bin/sh\necho forged\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "tools")
+	if err := os.Symlink(bin, link); err != nil {
+		t.Fatal(err)
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go not on PATH")
+	}
+	for _, entry := range []string{bin, link, dir + "/ignored/../ignored/bin"} {
+		env := []string{"PATH=" + entry + ":" + filepath.Dir(goBin) + ":/usr/bin:/bin", "HOME=" + os.Getenv("HOME")}
+		for _, kv := range os.Environ() {
+			if strings.HasPrefix(kv, "GOCACHE=") || strings.HasPrefix(kv, "GOPATH=") {
+				env = append(env, kv)
+			}
+		}
+		r := mustRun(t, dir, "go version", 30*time.Second, Options{Env: env})
+		if strings.Contains(r.OutputTail, "forged") || !strings.HasPrefix(r.OutputTail, "go version go") {
+			t.Errorf("PATH entry %s: output %q", entry, r.OutputTail)
+		}
+	}
+	got := Environ([]string{"PATH=" + bin + ":/nonexistent/bin:" + link + ":/bin"}, dir)
+	if got[0] != "PATH=/bin" {
+		t.Errorf("got %q, want PATH=/bin", got[0])
+	}
+}
+
 func TestTestWritesIntoTheWorkTree(t *testing.T) {
 	dir := goModule(t, map[string]string{"w_test.go": "package m\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestWrite(t *testing.T) {\n\tif err := os.WriteFile(\"generated.txt\", []byte(\"x\"), 0o644); err != nil {\n\t\tt.Fatal(err)\n\t}\n}\n"})
 	r := mustRun(t, dir, "go test -count=1 ./...", time.Minute, Options{})

@@ -176,6 +176,18 @@ func TestWorktreeContent(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", rel, got, want)
 		}
 	}
+	// The execute bit is content: a script a test runs fails when it loses it.
+	x := WorktreeContent(root, "f")
+	must(os.Chmod(filepath.Join(root, "f"), 0o755))
+	if got := WorktreeContent(root, "f"); got != "exec:"+hex.EncodeToString(sum[:]) || got == x {
+		t.Errorf("executable f: got %q", got)
+	}
+	must(os.Chmod(filepath.Join(root, "f"), 0o644))
+	for c, want := range map[string]bool{"file:ab": true, "exec:ab": true, "link:f": true, "absent": true, "dir": false, "other:p---------": false, "error:x": false} {
+		if Stable(c) != want {
+			t.Errorf("Stable(%q) = %v", c, !want)
+		}
+	}
 	before := StateMap([]PathState{{Path: "f", Status: "modified", Content: WorktreeContent(root, "f")}})
 	must(os.WriteFile(filepath.Join(root, "f"), []byte("y"), 0o644))
 	after := StateMap([]PathState{{Path: "f", Status: "modified", Content: WorktreeContent(root, "f")}})

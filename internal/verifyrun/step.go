@@ -53,7 +53,8 @@ type StepResult struct {
 }
 
 // Step runs post-flight's verification step: the plan (Plan(in.Spec, in.All)), reused from
-// in.Store when the fingerprint matches and in.Rerun is false; the §4 rules for every receipt;
+// in.Store when the fingerprint matches, in.Rerun is false and every in.Before content id is
+// Stable; the §4 rules for every receipt;
 // then, when something ran, D again and verification_modified_worktree for the paths that
 // differ. With nothing planned it returns an empty result and runs nothing. Errors are those of
 // RunAll and in.After.
@@ -64,7 +65,17 @@ func Step(ctx context.Context, in StepInputs) (*StepResult, error) {
 		return res, nil
 	}
 	res.Fingerprint = Fingerprint(in.Spec.Hash, in.Baseline, in.Before, plan)
-	rs, reused, err := RunAll(ctx, plan, res.Fingerprint, in.Rerun, in.Store,
+	// Receipts are reused only when the fingerprint pins every changed path's content: a changed
+	// directory (a nested repository or submodule checked out at another commit) keeps the id
+	// "dir" whatever it holds, so equal fingerprints would not mean equal work trees.
+	rerun := in.Rerun
+	for _, p := range in.Before {
+		if !Stable(p.Content) {
+			rerun = true
+			break
+		}
+	}
+	rs, reused, err := RunAll(ctx, plan, res.Fingerprint, rerun, in.Store,
 		Options{Dir: in.Root, Env: in.Env, Progress: in.Progress})
 	if err != nil {
 		return nil, err

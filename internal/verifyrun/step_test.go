@@ -96,6 +96,41 @@ func TestStep(t *testing.T) {
 	}
 }
 
+// TestStepDirectoryIsNeverReused: a changed nested repository (or submodule) has the content id
+// "dir" whatever commit it holds, so its receipts are not reused: the executor could check out a
+// failing commit after a passing run and keep the fingerprint.
+func TestStepDirectoryIsNeverReused(t *testing.T) {
+	root := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(root, "dep"), 0o755))
+	must(os.WriteFile(filepath.Join(root, "dep", "value.txt"), []byte("6\n"), 0o644))
+	sp := parseSpec(t, "  - cmd: grep -qx 6 dep/value.txt\n    run: true\n")
+	st := DirStore{Dir: filepath.Join(t.TempDir(), "receipts")}
+	in := StepInputs{Root: root, Spec: sp, Baseline: "b", Store: st,
+		Before: []PathState{{Path: "dep", Status: "untracked", Content: WorktreeContent(root, "dep")}}}
+	res, err := Step(context.Background(), in)
+	if err != nil || res.Reused || !res.Receipts[0].Passed() {
+		t.Fatalf("first run: %v %+v", err, res)
+	}
+	must(os.WriteFile(filepath.Join(root, "dep", "value.txt"), []byte("5\n"), 0o644))
+	in.Before = []PathState{{Path: "dep", Status: "untracked", Content: WorktreeContent(root, "dep")}}
+	res2, err := Step(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res2.Fingerprint != res.Fingerprint {
+		t.Fatal("the control needs equal fingerprints")
+	}
+	if res2.Reused || res2.Receipts[0].Passed() {
+		t.Errorf("the passing receipt stood for the changed directory: reused=%v passed=%v", res2.Reused, res2.Receipts[0].Passed())
+	}
+}
+
 func TestStepNothingPlanned(t *testing.T) {
 	sp := parseSpec(t, "  - cmd: touch marker\n")
 	root := t.TempDir()

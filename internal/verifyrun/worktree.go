@@ -9,12 +9,16 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // WorktreeContent returns a content id for the repository-relative slash path rel under root,
-// as it is now: "file:<sha256>" for a regular file, "link:<target>" for a symlink, "dir" for a
-// directory, "absent" when missing, "other:<mode>" for anything else, "error:<text>" when it
-// cannot be read. A symlink is never followed and a FIFO never opened.
+// as it is now: "file:<sha256>" for a regular file ("exec:<sha256>" when any execute bit is set,
+// the one mode bit git records: a script's mode decides whether a test can run it), "link:<target>"
+// for a symlink, "dir" for a directory, "absent" when missing, "other:<mode>" for anything else,
+// "error:<text>" when it cannot be read. A symlink is never followed and a FIFO never opened.
+// "dir", "other:" and "error:" name no content (a nested repository's or submodule's files are not
+// read): Stable is false for them.
 func WorktreeContent(root, rel string) string {
 	p := filepath.Join(root, filepath.FromSlash(rel))
 	fi, err := os.Lstat(p)
@@ -46,7 +50,17 @@ func WorktreeContent(root, rel string) string {
 	if _, err := io.Copy(h, f); err != nil {
 		return "error:" + err.Error()
 	}
+	if fi.Mode().Perm()&0o111 != 0 {
+		return "exec:" + hex.EncodeToString(h.Sum(nil))
+	}
 	return "file:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// Stable reports whether the content id c (WorktreeContent) determines the path's content: a
+// file's hash, a link's target, or absent. A directory (a nested repository, a submodule), a
+// special file or an unreadable path is not: equal ids may hide different content.
+func Stable(c string) bool {
+	return c == "absent" || strings.HasPrefix(c, "file:") || strings.HasPrefix(c, "exec:") || strings.HasPrefix(c, "link:")
 }
 
 // StateMap turns path states into the map ModifiedPaths compares ("<status> <content>").
