@@ -126,7 +126,7 @@ func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, 
 	pf := audit.StartChangedSet(ctx, pfGit, st.BaselineRef)
 	defer pf.Close()
 	in := audit.Inputs{Root: t.Root, SpecPath: t.Spec, Baseline: st.BaselineRef, Prefetch: pf, Claims: git, Verify: verify,
-		RepoFindings: repoFindings}
+		RepoFindings: repoFindings, ForeignArtifacts: files != nil}
 	if pre != nil && pre.Spec != nil {
 		in.Spec, in.SpecFindings = pre.Spec, pre.Findings
 	} else {
