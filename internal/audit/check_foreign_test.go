@@ -54,12 +54,12 @@ func TestCheckForeignArtifacts(t *testing.T) {
 			before: map[string]string{".mastermind/tasks/021-next/spec.md": sha("# Next\n")},
 			want:   []string{"foreign_task_artifact_changed .mastermind/tasks/021-next/spec.md"}},
 		{name: "deleted since pre-flight", work: map[string]string{other + "spec.md": ""}, before: atBase,
-			want:   []string{"foreign_task_artifact_changed " + other + "spec.md"}},
+			want: []string{"foreign_task_artifact_changed " + other + "spec.md"}},
 		// Another task's own post-flight, run beside this one, rewrote its state mirror; its
 		// spec is still the executor's to leave alone.
 		{name: "other task's controller wrote its state", work: map[string]string{other + "state.json": "{\"v\":2}\n", other + "spec.md": "# Old!\n"},
 			before: atBase, wrote: map[string]string{"019-old/state.json": sha("{\"v\":2}\n"), "019-old/spec.md": sha("# Old!\n")},
-			want:  []string{"foreign_task_artifact_changed " + other + "spec.md"}},
+			want: []string{"foreign_task_artifact_changed " + other + "spec.md"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
