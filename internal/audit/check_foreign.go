@@ -71,7 +71,7 @@ func checkForeignArtifacts(in *Inputs, cs *gitscope.ChangedSet) []finding.Findin
 			continue
 		}
 		fs = append(fs, newFinding(finding.KindForeignTaskArtifactChanged,
-			fmt.Sprintf("%s is a record of task %s and changed since this task's baseline; an executor may change only its own task's records", p, task),
+			fmt.Sprintf("%s is a record of task %s and changed since this task's pre-flight; an executor may change only its own task's records", p, task),
 			"file", p, "task", task))
 	}
 	return fs
