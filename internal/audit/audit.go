@@ -53,6 +53,17 @@ type Inputs struct {
 	// git_attributes_changed of trust-model.md §4, when pre-flight snapshots are compared).
 	// Their kinds must be in finding.Kinds.
 	RepoFindings []finding.Finding
+	// ForeignArtifacts, when true, reports a change since pre-flight to another task's records
+	// as foreign_task_artifact_changed (trust-model.md I3, check_foreign.go). run-task post-flight
+	// sets it; the gate does not, because it re-audits closed tasks against their old baselines,
+	// and their changed sets hold the folders of every later task.
+	ForeignArtifacts bool
+	// ForeignBefore maps each record of another task present at pre-flight to its
+	// HashForeignRecord then; a record that still hashes the same is not reported.
+	ForeignBefore map[string]string
+	// ControllerWrote, when set, reports whether the content with SHA-256 sha of task's
+	// state.json or audit.md is one its own controller wrote (its store record's mirror).
+	ControllerWrote func(task, name, sha string) bool
 	// Verify, when set, runs the spec's declared commands after the other checks
 	// (verification-receipts.md §2, check_receipts.go); nil runs nothing.
 	Verify *VerifyInputs
@@ -78,7 +89,8 @@ type Result struct {
 	// Verify is the verification step's outcome (receipts, reuse); nil when Inputs.Verify was
 	// nil or the report was rejected.
 	Verify *verifyrun.StepResult
-	// Changed is the changed set and D its entries outside .mastermind/ whose paths are
+	// Changed is the changed set and D its entries that are not controller artifacts
+	// (repopath.IsControllerArtifact) and whose paths are
 	// representable (UTF-8 and clean, sorted by path bytes), computed for a rejected report too.
 	// The held path snapshots D (§8.2) and lists its untracked files in the release notes.
 	Changed *gitscope.ChangedSet
@@ -180,6 +192,9 @@ func newRun(ctx context.Context, in *Inputs, cs *gitscope.ChangedSet, ev *Eviden
 		fs = append(fs, findInputChanged(ic))
 	}
 	fs = append(fs, in.RepoFindings...)
+	if in.ForeignArtifacts {
+		fs = append(fs, checkForeignArtifacts(in, cs)...)
+	}
 	for _, e := range d {
 		if f, bad := unrepresentable(e); bad {
 			fs = append(fs, f)

@@ -3,7 +3,7 @@ package audit
 import "testing"
 
 // TestCheckFilesModified: §10.2 on a real changed set — every changed path listed, every listed
-// path changed, control paths never count as changed, unrepresentable paths leave the comparison.
+// path changed, controller artifacts never count as changed, unrepresentable paths leave the comparison.
 func TestCheckFilesModified(t *testing.T) {
 	base := map[string]string{"a.go": "package a\n", "b.go": "package b\n"}
 	cases := []struct {
@@ -17,8 +17,14 @@ func TestCheckFilesModified(t *testing.T) {
 			[]string{"executor_report_missing_changed_file b.go"}},
 		{"listed but unchanged", map[string]string{"a.go": "package a // x\n"}, []string{"a.go", "b.go"},
 			[]string{"executor_report_unexpected_file b.go"}},
-		{"control path listed", map[string]string{".mastermind/tasks/020-cache/notes.md": "x\n"}, []string{".mastermind/tasks/020-cache/notes.md"},
-			[]string{"executor_report_unexpected_file .mastermind/tasks/020-cache/notes.md"}},
+		// Only the controller's artifact names are left out of the changed set (trust-model.md
+		// I3): a listed state.json is never a changed path, while any other file below
+		// .mastermind/ is one and must be listed.
+		{"controller artifact listed", map[string]string{".mastermind/tasks/020-cache/state.json": "{}\n"}, []string{".mastermind/tasks/020-cache/state.json"},
+			[]string{"executor_report_unexpected_file .mastermind/tasks/020-cache/state.json"}},
+		{"other file below .mastermind listed", map[string]string{".mastermind/tasks/020-cache/notes.md": "x\n"}, []string{".mastermind/tasks/020-cache/notes.md"}, nil},
+		{"code below .mastermind not listed", map[string]string{".mastermind/lib/x.go": "package lib\n"}, nil,
+			[]string{"executor_report_missing_changed_file .mastermind/lib/x.go"}},
 		{"unrepresentable path is not asked for", map[string]string{`x\y.go`: "x\n"}, nil, nil},
 	}
 	for _, tc := range cases {

@@ -20,7 +20,10 @@ func TestCheckScope(t *testing.T) {
 			[]string{"unexpected_file tmp/scratch.txt"}},
 		{"declared but unchanged", map[string]string{"n.go": "package n\n"},
 			[]string{"missing_expected_file a.go", "missing_expected_file docs/a.md"}},
-		{"task folder is not scope", map[string]string{"a.go": "package a // x\n", "docs/a.md": "# A!\n", ".mastermind/tasks/020-cache/x.md": "x\n"}, nil},
+		{"task records are not scope", map[string]string{"a.go": "package a // x\n", "docs/a.md": "# A!\n", ".mastermind/tasks/020-cache/audit.md": "x\n"}, nil},
+		// Any other file below .mastermind/ is a changed path (trust-model.md I3).
+		{"other file in the task folder is out of scope", map[string]string{"a.go": "package a // x\n", "docs/a.md": "# A!\n", ".mastermind/tasks/020-cache/x.md": "x\n"},
+			[]string{"unexpected_file .mastermind/tasks/020-cache/x.md"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 var ReportRules = []string{
 	"The report is executor-report.md beside the spec, with exactly one <!-- mastermind:report-begin --> line, one ```yaml fence and one <!-- mastermind:report-end --> line, each at column 1 and outside any list or quote.",
 	"Every top-level key is present: schema_version, spec, status, phases, files_modified, claims, defects, verifications (an empty list is written []); no null, tag, anchor or duplicate key.",
-	"files_modified lists exactly the files you changed, created or deleted since the baseline, repository-relative (no ./, .., absolute paths or .mastermind/ files).",
+	"files_modified lists exactly the files you changed, created or deleted since the baseline, repository-relative (no ./, .., absolute paths, nor mastermind's own records such as this report or state.json; any other file you put under .mastermind/ is listed like the rest).",
 	"status complete means: no defects, every phase done, no verification with result fail. Otherwise use partial or failed and describe each defect (kind, phase, details, remediation_hint).",
 	"verifications lists only commands you actually ran, each with its real result and, where you have them, observed.exit_code and observed.tests_run.",
 }

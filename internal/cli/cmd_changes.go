@@ -30,8 +30,10 @@ func NewCmdChanges(io *IOStreams, runF func(*ChangesOptions) error) *cobra.Comma
 		Short: "Print the changed set an audit with baseline REV would use",
 		Long: `Print every path that really changed since the commit REV: the baseline tree compared with
 the working tree (committed, staged and unstaged edits alike, net of reverts), plus untracked files
-that are not ignored. Renames are a deletion plus an addition. Paths under .mastermind/ are left
-out, as the audit leaves them out. Nothing is changed.
+that are not ignored. Renames are a deletion plus an addition. mastermind's own files under
+.mastermind/ (task specs, reports, reviews, state.json, audit.md, locks, release notes, lessons,
+the current pointer) are left out, as the audit leaves them out; any other file there is listed.
+Nothing is changed.
 
 Text output is one line per path, "STATUS<TAB>path", sorted by path bytes; STATUS is added,
 modified, deleted or untracked, and control characters in paths are escaped. --json prints

@@ -27,6 +27,7 @@ const (
 	KindVerificationClaimContradicted    = "verification_claim_contradicted"
 	KindChangedPathUnrepresentable       = "changed_path_unrepresentable"
 	KindControllerRecordTampered         = "controller_record_tampered"
+	KindForeignTaskArtifactChanged       = "foreign_task_artifact_changed"
 	KindUnexpectedFile                   = "unexpected_file"
 	KindMissingExpectedFile              = "missing_expected_file"
 	KindSnapshotCallerDrift              = "snapshot_caller_drift"
@@ -128,6 +129,8 @@ var Kinds = []Kind{
 		Help: "A changed path cannot be named in files_modified (not UTF-8, or rewritten by normalisation) and cannot be audited; rename it."},
 	{ID: KindControllerRecordTampered, Class: ClassError, Primary: pFile, Identity: []string{"file"},
 		Help: "A task-folder mirror (state.json, audit.md) holds content mastermind never wrote; it was rewritten from the controller store, and every decision uses the store's record. Find out who changed it."},
+	{ID: KindForeignTaskArtifactChanged, Class: ClassError, Primary: pFile, Identity: []string{"file"},
+		Help: "Another task's record (its spec.md, state.json, audit.md, history review or executor report) changed since this task's pre-flight; an executor may change only its own task's records. Restore the file as it was at this task's pre-flight (git checkout for a committed one), and make the executor leave other tasks alone."},
 	{ID: KindUnexpectedFile, Class: ClassWarning, Primary: pFile, Identity: []string{"file"},
 		Help: "A file changed outside the spec's declared scope; revert it or declare it in the spec."},
 	{ID: KindMissingExpectedFile, Class: ClassWarning, Primary: pFile, Identity: []string{"file"},

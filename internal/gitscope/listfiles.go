@@ -53,8 +53,27 @@ func (r *Repo) ListFiles(ctx context.Context) ([]string, error) {
 	return slices.Compact(out), nil
 }
 
+// controlArtifactExcludes are the pathspecs that keep the controller's own artifacts out of the
+// release-notes diff stat: repopath.IsControllerArtifact as globs (a glob's "*" does not cross
+// "/"; the task-name rule is not checked, which matters only for what the stat shows). Every
+// other path below .mastermind/ is in the stat (trust-model.md I3).
+var controlArtifactExcludes = []string{
+	":(exclude,literal).mastermind/.gitignore",
+	":(exclude,literal).mastermind/current",
+	":(exclude,glob).mastermind/tasks/_lessons.md*",
+	":(exclude,glob).mastermind/releases/*.md",
+	":(exclude,glob).mastermind/dispatch/*.json*",
+	":(exclude,glob).mastermind/tasks/*/spec.md",
+	":(exclude,glob).mastermind/tasks/*/executor-report.md",
+	":(exclude,glob).mastermind/tasks/*/history-review*.md",
+	":(exclude,glob).mastermind/tasks/*/state.json",
+	":(exclude,glob).mastermind/tasks/*/audit.md",
+	":(exclude,glob).mastermind/tasks/*/hook-block.json",
+	":(exclude,glob).mastermind/tasks/*/*.lock",
+}
+
 // DiffStat returns the release-notes diff stat (§4.5): the output of `git diff --stat=200
-// --no-renames --no-color --no-ext-diff --no-textconv <baseline> -- . ":(exclude).mastermind"`
+// --no-renames --no-color --no-ext-diff --no-textconv <baseline> -- . <controlArtifactExcludes>`
 // with the hardened environment, at most 16 MiB. Without a usable git it returns
 // DiffStatUnavailable and no error. The baseline must be a full OID (ErrBaselineUnavailable).
 func (r *Repo) DiffStat(ctx context.Context, baseline string) (string, error) {
@@ -76,7 +95,7 @@ func (r *Repo) DiffStat(ctx context.Context, baseline string) (string, error) {
 	}
 	args := slices.Concat([]string{"--no-optional-locks", "--no-pager", "-c", "core.quotepath=off", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=" + os.DevNull},
 		diffConfigArgs, indexGuardArgs, filterArgs,
-		[]string{"diff", "--stat=200", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv", baseline, "--", ".", ":(exclude).mastermind"})
+		[]string{"diff", "--stat=200", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv", baseline, "--", "."}, controlArtifactExcludes)
 	var out []byte
 	err = r.runEnv(ctx, r.root, "diff", args, pi.env(), func(rd io.Reader) error {
 		b, err := io.ReadAll(io.LimitReader(rd, maxSmallOut+1))

@@ -477,11 +477,15 @@ func TestListFilesAndDiffStat(t *testing.T) {
 func TestWithoutControl(t *testing.T) {
 	cs := &ChangedSet{Entries: []Entry{
 		{Path: []byte(".mastermind"), Status: StatusUntracked, UTF8: true},
+		{Path: []byte(".mastermind/tasks/001-x/audit.md"), Status: StatusModified, UTF8: true},
+		{Path: []byte(".mastermind/tasks/001-x/helper.go"), Status: StatusUntracked, UTF8: true},
 		{Path: []byte(".mastermind/x"), Status: StatusModified, UTF8: true},
 		{Path: []byte(".mastermindx"), Status: StatusModified, UTF8: true},
 		{Path: []byte("a"), Status: StatusAdded, UTF8: true},
 	}}
-	equalLines(t, "D", render(cs.WithoutControl()), []string{"M .mastermindx", "A a"})
+	// Only the controller's artifact names leave D (trust-model.md I3): the folder itself, a
+	// helper.go in a task folder and an unknown file below .mastermind/ are changed paths.
+	equalLines(t, "D", render(cs.WithoutControl()), []string{"? .mastermind", "? .mastermind/tasks/001-x/helper.go", "M .mastermind/x", "M .mastermindx", "A a"})
 }
 
 func TestReportPeakRSS(t *testing.T) {

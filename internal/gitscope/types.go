@@ -1,7 +1,7 @@
 package gitscope
 
 import (
-	"bytes"
+	"github.com/mastermind-controller/mastermind/internal/repopath"
 )
 
 // EmptyTreeOID is git's empty tree (SHA-1). It is the baseline of a repository with no commits
@@ -44,7 +44,7 @@ type Entry struct {
 }
 
 // ChangedSet is C for one baseline (gitscope.md §1): Entries sorted by raw path bytes, unique,
-// with .mastermind/ still included (WithoutControl gives D). Source is SourceGit or SourceGoGit;
+// with the controller's artifacts below .mastermind/ still included (WithoutControl gives D). Source is SourceGit or SourceGoGit;
 // Degraded is true exactly when Source is SourceGoGit, with DegradedReason ReasonGitUnavailable
 // or ReasonGitTooOld.
 type ChangedSet struct {
@@ -57,16 +57,14 @@ type ChangedSet struct {
 	InputChanges []InputChange
 }
 
-// controlPrefix is the directory excluded from D (gitscope.md §1, spec-and-lifecycle.md §2).
-var controlPrefix = []byte(".mastermind/")
-
-// WithoutControl returns D: the entries whose path does not start with ".mastermind/" (the
-// directory itself, were it ever an entry, is excluded too). The slice shares no backing array
-// with cs.Entries; the paths are shared.
+// WithoutControl returns D: the entries that are not one of the controller's own artifact names
+// or contract files below .mastermind/ (repopath.IsControllerArtifact, trust-model.md I3); any
+// other path below .mastermind/ stays in D. The slice shares no backing array with cs.Entries;
+// the paths are shared.
 func (cs *ChangedSet) WithoutControl() []Entry {
 	out := make([]Entry, 0, len(cs.Entries))
 	for _, e := range cs.Entries {
-		if bytes.HasPrefix(e.Path, controlPrefix) || bytes.Equal(e.Path, controlPrefix[:len(controlPrefix)-1]) {
+		if repopath.IsControllerArtifact(string(e.Path)) {
 			continue
 		}
 		out = append(out, e)

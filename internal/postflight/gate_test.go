@@ -93,10 +93,16 @@ func gateRepo(t *testing.T) (string, *countingGit, string) {
 		t.Fatal(err)
 	}
 	t.Chdir(root)
-	for _, name := range []string{"001-held", "002-drift", "003-broken", "004-learned", "006-corrupt", "007-changed"} {
+	// 007 is approved first and its spec changed at once, before the other pre-flights: a
+	// change to another task's spec while a task's executor runs is that task's
+	// foreign_task_artifact_changed (trust-model.md I3), which this fixture is not about.
+	for _, name := range []string{"007-changed", "001-held", "002-drift", "003-broken", "004-learned", "006-corrupt"} {
 		res := run(t, Options{Git: repo, SpecArg: specOf(name), MaxIterations: DefaultMaxIterations, Now: fixedNow}, ModePreOnly)
 		if res.Outcome != OutcomePreReady {
 			t.Fatalf("pre-flight %s: %s\n%s", name, res.Outcome, res.Message)
+		}
+		if name == "007-changed" {
+			writeFile(t, root, specOf("007-changed"), liteSpec("Changed later", []string{"a.go"}, nil))
 		}
 	}
 	writeFile(t, root, "a.go", "package a\n\nfunc A() {}\n")
@@ -123,7 +129,6 @@ func gateRepo(t *testing.T) (string, *countingGit, string) {
 	// reads its state.json (a hand-written learned state over a record is tampering).
 	forgetRecord(t, root, "004-learned")
 	writeFile(t, root, ".mastermind/tasks/006-corrupt/state.json", "{not json")
-	writeFile(t, root, specOf("007-changed"), liteSpec("Changed later", []string{"a.go"}, nil))
 	return root, &countingGit{Repo: repo, changedSets: map[string]int{}}, b0
 }
 

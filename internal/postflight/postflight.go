@@ -146,6 +146,12 @@ func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, 
 	defer pf.Close()
 	in := audit.Inputs{Root: t.Root, SpecPath: t.Spec, Baseline: st.BaselineRef, Prefetch: pf, Claims: git, Verify: verify,
 		RepoFindings: repoFindings}
+	// Another task's records are checked against this task's pre-flight snapshot (I3); a record
+	// from before I3 has none, and the gate re-audits closed tasks whose changed sets hold
+	// every later task's folder, so neither checks them.
+	if files != nil && files.rec != nil && files.rec.Foreign != nil && files.rec.Foreign.Baseline == st.BaselineRef {
+		in.ForeignArtifacts, in.ForeignBefore, in.ControllerWrote = true, files.rec.Foreign.Records, files.controllerWrote
+	}
 	if pre != nil && pre.Spec != nil {
 		in.Spec, in.SpecFindings = pre.Spec, pre.Findings
 	} else {

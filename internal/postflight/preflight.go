@@ -305,6 +305,11 @@ func (r *preRun) approve(ctx context.Context) (*Outcome, error) {
 			return c.res, fmt.Errorf("pre-flight snapshot: %w", err)
 		}
 	}
+	// The other tasks' records as they are now are not this executor's doing (I3): snapshot
+	// them once per baseline, like the git inputs.
+	if rec := c.files.rec; rec == nil || rec.Foreign == nil || rec.Foreign.Baseline != r.baseline {
+		c.files.foreign = takeForeign(c.task.Root, c.task.Name, r.baseline)
+	}
 	if !r.first() && r.prev.SpecHash != sp.Hash {
 		st.BlockingStreak, st.BlockingFingerprint = 0, ""
 	}

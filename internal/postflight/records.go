@@ -33,6 +33,10 @@ type taskFiles struct {
 	st        *store.Task
 	rec       *store.Record // nil until the first pre-flight writes one
 	storePath string        // the task's store folder
+	gitDir    string        // the work tree's git directory (the store key)
+	// foreign, when set, is the snapshot of the other tasks' records the next saveState
+	// stores (taken at a baseline's first pre-flight, trust-model.md I3).
+	foreign *store.ForeignSnapshot
 	// reported is set once an audit has turned rec.Tampered into findings; the next Save
 	// clears the list.
 	reported bool
@@ -46,7 +50,7 @@ func openTaskFiles(t Task, stateDir, gitDir string) (*taskFiles, error) {
 	if err != nil {
 		return nil, fmt.Errorf("task folder %s: %w", t.Dir, err)
 	}
-	tf := &taskFiles{task: t, dir: d}
+	tf := &taskFiles{task: t, dir: d, gitDir: gitDir}
 	ok := false
 	defer func() {
 		if !ok {
@@ -276,6 +280,9 @@ func (tf *taskFiles) saveState(s *State, now time.Time) error {
 		rec = &store.Record{}
 	}
 	rec.State, rec.TaskDir = data, tf.task.Abs(tf.task.Dir)
+	if tf.foreign != nil {
+		rec.Foreign = tf.foreign
+	}
 	rec.SetMirror(mirrorState, data)
 	if tf.reported {
 		rec.Tampered = nil

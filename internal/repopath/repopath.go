@@ -109,12 +109,6 @@ func check(n string) Reason {
 
 func isASCIILetter(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
 
-// IsControlPath reports whether p lies under the controller-owned .mastermind/ folder, which is
-// never part of the audited changed set (gitscope.md §1).
-func IsControlPath(p string) bool {
-	return p == ".mastermind" || strings.HasPrefix(p, ".mastermind/")
-}
-
 // IsAncestor reports whether dir is a proper ancestor directory of p ("docs" of "docs/a.md").
 func IsAncestor(dir, p string) bool {
 	return len(p) > len(dir) && strings.HasPrefix(p, dir) && p[len(dir)] == '/'

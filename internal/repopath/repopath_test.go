@@ -52,7 +52,7 @@ func TestClean(t *testing.T) {
 }
 
 func TestHelpers(t *testing.T) {
-	if !IsControlPath(".mastermind/tasks/_lessons.md") || IsControlPath(".mastermindx/a") {
+	if !IsControlPath(".mastermind/lib/x.go") || IsControlPath(".mastermindx/a") {
 		t.Error("IsControlPath")
 	}
 	if !IsAncestor("docs", "docs/a.md") || IsAncestor("docs", "docsx/a.md") || IsAncestor("docs", "docs") {

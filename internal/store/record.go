@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+
+	"github.com/mastermind-controller/mastermind/internal/repopath"
 )
 
 // RecordVersion is the record_version this package reads and writes.
@@ -43,6 +45,18 @@ type Record struct {
 	// the controller reports them as findings and clears the list.
 	Tampered  []Tampering `json:"tampered,omitempty"`
 	UpdatedAt int64       `json:"updated_at"`
+	// Foreign is what the other tasks' records in the work tree held at this baseline's first
+	// pre-flight (trust-model.md I3); nil in a record from before I3.
+	Foreign *ForeignSnapshot `json:"foreign,omitempty"`
+}
+
+// ForeignSnapshot holds, for one baseline, the SHA-256 of every record of another task
+// (repopath.TaskArtifact: spec.md, executor-report.md, history-review*.md, state.json, audit.md)
+// present in the work tree at pre-flight, keyed by repository-relative path. A record absent
+// then has no key.
+type ForeignSnapshot struct {
+	Baseline string            `json:"baseline"`
+	Records  map[string]string `json:"records"`
 }
 
 // Tampering is one mirror found different from what the controller last wrote.
@@ -168,6 +182,13 @@ func (r *Record) validate(task string) error {
 		for _, h := range append([]string{m.SHA256}, m.Earlier...) {
 			if h != "" && !hex64.MatchString(h) {
 				return fmt.Errorf("mirror %s: %q is not 64 lowercase hex digits", n, h)
+			}
+		}
+	}
+	if r.Foreign != nil {
+		for p, h := range r.Foreign.Records {
+			if _, _, ok := repopath.TaskArtifact(p); !ok || !hex64.MatchString(h) {
+				return fmt.Errorf("foreign record %q: not a task record path with a SHA-256", p)
 			}
 		}
 	}

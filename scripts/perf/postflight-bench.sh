@@ -28,6 +28,10 @@ BIN=$(mktemp -d)/mastermind
 if [ -n "${MM_BIN:-}" ]; then cp "$MM_BIN" "$BIN"; else go build -trimpath -o "$BIN" ./cmd/mastermind; fi
 
 TASK=.mastermind/tasks/900-perf
+# Scratch files stay outside the repository: below .mastermind/ only the controller's own names
+# are left out of the changed set (trust-model.md I3), so a file the benchmark left in the task
+# folder would be a changed path.
+SCRATCH=$(dirname "$BIN")
 # The task lives under OUT/a/.mastermind only while the benchmark runs, so other users of the
 # fixture see the generator's exact changed set.
 [ -e "$A/.mastermind" ] && { echo "$A/.mastermind already exists; remove it first" >&2; exit 1; }
@@ -61,10 +65,10 @@ HASH=$(sha256sum "$A/$TASK/spec.md" | cut -d' ' -f1)
 # The pre-flight runs on a spec without creates (those exist at HEAD of a); the snapshot does not
 # depend on the spec.
 HEAD_A=$(git -C "$A" rev-parse HEAD)
-cp "$A/$TASK/spec.md" "$A/$TASK/spec.real"
-sed '/^creates:/,/^verify:/{/^verify:/!d}' "$A/$TASK/spec.real" >"$A/$TASK/spec.md"
+cp "$A/$TASK/spec.md" "$SCRATCH/spec.real"
+sed '/^creates:/,/^verify:/{/^verify:/!d}' "$SCRATCH/spec.real" >"$A/$TASK/spec.md"
 (cd "$A" && "$BIN" run-task "$TASK/spec.md" --pre-only >/dev/null 2>&1) || true
-mv "$A/$TASK/spec.real" "$A/$TASK/spec.md"
+mv "$SCRATCH/spec.real" "$A/$TASK/spec.md"
 SNAP="$A/.git/mastermind/snapshots/900-perf/inputs.snapshot"
 if [ -f "$SNAP" ]; then
 	sed -i "s/$HEAD_A/$BASELINE/g" "$SNAP"
@@ -75,7 +79,7 @@ else
 	exit 1
 fi
 rm -f "$A/$TASK/state.json"
-cat >"$A/$TASK/approved-state.json" <<JSON
+cat >"$SCRATCH/approved-state.json" <<JSON
 {
   "schema_version": 1,
   "status": "approved",
@@ -91,7 +95,7 @@ cat >"$A/$TASK/approved-state.json" <<JSON
 }
 JSON
 
-cp "$A/$TASK/approved-state.json" "$A/$TASK/state.json"
+cp "$SCRATCH/approved-state.json" "$A/$TASK/state.json"
 (cd "$A" && "$BIN" run-task "$TASK/spec.md" --pre-only --adopt --max-iterations 0 >/dev/null) || { echo "adopting the fixture's baseline failed" >&2; exit 1; }
 
 # reapprove puts the task back to approved (untimed): a re-pre-flight keeps the baseline.
@@ -100,11 +104,11 @@ reapprove() {
 }
 
 post() {
-	(cd "$A" && MASTERMIND_DEBUG_RSS=1 "$BIN" run-task "$TASK/spec.md" --post-only >/dev/null 2>"$A/$TASK/stderr.txt") || {
+	(cd "$A" && MASTERMIND_DEBUG_RSS=1 "$BIN" run-task "$TASK/spec.md" --post-only >/dev/null 2>"$SCRATCH/stderr.txt") || {
 		code=$?
 		# drift exits 0; anything else is a failure of the benchmark itself
 		echo "post-flight exited $code" >&2
-		cat "$A/$TASK/stderr.txt" >&2
+		cat "$SCRATCH/stderr.txt" >&2
 		exit 1
 	}
 }
@@ -125,7 +129,7 @@ while [ "$i" -le "$PAIRS" ]; do
 	t0=$(now); recipe "$A" "$BASELINE"; t1=$(now)
 	post; t2=$(now)
 	r=$(( (t1 - t0) / 1000 )); p=$(( (t2 - t1) / 1000 ))
-	kb=$(sed -n 's/.*VmHWM: \([0-9]*\) kB.*/\1/p' "$A/$TASK/stderr.txt")
+	kb=$(sed -n 's/.*VmHWM: \([0-9]*\) kB.*/\1/p' "$SCRATCH/stderr.txt")
 	[ "${kb:-0}" -gt "$RSS" ] && RSS=$kb
 	ratio=$(awk -v p="$p" -v r="$r" 'BEGIN { printf "%.3f", p / r }')
 	printf 'pair %d: R %6.1f ms  P %6.1f ms  P/R %s  RSS %s kB\n' "$i" "$(awk -v x="$r" 'BEGIN{print x/1000}')" "$(awk -v x="$p" 'BEGIN{print x/1000}')" "$ratio" "$kb"

@@ -1,0 +1,78 @@
+package audit
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/repopath"
+)
+
+// MaxForeignRecordBytes bounds the read of another task's record; a larger or unreadable one
+// hashes as ForeignUnreadable.
+const MaxForeignRecordBytes = 16 << 20
+
+// ForeignUnreadable is the hash checkForeignArtifacts and HashForeignRecord give a record that
+// exists but cannot be read as a regular file of at most MaxForeignRecordBytes.
+const ForeignUnreadable = "unreadable"
+
+// HashForeignRecord returns the SHA-256 (lowercase hex) of root/rel, "" when it does not exist,
+// ForeignUnreadable when it cannot be read (a symlink, a special file, too large). Pre-flight
+// snapshots other tasks' records with it, and checkForeignArtifacts compares with it.
+func HashForeignRecord(root, rel string) string {
+	data, err := fsx.ReadInRoot(root, rel, MaxForeignRecordBytes)
+	if err != nil {
+		if fsx.ReasonOf(err) == fsx.ReasonMissing {
+			return ""
+		}
+		return ForeignUnreadable
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// checkForeignArtifacts applies trust-model.md I3: a record of another task (its spec.md,
+// executor-report.md, history-review*.md, state.json or audit.md, repopath.TaskArtifact) that
+// existed at pre-flight (a key of in.ForeignBefore) and is in the changed set cs with other
+// content now, or deleted, is a foreign_task_artifact_changed error. These names stay out of D,
+// so no other check sees them. Not reported: the task's own records (the folder of
+// in.SpecPath); another task's state.json or audit.md whose content in.ControllerWrote says that
+// task's controller wrote (its own post-flight, run beside this task's); and records that
+// appeared after pre-flight — the planner writing the next task's spec, another task's executor
+// writing its first report — which cannot be told from this executor's writes, while a copied-in
+// task has no controller record and is refused by I2. The entries are read in path order; a
+// path that is not valid UTF-8 is never a task record.
+func checkForeignArtifacts(in *Inputs, cs *gitscope.ChangedSet) []finding.Finding {
+	own := strings.TrimSuffix(in.SpecPath, "spec.md")
+	var fs []finding.Finding
+	for _, e := range cs.Entries {
+		p := string(e.Path)
+		if strings.HasPrefix(p, own) {
+			continue
+		}
+		task, name, ok := repopath.TaskArtifact(p)
+		if !ok {
+			continue
+		}
+		before, existed := in.ForeignBefore[p]
+		if !existed {
+			continue
+		}
+		now := HashForeignRecord(in.Root, p)
+		if now == before {
+			continue
+		}
+		if (name == "state.json" || name == "audit.md") && now != "" && now != ForeignUnreadable &&
+			in.ControllerWrote != nil && in.ControllerWrote(task, name, now) {
+			continue
+		}
+		fs = append(fs, newFinding(finding.KindForeignTaskArtifactChanged,
+			fmt.Sprintf("%s is a record of task %s and changed since this task's pre-flight; an executor may change only its own task's records", p, task),
+			"file", p, "task", task))
+	}
+	return fs
+}
