@@ -43,9 +43,9 @@ func TestCheckForeignArtifacts(t *testing.T) {
 		// New records cannot be told from the planner's or another executor's (I2 refuses a
 		// copied-in task: it has no controller record).
 		{name: "task copied in", work: map[string]string{".mastermind/tasks/021-copy/spec.md": "# Old\n", ".mastermind/tasks/021-copy/state.json": "{}\n"}, before: atBase},
-		{name: "other task's review and report edited", work: map[string]string{other + "history-review-2.md": "y\n", other + "executor-report.md": "y\n"},
-			before: map[string]string{other + "history-review-2.md": sha("x\n"), other + "executor-report.md": sha("x\n")},
-			want:   []string{"foreign_task_artifact_changed " + other + "executor-report.md", "foreign_task_artifact_changed " + other + "history-review-2.md"}},
+		{name: "other task's review and report edited", work: map[string]string{other + "history-review.md": "y\n", other + "executor-report.md": "y\n"},
+			before: map[string]string{other + "history-review.md": sha("x\n"), other + "executor-report.md": sha("x\n")},
+			want:   []string{"foreign_task_artifact_changed " + other + "executor-report.md", "foreign_task_artifact_changed " + other + "history-review.md"}},
 		{name: "code in another task's folder is a changed path, not a record", work: map[string]string{other + "helper.go": "package x\n"}},
 		// Already so at pre-flight: the planner's other task, not this executor's doing.
 		{name: "unchanged since pre-flight", work: map[string]string{".mastermind/tasks/021-next/spec.md": "# Next\n", other + "spec.md": "# Old, v2\n"},

@@ -5,8 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
+	"path"
 	"regexp"
 	"strings"
 
@@ -48,9 +47,17 @@ func readCurrentTask(root string) (string, error) {
 	return task, nil
 }
 
-// writeCurrentTask points .mastermind/current at task (atomic write).
+// writeCurrentTask points .mastermind/current at task (atomic write). It writes through a handle
+// of .mastermind opened without following links (trust-model.md I4): the executor can turn
+// .mastermind into a symbolic link after the task folder was opened, and a path-based write
+// would then land outside the repository.
 func writeCurrentTask(root, task string) error {
-	return fsx.WriteFileAtomic(filepath.Join(root, filepath.FromSlash(currentRel)), []byte(task+"\n"), 0o644)
+	d, err := fsx.OpenDir(root, path.Dir(currentRel))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.WriteFileAtomic(path.Base(currentRel), []byte(task+"\n"), 0o644)
 }
 
 // clearCurrentTask removes the pointer when it names task (another task's pointer is left
@@ -60,11 +67,12 @@ func clearCurrentTask(root, task string) error {
 	if err != nil || cur != task {
 		return nil
 	}
-	err = os.Remove(filepath.Join(root, filepath.FromSlash(currentRel)))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+	d, err := fsx.OpenDir(root, path.Dir(currentRel))
+	if err != nil {
+		return err
 	}
-	return err
+	defer d.Close()
+	return d.Remove(path.Base(currentRel), false)
 }
 
 // updateCurrentTask keeps the pointer in step with the lifecycle: an approved pre-flight points

@@ -91,3 +91,50 @@ func TestNewCmdHookRun(t *testing.T) {
 		})
 	}
 }
+
+// TestCurrentPointerNeverWrittenThroughASymlinkedAncestor: the executor can turn .mastermind into
+// a symbolic link (or swap it for one while a re-pre-flight runs, after the task folder was
+// opened); the pointer is written and removed through a handle of .mastermind opened without
+// following links, so nothing is written or removed outside the repository
+// (docs/hardening.md A4).
+func TestCurrentPointerNeverWrittenThroughASymlinkedAncestor(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(root, ".mastermind")); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeCurrentTask(root, "001-greet"); err == nil {
+		t.Error("writeCurrentTask through a symlinked .mastermind succeeded")
+	}
+	if err := os.WriteFile(filepath.Join(outside, "current"), []byte("001-greet\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(root, ".mastermind")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(root, ".mastermind"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeCurrentTask(root, "001-greet"); err != nil {
+		t.Fatalf("honest control: %v", err)
+	}
+	if got, err := readCurrentTask(root); err != nil || got != "001-greet" {
+		t.Fatalf("honest control: read %q, %v", got, err)
+	}
+	if err := os.Remove(filepath.Join(root, ".mastermind")); err == nil {
+		t.Fatal("removed a non-empty .mastermind")
+	}
+	if err := os.Rename(filepath.Join(root, ".mastermind"), filepath.Join(root, ".mm-real")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, ".mastermind")); err != nil {
+		t.Fatal(err)
+	}
+	_ = clearCurrentTask(root, "001-greet")
+	names, err := os.ReadDir(outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != 1 || names[0].Name() != "current" {
+		t.Errorf("outside the repository now holds %v, want only the planted current", names)
+	}
+}

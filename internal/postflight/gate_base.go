@@ -14,6 +14,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/repopath"
 	"github.com/mastermind-controller/mastermind/internal/report"
 )
 
@@ -397,43 +398,10 @@ func sharedDirs(p, s string) int {
 }
 
 // IsControllerArtifact reports whether the repository-relative path p is one of the
-// controller's own artifact names or a contract file (trust-model.md §2 I3): inside a task folder
-// spec.md, executor-report.md, state.json, audit.md, history-review.md, an archived review
-// history-review.<64 hex>.md and the lock state.controller.lock; .mastermind/releases/<task>.md;
-// .mastermind/tasks/_lessons.md and its lock. Every other path, under .mastermind/ or not, is a
-// change a task must own.
-func IsControllerArtifact(p string) bool {
-	switch p {
-	case TasksDir + "/_lessons.md", TasksDir + "/_lessons.md.lock",
-		// The current-task pointer pre-flight writes (integrations.md §1) and new-spec's ignore
-		// file for the lock files.
-		".mastermind/current", ".mastermind/.gitignore":
-		return true
-	}
-	if rest, ok := strings.CutPrefix(p, ".mastermind/releases/"); ok {
-		name, ok := strings.CutSuffix(rest, ".md")
-		return ok && taskRe.MatchString(name)
-	}
-	rest, ok := strings.CutPrefix(p, TasksDir+"/")
-	if !ok {
-		return false
-	}
-	name, file, ok := strings.Cut(rest, "/")
-	if !ok || !taskRe.MatchString(name) {
-		return false
-	}
-	switch file {
-	case "spec.md", "executor-report.md", "state.json", "audit.md", "history-review.md", "state.controller.lock",
-		"hook-block.json": // the stop hook's loop-guard record (integrations.md §2)
-		return true
-	}
-	snap, ok := strings.CutPrefix(file, "history-review.")
-	if !ok {
-		return false
-	}
-	snap, ok = strings.CutSuffix(snap, ".md")
-	return ok && hex64.MatchString(snap)
-}
+// controller's own artifact names or a contract file (trust-model.md §2 I3; the list is
+// repopath.IsControllerArtifact, the one the changed set uses). Every other path, under
+// .mastermind/ or not, is a change a task must own.
+func IsControllerArtifact(p string) bool { return repopath.IsControllerArtifact(p) }
 
 // specChanges are the task folders whose spec.md the range adds, and those whose spec.md it
 // modifies: contracts the branch brings or rewrites itself, which only a reviewer of the change

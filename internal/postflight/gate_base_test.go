@@ -21,7 +21,7 @@ func TestIsControllerArtifact(t *testing.T) {
 		".mastermind/tasks/_lessons.md.lock":                      true,
 		".mastermind/releases/001-a.md":                           true,
 		".mastermind/tasks/001-a/history-review.evil.md":          false,
-		".mastermind/tasks/001-a/payload.lock":                    false,
+		".mastermind/tasks/001-a/payload.lock":                    true, // lock files of the task folder (*.lock)
 		".mastermind/tasks/001-a/payload.go":                      false,
 		".mastermind/tasks/001-a/sub/spec.md":                     false,
 		".mastermind/tasks/not-a-task/spec.md":                    false,

@@ -2,6 +2,8 @@ package postflight
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 )
@@ -13,6 +15,51 @@ type snapshotGit struct {
 	snap gitscope.SnapshotStore
 }
 
+// commitDiffer is the part of *gitscope.Repo that diffs two commits.
+type commitDiffer interface {
+	DiffCommits(ctx context.Context, from, to string) (*gitscope.ChangedSet, error)
+}
+
+// ChangedSet is the snapshot run's changed set plus every path that differs between the
+// baseline and HEAD. The work tree decides the net change (gitscope.md §1), but an edit the
+// executor committed and then reverted only in the work tree is still in HEAD, and a planner who
+// commits the reported files publishes it: such a path is a changed path too (hardening A1).
 func (g snapshotGit) ChangedSet(ctx context.Context, baseline string) (*gitscope.ChangedSet, error) {
-	return g.Git.ChangedSetSince(ctx, baseline, g.snap)
+	cs, err := g.Git.ChangedSetSince(ctx, baseline, g.snap)
+	if err != nil {
+		return nil, err
+	}
+	head, unborn, err := g.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d, ok := g.Git.(commitDiffer)
+	if unborn || head == baseline || !ok || cs.Degraded {
+		return cs, nil
+	}
+	committed, err := d.DiffCommits(ctx, baseline, head)
+	if err != nil {
+		return nil, err
+	}
+	return withCommitted(cs, committed.Entries), nil
+}
+
+// withCommitted adds to cs the committed entries whose paths it lacks, keeping Entries sorted by
+// raw path bytes and unique.
+func withCommitted(cs *gitscope.ChangedSet, committed []gitscope.Entry) *gitscope.ChangedSet {
+	have := make(map[string]bool, len(cs.Entries))
+	for _, e := range cs.Entries {
+		have[string(e.Path)] = true
+	}
+	added := false
+	for _, e := range committed {
+		if !have[string(e.Path)] {
+			cs.Entries = append(cs.Entries, e)
+			added = true
+		}
+	}
+	if added {
+		slices.SortFunc(cs.Entries, func(a, b gitscope.Entry) int { return strings.Compare(string(a.Path), string(b.Path)) })
+	}
+	return cs
 }

@@ -78,7 +78,7 @@ func artifactIn(dir, base string) bool {
 }
 
 // IsTaskArtifactName reports whether base is one of a task's records: spec.md,
-// executor-report.md, history-review*.md (history-review.md and its numbered rounds),
+// executor-report.md, history-review.md or an archived history-review.<64 hex>.md,
 // state.json or audit.md. These are the files whose change by another task's executor is a
 // foreign_task_artifact_changed finding.
 func IsTaskArtifactName(base string) bool {
@@ -86,8 +86,13 @@ func IsTaskArtifactName(base string) bool {
 	case "spec.md", "executor-report.md", "state.json", "audit.md":
 		return true
 	}
-	return strings.HasPrefix(base, "history-review") && strings.HasSuffix(base, ".md") &&
-		!strings.Contains(base, "/")
+	if base == "history-review.md" {
+		return true
+	}
+	// An archived review: history-review.<64 hex>.md (spec-and-lifecycle.md §8).
+	snap, ok := strings.CutPrefix(base, "history-review.")
+	snap, ok2 := strings.CutSuffix(snap, ".md")
+	return ok && ok2 && len(snap) == 64 && strings.Trim(snap, "0123456789abcdef") == ""
 }
 
 // TaskArtifact splits p into its task folder name and artifact name when p is one of a task's

@@ -17,7 +17,10 @@ func TestIsControllerArtifact(t *testing.T) {
 		{".mastermind/tasks/001-x/spec.md", true},
 		{".mastermind/tasks/001-x/executor-report.md", true},
 		{".mastermind/tasks/001-x/history-review.md", true},
-		{".mastermind/tasks/001-x/history-review-2.md", true},
+		{".mastermind/tasks/001-x/history-review.0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.md", true},
+		// Only the names mastermind writes: other history-review*.md files are changed paths.
+		{".mastermind/tasks/001-x/history-review-2.md", false},
+		{".mastermind/tasks/001-x/history-review.evil.md", false},
 		{".mastermind/tasks/001-x/state.json", true},
 		{".mastermind/tasks/001-x/audit.md", true},
 		{".mastermind/tasks/001-x/hook-block.json", true},
@@ -57,7 +60,8 @@ func TestTaskArtifact(t *testing.T) {
 		ok            bool
 	}{
 		{".mastermind/tasks/002-y/spec.md", "002-y", "spec.md", true},
-		{".mastermind/tasks/002-y/history-review-3.md", "002-y", "history-review-3.md", true},
+		{".mastermind/tasks/002-y/history-review.md", "002-y", "history-review.md", true},
+		{".mastermind/tasks/002-y/history-review-3.md", "", "", false},
 		{".mastermind/tasks/002-y/hook-block.json", "", "", false},
 		{".mastermind/tasks/002-y/state.controller.lock", "", "", false},
 		{".mastermind/tasks/wip/spec.md", "", "", false},
