@@ -8,7 +8,7 @@ import (
 
 // copyBufs holds the read buffers of hashFile. io.Copy from an *os.File allocates a fresh 32 KiB
 // buffer per call (File.WriteTo falls back to a generic copy), which at 100,000 hashed files is
-// 3 GB of garbage and a large part of post-flight's peak RSS (gitscope.md §8.1 scenario B).
+// 3 GB of garbage per hashing pass (gitscope.md §8.1 scenario B).
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // hashFile writes the remaining content of f to h with a pooled buffer.
