@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -122,28 +121,22 @@ func RenderAudit(a *Audit) ([]byte, error) {
 		ExecutorReport: a.Report, Verification: a.Verification, ClaimChecks: a.ClaimChecks,
 		Findings: AuditFindings(a.Findings),
 	}
-	js, err := marshalEvidence(ev)
-	if err != nil {
-		return nil, err
-	}
-	for _, line := range strings.Split(string(js), "\n") {
-		b.WriteString("    ")
-		b.WriteString(line)
-		b.WriteByte('\n')
-	}
-	return b.Bytes(), nil
-}
-
-// marshalEvidence encodes v with 4-space indentation and escapes DEL, C1 and bidi controls as
-// JSON \u escapes (encoding/json already escapes C0 controls).
-func marshalEvidence(v any) ([]byte, error) {
-	var b bytes.Buffer
+	// The evidence is encoded straight into b, every line indented by four spaces (the
+	// encoder's prefix; json.Indent keeps the trailing newline without it), so that a
+	// 100,000-path audit is not copied again line by line (gitscope.md §8.1 scenario B).
+	start := b.Len()
+	b.WriteString("    ")
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "    ")
-	if err := enc.Encode(v); err != nil {
+	enc.SetIndent("    ", "    ")
+	if err := enc.Encode(ev); err != nil {
 		return nil, err
 	}
-	out := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-	return textsafe.EscapeJSON(out), nil
+	// Escaping only lengthens the text, and only runes >= U+007F, never the indentation.
+	js := b.Bytes()[start:]
+	if esc := textsafe.EscapeJSON(js); len(esc) != len(js) {
+		b.Truncate(start)
+		b.Write(esc)
+	}
+	return b.Bytes(), nil
 }

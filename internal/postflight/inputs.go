@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -207,7 +206,7 @@ func contentID(root, rel string) (string, error) {
 	}
 	defer f.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	if err := hashFile(h, f); err != nil {
 		return "", fmt.Errorf("%s: %w", rel, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil

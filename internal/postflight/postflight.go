@@ -1,12 +1,12 @@
 package postflight
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -261,11 +261,10 @@ func (c *controller) writeAudit(st *State, a *Audit) ([]byte, error) {
 
 // auditText is the human part of audit.md (everything before the evidence header).
 func auditText(audit []byte) string {
-	s := string(audit)
-	if i := strings.Index(s, "Structured audit evidence"); i >= 0 {
-		s = s[:i]
+	if i := bytes.Index(audit, []byte("Structured audit evidence")); i >= 0 {
+		audit = audit[:i]
 	}
-	return s
+	return string(audit)
 }
 
 // rejectCommon writes audit.md and state for a rejected report. fs are every finding of the

@@ -114,17 +114,21 @@ func parseAuditEvidence(data []byte) (*auditRecord, error) {
 	if nl < 0 {
 		return nil, errors.New("no evidence block")
 	}
-	var js bytes.Buffer
-	for _, line := range bytes.Split(bytes.TrimSuffix(rest[nl+1:], []byte("\n")), []byte("\n")) {
-		l, ok := bytes.CutPrefix(line, []byte("    "))
-		if !ok {
+	// Every line must carry the four-space indentation; JSON reads it as whitespace, so the
+	// block is decoded in place rather than copied without it.
+	js := rest[nl+1:]
+	for body := bytes.TrimSuffix(js, []byte("\n")); ; {
+		if !bytes.HasPrefix(body, []byte("    ")) {
 			return nil, errors.New("evidence line not indented")
 		}
-		js.Write(l)
-		js.WriteByte('\n')
+		next := bytes.IndexByte(body, '\n')
+		if next < 0 {
+			break
+		}
+		body = body[next+1:]
 	}
 	var r auditRecord
-	if err := json.Unmarshal(js.Bytes(), &r); err != nil {
+	if err := json.Unmarshal(js, &r); err != nil {
 		return nil, err
 	}
 	for _, raw := range r.Findings {

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -47,7 +46,7 @@ func WorktreeContent(root, rel string) string {
 		return "error:changed while read"
 	}
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	if err := hashFile(h, f); err != nil {
 		return "error:" + err.Error()
 	}
 	if fi.Mode().Perm()&0o111 != 0 {
