@@ -57,27 +57,9 @@ mkdir -p "$A/$TASK"
 } >"$A/$TASK/spec.md"
 perf_report "$TASK/spec.md" "$OUT/a.expected" >"$A/$TASK/executor-report.md"
 HASH=$(sha256sum "$A/$TASK/spec.md" | cut -d' ' -f1)
-# Post-flight audits against the task's pre-flight snapshot (trust-model.md §4). A real
-# pre-flight records HEAD as the baseline; scenario A has commits on top of the baseline, so the
-# snapshot is taken by a pre-flight here and re-pointed at the generator's baseline (the
-# .gitignore files, directories and configuration are the same at both commits). The work tree's
-# stat data then match the snapshot index except where scenario A wrote, as after a real task.
-# The pre-flight runs on a spec without creates (those exist at HEAD of a); the snapshot does not
-# depend on the spec.
-HEAD_A=$(git -C "$A" rev-parse HEAD)
-cp "$A/$TASK/spec.md" "$SCRATCH/spec.real"
-sed '/^creates:/,/^verify:/{/^verify:/!d}' "$SCRATCH/spec.real" >"$A/$TASK/spec.md"
-(cd "$A" && "$BIN" run-task "$TASK/spec.md" --pre-only >/dev/null 2>&1) || true
-mv "$SCRATCH/spec.real" "$A/$TASK/spec.md"
-SNAP="$A/.git/mastermind/snapshots/900-perf/inputs.snapshot"
-if [ -f "$SNAP" ]; then
-	sed -i "s/$HEAD_A/$BASELINE/g" "$SNAP"
-elif [ -n "${MM_BIN:-}" ]; then
-	echo "note: $MM_BIN took no pre-flight snapshot (a binary from before trust-model §4)" >&2
-else
-	echo "pre-flight took no snapshot" >&2
-	exit 1
-fi
+# The task is adopted at the generator's baseline (scenario A has commits on top of it): a
+# state.json naming that baseline, then `--pre-only --adopt`, whose first pre-flight records it in
+# the controller store and takes the pre-flight snapshot (trust-model.md §4) against it.
 rm -f "$A/$TASK/state.json"
 cat >"$SCRATCH/approved-state.json" <<JSON
 {
