@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agnivade/levenshtein"
+
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/jsonptr"
 	"github.com/mastermind-controller/mastermind/internal/markdown"
@@ -608,33 +610,18 @@ func (w *fmWalker) breakingChanges(ptr string) {
 func closestKey(k string) string {
 	best, bestD := "", 3
 	for _, a := range allowedKeys {
-		if d := editDistance(strings.ToLower(k), a); d < bestD {
+		if d := keyDistance(strings.ToLower(k), a); d < bestD {
 			best, bestD = a, d
 		}
 	}
 	return best
 }
 
-// editDistance is the Levenshtein distance between a and b (bytes), capped at 100 bytes input.
-func editDistance(a, b string) int {
+// keyDistance is the Levenshtein distance between a and b, 100 for inputs over 100 bytes (a
+// key that long is no typo of a known key).
+func keyDistance(a, b string) int {
 	if len(a) > 100 || len(b) > 100 {
 		return 100
 	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return levenshtein.ComputeDistance(a, b)
 }

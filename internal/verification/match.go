@@ -3,6 +3,8 @@ package verification
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agnivade/levenshtein"
 )
 
 // MatchKey is the form in which a declared command and a report row's cmd are compared
@@ -37,7 +39,7 @@ func nearMiss(c string, rows []Row, keys []string, reason string) string {
 			continue
 		}
 		kr := []rune(k)
-		d := editDistance(cr, kr)
+		d := levenshtein.ComputeDistance(c, k) // in runes, like cr and kr
 		limit := max(len(cr), len(kr)) / 3
 		sameRunner := false
 		if cRecognised {
@@ -53,25 +55,4 @@ func nearMiss(c string, rows []Row, keys []string, reason string) string {
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b []rune) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
