@@ -46,9 +46,9 @@ type HookInstallOptions struct {
 	FailOpen bool
 }
 
-const hookInstallLong = `--harness git (the default): write a git pre-push hook that gates exactly the commits being pushed. git passes the hook one
-line per pushed ref on stdin ("<local ref> <local sha> <remote ref> <remote sha>"); for each, the
-hook runs the gate against a protected base (trust-model.md §5):
+const hookInstallLong = `--harness git (the default): write a git pre-push hook that gates exactly the commits being
+pushed. git passes the hook one line per pushed ref on stdin ("<local ref> <local sha> <remote
+ref> <remote sha>"); for each, the hook runs the gate against a protected base (trust-model.md §5):
   mastermind gate --base <remote sha> --head <local sha> --fail-on drift
 (with --fail-on broken, without --fail-on drift: only broken tasks block). A deleted ref is
 skipped; a new branch (remote sha of zeros) is gated against the remote's default branch
@@ -68,8 +68,7 @@ must be on PATH.
 The hook is written atomically with mode 0755. It carries the marker comment
 "# mastermind-hook: pre-push": running install again leaves an identical hook alone ("already
 installed") and rewrites an older (v1, which gated the work tree) or differently configured one of
-ours. An existing hook without
-the marker is refused unless --force replaces it. A symbolic link or other non-regular file at the
+ours. An existing hook without the marker is refused unless --force replaces it. A symbolic link or other non-regular file at the
 hook path is always refused, and no symlinked directory between the work tree (or git directory)
 and the hook is followed.
 
