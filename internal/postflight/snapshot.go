@@ -25,23 +25,38 @@ type commitDiffer interface {
 // executor committed and then reverted only in the work tree is still in HEAD, and a planner who
 // commits the reported files publishes it: such a path is a changed path too (hardening A1).
 func (g snapshotGit) ChangedSet(ctx context.Context, baseline string) (*gitscope.ChangedSet, error) {
+	// The commit diff runs beside the snapshot run, so it adds no serial git call.
+	type diffResult struct {
+		cs  *gitscope.ChangedSet
+		err error
+	}
+	done := make(chan diffResult, 1)
+	dctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		head, unborn, err := g.Head(dctx)
+		d, ok := g.Git.(commitDiffer)
+		if err != nil || unborn || head == baseline || !ok {
+			done <- diffResult{nil, err}
+			return
+		}
+		committed, err := d.DiffCommits(dctx, baseline, head)
+		done <- diffResult{committed, err}
+	}()
 	cs, err := g.Git.ChangedSetSince(ctx, baseline, g.snap)
 	if err != nil {
+		cancel()
+		<-done
 		return nil, err
 	}
-	head, unborn, err := g.Head(ctx)
-	if err != nil {
-		return nil, err
+	r := <-done
+	if r.err != nil {
+		return nil, r.err
 	}
-	d, ok := g.Git.(commitDiffer)
-	if unborn || head == baseline || !ok || cs.Degraded {
+	if r.cs == nil || cs.Degraded {
 		return cs, nil
 	}
-	committed, err := d.DiffCommits(ctx, baseline, head)
-	if err != nil {
-		return nil, err
-	}
-	return withCommitted(cs, committed.Entries), nil
+	return withCommitted(cs, r.cs.Entries), nil
 }
 
 // withCommitted adds to cs the committed entries whose paths it lacks, keeping Entries sorted by
