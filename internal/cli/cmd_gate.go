@@ -412,7 +412,7 @@ type gateJSON struct {
 	Tasks    []gateTaskJSON `json:"tasks"`
 	Summary  *gateSummaryJS `json:"summary,omitempty"`
 	// Range and Findings are present only for gate --base.
-	Range    *gateRangeJSON            `json:"range,omitempty"`
+	Range    *gateRangeJSON             `json:"range,omitempty"`
 	Findings *[]postflight.AuditFinding `json:"findings,omitempty"`
 }
 
