@@ -155,22 +155,15 @@ func (r *Repo) materializeCLI(ctx context.Context, commit, dir string) ([]string
 	var total int64
 	args := slices.Concat(commitArgs, []string{"ls-tree", "-r", "-z", "--full-tree", commit})
 	err := r.run(ctx, r.root, "ls-tree", args, func(rd io.Reader) error {
-		nr := newNulReader(rd, &total)
-		for {
-			rec, err := nr.next()
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
+		return eachRecord(rd, &total, func(rec []byte) error {
 			meta, name, ok := strings.Cut(string(rec), "\t")
 			f := strings.Fields(meta)
 			if !ok || len(f) != 3 || !IsFullOID(f[2]) {
 				return shapef("ls-tree record %q", truncateForMessage(rec))
 			}
 			entries = append(entries, treeFile{mode: f[0], oid: f[2], path: name})
-		}
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -555,19 +548,12 @@ func (r *Repo) indexHidesEntries(ctx context.Context) (bool, error) {
 	hidden := false
 	var total int64
 	err := r.run(ctx, r.root, "ls-files", lsTagArgs, func(rd io.Reader) error {
-		nr := newNulReader(rd, &total)
-		for {
-			rec, err := nr.next()
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
+		return eachRecord(rd, &total, func(rec []byte) error {
 			if len(rec) > 0 && (rec[0] == 'S' || (rec[0] >= 'a' && rec[0] <= 'z')) {
 				hidden = true
 			}
-		}
+			return nil
+		})
 	})
 	return hidden, err
 }
@@ -582,17 +568,10 @@ func (r *Repo) CommitFiles(ctx context.Context, commit string) ([]string, error)
 	var total int64
 	args := slices.Concat(commitArgs, []string{"ls-tree", "-r", "-z", "--name-only", "--full-tree", commit})
 	err := r.run(ctx, r.root, "ls-tree", args, func(rd io.Reader) error {
-		nr := newNulReader(rd, &total)
-		for {
-			p, err := nr.next()
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
+		return eachRecord(rd, &total, func(p []byte) error {
 			out = append(out, string(p))
-		}
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, err

@@ -284,6 +284,25 @@ func newNulReader(rd io.Reader, total *int64) *nulReader {
 	return &nulReader{br: bufio.NewReaderSize(rd, 256<<10), total: total}
 }
 
+// eachRecord calls fn with every NUL-terminated record of rd, counting path bytes in total
+// (the §1 ceiling), until EOF or the first error of the reader or fn. The record's bytes are
+// valid only during the call.
+func eachRecord(rd io.Reader, total *int64, fn func(rec []byte) error) error {
+	nr := newNulReader(rd, total)
+	for {
+		rec, err := nr.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(rec); err != nil {
+			return err
+		}
+	}
+}
+
 // next returns the next token without its NUL; the slice is valid until the following call.
 // io.EOF means a clean end; a final token without a NUL is a shape error.
 func (n *nulReader) next() ([]byte, error) {

@@ -28,23 +28,16 @@ func (r *Repo) ListFiles(ctx context.Context) ([]string, error) {
 	var out []string
 	var total int64
 	err := r.run(ctx, r.root, "ls-files", lsAllArgs, func(rd io.Reader) error {
-		nr := newNulReader(rd, &total)
-		for {
-			p, err := nr.next()
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
+		return eachRecord(rd, &total, func(p []byte) error {
 			if len(p) == 0 {
 				return shapef("empty path in ls-files output")
 			}
 			if p[len(p)-1] == '/' {
-				continue
+				return nil
 			}
 			out = append(out, string(p))
-		}
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, err

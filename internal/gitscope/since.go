@@ -250,17 +250,10 @@ func (r *Repo) addedSince(ctx context.Context, baseline string) map[string]bool 
 	out := map[string]bool{}
 	var total int64
 	err := r.run(ctx, r.root, "diff", args, func(rd io.Reader) error {
-		nr := newNulReader(rd, &total)
-		for {
-			p, err := nr.next()
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
+		return eachRecord(rd, &total, func(p []byte) error {
 			out[string(p)] = true
-		}
+			return nil
+		})
 	})
 	if err != nil {
 		return nil

@@ -475,15 +475,7 @@ func (r *Repo) lsTreeAll(ctx context.Context, baseline string, fn func(filemode.
 	args := slices.Concat(globalArgs, []string{"ls-tree", "-r", "-t", "-z", "--full-tree", "--end-of-options", baseline})
 	var total int64
 	return r.run(ctx, r.root, "ls-tree", args, func(rd io.Reader) error {
-		nr := newNulReader(rd, &total)
-		for {
-			rec, err := nr.next()
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
+		return eachRecord(rd, &total, func(rec []byte) error {
 			meta, name, ok := bytes.Cut(rec, []byte{'\t'})
 			f := strings.Fields(string(meta))
 			if !ok || len(f) != 3 || len(name) == 0 {
@@ -494,7 +486,8 @@ func (r *Repo) lsTreeAll(ctx context.Context, baseline string, fn func(filemode.
 				return shapef("ls-tree mode %q", f[0])
 			}
 			fn(m, f[2], string(name))
-		}
+			return nil
+		})
 	})
 }
 
@@ -604,19 +597,12 @@ func (r *Repo) hasSkipWorktree(ctx context.Context) (bool, error) {
 	var total int64
 	args := slices.Concat(globalArgs, []string{"ls-files", "-v", "-z", "--"})
 	err := r.run(ctx, r.root, "ls-files", args, func(rd io.Reader) error {
-		nr := newNulReader(rd, &total)
-		for {
-			rec, err := nr.next()
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
+		return eachRecord(rd, &total, func(rec []byte) error {
 			if len(rec) > 0 && (rec[0] == 'S' || rec[0] == 's') {
 				found = true
 			}
-		}
+			return nil
+		})
 	})
 	return found, err
 }
