@@ -121,6 +121,12 @@ func (p *parser) yamlPos(pos yamlstrict.Pos) (int, int) {
 	if pos.Line == 0 {
 		return 0, 0
 	}
+	// YAML also counts a lone CR as a line break; spec.md lines are LF-terminated, so a position
+	// past the frontmatter's last line is put at its start (the reader still sees the message).
+	last := 2 + bytes.Count(p.text[p.fmOpenLen():p.fmEnd], []byte("\n"))
+	if pos.Line+1 > last {
+		return last, 1
+	}
 	return pos.Line + 1, pos.Column
 }
 
