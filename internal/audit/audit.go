@@ -105,9 +105,13 @@ type run struct {
 	ctx context.Context
 	in  *Inputs
 	rep *report.Report
-	// d are the representable entries of D; dset maps their paths to their status.
-	d    []gitscope.Entry
-	dset map[string]gitscope.Status
+	// d are the representable entries of D; paths[i] is d[i]'s path as a string and
+	// fileFields[i] its {"file", path} kind field, each built once and shared by every finding
+	// of that path (gitscope.md §8.1 scenario B); dset maps the paths to their status.
+	d          []gitscope.Entry
+	paths      []string
+	fileFields []finding.Field
+	dset       map[string]gitscope.Status
 	ev   *Evidence
 	// forbidden are the paths of d that checkForbids found forbidden.
 	forbidden map[string]bool
@@ -175,9 +179,13 @@ func Compute(ctx context.Context, in Inputs) (*Result, error) {
 // findings, and returns those with the findings that need no check (invalid frontmatter, a
 // degraded changed set, in.RepoFindings).
 func newRun(ctx context.Context, in *Inputs, cs *gitscope.ChangedSet, ev *Evidence) (*run, []finding.Finding) {
-	r := &run{ctx: ctx, in: in, rep: in.Report.Report, dset: map[string]gitscope.Status{}, ev: ev}
 	d := cs.WithoutControl()
-	ev.ChangedSet = changedEvidence(cs, d)
+	paths := make([]string, len(d))
+	for i, e := range d {
+		paths[i] = string(e.Path)
+	}
+	r := &run{ctx: ctx, in: in, rep: in.Report.Report, dset: make(map[string]gitscope.Status, len(d)), ev: ev}
+	ev.ChangedSet = changedEvidence(cs, d, paths)
 	var fs []finding.Finding
 	for _, f := range in.SpecFindings {
 		if f.Rule == spec.RuleFrontmatterUnterminated || f.Rule == spec.RuleFrontmatterInvalid {
@@ -195,13 +203,22 @@ func newRun(ctx context.Context, in *Inputs, cs *gitscope.ChangedSet, ev *Eviden
 	if in.ForeignArtifacts {
 		fs = append(fs, checkForeignArtifacts(in, cs)...)
 	}
-	for _, e := range d {
+	// d and paths are compacted in place: they are this run's own copies.
+	r.d, r.paths = d[:0], paths[:0]
+	for i, e := range d {
 		if f, bad := unrepresentable(e); bad {
 			fs = append(fs, f)
 			continue
 		}
-		r.dset[string(e.Path)] = e.Status
-		r.d = append(r.d, e)
+		r.dset[paths[i]] = e.Status
+		r.d, r.paths = append(r.d, e), append(r.paths, paths[i])
+	}
+	r.fileFields = make([]finding.Field, len(r.paths))
+	for i, p := range r.paths {
+		r.fileFields[i] = finding.Field{Key: "file", Value: p}
 	}
 	return r, fs
 }
+
+// fileField is the {"file", path} kind field of d[i], shared (capacity 1, so an append copies).
+func (r *run) fileField(i int) []finding.Field { return r.fileFields[i : i+1 : i+1] }

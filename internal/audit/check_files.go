@@ -24,9 +24,9 @@ func checkFilesModified(r *run) ([]finding.Finding, error) {
 			fs = append(fs, findReportUnexpectedFile(fm.Path))
 		}
 	}
-	for _, e := range r.d {
-		if !listed[string(e.Path)] {
-			fs = append(fs, findReportMissingChangedFile(string(e.Path)))
+	for i, p := range r.paths {
+		if !listed[p] {
+			fs = append(fs, finding.PathFinding(finding.KindReportMissingChangedFile, r.fileField(i)))
 		}
 	}
 	return fs, nil

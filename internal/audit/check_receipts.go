@@ -47,8 +47,12 @@ func (r *run) checkReceipts(v *VerifyInputs, fs []finding.Finding) ([]finding.Fi
 		return nil, nil, err
 	}
 	in := verifyrun.StepInputs{Root: r.in.Root, Spec: r.in.Spec, Baseline: r.in.Baseline,
-		Before: pathStates(r.in.Root, r.d), Rows: rows, All: v.All, Rerun: v.Rerun, Store: v.Store,
-		Env: env, Progress: v.Progress}
+		Rows: rows, All: v.All, Rerun: v.Rerun, Store: v.Store, Env: env, Progress: v.Progress}
+	// The content ids read every changed file; nothing needs them when no command is planned
+	// (gitscope.md §8.1 scenario B: 100,000 reads saved).
+	if len(verifyrun.Plan(r.in.Spec, v.All)) > 0 {
+		in.Before = pathStates(r.in.Root, r.d)
+	}
 	if v.Recompute != nil {
 		in.After = func(ctx context.Context) ([]verifyrun.PathState, error) {
 			cs, err := v.Recompute(ctx)
@@ -72,13 +76,16 @@ func (r *run) checkReceipts(v *VerifyInputs, fs []finding.Finding) ([]finding.Fi
 	if err != nil {
 		return nil, nil, err
 	}
-	out := fs[:0:0]
-	for _, f := range fs {
-		if !step.Supersedes(f) {
-			out = append(out, f)
+	out := fs
+	if len(step.Plan) > 0 {
+		out = fs[:0:0]
+		for _, f := range fs {
+			if !step.Supersedes(f) {
+				out = append(out, f)
+			}
 		}
+		out = append(out, step.Findings...)
 	}
-	out = append(out, step.Findings...)
 	if ev := r.ev.Verification; ev != nil {
 		ev.Receipts = step.Evidence()
 		for i := range ev.Rows {

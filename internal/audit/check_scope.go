@@ -16,9 +16,9 @@ func checkScope(r *run) ([]finding.Finding, error) {
 	for _, p := range sc.Declared {
 		inScope[p] = true
 	}
-	for _, e := range r.d {
-		if p := string(e.Path); !inScope[p] && !r.forbidden[p] {
-			fs = append(fs, findUnexpectedFile(p))
+	for i, p := range r.paths {
+		if !inScope[p] && !r.forbidden[p] {
+			fs = append(fs, finding.PathFinding(finding.KindUnexpectedFile, r.fileField(i)))
 		}
 	}
 	seen := map[string]bool{}

@@ -103,12 +103,12 @@ func reportEvidence(rep *report.Report) *ReportEvidence {
 	return &ReportEvidence{Form: &form, Status: &status, Spec: &sp, FilesModified: files, Violations: []finding.Finding{}}
 }
 
-func changedEvidence(cs *gitscope.ChangedSet, d []gitscope.Entry) *ChangedSetEvidence {
+func changedEvidence(cs *gitscope.ChangedSet, d []gitscope.Entry, paths []string) *ChangedSetEvidence {
 	ev := &ChangedSetEvidence{Source: cs.Source, Degraded: cs.Degraded, Files: make([]ChangedFileJSON, len(d))}
 	for i, e := range d {
-		ev.Files[i] = ChangedFileJSON{Path: textsafe.Escape(string(e.Path)), Status: string(e.Status)}
-		if utf8.Valid(e.Path) {
-			ev.Files[i].Path = string(e.Path)
+		ev.Files[i] = ChangedFileJSON{Path: paths[i], Status: string(e.Status)}
+		if !utf8.Valid(e.Path) {
+			ev.Files[i].Path = textsafe.Escape(paths[i])
 		}
 	}
 	return ev

@@ -44,8 +44,10 @@ func newFinding(kind, message string, kv ...any) finding.Finding {
 
 // Constructors with the §9.3 message templates.
 
+// findUnexpectedFile and findReportMissingChangedFile are the per-path kinds whose message
+// template lives in the finding package (finding.PathFinding); the checks share one field per path.
 func findUnexpectedFile(file string) finding.Finding {
-	return newFinding(finding.KindUnexpectedFile, "changed outside the declared scope: "+file, "file", file)
+	return finding.PathFinding(finding.KindUnexpectedFile, []finding.Field{{Key: "file", Value: file}})
 }
 
 func findMissingExpectedFile(file string) finding.Finding {
@@ -65,7 +67,7 @@ func findForbiddenPathChanged(file, pattern string) finding.Finding {
 }
 
 func findReportMissingChangedFile(file string) finding.Finding {
-	return newFinding(finding.KindReportMissingChangedFile, "changed since the baseline but not listed in files_modified: "+file, "file", file)
+	return finding.PathFinding(finding.KindReportMissingChangedFile, []finding.Field{{Key: "file", Value: file}})
 }
 
 func findReportUnexpectedFile(file string) finding.Finding {

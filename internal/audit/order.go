@@ -43,7 +43,7 @@ func Compare(a, b finding.Finding) int {
 		cmp.Compare(finding.KindRank(a.Rule), finding.KindRank(b.Rule)),
 		strings.Compare(a.Rule, b.Rule),
 		strings.Compare(primaryField(a), primaryField(b)),
-		strings.Compare(a.Message, b.Message),
+		strings.Compare(a.Text(), b.Text()),
 	)
 }
 

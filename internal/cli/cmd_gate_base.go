@@ -135,7 +135,7 @@ func contractLines(r *postflight.RangeInfo) []string {
 
 // rangeLine is the text line of a range finding: "❌ <kind>: <message>".
 func rangeLine(f finding.Finding) string {
-	return "❌ " + f.Rule + ": " + textsafe.Escape(f.Message)
+	return "❌ " + f.Rule + ": " + textsafe.Escape(f.Text())
 }
 
 // rangeFile is where a range finding is shown: its path, or the task folder's spec.md.
@@ -153,7 +153,7 @@ func rangeFile(f finding.Finding) string {
 func rangeAnnotations(fs []finding.Finding) []render.Annotation {
 	out := make([]render.Annotation, 0, len(fs))
 	for _, f := range fs {
-		out = append(out, render.Annotation{Finding: finding.Finding{Rule: f.Rule, Class: f.Class, File: rangeFile(f), Message: f.Message}})
+		out = append(out, render.Annotation{Finding: finding.Finding{Rule: f.Rule, Class: f.Class, File: rangeFile(f), Message: f.Text()}})
 	}
 	return out
 }
@@ -256,7 +256,7 @@ func (v gateView) WriteMarkdown(m *render.Markdown) bool {
 		if f.Class == finding.ClassWarning {
 			cls = "⚠️"
 		}
-		frows = append(frows, []string{cls, c(f.Rule), task, c(file), t(f.Message)})
+		frows = append(frows, []string{cls, c(f.Rule), task, c(file), t(f.Text())})
 	}
 	for _, f := range v.res.Findings {
 		add("", f, rangeFile(f))

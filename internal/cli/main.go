@@ -16,6 +16,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	// With MASTERMIND_DEBUG_RSS=1, print the peak RSS just before exit (gitscope.md §8.2 item 5).
 	defer gitscope.ReportPeakRSS(stderr)
 	defer writeMemProfile()
+	defer startCPUProfile()()
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "mastermind: internal error (a bug; please report it): %v\n%s", r, debug.Stack())

@@ -11,6 +11,10 @@ import (
 // tool for the performance work of gitscope.md §8; unset, nothing is written or printed.
 const DebugMemProfileEnv = "MASTERMIND_DEBUG_MEMPROFILE"
 
+// DebugCPUProfileEnv names a file to which Main writes a CPU profile (pprof format) of the whole
+// run; like DebugMemProfileEnv, a developer's tool, and unset nothing is written.
+const DebugCPUProfileEnv = "MASTERMIND_DEBUG_CPUPROFILE"
+
 // writeMemProfile writes the heap profile when DebugMemProfileEnv names a file; errors are
 // ignored, as the profile is never part of the command's result.
 func writeMemProfile() {
@@ -25,4 +29,22 @@ func writeMemProfile() {
 	defer f.Close()
 	runtime.GC()
 	_ = pprof.Lookup("allocs").WriteTo(f, 0)
+}
+
+// startCPUProfile starts the CPU profile when DebugCPUProfileEnv names a file and returns the
+// function that stops it; errors are ignored, as the profile is never part of the result.
+func startCPUProfile() (stop func()) {
+	p := os.Getenv(DebugCPUProfileEnv)
+	if p == "" {
+		return func() {}
+	}
+	f, err := os.Create(p)
+	if err != nil {
+		return func() {}
+	}
+	if pprof.StartCPUProfile(f) != nil {
+		f.Close()
+		return func() {}
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }

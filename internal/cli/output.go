@@ -24,7 +24,7 @@ const (
 // findingAnnotation annotates a positioned finding (report violation, pre-flight spec rule) at
 // its file, line and column, titled with its rule id.
 func findingAnnotation(f finding.Finding, prefix string) render.Annotation {
-	f.Message = prefix + f.Message
+	f.Message = prefix + f.Text()
 	return render.Annotation{Finding: f}
 }
 
@@ -45,7 +45,7 @@ func auditAnnotation(f finding.Finding, task postflight.Task, prefix string) ren
 	if v := f.FieldString("file"); v != "" && f.Rule != finding.KindChangedPathUnrepresentable {
 		file = v
 	}
-	return render.Annotation{Finding: finding.Finding{Rule: f.Rule, Class: f.Class, File: file, Message: prefix + f.Message}}
+	return render.Annotation{Finding: finding.Finding{Rule: f.Rule, Class: f.Class, File: file, Message: prefix + f.Text()}}
 }
 
 // checkFormat validates a --format value.

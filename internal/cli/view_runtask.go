@@ -46,7 +46,7 @@ func (v runTaskView) WriteText(t *render.Text) {
 			t.Printf("adopted baseline %s from %s (its spec hash matches; an ancestor of HEAD)\n", o.Adopted, o.Task.StateRel())
 		}
 		for _, w := range o.Findings {
-			t.Line(render.ToneWarn, fmt.Sprintf("⚠️ %s [%s]", textsafe.Escape(w.Message), w.Rule))
+			t.Line(render.ToneWarn, fmt.Sprintf("⚠️ %s [%s]", textsafe.Escape(w.Text()), w.Rule))
 		}
 		t.Line(render.TonePass, "✅ pre-flight approved — "+o.Task.Spec)
 		t.Printf("  baseline: %s\n  iteration: %s\n", o.State.BaselineRef, iterationText(o.State.Iteration, o.Budget))

@@ -79,7 +79,7 @@ func (f Finding) String() string {
 	} else if f.Line > 0 {
 		fmt.Fprintf(&b, "%d:%d: ", f.Line, f.Column)
 	}
-	b.WriteString(f.Message)
+	b.WriteString(f.Text())
 	b.WriteString(" [")
 	b.WriteString(f.Rule)
 	b.WriteString("]")
@@ -91,7 +91,7 @@ func (f Finding) String() string {
 func (f Finding) MarshalJSON() ([]byte, error) {
 	pairs := []Field{
 		{"rule", f.Rule}, {"class", f.Class}, {"file", f.File}, {"line", f.Line},
-		{"column", f.Column}, {"pointer", f.Pointer}, {"message", f.Message},
+		{"column", f.Column}, {"pointer", f.Pointer}, {"message", f.Text()},
 	}
 	return MarshalObject(append(pairs, f.Fields...))
 }
@@ -102,7 +102,7 @@ type Audit Finding
 
 // MarshalJSON writes {"kind","class","message", …kind fields}.
 func (a Audit) MarshalJSON() ([]byte, error) {
-	pairs := []Field{{"kind", a.Rule}, {"class", a.Class}, {"message", a.Message}}
+	pairs := []Field{{"kind", a.Rule}, {"class", a.Class}, {"message", Finding(a).Text()}}
 	return MarshalObject(append(pairs, a.Fields...))
 }
 
@@ -151,7 +151,7 @@ func ComparePosition(a, b Finding) int {
 		cmp.Compare(a.Column, b.Column),
 		strings.Compare(a.Rule, b.Rule),
 		strings.Compare(a.Pointer, b.Pointer),
-		strings.Compare(a.Message, b.Message),
+		strings.Compare(a.Text(), b.Text()),
 	)
 }
 

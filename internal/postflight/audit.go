@@ -102,7 +102,7 @@ func RenderAudit(a *Audit) ([]byte, error) {
 			if f.Class == finding.ClassWarning {
 				icon = "⚠️"
 			}
-			fmt.Fprintf(&b, "  %s %s: %s\n", icon, f.Rule, textsafe.Escape(f.Message))
+			fmt.Fprintf(&b, "  %s %s: %s\n", icon, f.Rule, textsafe.Escape(f.Text()))
 			if f.Rule == finding.KindExecutorReportRejected && f.FieldString("reason") == audit.ReasonReportInvalid {
 				for _, v := range a.Violations {
 					fmt.Fprintf(&b, "      %s\n", textsafe.Escape(v.String()))

@@ -468,7 +468,7 @@ func (t *gateTask) setVerdict(verdict string, counts Counts, fs, violations []fi
 		t.Status = GateBroken
 	}
 	if len(fs) > 0 {
-		t.Reason = fs[0].Rule + ": " + fs[0].Message
+		t.Reason = fs[0].Rule + ": " + fs[0].Text()
 		if len(fs) > 1 {
 			t.Reason += fmt.Sprintf(" (+%d more)", len(fs)-1)
 		}

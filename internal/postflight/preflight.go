@@ -274,7 +274,7 @@ func (r *preRun) rereadSpec(context.Context) error {
 func (r *preRun) refuse(errs []finding.Finding) (*Outcome, error) {
 	msgs := make([]string, len(errs))
 	for i, f := range errs {
-		msgs[i] = f.Message
+		msgs[i] = f.Text()
 	}
 	reason := "pre-flight refused: " + audit.FirstPlus(msgs)
 	if !r.first() {

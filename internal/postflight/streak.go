@@ -46,7 +46,7 @@ func rejectedLines(r audit.Rejection, fs []finding.Finding) (lines []string, oth
 	others = make([]finding.Finding, 0, len(fs))
 	skipped := false
 	for _, f := range fs {
-		if !skipped && f.Rule == r.Finding.Rule && f.Message == r.Finding.Message && f.FieldString("reason") == r.Finding.FieldString("reason") {
+		if !skipped && f.Rule == r.Finding.Rule && f.Text() == r.Finding.Text() && f.FieldString("reason") == r.Finding.FieldString("reason") {
 			skipped = true
 			continue
 		}

@@ -85,7 +85,7 @@ func WriteGitHubAnnotations(w io.Writer, anns []Annotation) error {
 	omitted := map[string]int{}
 	var b strings.Builder
 	for _, a := range anns {
-		c := ghCommand{Level: ghLevel(a.Class), File: a.File, Line: a.Line, Col: a.Column, Title: a.TitleOrRule(), Message: a.Message}
+		c := ghCommand{Level: ghLevel(a.Class), File: a.File, Line: a.Line, Col: a.Column, Title: a.TitleOrRule(), Message: a.Text()}
 		if shown[c.Level] >= GitHubMaxPerLevel {
 			omitted[c.Level]++
 			continue

@@ -60,7 +60,7 @@ func WriteMarkdown(w io.Writer, title string, rules []RuleMeta, sets []FindingSe
 			if loc.Line > 0 {
 				where += fmt.Sprintf(":%d:%d", loc.Line, loc.Column)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", classIcon(f.Class), mdCode(f.Rule), mdCode(where), mdText(f.Message))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", classIcon(f.Class), mdCode(f.Rule), mdCode(where), mdText(f.Text()))
 		}
 	}
 	_, err := io.WriteString(w, b.String())

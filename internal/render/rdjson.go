@@ -58,7 +58,7 @@ func WriteRDJSON(w io.Writer, tool ToolMeta, rules []RuleMeta, sets []FindingSet
 	for _, s := range sets {
 		for _, f := range s.Findings {
 			loc := s.Locate(f, idx)
-			d := rdDiagnostic{Message: "[" + s.Task + "] " + nonEmpty(f.Message, f.Rule),
+			d := rdDiagnostic{Message: "[" + s.Task + "] " + nonEmpty(f.Text(), f.Rule),
 				Location: rdLocation{Path: loc.Path}, Severity: rdSeverity(f.Class), Source: src,
 				Code: rdCode{Value: f.Rule}}
 			if loc.Line > 0 {

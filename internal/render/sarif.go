@@ -142,7 +142,7 @@ func WriteSARIF(w io.Writer, tool ToolMeta, rules []RuleMeta, sets []FindingSet)
 			}
 			run.Results = append(run.Results, sarifResult{
 				RuleID: f.Rule, RuleIndex: position[f.Rule], Level: sarifLevel(f.Class),
-				Message: sarifMessage{Text: nonEmpty(f.Message, f.Rule)},
+				Message: sarifMessage{Text: nonEmpty(f.Text(), f.Rule)},
 				Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
 					ArtifactLocation: sarifArtifactL{URI: relativeURI(loc.Path), URIBaseID: srcRoot},
 					Region:           sarifRegion{StartLine: line, StartColumn: col}}}},

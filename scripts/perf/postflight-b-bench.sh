@@ -19,7 +19,7 @@ TASK=.mastermind/tasks/901-perf-b
 [ -e "$B/.mastermind" ] && { echo "$B/.mastermind already exists; remove it first" >&2; exit 1; }
 MASTERMIND_STATE_DIR=$(mktemp -d)
 export MASTERMIND_STATE_DIR
-trap 'rm -rf "$B/.mastermind" "$(dirname "$BIN")" "$MASTERMIND_STATE_DIR"' EXIT
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$B/.mastermind" "$(dirname "$BIN")" "$MASTERMIND_STATE_DIR"' EXIT
 mkdir -p "$B/$TASK"
 F1=src/d00/d00/d00/f000.txt
 F2=src/d00/d00/d00/f001.txt

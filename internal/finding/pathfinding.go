@@ -1,0 +1,42 @@
+package finding
+
+// pathMessages are the §9.3 message templates of the kinds that a large changed set produces once
+// per changed path: the message is the template followed by the path. A finding of such a kind
+// built by PathFinding stores no message of its own (Text derives it), so that 200,000 changed
+// paths do not hold 200,000 message strings per kind (gitscope.md §8.1 scenario B).
+var pathMessages = map[string]string{
+	KindUnexpectedFile:           "changed outside the declared scope: ",
+	KindReportMissingChangedFile: "changed since the baseline but not listed in files_modified: ",
+}
+
+// PathFinding returns the finding of kind for one changed path: its class from the kinds table,
+// Fields set to file (which must be exactly one {"file", path} field; callers share one backing
+// array across findings of the same path), and an empty Message that Text derives from the kind's
+// template. A kind without a template gets its message built at once, so the result never lacks
+// one.
+func PathFinding(kind string, file []Field) Finding {
+	f := Finding{Rule: kind, Class: KindClass(kind), Fields: file}
+	if _, ok := pathMessages[kind]; !ok {
+		f.Message = f.Text()
+	}
+	return f
+}
+
+// Text returns the finding's message: Message, or for a finding built by PathFinding the kind's
+// template followed by its "file" field. Everything that shows a finding's message reads Text,
+// never Message directly.
+func (f Finding) Text() string {
+	if f.Message != "" {
+		return f.Message
+	}
+	if t, ok := pathMessages[f.Rule]; ok {
+		return t + f.FieldString("file")
+	}
+	return f.FieldString("file")
+}
+
+// Expand returns f with Message set to Text, for code that stores or compares the message text.
+func (f Finding) Expand() Finding {
+	f.Message = f.Text()
+	return f
+}
