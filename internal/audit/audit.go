@@ -112,7 +112,7 @@ type run struct {
 	paths      []string
 	fileFields []finding.Field
 	dset       map[string]gitscope.Status
-	ev   *Evidence
+	ev         *Evidence
 	// forbidden are the paths of d that checkForbids found forbidden.
 	forbidden map[string]bool
 }
