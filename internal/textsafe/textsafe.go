@@ -9,8 +9,10 @@ package textsafe
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -62,7 +64,8 @@ func Escape(s string) string {
 }
 
 // EscapeJSON rewrites encoded JSON so that every rune for which NeedsEscape is true and that
-// encoding/json leaves raw (DEL, C1 controls, bidi controls) becomes a JSON `\uXXXX` escape. The
+// encoding/json leaves raw (DEL, C1 controls, bidi controls) becomes a JSON `\uXXXX` escape (a
+// rune beyond U+FFFF, such as the tag characters U+E0001–U+E007F, a UTF-16 surrogate pair). The
 // JSON value is unchanged for a consumer; only its bytes become safe to show on a terminal
 // (spec-and-lifecycle.md §7.1: "In the JSON block the same characters are written as JSON \u
 // escapes"). Such runes can only occur inside JSON strings, where the escape is valid.
@@ -79,15 +82,121 @@ func EscapeJSON(js []byte) []byte {
 	if !need {
 		return js
 	}
-	var b strings.Builder
+	b := make([]byte, 0, len(js)+64)
 	for i := 0; i < len(js); {
 		r, n := utf8.DecodeRune(js[i:])
 		if r >= 0x7f && NeedsEscape(r) {
-			fmt.Fprintf(&b, `\u%04X`, r)
+			b = appendJSONEscape(b, r)
 		} else {
-			b.Write(js[i : i+n])
+			b = append(b, js[i:i+n]...)
 		}
 		i += n
 	}
-	return []byte(b.String())
+	return b
+}
+
+// appendJSONEscape appends r as a JSON escape: `\uXXXX` with uppercase hex digits, or for a rune
+// beyond U+FFFF its UTF-16 surrogate pair (RFC 8259 §7), so the decoded value stays r.
+func appendJSONEscape(b []byte, r rune) []byte {
+	const hex = "0123456789ABCDEF"
+	if r > 0xffff {
+		hi, lo := utf16.EncodeRune(r)
+		return appendJSONEscape(appendJSONEscape(b, hi), lo)
+	}
+	return append(b, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
+}
+
+// JSONWriter is EscapeJSON as a stream: the bytes written to it reach the underlying writer with
+// the same escapes EscapeJSON would apply to their concatenation. A rune split across two Writes
+// is held (at most 3 bytes) until its end arrives; Flush writes a held incomplete rune as is, as
+// EscapeJSON does with invalid UTF-8. A JSONWriter is not safe for concurrent use.
+type JSONWriter struct {
+	w    io.Writer
+	held [utf8.UTFMax]byte
+	nh   int
+	esc  [12]byte
+}
+
+// NewJSONWriter returns a JSONWriter that writes to w.
+func NewJSONWriter(w io.Writer) *JSONWriter { return &JSONWriter{w: w} }
+
+// Write escapes p and writes it on; it returns len(p) unless the underlying writer fails, and
+// then the first error of the underlying writer.
+func (j *JSONWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	if j.nh > 0 {
+		// Decode the held bytes followed by the start of p; the held bytes may also turn out to
+		// be invalid UTF-8, each then written as is (as EscapeJSON does).
+		var b [2 * utf8.UTFMax]byte
+		held := j.nh
+		k := copy(b[:], j.held[:held])
+		k += copy(b[k:], p)
+		i := 0
+		for i < held {
+			if !utf8.FullRune(b[i:k]) {
+				// b holds all of p, and the rune is still incomplete.
+				j.nh = copy(j.held[:], b[i:k])
+				return n, nil
+			}
+			r, size := utf8.DecodeRune(b[i:k])
+			if err := j.rune(r, b[i:i+size]); err != nil {
+				j.nh = 0
+				return 0, err
+			}
+			i += size
+		}
+		p = p[i-held:]
+		j.nh = 0
+	}
+	start := 0
+	for i := 0; i < len(p); {
+		if p[i] < 0x7f {
+			i++
+			continue
+		}
+		if !utf8.FullRune(p[i:]) {
+			if _, err := j.w.Write(p[start:i]); err != nil {
+				return 0, err
+			}
+			j.nh = copy(j.held[:], p[i:])
+			return n, nil
+		}
+		r, size := utf8.DecodeRune(p[i:])
+		if NeedsEscape(r) {
+			if _, err := j.w.Write(p[start:i]); err != nil {
+				return 0, err
+			}
+			if err := j.rune(r, nil); err != nil {
+				return 0, err
+			}
+			start = i + size
+		}
+		i += size
+	}
+	if start < len(p) {
+		if _, err := j.w.Write(p[start:]); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
+// rune writes r escaped when it needs it, else its bytes raw.
+func (j *JSONWriter) rune(r rune, raw []byte) error {
+	if r >= 0x7f && NeedsEscape(r) {
+		_, err := j.w.Write(appendJSONEscape(j.esc[:0], r))
+		return err
+	}
+	_, err := j.w.Write(raw)
+	return err
+}
+
+// Flush writes a held incomplete rune as is. It does not flush the underlying writer.
+func (j *JSONWriter) Flush() error {
+	if j.nh == 0 {
+		return nil
+	}
+	_, err := j.w.Write(j.held[:j.nh])
+	j.nh = 0
+	return err
 }
