@@ -412,24 +412,24 @@ type gateJSON struct {
 	Tasks    []gateTaskJSON `json:"tasks"`
 	Summary  *gateSummaryJS `json:"summary,omitempty"`
 	// Range and Findings are present only for gate --base.
-	Range    *gateRangeJSON             `json:"range,omitempty"`
-	Findings *[]postflight.AuditFinding `json:"findings,omitempty"`
+	Range    *gateRangeJSON `json:"range,omitempty"`
+	Findings *render.Array  `json:"findings,omitempty"`
 }
 
 type gateTaskJSON struct {
-	Task             string                    `json:"task"`
-	Spec             string                    `json:"spec"`
-	Status           string                    `json:"status"`
-	Passed           bool                      `json:"passed"`
-	StateStatus      *string                   `json:"state_status"`
-	Baseline         *string                   `json:"baseline"`
-	Verdict          *string                   `json:"verdict"`
-	Counts           *postflight.Counts        `json:"counts"`
-	Reason           *string                   `json:"reason"`
-	Findings         []postflight.AuditFinding `json:"findings"`
-	ReportViolations []finding.Finding         `json:"report_violations"`
-	Error            *string                   `json:"error"`
-	Recorded         bool                      `json:"recorded"`
+	Task             string             `json:"task"`
+	Spec             string             `json:"spec"`
+	Status           string             `json:"status"`
+	Passed           bool               `json:"passed"`
+	StateStatus      *string            `json:"state_status"`
+	Baseline         *string            `json:"baseline"`
+	Verdict          *string            `json:"verdict"`
+	Counts           *postflight.Counts `json:"counts"`
+	Reason           *string            `json:"reason"`
+	Findings         render.Array       `json:"findings"`
+	ReportViolations []finding.Finding  `json:"report_violations"`
+	Error            *string            `json:"error"`
+	Recorded         bool               `json:"recorded"`
 }
 
 type gateSummaryJS struct {
@@ -473,7 +473,7 @@ func (v gateView) JSON() any {
 	for _, t := range res.Tasks {
 		j := gateTaskJSON{Task: t.Task.Name, Spec: t.Task.Spec, Status: t.Status, Passed: t.Passed,
 			StateStatus: strOrNull(t.StateStatus), Baseline: strOrNull(t.Baseline), Verdict: strOrNull(t.Verdict),
-			Counts: t.Counts, Reason: strOrNull(t.Reason), Findings: postflight.AuditFindings(t.Findings),
+			Counts: t.Counts, Reason: strOrNull(t.Reason), Findings: auditArray(t.Findings),
 			ReportViolations: t.ReportViolations, Recorded: t.Recorded}
 		if j.ReportViolations == nil {
 			j.ReportViolations = []finding.Finding{}

@@ -172,14 +172,20 @@ type gateRangeJSON struct {
 	InPlace bool `json:"in_place"`
 }
 
-func rangeJSON(res *postflight.GateResult) (*gateRangeJSON, *[]postflight.AuditFinding) {
+func rangeJSON(res *postflight.GateResult) (*gateRangeJSON, *render.Array) {
 	if res.Range == nil {
 		return nil, nil
 	}
 	r := res.Range
-	fs := append([]postflight.AuditFinding{}, postflight.AuditFindings(res.Findings)...)
+	fs := auditArray(res.Findings)
 	return &gateRangeJSON{Base: r.Base, Head: r.Head, MergeBase: r.MergeBase, Changed: r.Changed,
 		AddedTasks: append([]string{}, r.AddedTasks...), ChangedSpecs: append([]string{}, r.ChangedSpecs...), InPlace: r.InPlace}, &fs
+}
+
+// auditArray is fs in their audit shape (spec-and-lifecycle.md §7.2), converted one at a time as
+// the envelope is written.
+func auditArray(fs []finding.Finding) render.Array {
+	return render.ArrayOf(fs, func(f finding.Finding) finding.Audit { return finding.Audit(f) })
 }
 
 // WriteMarkdown is the gate's job summary, rendered from the gate's own result: a heading with

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -171,7 +170,9 @@ type runTaskEnvelope struct {
 	Task     string            `json:"task"`
 	Spec     string            `json:"spec"`
 	State    *postflight.State `json:"state"`
-	Findings []json.RawMessage `json:"findings"`
+	// Findings are written one at a time (render.Array): a post-flight on 200,000 changed paths
+	// has as many findings.
+	Findings render.Array `json:"findings"`
 	// Receipts are the post-flight's verification runs (verification-receipts.md §3), null
 	// when none was planned.
 	Receipts  []verifyrun.ReceiptEvidence `json:"receipts"`
@@ -189,7 +190,7 @@ type envelopeArtifacts struct {
 func (v runTaskView) JSON() any {
 	r := v.o
 	e := runTaskEnvelope{Header: render.NewHeader("run-task"), Phase: r.Phase, Outcome: r.Outcome, ExitCode: v.exit,
-		Repeated: r.Repeated, Message: r.Message, Task: r.Task.Name, Spec: r.Task.Spec, State: r.State, Findings: []json.RawMessage{},
+		Repeated: r.Repeated, Message: r.Message, Task: r.Task.Name, Spec: r.Task.Spec, State: r.State,
 		Receipts: r.Receipts,
 		Artifacts: envelopeArtifacts{State: strOrNull(r.Artifacts.State), Audit: strOrNull(r.Artifacts.Audit),
 			ReleaseNotes: strOrNull(r.Artifacts.ReleaseNotes), HistoryReview: strOrNull(r.Artifacts.HistoryReview)}}
@@ -199,21 +200,16 @@ func (v runTaskView) JSON() any {
 	if v.err != nil {
 		e.Outcome, e.Message = postflight.OutcomeError, v.err.Error()
 	}
-	add := func(x any) {
-		if b, err := finding.MarshalValue(x); err == nil {
-			e.Findings = append(e.Findings, b)
+	fs, rv, post := r.Findings, r.ReportViolations, r.Phase == postflight.PhasePostflight
+	e.Findings = render.NewArray(len(fs)+len(rv), func(i int) any {
+		switch {
+		case i >= len(fs):
+			return rv[i-len(fs)]
+		case post:
+			return finding.Audit(fs[i])
 		}
-	}
-	for _, f := range r.Findings {
-		if r.Phase == postflight.PhasePostflight {
-			add(finding.Audit(f))
-		} else {
-			add(f)
-		}
-	}
-	for _, f := range r.ReportViolations {
-		add(f)
-	}
+		return fs[i]
+	})
 	return e
 }
 

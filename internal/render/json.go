@@ -1,27 +1,18 @@
 package render
 
-import (
-	"bytes"
-	"encoding/json"
-	"io"
-
-	"github.com/mastermind-controller/mastermind/internal/textsafe"
-)
+import "io"
 
 // WriteJSON writes v as indented JSON (2 spaces) with a trailing newline, without HTML escaping.
 // Every --json envelope goes through it, so machine output has one shape. DEL, C1 and bidi
 // control characters inside strings are written as JSON \u escapes (textsafe.EscapeJSON): the
 // values are unchanged for a program, and the bytes are safe on a terminal.
+//
+// The output is written through a buffer as it is encoded: an Array in v (reached through
+// structs, pointers and slices) is encoded one element at a time, so the memory WriteJSON needs
+// is that of the largest element, not of the whole output. The bytes are those encoding/json
+// writes for v as a whole. On an error part of the output may have been written.
 func WriteJSON(w io.Writer, v any) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	_, err := w.Write(textsafe.EscapeJSON(b.Bytes()))
-	return err
+	return newJSONStream(w).writeJSON(v)
 }
 
 // jsonRenderer writes View.JSON; a view without a JSON form writes nothing.
