@@ -345,3 +345,32 @@ func reportPeakHeap(b *testing.B) func() {
 		b.ReportMetric(float64(peak-min(peak, base)), "peak-heap-B")
 	}
 }
+
+type countingWriter struct{ n int }
+
+func (w *countingWriter) Write(p []byte) (int, error) { w.n += len(p); return len(p), nil }
+
+// TestWriteJSONStreamsArrays: the Arrays of the test envelope are walked, not left to
+// encoding/json: output has left before their last elements are made.
+func TestWriteJSONStreamsArrays(t *testing.T) {
+	s, _ := streamPair(5000)
+	w := &countingWriter{}
+	var at []int
+	probe := func(a Array) Array {
+		return NewArray(a.Len(), func(i int) any {
+			if i == a.Len()-1 {
+				at = append(at, w.n)
+			}
+			return a.At(i)
+		})
+	}
+	s.Tasks[0].Findings = probe(s.Tasks[0].Findings)
+	top := probe(*s.Findings)
+	s.Findings = &top
+	if err := WriteJSON(w, s); err != nil {
+		t.Fatal(err)
+	}
+	if len(at) != 2 || at[0] < 500<<10 || at[1] < 2*(500<<10) {
+		t.Fatalf("bytes written when the last elements were made: %v of %d", at, w.n)
+	}
+}
