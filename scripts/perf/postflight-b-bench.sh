@@ -7,7 +7,8 @@
 #
 # Usage: scripts/perf/postflight-b-bench.sh DIR ; DIR is a copy of the fixture's OUT/b (with
 # extra untracked files for the 200,000-path variant). env RUNS=N (default 3), MM_BIN=<binary>,
-# PROF_DIR=<dir> (heap profiles full1.prof … and repeat.prof via MASTERMIND_DEBUG_MEMPROFILE).
+# PROF_DIR=<dir> (heap profiles full1.prof … and repeat.prof via MASTERMIND_DEBUG_MEMPROFILE),
+# JSON=1 (the post-flights print the --json envelope, to /dev/null, instead of the text).
 # Writes the task under DIR/.mastermind/tasks/901-perf-b and removes it on exit.
 set -eu
 B=$1
@@ -44,7 +45,7 @@ perf_report "$TASK/spec.md" "$B/$TASK/expected" >"$B/$TASK/executor-report.md"
 (cd "$B" && "$BIN" run-task "$TASK/spec.md" --pre-only --max-iterations 0 >/dev/null) || { echo "pre-flight failed" >&2; exit 1; }
 
 post() {
-	(cd "$B" && /usr/bin/time -f '%e %U %S' -o "$B/$TASK/time.txt" env MASTERMIND_DEBUG_RSS=1 MASTERMIND_DEBUG_MEMPROFILE="${PROF_DIR:+$PROF_DIR/$2.prof}" "$BIN" run-task "$TASK/spec.md" --post-only >/dev/null 2>"$B/$TASK/stderr.txt") || {
+	(cd "$B" && /usr/bin/time -f '%e %U %S' -o "$B/$TASK/time.txt" env MASTERMIND_DEBUG_RSS=1 MASTERMIND_DEBUG_MEMPROFILE="${PROF_DIR:+$PROF_DIR/$2.prof}" "$BIN" run-task "$TASK/spec.md" --post-only ${JSON:+--json} >/dev/null 2>"$B/$TASK/stderr.txt") || {
 		code=$?
 		[ "$code" -eq 1 ] || { echo "post-flight exited $code" >&2; cat "$B/$TASK/stderr.txt" >&2; exit 1; }
 	}
