@@ -61,7 +61,18 @@ func (s *jsonStream) put(str string) {
 
 func (s *jsonStream) newline(depth int) {
 	s.put("\n")
-	s.put(strings.Repeat(jsonIndent, depth))
+	s.put(indent(depth))
+}
+
+// spaces is the indentation of the first 32 levels, cut to length by indent.
+const spaces = "                                                                "
+
+// indent is the indentation depth levels deep.
+func indent(depth int) string {
+	if n := depth * len(jsonIndent); n <= len(spaces) {
+		return spaces[:n]
+	}
+	return strings.Repeat(jsonIndent, depth)
 }
 
 // encode writes v as encoding/json writes it nested depth levels deep.
@@ -70,7 +81,7 @@ func (s *jsonStream) encode(v any, depth int) {
 		return
 	}
 	s.buf.Reset()
-	s.enc.SetIndent(strings.Repeat(jsonIndent, depth), jsonIndent)
+	s.enc.SetIndent(indent(depth), jsonIndent)
 	if s.err = s.enc.Encode(v); s.err != nil {
 		return
 	}

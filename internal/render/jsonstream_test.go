@@ -374,3 +374,27 @@ func TestWriteJSONStreamsArrays(t *testing.T) {
 		t.Fatalf("bytes written when the last elements were made: %v of %d", at, w.n)
 	}
 }
+
+// FuzzWriteJSON: any text in the keys' values and any number of elements, streamed, gives the
+// one-shot encoding's bytes.
+func FuzzWriteJSON(f *testing.F) {
+	f.Add(hostile, "x", uint8(3))
+	f.Add("\xe2\x80", "\u2028\U000E0041", uint8(0))
+	f.Fuzz(func(t *testing.T, a, b string, n uint8) {
+		fs := make([]finding.Finding, n)
+		for i := range fs {
+			fs[i] = finding.PathFinding(finding.KindReportMissingChangedFile, []finding.Field{{Key: "file", Value: a + fmt.Sprint(i) + b}})
+			if i%3 == 1 {
+				fs[i] = finding.Finding{Rule: b, Class: finding.ClassWarning, Message: a, Fields: []finding.Field{{Key: a, Value: b}}}
+			}
+		}
+		top := ArrayOf(fs, toAudit)
+		v := streamEnvelope{Header: NewHeader(a), Outcome: b, Untagged: a + b,
+			Tasks:    []streamTask{{Task: a, Verdict: &b, Findings: ArrayOf(fs, func(f finding.Finding) finding.Finding { return f })}},
+			Findings: &top, Nested: NewArray(int(n%4), func(i int) any { return NewArray(i, func(int) any { return a }) })}
+		got, want := encodeWith(t, WriteJSON, v), encodeWith(t, writeJSONOneShot, v)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("streamed output differs:\n%s", firstDiff(got, want))
+		}
+	})
+}
