@@ -27,6 +27,8 @@ type jsonStream struct {
 	buf bytes.Buffer
 	enc *json.Encoder
 	err error
+	// scratch holds the structural bytes put writes.
+	scratch []byte
 }
 
 // jsonIndent is the indentation of one nesting level, as WriteJSON has always written it.
@@ -53,9 +55,11 @@ func (s *jsonStream) writeJSON(v any) error {
 	return s.err
 }
 
+// put writes str through scratch, as the escaper has no WriteString.
 func (s *jsonStream) put(str string) {
 	if s.err == nil {
-		_, s.err = io.WriteString(s.esc, str)
+		s.scratch = append(s.scratch[:0], str...)
+		_, s.err = s.esc.Write(s.scratch)
 	}
 }
 
