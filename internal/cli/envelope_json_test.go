@@ -157,11 +157,13 @@ func (w *countingWriter) Write(p []byte) (int, error) { w.n += len(p); return le
 
 // probe returns a with the bytes w had received when its last element was made recorded in *at.
 func probe(a render.Array, w *countingWriter, at *int) render.Array {
-	return render.NewArray(a.Len(), func(i int) any {
-		if i == a.Len()-1 {
+	return render.NewArray(func(yield func(any) bool) {
+		for x := range a.All() {
 			*at = w.n
+			if !yield(x) {
+				return
+			}
 		}
-		return a.At(i)
 	})
 }
 

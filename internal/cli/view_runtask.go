@@ -200,15 +200,21 @@ func (v runTaskView) JSON() any {
 	if v.err != nil {
 		e.Outcome, e.Message = postflight.OutcomeError, v.err.Error()
 	}
-	fs, rv, post := r.Findings, r.ReportViolations, r.Phase == postflight.PhasePostflight
-	e.Findings = render.NewArray(len(fs)+len(rv), func(i int) any {
-		switch {
-		case i >= len(fs):
-			return rv[i-len(fs)]
-		case post:
-			return finding.Audit(fs[i])
+	e.Findings = render.NewArray(func(yield func(any) bool) {
+		for _, f := range r.Findings {
+			var x any = f
+			if r.Phase == postflight.PhasePostflight {
+				x = finding.Audit(f)
+			}
+			if !yield(x) {
+				return
+			}
 		}
-		return fs[i]
+		for _, f := range r.ReportViolations {
+			if !yield(f) {
+				return
+			}
+		}
 	})
 	return e
 }

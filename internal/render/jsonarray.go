@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"iter"
 )
 
 // Array is a JSON array whose elements are made one at a time, for the large arrays of a --json
@@ -12,27 +13,32 @@ import (
 // of a []T holding the same elements, and an Array is never null (an optional one is a *Array).
 // The zero Array is empty.
 type Array struct {
-	n  int
-	at func(i int) any
+	seq iter.Seq[any]
 }
 
-// NewArray returns the Array of n elements, element i being at(i) for 0 <= i < n. at is called
-// each time the array is encoded, so it must return the same value each time.
-func NewArray(n int, at func(i int) any) Array {
-	return Array{n: n, at: at}
-}
+// NewArray returns the Array of the elements seq yields. seq is ranged over each time the array is
+// encoded, so it must yield the same elements each time, and stop when yield returns false.
+func NewArray(seq iter.Seq[any]) Array { return Array{seq: seq} }
 
 // ArrayOf returns the Array of s's elements, each converted by conv when it is encoded (for
 // example a finding.Finding to its finding.Audit shape), without copying s.
 func ArrayOf[T, U any](s []T, conv func(T) U) Array {
-	return Array{n: len(s), at: func(i int) any { return conv(s[i]) }}
+	return NewArray(func(yield func(any) bool) {
+		for _, x := range s {
+			if !yield(conv(x)) {
+				return
+			}
+		}
+	})
 }
 
-// Len is the number of elements.
-func (a Array) Len() int { return a.n }
-
-// At returns element i.
-func (a Array) At(i int) any { return a.at(i) }
+// All yields the elements.
+func (a Array) All() iter.Seq[any] {
+	if a.seq == nil {
+		return func(func(any) bool) {}
+	}
+	return a.seq
+}
 
 // MarshalJSON encodes the whole array compactly, each element as encoding/json encodes it
 // without HTML escaping (an outer json.Marshal escapes HTML in the result, as it would in a
@@ -42,12 +48,12 @@ func (a Array) MarshalJSON() ([]byte, error) {
 	enc := json.NewEncoder(&e)
 	enc.SetEscapeHTML(false)
 	b.WriteByte('[')
-	for i := range a.n {
-		if i > 0 {
+	for x := range a.All() {
+		if b.Len() > 1 {
 			b.WriteByte(',')
 		}
 		e.Reset()
-		if err := enc.Encode(a.at(i)); err != nil {
+		if err := enc.Encode(x); err != nil {
 			return nil, err
 		}
 		b.Write(bytes.TrimSuffix(e.Bytes(), []byte("\n")))

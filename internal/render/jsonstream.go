@@ -6,6 +6,7 @@ import (
 	"encoding"
 	"encoding/json"
 	"io"
+	"iter"
 	"reflect"
 	"strings"
 	"sync"
@@ -123,32 +124,47 @@ func (s *jsonStream) value(v reflect.Value, depth int) {
 			s.put("null")
 			return
 		}
-		s.elements(v.Len(), func(i int) reflect.Value { return v.Index(i) }, depth)
+		s.elements(func(yield func(reflect.Value) bool) {
+			for i := range v.Len() {
+				if !yield(v.Index(i)) {
+					return
+				}
+			}
+		}, depth)
 	case reflect.Struct:
 		if t == arrayType {
 			a := v.Interface().(Array)
-			s.elements(a.n, func(i int) reflect.Value { return reflect.ValueOf(a.at(i)) }, depth)
+			s.elements(func(yield func(reflect.Value) bool) {
+				for x := range a.All() {
+					if !yield(reflect.ValueOf(x)) {
+						return
+					}
+				}
+			}, depth)
 			return
 		}
 		s.object(v, depth)
 	}
 }
 
-func (s *jsonStream) elements(n int, at func(int) reflect.Value, depth int) {
-	if n == 0 {
-		s.put("[]")
-		return
-	}
-	s.put("[")
-	for i := range n {
-		if i > 0 {
+func (s *jsonStream) elements(seq iter.Seq[reflect.Value], depth int) {
+	n := 0
+	for v := range seq {
+		if n == 0 {
+			s.put("[")
+		} else {
 			s.put(",")
 		}
+		n++
 		s.newline(depth + 1)
-		s.value(at(i), depth+1)
+		s.value(v, depth+1)
 		if s.err != nil {
 			return
 		}
+	}
+	if n == 0 {
+		s.put("[]")
+		return
 	}
 	s.newline(depth)
 	s.put("]")

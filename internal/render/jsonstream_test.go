@@ -115,6 +115,17 @@ func audits(fs []finding.Finding) []finding.Audit {
 
 func toAudit(f finding.Finding) finding.Audit { return finding.Audit(f) }
 
+// indexed is the Array of n elements, element i being at(i).
+func indexed(n int, at func(int) any) Array {
+	return NewArray(func(yield func(any) bool) {
+		for i := range n {
+			if !yield(at(i)) {
+				return
+			}
+		}
+	})
+}
+
 func streamPair(n int) (streamEnvelope, sliceEnvelope) {
 	fs := streamFindings(n)
 	held := "held"
@@ -128,8 +139,8 @@ func streamPair(n int) (streamEnvelope, sliceEnvelope) {
 		},
 		Empty: []streamTask{},
 		Any:   map[string]any{"in": ArrayOf(fs[:min(3, n)], toAudit)},
-		Nested: NewArray(len(nested), func(i int) any {
-			return NewArray(len(nested[i]), func(j int) any { return nested[i][j] })
+		Nested: indexed(len(nested), func(i int) any {
+			return indexed(len(nested[i]), func(j int) any { return nested[i][j] })
 		}),
 	}
 	top := ArrayOf(fs, toAudit)
@@ -221,7 +232,7 @@ func TestWriteJSONFallbackTypes(t *testing.T) {
 	fs := streamFindings(20)
 	a := ArrayOf(fs, toAudit)
 	for _, v := range []any{
-		withMarshaler{a}, withOption{A: a, N: 3}, conflict{Inner: Inner{A: a}, A: NewArray(1, func(int) any { return "outer" })},
+		withMarshaler{a}, withOption{A: a, N: 3}, conflict{Inner: Inner{A: a}, A: indexed(1, func(int) any { return "outer" })},
 		recursive{A: a, Next: &recursive{A: a}}, []any{a, a}, map[string]Array{"k": a}, struct {
 			Inner
 			B Array `json:"b"`
@@ -259,7 +270,7 @@ func TestWriteJSONErrors(t *testing.T) {
 	if err := WriteJSON(&failingWriter{left: 100 << 10}, s); err == nil || !strings.Contains(err.Error(), "broken pipe") {
 		t.Fatalf("WriteJSON to a failing writer = %v, want its error", err)
 	}
-	v := struct{ A Array }{NewArray(3, func(i int) any {
+	v := struct{ A Array }{indexed(3, func(i int) any {
 		if i == 2 {
 			return badElem{}
 		}
@@ -357,11 +368,15 @@ func TestWriteJSONStreamsArrays(t *testing.T) {
 	w := &countingWriter{}
 	var at []int
 	probe := func(a Array) Array {
-		return NewArray(a.Len(), func(i int) any {
-			if i == a.Len()-1 {
-				at = append(at, w.n)
+		k := len(at)
+		at = append(at, 0)
+		return NewArray(func(yield func(any) bool) {
+			for x := range a.All() {
+				at[k] = w.n // the bytes written when the last element was made
+				if !yield(x) {
+					return
+				}
 			}
-			return a.At(i)
 		})
 	}
 	s.Tasks[0].Findings = probe(s.Tasks[0].Findings)
@@ -391,7 +406,7 @@ func FuzzWriteJSON(f *testing.F) {
 		top := ArrayOf(fs, toAudit)
 		v := streamEnvelope{Header: NewHeader(a), Outcome: b, Untagged: a + b,
 			Tasks:    []streamTask{{Task: a, Verdict: &b, Findings: ArrayOf(fs, func(f finding.Finding) finding.Finding { return f })}},
-			Findings: &top, Nested: NewArray(int(n%4), func(i int) any { return NewArray(i, func(int) any { return a }) })}
+			Findings: &top, Nested: indexed(int(n%4), func(i int) any { return indexed(i, func(int) any { return a }) })}
 		got, want := encodeWith(t, WriteJSON, v), encodeWith(t, writeJSONOneShot, v)
 		if !bytes.Equal(got, want) {
 			t.Fatalf("streamed output differs:\n%s", firstDiff(got, want))
