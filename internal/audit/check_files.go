@@ -20,7 +20,7 @@ func checkFilesModified(r *run) ([]finding.Finding, error) {
 			continue // a duplicate entry (consistency.duplicate_path of a partial report) is one finding
 		}
 		listed[fm.Path] = true
-		if _, ok := r.dset[fm.Path]; !ok || repopath.IsControllerArtifact(fm.Path) {
+		if _, ok := r.status(fm.Path); !ok || repopath.IsControllerArtifact(fm.Path) {
 			fs = append(fs, findReportUnexpectedFile(fm.Path))
 		}
 	}

@@ -28,13 +28,13 @@ func checkScope(r *run) ([]finding.Finding, error) {
 				continue
 			}
 			seen[p] = true
-			if _, ok := r.dset[p]; !ok {
+			if _, ok := r.status(p); !ok {
 				fs = append(fs, findMissingExpectedFile(p))
 			}
 		}
 	}
 	for _, p := range sc.Deletes {
-		if r.dset[p] != gitscope.StatusDeleted {
+		if s, _ := r.status(p); s != gitscope.StatusDeleted {
 			fs = append(fs, findNotDeleted(p))
 		}
 	}
