@@ -68,6 +68,11 @@ type Inputs struct {
 	// Verify, when set, runs the spec's declared commands after the other checks
 	// (verification-receipts.md §2, check_receipts.go); nil runs nothing.
 	Verify *VerifyInputs
+	// PathRuns, when true, returns the findings that a check makes once per changed path
+	// (unexpected_file, executor_report_missing_changed_file) as Result.PathRuns instead of in
+	// Result.Findings, so that a huge changed set holds no finding per path (gitscope.md §8.1
+	// scenario B). Callers that set it read the findings through All.
+	PathRuns bool
 }
 
 // ClaimsGit is what the claims checks read from the repository; *gitscope.Repo implements it.
@@ -83,6 +88,9 @@ type Result struct {
 	// Findings are the audit findings sorted by Compare (§9.3); for a rejected report, its
 	// executor_report_rejected finding and the findings of the feedback round beside it.
 	Findings []finding.Finding
+	// PathRuns are the per-path findings held out of Findings when Inputs.PathRuns is set (nil
+	// otherwise); All(Findings, PathRuns) yields every finding in order, and Verdict counts them.
+	PathRuns []finding.PathRun
 	// Rejection is non-nil when the executor report is rejected (§4 step 3, §10.1).
 	Rejection *Rejection
 	// Evidence is the structured evidence of audit.md (§7.2).
@@ -113,6 +121,8 @@ type run struct {
 	d          []gitscope.Entry
 	paths      []string
 	fileFields []finding.Field
+	// runs are the per-path findings held as runs (Inputs.PathRuns, pathFindings).
+	runs []finding.PathRun
 	ev         *Evidence
 	// forbidden are the paths of d that checkForbids found forbidden.
 	forbidden map[string]bool
@@ -174,7 +184,7 @@ func Compute(ctx context.Context, in Inputs) (*Result, error) {
 		}
 	}
 	Sort(fs)
-	res.Verdict, res.Findings = VerdictOf(fs), fs
+	res.Verdict, res.Findings, res.PathRuns = VerdictOfAll(fs, r.runs), fs, r.runs
 	res.Changed, res.D = cs, r.d
 	return res, nil
 }

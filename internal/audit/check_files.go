@@ -24,11 +24,7 @@ func checkFilesModified(r *run) ([]finding.Finding, error) {
 			fs = append(fs, findReportUnexpectedFile(fm.Path))
 		}
 	}
-	for i, p := range r.paths {
-		if !listed[p] {
-			fs = append(fs, finding.PathFinding(finding.KindReportMissingChangedFile, r.fileField(i)))
-		}
-	}
+	fs = append(fs, r.pathFindings(finding.KindReportMissingChangedFile, func(i int) bool { return !listed[r.paths[i]] })...)
 	return fs, nil
 }
 
