@@ -123,7 +123,7 @@ type run struct {
 	fileFields []finding.Field
 	// runs are the per-path findings held as runs (Inputs.PathRuns, pathFindings).
 	runs []finding.PathRun
-	ev         *Evidence
+	ev   *Evidence
 	// forbidden are the paths of d that checkForbids found forbidden.
 	forbidden map[string]bool
 }
