@@ -107,7 +107,11 @@ type Result struct {
 }
 
 // Counts returns the number of error and warning findings.
-func (r *Result) Counts() (errors, warnings int) { return finding.Count(r.Findings) }
+func (r *Result) Counts() (errors, warnings int) {
+	e, w := finding.Count(r.Findings)
+	re, rw := finding.CountRuns(r.PathRuns)
+	return e + re, w + rw
+}
 
 // run is one Compute call: its inputs and the changed set D split by representability.
 type run struct {

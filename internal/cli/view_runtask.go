@@ -204,7 +204,7 @@ func (v runTaskView) JSON() any {
 			e.Findings = append(e.Findings, b)
 		}
 	}
-	for _, f := range r.Findings {
+	for f := range r.AllFindings() {
 		if r.Phase == postflight.PhasePostflight {
 			add(finding.Audit(f))
 		} else {
@@ -226,7 +226,7 @@ func (v runTaskView) Annotations() []render.Annotation {
 	}
 	res := v.o
 	var anns []render.Annotation
-	for _, f := range res.Findings {
+	for f := range res.AllFindings() {
 		if f.Rule == finding.KindExecutorReportRejected && len(res.ReportViolations) > 0 {
 			continue // the violations below carry the detail, with positions
 		}
