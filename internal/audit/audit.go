@@ -222,14 +222,22 @@ func newRun(ctx context.Context, in *Inputs, cs *gitscope.ChangedSet, ev *Eviden
 	if in.ForeignArtifacts {
 		fs = append(fs, checkForeignArtifacts(in, cs)...)
 	}
-	// d and paths are compacted in place: they are this run's own copies.
-	r.d, r.paths = d[:0], paths[:0]
+	// d may share the changed set's entries (WithoutControl): it is copied only when a path
+	// is left out; paths is this run's own and compacted in place.
+	r.d, r.paths = d, paths[:0]
+	copied := false
 	for i, e := range d {
 		if f, bad := unrepresentable(e); bad {
+			if !copied {
+				r.d, copied = slices.Clone(d[:i]), true
+			}
 			fs = append(fs, f)
 			continue
 		}
-		r.d, r.paths = append(r.d, e), append(r.paths, paths[i])
+		if copied {
+			r.d = append(r.d, e)
+		}
+		r.paths = append(r.paths, paths[i])
 	}
 	if !slices.IsSorted(r.paths) {
 		// ChangedSet.Entries is sorted by raw path bytes (gitscope types.go); a changed set
