@@ -1,8 +1,8 @@
 package gitscope
 
 import (
-	"slices"
 	"github.com/mastermind-controller/mastermind/internal/repopath"
+	"slices"
 )
 
 // EmptyTreeOID is git's empty tree (SHA-1). It is the baseline of a repository with no commits
