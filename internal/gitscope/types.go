@@ -1,8 +1,9 @@
 package gitscope
 
 import (
-	"github.com/mastermind-controller/mastermind/internal/repopath"
 	"slices"
+
+	"github.com/mastermind-controller/mastermind/internal/repopath"
 )
 
 // EmptyTreeOID is git's empty tree (SHA-1). It is the baseline of a repository with no commits

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mastermind-controller/mastermind/internal/audit"
 	"iter"
 	"os"
 	"time"
 
+	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
