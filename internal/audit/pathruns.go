@@ -8,8 +8,8 @@ import (
 
 // pathFindings returns the per-path findings of kind (finding.IsPathKind) for the paths D[i] with
 // keep(i). With Inputs.PathRuns they become one finding.PathRun kept for Result.PathRuns (over
-// the shared field slice itself when every path qualifies, so nothing is copied) and nothing is
-// returned; otherwise they are returned as findings.
+// the shared field slice, with the indices of the paths when not every path qualifies) and
+// nothing is returned; otherwise they are returned as findings.
 func (r *run) pathFindings(kind string, keep func(i int) bool) []finding.Finding {
 	if !r.in.PathRuns {
 		var fs []finding.Finding
@@ -33,13 +33,13 @@ func (r *run) pathFindings(kind string, keep func(i int) bool) []finding.Finding
 		r.runs = append(r.runs, finding.PathRun{Kind: kind, Files: r.fileFields})
 		return nil
 	}
-	files := make([]finding.Field, 0, n)
+	idx := make([]int32, 0, n)
 	for i := range r.paths {
 		if keep(i) {
-			files = append(files, r.fileFields[i])
+			idx = append(idx, int32(i))
 		}
 	}
-	r.runs = append(r.runs, finding.PathRun{Kind: kind, Files: files})
+	r.runs = append(r.runs, finding.PathRun{Kind: kind, Files: r.fileFields, Index: idx})
 	return nil
 }
 

@@ -41,20 +41,32 @@ func (f Finding) Expand() Finding {
 	return f
 }
 
-// PathRun is a sequence of per-path findings of one kind, one per element of Files (each a
-// {"file", path} field, in path order): Files[i] stands for PathFinding(Kind, Files[i:i+1]). It
-// stores no finding, so a post-flight over 200,000 changed paths holds two runs over one shared
-// slice of fields instead of 400,000 findings (gitscope.md §8.1 scenario B).
+// PathRun is a sequence of per-path findings of one kind over Files, a slice of {"file", path}
+// fields in path order: one finding per element of Files, or with Index non-nil one per
+// Files[Index[i]] (indices ascending). It stores no finding, so a post-flight over 200,000
+// changed paths holds two runs over one shared slice of fields, with at most 4 bytes per finding
+// for a subset, instead of 400,000 findings (gitscope.md §8.1 scenario B).
 type PathRun struct {
 	Kind  string
 	Files []Field
+	Index []int32
 }
 
 // Len is the number of findings in the run.
-func (r PathRun) Len() int { return len(r.Files) }
+func (r PathRun) Len() int {
+	if r.Index != nil {
+		return len(r.Index)
+	}
+	return len(r.Files)
+}
 
-// At returns the run's i-th finding (0 <= i < Len).
-func (r PathRun) At(i int) Finding { return PathFinding(r.Kind, r.Files[i:i+1:i+1]) }
+// At returns the run's i-th finding (0 <= i < Len): PathFinding(Kind, [its field]).
+func (r PathRun) At(i int) Finding {
+	if r.Index != nil {
+		i = int(r.Index[i])
+	}
+	return PathFinding(r.Kind, r.Files[i:i+1:i+1])
+}
 
 // Class is the class of every finding of the run.
 func (r PathRun) Class() Class { return KindClass(r.Kind) }
