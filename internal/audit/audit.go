@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -67,6 +68,11 @@ type Inputs struct {
 	// Verify, when set, runs the spec's declared commands after the other checks
 	// (verification-receipts.md §2, check_receipts.go); nil runs nothing.
 	Verify *VerifyInputs
+	// PathRuns, when true, returns the findings that a check makes once per changed path
+	// (unexpected_file, executor_report_missing_changed_file) as Result.PathRuns instead of in
+	// Result.Findings, so that a huge changed set holds no finding per path (gitscope.md §8.1
+	// scenario B). Callers that set it read the findings through All.
+	PathRuns bool
 }
 
 // ClaimsGit is what the claims checks read from the repository; *gitscope.Repo implements it.
@@ -82,6 +88,9 @@ type Result struct {
 	// Findings are the audit findings sorted by Compare (§9.3); for a rejected report, its
 	// executor_report_rejected finding and the findings of the feedback round beside it.
 	Findings []finding.Finding
+	// PathRuns are the per-path findings held out of Findings when Inputs.PathRuns is set (nil
+	// otherwise); All(Findings, PathRuns) yields every finding in order, and Verdict counts them.
+	PathRuns []finding.PathRun
 	// Rejection is non-nil when the executor report is rejected (§4 step 3, §10.1).
 	Rejection *Rejection
 	// Evidence is the structured evidence of audit.md (§7.2).
@@ -98,21 +107,27 @@ type Result struct {
 }
 
 // Counts returns the number of error and warning findings.
-func (r *Result) Counts() (errors, warnings int) { return finding.Count(r.Findings) }
+func (r *Result) Counts() (errors, warnings int) {
+	e, w := finding.Count(r.Findings)
+	re, rw := finding.CountRuns(r.PathRuns)
+	return e + re, w + rw
+}
 
 // run is one Compute call: its inputs and the changed set D split by representability.
 type run struct {
 	ctx context.Context
 	in  *Inputs
 	rep *report.Report
-	// d are the representable entries of D; paths[i] is d[i]'s path as a string and
-	// fileFields[i] its {"file", path} kind field, each built once and shared by every finding
-	// of that path (gitscope.md §8.1 scenario B); dset maps the paths to their status.
+	// d are the representable entries of D, sorted by path bytes as the changed set is; paths[i]
+	// is d[i]'s path as a string and fileFields[i] its {"file", path} kind field, each built once
+	// and shared by every finding of that path (gitscope.md §8.1 scenario B). status looks a
+	// path up by binary search in paths, so no map of D is held.
 	d          []gitscope.Entry
 	paths      []string
 	fileFields []finding.Field
-	dset       map[string]gitscope.Status
-	ev         *Evidence
+	// runs are the per-path findings held as runs (Inputs.PathRuns, pathFindings).
+	runs []finding.PathRun
+	ev   *Evidence
 	// forbidden are the paths of d that checkForbids found forbidden.
 	forbidden map[string]bool
 }
@@ -144,21 +159,25 @@ func Compute(ctx context.Context, in Inputs) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, fs := newRun(ctx, &in, cs, &res.Evidence)
+	r, first := newRun(ctx, &in, cs, &res.Evidence)
+	parts := [][]finding.Finding{first}
 	run := checks
 	if rej != nil {
 		var extra []finding.Finding
 		r.rep, run, extra = feedback(&in, rej, &res.Evidence)
 		res.Rejection = rej
-		fs = append(append(fs, rej.Finding), extra...)
+		parts = append(parts, []finding.Finding{rej.Finding}, extra)
 	}
 	for _, c := range run {
 		cfs, err := c(r)
 		if err != nil {
 			return nil, err
 		}
-		fs = append(fs, cfs...)
+		parts = append(parts, cfs)
 	}
+	// One slice of the exact length: with a changed set of 200,000 paths the findings are
+	// the largest thing post-flight holds (gitscope.md §8.1 scenario B).
+	fs := slices.Concat(parts...)
 	if res.Evidence.Renames, err = pairRenames(r); err != nil {
 		return nil, err
 	}
@@ -169,7 +188,7 @@ func Compute(ctx context.Context, in Inputs) (*Result, error) {
 		}
 	}
 	Sort(fs)
-	res.Verdict, res.Findings = VerdictOf(fs), fs
+	res.Verdict, res.Findings, res.PathRuns = VerdictOfAll(fs, r.runs), fs, r.runs
 	res.Changed, res.D = cs, r.d
 	return res, nil
 }
@@ -184,7 +203,7 @@ func newRun(ctx context.Context, in *Inputs, cs *gitscope.ChangedSet, ev *Eviden
 	for i, e := range d {
 		paths[i] = string(e.Path)
 	}
-	r := &run{ctx: ctx, in: in, rep: in.Report.Report, dset: make(map[string]gitscope.Status, len(d)), ev: ev}
+	r := &run{ctx: ctx, in: in, rep: in.Report.Report, ev: ev}
 	ev.ChangedSet = changedEvidence(cs, d, paths)
 	var fs []finding.Finding
 	for _, f := range in.SpecFindings {
@@ -203,21 +222,50 @@ func newRun(ctx context.Context, in *Inputs, cs *gitscope.ChangedSet, ev *Eviden
 	if in.ForeignArtifacts {
 		fs = append(fs, checkForeignArtifacts(in, cs)...)
 	}
-	// d and paths are compacted in place: they are this run's own copies.
-	r.d, r.paths = d[:0], paths[:0]
+	// d may share the changed set's entries (WithoutControl): it is copied only when a path
+	// is left out; paths is this run's own and compacted in place.
+	r.d, r.paths = d, paths[:0]
+	copied := false
 	for i, e := range d {
 		if f, bad := unrepresentable(e); bad {
+			if !copied {
+				r.d, copied = slices.Clone(d[:i]), true
+			}
 			fs = append(fs, f)
 			continue
 		}
-		r.dset[paths[i]] = e.Status
-		r.d, r.paths = append(r.d, e), append(r.paths, paths[i])
+		if copied {
+			r.d = append(r.d, e)
+		}
+		r.paths = append(r.paths, paths[i])
+	}
+	if !slices.IsSorted(r.paths) {
+		// ChangedSet.Entries is sorted by raw path bytes (gitscope types.go); a changed set
+		// built otherwise (a test's) is sorted here, d with it.
+		idx := make([]int, len(r.paths))
+		for i := range idx {
+			idx[i] = i
+		}
+		slices.SortStableFunc(idx, func(a, b int) int { return strings.Compare(r.paths[a], r.paths[b]) })
+		d2, p2 := make([]gitscope.Entry, len(idx)), make([]string, len(idx))
+		for i, j := range idx {
+			d2[i], p2[i] = r.d[j], r.paths[j]
+		}
+		r.d, r.paths = d2, p2
 	}
 	r.fileFields = make([]finding.Field, len(r.paths))
 	for i, p := range r.paths {
 		r.fileFields[i] = finding.Field{Key: "file", Value: p}
 	}
 	return r, fs
+}
+
+// status returns the status of the changed path p and whether p is in D.
+func (r *run) status(p string) (gitscope.Status, bool) {
+	if i, ok := slices.BinarySearch(r.paths, p); ok {
+		return r.d[i].Status, true
+	}
+	return "", false
 }
 
 // fileField is the {"file", path} kind field of d[i], shared (capacity 1, so an append copies).

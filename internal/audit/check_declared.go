@@ -40,7 +40,7 @@ func checkDeclared(r *run) ([]finding.Finding, error) {
 			fs = append(fs, findDeclaredFileUnavailable(p, ReasonCreationExistsInBaseline))
 			continue
 		}
-		if s, ok := r.dset[p]; !ok || (s != gitscope.StatusAdded && s != gitscope.StatusUntracked) {
+		if s, ok := r.status(p); !ok || (s != gitscope.StatusAdded && s != gitscope.StatusUntracked) {
 			fs = append(fs, findDeclaredFileUnavailable(p, ReasonCreationNotAdded))
 			continue
 		}

@@ -20,15 +20,11 @@ func checkFilesModified(r *run) ([]finding.Finding, error) {
 			continue // a duplicate entry (consistency.duplicate_path of a partial report) is one finding
 		}
 		listed[fm.Path] = true
-		if _, ok := r.dset[fm.Path]; !ok || repopath.IsControllerArtifact(fm.Path) {
+		if _, ok := r.status(fm.Path); !ok || repopath.IsControllerArtifact(fm.Path) {
 			fs = append(fs, findReportUnexpectedFile(fm.Path))
 		}
 	}
-	for i, p := range r.paths {
-		if !listed[p] {
-			fs = append(fs, finding.PathFinding(finding.KindReportMissingChangedFile, r.fileField(i)))
-		}
-	}
+	fs = append(fs, r.pathFindings(finding.KindReportMissingChangedFile, func(i int) bool { return !listed[r.paths[i]] })...)
 	return fs, nil
 }
 

@@ -11,16 +11,14 @@ import (
 // deleted, are missing_expected_file (all warnings).
 func checkScope(r *run) ([]finding.Finding, error) {
 	sc := r.in.Spec.Scope
-	var fs []finding.Finding
 	inScope := map[string]bool{}
 	for _, p := range sc.Declared {
 		inScope[p] = true
 	}
-	for i, p := range r.paths {
-		if !inScope[p] && !r.forbidden[p] {
-			fs = append(fs, finding.PathFinding(finding.KindUnexpectedFile, r.fileField(i)))
-		}
-	}
+	fs := r.pathFindings(finding.KindUnexpectedFile, func(i int) bool {
+		p := r.paths[i]
+		return !inScope[p] && !r.forbidden[p]
+	})
 	seen := map[string]bool{}
 	for _, list := range [][]string{sc.Touches, sc.ExpectedDocs} {
 		for _, p := range list {
@@ -28,13 +26,13 @@ func checkScope(r *run) ([]finding.Finding, error) {
 				continue
 			}
 			seen[p] = true
-			if _, ok := r.dset[p]; !ok {
+			if _, ok := r.status(p); !ok {
 				fs = append(fs, findMissingExpectedFile(p))
 			}
 		}
 	}
 	for _, p := range sc.Deletes {
-		if r.dset[p] != gitscope.StatusDeleted {
+		if s, _ := r.status(p); s != gitscope.StatusDeleted {
 			fs = append(fs, findNotDeleted(p))
 		}
 	}

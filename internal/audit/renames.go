@@ -34,12 +34,12 @@ func pairRenames(r *run) ([]Rename, error) {
 	sc := r.in.Spec.Scope
 	var dels, adds []string
 	for _, p := range sc.Deletes {
-		if r.dset[p] == gitscope.StatusDeleted {
+		if s, _ := r.status(p); s == gitscope.StatusDeleted {
 			dels = append(dels, p)
 		}
 	}
 	for _, p := range sc.Creates {
-		if s := r.dset[p]; s == gitscope.StatusAdded || s == gitscope.StatusUntracked {
+		if s, _ := r.status(p); s == gitscope.StatusAdded || s == gitscope.StatusUntracked {
 			adds = append(adds, p)
 		}
 	}

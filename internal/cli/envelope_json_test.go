@@ -86,7 +86,7 @@ func oldRunTaskEnvelope(v runTaskView) any {
 			o.Findings = append(o.Findings, b)
 		}
 	}
-	for _, f := range v.o.Findings {
+	for f := range v.o.AllFindings() {
 		if v.o.Phase == postflight.PhasePostflight {
 			add(finding.Audit(f))
 		} else {
@@ -107,10 +107,21 @@ func TestEnvelopesStreamSameBytes(t *testing.T) {
 	audit := task.AuditRel()
 	for _, n := range []int{0, 1, 20_000} {
 		fs := envelopeFindings(n)
+		// The per-path findings of a large changed set as post-flight holds them: runs over one
+		// shared slice of file fields, merged with the other findings in audit order.
+		files := make([]finding.Field, n)
+		for i := range files {
+			files[i] = finding.Field{Key: "file", Value: fmt.Sprintf("z/%06d%s", i, hostileText[:i%len(hostileText)])}
+		}
+		odd := []int32{}
+		for i := 1; i < n; i += 2 {
+			odd = append(odd, int32(i))
+		}
+		runs := []finding.PathRun{{Kind: finding.KindReportMissingChangedFile, Files: files}, {Kind: finding.KindUnexpectedFile, Files: files, Index: odd}}
 		viol := []finding.Finding{{Rule: "schema.type", Class: finding.ClassError, File: task.ReportRel(), Line: 4, Column: 2, Pointer: "/files_modified", Message: hostileText}}
 		for _, o := range []*postflight.Outcome{
 			{Phase: postflight.PhasePostflight, Outcome: postflight.OutcomePostBroken, Verdict: postflight.VerdictBroken, Message: "broken " + hostileText,
-				Task: task, State: &postflight.State{SchemaVersion: 1, Status: postflight.StatusBlocked}, Findings: fs, ReportViolations: viol,
+				Task: task, State: &postflight.State{SchemaVersion: 1, Status: postflight.StatusBlocked}, Findings: fs, PathRuns: runs, ReportViolations: viol,
 				Artifacts: postflight.Artifacts{State: task.StateRel(), Audit: audit}},
 			{Phase: postflight.PhasePreflight, Outcome: postflight.OutcomePreRefused, Task: task, Findings: fs},
 			{Phase: postflight.PhasePostflight, Outcome: postflight.OutcomePostHeld, Task: task, Repeated: true},
@@ -124,8 +135,8 @@ func TestEnvelopesStreamSameBytes(t *testing.T) {
 				t.Fatalf("run-task %s, %d findings: envelope differs from the one built before:\n%s\n---\n%s", o.Outcome, n, got[:min(len(got), 2000)], want[:min(len(want), 2000)])
 			}
 			var back struct{ Findings []map[string]any }
-			if err := json.Unmarshal(got, &back); err != nil || len(back.Findings) != len(o.Findings)+len(o.ReportViolations) {
-				t.Fatalf("run-task %s: envelope decodes to %d findings (%v), want %d", o.Outcome, len(back.Findings), err, len(o.Findings)+len(o.ReportViolations))
+			if err := json.Unmarshal(got, &back); err != nil || len(back.Findings) != o.FindingCount()+len(o.ReportViolations) {
+				t.Fatalf("run-task %s: envelope decodes to %d findings (%v), want %d", o.Outcome, len(back.Findings), err, o.FindingCount()+len(o.ReportViolations))
 			}
 		}
 		verdict := postflight.VerdictBroken

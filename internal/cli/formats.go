@@ -53,7 +53,7 @@ func (v runTaskView) FindingSets() []render.FindingSet {
 		s.Report = o.Task.ReportRel()
 	}
 	if v.err == nil && o.Outcome != postflight.OutcomeHistoryPending && o.Outcome != postflight.OutcomeCompleted {
-		for _, f := range o.Findings {
+		for f := range o.AllFindings() {
 			if f.Rule == finding.KindExecutorReportRejected && len(o.ReportViolations) > 0 {
 				continue
 			}

@@ -201,7 +201,7 @@ func (v runTaskView) JSON() any {
 		e.Outcome, e.Message = postflight.OutcomeError, v.err.Error()
 	}
 	e.Findings = render.NewArray(func(yield func(any) bool) {
-		for _, f := range r.Findings {
+		for f := range r.AllFindings() {
 			var x any = f
 			if r.Phase == postflight.PhasePostflight {
 				x = finding.Audit(f)
@@ -228,7 +228,7 @@ func (v runTaskView) Annotations() []render.Annotation {
 	}
 	res := v.o
 	var anns []render.Annotation
-	for _, f := range res.Findings {
+	for f := range res.AllFindings() {
 		if f.Rule == finding.KindExecutorReportRejected && len(res.ReportViolations) > 0 {
 			continue // the violations below carry the detail, with positions
 		}

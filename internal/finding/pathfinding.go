@@ -40,3 +40,53 @@ func (f Finding) Expand() Finding {
 	f.Message = f.Text()
 	return f
 }
+
+// PathRun is a sequence of per-path findings of one kind over Files, a slice of {"file", path}
+// fields in path order: one finding per element of Files, or with Index non-nil one per
+// Files[Index[i]] (indices ascending). It stores no finding, so a post-flight over 200,000
+// changed paths holds two runs over one shared slice of fields, with at most 4 bytes per finding
+// for a subset, instead of 400,000 findings (gitscope.md §8.1 scenario B).
+type PathRun struct {
+	Kind  string
+	Files []Field
+	Index []int32
+}
+
+// Len is the number of findings in the run.
+func (r PathRun) Len() int {
+	if r.Index != nil {
+		return len(r.Index)
+	}
+	return len(r.Files)
+}
+
+// At returns the run's i-th finding (0 <= i < Len): PathFinding(Kind, [its field]).
+func (r PathRun) At(i int) Finding {
+	if r.Index != nil {
+		i = int(r.Index[i])
+	}
+	return PathFinding(r.Kind, r.Files[i:i+1:i+1])
+}
+
+// Class is the class of every finding of the run.
+func (r PathRun) Class() Class { return KindClass(r.Kind) }
+
+// CountRuns returns the number of error-class and warning-class findings in runs (Count for runs).
+func CountRuns(runs []PathRun) (errors, warnings int) {
+	for _, r := range runs {
+		switch r.Class() {
+		case ClassError:
+			errors += r.Len()
+		case ClassWarning:
+			warnings += r.Len()
+		}
+	}
+	return errors, warnings
+}
+
+// IsPathKind reports whether kind's findings can be held in a PathRun (its message is a template
+// followed by the path).
+func IsPathKind(kind string) bool {
+	_, ok := pathMessages[kind]
+	return ok
+}

@@ -177,6 +177,23 @@ func (d *Dir) Lstat(name string) (fs.FileInfo, error) {
 	return &statInfo{name: name, st: st}, nil
 }
 
+// Readlink returns the target of the symbolic link name (readlinkat on the handle).
+func (d *Dir) Readlink(name string) (string, error) {
+	if err := d.checkName(name); err != nil {
+		return "", err
+	}
+	for n := 256; ; n *= 2 {
+		buf := make([]byte, n)
+		m, err := unix.Readlinkat(d.fd, name, buf)
+		if err != nil {
+			return "", &os.PathError{Op: "readlinkat", Path: d.join(name), Err: err}
+		}
+		if m < n {
+			return string(buf[:m]), nil
+		}
+	}
+}
+
 // ReadFile reads the regular file name with the checks and limit of the package-level ReadFile,
 // opening it relative to the handle with O_NOFOLLOW|O_NONBLOCK.
 func (d *Dir) ReadFile(name string, limit int64) ([]byte, error) {

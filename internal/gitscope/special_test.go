@@ -488,6 +488,45 @@ func TestWithoutControl(t *testing.T) {
 	equalLines(t, "D", render(cs.WithoutControl()), []string{"? .mastermind", "? .mastermind/tasks/001-x/helper.go", "M .mastermind/x", "M .mastermindx", "A a"})
 }
 
+// TestWithoutControlShares: artifacts in one run at the start or the end, or none, give a
+// subslice of Entries (nothing copied) whose capacity stops an append from writing into Entries;
+// artifacts between other paths give a copy.
+func TestWithoutControlShares(t *testing.T) {
+	e := func(p string) Entry { return Entry{Path: []byte(p), Status: StatusModified, UTF8: true} }
+	for _, tc := range []struct {
+		name   string
+		paths  []string
+		want   []string
+		shared bool
+	}{
+		{"none", []string{"a", "b"}, []string{"M a", "M b"}, true},
+		{"at the start", []string{".mastermind/tasks/001-x/audit.md", ".mastermind/tasks/001-x/state.json", "a", "b"}, []string{"M a", "M b"}, true},
+		{"at the end", []string{"-a", ".mastermind/tasks/001-x/audit.md"}, []string{"M -a"}, true},
+		{"between", []string{"-a", ".mastermind/tasks/001-x/audit.md", "b"}, []string{"M -a", "M b"}, false},
+		{"start with a changed path inside", []string{".mastermind/tasks/001-x/audit.md", ".mastermind/tasks/001-x/helper.go", ".mastermind/tasks/001-x/state.json", "a"},
+			[]string{"M .mastermind/tasks/001-x/helper.go", "M a"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := &ChangedSet{}
+			for _, p := range tc.paths {
+				cs.Entries = append(cs.Entries, e(p))
+			}
+			d := cs.WithoutControl()
+			equalLines(t, "D", render(d), tc.want)
+			shared := len(d) > 0 && &d[0] == &cs.Entries[len(cs.Entries)-len(d)] || len(d) > 0 && &d[0] == &cs.Entries[0]
+			if shared != tc.shared {
+				t.Errorf("shared %v, want %v", shared, tc.shared)
+			}
+			if shared && cap(d) != len(d) {
+				t.Errorf("shared D: cap %d, len %d", cap(d), len(d))
+			}
+			before := render(cs.Entries)
+			_ = append(d, e("zzz"))
+			equalLines(t, "Entries after an append to D", render(cs.Entries), before)
+		})
+	}
+}
+
 func TestReportPeakRSS(t *testing.T) {
 	var sb strings.Builder
 	t.Setenv(DebugRSSEnv, "")

@@ -1,6 +1,8 @@
 package gitscope
 
 import (
+	"slices"
+
 	"github.com/mastermind-controller/mastermind/internal/repopath"
 )
 
@@ -59,17 +61,48 @@ type ChangedSet struct {
 
 // WithoutControl returns D: the entries that are not one of the controller's own artifact names
 // or contract files below .mastermind/ (repopath.IsControllerArtifact, trust-model.md I3); any
-// other path below .mastermind/ stays in D. The slice shares no backing array with cs.Entries;
-// the paths are shared.
+// other path below .mastermind/ stays in D. When the artifacts are one run of adjacent entries
+// at the start or the end (they sort together below .mastermind/), or there are none, the result
+// is a subslice of cs.Entries, so 200,000 changed paths are not copied (gitscope.md §8.1
+// scenario B): callers must not modify its elements. A shared result's capacity is its length,
+// so an append copies.
 func (cs *ChangedSet) WithoutControl() []Entry {
-	out := make([]Entry, 0, len(cs.Entries))
-	for _, e := range cs.Entries {
+	first, last := -1, -1
+	for i, e := range cs.Entries {
 		if repopath.IsControllerArtifact(string(e.Path)) {
-			continue
+			if first < 0 {
+				first = i
+			}
+			last = i
 		}
-		out = append(out, e)
+	}
+	n := len(cs.Entries)
+	switch {
+	case first < 0:
+		return slices.Clip(cs.Entries)
+	case first == 0 && last-first+1 == countControl(cs.Entries[:last+1]):
+		return slices.Clip(cs.Entries[last+1:])
+	case last == n-1 && last-first+1 == countControl(cs.Entries[first:]):
+		return slices.Clip(cs.Entries[:first])
+	}
+	out := make([]Entry, 0, n)
+	for _, e := range cs.Entries {
+		if !repopath.IsControllerArtifact(string(e.Path)) {
+			out = append(out, e)
+		}
 	}
 	return out
+}
+
+// countControl is the number of controller artifacts in es.
+func countControl(es []Entry) int {
+	n := 0
+	for _, e := range es {
+		if repopath.IsControllerArtifact(string(e.Path)) {
+			n++
+		}
+	}
+	return n
 }
 
 // EntryType is a path's kind in the baseline tree (BaselineEntries).

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"iter"
+	"slices"
 
 	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -19,8 +21,10 @@ type Audit struct {
 	audit.Evidence
 	Verdict string
 	Counts  Counts
-	// Findings are the audit findings, sorted by audit.Sort.
+	// Findings are the audit findings, sorted by audit.Sort, and PathRuns the per-path ones
+	// held out of them (audit.Inputs.PathRuns); All yields both in order.
 	Findings []finding.Finding
+	PathRuns []finding.PathRun
 	// ReturnToDesign is true when this blocking post-flight is the third in a row with the same
 	// fingerprint (§6): audit.md then says that the task returns to design.
 	ReturnToDesign bool
@@ -29,8 +33,11 @@ type Audit struct {
 // newAudit is the audit.md content of an audit result.
 func newAudit(r *audit.Result) *Audit {
 	e, w := r.Counts()
-	return &Audit{Evidence: r.Evidence, Verdict: r.Verdict, Counts: Counts{e, w}, Findings: r.Findings}
+	return &Audit{Evidence: r.Evidence, Verdict: r.Verdict, Counts: Counts{e, w}, Findings: r.Findings, PathRuns: r.PathRuns}
 }
+
+// All yields every finding of the audit in order (audit.All).
+func (a *Audit) All() iter.Seq[finding.Finding] { return audit.All(a.Findings, a.PathRuns) }
 
 // AuditFinding is the JSON shape of an audit finding: {kind, class, message, …kind fields}
 // (§7.2, §13.2).
@@ -96,8 +103,8 @@ func RenderAudit(a *Audit) ([]byte, error) {
 		}
 	}
 	b.WriteByte('\n')
-	if len(a.Findings) > 0 {
-		for _, f := range a.Findings {
+	if audit.Len(a.Findings, a.PathRuns) > 0 {
+		for f := range a.All() {
 			icon := "❌"
 			if f.Class == finding.ClassWarning {
 				icon = "⚠️"
@@ -119,7 +126,7 @@ func RenderAudit(a *Audit) ([]byte, error) {
 		SchemaVersion: AuditSchemaVersion, Spec: a.Spec, GitRef: a.Baseline, Head: a.Head,
 		Verdict: a.Verdict, Counts: a.Counts, ChangedSet: a.ChangedSet, Scope: a.Scope,
 		ExecutorReport: a.Report, Verification: a.Verification, ClaimChecks: a.ClaimChecks,
-		Findings: AuditFindings(a.Findings),
+		Findings: AuditFindings(slices.Collect(a.All())),
 	}
 	// The evidence is encoded straight into b, every line indented by four spaces (the
 	// encoder's prefix; json.Indent keeps the trailing newline without it), so that a

@@ -7,12 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
@@ -136,56 +134,89 @@ func InputsFingerprint(in FingerprintInput) string {
 }
 
 // contentIDs computes the content id of every entry of d, on a few goroutines (the reads are
-// independent and dominate a large changed set).
+// independent and dominate a large changed set). d is sorted by path, so the entries of one
+// directory are adjacent: each run of them is one unit of work that opens the directory once
+// (fsx.OpenDir, no symlink followed in any component) and reads its entries through that handle,
+// instead of checking every ancestor of every path again (gitscope.md §8.1 scenario B).
 func contentIDs(root string, d []gitscope.Entry) ([]string, error) {
 	ids := make([]string, len(d))
-	errs := make([]error, len(d))
-	workers := min(runtime.GOMAXPROCS(0)*2, len(d))
+	type unit struct{ from, to int }
+	var units []unit
+	for i := 0; i < len(d); {
+		j, p := i+1, parentOf(string(d[i].Path))
+		for j < len(d) && parentOf(string(d[j].Path)) == p {
+			j++
+		}
+		units = append(units, unit{i, j})
+		i = j
+	}
+	errs := make([]error, len(units))
+	workers := min(runtime.GOMAXPROCS(0)*2, len(units))
 	var wg sync.WaitGroup
 	next := make(chan int, workers)
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
-				ids[i], errs[i] = contentID(root, string(d[i].Path))
+			for u := range next {
+				errs[u] = dirContentIDs(root, d[units[u].from:units[u].to], ids[units[u].from:units[u].to])
 			}
 		}()
 	}
-	for i := range d {
-		next <- i
+	for u := range units {
+		next <- u
 	}
 	close(next)
 	wg.Wait()
 	return ids, errors.Join(errs...)
 }
 
-// contentID identifies what is at rel in the work tree now, without following a symlink:
-// "-" when absent (or an ancestor is not a directory), "via-link" when an ancestor is a symlink
-// (nothing outside the repository is read), "link:<sha256 of the target>", "dir" (a nested
-// repository), "special:<type>" for a FIFO, socket or device (never opened), otherwise the SHA-256
-// of the file's bytes, streamed (no size limit).
-func contentID(root, rel string) (string, error) {
-	if p := parentOf(rel); p != "" {
-		if err := fsx.CheckNoSymlink(root, p); err != nil {
-			switch fsx.ReasonOf(err) {
-			case fsx.ReasonMissing, fsx.ReasonNotRegular:
-				return "-", nil
-			case fsx.ReasonSymlink, fsx.ReasonSymlinkedAncestor:
-				return "via-link", nil
-			}
-			return "", fmt.Errorf("%s: %w", rel, err)
+// dirContentIDs sets ids[i] to the content id of d[i] (contentID); every entry of d has the same
+// parent directory.
+func dirContentIDs(root string, d []gitscope.Entry, ids []string) error {
+	parent := parentOf(string(d[0].Path))
+	dir, err := fsx.OpenDir(root, parent)
+	if err != nil {
+		id := ""
+		switch fsx.ReasonOf(err) {
+		case fsx.ReasonMissing, fsx.ReasonNotRegular:
+			id = "-"
+		case fsx.ReasonSymlink, fsx.ReasonSymlinkedAncestor:
+			id = "via-link"
+		default:
+			return fmt.Errorf("%s: %w", parent, err)
+		}
+		for i := range ids {
+			ids[i] = id
+		}
+		return nil
+	}
+	defer dir.Close()
+	for i, e := range d {
+		rel := string(e.Path)
+		if ids[i], err = contentID(dir, rel[len(parent):]); err != nil {
+			return fmt.Errorf("%s: %w", rel, err)
 		}
 	}
-	abs := filepath.Join(root, filepath.FromSlash(rel))
-	fi, err := os.Lstat(abs)
+	return nil
+}
+
+// contentID identifies what is at name in dir now, without following a symlink: "-" when absent,
+// "link:<sha256 of the target>", "dir" (a nested repository), "special:<type>" for a FIFO,
+// socket or device (never opened), otherwise the SHA-256 of the file's bytes, streamed (no size
+// limit). name may start with the "/" that separated it from its parent. With an ancestor that is
+// missing or not a directory the id is "-", with a symlinked ancestor "via-link" (dirContentIDs:
+// nothing outside the repository is read).
+func contentID(dir *fsx.Dir, name string) (string, error) {
+	name = strings.TrimPrefix(name, "/")
+	fi, err := dir.Lstat(name)
 	switch {
-	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+	case fsx.ReasonOf(err) == fsx.ReasonMissing:
 		return "-", nil
 	case err != nil:
 		return "", err
 	case fi.Mode()&fs.ModeSymlink != 0:
-		t, err := os.Readlink(abs)
+		t, err := dir.Readlink(name)
 		if err != nil {
 			return "", err
 		}
@@ -195,19 +226,21 @@ func contentID(root, rel string) (string, error) {
 	case !fi.Mode().IsRegular():
 		return "special:" + fi.Mode().Type().String(), nil
 	}
-	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	f, err := dir.OpenFile(name)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case fsx.ReasonOf(err) == fsx.ReasonMissing:
 		return "-", nil
-	case errors.Is(err, syscall.ELOOP):
+	case fsx.ReasonOf(err) == fsx.ReasonSymlink:
 		return "link:changed", nil
+	case fsx.ReasonOf(err) == fsx.ReasonNotRegular:
+		return "special:changed", nil
 	case err != nil:
 		return "", err
 	}
 	defer f.Close()
 	h := sha256.New()
 	if err := hashFile(h, f); err != nil {
-		return "", fmt.Errorf("%s: %w", rel, err)
+		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -115,7 +115,7 @@ func TestRePreflightKeepsTheSnapshot(t *testing.T) {
 func outcomeText(o *Outcome) string {
 	var b strings.Builder
 	b.WriteString(o.Message + "\n")
-	for _, f := range o.Findings {
+	for f := range o.AllFindings() {
 		b.WriteString(f.String() + "\n")
 	}
 	return b.String()

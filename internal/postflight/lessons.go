@@ -43,20 +43,23 @@ func LessonID(task, kind string) string {
 }
 
 // observedText is the §11 Observed text of an audit failure.
-func observedText(verdict string, fs []finding.Finding, returned bool) string {
-	s := fmt.Sprintf("contract %s; %s", verdict, strings.Join(kindCounts(fs), ", "))
+func observedText(verdict string, fs []finding.Finding, runs []finding.PathRun, returned bool) string {
+	s := fmt.Sprintf("contract %s; %s", verdict, strings.Join(kindCounts(fs, runs...), ", "))
 	if returned {
 		s += returnedSuffix
 	}
 	return s
 }
 
-// kindCounts returns "<n>× <kind with underscores as spaces>" for each kind in fs, in §9.1
-// order.
-func kindCounts(fs []finding.Finding) []string {
+// kindCounts returns "<n>× <kind with underscores as spaces>" for each kind in fs and runs, in
+// §9.1 order.
+func kindCounts(fs []finding.Finding, runs ...finding.PathRun) []string {
 	counts := map[string]int{}
 	for _, f := range fs {
 		counts[f.Rule]++
+	}
+	for _, r := range runs {
+		counts[r.Kind] += r.Len()
 	}
 	var parts []string
 	for _, k := range finding.Kinds {

@@ -94,6 +94,8 @@ func (c *controller) persistAudit(ctx context.Context, st *State, ar *auditRun) 
 		}
 		return c.refuse(PhasePostflight, OutcomePostRefused, reasonSpecChanged+c.nextPreflight(st)), nil
 	case ar.Rejection != nil:
+		// A rejected report's bookkeeping (rejectedLines) reads its findings as one slice.
+		ar.Findings, ar.PathRuns = slices.Collect(audit.All(ar.Findings, ar.PathRuns)), nil
 		c.res.ReportViolations = ar.Evidence.Violations
 		return c.rejectCommon(st, newAudit(ar.Result), *ar.Rejection, ar.Findings)
 	}
@@ -144,8 +146,10 @@ func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, 
 	}
 	pf := audit.StartChangedSet(ctx, pfGit, st.BaselineRef)
 	defer pf.Close()
+	// A run-task holds the per-path findings as runs (persistAudit reads them through All); the
+	// gate's callers read Findings alone.
 	in := audit.Inputs{Root: t.Root, SpecPath: t.Spec, Baseline: st.BaselineRef, Prefetch: pf, Claims: git, Verify: verify,
-		RepoFindings: repoFindings}
+		RepoFindings: repoFindings, PathRuns: files != nil}
 	// Another task's records are checked against this task's pre-flight snapshot (I3); a record
 	// from before I3 has none, and the gate re-audits closed tasks whose changed sets hold
 	// every later task's folder, so neither checks them.
@@ -184,17 +188,20 @@ func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []findi
 		fs = append(fs, tf...)
 		audit.Sort(fs)
 	}
-	verdict := audit.VerdictOf(fs)
+	runs := a.PathRuns
+	verdict := audit.VerdictOfAll(fs, runs)
 	e, w := finding.Count(fs)
+	re, rw := finding.CountRuns(runs)
+	e, w = e+re, w+rw
 	a.Verdict, a.Counts, a.Findings = verdict, Counts{e, w}, fs
-	res.Findings = fs
+	res.Findings, res.PathRuns = fs, runs
 	// The streak (step 9) is computed before audit.md is written so that audit.md can say when
 	// the task returns to design; it is stored only once audit.md is written.
 	var streak int
 	var fingerprint string
 	var returned bool
 	if verdict != VerdictHeld {
-		streak, fingerprint, returned = nextStreak(st, fingerprintLines(fs, verdict))
+		streak, fingerprint, returned = nextStreakFP(st, fingerprintAll(fs, runs, verdict))
 		a.ReturnToDesign = returned
 	}
 	// Step 7: audit.md.
@@ -225,7 +232,7 @@ func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []findi
 	if returned {
 		st.BlockingReason += streakSuffix
 	}
-	c.upsertLesson(lessonEvent{Kind: LessonAuditContractFailure, Observed: observedText(verdict, fs, returned)})
+	c.upsertLesson(lessonEvent{Kind: LessonAuditContractFailure, Observed: observedText(verdict, fs, runs, returned)})
 	if err := c.writeState(st); err != nil {
 		return res, err
 	}

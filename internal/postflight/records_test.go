@@ -65,7 +65,7 @@ func TestForgedAuditMirror(t *testing.T) {
 	}
 	res = run(t, opts, ModePostOnly)
 	var found int
-	for _, f := range res.Findings {
+	for f := range res.AllFindings() {
 		if f.Rule == finding.KindControllerRecordTampered && f.FieldString("file") == auditRel && f.FieldString("expected_sha256") == store.SHA256Hex(audit) {
 			found++
 		}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"time"
 
+	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
@@ -166,6 +168,9 @@ type Outcome struct {
 	// lacks.
 	Findings         []finding.Finding
 	ReportViolations []finding.Finding
+	// PathRuns are the audit's per-path findings held out of Findings (audit.Inputs.PathRuns):
+	// AllFindings yields both in audit order.
+	PathRuns []finding.PathRun
 	// Next is the caller's next step.
 	Next      Next
 	Artifacts Artifacts
@@ -371,3 +376,10 @@ func (c *controller) writeState(st *State) error {
 	c.res.Artifacts.State = c.task.StateRel()
 	return nil
 }
+
+// AllFindings yields every finding of the outcome, Findings and PathRuns, in audit order
+// (audit.All).
+func (o *Outcome) AllFindings() iter.Seq[finding.Finding] { return audit.All(o.Findings, o.PathRuns) }
+
+// FindingCount is the number of findings AllFindings yields.
+func (o *Outcome) FindingCount() int { return audit.Len(o.Findings, o.PathRuns) }

@@ -1,6 +1,9 @@
 package postflight
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
 	"slices"
 	"strings"
 
@@ -25,17 +28,85 @@ const returnedSuffix = "; returned to design after 3 identical post-flights"
 func fingerprintLines(fs []finding.Finding, verdict string) []string {
 	var lines []string
 	for _, f := range fs {
-		if verdict == VerdictBroken && f.Class != finding.ClassError {
-			continue
+		if l, ok := fingerprintLine(f, verdict); ok {
+			lines = append(lines, l)
 		}
-		ids := []string{f.Rule}
-		kind, _ := finding.KindOf(f.Rule)
-		for _, k := range kind.Identity {
-			ids = append(ids, f.FieldString(k))
-		}
-		lines = append(lines, strings.Join(ids, "\x1f"))
 	}
 	return lines
+}
+
+// fingerprintLine is f's line of fingerprintLines, ok false when the verdict leaves f out.
+func fingerprintLine(f finding.Finding, verdict string) (string, bool) {
+	if verdict == VerdictBroken && f.Class != finding.ClassError {
+		return "", false
+	}
+	ids := []string{f.Rule}
+	kind, _ := finding.KindOf(f.Rule)
+	for _, k := range kind.Identity {
+		ids = append(ids, f.FieldString(k))
+	}
+	return strings.Join(ids, "\x1f"), true
+}
+
+// fingerprintAll is Fingerprint(fingerprintLines(every finding of fs and runs, verdict)) without
+// holding a line per finding of a run: a run's lines ("<kind>\x1f<path>") are already sorted, so
+// the sorted explicit lines and each run's are merged while hashing (gitscope.md §8.1 scenario B).
+func fingerprintAll(fs []finding.Finding, runs []finding.PathRun, verdict string) string {
+	explicit := fingerprintLines(fs, verdict)
+	slices.Sort(explicit)
+	type source struct {
+		run  finding.PathRun
+		next int
+	}
+	var srcs []*source
+	for _, r := range runs {
+		if r.Len() == 0 {
+			continue
+		}
+		if _, ok := fingerprintLine(r.At(0), verdict); !ok {
+			continue
+		}
+		srcs = append(srcs, &source{run: r})
+	}
+	lineOf := func(s *source) string { l, _ := fingerprintLine(s.run.At(s.next), verdict); return l }
+	h := sha256.New()
+	io.WriteString(h, "mastermind-blocking v1\n")
+	last, first := "", true
+	emit := func(l string) {
+		if first || l != last {
+			io.WriteString(h, l)
+			io.WriteString(h, "\n")
+		}
+		last, first = l, false
+	}
+	i := 0
+	for {
+		best, bestSrc := "", -2
+		if i < len(explicit) {
+			best, bestSrc = explicit[i], -1
+		}
+		for k, s := range srcs {
+			if s.next >= s.run.Len() {
+				continue
+			}
+			if l := lineOf(s); bestSrc == -2 || l < best {
+				best, bestSrc = l, k
+			}
+		}
+		switch bestSrc {
+		case -2:
+			return hex.EncodeToString(h.Sum(nil))
+		case -1:
+			i++
+		default:
+			if s := srcs[bestSrc]; s.next+1 < s.run.Len() && lineOf(&source{run: s.run, next: s.next + 1}) < best {
+				// A run out of path order (never built so): hash from every line instead.
+				return Fingerprint(fingerprintLines(slices.Collect(audit.All(fs, runs)), verdict))
+			}
+			srcs[bestSrc].next++
+		}
+		emit(best)
+	}
 }
 
 // rejectedLines returns the §6 fingerprint lines of a rejected report whose audit findings are
@@ -75,7 +146,11 @@ func Fingerprint(lines []string) string {
 // reached StreakLimit (next_step return_to_design). It changes nothing, so audit.md can say
 // "return to design" before state is written.
 func nextStreak(st *State, lines []string) (streak int, fingerprint string, returned bool) {
-	fp := Fingerprint(lines)
+	return nextStreakFP(st, Fingerprint(lines))
+}
+
+// nextStreakFP is nextStreak for an already computed fingerprint fp.
+func nextStreakFP(st *State, fp string) (streak int, fingerprint string, returned bool) {
 	streak = 1
 	if st.BlockingStreak > 0 && st.BlockingFingerprint == fp {
 		streak = st.BlockingStreak + 1

@@ -53,13 +53,13 @@ func TestChangedPathUnrepresentable(t *testing.T) {
 			writeFile(t, root, reportRel, reportText(listed, ""))
 			res := run(t, opts, ModePostOnly)
 			var got []string
-			for _, f := range res.Findings {
+			for f := range res.AllFindings() {
 				got = append(got, f.Rule+" "+f.FieldString("file"))
 				if f.Rule == finding.KindChangedPathUnrepresentable && (!strings.Contains(f.Message, "cannot be audited") || f.Class != finding.ClassError) {
 					t.Errorf("finding %v", f)
 				}
 			}
-			for _, f := range res.Findings {
+			for f := range res.AllFindings() {
 				if f.Rule == finding.KindChangedPathUnrepresentable && tc.name == "control character" {
 					if want := `a changed path cannot be listed in files_modified (a control character) and cannot be audited: "notes/a\u0009b.txt"`; f.Message != want {
 						t.Errorf("message %q, want %q", f.Message, want)
