@@ -1,10 +1,14 @@
 package postflight
 
 import (
+	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -24,14 +28,17 @@ func (c *controller) repeated(st *State) (out *Outcome, ok bool) {
 	if st.Verdict == "" || st.Findings == nil || st.InputsFingerprint == "" {
 		return nil, false
 	}
-	// Through the task folder's handle: load has already restored a forged audit.md from the
-	// store's copy.
-	data, err := c.readTaskFile("audit.md", c.task.AuditRel(), MaxAuditBytes)
-	if err != nil {
+	if c.files == nil {
 		return nil, false
 	}
-	ev, err := parseAuditEvidence(data)
+	// Through the task folder's handle: load has already restored a forged audit.md from the
+	// store's copy. It is read by streaming and hashed as it is read, and must still be the
+	// audit.md the record names.
+	ev, err := c.files.readAudit()
 	if err != nil || ev.Verdict != st.Verdict || ev.Counts != *st.Findings {
+		return nil, false
+	}
+	if m, ok := c.files.rec.Mirrors[mirrorAudit]; ok && m.SHA256 != ev.sha256 {
 		return nil, false
 	}
 	// controller_record_tampered is reported once (trust-model.md): an audit that reported it is
@@ -50,7 +57,7 @@ func (c *controller) repeated(st *State) (out *Outcome, ok bool) {
 		// The receipts of the recorded audit, as it recorded them (reused or run then).
 		res.Receipts = ev.Verification.Receipts
 	}
-	res.AuditSummary = auditText(data)
+	res.AuditSummary = ev.summary
 	res.Artifacts.Audit = c.task.AuditRel()
 	res.Message = st.BlockingReason
 	res.Next = Next{Step: st.NextStep}
@@ -79,6 +86,7 @@ func (c *controller) repeated(st *State) (out *Outcome, ok bool) {
 		return nil, false
 	}
 	*c.res = r
+	c.recordedAudit = ev.sha256
 	return c.res, true
 }
 
@@ -87,11 +95,12 @@ func acceptedMessage(st *State) string {
 	return "post-flight verdict: ⚠️ Drift, accepted by the planner: " + st.AcceptedReason
 }
 
-// auditRecord is the part of audit.md's evidence JSON a repeated post-flight needs.
+// auditRecord is the part of audit.md a repeated post-flight needs: from the evidence JSON the
+// verdict, counts, findings, report violations and receipts; the capped summary of the human
+// part; the file's SHA-256.
 type auditRecord struct {
-	Verdict        string            `json:"verdict"`
-	Counts         Counts            `json:"counts"`
-	Findings       []json.RawMessage `json:"findings"`
+	Verdict        string `json:"verdict"`
+	Counts         Counts `json:"counts"`
 	ExecutorReport *struct {
 		Violations []json.RawMessage `json:"violations"`
 	} `json:"executor_report"`
@@ -100,54 +109,204 @@ type auditRecord struct {
 	} `json:"verification"`
 
 	findings, violations []finding.Finding
+	summary, sha256      string
 }
 
-// parseAuditEvidence reads the evidence JSON of an audit.md written by RenderAudit: the lines
-// after "Structured audit evidence", each indented by four spaces.
-func parseAuditEvidence(data []byte) (*auditRecord, error) {
-	i := bytes.Index(data, []byte("Structured audit evidence"))
-	if i < 0 {
-		return nil, errors.New("no evidence block")
-	}
-	rest := data[i:]
-	nl := bytes.IndexByte(rest, '\n')
-	if nl < 0 {
-		return nil, errors.New("no evidence block")
-	}
-	// Every line must carry the four-space indentation; JSON reads it as whitespace, so the
-	// block is decoded in place rather than copied without it.
-	js := rest[nl+1:]
-	for body := bytes.TrimSuffix(js, []byte("\n")); ; {
-		if !bytes.HasPrefix(body, []byte("    ")) {
-			return nil, errors.New("evidence line not indented")
-		}
-		next := bytes.IndexByte(body, '\n')
-		if next < 0 {
-			break
-		}
-		body = body[next+1:]
-	}
-	var r auditRecord
-	if err := json.Unmarshal(js, &r); err != nil {
+// readAudit reads the task folder's audit.md by streaming (at most MaxAuditBytes, with the checks
+// of fsx.Dir.ReadFile) and hashes it as it reads.
+func (tf *taskFiles) readAudit() (*auditRecord, error) {
+	f, err := tf.dir.OpenStable(mirrorAudit, MaxAuditBytes)
+	if err != nil {
 		return nil, err
 	}
-	for _, raw := range r.Findings {
-		f, err := decodeFinding(raw, false)
-		if err != nil {
-			return nil, err
+	defer f.Close()
+	h := sha256.New()
+	r, err := parseAudit(io.TeeReader(f, h))
+	if err != nil {
+		return nil, err
+	}
+	r.sha256 = hex.EncodeToString(h.Sum(nil))
+	return r, nil
+}
+
+// evidenceHeader starts the line of audit.md after which the evidence JSON follows.
+const evidenceHeader = "Structured audit evidence"
+
+// parseAudit reads an audit.md written by writeAudit from r to its end: the human part up to the
+// line starting with "Structured audit evidence" (kept as its capped summary), then the evidence
+// JSON, every line indented by four spaces, decoded element by element so that only the
+// findings (made compact again, finding.Compact) and the few fields a repeated post-flight needs
+// are kept (gitscope.md §8.1 scenario B). Anything after the JSON but whitespace is an error.
+func parseAudit(r io.Reader) (*auditRecord, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	sum := newSummaryCap(MaxSummaryFindings)
+	for {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			// A line longer than the buffer is never the header line: feed it in pieces.
+			sum.Write(line)
+			for err == bufio.ErrBufferFull {
+				line, err = br.ReadSlice('\n')
+				sum.Write(line)
+			}
+			if err != nil {
+				return nil, errors.New("no evidence block")
+			}
+			continue
 		}
-		r.findings = append(r.findings, f)
+		if err != nil {
+			return nil, errors.New("no evidence block")
+		}
+		if bytes.HasPrefix(line, []byte(evidenceHeader)) {
+			break
+		}
+		sum.Write(line)
+	}
+	rec := &auditRecord{summary: sum.String()}
+	dec := json.NewDecoder(&indentedReader{r: br})
+	if err := rec.decodeEvidence(dec); err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// decodeEvidence decodes the evidence object from dec, then requires the end of the input.
+func (r *auditRecord) decodeEvidence(dec *json.Decoder) error {
+	if err := expectDelim(dec, '{'); err != nil {
+		return err
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		var derr error
+		switch t {
+		case "verdict":
+			derr = dec.Decode(&r.Verdict)
+		case "counts":
+			derr = dec.Decode(&r.Counts)
+		case "executor_report":
+			derr = dec.Decode(&r.ExecutorReport)
+		case "verification":
+			derr = dec.Decode(&r.Verification)
+		case "findings":
+			derr = r.decodeFindings(dec)
+		default:
+			derr = skipValue(dec)
+		}
+		if derr != nil {
+			return derr
+		}
+	}
+	if err := expectDelim(dec, '}'); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("data after the evidence JSON")
 	}
 	if r.ExecutorReport != nil {
 		for _, raw := range r.ExecutorReport.Violations {
 			f, err := decodeFinding(raw, true)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			r.violations = append(r.violations, f)
 		}
 	}
-	return &r, nil
+	return nil
+}
+
+// decodeFindings decodes the findings array (or null) one finding at a time.
+func (r *auditRecord) decodeFindings(dec *json.Decoder) error {
+	t, err := dec.Token()
+	if err != nil || t == nil {
+		r.findings = nil
+		return err
+	}
+	if t != json.Delim('[') {
+		return errors.New("findings is not an array")
+	}
+	r.findings = nil
+	var raw json.RawMessage
+	for dec.More() {
+		raw = raw[:0]
+		if err := dec.Decode(&raw); err != nil {
+			return err
+		}
+		f, err := decodeFinding(raw, false)
+		if err != nil {
+			return err
+		}
+		r.findings = append(r.findings, finding.Compact(f))
+	}
+	return expectDelim(dec, ']')
+}
+
+// expectDelim reads the delimiter d from dec.
+func expectDelim(dec *json.Decoder, d json.Delim) error {
+	t, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if t != d {
+		return fmt.Errorf("evidence JSON: expected %v, found %v", d, t)
+	}
+	return nil
+}
+
+// skipValue reads one JSON value from dec token by token, so that a large value (the changed
+// set's files) is never buffered whole.
+func skipValue(dec *json.Decoder) error {
+	depth := 0
+	for {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch t {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
+}
+
+// indentedReader passes the evidence JSON through, failing at the first line that does not start
+// with the four-space indentation writeAudit gives every line (an empty input, or a final line
+// after the last newline, is checked like any other line).
+type indentedReader struct {
+	r *bufio.Reader
+	// col is the offset in the current line, counted up to len(evPrefix).
+	col  int
+	seen bool
+}
+
+func (ir *indentedReader) Read(p []byte) (int, error) {
+	n, err := ir.r.Read(p)
+	for _, b := range p[:n] {
+		ir.seen = true
+		switch {
+		case b == '\n':
+			if ir.col < len(evPrefix) {
+				return 0, errors.New("evidence line not indented")
+			}
+			ir.col = 0
+		case ir.col < len(evPrefix):
+			if b != ' ' {
+				return 0, errors.New("evidence line not indented")
+			}
+			ir.col++
+		}
+	}
+	if err == io.EOF && (!ir.seen || ir.col > 0 && ir.col < len(evPrefix)) {
+		return n, errors.New("evidence line not indented")
+	}
+	return n, err
 }
 
 // decodeFinding decodes one finding object, keeping its key order: the audit shape

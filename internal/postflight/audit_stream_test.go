@@ -1,0 +1,87 @@
+package postflight
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/mastermind-controller/mastermind/internal/audit"
+	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
+	"github.com/mastermind-controller/mastermind/internal/verifyrun"
+)
+
+// referenceEvidence is the evidence JSON of a encoded as one value, the way §7.1 defines it: one
+// json.Encoder with the four-space prefix and indentation and HTML escaping off, then
+// textsafe.EscapeJSON. writeEvidence streams the two large arrays and must give the same bytes.
+func referenceEvidence(t *testing.T, a *Audit) string {
+	t.Helper()
+	ev := evidenceJSON{
+		SchemaVersion: AuditSchemaVersion, Spec: a.Spec, GitRef: a.Baseline, Head: a.Head,
+		Verdict: a.Verdict, Counts: a.Counts, ChangedSet: a.ChangedSet, Scope: a.Scope,
+		ExecutorReport: a.Report, Verification: a.Verification, ClaimChecks: a.ClaimChecks,
+		Findings: AuditFindings(a.Findings),
+	}
+	var b bytes.Buffer
+	b.WriteString("    ")
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("    ", "    ")
+	if err := enc.Encode(ev); err != nil {
+		t.Fatal(err)
+	}
+	return string(textsafe.EscapeJSON(b.Bytes()))
+}
+
+// TestWriteEvidenceMatchesWholeEncoding: the streamed evidence equals the whole-value encoding for
+// nil, empty and filled arrays, strings that look like the splice points, HTML and bidi
+// characters, and nested evidence (so that a field added to an evidence type stays covered).
+func TestWriteEvidenceMatchesWholeEncoding(t *testing.T) {
+	head := "0123456789012345678901234567890123456789"
+	tricky := "a\n            \"files\": null<&>\u202e\u0085\x7f\"\\"
+	file := []finding.Field{{Key: "file", Value: tricky}}
+	fs := []finding.Finding{
+		finding.PathFinding(finding.KindUnexpectedFile, file),
+		finding.PathFinding(finding.KindReportMissingChangedFile, []finding.Field{{Key: "file", Value: "b.go"}}),
+		testFinding(finding.KindVerificationRequirementUnmet, "\"findings\": null", "index", 1, "cmd", "go test <./...>", "nested", map[string]any{"files": nil}),
+	}
+	files := []audit.ChangedFileJSON{{Path: tricky, Status: "modified"}, {Path: "b.go", Status: "added"}, {Path: `"files": null`, Status: "deleted"}}
+	str := func(s string) *string { return &s }
+	full := audit.Evidence{Spec: "s.md", Baseline: head, Head: str(head),
+		ChangedSet:   &audit.ChangedSetEvidence{Source: "git", Files: files},
+		Scope:        &audit.ScopeEvidence{Source: "touches", Declared: []string{"src/**", "\"files\": null"}, IgnoredScopeTokens: []string{}},
+		Report:       &audit.ReportEvidence{Form: str("fenced"), Status: str("done"), Spec: str("s.md"), FilesModified: []string{"a.go"}, Violations: []finding.Finding{{Rule: "schema.type", Class: finding.ClassError, Message: "bad", Line: 2, Column: 3}}},
+		Verification: &audit.VerificationEvidence{Declared: []string{"go test"}, Labels: []string{}, Rows: []audit.VerificationRow{{Index: 0, Cmd: "go test", Result: "passed", Classification: "claimed", Basis: "claimed by the report"}}, Receipts: []verifyrun.ReceiptEvidence{}},
+		ClaimChecks:  []map[string]any{{"claim": "files", "files": []string{"x"}}},
+	}
+	cases := map[string]*Audit{
+		"full":               {Evidence: full, Verdict: VerdictBroken, Counts: Counts{2, 1}, Findings: fs},
+		"no changed set":     {Evidence: audit.Evidence{Spec: "s.md", Baseline: head}, Verdict: VerdictBroken, Findings: fs[:1]},
+		"nil files":          {Evidence: audit.Evidence{Spec: "s.md", Baseline: head, ChangedSet: &audit.ChangedSetEvidence{Source: "git"}}, Verdict: VerdictHeld},
+		"empty files":        {Evidence: audit.Evidence{Spec: "s.md", Baseline: head, ChangedSet: &audit.ChangedSetEvidence{Source: "git", Degraded: true, Files: []audit.ChangedFileJSON{}}}, Verdict: VerdictHeld, Findings: []finding.Finding{}},
+		"files, no findings": {Evidence: full, Verdict: VerdictHeld},
+		"findings only":      {Evidence: audit.Evidence{Spec: "s.md", Baseline: head, ChangedSet: &audit.ChangedSetEvidence{Source: "git"}}, Verdict: VerdictDrift, Findings: fs},
+	}
+	for name, a := range cases {
+		var b bytes.Buffer
+		if err := writeEvidence(&b, a); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if want := referenceEvidence(t, a); b.String() != want {
+			t.Errorf("%s: streamed evidence differs\n got %s\nwant %s", name, b.String(), want)
+		}
+		var human bytes.Buffer
+		whole, err := RenderAudit(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var streamed bytes.Buffer
+		if err := writeAudit(&streamed, a, &human); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(whole, streamed.Bytes()) || !strings.HasPrefix(string(whole), human.String()+"Structured audit evidence") {
+			t.Errorf("%s: human part %q not the prefix of audit.md", name, human.String())
+		}
+	}
+}
