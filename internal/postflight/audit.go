@@ -235,7 +235,13 @@ func writeEvidence(w io.Writer, a *Audit) error {
 		}
 		at := i + j + len(key) - len("null")
 		splices = append(splices, splice{at, func() error {
-			return writeArray(w, ind(3), len(files), func(enc *json.Encoder, k int) error { return enc.Encode(files[k]) })
+			return writeArray(w, ind(3), len(files), func(el *elemEncoder, k int) error {
+				f := &files[k]
+				if el.object(finding.Field{Key: "path", Value: f.Path}, finding.Field{Key: "status", Value: f.Status}) {
+					return nil
+				}
+				return el.encode(f)
+			})
 		}})
 	}
 	if len(a.Findings) > 0 {
@@ -246,7 +252,15 @@ func writeEvidence(w io.Writer, a *Audit) error {
 		}
 		fs := a.Findings
 		splices = append(splices, splice{i + len(key) - len("null"), func() error {
-			return writeArray(w, ind(2), len(fs), func(enc *json.Encoder, k int) error { return enc.Encode(AuditFinding(fs[k])) })
+			return writeArray(w, ind(2), len(fs), func(el *elemEncoder, k int) error {
+				f := &fs[k]
+				el.fields = append(append(el.fields[:0], finding.Field{Key: "kind", Value: f.Rule}, finding.Field{Key: "class", Value: f.Class},
+					finding.Field{Key: "message", Value: f.Text()}), f.Fields...)
+				if el.object(el.fields...) {
+					return nil
+				}
+				return el.encode(AuditFinding(*f))
+			})
 		}})
 	}
 	from := 0
@@ -264,27 +278,106 @@ func writeEvidence(w io.Writer, a *Audit) error {
 }
 
 // writeArray writes a JSON array of n > 0 elements whose lines are indented by ind (the closing
-// bracket by ind less one level), as json.Encoder's indentation writes it; encode(enc, k) encodes
-// element k with an encoder set up for that indentation.
-func writeArray(w io.Writer, ind string, n int, encode func(enc *json.Encoder, k int) error) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent(ind, evIndent)
+// bracket by ind less one level), as json.Encoder's indentation writes it; encode(el, k) writes
+// element k with el.
+func writeArray(w io.Writer, ind string, n int, encode func(el *elemEncoder, k int) error) error {
+	el := &elemEncoder{ind: ind}
+	el.enc = json.NewEncoder(&el.buf)
+	el.enc.SetEscapeHTML(false)
+	el.enc.SetIndent(ind, evIndent)
 	sep := "[\n" + ind
 	for k := 0; k < n; k++ {
-		buf.Reset()
-		buf.WriteString(sep)
-		if err := encode(enc, k); err != nil {
+		el.buf.Reset()
+		el.buf.WriteString(sep)
+		if err := encode(el, k); err != nil {
 			return err
 		}
-		// The encoder ends each value with a newline, which the array's layout replaces.
-		el := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-		if _, err := w.Write(textsafe.EscapeJSON(el)); err != nil {
+		if _, err := w.Write(el.buf.Bytes()); err != nil {
 			return err
 		}
 		sep = ",\n" + ind
 	}
 	_, err := io.WriteString(w, "\n"+ind[:len(ind)-len(evIndent)]+"]")
 	return err
+}
+
+// elemEncoder encodes one array element of the evidence into buf, indented for its depth.
+type elemEncoder struct {
+	ind string
+	buf bytes.Buffer
+	enc *json.Encoder
+	// fields is scratch space for the caller's object.
+	fields []finding.Field
+}
+
+// encode appends v as json.Encoder with the element's indentation writes it, escaped by
+// textsafe.EscapeJSON.
+func (el *elemEncoder) encode(v any) error {
+	start := el.buf.Len()
+	if err := el.enc.Encode(v); err != nil {
+		return err
+	}
+	// The encoder ends each value with a newline, which the array's layout replaces.
+	el.buf.Truncate(el.buf.Len() - 1)
+	// Escaping only lengthens the text.
+	if js := el.buf.Bytes()[start:]; len(textsafe.EscapeJSON(js)) != len(js) {
+		esc := textsafe.EscapeJSON(js)
+		el.buf.Truncate(start)
+		el.buf.Write(esc)
+	}
+	return nil
+}
+
+// object appends the object of fields, in order, when every key and value is a plain string
+// (plainJSONString), and reports whether it did; otherwise it appends nothing. Such an object's
+// indented encoding is the same bytes whichever way it is written, and needs no EscapeJSON:
+// this is the fast path for the changed files and findings of a large audit.
+func (el *elemEncoder) object(fields ...finding.Field) bool {
+	for _, f := range fields {
+		if !plainJSONString(f.Key) {
+			return false
+		}
+		switch v := f.Value.(type) {
+		case string:
+			if !plainJSONString(v) {
+				return false
+			}
+		case finding.Class:
+			if !plainJSONString(string(v)) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	b := &el.buf
+	b.WriteByte('{')
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n" + el.ind + evIndent + `"`)
+		b.WriteString(f.Key)
+		b.WriteString(`": "`)
+		switch v := f.Value.(type) {
+		case string:
+			b.WriteString(v)
+		case finding.Class:
+			b.WriteString(string(v))
+		}
+		b.WriteByte('"')
+	}
+	b.WriteString("\n" + el.ind + "}")
+	return true
+}
+
+// plainJSONString reports whether encoding/json writes s as itself in quotes: printable ASCII
+// without '"' and '\\' (HTML escaping is off).
+func plainJSONString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }

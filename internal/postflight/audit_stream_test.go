@@ -46,7 +46,7 @@ func TestWriteEvidenceMatchesWholeEncoding(t *testing.T) {
 		finding.PathFinding(finding.KindReportMissingChangedFile, []finding.Field{{Key: "file", Value: "b.go"}}),
 		testFinding(finding.KindVerificationRequirementUnmet, "\"findings\": null", "index", 1, "cmd", "go test <./...>", "nested", map[string]any{"files": nil}),
 	}
-	files := []audit.ChangedFileJSON{{Path: tricky, Status: "modified"}, {Path: "b.go", Status: "added"}, {Path: `"files": null`, Status: "deleted"}}
+	files := []audit.ChangedFileJSON{{Path: tricky, Status: "modified"}, {Path: "<a&b>.go", Status: "added"}, {Path: `"files": null`, Status: "deleted"}}
 	str := func(s string) *string { return &s }
 	full := audit.Evidence{Spec: "s.md", Baseline: head, Head: str(head),
 		ChangedSet:   &audit.ChangedSetEvidence{Source: "git", Files: files},
@@ -82,6 +82,77 @@ func TestWriteEvidenceMatchesWholeEncoding(t *testing.T) {
 		}
 		if !bytes.Equal(whole, streamed.Bytes()) || !strings.HasPrefix(string(whole), human.String()+"Structured audit evidence") {
 			t.Errorf("%s: human part %q not the prefix of audit.md", name, human.String())
+		}
+	}
+}
+
+// TestParseAuditRoundTrip: parseAudit reads back what writeAudit wrote — the findings (per-path
+// findings compact again, others as written, so that they render to the same bytes), the report
+// violations, verdict and counts, and the capped summary of the human part — and refuses
+// evidence whose indentation or end is not writeAudit's.
+func TestParseAuditRoundTrip(t *testing.T) {
+	head := strings.Repeat("b", 40)
+	var fs []finding.Finding
+	for i := range 60 {
+		p := "src/f" + string(rune('a'+i%26)) + strings.Repeat("x", i) + ".go"
+		if i == 7 {
+			p = "Structured audit evidence \u202e<&>\x01.go"
+		}
+		file := []finding.Field{{Key: "file", Value: p}}
+		fs = append(fs, finding.PathFinding(finding.KindUnexpectedFile, file), finding.PathFinding(finding.KindReportMissingChangedFile, file))
+	}
+	fs = append(fs, testFinding(finding.KindVerificationRequirementUnmet, "cmd \"x\" <y>", "index", 2, "cmd", "go test", "extra", map[string]any{"a": []int{1}}),
+		testFinding(finding.KindExecutorReportRejected, "rejected", "reason", audit.ReasonReportInvalid))
+	audit.Sort(fs)
+	e, w := finding.Count(fs)
+	a := &Audit{Evidence: audit.Evidence{Spec: "s.md", Baseline: head,
+		ChangedSet: &audit.ChangedSetEvidence{Source: "git", Files: []audit.ChangedFileJSON{{Path: "a.go", Status: "modified"}, {Path: "b\u0085.go", Status: "added"}}},
+		Report:     &audit.ReportEvidence{FilesModified: []string{}, Violations: []finding.Finding{{Rule: "schema.type", Class: finding.ClassError, File: "r.md", Line: 3, Column: 4, Pointer: "/x", Message: "bad"}}},
+		Violations: []finding.Finding{{Rule: "schema.type", Class: finding.ClassError, File: "r.md", Line: 3, Column: 4, Pointer: "/x", Message: "bad"}}},
+		Verdict: VerdictBroken, Counts: Counts{e, w}, Findings: fs, ReturnToDesign: true}
+	var human bytes.Buffer
+	var out bytes.Buffer
+	if err := writeAudit(&out, a, &human); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := parseAudit(bytes.NewReader(out.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Verdict != VerdictBroken || rec.Counts != a.Counts || len(rec.findings) != len(fs) || len(rec.violations) != 1 {
+		t.Fatalf("record: %+v", rec)
+	}
+	if want := CapAuditSummary(human.String(), MaxSummaryFindings); rec.summary != want || !strings.Contains(want, "… and") {
+		t.Errorf("summary\n got %q\nwant %q", rec.summary, want)
+	}
+	for i, f := range rec.findings {
+		if _, per := map[string]bool{finding.KindUnexpectedFile: true, finding.KindReportMissingChangedFile: true}[f.Rule]; per && f.Message != "" {
+			t.Errorf("finding %d not compact: %+v", i, f)
+		}
+		if f.Text() != fs[i].Text() {
+			t.Errorf("finding %d: %q, want %q", i, f.Text(), fs[i].Text())
+		}
+	}
+	b := *a
+	b.Findings, b.Violations = rec.findings, rec.violations
+	b.Report = &audit.ReportEvidence{FilesModified: []string{}, Violations: rec.violations}
+	again, err := RenderAudit(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again, out.Bytes()) {
+		t.Errorf("decoded findings render differently")
+	}
+	bad := map[string]string{
+		"unindented line": strings.Replace(out.String(), "\n        \"verdict\"", "\n   \"verdict\"", 1),
+		"trailing data":   out.String() + "    {}\n",
+		"blank line":      strings.Replace(out.String(), "\n        \"verdict\"", "\n\n        \"verdict\"", 1),
+		"no evidence":     human.String(),
+		"truncated":       out.String()[:out.Len()-40],
+	}
+	for name, s := range bad {
+		if _, err := parseAudit(strings.NewReader(s)); err == nil {
+			t.Errorf("%s: accepted", name)
 		}
 	}
 }

@@ -110,6 +110,7 @@ type auditRecord struct {
 
 	findings, violations []finding.Finding
 	summary, sha256      string
+	dec                  findingDecoder
 }
 
 // readAudit reads the task folder's audit.md by streaming (at most MaxAuditBytes, with the checks
@@ -207,7 +208,7 @@ func (r *auditRecord) decodeEvidence(dec *json.Decoder) error {
 	}
 	if r.ExecutorReport != nil {
 		for _, raw := range r.ExecutorReport.Violations {
-			f, err := decodeFinding(raw, true)
+			f, err := r.dec.decode(raw, true)
 			if err != nil {
 				return err
 			}
@@ -227,14 +228,18 @@ func (r *auditRecord) decodeFindings(dec *json.Decoder) error {
 	if t != json.Delim('[') {
 		return errors.New("findings is not an array")
 	}
+	// counts precede findings in the evidence: the slice is sized once (within reason).
 	r.findings = nil
+	if n := r.Counts.Errors + r.Counts.Warnings; n > 0 && n <= 1<<24 {
+		r.findings = make([]finding.Finding, 0, n)
+	}
 	var raw json.RawMessage
 	for dec.More() {
 		raw = raw[:0]
 		if err := dec.Decode(&raw); err != nil {
 			return err
 		}
-		f, err := decodeFinding(raw, false)
+		f, err := r.dec.decode(raw, false)
 		if err != nil {
 			return err
 		}
@@ -309,7 +314,125 @@ func (ir *indentedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// decodeFinding decodes one finding object, keeping its key order: the audit shape
+// findingDecoder decodes finding objects (decode), keeping scratch space and one copy of each
+// kind, class and key name across the findings of one audit.md.
+type findingDecoder struct {
+	pairs [][2][]byte
+	names map[string]string
+}
+
+// name returns b as a string, one copy per distinct value.
+func (d *findingDecoder) name(b []byte) string {
+	if s, ok := d.names[string(b)]; ok {
+		return s
+	}
+	if d.names == nil {
+		d.names = map[string]string{}
+	}
+	s := string(b)
+	d.names[s] = s
+	return s
+}
+
+// decode decodes one finding object, keeping its key order: the audit shape
+// {kind, class, message, …fields}, or with positional the report shape {rule, class, file, line,
+// column, pointer, message, …fields}. String values stay strings, numbers become json.Number and
+// anything else stays raw JSON, so the finding marshals back to the same bytes. An object of
+// plain strings only (every per-path finding) is parsed directly, anything else by encoding/json.
+func (d *findingDecoder) decode(raw json.RawMessage, positional bool) (finding.Finding, error) {
+	var f finding.Finding
+	pairs, ok := plainPairs(raw, d.pairs[:0])
+	if !ok {
+		return decodeFinding(raw, positional)
+	}
+	d.pairs = pairs
+	for _, p := range pairs {
+		key, v := p[0], p[1]
+		switch k := string(key); {
+		case k == "kind" && !positional, k == "rule" && positional:
+			f.Rule = d.name(v)
+		case k == "class":
+			f.Class = finding.Class(d.name(v))
+		case k == "message":
+			f.Message = string(v)
+		case positional && k == "file":
+			f.File = string(v)
+		case positional && k == "pointer":
+			f.Pointer = string(v)
+		case positional && k == "line":
+			f.Line = 0
+		case positional && k == "column":
+			f.Column = 0
+		default:
+			f.Fields = append(f.Fields, finding.Field{Key: d.name(key), Value: string(v)})
+		}
+	}
+	if f.Rule == "" || strings.TrimSpace(string(f.Class)) == "" {
+		return f, errors.New("finding without kind or class")
+	}
+	return f, nil
+}
+
+// plainPairs parses raw as a JSON object whose keys and values are all plain strings (printable
+// ASCII without '"' or '\\', so that the bytes are the string), appending its pairs to pairs; ok
+// is false for anything else (which encoding/json then decodes).
+func plainPairs(raw []byte, pairs [][2][]byte) (_ [][2][]byte, ok bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return nil, false
+	}
+	for i++; ; {
+		k, j, ok := plainString(raw, skipSpace(raw, i))
+		if !ok {
+			return nil, false
+		}
+		i = skipSpace(raw, j)
+		if i >= len(raw) || raw[i] != ':' {
+			return nil, false
+		}
+		v, j, ok := plainString(raw, skipSpace(raw, i+1))
+		if !ok {
+			return nil, false
+		}
+		pairs = append(pairs, [2][]byte{k, v})
+		i = skipSpace(raw, j)
+		if i < len(raw) && raw[i] == ',' {
+			i++
+			continue
+		}
+		if i < len(raw) && raw[i] == '}' {
+			return pairs, skipSpace(raw, i+1) == len(raw)
+		}
+		return nil, false
+	}
+}
+
+// plainString reads a plain JSON string at raw[i:], returning its content and the offset after
+// its closing quote.
+func plainString(raw []byte, i int) ([]byte, int, bool) {
+	if i >= len(raw) || raw[i] != '"' {
+		return nil, 0, false
+	}
+	for j := i + 1; j < len(raw); j++ {
+		switch c := raw[j]; {
+		case c == '"':
+			return raw[i+1 : j], j + 1, true
+		case c < 0x20 || c > 0x7e || c == '\\':
+			return nil, 0, false
+		}
+	}
+	return nil, 0, false
+}
+
+// skipSpace skips JSON whitespace from raw[i:].
+func skipSpace(raw []byte, i int) int {
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\n' || raw[i] == '\t' || raw[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// decodeFinding decodes one finding object with encoding/json, keeping its key order: the audit shape
 // {kind, class, message, …fields}, or with positional the report shape {rule, class, file, line,
 // column, pointer, message, …fields}. String values stay strings, numbers become json.Number and
 // anything else stays raw JSON, so the finding marshals back to the same bytes.
