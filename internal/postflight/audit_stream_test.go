@@ -133,6 +133,22 @@ func TestParseAuditRoundTrip(t *testing.T) {
 			t.Errorf("finding %d: %q, want %q", i, f.Text(), fs[i].Text())
 		}
 	}
+	// The two per-path findings of each path share one field, as the audit built them.
+	byPath := map[string]*finding.Field{}
+	shared := 0
+	for i := range rec.findings {
+		f := &rec.findings[i]
+		if f.Message != "" {
+			continue
+		}
+		if q, ok := byPath[f.FieldString("file")]; ok && q == &f.Fields[0] {
+			shared++
+		}
+		byPath[f.FieldString("file")] = &f.Fields[0]
+	}
+	if shared != 60 {
+		t.Errorf("%d paths share their field, want 60", shared)
+	}
 	b := *a
 	b.Findings, b.Violations = rec.findings, rec.violations
 	b.Report = &audit.ReportEvidence{FilesModified: []string{}, Violations: rec.violations}

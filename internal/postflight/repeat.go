@@ -111,6 +111,7 @@ type auditRecord struct {
 	findings, violations []finding.Finding
 	summary, sha256      string
 	dec                  findingDecoder
+	share                fieldSharer
 }
 
 // readAudit reads the task folder's audit.md by streaming (at most MaxAuditBytes, with the checks
@@ -243,9 +244,57 @@ func (r *auditRecord) decodeFindings(dec *json.Decoder) error {
 		if err != nil {
 			return err
 		}
-		r.findings = append(r.findings, finding.Compact(f))
+		f = finding.Compact(f)
+		r.share.fields(r.findings, &f)
+		r.findings = append(r.findings, f)
 	}
 	return expectDelim(dec, ']')
+}
+
+// fieldSharer gives per-path findings of the same path one Fields array, as the audit built
+// them (finding.PathFinding), so that the two findings of each of 200,000 changed paths hold one
+// path string and one field between them. The findings are sorted by kind, then by path within
+// a kind (§9.3), so each run of one kind is matched against the previous run by one forward walk.
+type fieldSharer struct {
+	ref        []finding.Finding // the previous run of per-path findings
+	j          int               // the walk's position in ref
+	kind       string            // the kind of the current run
+	start, end int               // the current run in the findings
+}
+
+// fields makes f (about to be appended to out) share the Fields of the finding of the same path
+// in the previous run of per-path findings, when there is one.
+func (s *fieldSharer) fields(out []finding.Finding, f *finding.Finding) {
+	p, ok := pathOf(f)
+	if !ok {
+		return
+	}
+	if f.Rule != s.kind || s.end != len(out) {
+		if s.kind != "" {
+			s.ref, s.j = out[s.start:s.end], 0
+		}
+		s.kind, s.start = f.Rule, len(out)
+	}
+	s.end = len(out) + 1
+	for ; s.j < len(s.ref); s.j++ {
+		q, ok := pathOf(&s.ref[s.j])
+		if !ok || q < p {
+			continue
+		}
+		if q == p {
+			f.Fields = s.ref[s.j].Fields
+		}
+		return
+	}
+}
+
+// pathOf is the path of a compact per-path finding (finding.Compact).
+func pathOf(f *finding.Finding) (string, bool) {
+	if f.Message != "" || len(f.Fields) != 1 || f.Fields[0].Key != "file" {
+		return "", false
+	}
+	p, ok := f.Fields[0].Value.(string)
+	return p, ok
 }
 
 // expectDelim reads the delimiter d from dec.
