@@ -340,8 +340,9 @@ func (tf *taskFiles) saveState(s *State, now time.Time) error {
 // a new copy in the store and to a temporary audit.md, hashed as it goes, so that audit.md is
 // never held in memory (gitscope.md §8.1 scenario B). The copy is stored first, then the record
 // with the new hash, then audit.md is renamed into place: an interruption leaves audit.md at
-// its previous version, which load takes for an interrupted write. A failure of render or of a
-// write leaves audit.md, the copy and the record as they were. It returns audit.md's SHA-256.
+// its previous version, which load takes for an interrupted write. A failure before the record is
+// saved (render, a write, the copy, the record itself) leaves audit.md and the record as they
+// were. It returns audit.md's SHA-256.
 func (tf *taskFiles) saveAudit(render func(io.Writer) error, now time.Time) (string, error) {
 	if tf.rec == nil {
 		return "", errors.New("internal error: audit.md before the first state")
@@ -373,8 +374,16 @@ func (tf *taskFiles) saveAudit(render func(io.Writer) error, now time.Time) (str
 		af.Abort()
 		return "", err
 	}
+	prev, had := tf.rec.Mirrors[mirrorAudit]
 	tf.rec.SetMirrorHash(mirrorAudit, h)
 	if err := tf.st.Save(tf.rec, now); err != nil {
+		// The record in memory goes back to what the store holds (the copy, no longer named,
+		// is pruned by the next save).
+		if had {
+			tf.rec.Mirrors[mirrorAudit] = prev
+		} else {
+			delete(tf.rec.Mirrors, mirrorAudit)
+		}
 		af.Abort()
 		return "", err
 	}

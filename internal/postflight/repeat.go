@@ -28,7 +28,7 @@ func (c *controller) repeated(st *State) (out *Outcome, ok bool) {
 	if st.Verdict == "" || st.Findings == nil || st.InputsFingerprint == "" {
 		return nil, false
 	}
-	if c.files == nil {
+	if c.files == nil || c.files.rec == nil {
 		return nil, false
 	}
 	// Through the task folder's handle: load has already restored a forged audit.md from the
