@@ -172,3 +172,33 @@ func TestParseAuditRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseAudit: parseAudit never panics on any input, and every finding it accepts has a kind
+// and a class.
+func FuzzParseAudit(f *testing.F) {
+	head := strings.Repeat("c", 40)
+	file := []finding.Field{{Key: "file", Value: "a.go"}}
+	for _, a := range []*Audit{
+		{Evidence: audit.Evidence{Spec: "s.md", Baseline: head}, Verdict: VerdictHeld},
+		{Evidence: audit.Evidence{Spec: "s.md", Baseline: head, ChangedSet: &audit.ChangedSetEvidence{Source: "git", Files: []audit.ChangedFileJSON{{Path: "a.go", Status: "added"}}}},
+			Verdict: VerdictDrift, Counts: Counts{0, 1}, Findings: []finding.Finding{finding.PathFinding(finding.KindUnexpectedFile, file)}},
+	} {
+		b, err := RenderAudit(a)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte("x\n\nStructured audit evidence\n    {\"findings\": [{\"kind\": \"k\", \"class\": \"error\", \"n\": 1}]}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rec, err := parseAudit(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		for _, f := range rec.findings {
+			if f.Rule == "" || f.Class == "" {
+				t.Fatalf("finding without kind or class: %+v", f)
+			}
+		}
+	})
+}
