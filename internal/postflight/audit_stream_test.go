@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"testing/iotest"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -101,7 +104,7 @@ func TestParseAuditRoundTrip(t *testing.T) {
 		file := []finding.Field{{Key: "file", Value: p}}
 		fs = append(fs, finding.PathFinding(finding.KindUnexpectedFile, file), finding.PathFinding(finding.KindReportMissingChangedFile, file))
 	}
-	fs = append(fs, testFinding(finding.KindVerificationRequirementUnmet, "cmd \"x\" <y>", "index", 2, "cmd", "go test", "extra", map[string]any{"a": []int{1}}),
+	fs = append(fs, testFinding(finding.KindVerificationRequirementUnmet, "cmd \"x\" <y> \\\"}]", "index", 2, "cmd", "go test", "extra", map[string]any{"a": []int{1}, "b}": "]\"", "c": nil, "d": true, "e": -1.5e3}),
 		testFinding(finding.KindExecutorReportRejected, "rejected", "reason", audit.ReasonReportInvalid))
 	audit.Sort(fs)
 	e, w := finding.Count(fs)
@@ -121,6 +124,14 @@ func TestParseAuditRoundTrip(t *testing.T) {
 	}
 	if rec.Verdict != VerdictBroken || rec.Counts != a.Counts || len(rec.findings) != len(fs) || len(rec.violations) != 1 {
 		t.Fatalf("record: %+v", rec)
+	}
+	// Read one byte at a time, every value crosses a buffer boundary: the same record.
+	slow, err := parseAudit(iotest.OneByteReader(bytes.NewReader(out.Bytes())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(rec.findings, slow.findings); d != "" || slow.summary != rec.summary || !cmp.Equal(slow.violations, rec.violations) {
+		t.Fatalf("one byte at a time:\n%s", d)
 	}
 	if want := CapAuditSummary(human.String(), MaxSummaryFindings); rec.summary != want || !strings.Contains(want, "… and") {
 		t.Errorf("summary\n got %q\nwant %q", rec.summary, want)

@@ -165,47 +165,60 @@ func parseAudit(r io.Reader) (*auditRecord, error) {
 		sum.Write(line)
 	}
 	rec := &auditRecord{summary: sum.String()}
-	dec := json.NewDecoder(&indentedReader{r: br})
-	if err := rec.decodeEvidence(dec); err != nil {
+	if err := rec.decodeEvidence(newEvScanner(&indentedReader{r: br})); err != nil {
 		return nil, err
 	}
 	return rec, nil
 }
 
-// decodeEvidence decodes the evidence object from dec, then requires the end of the input.
-func (r *auditRecord) decodeEvidence(dec *json.Decoder) error {
-	if err := expectDelim(dec, '{'); err != nil {
+// decodeEvidence decodes the evidence object from sc, then requires the end of the input.
+func (r *auditRecord) decodeEvidence(sc *evScanner) error {
+	if err := sc.expect('{'); err != nil {
 		return err
 	}
-	for dec.More() {
-		t, err := dec.Token()
+	for first := true; ; first = false {
+		more, err := sc.more('}', first)
 		if err != nil {
 			return err
 		}
-		var derr error
-		switch t {
+		if !more {
+			break
+		}
+		k, err := sc.key()
+		if err != nil {
+			return err
+		}
+		var target any
+		switch k {
 		case "verdict":
-			derr = dec.Decode(&r.Verdict)
+			target = &r.Verdict
 		case "counts":
-			derr = dec.Decode(&r.Counts)
+			target = &r.Counts
 		case "executor_report":
-			derr = dec.Decode(&r.ExecutorReport)
+			target = &r.ExecutorReport
 		case "verification":
-			derr = dec.Decode(&r.Verification)
+			target = &r.Verification
 		case "findings":
-			derr = r.decodeFindings(dec)
+			if err := r.decodeFindings(sc); err != nil {
+				return err
+			}
+			continue
 		default:
-			derr = skipValue(dec)
+			if _, err := sc.value(false); err != nil {
+				return err
+			}
+			continue
 		}
-		if derr != nil {
-			return derr
+		v, err := sc.value(true)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(v, target); err != nil {
+			return fmt.Errorf("evidence %s: %w", k, err)
 		}
 	}
-	if err := expectDelim(dec, '}'); err != nil {
+	if err := sc.finish(); err != nil {
 		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("data after the evidence JSON")
 	}
 	if r.ExecutorReport != nil {
 		for _, raw := range r.ExecutorReport.Violations {
@@ -220,24 +233,35 @@ func (r *auditRecord) decodeEvidence(dec *json.Decoder) error {
 }
 
 // decodeFindings decodes the findings array (or null) one finding at a time.
-func (r *auditRecord) decodeFindings(dec *json.Decoder) error {
-	t, err := dec.Token()
-	if err != nil || t == nil {
-		r.findings = nil
+func (r *auditRecord) decodeFindings(sc *evScanner) error {
+	r.findings = nil
+	if c, ok := sc.next(); ok && c != '[' {
+		v, err := sc.value(true)
+		if err != nil {
+			return err
+		}
+		if !isNull(v) {
+			return errors.New("findings is not an array")
+		}
+		return nil
+	}
+	if err := sc.expect('['); err != nil {
 		return err
 	}
-	if t != json.Delim('[') {
-		return errors.New("findings is not an array")
-	}
 	// counts precede findings in the evidence: the slice is sized once (within reason).
-	r.findings = nil
 	if n := r.Counts.Errors + r.Counts.Warnings; n > 0 && n <= 1<<24 {
 		r.findings = make([]finding.Finding, 0, n)
 	}
-	var raw json.RawMessage
-	for dec.More() {
-		raw = raw[:0]
-		if err := dec.Decode(&raw); err != nil {
+	for first := true; ; first = false {
+		more, err := sc.more(']', first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			return nil
+		}
+		raw, err := sc.value(true)
+		if err != nil {
 			return err
 		}
 		f, err := r.dec.decode(raw, false)
@@ -248,7 +272,6 @@ func (r *auditRecord) decodeFindings(dec *json.Decoder) error {
 		r.share.fields(r.findings, &f)
 		r.findings = append(r.findings, f)
 	}
-	return expectDelim(dec, ']')
 }
 
 // fieldSharer gives per-path findings of the same path one Fields array, as the audit built
@@ -297,39 +320,6 @@ func pathOf(f *finding.Finding) (string, bool) {
 	return p, ok
 }
 
-// expectDelim reads the delimiter d from dec.
-func expectDelim(dec *json.Decoder, d json.Delim) error {
-	t, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if t != d {
-		return fmt.Errorf("evidence JSON: expected %v, found %v", d, t)
-	}
-	return nil
-}
-
-// skipValue reads one JSON value from dec token by token, so that a large value (the changed
-// set's files) is never buffered whole.
-func skipValue(dec *json.Decoder) error {
-	depth := 0
-	for {
-		t, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		switch t {
-		case json.Delim('{'), json.Delim('['):
-			depth++
-		case json.Delim('}'), json.Delim(']'):
-			depth--
-		}
-		if depth == 0 {
-			return nil
-		}
-	}
-}
-
 // indentedReader passes the evidence JSON through, failing at the first line that does not start
 // with the four-space indentation writeAudit gives every line (an empty input, or a final line
 // after the last newline, is checked like any other line).
@@ -342,20 +332,24 @@ type indentedReader struct {
 
 func (ir *indentedReader) Read(p []byte) (int, error) {
 	n, err := ir.r.Read(p)
-	for _, b := range p[:n] {
+	if n > 0 {
 		ir.seen = true
-		switch {
-		case b == '\n':
-			if ir.col < len(evPrefix) {
-				return 0, errors.New("evidence line not indented")
-			}
-			ir.col = 0
-		case ir.col < len(evPrefix):
-			if b != ' ' {
+	}
+	for i := 0; i < n; {
+		if ir.col < len(evPrefix) {
+			if p[i] != ' ' {
 				return 0, errors.New("evidence line not indented")
 			}
 			ir.col++
+			i++
+			continue
 		}
+		j := bytes.IndexByte(p[i:n], '\n')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+		ir.col = 0
 	}
 	if err == io.EOF && (!ir.seen || ir.col > 0 && ir.col < len(evPrefix)) {
 		return n, errors.New("evidence line not indented")
