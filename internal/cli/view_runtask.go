@@ -139,9 +139,11 @@ func runTaskText(o *postflight.Outcome) string {
 	return t.String()
 }
 
-// writeAuditSummary writes the human part of audit.md, its verdict line coloured by the verdict.
+// writeAuditSummary writes the human part of audit.md as Outcome.AuditSummary holds it (at most
+// postflight.MaxSummaryFindings findings, lifecycle-v2.md §9), its verdict line coloured by the
+// verdict.
 func writeAuditSummary(t *render.Text, o *postflight.Outcome) {
-	first, rest, _ := strings.Cut(capAuditSummary(o.AuditSummary, MaxTextFindings), "\n")
+	first, rest, _ := strings.Cut(o.AuditSummary, "\n")
 	t.Line(verdictTone(o.Verdict), first)
 	t.WriteString(rest)
 }

@@ -63,3 +63,25 @@ func TestMarshalJSON(t *testing.T) {
 		t.Fatalf("Count = %d, %d", e, w)
 	}
 }
+
+// TestCompact: a per-path finding written out in full becomes the PathFinding form again; one
+// whose message, fields or position differ from the template's is left as it is.
+func TestCompact(t *testing.T) {
+	file := []Field{{Key: "file", Value: "a.go"}}
+	full := PathFinding(KindUnexpectedFile, file).Expand()
+	c := Compact(full)
+	if c.Message != "" || c.Text() != full.Message || c.Rule != KindUnexpectedFile || c.Class != full.Class {
+		t.Fatalf("Compact = %+v", c)
+	}
+	for name, f := range map[string]Finding{
+		"other message": {Rule: KindUnexpectedFile, Class: ClassWarning, Message: "changed outside the declared scope: b.go", Fields: file},
+		"extra field":   {Rule: KindUnexpectedFile, Class: ClassWarning, Message: full.Message, Fields: []Field{file[0], {Key: "x", Value: "y"}}},
+		"not a string":  {Rule: KindUnexpectedFile, Class: ClassWarning, Message: full.Message, Fields: []Field{{Key: "file", Value: 1}}},
+		"position":      {Rule: KindUnexpectedFile, Class: ClassWarning, Message: full.Message, Fields: file, Line: 1},
+		"no template":   {Rule: KindVerificationFailed, Class: ClassError, Message: "a.go", Fields: file},
+	} {
+		if got := Compact(f); got.Message != f.Message {
+			t.Errorf("%s: message dropped", name)
+		}
+	}
+}

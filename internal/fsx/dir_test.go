@@ -5,6 +5,7 @@ package fsx
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -305,5 +306,113 @@ func TestKillDuringDirWriteFault(t *testing.T) {
 			}
 		}
 		must(t, d.WriteFileAtomic("state.json", version(1000+i), 0o644))
+	}
+}
+
+// TestAtomicFile: the entry keeps its old content until Commit, Abort and a refused CommitAs
+// leave no temporary file, a replaced file keeps its mode, and a symlink is refused up front.
+func TestAtomicFile(t *testing.T) {
+	root := t.TempDir()
+	d, err := OpenDir(root, "")
+	must(t, err)
+	defer d.Close()
+	p := filepath.Join(root, "audit.md")
+	must(t, os.WriteFile(p, []byte("old"), 0o600))
+	entries := func() int {
+		ents, _ := os.ReadDir(root)
+		return len(ents)
+	}
+	af, err := d.CreateAtomic("audit.md", 0o644)
+	must(t, err)
+	_, err = af.Write([]byte("new, streamed"))
+	must(t, err)
+	if b, _ := os.ReadFile(p); string(b) != "old" || entries() != 2 {
+		t.Fatalf("before Commit: %q, %d entries", b, entries())
+	}
+	must(t, af.Commit())
+	if b, _ := os.ReadFile(p); string(b) != "new, streamed" || entries() != 1 {
+		t.Fatalf("after Commit: %q, %d entries", b, entries())
+	}
+	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("a replaced file keeps its mode: %v", fi.Mode())
+	}
+	if af.Commit() == nil {
+		t.Fatal("a second Commit succeeded")
+	}
+	af, err = d.CreateAtomic("audit.md", 0o644)
+	must(t, err)
+	_, _ = af.Write([]byte("discarded"))
+	af.Abort()
+	if b, _ := os.ReadFile(p); string(b) != "new, streamed" || entries() != 1 {
+		t.Fatalf("after Abort: %q, %d entries", b, entries())
+	}
+	un, err := d.CreateAtomicUnnamed("copy", 0o600)
+	must(t, err)
+	_, _ = un.Write([]byte("x"))
+	if un.Commit() == nil || entries() != 1 {
+		t.Fatalf("Commit of an unnamed file: %d entries", entries())
+	}
+	must(t, os.Symlink(filepath.Join(root, "elsewhere"), filepath.Join(root, "link")))
+	un, err = d.CreateAtomicUnnamed("copy", 0o600)
+	must(t, err)
+	if err := un.CommitAs("link"); ReasonOf(err) != ReasonSymlink || entries() != 2 {
+		t.Fatalf("CommitAs over a symlink: %v, %d entries", err, entries())
+	}
+	un, err = d.CreateAtomicUnnamed("copy", 0o600)
+	must(t, err)
+	must(t, un.CommitAs("named"))
+	if _, err := d.CreateAtomic("link", 0o644); ReasonOf(err) != ReasonSymlink {
+		t.Fatalf("CreateAtomic over a symlink: %v", err)
+	}
+}
+
+// TestOpenStable: the streamed read gives the content and io.EOF only after the checks; a file
+// over the limit, or one that changes while being read, is refused in place of io.EOF.
+func TestOpenStable(t *testing.T) {
+	root := t.TempDir()
+	d, err := OpenDir(root, "")
+	must(t, err)
+	defer d.Close()
+	must(t, os.WriteFile(filepath.Join(root, "a"), []byte("0123456789"), 0o644))
+	read := func(limit int64, during func()) ([]byte, error) {
+		f, err := d.OpenStable("a", limit)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		buf := make([]byte, 4)
+		var out []byte
+		for {
+			n, err := f.Read(buf)
+			out = append(out, buf[:n]...)
+			if during != nil {
+				during()
+				during = nil
+			}
+			if err != nil {
+				if err == io.EOF {
+					err = nil
+				}
+				return out, err
+			}
+		}
+	}
+	if b, err := read(10, nil); err != nil || string(b) != "0123456789" {
+		t.Fatalf("read = %q, %v", b, err)
+	}
+	if _, err := read(9, nil); ReasonOf(err) != ReasonTooLarge {
+		t.Fatalf("over the limit: %v", err)
+	}
+	grow := func() {
+		f, _ := os.OpenFile(filepath.Join(root, "a"), os.O_APPEND|os.O_WRONLY, 0)
+		f.Write([]byte("x"))
+		f.Close()
+	}
+	if _, err := read(100, grow); ReasonOf(err) != ReasonUnstable {
+		t.Fatalf("changed while read: %v", err)
+	}
+	must(t, os.Symlink("a", filepath.Join(root, "l")))
+	if _, err := d.OpenStable("l", 10); ReasonOf(err) != ReasonSymlink {
+		t.Fatalf("symlink: %v", err)
 	}
 }

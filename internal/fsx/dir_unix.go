@@ -251,15 +251,46 @@ func (d *Dir) WriteAtomicFrom(name string, r io.Reader, perm fs.FileMode) error 
 }
 
 func (d *Dir) writeAtomic(name string, r io.Reader, perm fs.FileMode, exact bool) error {
-	if err := d.checkName(name); err != nil {
+	af, err := d.createAtomic(name, perm, exact)
+	if err != nil {
 		return err
 	}
-	if err := d.Check(); err != nil {
+	if _, err := io.Copy(af.f, r); err != nil {
+		af.Abort()
 		return err
+	}
+	return af.Commit()
+}
+
+// AtomicFile is a replacement of one directory entry being written: the content goes to a
+// temporary file beside it, which Commit renames over the entry and Abort removes, so a reader
+// sees the old or the new file, never a part (a large audit.md streamed rather than held in
+// memory). It is not safe for concurrent use.
+type AtomicFile struct {
+	d         *Dir
+	name, tmp string
+	f         *os.File
+	done      bool
+}
+
+// CreateAtomic starts replacing the entry name with the rules of WriteFileAtomic: an existing
+// symlink or non-regular file at name is refused now, a new file gets perm (less the umask), a
+// replaced file keeps its permissions. Write the content, then Commit or Abort; until then name
+// is unchanged.
+func (d *Dir) CreateAtomic(name string, perm fs.FileMode) (*AtomicFile, error) {
+	return d.createAtomic(name, perm, false)
+}
+
+func (d *Dir) createAtomic(name string, perm fs.FileMode, exact bool) (*AtomicFile, error) {
+	if err := d.checkName(name); err != nil {
+		return nil, err
+	}
+	if err := d.Check(); err != nil {
+		return nil, err
 	}
 	old, err := d.checkWritable(name)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	mode := perm.Perm()
 	chmod := exact
@@ -268,37 +299,96 @@ func (d *Dir) writeAtomic(name string, r io.Reader, perm fs.FileMode, exact bool
 	}
 	tmp, f, err := d.createTemp(name, mode)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	af := &AtomicFile{d: d, name: name, tmp: tmp, f: f}
+	if chmod {
+		if err := f.Chmod(mode); err != nil {
+			af.Abort()
+			return nil, err
+		}
+	}
+	return af, nil
+}
+
+// Write writes to the temporary file.
+func (a *AtomicFile) Write(p []byte) (int, error) { return a.f.Write(p) }
+
+// CreateAtomicUnnamed is CreateAtomic for an entry whose name is known only once the content is
+// written (a copy stored under its hash): the temporary file is ".<prefix><digits>", created with
+// perm (less the umask), and CommitAs names the entry.
+func (d *Dir) CreateAtomicUnnamed(prefix string, perm fs.FileMode) (*AtomicFile, error) {
+	if err := d.checkName(prefix); err != nil {
+		return nil, err
+	}
+	if err := d.Check(); err != nil {
+		return nil, err
+	}
+	tmp, f, err := d.createTemp(prefix, perm.Perm())
+	if err != nil {
+		return nil, err
+	}
+	return &AtomicFile{d: d, tmp: tmp, f: f}, nil
+}
+
+// Commit fsyncs the temporary file, renames it over the entry and fsyncs the directory, then
+// checks that the directory is still the one the handle opened (ReasonReplaced otherwise). A
+// failure before the rename removes the temporary file and leaves the entry as it was.
+func (a *AtomicFile) Commit() error {
+	if a.name == "" {
+		a.Abort()
+		return errors.New("fsx: unnamed atomic file committed without a name")
+	}
+	return a.CommitAs(a.name)
+}
+
+// CommitAs is Commit with the entry name given now; an existing symlink or non-regular file at
+// name is refused (and the temporary file removed).
+func (a *AtomicFile) CommitAs(name string) error {
+	if a.done {
+		return errors.New("fsx: atomic file already committed or aborted")
 	}
 	ok := false
 	defer func() {
 		if !ok {
-			f.Close()
-			_ = unix.Unlinkat(d.fd, tmp, 0)
+			a.Abort()
 		}
 	}()
-	if chmod {
-		if err := f.Chmod(mode); err != nil {
+	if err := a.d.checkName(name); err != nil {
+		return err
+	}
+	if name != a.name {
+		if _, err := a.d.checkWritable(name); err != nil {
 			return err
 		}
 	}
-	if _, err := io.Copy(f, r); err != nil {
+	a.name = name
+	if err := a.f.Sync(); err != nil {
 		return err
 	}
-	if err := f.Sync(); err != nil {
+	if err := a.f.Close(); err != nil {
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return err
+	d := a.d
+	if err := unix.Renameat(d.fd, a.tmp, d.fd, a.name); err != nil {
+		return &os.PathError{Op: "renameat", Path: d.join(a.name), Err: err}
 	}
-	if err := unix.Renameat(d.fd, tmp, d.fd, name); err != nil {
-		return &os.PathError{Op: "renameat", Path: d.join(name), Err: err}
-	}
-	ok = true
+	ok, a.done = true, true
 	if err := unix.Fsync(d.fd); err != nil && !errors.Is(err, unix.EINVAL) {
 		return &os.PathError{Op: "fsync", Path: d.path, Err: err}
 	}
 	return d.Check()
+}
+
+// Abort removes the temporary file; the entry keeps its previous content. After Commit it does
+// nothing.
+func (a *AtomicFile) Abort() {
+	if a.done {
+		return
+	}
+	a.done = true
+	a.f.Close()
+	_ = unix.Unlinkat(a.d.fd, a.tmp, 0)
 }
 
 // createTemp creates ".<name><digits>" in the directory, exclusively and without following links.

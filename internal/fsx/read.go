@@ -140,3 +140,67 @@ func readSized(r io.Reader, n int64) ([]byte, error) {
 		}
 	}
 }
+
+// StableFile is a regular file read by streaming with the checks of ReadFile: at most limit
+// bytes, and the same size and modification time before and after the read. The checks that
+// need the whole file are made when the reader reaches the end, so Read returns io.EOF only for
+// a file that passed them; a caller that stops earlier has not read a checked file. Close it.
+type StableFile struct {
+	f      *os.File
+	r      io.Reader
+	path   string
+	limit  int64
+	n      int64
+	before fs.FileInfo
+	err    error
+}
+
+// OpenStable opens the regular file name relative to the handle as OpenFile does (no symlink,
+// no FIFO) for a bounded, stable read by streaming (StableFile), for a file too large to read
+// into memory whole (a large audit.md).
+func (d *Dir) OpenStable(name string, limit int64) (*StableFile, error) {
+	f, err := d.OpenFile(name)
+	if err != nil {
+		return nil, err
+	}
+	before, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &StableFile{f: f, r: io.LimitReader(f, limit+1), path: d.join(name), limit: limit, before: before}, nil
+}
+
+// Read reads from the file. More than limit bytes is a *PathError with ReasonTooLarge; a file
+// that changed while being read is ReasonUnstable, reported in place of io.EOF.
+func (s *StableFile) Read(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.r.Read(p)
+	s.n += int64(n)
+	if s.n > s.limit {
+		s.err = &PathError{Path: s.path, Reason: ReasonTooLarge, Size: s.n, Detail: fmt.Sprintf("more than %d bytes", s.limit)}
+		return 0, s.err
+	}
+	switch {
+	case err == io.EOF:
+		after, serr := s.f.Stat()
+		switch {
+		case serr != nil:
+			s.err = serr
+		case after.Size() != s.before.Size() || !after.ModTime().Equal(s.before.ModTime()) || after.Size() != s.n:
+			s.err = &PathError{Path: s.path, Reason: ReasonUnstable}
+		default:
+			s.err = io.EOF
+		}
+		return n, s.err
+	case err != nil:
+		s.err = fmt.Errorf("read %s: %w", s.path, err)
+		return n, s.err
+	}
+	return n, nil
+}
+
+// Close closes the file.
+func (s *StableFile) Close() error { return s.f.Close() }

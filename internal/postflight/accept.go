@@ -132,10 +132,8 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 	}
 	// Only a check that audit.md is the recorded audit: the outcome is accept's own.
 	*res = Outcome{Outcome: OutcomeError, Phase: PhaseAccept, Task: task, State: st, Artifacts: Artifacts{State: task.StateRel()}}
-	auditBytes, err := c.readTaskFile("audit.md", task.AuditRel(), MaxAuditBytes)
-	if err != nil {
-		return res, fmt.Errorf("read %s: %w", task.AuditRel(), err)
-	}
+	// repeated has read audit.md and checked that it is the recorded audit.
+	auditSHA := c.recordedAudit
 	sp, _ := spec.Parse(in.Spec.Raw, task.Spec)
 	d := in.Changed.WithoutControl()
 	notes, err := c.releaseNotes(ctx, sp, st.BaselineRef, in.Changed, d, "Audit: ⚠️ Drift, accepted by the planner: "+reason)
@@ -151,7 +149,7 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 		return res, fmt.Errorf("read %s: %w", task.ReportRel(), err)
 	}
 	snap, err := HistorySnapshot(task.Root, SnapshotInput{Baseline: st.BaselineRef, Iteration: st.Iteration,
-		Spec: in.Spec.Raw, Report: reportRaw, Audit: auditBytes, Release: notes, Changed: d})
+		Spec: in.Spec.Raw, Report: reportRaw, AuditSHA256: auditSHA, Release: notes, Changed: d})
 	if err != nil {
 		return res, fmt.Errorf("audit inputs unavailable: %w", err)
 	}

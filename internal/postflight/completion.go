@@ -128,12 +128,13 @@ func (c *controller) learn(st *State) (*Outcome, error) {
 // operational errors.
 func (c *controller) currentSnapshot(ctx context.Context, st *State) (string, error) {
 	var in SnapshotInput
+	var auditData []byte
 	in.Baseline, in.Iteration = st.BaselineRef, st.Iteration
 	for _, f := range []struct {
 		name, rel string
 		dst       *[]byte
 	}{
-		{"spec.md", c.task.Spec, &in.Spec}, {"executor-report.md", c.task.ReportRel(), &in.Report}, {"audit.md", c.task.AuditRel(), &in.Audit},
+		{"spec.md", c.task.Spec, &in.Spec}, {"executor-report.md", c.task.ReportRel(), &in.Report}, {"audit.md", c.task.AuditRel(), &auditData},
 		{"", c.task.ReleaseNotesRel(), &in.Release},
 	} {
 		var data []byte
@@ -151,6 +152,7 @@ func (c *controller) currentSnapshot(ctx context.Context, st *State) (string, er
 		}
 		*f.dst = data
 	}
+	in.AuditSHA256 = sha256Hex(auditData)
 	cs, err := c.git.ChangedSet(ctx, st.BaselineRef)
 	if err != nil {
 		return "", err

@@ -2,7 +2,6 @@ package postflight
 
 import (
 	"io"
-	"os"
 	"sync"
 )
 
@@ -11,8 +10,9 @@ import (
 // 3 GB of garbage per hashing pass (gitscope.md §8.1 scenario B).
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
-// hashFile writes the remaining content of f to h with a pooled buffer.
-func hashFile(h io.Writer, f *os.File) error {
+// hashFile writes the remaining content of f (an *os.File or a reader over one) to h with a pooled
+// buffer.
+func hashFile(h io.Writer, f io.Reader) error {
 	bp := copyBufs.Get().(*[]byte)
 	defer copyBufs.Put(bp)
 	// The anonymous struct hides File.WriteTo, so that io.CopyBuffer uses the buffer.

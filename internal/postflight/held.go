@@ -26,7 +26,7 @@ const (
 func lstat(p string) (fs.FileInfo, error) { return os.Lstat(p) }
 
 // held runs §4 step 11 after a held audit.md was written.
-func (c *controller) held(ctx context.Context, st *State, a *Audit, cs *gitscope.ChangedSet, d []gitscope.Entry, specRaw, auditBytes []byte) (*Outcome, error) {
+func (c *controller) held(ctx context.Context, st *State, a *Audit, cs *gitscope.ChangedSet, d []gitscope.Entry, specRaw []byte, auditSHA, summary string) (*Outcome, error) {
 	res := c.res
 	sp, _ := spec.Parse(specRaw, c.task.Spec)
 	notes, err := c.releaseNotes(ctx, sp, st.BaselineRef, cs, d, "Audit: ✅ Held")
@@ -41,7 +41,7 @@ func (c *controller) held(ctx context.Context, st *State, a *Audit, cs *gitscope
 	var snap string
 	if err == nil {
 		snap, err = HistorySnapshot(c.task.Root, SnapshotInput{Baseline: st.BaselineRef, Iteration: st.Iteration,
-			Spec: specRaw, Report: reportRaw, Audit: auditBytes, Release: notes, Changed: d})
+			Spec: specRaw, Report: reportRaw, AuditSHA256: auditSHA, Release: notes, Changed: d})
 	}
 	st.BlockingStreak, st.BlockingFingerprint = 0, ""
 	if err != nil {
@@ -60,7 +60,7 @@ func (c *controller) held(ctx context.Context, st *State, a *Audit, cs *gitscope
 	st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusHistoryReviewRequired, NextReviewHistory, RiskLow, ArtifactHistoryReview
 	st.BlockingReason, st.HistorySnapshotSHA256 = "", snap
 	res.Artifacts.HistoryReview = c.task.HistoryReviewRel()
-	res.AuditSummary, res.Verdict = auditText(auditBytes), VerdictHeld
+	res.AuditSummary, res.Verdict = summary, VerdictHeld
 	if complete {
 		// Step 11.5: a complete review for this very snapshot already exists.
 		return c.learn(st)
@@ -128,9 +128,10 @@ type SnapshotInput struct {
 	Iteration int
 	Spec      []byte
 	Report    []byte
-	Audit     []byte
-	Release   []byte
-	Changed   []gitscope.Entry // D, sorted by path bytes
+	// AuditSHA256 is the lowercase hex SHA-256 of audit.md (hashed as it was written or read).
+	AuditSHA256 string
+	Release     []byte
+	Changed     []gitscope.Entry // D, sorted by path bytes
 }
 
 // HistorySnapshot computes the §8.2 history snapshot: the SHA-256 of the canonical text over the
@@ -139,7 +140,7 @@ type SnapshotInput struct {
 func HistorySnapshot(root string, in SnapshotInput) (string, error) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "mastermind-history-snapshot v1\nbaseline %s\niteration %d\nspec %s\nreport %s\naudit %s\nrelease %s\n",
-		in.Baseline, in.Iteration, sha256Hex(in.Spec), sha256Hex(in.Report), sha256Hex(in.Audit), sha256Hex(in.Release))
+		in.Baseline, in.Iteration, sha256Hex(in.Spec), sha256Hex(in.Report), in.AuditSHA256, sha256Hex(in.Release))
 	paths := make([][]byte, len(in.Changed))
 	for i, e := range in.Changed {
 		paths[i] = e.Path

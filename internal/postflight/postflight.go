@@ -1,11 +1,11 @@
 package postflight
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/mastermind-controller/mastermind/internal/audit"
@@ -205,7 +205,7 @@ func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []findi
 		a.ReturnToDesign = returned
 	}
 	// Step 7: audit.md.
-	auditBytes, err := c.writeAudit(st, a)
+	auditSHA, summary, err := c.writeAudit(st, a)
 	if err != nil {
 		return res, err
 	}
@@ -213,7 +213,7 @@ func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []findi
 	st.Verdict, st.Findings, st.Degraded = verdict, &Counts{e, w}, &degraded
 	st.InputsFingerprint = c.inputsFP
 	if verdict == VerdictHeld {
-		return c.held(ctx, st, a, cs, d, specRaw, auditBytes)
+		return c.held(ctx, st, a, cs, d, specRaw, auditSHA, summary)
 	}
 	// Steps 8–10 for drift and broken.
 	applyStreak(st, streak, fingerprint)
@@ -237,7 +237,7 @@ func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []findi
 		return res, err
 	}
 	res.Message, res.Verdict = st.BlockingReason, verdict
-	res.AuditSummary = auditText(auditBytes)
+	res.AuditSummary = summary
 	res.Next = Next{Step: st.NextStep}
 	res.Outcome = OutcomePostBroken
 	if verdict == VerdictDrift {
@@ -246,32 +246,23 @@ func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []findi
 	return res, nil
 }
 
-// writeAudit renders and writes audit.md (§4 step 7). A failed write sets state held /
+// writeAudit writes audit.md by streaming (§4 step 7) and returns its SHA-256 and the capped
+// summary of its human part (Outcome.AuditSummary). A failed write sets state held /
 // planner_review with risk high and returns an operational error.
-func (c *controller) writeAudit(st *State, a *Audit) ([]byte, error) {
-	data, err := RenderAudit(a)
-	if err == nil {
-		err = c.files.saveAudit(data, c.now())
-	}
+func (c *controller) writeAudit(st *State, a *Audit) (sha string, summary string, err error) {
+	sum := newSummaryCap(MaxSummaryFindings)
+	sha, err = c.files.saveAudit(func(w io.Writer) error { return writeAudit(w, a, sum) }, c.now())
 	if err != nil {
 		st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusBlocked, NextPlannerReview, RiskHigh, ArtifactSpec
 		st.BlockingReason = "failed to persist audit.md: " + err.Error()
 		st.ClearVerdict()
 		if werr := c.writeState(st); werr != nil {
-			return nil, fmt.Errorf("failed to persist audit.md: %v; and the state could not be written either: %w", err, werr)
+			return "", "", fmt.Errorf("failed to persist audit.md: %v; and the state could not be written either: %w", err, werr)
 		}
-		return nil, fmt.Errorf("failed to persist audit.md: %w", err)
+		return "", "", fmt.Errorf("failed to persist audit.md: %w", err)
 	}
 	c.res.Artifacts.Audit = c.task.AuditRel()
-	return data, nil
-}
-
-// auditText is the human part of audit.md (everything before the evidence header).
-func auditText(audit []byte) string {
-	if i := bytes.Index(audit, []byte("Structured audit evidence")); i >= 0 {
-		audit = audit[:i]
-	}
-	return string(audit)
+	return sha, sum.String(), nil
 }
 
 // rejectCommon writes audit.md and state for a rejected report. fs are every finding of the
@@ -292,7 +283,7 @@ func (c *controller) rejectCommon(st *State, a *Audit, r audit.Rejection, fs []f
 	res.Findings = fs
 	streak, fingerprint, returned := nextStreak(st, lines)
 	a.ReturnToDesign = returned
-	auditBytes, err := c.writeAudit(st, a)
+	_, summary, err := c.writeAudit(st, a)
 	if err != nil {
 		return res, err
 	}
@@ -317,7 +308,7 @@ func (c *controller) rejectCommon(st *State, a *Audit, r audit.Rejection, fs []f
 		return res, err
 	}
 	res.Outcome, res.Verdict, res.Message = OutcomePostBroken, VerdictBroken, blocking
-	res.AuditSummary = auditText(auditBytes)
+	res.AuditSummary = summary
 	res.Next = Next{Step: st.NextStep}
 	return res, nil
 }

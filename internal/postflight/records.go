@@ -1,8 +1,12 @@
 package postflight
 
 import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -194,12 +198,13 @@ func (tf *taskFiles) load(now time.Time) (*loaded, error) {
 	// audit.md: rewritten from the store's copy. A non-regular audit.md is left for the next
 	// write to refuse (spec-and-lifecycle.md §12.2).
 	if _, ok := rec.Mirrors[mirrorAudit]; ok {
-		adata, aerr := tf.dir.ReadFile(mirrorAudit, store.MaxCopyBytes)
+		// Hashed while it is read: audit.md of a large changed set is not held in memory.
+		ah, aerr := tf.hashFile(mirrorAudit, store.MaxCopyBytes)
 		apresent := aerr == nil
 		if aerr == nil || fsx.ReasonOf(aerr) == fsx.ReasonMissing {
-			status := rec.CheckMirror(mirrorAudit, adata, apresent)
+			status := rec.CheckMirrorHash(mirrorAudit, ah, apresent)
 			if status == store.MirrorTampered {
-				rec.Tampered = append(rec.Tampered, tampering(rec, mirrorAudit, adata, apresent, now))
+				rec.Tampered = append(rec.Tampered, tamperingHash(rec, mirrorAudit, ah, apresent, now))
 				out.Rewritten = append(out.Rewritten, t.AuditRel())
 				changed = true
 			}
@@ -220,31 +225,65 @@ func (tf *taskFiles) load(now time.Time) (*loaded, error) {
 	return out, nil
 }
 
-// restoreAudit rewrites audit.md from the store's copy; without a copy (a damaged store) the
-// forged file is removed so that nobody reads it as the controller's.
+// restoreAudit rewrites audit.md from the store's copy, streamed and verified against its hash
+// before it replaces audit.md; without a valid copy (a damaged store) the forged file is removed
+// so that nobody reads it as the controller's.
 func (tf *taskFiles) restoreAudit(rec *store.Record) error {
 	m := rec.Mirrors[mirrorAudit]
 	if m.SHA256 == "" {
 		return tf.dir.Remove(mirrorAudit, false)
 	}
-	data, err := tf.st.Copy(m.SHA256)
+	af, err := tf.dir.CreateAtomic(mirrorAudit, 0o644)
 	if err != nil {
+		return fmt.Errorf("write %s: %w", tf.task.AuditRel(), err)
+	}
+	bw := bufio.NewWriterSize(af, 64<<10)
+	err = tf.st.CopyTo(m.SHA256, bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		af.Abort()
 		if store.KindOf(err) != store.KindCorrupt {
 			return err
 		}
-		rec.SetMirror(mirrorAudit, nil)
+		rec.SetMirrorHash(mirrorAudit, "")
 		return tf.dir.Remove(mirrorAudit, false)
 	}
-	if err := tf.dir.WriteFileAtomic(mirrorAudit, data, 0o644); err != nil {
+	if err := af.Commit(); err != nil {
 		return fmt.Errorf("write %s: %w", tf.task.AuditRel(), err)
 	}
 	return nil
 }
 
+// hashFile returns the lowercase hex SHA-256 of the task-folder file name, read by streaming with
+// the checks and limit of fsx.Dir.ReadFile.
+func (tf *taskFiles) hashFile(name string, limit int64) (string, error) {
+	f, err := tf.dir.OpenStable(name, limit)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if err := hashFile(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
 func tampering(rec *store.Record, name string, data []byte, present bool, now time.Time) store.Tampering {
+	h := ""
+	if present {
+		h = store.SHA256Hex(data)
+	}
+	return tamperingHash(rec, name, h, present, now)
+}
+
+// tamperingHash is tampering with the file found given by its SHA-256 h.
+func tamperingHash(rec *store.Record, name, h string, present bool, now time.Time) store.Tampering {
 	found := "missing"
 	if present {
-		found = store.SHA256Hex(data)
+		found = h
 	}
 	return store.Tampering{File: name, Expected: rec.Mirrors[name].SHA256, Found: found, At: now.Unix()}
 }
@@ -297,19 +336,58 @@ func (tf *taskFiles) saveState(s *State, now time.Time) error {
 	return nil
 }
 
-// saveAudit keeps a copy of audit.md in the store and records its hash, then writes the mirror.
-func (tf *taskFiles) saveAudit(data []byte, now time.Time) error {
+// saveAudit writes audit.md by streaming: what render writes goes at once, through one buffer, to
+// a new copy in the store and to a temporary audit.md, hashed as it goes, so that audit.md is
+// never held in memory (gitscope.md §8.1 scenario B). The copy is stored first, then the record
+// with the new hash, then audit.md is renamed into place: an interruption leaves audit.md at
+// its previous version, which load takes for an interrupted write. A failure before the record is
+// saved (render, a write, the copy, the record itself) leaves audit.md and the record as they
+// were. It returns audit.md's SHA-256.
+func (tf *taskFiles) saveAudit(render func(io.Writer) error, now time.Time) (string, error) {
 	if tf.rec == nil {
-		return errors.New("internal error: audit.md before the first state")
+		return "", errors.New("internal error: audit.md before the first state")
 	}
-	if _, err := tf.st.KeepCopy(data); err != nil {
-		return err
+	cp, err := tf.st.NewCopy()
+	if err != nil {
+		return "", err
 	}
-	tf.rec.SetMirror(mirrorAudit, data)
+	af, err := tf.dir.CreateAtomic(mirrorAudit, 0o644)
+	if err != nil {
+		cp.Abort()
+		return "", err
+	}
+	abort := func() {
+		af.Abort()
+		cp.Abort()
+	}
+	bw := bufio.NewWriterSize(io.MultiWriter(cp, af), 64<<10)
+	err = render(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		abort()
+		return "", err
+	}
+	h, err := cp.Commit()
+	if err != nil {
+		af.Abort()
+		return "", err
+	}
+	prev, had := tf.rec.Mirrors[mirrorAudit]
+	tf.rec.SetMirrorHash(mirrorAudit, h)
 	if err := tf.st.Save(tf.rec, now); err != nil {
-		return err
+		// The record in memory goes back to what the store holds (the copy, no longer named,
+		// is pruned by the next save).
+		if had {
+			tf.rec.Mirrors[mirrorAudit] = prev
+		} else {
+			delete(tf.rec.Mirrors, mirrorAudit)
+		}
+		af.Abort()
+		return "", err
 	}
-	return tf.dir.WriteFileAtomic(mirrorAudit, data, 0o644)
+	return h, af.Commit()
 }
 
 // tamperFindings are the controller_record_tampered findings for the mirrors the store has

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -243,5 +245,68 @@ func TestTaskFolderSwapRace(t *testing.T) {
 	}
 	if res := run(t, opts, ModePostOnly); res.Outcome != OutcomePostHeld {
 		t.Fatalf("after the race: %s %v %+v", res.Outcome, res.Repeated, res.Findings)
+	}
+}
+
+// TestSaveAuditFailureLeavesRecords: a render that fails part way leaves audit.md, the store's
+// record and copies as they were, and no temporary file in the task folder or the store; a
+// successful save writes audit.md, its copy and its hash at once.
+func TestSaveAuditFailureLeavesRecords(t *testing.T) {
+	root, opts := newTaskRepo(t)
+	heldWork(t, root)
+	run(t, opts, ModePostOnly)
+	audit := readFile(t, root, auditRel)
+	task, err := ResolveTask(opts.Git.Root(), opts.SpecArg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitDir, err := opts.Git.GitDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tf, err := openTaskFiles(task, opts.StateDir, gitDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tf.close()
+	if _, err := tf.load(fixedNow()); err != nil {
+		t.Fatal(err)
+	}
+	listing := func() []string {
+		var out []string
+		for _, dir := range []string{filepath.Dir(filepath.Join(root, auditRel)), tf.storePath, filepath.Join(tf.storePath, "mirrors")} {
+			ents, _ := os.ReadDir(dir)
+			for _, e := range ents {
+				out = append(out, dir+"/"+e.Name())
+			}
+		}
+		return out
+	}
+	before, recBefore := listing(), tf.rec.Mirrors[mirrorAudit]
+	boom := errors.New("render failed")
+	_, err = tf.saveAudit(func(w io.Writer) error {
+		if _, err := w.Write(bytes.Repeat([]byte("partial audit\n"), 10000)); err != nil {
+			return err
+		}
+		return boom
+	}, fixedNow())
+	if !errors.Is(err, boom) {
+		t.Fatalf("saveAudit = %v", err)
+	}
+	if !bytes.Equal(readFile(t, root, auditRel), audit) || tf.rec.Mirrors[mirrorAudit].SHA256 != recBefore.SHA256 {
+		t.Fatal("a failed save changed audit.md or the record")
+	}
+	if after := listing(); !slices.Equal(after, before) {
+		t.Fatalf("a failed save left files:\n%v\nwant\n%v", after, before)
+	}
+	h, err := tf.saveAudit(func(w io.Writer) error { _, err := io.WriteString(w, "new audit\n"); return err }, fixedNow())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(readFile(t, root, auditRel)) != "new audit\n" || h != store.SHA256Hex([]byte("new audit\n")) || tf.rec.Mirrors[mirrorAudit].SHA256 != h {
+		t.Fatalf("save: hash %s, record %+v", h, tf.rec.Mirrors[mirrorAudit])
+	}
+	if got, err := tf.st.Copy(h); err != nil || string(got) != "new audit\n" {
+		t.Fatalf("store copy %q, %v", got, err)
 	}
 }

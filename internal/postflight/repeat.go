@@ -1,10 +1,14 @@
 package postflight
 
 import (
+	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -24,14 +28,17 @@ func (c *controller) repeated(st *State) (out *Outcome, ok bool) {
 	if st.Verdict == "" || st.Findings == nil || st.InputsFingerprint == "" {
 		return nil, false
 	}
-	// Through the task folder's handle: load has already restored a forged audit.md from the
-	// store's copy.
-	data, err := c.readTaskFile("audit.md", c.task.AuditRel(), MaxAuditBytes)
-	if err != nil {
+	if c.files == nil || c.files.rec == nil {
 		return nil, false
 	}
-	ev, err := parseAuditEvidence(data)
+	// Through the task folder's handle: load has already restored a forged audit.md from the
+	// store's copy. It is read by streaming and hashed as it is read, and must still be the
+	// audit.md the record names.
+	ev, err := c.files.readAudit()
 	if err != nil || ev.Verdict != st.Verdict || ev.Counts != *st.Findings {
+		return nil, false
+	}
+	if m, ok := c.files.rec.Mirrors[mirrorAudit]; ok && m.SHA256 != ev.sha256 {
 		return nil, false
 	}
 	// controller_record_tampered is reported once (trust-model.md): an audit that reported it is
@@ -50,7 +57,7 @@ func (c *controller) repeated(st *State) (out *Outcome, ok bool) {
 		// The receipts of the recorded audit, as it recorded them (reused or run then).
 		res.Receipts = ev.Verification.Receipts
 	}
-	res.AuditSummary = auditText(data)
+	res.AuditSummary = ev.summary
 	res.Artifacts.Audit = c.task.AuditRel()
 	res.Message = st.BlockingReason
 	res.Next = Next{Step: st.NextStep}
@@ -79,6 +86,7 @@ func (c *controller) repeated(st *State) (out *Outcome, ok bool) {
 		return nil, false
 	}
 	*c.res = r
+	c.recordedAudit = ev.sha256
 	return c.res, true
 }
 
@@ -87,11 +95,12 @@ func acceptedMessage(st *State) string {
 	return "post-flight verdict: ⚠️ Drift, accepted by the planner: " + st.AcceptedReason
 }
 
-// auditRecord is the part of audit.md's evidence JSON a repeated post-flight needs.
+// auditRecord is the part of audit.md a repeated post-flight needs: from the evidence JSON the
+// verdict, counts, findings, report violations and receipts; the capped summary of the human
+// part; the file's SHA-256.
 type auditRecord struct {
-	Verdict        string            `json:"verdict"`
-	Counts         Counts            `json:"counts"`
-	Findings       []json.RawMessage `json:"findings"`
+	Verdict        string `json:"verdict"`
+	Counts         Counts `json:"counts"`
 	ExecutorReport *struct {
 		Violations []json.RawMessage `json:"violations"`
 	} `json:"executor_report"`
@@ -100,57 +109,373 @@ type auditRecord struct {
 	} `json:"verification"`
 
 	findings, violations []finding.Finding
+	summary, sha256      string
+	dec                  findingDecoder
+	share                fieldSharer
 }
 
-// parseAuditEvidence reads the evidence JSON of an audit.md written by RenderAudit: the lines
-// after "Structured audit evidence", each indented by four spaces.
-func parseAuditEvidence(data []byte) (*auditRecord, error) {
-	i := bytes.Index(data, []byte("Structured audit evidence"))
-	if i < 0 {
-		return nil, errors.New("no evidence block")
-	}
-	rest := data[i:]
-	nl := bytes.IndexByte(rest, '\n')
-	if nl < 0 {
-		return nil, errors.New("no evidence block")
-	}
-	// Every line must carry the four-space indentation; JSON reads it as whitespace, so the
-	// block is decoded in place rather than copied without it.
-	js := rest[nl+1:]
-	for body := bytes.TrimSuffix(js, []byte("\n")); ; {
-		if !bytes.HasPrefix(body, []byte("    ")) {
-			return nil, errors.New("evidence line not indented")
-		}
-		next := bytes.IndexByte(body, '\n')
-		if next < 0 {
-			break
-		}
-		body = body[next+1:]
-	}
-	var r auditRecord
-	if err := json.Unmarshal(js, &r); err != nil {
+// readAudit reads the task folder's audit.md by streaming (at most MaxAuditBytes, with the checks
+// of fsx.Dir.ReadFile) and hashes it as it reads.
+func (tf *taskFiles) readAudit() (*auditRecord, error) {
+	f, err := tf.dir.OpenStable(mirrorAudit, MaxAuditBytes)
+	if err != nil {
 		return nil, err
 	}
-	for _, raw := range r.Findings {
-		f, err := decodeFinding(raw, false)
-		if err != nil {
-			return nil, err
+	defer f.Close()
+	h := sha256.New()
+	r, err := parseAudit(io.TeeReader(f, h))
+	if err != nil {
+		return nil, err
+	}
+	r.sha256 = hex.EncodeToString(h.Sum(nil))
+	return r, nil
+}
+
+// evidenceHeader starts the line of audit.md after which the evidence JSON follows.
+const evidenceHeader = "Structured audit evidence"
+
+// parseAudit reads an audit.md written by writeAudit from r to its end: the human part up to the
+// line starting with "Structured audit evidence" (kept as its capped summary), then the evidence
+// JSON, every line indented by four spaces, decoded element by element so that only the
+// findings (made compact again, finding.Compact) and the few fields a repeated post-flight needs
+// are kept (gitscope.md §8.1 scenario B). Anything after the JSON but whitespace is an error.
+func parseAudit(r io.Reader) (*auditRecord, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	sum := newSummaryCap(MaxSummaryFindings)
+	for {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			// A line longer than the buffer is never the header line: feed it in pieces.
+			sum.Write(line)
+			for err == bufio.ErrBufferFull {
+				line, err = br.ReadSlice('\n')
+				sum.Write(line)
+			}
+			if err != nil {
+				return nil, errors.New("no evidence block")
+			}
+			continue
 		}
-		r.findings = append(r.findings, f)
+		if err != nil {
+			return nil, errors.New("no evidence block")
+		}
+		if bytes.HasPrefix(line, []byte(evidenceHeader)) {
+			break
+		}
+		sum.Write(line)
+	}
+	rec := &auditRecord{summary: sum.String()}
+	if err := rec.decodeEvidence(newEvScanner(&indentedReader{r: br})); err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// decodeEvidence decodes the evidence object from sc, then requires the end of the input.
+func (r *auditRecord) decodeEvidence(sc *evScanner) error {
+	if err := sc.expect('{'); err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		more, err := sc.more('}', first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		k, err := sc.key()
+		if err != nil {
+			return err
+		}
+		var target any
+		switch k {
+		case "verdict":
+			target = &r.Verdict
+		case "counts":
+			target = &r.Counts
+		case "executor_report":
+			target = &r.ExecutorReport
+		case "verification":
+			target = &r.Verification
+		case "findings":
+			if err := r.decodeFindings(sc); err != nil {
+				return err
+			}
+			continue
+		default:
+			if _, err := sc.value(false); err != nil {
+				return err
+			}
+			continue
+		}
+		v, err := sc.value(true)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(v, target); err != nil {
+			return fmt.Errorf("evidence %s: %w", k, err)
+		}
+	}
+	if err := sc.finish(); err != nil {
+		return err
 	}
 	if r.ExecutorReport != nil {
 		for _, raw := range r.ExecutorReport.Violations {
-			f, err := decodeFinding(raw, true)
+			f, err := r.dec.decode(raw, true)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			r.violations = append(r.violations, f)
 		}
 	}
-	return &r, nil
+	return nil
 }
 
-// decodeFinding decodes one finding object, keeping its key order: the audit shape
+// decodeFindings decodes the findings array (or null) one finding at a time.
+func (r *auditRecord) decodeFindings(sc *evScanner) error {
+	r.findings = nil
+	if c, ok := sc.next(); ok && c != '[' {
+		v, err := sc.value(true)
+		if err != nil {
+			return err
+		}
+		if !isNull(v) {
+			return errors.New("findings is not an array")
+		}
+		return nil
+	}
+	if err := sc.expect('['); err != nil {
+		return err
+	}
+	// counts precede findings in the evidence: the slice is sized once (within reason).
+	if n := r.Counts.Errors + r.Counts.Warnings; n > 0 && n <= 1<<24 {
+		r.findings = make([]finding.Finding, 0, n)
+	}
+	for first := true; ; first = false {
+		more, err := sc.more(']', first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			return nil
+		}
+		raw, err := sc.value(true)
+		if err != nil {
+			return err
+		}
+		f, err := r.dec.decode(raw, false)
+		if err != nil {
+			return err
+		}
+		f = finding.Compact(f)
+		r.share.fields(r.findings, &f)
+		r.findings = append(r.findings, f)
+	}
+}
+
+// fieldSharer gives per-path findings of the same path one Fields array, as the audit built
+// them (finding.PathFinding), so that the two findings of each of 200,000 changed paths hold one
+// path string and one field between them. The findings are sorted by kind, then by path within
+// a kind (§9.3), so each run of one kind is matched against the previous run by one forward walk.
+type fieldSharer struct {
+	ref        []finding.Finding // the previous run of per-path findings
+	j          int               // the walk's position in ref
+	kind       string            // the kind of the current run
+	start, end int               // the current run in the findings
+}
+
+// fields makes f (about to be appended to out) share the Fields of the finding of the same path
+// in the previous run of per-path findings, when there is one.
+func (s *fieldSharer) fields(out []finding.Finding, f *finding.Finding) {
+	p, ok := pathOf(f)
+	if !ok {
+		return
+	}
+	if f.Rule != s.kind || s.end != len(out) {
+		if s.kind != "" {
+			s.ref, s.j = out[s.start:s.end], 0
+		}
+		s.kind, s.start = f.Rule, len(out)
+	}
+	s.end = len(out) + 1
+	for ; s.j < len(s.ref); s.j++ {
+		q, ok := pathOf(&s.ref[s.j])
+		if !ok || q < p {
+			continue
+		}
+		if q == p {
+			f.Fields = s.ref[s.j].Fields
+		}
+		return
+	}
+}
+
+// pathOf is the path of a compact per-path finding (finding.Compact).
+func pathOf(f *finding.Finding) (string, bool) {
+	if f.Message != "" || len(f.Fields) != 1 || f.Fields[0].Key != "file" {
+		return "", false
+	}
+	p, ok := f.Fields[0].Value.(string)
+	return p, ok
+}
+
+// indentedReader passes the evidence JSON through, failing at the first line that does not start
+// with the four-space indentation writeAudit gives every line (an empty input, or a final line
+// after the last newline, is checked like any other line).
+type indentedReader struct {
+	r *bufio.Reader
+	// col is the offset in the current line, counted up to len(evPrefix).
+	col  int
+	seen bool
+}
+
+func (ir *indentedReader) Read(p []byte) (int, error) {
+	n, err := ir.r.Read(p)
+	if n > 0 {
+		ir.seen = true
+	}
+	for i := 0; i < n; {
+		if ir.col < len(evPrefix) {
+			if p[i] != ' ' {
+				return 0, errors.New("evidence line not indented")
+			}
+			ir.col++
+			i++
+			continue
+		}
+		j := bytes.IndexByte(p[i:n], '\n')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+		ir.col = 0
+	}
+	if err == io.EOF && (!ir.seen || ir.col > 0 && ir.col < len(evPrefix)) {
+		return n, errors.New("evidence line not indented")
+	}
+	return n, err
+}
+
+// findingDecoder decodes finding objects (decode), keeping scratch space and one copy of each
+// kind, class and key name across the findings of one audit.md.
+type findingDecoder struct {
+	pairs [][2][]byte
+	names map[string]string
+}
+
+// name returns b as a string, one copy per distinct value.
+func (d *findingDecoder) name(b []byte) string {
+	if s, ok := d.names[string(b)]; ok {
+		return s
+	}
+	if d.names == nil {
+		d.names = map[string]string{}
+	}
+	s := string(b)
+	d.names[s] = s
+	return s
+}
+
+// decode decodes one finding object, keeping its key order: the audit shape
+// {kind, class, message, …fields}, or with positional the report shape {rule, class, file, line,
+// column, pointer, message, …fields}. String values stay strings, numbers become json.Number and
+// anything else stays raw JSON, so the finding marshals back to the same bytes. An object of
+// plain strings only (every per-path finding) is parsed directly, anything else by encoding/json.
+func (d *findingDecoder) decode(raw json.RawMessage, positional bool) (finding.Finding, error) {
+	var f finding.Finding
+	pairs, ok := plainPairs(raw, d.pairs[:0])
+	if !ok {
+		return decodeFinding(raw, positional)
+	}
+	d.pairs = pairs
+	for _, p := range pairs {
+		key, v := p[0], p[1]
+		switch k := string(key); {
+		case k == "kind" && !positional, k == "rule" && positional:
+			f.Rule = d.name(v)
+		case k == "class":
+			f.Class = finding.Class(d.name(v))
+		case k == "message":
+			f.Message = string(v)
+		case positional && k == "file":
+			f.File = string(v)
+		case positional && k == "pointer":
+			f.Pointer = string(v)
+		case positional && k == "line":
+			f.Line = 0
+		case positional && k == "column":
+			f.Column = 0
+		default:
+			f.Fields = append(f.Fields, finding.Field{Key: d.name(key), Value: string(v)})
+		}
+	}
+	if f.Rule == "" || strings.TrimSpace(string(f.Class)) == "" {
+		return f, errors.New("finding without kind or class")
+	}
+	return f, nil
+}
+
+// plainPairs parses raw as a JSON object whose keys and values are all plain strings (printable
+// ASCII without '"' or '\\', so that the bytes are the string), appending its pairs to pairs; ok
+// is false for anything else (which encoding/json then decodes).
+func plainPairs(raw []byte, pairs [][2][]byte) (_ [][2][]byte, ok bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return nil, false
+	}
+	for i++; ; {
+		k, j, ok := plainString(raw, skipSpace(raw, i))
+		if !ok {
+			return nil, false
+		}
+		i = skipSpace(raw, j)
+		if i >= len(raw) || raw[i] != ':' {
+			return nil, false
+		}
+		v, j, ok := plainString(raw, skipSpace(raw, i+1))
+		if !ok {
+			return nil, false
+		}
+		pairs = append(pairs, [2][]byte{k, v})
+		i = skipSpace(raw, j)
+		if i < len(raw) && raw[i] == ',' {
+			i++
+			continue
+		}
+		if i < len(raw) && raw[i] == '}' {
+			return pairs, skipSpace(raw, i+1) == len(raw)
+		}
+		return nil, false
+	}
+}
+
+// plainString reads a plain JSON string at raw[i:], returning its content and the offset after
+// its closing quote.
+func plainString(raw []byte, i int) ([]byte, int, bool) {
+	if i >= len(raw) || raw[i] != '"' {
+		return nil, 0, false
+	}
+	for j := i + 1; j < len(raw); j++ {
+		switch c := raw[j]; {
+		case c == '"':
+			return raw[i+1 : j], j + 1, true
+		case c < 0x20 || c > 0x7e || c == '\\':
+			return nil, 0, false
+		}
+	}
+	return nil, 0, false
+}
+
+// skipSpace skips JSON whitespace from raw[i:].
+func skipSpace(raw []byte, i int) int {
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\n' || raw[i] == '\t' || raw[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// decodeFinding decodes one finding object with encoding/json, keeping its key order: the audit shape
 // {kind, class, message, …fields}, or with positional the report shape {rule, class, file, line,
 // column, pointer, message, …fields}. String values stay strings, numbers become json.Number and
 // anything else stays raw JSON, so the finding marshals back to the same bytes.

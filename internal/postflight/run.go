@@ -174,8 +174,9 @@ type Outcome struct {
 	// Next is the caller's next step.
 	Next      Next
 	Artifacts Artifacts
-	// AuditSummary is the human part of the audit.md this run wrote (everything before the
-	// evidence JSON); "" when the run wrote none.
+	// AuditSummary is the human part of the audit.md this run wrote or repeated (everything
+	// before the evidence JSON) with at most MaxSummaryFindings finding lines (CapAuditSummary);
+	// "" when there is none.
 	AuditSummary string
 	// Budget is the pre-flight iteration budget in force (0: none), for the pre-flight hand-off.
 	Budget int
@@ -242,6 +243,9 @@ type controller struct {
 	files *taskFiles
 	// adoptBaseline replaces HEAD as the first pre-flight's baseline (adopt).
 	adoptBaseline string
+	// recordedAudit is the SHA-256 of the audit.md that repeated last rebuilt an outcome from
+	// (hashed as it was read), for accept's history snapshot.
+	recordedAudit string
 }
 
 func (c *controller) now() time.Time {

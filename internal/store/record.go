@@ -101,14 +101,20 @@ func SHA256Hex(data []byte) string {
 // SetMirror records that the controller is about to write data to the task-folder file name (nil
 // data: the controller removes it). The version it replaces moves to Earlier.
 func (r *Record) SetMirror(name string, data []byte) {
-	if r.Mirrors == nil {
-		r.Mirrors = map[string]Mirror{}
-	}
-	m, ok := r.Mirrors[name]
 	h := ""
 	if data != nil {
 		h = SHA256Hex(data)
 	}
+	r.SetMirrorHash(name, h)
+}
+
+// SetMirrorHash is SetMirror with the content given by its lowercase hex SHA-256 ("": the
+// controller removes the file), for a mirror written by streaming.
+func (r *Record) SetMirrorHash(name, h string) {
+	if r.Mirrors == nil {
+		r.Mirrors = map[string]Mirror{}
+	}
+	m, ok := r.Mirrors[name]
 	if ok && m.SHA256 == h {
 		return
 	}
@@ -136,6 +142,16 @@ func without(list []string, h string) []string {
 // CheckMirror compares the task-folder file name, as read now (present false: it does not exist),
 // with what the controller wrote there.
 func (r *Record) CheckMirror(name string, data []byte, present bool) MirrorStatus {
+	h := ""
+	if present {
+		h = SHA256Hex(data)
+	}
+	return r.CheckMirrorHash(name, h, present)
+}
+
+// CheckMirrorHash is CheckMirror with the file given by its lowercase hex SHA-256 h (ignored when
+// present is false), for a mirror hashed while it is read.
+func (r *Record) CheckMirrorHash(name, h string, present bool) MirrorStatus {
 	m, ok := r.Mirrors[name]
 	if !ok {
 		return MirrorUnknown
@@ -146,7 +162,6 @@ func (r *Record) CheckMirror(name string, data []byte, present bool) MirrorStatu
 		}
 		return MirrorMissing
 	}
-	h := SHA256Hex(data)
 	if h == m.SHA256 {
 		return MirrorMatches
 	}

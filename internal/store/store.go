@@ -2,9 +2,12 @@ package store
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -277,6 +280,99 @@ func (t *Task) KeepCopy(data []byte) (string, error) {
 		return h, nil
 	}
 	return h, wrap("write", filepath.Join(md.Path(), h), md.WriteFileAtomic(h, data, 0o600))
+}
+
+// CopyWriter is a mirror copy being written by streaming (NewCopy): the content is hashed as it is
+// written to a temporary file in the mirrors folder, and Commit stores it under its SHA-256.
+type CopyWriter struct {
+	md *fsx.Dir
+	af *fsx.AtomicFile
+	h  hash.Hash
+}
+
+// NewCopy starts a mirror copy, the streaming form of KeepCopy for a mirror too large to hold in
+// memory (audit.md of a large changed set). Write the content, then Commit or Abort; nothing is
+// visible to Copy before Commit.
+func (t *Task) NewCopy() (*CopyWriter, error) {
+	md, err := t.dir.MkdirSub(mirrorsDir, 0o700)
+	if err != nil {
+		return nil, wrap("create", filepath.Join(t.Path(), mirrorsDir), err)
+	}
+	af, err := md.CreateAtomicUnnamed("copy", 0o600)
+	if err != nil {
+		md.Close()
+		return nil, wrap("write", md.Path(), err)
+	}
+	return &CopyWriter{md: md, af: af, h: sha256.New()}, nil
+}
+
+// Write writes p to the copy.
+func (c *CopyWriter) Write(p []byte) (int, error) {
+	c.h.Write(p)
+	n, err := c.af.Write(p)
+	if err != nil {
+		err = wrap("write", c.md.Path(), err)
+	}
+	return n, err
+}
+
+// Sum is the lowercase hex SHA-256 of what was written so far.
+func (c *CopyWriter) Sum() string { return hex.EncodeToString(c.h.Sum(nil)) }
+
+// Commit stores the copy under its SHA-256 (fsynced, replacing an equal copy) and returns that
+// hash. A failure removes the temporary file.
+func (c *CopyWriter) Commit() (string, error) {
+	defer c.md.Close()
+	h := c.Sum()
+	if err := c.af.CommitAs(h); err != nil {
+		return h, wrap("write", filepath.Join(c.md.Path(), h), err)
+	}
+	return h, nil
+}
+
+// Abort discards the copy.
+func (c *CopyWriter) Abort() {
+	c.af.Abort()
+	c.md.Close()
+}
+
+// CopyTo writes the mirror copy whose SHA-256 is h to w by streaming, at most MaxCopyBytes. The
+// copy is verified only once it is read whole: a missing copy, one larger than MaxCopyBytes or one
+// whose content does not hash to h is an *Error of KindCorrupt, and w has then received content
+// that the caller must discard.
+func (t *Task) CopyTo(h string, w io.Writer) error {
+	p := filepath.Join(t.Path(), mirrorsDir, h)
+	if !hex64.MatchString(h) {
+		return &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: errors.New("not a SHA-256")}
+	}
+	md, err := t.dir.Sub(mirrorsDir)
+	if err != nil {
+		if fsx.ReasonOf(err) == fsx.ReasonMissing {
+			return &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: errors.New("no mirror copy")}
+		}
+		return wrap("open", filepath.Join(t.Path(), mirrorsDir), err)
+	}
+	defer md.Close()
+	f, err := md.OpenFile(h)
+	if err != nil {
+		if fsx.ReasonOf(err) == fsx.ReasonMissing {
+			return &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: errors.New("no mirror copy")}
+		}
+		return wrap("read", p, err)
+	}
+	defer f.Close()
+	sum := sha256.New()
+	n, err := io.Copy(io.MultiWriter(w, sum), io.LimitReader(f, MaxCopyBytes+1))
+	if err != nil {
+		return wrap("read", p, err)
+	}
+	if n > MaxCopyBytes {
+		return &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: fmt.Errorf("more than %d bytes", MaxCopyBytes)}
+	}
+	if hex.EncodeToString(sum.Sum(nil)) != h {
+		return &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: errors.New("the copy does not match its hash")}
+	}
+	return nil
 }
 
 // Copy returns the mirror copy whose SHA-256 is h. A missing copy or one whose content does not

@@ -460,3 +460,68 @@ func TestRekeyedRefused(t *testing.T) {
 	must(t, err)
 	back.Close()
 }
+
+// TestCopyWriter: a streamed copy is stored under its SHA-256 only on Commit, Abort leaves
+// nothing, CopyTo streams it back and refuses a copy that does not match its hash; the hash-based
+// mirror checks agree with the data-based ones.
+func TestCopyWriter(t *testing.T) {
+	_, tk, _ := newTask(t)
+	cw, err := tk.NewCopy()
+	must(t, err)
+	for _, p := range []string{"audit ", "streamed ", "in parts\n"} {
+		_, err := cw.Write([]byte(p))
+		must(t, err)
+	}
+	data := []byte("audit streamed in parts\n")
+	names := func() []string {
+		ents, _ := os.ReadDir(filepath.Join(tk.Path(), "mirrors"))
+		var out []string
+		for _, e := range ents {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+	if n := names(); len(n) != 1 || !strings.HasPrefix(n[0], ".copy") {
+		t.Fatalf("before Commit the mirrors folder holds %v, want one temporary file", n)
+	}
+	h, err := cw.Commit()
+	must(t, err)
+	if h != SHA256Hex(data) {
+		t.Fatalf("Commit = %s, want the content's hash", h)
+	}
+	if n := names(); len(n) != 1 || n[0] != h {
+		t.Fatalf("after Commit: %v", n)
+	}
+	var b bytes.Buffer
+	if err := tk.CopyTo(h, &b); err != nil || !bytes.Equal(b.Bytes(), data) {
+		t.Fatalf("CopyTo = %q, %v", b.Bytes(), err)
+	}
+	if got, err := tk.Copy(h); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("Copy = %q, %v", got, err)
+	}
+	ab, err := tk.NewCopy()
+	must(t, err)
+	_, _ = ab.Write([]byte("discarded"))
+	ab.Abort()
+	if n := names(); len(n) != 1 || n[0] != h {
+		t.Fatalf("after Abort: %v", n)
+	}
+	must(t, os.WriteFile(filepath.Join(tk.Path(), "mirrors", h), []byte("forged"), 0o600))
+	if err := tk.CopyTo(h, io.Discard); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("CopyTo of a forged copy: %v", err)
+	}
+	if err := tk.CopyTo(SHA256Hex([]byte("none")), io.Discard); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("CopyTo of a missing copy: %v", err)
+	}
+	r := record(1, "")
+	r.SetMirrorHash("audit.md", SHA256Hex([]byte("v1")))
+	r.SetMirror("audit.md", []byte("v2"))
+	for _, data := range []string{"v1", "v2", "v3"} {
+		if a, b := r.CheckMirror("audit.md", []byte(data), true), r.CheckMirrorHash("audit.md", SHA256Hex([]byte(data)), true); a != b {
+			t.Errorf("%s: CheckMirror %d, CheckMirrorHash %d", data, a, b)
+		}
+	}
+	if r.CheckMirrorHash("audit.md", "", false) != MirrorMissing {
+		t.Error("absent file")
+	}
+}

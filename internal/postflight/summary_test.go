@@ -1,4 +1,4 @@
-package cli
+package postflight
 
 import (
 	"fmt"
@@ -21,7 +21,7 @@ func TestCapAuditSummary(t *testing.T) {
 		fmt.Fprintf(&body, "  ⚠️ unexpected_file: changed outside the declared scope: f%d\n", i)
 	}
 	summary := head + body.String() + tail
-	if got := capAuditSummary(summary, 9); got != summary {
+	if got := CapAuditSummary(summary, 9); got != summary {
 		t.Fatalf("within the cap, changed:\n%s", got)
 	}
 	want := head +
@@ -29,16 +29,16 @@ func TestCapAuditSummary(t *testing.T) {
 		"  ❌ verification_requirement_unmet: cmd 0\n  ❌ verification_requirement_unmet: cmd 1\n" +
 		"  ⚠️ unexpected_file: changed outside the declared scope: f0\n  ⚠️ unexpected_file: changed outside the declared scope: f1\n" +
 		"  … and 4 more (audit.md lists all): 4 unexpected_file\n" + tail
-	if got := capAuditSummary(summary, 5); got != want {
+	if got := CapAuditSummary(summary, 5); got != want {
 		t.Fatalf("capped at 5:\n got %q\nwant %q", got, want)
 	}
 	want = head + "  ❌ executor_report_rejected: rejected\n      a.md:1:1: bad [schema.type]\n" +
 		"  ❌ verification_requirement_unmet: cmd 0\n" +
 		"  … and 7 more (audit.md lists all): 1 verification_requirement_unmet, 6 unexpected_file\n" + tail
-	if got := capAuditSummary(summary, 2); got != want {
+	if got := CapAuditSummary(summary, 2); got != want {
 		t.Fatalf("capped at 2:\n got %q\nwant %q", got, want)
 	}
-	if got := capAuditSummary("no blank line", 1); got != "no blank line" {
+	if got := CapAuditSummary("no blank line", 1); got != "no blank line" {
 		t.Fatal(got)
 	}
 }
