@@ -19,8 +19,10 @@ if [ -n "${MM_BIN:-}" ]; then cp "$MM_BIN" "$BIN"; else go build -trimpath -o "$
 TASK=.mastermind/tasks/901-perf-b
 [ -e "$B/.mastermind" ] && { echo "$B/.mastermind already exists; remove it first" >&2; exit 1; }
 MASTERMIND_STATE_DIR=$(mktemp -d)
+# Scratch files live outside the repository, so that D is exactly the fixture's changed paths.
+SCRATCH=$(mktemp -d)
 export MASTERMIND_STATE_DIR
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$B/.mastermind" "$(dirname "$BIN")" "$MASTERMIND_STATE_DIR"' EXIT
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$B/.mastermind" "$(dirname "$BIN")" "$MASTERMIND_STATE_DIR" "$SCRATCH"' EXIT
 mkdir -p "$B/$TASK"
 F1=src/d00/d00/d00/f000.txt
 F2=src/d00/d00/d00/f001.txt
@@ -39,19 +41,19 @@ mode: lite
 
 Exercise post-flight on scenario B.
 SPEC
-printf 'modified\t%s\nmodified\t%s\n' "$F1" "$F2" >"$B/$TASK/expected"
+printf 'modified\t%s\nmodified\t%s\n' "$F1" "$F2" >"$SCRATCH/expected"
 . scripts/perf/recipe.sh
-perf_report "$TASK/spec.md" "$B/$TASK/expected" >"$B/$TASK/executor-report.md"
+perf_report "$TASK/spec.md" "$SCRATCH/expected" >"$B/$TASK/executor-report.md"
 (cd "$B" && "$BIN" run-task "$TASK/spec.md" --pre-only --max-iterations 0 >/dev/null) || { echo "pre-flight failed" >&2; exit 1; }
 
 post() {
-	(cd "$B" && /usr/bin/time -f '%e %U %S' -o "$B/$TASK/time.txt" env MASTERMIND_DEBUG_RSS=1 MASTERMIND_DEBUG_MEMPROFILE="${PROF_DIR:+$PROF_DIR/$2.prof}" "$BIN" run-task "$TASK/spec.md" --post-only ${JSON:+--json} >/dev/null 2>"$B/$TASK/stderr.txt") || {
+	(cd "$B" && /usr/bin/time -f '%e %U %S' -o "$SCRATCH/time.txt" env MASTERMIND_DEBUG_RSS=1 MASTERMIND_DEBUG_MEMPROFILE="${PROF_DIR:+$PROF_DIR/$2.prof}" "$BIN" run-task "$TASK/spec.md" --post-only ${JSON:+--json} >/dev/null 2>"$SCRATCH/stderr.txt") || {
 		code=$?
-		[ "$code" -eq 1 ] || { echo "post-flight exited $code" >&2; cat "$B/$TASK/stderr.txt" >&2; exit 1; }
+		[ "$code" -eq 1 ] || { echo "post-flight exited $code" >&2; cat "$SCRATCH/stderr.txt" >&2; exit 1; }
 	}
-	kb=$(sed -n 's/.*VmHWM: \([0-9]*\) kB.*/\1/p' "$B/$TASK/stderr.txt")
+	kb=$(sed -n 's/.*VmHWM: \([0-9]*\) kB.*/\1/p' "$SCRATCH/stderr.txt")
 	read -r wall usr sys <<EOT
-$(tail -n 1 "$B/$TASK/time.txt")
+$(tail -n 1 "$SCRATCH/time.txt")
 EOT
 	printf '%s: wall %s s  cpu %s s  peak RSS %.1f MiB\n' "$1" "$wall" "$(awk -v u="$usr" -v s="$sys" 'BEGIN{print u+s}')" "$(awk -v k="$kb" 'BEGIN{print k/1024}')"
 }
