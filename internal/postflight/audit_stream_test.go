@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -123,21 +124,26 @@ func TestParseAuditRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.Verdict != VerdictBroken || rec.Counts != a.Counts || len(rec.findings) != len(fs) || len(rec.violations) != 1 {
+	all := slices.Collect(audit.All(rec.findings, rec.runs.runs))
+	if rec.Verdict != VerdictBroken || rec.Counts != a.Counts || len(all) != len(fs) || len(rec.violations) != 1 {
 		t.Fatalf("record: %+v", rec)
+	}
+	// The 120 per-path findings are two runs, the rest explicit.
+	if len(rec.runs.runs) != 2 || len(rec.findings) != len(fs)-120 {
+		t.Errorf("%d runs, %d explicit findings", len(rec.runs.runs), len(rec.findings))
 	}
 	// Read one byte at a time, every value crosses a buffer boundary: the same record.
 	slow, err := parseAudit(iotest.OneByteReader(bytes.NewReader(out.Bytes())))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(rec.findings, slow.findings); d != "" || slow.summary != rec.summary || !cmp.Equal(slow.violations, rec.violations) {
+	if d := cmp.Diff(all, slices.Collect(audit.All(slow.findings, slow.runs.runs))); d != "" || slow.summary != rec.summary || !cmp.Equal(slow.violations, rec.violations) {
 		t.Fatalf("one byte at a time:\n%s", d)
 	}
 	if want := CapAuditSummary(human.String(), MaxSummaryFindings); rec.summary != want || !strings.Contains(want, "… and") {
 		t.Errorf("summary\n got %q\nwant %q", rec.summary, want)
 	}
-	for i, f := range rec.findings {
+	for i, f := range all {
 		if _, per := map[string]bool{finding.KindUnexpectedFile: true, finding.KindReportMissingChangedFile: true}[f.Rule]; per && f.Message != "" {
 			t.Errorf("finding %d not compact: %+v", i, f)
 		}
@@ -145,24 +151,20 @@ func TestParseAuditRoundTrip(t *testing.T) {
 			t.Errorf("finding %d: %q, want %q", i, f.Text(), fs[i].Text())
 		}
 	}
-	// The two per-path findings of each path share one field, as the audit built them.
-	byPath := map[string]*finding.Field{}
+	// The two per-path findings of each path share one path string, as the audit built them.
 	shared := 0
-	for i := range rec.findings {
-		f := &rec.findings[i]
-		if f.Message != "" {
-			continue
-		}
-		if q, ok := byPath[f.FieldString("file")]; ok && q == &f.Fields[0] {
+	r0, r1 := rec.runs.runs[0].Files, rec.runs.runs[1].Files
+	for i := range r0 {
+		p0, p1 := r0[i].Value.(string), r1[i].Value.(string)
+		if p0 == p1 && unsafe.StringData(p0) == unsafe.StringData(p1) {
 			shared++
 		}
-		byPath[f.FieldString("file")] = &f.Fields[0]
 	}
 	if shared != 60 {
-		t.Errorf("%d paths share their field, want 60", shared)
+		t.Errorf("%d paths share their path string, want 60", shared)
 	}
 	b := *a
-	b.Findings, b.Violations = rec.findings, rec.violations
+	b.Findings, b.PathRuns, b.Violations = rec.findings, rec.runs.runs, rec.violations
 	b.Report = &audit.ReportEvidence{FilesModified: []string{}, Violations: rec.violations}
 	again, err := RenderAudit(&b)
 	if err != nil {

@@ -52,7 +52,7 @@ func (c *controller) repeated(st *State) (out *Outcome, ok bool) {
 	r := *c.res
 	res := &r
 	res.Phase, res.Repeated, res.Verdict = PhasePostflight, true, st.Verdict
-	res.Findings, res.ReportViolations = ev.findings, ev.violations
+	res.Findings, res.PathRuns, res.ReportViolations = ev.findings, ev.runs.runs, ev.violations
 	if ev.Verification != nil {
 		// The receipts of the recorded audit, as it recorded them (reused or run then).
 		res.Receipts = ev.Verification.Receipts
@@ -109,9 +109,9 @@ type auditRecord struct {
 	} `json:"verification"`
 
 	findings, violations []finding.Finding
+	runs                 runBuilder
 	summary, sha256      string
 	dec                  findingDecoder
-	share                fieldSharer
 }
 
 // readAudit reads the task folder's audit.md by streaming (at most MaxAuditBytes, with the checks
@@ -232,9 +232,11 @@ func (r *auditRecord) decodeEvidence(sc *evScanner) error {
 	return nil
 }
 
-// decodeFindings decodes the findings array (or null) one finding at a time.
+// decodeFindings decodes the findings array (or null) one finding at a time: the per-path
+// findings (finding.Compact) into runs of one kind (finding.PathRun), as the audit held them, the
+// others into findings; audit.All yields them again in the file's order.
 func (r *auditRecord) decodeFindings(sc *evScanner) error {
-	r.findings = nil
+	r.findings, r.runs = nil, runBuilder{}
 	if c, ok := sc.next(); ok && c != '[' {
 		v, err := sc.value(true)
 		if err != nil {
@@ -247,10 +249,6 @@ func (r *auditRecord) decodeFindings(sc *evScanner) error {
 	}
 	if err := sc.expect('['); err != nil {
 		return err
-	}
-	// counts precede findings in the evidence: the slice is sized once (within reason).
-	if n := r.Counts.Errors + r.Counts.Warnings; n > 0 && n <= 1<<24 {
-		r.findings = make([]finding.Finding, 0, n)
 	}
 	for first := true; ; first = false {
 		more, err := sc.more(']', first)
@@ -269,46 +267,49 @@ func (r *auditRecord) decodeFindings(sc *evScanner) error {
 			return err
 		}
 		f = finding.Compact(f)
-		r.share.fields(r.findings, &f)
+		if p, ok := pathOf(&f); ok {
+			r.runs.add(f.Rule, p, f.Fields[0])
+			continue
+		}
 		r.findings = append(r.findings, f)
 	}
 }
 
-// fieldSharer gives per-path findings of the same path one Fields array, as the audit built
-// them (finding.PathFinding), so that the two findings of each of 200,000 changed paths hold one
-// path string and one field between them. The findings are sorted by kind, then by path within
-// a kind (§9.3), so each run of one kind is matched against the previous run by one forward walk.
-type fieldSharer struct {
-	ref        []finding.Finding // the previous run of per-path findings
-	j          int               // the walk's position in ref
-	kind       string            // the kind of the current run
-	start, end int               // the current run in the findings
+// runBuilder collects per-path findings, in the audit's order, into runs. The findings are
+// sorted by kind, then by path within a kind (§9.3), so a run ends where the kind changes (or,
+// in an audit.md not written so, where the paths stop ascending). Each run's paths are matched
+// against the previous run's by one forward walk, so that the two findings of a path share one
+// field (one path string) as the audit built them: 200,000 changed paths then cost one field per
+// finding, not one finding (gitscope.md §8.1 scenario B).
+type runBuilder struct {
+	runs []finding.PathRun
+	ref  []finding.Field // the previous run's fields
+	j    int             // the walk's position in ref
+	last string          // the current run's last path
 }
 
-// fields makes f (about to be appended to out) share the Fields of the finding of the same path
-// in the previous run of per-path findings, when there is one.
-func (s *fieldSharer) fields(out []finding.Finding, f *finding.Finding) {
-	p, ok := pathOf(f)
-	if !ok {
-		return
-	}
-	if f.Rule != s.kind || s.end != len(out) {
-		if s.kind != "" {
-			s.ref, s.j = out[s.start:s.end], 0
+// add appends the finding of kind for path, whose field is fl.
+func (b *runBuilder) add(kind, path string, fl finding.Field) {
+	n := len(b.runs)
+	if n == 0 || b.runs[n-1].Kind != kind || path <= b.last {
+		if n > 0 {
+			b.ref, b.j = b.runs[n-1].Files, 0
 		}
-		s.kind, s.start = f.Rule, len(out)
+		b.runs = append(b.runs, finding.PathRun{Kind: kind})
+		n++
 	}
-	s.end = len(out) + 1
-	for ; s.j < len(s.ref); s.j++ {
-		q, ok := pathOf(&s.ref[s.j])
-		if !ok || q < p {
+	b.last = path
+	for ; b.j < len(b.ref); b.j++ {
+		q, _ := b.ref[b.j].Value.(string)
+		if q < path {
 			continue
 		}
-		if q == p {
-			f.Fields = s.ref[s.j].Fields
+		if q == path {
+			fl = b.ref[b.j]
 		}
-		return
+		break
 	}
+	b.runs[n-1].Files = append(b.runs[n-1].Files, fl)
 }
 
 // pathOf is the path of a compact per-path finding (finding.Compact).

@@ -177,8 +177,8 @@ func TestRepeatedPostflightIsARead(t *testing.T) {
 		if !res.Repeated || res.Outcome != OutcomePostDrift || res.Verdict != VerdictDrift || res.Message != first.Message {
 			t.Fatalf("run %d: repeated %v outcome %s verdict %s message %q", i, res.Repeated, res.Outcome, res.Verdict, res.Message)
 		}
-		if len(res.Findings) != 1 || res.Findings[0].Rule != "unexpected_file" || res.Findings[0].FieldString("file") != "internal/cache/shard.go" {
-			t.Fatalf("run %d findings %+v", i, res.Findings)
+		if fs := slices.Collect(res.AllFindings()); len(fs) != 1 || fs[0].Rule != "unexpected_file" || fs[0].FieldString("file") != "internal/cache/shard.go" {
+			t.Fatalf("run %d findings %+v", i, fs)
 		}
 		if res.AuditSummary != first.AuditSummary || res.Next.Step != NextPlannerReview {
 			t.Fatalf("run %d: summary or next differ: %+v", i, res.Next)
