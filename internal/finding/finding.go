@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -110,26 +111,56 @@ func (a Audit) MarshalJSON() ([]byte, error) {
 // encoded by encoding/json without HTML escaping ("<" stays "<"). Every ordered JSON object that
 // mastermind writes (findings, evidence, claims) goes through it.
 func MarshalObject(fields []Field) ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
+	b := make([]byte, 0, 64)
+	b = append(b, '{')
 	for i, p := range fields {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		k, err := MarshalValue(p.Key)
-		if err != nil {
+		var err error
+		if b, err = appendValue(b, p.Key); err != nil {
 			return nil, err
 		}
-		v, err := MarshalValue(p.Value)
-		if err != nil {
+		b = append(b, ':')
+		if b, err = appendValue(b, p.Value); err != nil {
 			return nil, err
 		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return append(b, '}'), nil
+}
+
+// appendValue appends v as MarshalValue encodes it. Plain strings (PlainJSONString) and
+// integers, nearly every key and value of a finding, are appended directly: a --json or audit.md
+// of 400,000 findings does not start an encoder per key and value (gitscope.md §8.1 scenario B).
+func appendValue(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case string:
+		if PlainJSONString(x) {
+			return append(append(append(b, '"'), x...), '"'), nil
+		}
+	case Class:
+		if PlainJSONString(string(x)) {
+			return append(append(append(b, '"'), x...), '"'), nil
+		}
+	case int:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	}
+	js, err := MarshalValue(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, js...), nil
+}
+
+// PlainJSONString reports whether encoding/json writes s as itself in quotes: printable ASCII
+// without '"' and '\\' (HTML escaping off).
+func PlainJSONString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // MarshalValue encodes v as compact JSON without HTML escaping and without a trailing newline.

@@ -85,3 +85,23 @@ func TestCompact(t *testing.T) {
 		}
 	}
 }
+
+// FuzzAppendValue: the direct encoding of plain strings and integers is MarshalValue's.
+func FuzzAppendValue(f *testing.F) {
+	for _, s := range []string{"", "a b", "<&>", "\"", "\\", "\x7f", "\u2028", "é", "\xff", "\x00"} {
+		f.Add(s, 0)
+	}
+	f.Add("x", -12345)
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		for _, v := range []any{s, Class(s), n} {
+			want, err := MarshalValue(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := appendValue(nil, v)
+			if err != nil || string(got) != string(want) {
+				t.Errorf("appendValue(%#v) = %s, %v; want %s", v, got, err, want)
+			}
+		}
+	})
+}

@@ -350,21 +350,21 @@ func (el *elemEncoder) encode(v any) error {
 }
 
 // object appends the object of fields, in order, when every key and value is a plain string
-// (plainJSONString), and reports whether it did; otherwise it appends nothing. Such an object's
+// (finding.PlainJSONString), and reports whether it did; otherwise it appends nothing. Such an object's
 // indented encoding is the same bytes whichever way it is written, and needs no EscapeJSON:
 // this is the fast path for the changed files and findings of a large audit.
 func (el *elemEncoder) object(fields ...finding.Field) bool {
 	for _, f := range fields {
-		if !plainJSONString(f.Key) {
+		if !finding.PlainJSONString(f.Key) {
 			return false
 		}
 		switch v := f.Value.(type) {
 		case string:
-			if !plainJSONString(v) {
+			if !finding.PlainJSONString(v) {
 				return false
 			}
 		case finding.Class:
-			if !plainJSONString(string(v)) {
+			if !finding.PlainJSONString(string(v)) {
 				return false
 			}
 		default:
@@ -392,13 +392,3 @@ func (el *elemEncoder) object(fields ...finding.Field) bool {
 	return true
 }
 
-// plainJSONString reports whether encoding/json writes s as itself in quotes: printable ASCII
-// without '"' and '\\' (HTML escaping is off).
-func plainJSONString(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return true
-}
