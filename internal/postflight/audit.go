@@ -391,4 +391,3 @@ func (el *elemEncoder) object(fields ...finding.Field) bool {
 	b.WriteString("\n" + el.ind + "}")
 	return true
 }
-
