@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/report"
@@ -61,7 +62,25 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 	if c.files != nil && c.files.st != nil {
 		git = snapshotGit{Git: git, snap: c.files.st}
 	}
-	if in.Changed, err = git.ChangedSet(ctx, st.BaselineRef); err != nil {
+	// The audit's git work starts here, all of it at once: the changed set, the baseline lookup
+	// of the declared creations and HEAD (auditTask uses them; gitscope.md §8.4).
+	pf := audit.StartChangedSet(ctx, git, st.BaselineRef)
+	pf.LookupBaseline(ctx, git, st.BaselineRef, in.Spec.Spec.Scope.Creates)
+	type headResult struct {
+		oid    string
+		unborn bool
+		err    error
+	}
+	headCh := make(chan headResult, 1)
+	go func() {
+		oid, unborn, err := c.git.Head(ctx)
+		headCh <- headResult{oid, unborn, err}
+	}()
+	head := sync.OnceValue(func() headResult { return <-headCh })
+	in.Spec.Prefetch = pf
+	in.Spec.head = func() (string, bool, error) { h := head(); return h.oid, h.unborn, h.err }
+	if in.Changed, err = pf.ChangedSet(); err != nil {
+		in.Spec.close()
 		return nil, err
 	}
 	rep, err := c.readTaskFile("executor-report.md", t.ReportRel(), report.MaxBytes+1)
@@ -70,11 +89,13 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 	case err == nil:
 		reportID = sha256Hex(rep)
 	case fsx.ReasonOf(err) == "":
+		in.Spec.close()
 		return nil, fmt.Errorf("read %s: %w", t.ReportRel(), err)
 	}
 	d := in.Changed.WithoutControl()
 	ids, err := contentIDs(t.Root, d)
 	if err != nil {
+		in.Spec.close()
 		return nil, err
 	}
 	base := FingerprintInput{Baseline: st.BaselineRef, SpecHash: st.SpecHash, Report: reportID, Changed: d, ContentIDs: ids}

@@ -28,6 +28,7 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Outcome, err
 	if err != nil {
 		return res, err
 	}
+	defer in.Spec.close()
 	// --rerun-verify asks for new runs of the verify commands, and a mirror found tampered with
 	// must be reported by an audit (controller_record_tampered), so both always audit.
 	tampered := c.files != nil && len(c.files.tamperFindings()) > 0
@@ -81,6 +82,20 @@ type specInput struct {
 	Err      error
 	Spec     *spec.Spec
 	Findings []finding.Finding
+	// Prefetch, when set, is the changed set and the baseline lookup of the declared creations,
+	// started by readInputs beside HEAD's lookup (head), so that neither waits for the other
+	// (gitscope.md §8.4); auditTask uses them instead of starting its own and closes them.
+	Prefetch *audit.Prefetch
+	head     func() (oid string, unborn bool, err error)
+}
+
+// close stops what readInputs started (a repeated post-flight audits nothing); safe to call more
+// than once.
+func (s *specInput) close() {
+	if s != nil && s.Prefetch != nil {
+		s.Prefetch.Close()
+		s.head()
+	}
 }
 
 // persistAudit applies the outcome of auditTask to st: the spec-changed refusal, a rejected
@@ -126,7 +141,11 @@ func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, 
 	if err != nil || sha256Hex(raw) != st.SpecHash {
 		return &auditRun{SpecChanged: true}, nil
 	}
-	headOID, unborn, err := git.Head(ctx)
+	head := git.Head
+	if pre != nil && pre.head != nil {
+		head = func(context.Context) (string, bool, error) { return pre.head() }
+	}
+	headOID, unborn, err := head(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +163,12 @@ func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, 
 			repoFindings = append(repoFindings, audit.FindGitBinaryUserWritable(p))
 		}
 	}
-	pf := audit.StartChangedSet(ctx, pfGit, st.BaselineRef)
+	var pf *audit.Prefetch
+	if pre != nil && pre.Prefetch != nil {
+		pf = pre.Prefetch
+	} else {
+		pf = audit.StartChangedSet(ctx, pfGit, st.BaselineRef)
+	}
 	defer pf.Close()
 	// A run-task holds the per-path findings as runs (persistAudit reads them through All); the
 	// gate's callers read Findings alone.
@@ -161,7 +185,9 @@ func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, 
 	} else {
 		in.Spec, in.SpecFindings = spec.Parse(raw, t.Spec)
 	}
-	pf.LookupBaseline(ctx, git, st.BaselineRef, in.Spec.Scope.Creates)
+	if pre == nil || pre.Prefetch == nil {
+		pf.LookupBaseline(ctx, git, st.BaselineRef, in.Spec.Scope.Creates)
+	}
 	if !unborn {
 		in.Head = &headOID
 	}
