@@ -1,6 +1,8 @@
 package postflight
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"sync"
 )
@@ -18,4 +20,13 @@ func hashFile(h io.Writer, f io.Reader) error {
 	// The anonymous struct hides File.WriteTo, so that io.CopyBuffer uses the buffer.
 	_, err := io.CopyBuffer(h, struct{ io.Reader }{f}, *bp)
 	return err
+}
+
+// sha256File returns the lowercase hex SHA-256 of the remaining content of f (hashFile).
+func sha256File(f io.Reader) (string, error) {
+	h := sha256.New()
+	if err := hashFile(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -268,11 +268,7 @@ func contentID(dir *fsx.Dir, name string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	h := sha256.New()
-	if err := hashFile(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return sha256File(f)
 }
 
 // fixedGit is a Git whose changed set for one baseline is already computed (readInputs, with the

@@ -2,8 +2,6 @@ package postflight
 
 import (
 	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -264,11 +262,7 @@ func (tf *taskFiles) hashFile(name string, limit int64) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	h := sha256.New()
-	if err := hashFile(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return sha256File(f)
 }
 
 func tampering(rec *store.Record, name string, data []byte, present bool, now time.Time) store.Tampering {
