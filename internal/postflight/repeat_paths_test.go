@@ -1,0 +1,52 @@
+package postflight
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mastermind-controller/mastermind/internal/audit"
+	"github.com/mastermind-controller/mastermind/internal/finding"
+)
+
+// expandAll is every finding of o with its message spelled out.
+func expandAll(o *Outcome) []finding.Finding {
+	var out []finding.Finding
+	for f := range o.AllFindings() {
+		out = append(out, f.Expand())
+	}
+	return out
+}
+
+// TestRepeatedOddPathsSameOutcome: paths whose bytes sort differently from their runes or from
+// UTF-16, with quotes, spaces and non-ASCII, some listed and some not, give the same findings in
+// the same order on a repeated post-flight as on the first.
+func TestRepeatedOddPathsSameOutcome(t *testing.T) {
+	root, opts := newTaskRepo(t)
+	odd := []string{"notes/a\"b.txt", "notes/a b.txt", "notes/é.txt", "notes/\uff61.txt", "notes/\U0001F600.txt",
+		"notes/z.txt", "notes/a/b.txt", "notes/a-b.txt", "notes/a.b", "n/x", "n-/x", "n.x", "notes/日本.txt"}
+	for _, p := range odd {
+		writeFile(t, root, p, "x\n")
+	}
+	listed := []string{"internal/cache/cache.go", "notes/é.txt", "notes/a/b.txt", "n-/x"}
+	writeFile(t, root, "internal/cache/cache.go", "package cache\n\nvar c = 2\n")
+	writeFile(t, root, reportRel, reportText(listed, ""))
+	first := run(t, opts, ModePostOnly)
+	if first.Repeated {
+		t.Fatal("first repeated")
+	}
+	fa := expandAll(first)
+	if !slices.IsSortedFunc(fa, func(a, b finding.Finding) int { return audit.Compare(a, b) }) {
+		t.Fatalf("first outcome not in audit order: %+v", fa)
+	}
+	second := run(t, opts, ModePostOnly)
+	if !second.Repeated {
+		t.Fatalf("second not repeated: %s", second.Message)
+	}
+	if d := cmp.Diff(fa, expandAll(second)); d != "" {
+		t.Fatalf("repeated findings differ (-first +repeated):\n%s", d)
+	}
+	if first.AuditSummary != second.AuditSummary || first.Message != second.Message || first.Verdict != second.Verdict {
+		t.Fatalf("summary/message/verdict differ")
+	}
+}
