@@ -47,21 +47,10 @@ func HashForeignRecord(root, rel string) string {
 // task has no controller record and is refused by I2. The entries are read in path order; a
 // path that is not valid UTF-8 is never a task record.
 func checkForeignArtifacts(in *Inputs, cs *gitscope.ChangedSet) []finding.Finding {
-	own := strings.TrimSuffix(in.SpecPath, "spec.md")
 	var fs []finding.Finding
-	for _, e := range cs.Entries {
-		p := string(e.Path)
-		if strings.HasPrefix(p, own) {
-			continue
-		}
-		task, name, ok := repopath.TaskArtifact(p)
-		if !ok {
-			continue
-		}
-		before, existed := in.ForeignBefore[p]
-		if !existed {
-			continue
-		}
+	for _, p := range ForeignRecords(in.SpecPath, in.ForeignBefore, cs) {
+		task, name, _ := repopath.TaskArtifact(p)
+		before := in.ForeignBefore[p]
 		now := HashForeignRecord(in.Root, p)
 		if now == before {
 			continue
@@ -75,4 +64,26 @@ func checkForeignArtifacts(in *Inputs, cs *gitscope.ChangedSet) []finding.Findin
 			"file", p, "task", task))
 	}
 	return fs
+}
+
+// ForeignRecords returns, in path order, the paths of cs that checkForeignArtifacts compares with
+// before (Inputs.ForeignBefore): the records of a task other than the one of specPath that existed
+// at pre-flight. They are controller artifacts, so outside D: the inputs fingerprint of a repeated
+// post-flight hashes them itself (lifecycle-v2.md §5).
+func ForeignRecords(specPath string, before map[string]string, cs *gitscope.ChangedSet) []string {
+	own := strings.TrimSuffix(specPath, "spec.md")
+	var out []string
+	for _, e := range cs.Entries {
+		p := string(e.Path)
+		if strings.HasPrefix(p, own) {
+			continue
+		}
+		if _, _, ok := repopath.TaskArtifact(p); !ok {
+			continue
+		}
+		if _, existed := before[p]; existed {
+			out = append(out, p)
+		}
+	}
+	return out
 }

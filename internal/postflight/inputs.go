@@ -99,6 +99,13 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 		return nil, err
 	}
 	base := FingerprintInput{Baseline: st.BaselineRef, SpecHash: st.SpecHash, Report: reportID, Changed: d, ContentIDs: ids}
+	// Another task's records are audited (trust-model.md I3) but are not in D: their content
+	// is part of the inputs too, as auditTask decides whether they are checked.
+	if c.files != nil && c.files.rec != nil && c.files.rec.Foreign != nil && c.files.rec.Foreign.Baseline == st.BaselineRef {
+		for _, p := range audit.ForeignRecords(t.Spec, c.files.rec.Foreign.Records, in.Changed) {
+			base.Foreign = append(base.Foreign, ForeignRecord{Path: p, Hash: audit.HashForeignRecord(t.Root, p)})
+		}
+	}
 	for i, all := range []bool{false, true} {
 		base.Verify = verifyLines(in.Spec.Spec, all)
 		in.byRunAll[i] = InputsFingerprint(base)
@@ -134,6 +141,15 @@ type FingerprintInput struct {
 	ContentIDs []string
 	// Verify are the spec's declared verify commands, in order.
 	Verify []string
+	// Foreign are the other tasks' records the audit compares with their pre-flight hashes
+	// (audit.ForeignRecords), in path order.
+	Foreign []ForeignRecord
+}
+
+// ForeignRecord is another task's record and its content now: audit.HashForeignRecord ("" when
+// missing, audit.ForeignUnreadable when it cannot be read).
+type ForeignRecord struct {
+	Path, Hash string
 }
 
 // InputsFingerprint is the inputs fingerprint of lifecycle-v2.md §5: the lowercase hex SHA-256 of
@@ -144,6 +160,7 @@ type FingerprintInput struct {
 //	report <report sha256 | -reason>\n
 //	verify <quoted command>\n          (one line per declared command, in order)
 //	file <status> <content id> <quoted path>\n   (one line per path of D, in path order)
+//	foreign <sha256 | - | unreadable> <quoted path>\n   (one line per Foreign record, in order)
 //
 // Paths and commands are Go-quoted, so no byte of them can forge a line.
 func InputsFingerprint(in FingerprintInput) string {
@@ -159,6 +176,13 @@ func InputsFingerprint(in FingerprintInput) string {
 		line = append(append(append(append(append(line[:0], "file "...), e.Status...), ' '), in.ContentIDs[i]...), ' ')
 		line = append(strconv.AppendQuote(line, string(e.Path)), '\n')
 		h.Write(line)
+	}
+	for _, r := range in.Foreign {
+		id := r.Hash
+		if id == "" {
+			id = "-"
+		}
+		fmt.Fprintf(h, "foreign %s %s\n", id, strconv.Quote(r.Path))
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
