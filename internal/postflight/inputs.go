@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
@@ -238,7 +241,14 @@ func dirContentIDs(root string, d []gitscope.Entry, ids []string) error {
 		case fsx.ReasonSymlink, fsx.ReasonSymlinkedAncestor:
 			id = "via-link"
 		default:
-			return fmt.Errorf("%s: %w", parent, err)
+			// A directory that can be searched but not read (mode 0311) cannot be opened, yet
+			// its files can: each is read by path, as git reads them.
+			for i, e := range d {
+				if ids[i], err = contentIDByPath(root, string(e.Path)); err != nil {
+					return fmt.Errorf("%s: %w", e.Path, err)
+				}
+			}
+			return nil
 		}
 		for i := range ids {
 			ids[i] = id
@@ -292,6 +302,61 @@ func contentID(dir *fsx.Dir, name string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
+	h := sha256.New()
+	if err := hashFile(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// contentIDByPath is contentID for the path rel below root, reached without a directory handle:
+// every ancestor is checked not to be a symlink (fsx.CheckNoSymlink), then the path is read
+// without following one. It serves the paths of a directory that cannot be opened for reading.
+func contentIDByPath(root, rel string) (string, error) {
+	if p := parentOf(rel); p != "" {
+		if err := fsx.CheckNoSymlink(root, p); err != nil {
+			switch fsx.ReasonOf(err) {
+			case fsx.ReasonMissing, fsx.ReasonNotRegular:
+				return "-", nil
+			case fsx.ReasonSymlink, fsx.ReasonSymlinkedAncestor:
+				return "via-link", nil
+			}
+			return "", err
+		}
+	}
+	abs := filepath.Join(root, filepath.FromSlash(rel))
+	fi, err := os.Lstat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		return "-", nil
+	case err != nil:
+		return "", err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		t, err := os.Readlink(abs)
+		if err != nil {
+			return "", err
+		}
+		return "link:" + sha256Hex([]byte(t)), nil
+	case fi.IsDir():
+		return "dir", nil
+	case !fi.Mode().IsRegular():
+		return "special:" + fi.Mode().Type().String(), nil
+	}
+	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "-", nil
+	case errors.Is(err, syscall.ELOOP):
+		return "link:changed", nil
+	case err != nil:
+		return "", err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return "", err
+	} else if !fi.Mode().IsRegular() {
+		return "special:changed", nil
+	}
 	h := sha256.New()
 	if err := hashFile(h, f); err != nil {
 		return "", err
