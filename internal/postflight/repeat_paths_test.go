@@ -1,7 +1,9 @@
 package postflight
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -48,5 +50,48 @@ func TestRepeatedOddPathsSameOutcome(t *testing.T) {
 	}
 	if first.AuditSummary != second.AuditSummary || first.Message != second.Message || first.Verdict != second.Verdict {
 		t.Fatalf("summary/message/verdict differ")
+	}
+}
+
+// TestRepeatedRejectedManyPaths: a rejected report (its feedback round holds per-path runs)
+// over more changed paths than the summary shows gives, repeated, the first outcome: findings,
+// violations, summary, message, next step, state and artifacts.
+func TestRepeatedRejectedManyPaths(t *testing.T) {
+	root, opts := newTaskRepo(t)
+	for i := range 70 {
+		writeFile(t, root, fmt.Sprintf("gen/f%03d.go", i), "package gen\n")
+	}
+	writeFile(t, root, "internal/cache/cache.go", "package cache\n\nvar c = 2\n")
+	// files_modified lists a path twice: a schema-valid report rejected for consistency, audited
+	// in full beside the rejection.
+	writeFile(t, root, reportRel, reportText([]string{"internal/cache/cache.go", "gen/f001.go", "gen/f001.go"}, ""))
+	first := run(t, opts, ModePostOnly)
+	if first.Repeated || first.Verdict != VerdictBroken {
+		t.Fatalf("first: repeated %v verdict %s: %s", first.Repeated, first.Verdict, first.Message)
+	}
+	if !slices.ContainsFunc(expandAll(first), func(f finding.Finding) bool { return f.Rule == finding.KindExecutorReportRejected }) {
+		t.Fatalf("report not rejected: %+v", expandAll(first))
+	}
+	second := run(t, opts, ModePostOnly)
+	if !second.Repeated {
+		t.Fatalf("second not repeated: %s", second.Message)
+	}
+	if d := cmp.Diff(expandAll(first), expandAll(second)); d != "" {
+		t.Fatalf("repeated findings differ (-first +repeated):\n%s", d)
+	}
+	if d := cmp.Diff(first.ReportViolations, second.ReportViolations); d != "" {
+		t.Errorf("violations differ:\n%s", d)
+	}
+	if first.AuditSummary != second.AuditSummary || !strings.Contains(first.AuditSummary, "… and") {
+		t.Errorf("summary differs or is not capped:\n%s\n---\n%s", first.AuditSummary, second.AuditSummary)
+	}
+	if first.Message != second.Message || first.Next != second.Next || first.Outcome != second.Outcome {
+		t.Errorf("message/next/outcome differ: %q %+v %s; %q %+v %s", first.Message, first.Next, first.Outcome, second.Message, second.Next, second.Outcome)
+	}
+	if d := cmp.Diff(first.State, second.State); d != "" {
+		t.Errorf("state differs:\n%s", d)
+	}
+	if d := cmp.Diff(first.Artifacts, second.Artifacts); d != "" {
+		t.Errorf("artifacts differ:\n%s", d)
 	}
 }
