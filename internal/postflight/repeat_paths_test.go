@@ -51,6 +51,10 @@ func TestRepeatedOddPathsSameOutcome(t *testing.T) {
 	if first.AuditSummary != second.AuditSummary || first.Message != second.Message || first.Verdict != second.Verdict {
 		t.Fatalf("summary/message/verdict differ")
 	}
+	// No verify command ran: receipts are null in both --json envelopes, not null then [].
+	if d := cmp.Diff(first.Receipts, second.Receipts); d != "" {
+		t.Errorf("receipts differ (-first +repeated):\n%s", d)
+	}
 }
 
 // TestRepeatedRejectedManyPaths: a rejected report (its feedback round holds per-path runs)
