@@ -52,11 +52,7 @@ func checkForeignArtifacts(in *Inputs, cs *gitscope.ChangedSet) []finding.Findin
 		task, name, _ := repopath.TaskArtifact(p)
 		before := in.ForeignBefore[p]
 		now := HashForeignRecord(in.Root, p)
-		if now == before {
-			continue
-		}
-		if (name == "state.json" || name == "audit.md") && now != "" && now != ForeignUnreadable &&
-			in.ControllerWrote != nil && in.ControllerWrote(task, name, now) {
+		if now == before || foreignByController(task, name, now, in.ControllerWrote) {
 			continue
 		}
 		fs = append(fs, newFinding(finding.KindForeignTaskArtifactChanged,
@@ -86,4 +82,29 @@ func ForeignRecords(specPath string, before map[string]string, cs *gitscope.Chan
 		}
 	}
 	return out
+}
+
+// ForeignControllerWritten is the content id ForeignRecordID gives a record that its own task's
+// controller wrote.
+const ForeignControllerWritten = "controller"
+
+// ForeignRecordID identifies the content of the record p (one of ForeignRecords) as far as
+// checkForeignArtifacts can tell versions apart: ForeignControllerWritten for a state.json or
+// audit.md that wrote says its task's controller wrote (never a finding, whichever version),
+// otherwise HashForeignRecord. The inputs fingerprint of a repeated post-flight is built from it,
+// so another task's own post-flights do not make this task's inputs look changed.
+func ForeignRecordID(root, p string, wrote func(task, name, sha string) bool) string {
+	task, name, _ := repopath.TaskArtifact(p)
+	now := HashForeignRecord(root, p)
+	if foreignByController(task, name, now, wrote) {
+		return ForeignControllerWritten
+	}
+	return now
+}
+
+// foreignByController reports whether the content sha of task's record name is one that task's
+// controller wrote (its state.json or audit.md), which trust-model.md I3 does not report.
+func foreignByController(task, name, sha string, wrote func(task, name, sha string) bool) bool {
+	return (name == "state.json" || name == "audit.md") && sha != "" && sha != ForeignUnreadable &&
+		wrote != nil && wrote(task, name, sha)
 }

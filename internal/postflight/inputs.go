@@ -106,7 +106,7 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 	// is part of the inputs too, as auditTask decides whether they are checked.
 	if c.files != nil && c.files.rec != nil && c.files.rec.Foreign != nil && c.files.rec.Foreign.Baseline == st.BaselineRef {
 		for _, p := range audit.ForeignRecords(t.Spec, c.files.rec.Foreign.Records, in.Changed) {
-			base.Foreign = append(base.Foreign, ForeignRecord{Path: p, Hash: audit.HashForeignRecord(t.Root, p)})
+			base.Foreign = append(base.Foreign, ForeignRecord{Path: p, Hash: audit.ForeignRecordID(t.Root, p, c.files.controllerWrote)})
 		}
 	}
 	for i, all := range []bool{false, true} {
@@ -149,8 +149,9 @@ type FingerprintInput struct {
 	Foreign []ForeignRecord
 }
 
-// ForeignRecord is another task's record and its content now: audit.HashForeignRecord ("" when
-// missing, audit.ForeignUnreadable when it cannot be read).
+// ForeignRecord is another task's record and its content now: audit.ForeignRecordID (a SHA-256,
+// "" when missing, audit.ForeignUnreadable when it cannot be read, audit.ForeignControllerWritten
+// for a version that task's controller wrote).
 type ForeignRecord struct {
 	Path, Hash string
 }
@@ -163,7 +164,7 @@ type ForeignRecord struct {
 //	report <report sha256 | -reason>\n
 //	verify <quoted command>\n          (one line per declared command, in order)
 //	file <status> <content id> <quoted path>\n   (one line per path of D, in path order)
-//	foreign <sha256 | - | unreadable> <quoted path>\n   (one line per Foreign record, in order)
+//	foreign <sha256 | - | unreadable | controller> <quoted path>\n   (one line per Foreign record, in order)
 //
 // Paths and commands are Go-quoted, so no byte of them can forge a line.
 func InputsFingerprint(in FingerprintInput) string {
