@@ -242,6 +242,9 @@ func dirContentIDs(root string, d []gitscope.Entry, ids []string) error {
 		case fsx.ReasonSymlink, fsx.ReasonSymlinkedAncestor:
 			id = "via-link"
 		default:
+			if !errors.Is(err, fs.ErrPermission) {
+				return fmt.Errorf("%s: %w", parent, err)
+			}
 			// A directory that can be searched but not read (mode 0311) cannot be opened, yet
 			// its files can: each is read by path, as git reads them.
 			for i, e := range d {
