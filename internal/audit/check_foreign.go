@@ -47,27 +47,12 @@ func HashForeignRecord(root, rel string) string {
 // task has no controller record and is refused by I2. The entries are read in path order; a
 // path that is not valid UTF-8 is never a task record.
 func checkForeignArtifacts(in *Inputs, cs *gitscope.ChangedSet) []finding.Finding {
-	own := strings.TrimSuffix(in.SpecPath, "spec.md")
 	var fs []finding.Finding
-	for _, e := range cs.Entries {
-		p := string(e.Path)
-		if strings.HasPrefix(p, own) {
-			continue
-		}
-		task, name, ok := repopath.TaskArtifact(p)
-		if !ok {
-			continue
-		}
-		before, existed := in.ForeignBefore[p]
-		if !existed {
-			continue
-		}
+	for _, p := range ForeignRecords(in.SpecPath, in.ForeignBefore, cs) {
+		task, name, _ := repopath.TaskArtifact(p)
+		before := in.ForeignBefore[p]
 		now := HashForeignRecord(in.Root, p)
-		if now == before {
-			continue
-		}
-		if (name == "state.json" || name == "audit.md") && now != "" && now != ForeignUnreadable &&
-			in.ControllerWrote != nil && in.ControllerWrote(task, name, now) {
+		if now == before || foreignByController(task, name, now, in.ControllerWrote) {
 			continue
 		}
 		fs = append(fs, newFinding(finding.KindForeignTaskArtifactChanged,
@@ -75,4 +60,51 @@ func checkForeignArtifacts(in *Inputs, cs *gitscope.ChangedSet) []finding.Findin
 			"file", p, "task", task))
 	}
 	return fs
+}
+
+// ForeignRecords returns, in path order, the paths of cs that checkForeignArtifacts compares with
+// before (Inputs.ForeignBefore): the records of a task other than the one of specPath that existed
+// at pre-flight. They are controller artifacts, so outside D: the inputs fingerprint of a repeated
+// post-flight hashes them itself (lifecycle-v2.md §5).
+func ForeignRecords(specPath string, before map[string]string, cs *gitscope.ChangedSet) []string {
+	own := strings.TrimSuffix(specPath, "spec.md")
+	var out []string
+	for _, e := range cs.Entries {
+		p := string(e.Path)
+		if strings.HasPrefix(p, own) {
+			continue
+		}
+		if _, _, ok := repopath.TaskArtifact(p); !ok {
+			continue
+		}
+		if _, existed := before[p]; existed {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ForeignControllerWritten is the content id ForeignRecordID gives a record that its own task's
+// controller wrote.
+const ForeignControllerWritten = "controller"
+
+// ForeignRecordID identifies the content of the record p (one of ForeignRecords) as far as
+// checkForeignArtifacts can tell versions apart: ForeignControllerWritten for a state.json or
+// audit.md that wrote says its task's controller wrote (never a finding, whichever version),
+// otherwise HashForeignRecord. The inputs fingerprint of a repeated post-flight is built from it,
+// so another task's own post-flights do not make this task's inputs look changed.
+func ForeignRecordID(root, p string, wrote func(task, name, sha string) bool) string {
+	task, name, _ := repopath.TaskArtifact(p)
+	now := HashForeignRecord(root, p)
+	if foreignByController(task, name, now, wrote) {
+		return ForeignControllerWritten
+	}
+	return now
+}
+
+// foreignByController reports whether the content sha of task's record name is one that task's
+// controller wrote (its state.json or audit.md), which trust-model.md I3 does not report.
+func foreignByController(task, name, sha string, wrote func(task, name, sha string) bool) bool {
+	return (name == "state.json" || name == "audit.md") && sha != "" && sha != ForeignUnreadable &&
+		wrote != nil && wrote(task, name, sha)
 }

@@ -122,6 +122,8 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 	if err != nil {
 		return res, err
 	}
+	// readInputs started the audit's git lookups (audit.Prefetch); accept audits nothing.
+	defer in.Spec.close()
 	// The drift audit may have run with or without --run-verify.
 	if in.Fingerprint == "" || (in.Fingerprint != st.InputsFingerprint && in.fingerprintFor(true) != st.InputsFingerprint) {
 		return refuse(fmt.Sprintf("the inputs of %s changed since its drift audit (the spec, the executor report or the work); rerun post-flight (%s) and accept that audit if it is still acceptable", task.Name, postOnly),

@@ -128,13 +128,12 @@ func (c *controller) learn(st *State) (*Outcome, error) {
 // operational errors.
 func (c *controller) currentSnapshot(ctx context.Context, st *State) (string, error) {
 	var in SnapshotInput
-	var auditData []byte
 	in.Baseline, in.Iteration = st.BaselineRef, st.Iteration
 	for _, f := range []struct {
 		name, rel string
 		dst       *[]byte
 	}{
-		{"spec.md", c.task.Spec, &in.Spec}, {"executor-report.md", c.task.ReportRel(), &in.Report}, {"audit.md", c.task.AuditRel(), &auditData},
+		{"spec.md", c.task.Spec, &in.Spec}, {"executor-report.md", c.task.ReportRel(), &in.Report},
 		{"", c.task.ReleaseNotesRel(), &in.Release},
 	} {
 		var data []byte
@@ -152,7 +151,18 @@ func (c *controller) currentSnapshot(ctx context.Context, st *State) (string, er
 		}
 		*f.dst = data
 	}
-	in.AuditSHA256 = sha256Hex(auditData)
+	// audit.md is hashed by streaming up to MaxAuditBytes, as held and accept hashed it when they
+	// took the snapshot: a drift audit of tens of thousands of paths is over the 16 MiB a
+	// snapshot file may have, and read with that limit it could never match, so the review of
+	// an accepted task could never close it.
+	sum, err := c.auditSHA256()
+	if err != nil {
+		if fsx.ReasonOf(err) != "" {
+			return "", nil
+		}
+		return "", fmt.Errorf("read %s: %w", c.task.AuditRel(), err)
+	}
+	in.AuditSHA256 = sum
 	cs, err := c.git.ChangedSet(ctx, st.BaselineRef)
 	if err != nil {
 		return "", err
@@ -163,4 +173,17 @@ func (c *controller) currentSnapshot(ctx context.Context, st *State) (string, er
 		return "", nil
 	}
 	return snap, nil
+}
+
+// auditSHA256 is the SHA-256 of the task's audit.md, read by streaming (through the task
+// folder's handle in a run-task) with the checks of fsx.Dir.ReadFile and at most MaxAuditBytes.
+func (c *controller) auditSHA256() (string, error) {
+	if c.files != nil {
+		return c.files.hashFile(mirrorAudit, MaxAuditBytes)
+	}
+	data, err := fsx.ReadInRoot(c.task.Root, c.task.AuditRel(), MaxAuditBytes)
+	if err != nil {
+		return "", err
+	}
+	return sha256Hex(data), nil
 }

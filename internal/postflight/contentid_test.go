@@ -62,3 +62,32 @@ func TestContentIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestContentIDsUnreadableDirectory: a directory that can be searched but not listed (mode 0311)
+// cannot be opened as a handle, yet git reads the files in it; their content ids are still read
+// (by path, no symlink followed), so a post-flight neither fails nor misses a change there. Root
+// reads every directory, so the test needs another user (run the test binary as one, e.g. with
+// setpriv --reuid=nobody).
+func TestContentIDsUnreadableDirectory(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads every directory; run as another user")
+	}
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "d", "f.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(root, "d"), 0o311); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(filepath.Join(root, "d"), 0o755) })
+	ids, err := contentIDs(root, []gitscope.Entry{{Path: []byte("d/f.txt"), Status: gitscope.StatusModified}})
+	if err != nil {
+		t.Fatalf("contentIDs: %v", err)
+	}
+	if want := sha256Hex([]byte("hello\n")); ids[0] != want {
+		t.Fatalf("id %q, want %q", ids[0], want)
+	}
+}

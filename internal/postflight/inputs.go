@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
@@ -99,6 +102,13 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 		return nil, err
 	}
 	base := FingerprintInput{Baseline: st.BaselineRef, SpecHash: st.SpecHash, Report: reportID, Changed: d, ContentIDs: ids}
+	// Another task's records are audited (trust-model.md I3) but are not in D: their content
+	// is part of the inputs too, as auditTask decides whether they are checked.
+	if c.files != nil && c.files.rec != nil && c.files.rec.Foreign != nil && c.files.rec.Foreign.Baseline == st.BaselineRef {
+		for _, p := range audit.ForeignRecords(t.Spec, c.files.rec.Foreign.Records, in.Changed) {
+			base.Foreign = append(base.Foreign, ForeignRecord{Path: p, Hash: audit.ForeignRecordID(t.Root, p, c.files.controllerWrote)})
+		}
+	}
 	for i, all := range []bool{false, true} {
 		base.Verify = verifyLines(in.Spec.Spec, all)
 		in.byRunAll[i] = InputsFingerprint(base)
@@ -134,6 +144,16 @@ type FingerprintInput struct {
 	ContentIDs []string
 	// Verify are the spec's declared verify commands, in order.
 	Verify []string
+	// Foreign are the other tasks' records the audit compares with their pre-flight hashes
+	// (audit.ForeignRecords), in path order.
+	Foreign []ForeignRecord
+}
+
+// ForeignRecord is another task's record and its content now: audit.ForeignRecordID (a SHA-256,
+// "" when missing, audit.ForeignUnreadable when it cannot be read, audit.ForeignControllerWritten
+// for a version that task's controller wrote).
+type ForeignRecord struct {
+	Path, Hash string
 }
 
 // InputsFingerprint is the inputs fingerprint of lifecycle-v2.md §5: the lowercase hex SHA-256 of
@@ -144,6 +164,7 @@ type FingerprintInput struct {
 //	report <report sha256 | -reason>\n
 //	verify <quoted command>\n          (one line per declared command, in order)
 //	file <status> <content id> <quoted path>\n   (one line per path of D, in path order)
+//	foreign <sha256 | - | unreadable | controller> <quoted path>\n   (one line per Foreign record, in order)
 //
 // Paths and commands are Go-quoted, so no byte of them can forge a line.
 func InputsFingerprint(in FingerprintInput) string {
@@ -159,6 +180,13 @@ func InputsFingerprint(in FingerprintInput) string {
 		line = append(append(append(append(append(line[:0], "file "...), e.Status...), ' '), in.ContentIDs[i]...), ' ')
 		line = append(strconv.AppendQuote(line, string(e.Path)), '\n')
 		h.Write(line)
+	}
+	for _, r := range in.Foreign {
+		id := r.Hash
+		if id == "" {
+			id = "-"
+		}
+		fmt.Fprintf(h, "foreign %s %s\n", id, strconv.Quote(r.Path))
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -214,7 +242,17 @@ func dirContentIDs(root string, d []gitscope.Entry, ids []string) error {
 		case fsx.ReasonSymlink, fsx.ReasonSymlinkedAncestor:
 			id = "via-link"
 		default:
-			return fmt.Errorf("%s: %w", parent, err)
+			if !errors.Is(err, fs.ErrPermission) {
+				return fmt.Errorf("%s: %w", parent, err)
+			}
+			// A directory that can be searched but not read (mode 0311) cannot be opened, yet
+			// its files can: each is read by path, as git reads them.
+			for i, e := range d {
+				if ids[i], err = contentIDByPath(root, string(e.Path)); err != nil {
+					return fmt.Errorf("%s: %w", e.Path, err)
+				}
+			}
+			return nil
 		}
 		for i := range ids {
 			ids[i] = id
@@ -269,6 +307,61 @@ func contentID(dir *fsx.Dir, name string) (string, error) {
 	}
 	defer f.Close()
 	return sha256File(f)
+}
+
+// contentIDByPath is contentID for the path rel below root, reached without a directory handle:
+// every ancestor is checked not to be a symlink (fsx.CheckNoSymlink), then the path is read
+// without following one. It serves the paths of a directory that cannot be opened for reading.
+func contentIDByPath(root, rel string) (string, error) {
+	if p := parentOf(rel); p != "" {
+		if err := fsx.CheckNoSymlink(root, p); err != nil {
+			switch fsx.ReasonOf(err) {
+			case fsx.ReasonMissing, fsx.ReasonNotRegular:
+				return "-", nil
+			case fsx.ReasonSymlink, fsx.ReasonSymlinkedAncestor:
+				return "via-link", nil
+			}
+			return "", err
+		}
+	}
+	abs := filepath.Join(root, filepath.FromSlash(rel))
+	fi, err := os.Lstat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		return "-", nil
+	case err != nil:
+		return "", err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		t, err := os.Readlink(abs)
+		if err != nil {
+			return "", err
+		}
+		return "link:" + sha256Hex([]byte(t)), nil
+	case fi.IsDir():
+		return "dir", nil
+	case !fi.Mode().IsRegular():
+		return "special:" + fi.Mode().Type().String(), nil
+	}
+	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "-", nil
+	case errors.Is(err, syscall.ELOOP):
+		return "link:changed", nil
+	case err != nil:
+		return "", err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return "", err
+	} else if !fi.Mode().IsRegular() {
+		return "special:changed", nil
+	}
+	h := sha256.New()
+	if err := hashFile(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // fixedGit is a Git whose changed set for one baseline is already computed (readInputs, with the

@@ -196,8 +196,11 @@ func (tf *taskFiles) load(now time.Time) (*loaded, error) {
 	// audit.md: rewritten from the store's copy. A non-regular audit.md is left for the next
 	// write to refuse (spec-and-lifecycle.md §12.2).
 	if _, ok := rec.Mirrors[mirrorAudit]; ok {
-		// Hashed while it is read: audit.md of a large changed set is not held in memory.
-		ah, aerr := tf.hashFile(mirrorAudit, store.MaxCopyBytes)
+		// Hashed while it is read: audit.md of a large changed set is not held in memory. The
+		// limit is the one a repeated post-flight reads audit.md with (MaxAuditBytes), so a
+		// forged audit.md larger than a store copy is still found and never read as the
+		// controller's.
+		ah, aerr := tf.hashFile(mirrorAudit, MaxAuditBytes)
 		apresent := aerr == nil
 		if aerr == nil || fsx.ReasonOf(aerr) == fsx.ReasonMissing {
 			status := rec.CheckMirrorHash(mirrorAudit, ah, apresent)

@@ -53,8 +53,9 @@ func (c *controller) repeated(st *State) (out *Outcome, ok bool) {
 	res := &r
 	res.Phase, res.Repeated, res.Verdict = PhasePostflight, true, st.Verdict
 	res.Findings, res.PathRuns, res.ReportViolations = ev.findings, ev.runs.runs, ev.violations
-	if ev.Verification != nil {
-		// The receipts of the recorded audit, as it recorded them (reused or run then).
+	if ev.Verification != nil && len(ev.Verification.Receipts) > 0 {
+		// The receipts of the recorded audit, as it recorded them (reused or run then). An
+		// audit that planned no command recorded [] and returned none (null in --json).
 		res.Receipts = ev.Verification.Receipts
 	}
 	res.AuditSummary = ev.summary

@@ -1,0 +1,46 @@
+package postflight
+
+import (
+	"context"
+	"testing"
+
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
+)
+
+// blockingLookupGit is a Git whose baseline lookup waits for its context to end, and records
+// when it does.
+type blockingLookupGit struct {
+	Git
+	started, ended chan struct{}
+}
+
+func (g blockingLookupGit) BaselineEntries(ctx context.Context, baseline string, paths []string) (map[string]gitscope.EntryType, error) {
+	g.started <- struct{}{}
+	<-ctx.Done()
+	g.ended <- struct{}{}
+	return nil, ctx.Err()
+}
+
+// TestAcceptClosesTheInputsLookups: accept reads the inputs as post-flight does, which starts the
+// changed set, the baseline lookup of the creations and HEAD; when accept returns none of them
+// still runs (audit.Prefetch: every Prefetch must be closed).
+func TestAcceptClosesTheInputsLookups(t *testing.T) {
+	root, opts := newTaskRepo(t)
+	driftWith(t, root, "internal/cache/shard.go")
+	wantOutcome(t, run(t, opts, ModePostOnly), OutcomePostDrift, StatusDrift, NextPlannerReview)
+	g := blockingLookupGit{Git: opts.Git, started: make(chan struct{}, 4), ended: make(chan struct{}, 4)}
+	res, err := Accept(context.Background(), AcceptOptions{Git: g, SpecArg: taskSpec, Reason: "the shard is wanted", Now: fixedNow, StateDir: opts.StateDir})
+	if err != nil {
+		t.Fatalf("Accept: %v", err)
+	}
+	if res.Outcome != OutcomeAccepted {
+		t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
+	}
+	for n := len(g.started); n > 0; n-- {
+		select {
+		case <-g.ended:
+		default:
+			t.Fatal("accept returned while its baseline lookup still runs")
+		}
+	}
+}
