@@ -8,9 +8,11 @@ import (
 	"io"
 	"iter"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
@@ -28,8 +30,9 @@ type jsonStream struct {
 	buf bytes.Buffer
 	enc *json.Encoder
 	err error
-	// scratch holds the structural bytes put writes.
+	// scratch holds the structural bytes put writes; fields is plainAudit's.
 	scratch []byte
+	fields  []finding.Field
 }
 
 // jsonIndent is the indentation of one nesting level, as WriteJSON has always written it.
@@ -69,6 +72,51 @@ func (s *jsonStream) newline(depth int) {
 	s.put(indent(depth))
 }
 
+// plainAudit writes the audit finding a as encoding/json indents its MarshalJSON nested depth
+// levels deep, when every key and value is a plain string (finding.PlainJSONString) or an int,
+// as nearly every finding's are; otherwise it writes nothing and returns false. 400,000 findings
+// are then not each marshalled and re-indented (gitscope.md §8.1 scenario B).
+func (s *jsonStream) plainAudit(a finding.Audit, depth int) bool {
+	f := finding.Finding(a)
+	s.fields = append(append(s.fields[:0], finding.Field{Key: "kind", Value: f.Rule}, finding.Field{Key: "class", Value: string(f.Class)},
+		finding.Field{Key: "message", Value: f.Text()}), f.Fields...)
+	for _, fl := range s.fields {
+		if !finding.PlainJSONString(fl.Key) {
+			return false
+		}
+		switch v := fl.Value.(type) {
+		case string:
+			if !finding.PlainJSONString(v) {
+				return false
+			}
+		case int:
+		default:
+			return false
+		}
+	}
+	ind := indent(depth)
+	b := append(s.scratch[:0], '{')
+	for i, fl := range s.fields {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(append(append(append(append(b, '\n'), ind...), jsonIndent...), '"'), fl.Key...)
+		b = append(b, '"', ':', ' ')
+		switch v := fl.Value.(type) {
+		case string:
+			b = append(append(append(b, '"'), v...), '"')
+		case int:
+			b = strconv.AppendInt(b, int64(v), 10)
+		}
+	}
+	b = append(append(append(b, '\n'), ind...), '}')
+	s.scratch = b
+	if s.err == nil {
+		_, s.err = s.esc.Write(b)
+	}
+	return true
+}
+
 // spaces is the indentation of the first 32 levels, cut to length by indent.
 const spaces = "                                                                "
 
@@ -84,6 +132,16 @@ func indent(depth int) string {
 func (s *jsonStream) encode(v any, depth int) {
 	if s.err != nil {
 		return
+	}
+	switch a := v.(type) {
+	case finding.Audit:
+		if s.plainAudit(a, depth) {
+			return
+		}
+	case *finding.Audit:
+		if a != nil && s.plainAudit(*a, depth) {
+			return
+		}
 	}
 	s.buf.Reset()
 	s.enc.SetIndent(indent(depth), jsonIndent)

@@ -399,8 +399,11 @@ func FuzzWriteJSON(f *testing.F) {
 		fs := make([]finding.Finding, n)
 		for i := range fs {
 			fs[i] = finding.PathFinding(finding.KindReportMissingChangedFile, []finding.Field{{Key: "file", Value: a + fmt.Sprint(i) + b}})
-			if i%3 == 1 {
+			switch i % 4 {
+			case 1:
 				fs[i] = finding.Finding{Rule: b, Class: finding.ClassWarning, Message: a, Fields: []finding.Field{{Key: a, Value: b}}}
+			case 2:
+				fs[i] = finding.Finding{Rule: a, Class: finding.ClassError, Message: b, Fields: []finding.Field{{Key: "index", Value: int(n) - 128}, {Key: "cmd", Value: a}}}
 			}
 		}
 		top := ArrayOf(fs, toAudit)
