@@ -149,10 +149,11 @@ func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, 
 	if err != nil {
 		return nil, err
 	}
-	// Step 4 starts here, concurrently with parsing the spec and validating the report, so that
-	// nothing runs serially before the git recipe (gitscope.md §8.4). A rejected report uses it
-	// too (its feedback round, lifecycle-v2.md §6). Close waits for every lookup on every
-	// return, so none outlives the audit.
+	// Step 4 starts here (or, in a run-task, already started in readInputs: pre.Prefetch),
+	// concurrently with parsing the spec and validating the report, so that nothing runs
+	// serially before the git recipe (gitscope.md §8.4). A rejected report uses it too (its
+	// feedback round, lifecycle-v2.md §6). Close waits for every lookup on every return, so none
+	// outlives the audit.
 	// A run-task computes it against the task's pre-flight snapshots (trust-model.md I1); the
 	// gate, whose tasks have no snapshot on a CI machine, against the live repository.
 	var pfGit audit.PrefetchGit = git
