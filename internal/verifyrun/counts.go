@@ -33,9 +33,9 @@ func newCounter(runner verification.Runner, cmd string) counter {
 	case verification.RunnerPytest:
 		return &pytestCounter{}
 	case verification.RunnerJest:
-		return &jestCounter{}
+		return newJestCounter()
 	case verification.RunnerVitest:
-		return &vitestCounter{}
+		return newVitestCounter()
 	case verification.RunnerCargo:
 		return &cargoCounter{}
 	}
@@ -163,10 +163,7 @@ func (g *goCounter) counts() Counts {
 // pytestCounter reads pytest's final summary line ("=== 3 passed, 1 failed in 0.12s ===", or
 // with -q "3 passed, 1 failed in 0.12s"; "no tests ran in 0.01s"). Tests run are passed, failed,
 // errors, xfailed and xpassed; failed are failed and errors. The last summary line wins.
-type pytestCounter struct {
-	c   Counts
-	set bool
-}
+type pytestCounter struct{ c Counts }
 
 var (
 	pytestSummary = regexp.MustCompile(`^=*\s*((?:\d+ (?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?)(?:, )?)+)\s+in\s+[\d.]+s\b`)
@@ -177,7 +174,7 @@ var (
 func (p *pytestCounter) line(l string) {
 	l = strings.TrimSpace(plain(l))
 	if pytestNone.MatchString(l) {
-		p.c, p.set = Counts{TestsRun: ptr(0), TestsFailed: ptr(0)}, true
+		p.c = Counts{TestsRun: ptr(0), TestsFailed: ptr(0)}
 		return
 	}
 	m := pytestSummary.FindStringSubmatch(l)
@@ -195,79 +192,70 @@ func (p *pytestCounter) line(l string) {
 			failed += n
 		}
 	}
-	p.c, p.set = Counts{TestsRun: ptr(run), TestsFailed: ptr(failed)}, true
+	p.c = Counts{TestsRun: ptr(run), TestsFailed: ptr(failed)}
 }
 
 func (p *pytestCounter) counts() Counts { return p.c }
 
-// jestCounter reads jest's "Tests:       1 failed, 2 passed, 3 total" line: tests run are
-// passed plus failed (skipped and todo are not run). "No tests found" reads as zero.
-type jestCounter struct{ c Counts }
+// summaryCounter reads a runner whose summary line lists "<n> passed" and "<n> failed" items
+// among others (jest, vitest): tests run are passed plus failed (skipped and todo are not run), a
+// line that none matches reads as zero, and the last such line wins.
+type summaryCounter struct {
+	none    func(l string) bool
+	summary *regexp.Regexp // group 1 holds the items
+	item    *regexp.Regexp // group 1 the number, group 2 the item's word
+	c       Counts
+}
+
+func (s *summaryCounter) line(l string) {
+	l = strings.TrimSpace(plain(l))
+	if s.none(l) {
+		s.c = Counts{TestsRun: ptr(0), TestsFailed: ptr(0)}
+		return
+	}
+	m := s.summary.FindStringSubmatch(l)
+	if m == nil {
+		return
+	}
+	var passed, failed int64
+	for _, it := range s.item.FindAllStringSubmatch(m[1], -1) {
+		n, _ := strconv.ParseInt(it[1], 10, 64)
+		switch it[2] {
+		case "passed":
+			passed = n
+		case "failed":
+			failed = n
+		}
+	}
+	s.c = Counts{TestsRun: ptr(passed + failed), TestsFailed: ptr(failed)}
+}
+
+func (s *summaryCounter) counts() Counts { return s.c }
+
+// newJestCounter reads jest's "Tests:       1 failed, 2 passed, 3 total" line. "No tests found"
+// reads as zero.
+func newJestCounter() *summaryCounter {
+	return &summaryCounter{summary: jestTests, item: jestItem,
+		none: func(l string) bool { return strings.HasPrefix(l, "No tests found") }}
+}
 
 var (
 	jestTests = regexp.MustCompile(`^Tests:\s+(.*\d+ total)`)
 	jestItem  = regexp.MustCompile(`(\d+) (passed|failed|skipped|todo|total)`)
 )
 
-func (j *jestCounter) line(l string) {
-	l = strings.TrimSpace(plain(l))
-	if strings.HasPrefix(l, "No tests found") {
-		j.c = Counts{TestsRun: ptr(0), TestsFailed: ptr(0)}
-		return
-	}
-	m := jestTests.FindStringSubmatch(l)
-	if m == nil {
-		return
-	}
-	var passed, failed int64
-	for _, it := range jestItem.FindAllStringSubmatch(m[1], -1) {
-		n, _ := strconv.ParseInt(it[1], 10, 64)
-		switch it[2] {
-		case "passed":
-			passed = n
-		case "failed":
-			failed = n
-		}
-	}
-	j.c = Counts{TestsRun: ptr(passed + failed), TestsFailed: ptr(failed)}
+// newVitestCounter reads vitest's "Tests  1 failed | 2 passed | 1 skipped (4)" line. "No test
+// files found" and "Tests  no tests" read as zero.
+func newVitestCounter() *summaryCounter {
+	return &summaryCounter{summary: vitestTests, item: vitestItem,
+		none: func(l string) bool { return strings.HasPrefix(l, "No test files found") || vitestNone.MatchString(l) }}
 }
-
-func (j *jestCounter) counts() Counts { return j.c }
-
-// vitestCounter reads vitest's "Tests  1 failed | 2 passed | 1 skipped (4)" line: tests run are
-// passed plus failed. "No test files found" and "Tests  no tests" read as zero.
-type vitestCounter struct{ c Counts }
 
 var (
 	vitestTests = regexp.MustCompile(`^Tests\s+(.*)\(\d+\)`)
 	vitestNone  = regexp.MustCompile(`^Tests\s+no tests$`)
 	vitestItem  = regexp.MustCompile(`(\d+) (passed|failed|skipped|todo)`)
 )
-
-func (v *vitestCounter) line(l string) {
-	l = strings.TrimSpace(plain(l))
-	if strings.HasPrefix(l, "No test files found") || vitestNone.MatchString(l) {
-		v.c = Counts{TestsRun: ptr(0), TestsFailed: ptr(0)}
-		return
-	}
-	m := vitestTests.FindStringSubmatch(l)
-	if m == nil {
-		return
-	}
-	var passed, failed int64
-	for _, it := range vitestItem.FindAllStringSubmatch(m[1], -1) {
-		n, _ := strconv.ParseInt(it[1], 10, 64)
-		switch it[2] {
-		case "passed":
-			passed = n
-		case "failed":
-			failed = n
-		}
-	}
-	v.c = Counts{TestsRun: ptr(passed + failed), TestsFailed: ptr(failed)}
-}
-
-func (v *vitestCounter) counts() Counts { return v.c }
 
 // cargoCounter sums cargo's "test result: ok. 3 passed; 0 failed; …" lines, one per test binary
 // and doc-test run.
