@@ -2,6 +2,7 @@ package verifyrun
 
 import (
 	"encoding/json"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -57,6 +58,21 @@ func ParseCounts(runner verification.Runner, cmd, output string) Counts {
 }
 
 func ptr(n int64) *int64 { return &n }
+
+// count parses a count the grammar matched as digits; a number beyond int64 saturates.
+func count(digits string) int64 {
+	n, _ := strconv.ParseInt(digits, 10, 64) // ErrRange gives math.MaxInt64
+	return n
+}
+
+// sum adds two non-negative counts, saturating at math.MaxInt64: the output is the executor's
+// code's, and "99999999999999999999 passed" must not wrap to a negative or zero count.
+func sum(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
 
 // ansi matches the terminal escape sequences some runners print even into a pipe.
 var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]`)
@@ -183,13 +199,13 @@ func (p *pytestCounter) line(l string) {
 	}
 	var run, failed int64
 	for _, it := range pytestItem.FindAllStringSubmatch(m[1], -1) {
-		n, _ := strconv.ParseInt(it[1], 10, 64)
+		n := count(it[1])
 		switch it[2] {
 		case "passed", "xfailed", "xpassed":
-			run += n
+			run = sum(run, n)
 		case "failed", "error", "errors":
-			run += n
-			failed += n
+			run = sum(run, n)
+			failed = sum(failed, n)
 		}
 	}
 	p.c = Counts{TestsRun: ptr(run), TestsFailed: ptr(failed)}
@@ -219,7 +235,7 @@ func (s *summaryCounter) line(l string) {
 	}
 	var passed, failed int64
 	for _, it := range s.item.FindAllStringSubmatch(m[1], -1) {
-		n, _ := strconv.ParseInt(it[1], 10, 64)
+		n := count(it[1])
 		switch it[2] {
 		case "passed":
 			passed = n
@@ -227,7 +243,7 @@ func (s *summaryCounter) line(l string) {
 			failed = n
 		}
 	}
-	s.c = Counts{TestsRun: ptr(passed + failed), TestsFailed: ptr(failed)}
+	s.c = Counts{TestsRun: ptr(sum(passed, failed)), TestsFailed: ptr(failed)}
 }
 
 func (s *summaryCounter) counts() Counts { return s.c }
@@ -271,10 +287,9 @@ func (c *cargoCounter) line(l string) {
 	if m == nil {
 		return
 	}
-	p, _ := strconv.ParseInt(m[1], 10, 64)
-	f, _ := strconv.ParseInt(m[2], 10, 64)
-	c.run += p + f
-	c.failed += f
+	p, f := count(m[1]), count(m[2])
+	c.run = sum(c.run, sum(p, f))
+	c.failed = sum(c.failed, f)
 	c.set = true
 }
 

@@ -92,6 +92,11 @@ func TestParseCounts(t *testing.T) {
 			"running 0 tests\n\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n", "run=0 failed=0"},
 		{"cargo compile error", verification.RunnerCargo, "error[E0425]: cannot find value `x` in this scope\nerror: could not compile `core`\n", "run=? failed=?"},
 
+		{"cargo huge counts saturate", verification.RunnerCargo,
+			"test result: ok. 9223372036854775807 passed; 0 failed;\ntest result: ok. 99999999999999999999 passed; 1 failed;\n", "run=9223372036854775807 failed=1"},
+		{"jest huge counts saturate", verification.RunnerJest, "Tests:       9223372036854775807 failed, 1 passed, 1 total\n", "run=9223372036854775807 failed=9223372036854775807"},
+		{"pytest huge counts saturate", verification.RunnerPytest, "== 18446744073709551616 passed in 0.01s ==\n", "run=9223372036854775807 failed=0"},
+
 		{"unrecognised", "", "Tests: 3 passed, 3 total\n", "run=? failed=?"},
 	}
 	for _, tc := range cases {
@@ -148,6 +153,9 @@ func FuzzParseCounts(f *testing.F) {
 			c := ParseCounts(r, "go test -v", out)
 			if c.TestsRun != nil && c.TestsFailed != nil && *c.TestsFailed > *c.TestsRun && *c.TestsRun >= 0 && r != verification.RunnerGo {
 				t.Errorf("%s: failed %d > run %d", r, *c.TestsFailed, *c.TestsRun)
+			}
+			if (c.TestsRun != nil && *c.TestsRun < 0) || (c.TestsFailed != nil && *c.TestsFailed < 0) {
+				t.Errorf("%s: negative count %s", r, countsString(c))
 			}
 		}
 	})
