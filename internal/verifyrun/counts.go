@@ -74,16 +74,6 @@ func sum(a, b int64) int64 {
 	return a + b
 }
 
-// ansi matches the terminal escape sequences some runners print even into a pipe.
-var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]`)
-
-func plain(l string) string {
-	if strings.IndexByte(l, 0x1b) >= 0 {
-		l = ansi.ReplaceAllString(l, "")
-	}
-	return l
-}
-
 // goCounter reads go test output in its three forms. With -json, the test-level pass, fail and
 // skip events are counted (subtests included). With -v, the "--- PASS:" and "--- FAIL:" lines
 // (subtests included, at any indentation). Otherwise go test lists only failures, so the count of
@@ -188,7 +178,7 @@ var (
 )
 
 func (p *pytestCounter) line(l string) {
-	l = strings.TrimSpace(plain(l))
+	l = strings.TrimSpace(verification.StripEscapes(l))
 	if pytestNone.MatchString(l) {
 		p.c = Counts{TestsRun: ptr(0), TestsFailed: ptr(0)}
 		return
@@ -224,7 +214,7 @@ type summaryCounter struct {
 }
 
 func (s *summaryCounter) line(l string) {
-	l = strings.TrimSpace(plain(l))
+	l = strings.TrimSpace(verification.StripEscapes(l))
 	if s.none(l) {
 		s.c = Counts{TestsRun: ptr(0), TestsFailed: ptr(0)}
 		return
@@ -283,7 +273,7 @@ type cargoCounter struct {
 var cargoResult = regexp.MustCompile(`^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed;`)
 
 func (c *cargoCounter) line(l string) {
-	m := cargoResult.FindStringSubmatch(strings.TrimSpace(plain(l)))
+	m := cargoResult.FindStringSubmatch(strings.TrimSpace(verification.StripEscapes(l)))
 	if m == nil {
 		return
 	}

@@ -67,6 +67,8 @@ func TestParseCounts(t *testing.T) {
 			"collected 0 items\n\n============================ no tests ran in 0.00s =============================\n", "run=0 failed=0"},
 		{"pytest deselected", verification.RunnerPytest, "======= 4 deselected in 0.01s =======\n", "run=0 failed=0"},
 		{"pytest colour", verification.RunnerPytest, "\x1b[32m====== \x1b[32m\x1b[1m2 passed\x1b[0m\x1b[32m in 0.01s\x1b[0m\x1b[32m ======\x1b[0m\n", "run=2 failed=0"},
+		{"pytest colour 256 colon form", verification.RunnerPytest, "\x1b[38:5:2m====== 3 passed in 0.01s ======\x1b[0m\n", "run=3 failed=0"},
+		{"cargo hyperlink", verification.RunnerCargo, "\x1b]8;;file:///x\x1b\\test result: ok. 2 passed; 0 failed;\x1b]8;;\x1b\\\n", "run=2 failed=0"},
 		{"pytest unrelated", verification.RunnerPytest, "ERROR: file or directory not found: tests\n", "run=? failed=?"},
 
 		{"jest", verification.RunnerJest,
