@@ -25,8 +25,8 @@ const failedTailLines = 5
 
 // Rules applies the audit rules of verification-receipts.md §4 to one declared command d that
 // mastermind ran, its receipt r, and the report's verification rows (all of them; the rows for d
-// are those whose trimmed cmd equals d.Cmd, the matching of spec-and-lifecycle.md §10.5.2). It is
-// a pure function: the same inputs give the same findings, in this order:
+// are those whose cmd has d.Cmd's verification.MatchKey, the matching of spec-and-lifecycle.md
+// §10.5.2 as amended by lifecycle-v2.md §7). It is a pure function: the same inputs give the same findings, in this order:
 //
 //   - verification_failed (error; fields cmd, exit_code, timed_out, output_tail_lines) when the
 //     receipt's exit is not 0, it timed out or a signal ended it;
