@@ -82,7 +82,7 @@ func Rules(d spec.DeclaredCommand, r *Receipt, rows []verification.Row) []findin
 // claimContradiction compares one report row with the receipt.
 func claimContradiction(cmd string, r *Receipt, row verification.Row) (finding.Finding, bool) {
 	claimed := describeRow(row)
-	seen := describeReceipt(r)
+	seen := r.seen()
 	fields := []finding.Field{{Key: "cmd", Value: cmd}, {Key: "index", Value: row.Index},
 		{Key: "claimed", Value: claimed}, {Key: "receipt", Value: seen}}
 	esc := textsafe.Escape(cmd)
@@ -117,11 +117,6 @@ func describeRow(row verification.Row) string {
 		parts = append(parts, fmt.Sprintf("%d tests", *row.TestsRun))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// describeReceipt renders what mastermind saw: "exit 1, 3 tests (1 failed)".
-func describeReceipt(r *Receipt) string {
-	return strings.TrimSuffix(strings.TrimPrefix(r.Summary(), "ran by mastermind: "), fmt.Sprintf(", %.1f s", float64(r.DurationMS)/1000))
 }
 
 // ModifiedPaths returns the paths whose state differs between before and after, sorted by bytes:
