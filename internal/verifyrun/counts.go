@@ -205,11 +205,11 @@ func (p *pytestCounter) counts() Counts { return p.c }
 
 // summaryCounter reads a runner whose summary line lists "<n> passed" and "<n> failed" items
 // among others (jest, vitest): tests run are passed plus failed (skipped and todo are not run), a
-// line that none matches reads as zero, and the last such line wins.
+// "no tests" line reads as zero, and the last summary or "no tests" line wins.
 type summaryCounter struct {
-	none    func(l string) bool
-	summary *regexp.Regexp // group 1 holds the items
-	item    *regexp.Regexp // group 1 the number, group 2 the item's word
+	none    func(l string) bool // a "no tests" line
+	summary *regexp.Regexp      // group 1 holds the items
+	item    *regexp.Regexp      // group 1 the number, group 2 the item's word
 	c       Counts
 }
 
