@@ -29,7 +29,7 @@ func checkClaims(r *run) ([]finding.Finding, error) {
 	}
 	changed := make([]claims.ChangedFile, len(r.d))
 	for i, e := range r.d {
-		changed[i] = claims.ChangedFile{Path: string(e.Path), Status: string(e.Status)}
+		changed[i] = claims.ChangedFile{Path: r.paths[i], Status: string(e.Status)}
 	}
 	src := claims.RootSource{
 		Root: r.in.Root,

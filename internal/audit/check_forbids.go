@@ -13,8 +13,8 @@ func checkForbids(r *run) ([]finding.Finding, error) {
 	}
 	var fs []finding.Finding
 	r.forbidden = map[string]bool{}
-	for _, e := range r.d {
-		p := string(e.Path)
+	for i, e := range r.d {
+		p := r.paths[i]
 		if pat, bad := fb.Match(p, e.NestedRepository); bad {
 			r.forbidden[p] = true
 			fs = append(fs, findForbiddenPathChanged(p, pat))

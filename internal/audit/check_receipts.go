@@ -118,10 +118,8 @@ func (r *run) runEnv(base []string) ([]string, error) {
 	if _, err := os.Lstat(filepath.Join(r.in.Root, "go.work")); err != nil {
 		return base, nil
 	}
-	for _, e := range r.d {
-		if string(e.Path) == "go.work" {
-			return base, nil
-		}
+	if _, changed := r.status("go.work"); changed {
+		return base, nil
 	}
 	if r.in.Claims != nil {
 		_, tracked, err := r.in.Claims.BaselineBlob(r.ctx, r.in.Baseline, "go.work")

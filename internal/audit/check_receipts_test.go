@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
@@ -56,7 +57,8 @@ func TestComputeWithReceipts(t *testing.T) {
 	if r := ev.Rows[1]; r.Basis != verifyrun.BasisClaimed || r.Classification != verifyrun.ClassClaimed {
 		t.Errorf("row 1 %+v", r)
 	}
-	if len(ev.Lines) != 2 {
+	if len(ev.Lines) != 2 || !strings.HasPrefix(ev.Lines[0], `verification: "echo ran >> ran.log; exit 1" ran by mastermind: exit 1, `) ||
+		ev.Lines[1] != `verification: "make lint" claimed by the report: pass, exit 0` {
 		t.Errorf("lines %q", ev.Lines)
 	}
 	if b, err := os.ReadFile(filepath.Join(f.root, "ran.log")); err != nil || string(b) != "ran\n" {

@@ -1,8 +1,6 @@
 package audit
 
 import (
-	"fmt"
-
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/report"
 	"github.com/mastermind-controller/mastermind/internal/verification"
@@ -18,12 +16,6 @@ func checkVerification(r *run) ([]finding.Finding, error) {
 	fs := make([]finding.Finding, 0, len(vr.Findings))
 	for _, f := range vr.Findings {
 		f.File, f.Line, f.Column, f.Pointer = "", 0, 0, ""
-		if f.Class == "" {
-			f.Class = finding.KindClass(f.Rule)
-		}
-		if f.Message == "" {
-			f.Message = verificationMessage(f)
-		}
 		fs = append(fs, f)
 	}
 	ev := &VerificationEvidence{Declared: nonNil(sp.VerifyCommands), Labels: nonNil(sp.VerifyLabels), Rows: []VerificationRow{}}
@@ -45,24 +37,4 @@ func reportRows(rep *report.Report) []verification.Row {
 		}
 	}
 	return rows
-}
-
-// verificationMessage renders the §9.3 message of a verification finding kind from its fields,
-// for findings whose producer left Message empty.
-func verificationMessage(f finding.Finding) string {
-	cmdText := f.FieldString("cmd")
-	switch f.Rule {
-	case finding.KindVerificationRequirementUnmet:
-		return fmt.Sprintf("declared verification %q is not satisfied (%s)", cmdText, f.FieldString("reason"))
-	case finding.KindObservedExitCodeNonZero:
-		return fmt.Sprintf("%q is reported as pass but its observed exit code is %s", cmdText, f.FieldString("exit_code"))
-	case finding.KindObservedZeroTests:
-		return fmt.Sprintf("%q is reported as pass but observed 0 tests run", cmdText)
-	case finding.KindVerificationPassContradicted:
-		return fmt.Sprintf("%q is reported as pass but its output_excerpt shows a %s failure (%s); report result: fail with a defect, or fix the failure and report the passing run's output",
-			cmdText, f.FieldString("runner"), f.FieldString("evidence"))
-	case finding.KindVacuousTestClaim:
-		return fmt.Sprintf("%q is reported as pass but %s", cmdText, f.FieldString("reason"))
-	}
-	return f.Message
 }

@@ -44,12 +44,6 @@ func newFinding(kind, message string, kv ...any) finding.Finding {
 
 // Constructors with the §9.3 message templates.
 
-// findUnexpectedFile and findReportMissingChangedFile are the per-path kinds whose message
-// template lives in the finding package (finding.PathFinding); the checks share one field per path.
-func findUnexpectedFile(file string) finding.Finding {
-	return finding.PathFinding(finding.KindUnexpectedFile, []finding.Field{{Key: "file", Value: file}})
-}
-
 func findMissingExpectedFile(file string) finding.Finding {
 	return newFinding(finding.KindMissingExpectedFile, "declared in scope but unchanged since the baseline: "+file, "file", file)
 }
@@ -64,10 +58,6 @@ func findForbiddenPathChanged(file, pattern string) finding.Finding {
 	return newFinding(finding.KindForbiddenPathChanged,
 		fmt.Sprintf("changed a forbidden path: %s (forbids pattern %s); undo the change, or ask the planner to revise the spec", file, pattern),
 		"file", file, "pattern", pattern)
-}
-
-func findReportMissingChangedFile(file string) finding.Finding {
-	return finding.PathFinding(finding.KindReportMissingChangedFile, []finding.Field{{Key: "file", Value: file}})
 }
 
 func findReportUnexpectedFile(file string) finding.Finding {

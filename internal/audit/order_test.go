@@ -32,3 +32,13 @@ func TestSortAndVerdict(t *testing.T) {
 		t.Fatal("verdict rule")
 	}
 }
+
+// findUnexpectedFile and findReportMissingChangedFile build one per-path finding as the checks
+// do (run.pathFindings, finding.PathFinding), for tables of expected findings.
+func findUnexpectedFile(file string) finding.Finding {
+	return finding.PathFinding(finding.KindUnexpectedFile, []finding.Field{{Key: "file", Value: file}})
+}
+
+func findReportMissingChangedFile(file string) finding.Finding {
+	return finding.PathFinding(finding.KindReportMissingChangedFile, []finding.Field{{Key: "file", Value: file}})
+}

@@ -84,13 +84,6 @@ func CountRuns(runs []PathRun) (errors, warnings int) {
 	return errors, warnings
 }
 
-// IsPathKind reports whether kind's findings can be held in a PathRun (its message is a template
-// followed by the path).
-func IsPathKind(kind string) bool {
-	_, ok := pathMessages[kind]
-	return ok
-}
-
 // Compact returns f in the form PathFinding builds, when f is such a finding written out in full
 // (a per-path finding decoded from audit.md): a kind with a message template, exactly one field
 // {"file", <string>}, no position, and a message equal to the template followed by that file. Its

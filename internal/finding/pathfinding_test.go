@@ -8,6 +8,13 @@ import (
 // TestPathFindingMatchesExplicit: a finding built by PathFinding shows, sorts and encodes exactly
 // as the same finding with its message written out.
 func TestPathFindingMatchesExplicit(t *testing.T) {
+	// The loop below checks nothing when the table is empty: pin the per-path kinds.
+	if _, ok := pathMessages[KindUnexpectedFile]; !ok || len(pathMessages) != 2 {
+		t.Fatalf("pathMessages = %v, want unexpected_file and executor_report_missing_changed_file", pathMessages)
+	}
+	if _, ok := pathMessages[KindReportMissingChangedFile]; !ok {
+		t.Fatalf("pathMessages lacks %s", KindReportMissingChangedFile)
+	}
 	for kind, tmpl := range pathMessages {
 		shared := []Field{{Key: "file", Value: "src/a b.go"}}
 		compact := PathFinding(kind, shared[0:1:1])

@@ -87,7 +87,7 @@ func Check(root string, declared []string, rows []Row) Result {
 			reason = ReasonConflictingResults
 		}
 		if reason != "" {
-			res.Findings = append(res.Findings, requirementUnmet(c, reason, nearMiss(key, rows, keys, reason)))
+			res.Findings = append(res.Findings, requirementUnmet(c, reason, nearMiss(key, rows, keys, invs, reason)))
 		}
 	}
 

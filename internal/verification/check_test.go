@@ -172,6 +172,10 @@ func FuzzCheck(f *testing.F) {
 		unmet := false
 		for _, fd := range res.Findings {
 			unmet = unmet || fd.Rule == KindRequirementUnmet
+			// The audit takes Class and Message as they are (Result.Findings).
+			if fd.Class == "" || fd.Message == "" {
+				t.Fatalf("%s without class or message: %+v", fd.Rule, fd)
+			}
 		}
 		if strings.TrimSpace(cmd) != "" && res.Rows[0].Classification != ClassPassed && !unmet {
 			t.Fatalf("%q classified %s but satisfied", cmd, res.Rows[0].Classification)

@@ -32,9 +32,20 @@ var (
 // escapeRE matches the terminal escape sequences runners print in colour (jest, vitest, pytest,
 // cargo and go's wrappers do when a terminal or FORCE_COLOR asks): CSI sequences (ESC [ or the C1
 // byte U+009B), OSC sequences ended by BEL or ESC \, and two-character ESC sequences. A coloured
-// "\x1b[31m1 failed\x1b[0m" must read as "1 failed" (verification-receipts.md §2 does the same
-// for receipts).
+// "\x1b[31m1 failed\x1b[0m" must read as "1 failed"; the receipts' count parsers use the same
+// StripEscapes (verification-receipts.md §2).
 var escapeRE = regexp.MustCompile("(?:\x1b\\[|\u009b)[0-9:;<=>?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)|\x1b[@-Z\\\\-_]")
+
+// StripEscapes returns s, a runner's output, without its terminal escape sequences: CSI sequences
+// (ESC [ or U+009B), OSC sequences ended by BEL or ESC \, and two-character ESC sequences. Some
+// runners print colour even into a pipe; the report excerpts' contradiction check and the
+// receipts' count parsers (verification-receipts.md §2) read the text without it.
+func StripEscapes(s string) string {
+	if !strings.ContainsAny(s, "\x1b\u009b") {
+		return s
+	}
+	return escapeRE.ReplaceAllString(s, "")
+}
 
 // maxEvidence is the longest excerpt text quoted in a message, in code points.
 const maxEvidence = 120
@@ -42,9 +53,7 @@ const maxEvidence = 120
 // contradiction returns the failure summary that out (a pass row's output_excerpt) shows for the
 // runner r, trimmed and clipped for a message; ok is false when out shows none.
 func contradiction(r Runner, out string) (string, bool) {
-	if strings.ContainsAny(out, "\x1b\u009b") {
-		out = escapeRE.ReplaceAllString(out, "")
-	}
+	out = StripEscapes(out)
 	var res []*regexp.Regexp
 	switch r {
 	case RunnerPytest:

@@ -20,34 +20,29 @@ func MatchKey(cmd string) string {
 const maxNearMissRunes = 512
 
 // nearMiss returns the reported command closest to the declared command c when c has no row
-// (reason missing_result), or "". A row is a candidate when it is recognised as the same test
+// (reason missing_result), or "". keys[i] is MatchKey(rows[i].Cmd) and invs[i] the row's parsed
+// invocation (nil when unrecognised). A row is a candidate when it is recognised as the same test
 // runner as c, or when its edit distance to c (in code points, after MatchKey) is at most a third
 // of the longer command; the smallest distance wins, then the first row. It never satisfies c.
-func nearMiss(c string, rows []Row, keys []string, reason string) string {
+func nearMiss(c string, rows []Row, keys []string, invs []*invocation, reason string) string {
 	if reason != ReasonMissingResult || len(rows) == 0 {
 		return ""
 	}
-	cr := []rune(c)
-	if len(cr) > maxNearMissRunes {
+	cn := utf8.RuneCountInString(c)
+	if cn > maxNearMissRunes {
 		return ""
 	}
 	runner, cRecognised := Recognize(c)
 	best, bestDist := "", -1
 	for i, r := range rows {
 		k := keys[i]
-		if k == "" || utf8.RuneCountInString(k) > maxNearMissRunes {
+		kn := utf8.RuneCountInString(k)
+		if k == "" || kn > maxNearMissRunes {
 			continue
 		}
-		kr := []rune(k)
-		d := levenshtein.ComputeDistance(c, k) // in runes, like cr and kr
-		limit := max(len(cr), len(kr)) / 3
-		sameRunner := false
-		if cRecognised {
-			if rr, ok := Recognize(r.Cmd); ok && rr == runner {
-				sameRunner = true
-			}
-		}
-		if d > limit && !sameRunner {
+		d := levenshtein.ComputeDistance(c, k) // in runes, like cn and kn
+		sameRunner := cRecognised && invs[i] != nil && invs[i].runner == runner
+		if d > max(cn, kn)/3 && !sameRunner {
 			continue
 		}
 		if bestDist < 0 || d < bestDist {

@@ -2,6 +2,7 @@ package verifyrun
 
 import (
 	"encoding/json"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -33,9 +34,9 @@ func newCounter(runner verification.Runner, cmd string) counter {
 	case verification.RunnerPytest:
 		return &pytestCounter{}
 	case verification.RunnerJest:
-		return &jestCounter{}
+		return newJestCounter()
 	case verification.RunnerVitest:
-		return &vitestCounter{}
+		return newVitestCounter()
 	case verification.RunnerCargo:
 		return &cargoCounter{}
 	}
@@ -58,14 +59,19 @@ func ParseCounts(runner verification.Runner, cmd, output string) Counts {
 
 func ptr(n int64) *int64 { return &n }
 
-// ansi matches the terminal escape sequences some runners print even into a pipe.
-var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]`)
+// count parses a count the grammar matched as digits; a number beyond int64 saturates.
+func count(digits string) int64 {
+	n, _ := strconv.ParseInt(digits, 10, 64) // ErrRange gives math.MaxInt64
+	return n
+}
 
-func plain(l string) string {
-	if strings.IndexByte(l, 0x1b) >= 0 {
-		l = ansi.ReplaceAllString(l, "")
+// sum adds two non-negative counts, saturating at math.MaxInt64: the output is the executor's
+// code's, and "99999999999999999999 passed" must not wrap to a negative or zero count.
+func sum(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
 	}
-	return l
+	return a + b
 }
 
 // goCounter reads go test output in its three forms. With -json, the test-level pass, fail and
@@ -163,10 +169,7 @@ func (g *goCounter) counts() Counts {
 // pytestCounter reads pytest's final summary line ("=== 3 passed, 1 failed in 0.12s ===", or
 // with -q "3 passed, 1 failed in 0.12s"; "no tests ran in 0.01s"). Tests run are passed, failed,
 // errors, xfailed and xpassed; failed are failed and errors. The last summary line wins.
-type pytestCounter struct {
-	c   Counts
-	set bool
-}
+type pytestCounter struct{ c Counts }
 
 var (
 	pytestSummary = regexp.MustCompile(`^=*\s*((?:\d+ (?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?)(?:, )?)+)\s+in\s+[\d.]+s\b`)
@@ -175,9 +178,9 @@ var (
 )
 
 func (p *pytestCounter) line(l string) {
-	l = strings.TrimSpace(plain(l))
+	l = strings.TrimSpace(verification.StripEscapes(l))
 	if pytestNone.MatchString(l) {
-		p.c, p.set = Counts{TestsRun: ptr(0), TestsFailed: ptr(0)}, true
+		p.c = Counts{TestsRun: ptr(0), TestsFailed: ptr(0)}
 		return
 	}
 	m := pytestSummary.FindStringSubmatch(l)
@@ -186,88 +189,79 @@ func (p *pytestCounter) line(l string) {
 	}
 	var run, failed int64
 	for _, it := range pytestItem.FindAllStringSubmatch(m[1], -1) {
-		n, _ := strconv.ParseInt(it[1], 10, 64)
+		n := count(it[1])
 		switch it[2] {
 		case "passed", "xfailed", "xpassed":
-			run += n
+			run = sum(run, n)
 		case "failed", "error", "errors":
-			run += n
-			failed += n
+			run = sum(run, n)
+			failed = sum(failed, n)
 		}
 	}
-	p.c, p.set = Counts{TestsRun: ptr(run), TestsFailed: ptr(failed)}, true
+	p.c = Counts{TestsRun: ptr(run), TestsFailed: ptr(failed)}
 }
 
 func (p *pytestCounter) counts() Counts { return p.c }
 
-// jestCounter reads jest's "Tests:       1 failed, 2 passed, 3 total" line: tests run are
-// passed plus failed (skipped and todo are not run). "No tests found" reads as zero.
-type jestCounter struct{ c Counts }
+// summaryCounter reads a runner whose summary line lists "<n> passed" and "<n> failed" items
+// among others (jest, vitest): tests run are passed plus failed (skipped and todo are not run), a
+// "no tests" line reads as zero, and the last summary or "no tests" line wins.
+type summaryCounter struct {
+	none    func(l string) bool // a "no tests" line
+	summary *regexp.Regexp      // group 1 holds the items
+	item    *regexp.Regexp      // group 1 the number, group 2 the item's word
+	c       Counts
+}
+
+func (s *summaryCounter) line(l string) {
+	l = strings.TrimSpace(verification.StripEscapes(l))
+	if s.none(l) {
+		s.c = Counts{TestsRun: ptr(0), TestsFailed: ptr(0)}
+		return
+	}
+	m := s.summary.FindStringSubmatch(l)
+	if m == nil {
+		return
+	}
+	var passed, failed int64
+	for _, it := range s.item.FindAllStringSubmatch(m[1], -1) {
+		n := count(it[1])
+		switch it[2] {
+		case "passed":
+			passed = n
+		case "failed":
+			failed = n
+		}
+	}
+	s.c = Counts{TestsRun: ptr(sum(passed, failed)), TestsFailed: ptr(failed)}
+}
+
+func (s *summaryCounter) counts() Counts { return s.c }
+
+// newJestCounter reads jest's "Tests:       1 failed, 2 passed, 3 total" line. "No tests found"
+// reads as zero.
+func newJestCounter() *summaryCounter {
+	return &summaryCounter{summary: jestTests, item: jestItem,
+		none: func(l string) bool { return strings.HasPrefix(l, "No tests found") }}
+}
 
 var (
 	jestTests = regexp.MustCompile(`^Tests:\s+(.*\d+ total)`)
 	jestItem  = regexp.MustCompile(`(\d+) (passed|failed|skipped|todo|total)`)
 )
 
-func (j *jestCounter) line(l string) {
-	l = strings.TrimSpace(plain(l))
-	if strings.HasPrefix(l, "No tests found") {
-		j.c = Counts{TestsRun: ptr(0), TestsFailed: ptr(0)}
-		return
-	}
-	m := jestTests.FindStringSubmatch(l)
-	if m == nil {
-		return
-	}
-	var passed, failed int64
-	for _, it := range jestItem.FindAllStringSubmatch(m[1], -1) {
-		n, _ := strconv.ParseInt(it[1], 10, 64)
-		switch it[2] {
-		case "passed":
-			passed = n
-		case "failed":
-			failed = n
-		}
-	}
-	j.c = Counts{TestsRun: ptr(passed + failed), TestsFailed: ptr(failed)}
+// newVitestCounter reads vitest's "Tests  1 failed | 2 passed | 1 skipped (4)" line. "No test
+// files found" and "Tests  no tests" read as zero.
+func newVitestCounter() *summaryCounter {
+	return &summaryCounter{summary: vitestTests, item: vitestItem,
+		none: func(l string) bool { return strings.HasPrefix(l, "No test files found") || vitestNone.MatchString(l) }}
 }
-
-func (j *jestCounter) counts() Counts { return j.c }
-
-// vitestCounter reads vitest's "Tests  1 failed | 2 passed | 1 skipped (4)" line: tests run are
-// passed plus failed. "No test files found" and "Tests  no tests" read as zero.
-type vitestCounter struct{ c Counts }
 
 var (
 	vitestTests = regexp.MustCompile(`^Tests\s+(.*)\(\d+\)`)
 	vitestNone  = regexp.MustCompile(`^Tests\s+no tests$`)
 	vitestItem  = regexp.MustCompile(`(\d+) (passed|failed|skipped|todo)`)
 )
-
-func (v *vitestCounter) line(l string) {
-	l = strings.TrimSpace(plain(l))
-	if strings.HasPrefix(l, "No test files found") || vitestNone.MatchString(l) {
-		v.c = Counts{TestsRun: ptr(0), TestsFailed: ptr(0)}
-		return
-	}
-	m := vitestTests.FindStringSubmatch(l)
-	if m == nil {
-		return
-	}
-	var passed, failed int64
-	for _, it := range vitestItem.FindAllStringSubmatch(m[1], -1) {
-		n, _ := strconv.ParseInt(it[1], 10, 64)
-		switch it[2] {
-		case "passed":
-			passed = n
-		case "failed":
-			failed = n
-		}
-	}
-	v.c = Counts{TestsRun: ptr(passed + failed), TestsFailed: ptr(failed)}
-}
-
-func (v *vitestCounter) counts() Counts { return v.c }
 
 // cargoCounter sums cargo's "test result: ok. 3 passed; 0 failed; …" lines, one per test binary
 // and doc-test run.
@@ -279,14 +273,13 @@ type cargoCounter struct {
 var cargoResult = regexp.MustCompile(`^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed;`)
 
 func (c *cargoCounter) line(l string) {
-	m := cargoResult.FindStringSubmatch(strings.TrimSpace(plain(l)))
+	m := cargoResult.FindStringSubmatch(strings.TrimSpace(verification.StripEscapes(l)))
 	if m == nil {
 		return
 	}
-	p, _ := strconv.ParseInt(m[1], 10, 64)
-	f, _ := strconv.ParseInt(m[2], 10, 64)
-	c.run += p + f
-	c.failed += f
+	p, f := count(m[1]), count(m[2])
+	c.run = sum(c.run, sum(p, f))
+	c.failed = sum(c.failed, f)
 	c.set = true
 }
 

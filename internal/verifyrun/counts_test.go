@@ -67,6 +67,8 @@ func TestParseCounts(t *testing.T) {
 			"collected 0 items\n\n============================ no tests ran in 0.00s =============================\n", "run=0 failed=0"},
 		{"pytest deselected", verification.RunnerPytest, "======= 4 deselected in 0.01s =======\n", "run=0 failed=0"},
 		{"pytest colour", verification.RunnerPytest, "\x1b[32m====== \x1b[32m\x1b[1m2 passed\x1b[0m\x1b[32m in 0.01s\x1b[0m\x1b[32m ======\x1b[0m\n", "run=2 failed=0"},
+		{"pytest colour 256 colon form", verification.RunnerPytest, "\x1b[38:5:2m====== 3 passed in 0.01s ======\x1b[0m\n", "run=3 failed=0"},
+		{"cargo hyperlink", verification.RunnerCargo, "\x1b]8;;file:///x\x1b\\test result: ok. 2 passed; 0 failed;\x1b]8;;\x1b\\\n", "run=2 failed=0"},
 		{"pytest unrelated", verification.RunnerPytest, "ERROR: file or directory not found: tests\n", "run=? failed=?"},
 
 		{"jest", verification.RunnerJest,
@@ -91,6 +93,11 @@ func TestParseCounts(t *testing.T) {
 		{"cargo zero", verification.RunnerCargo,
 			"running 0 tests\n\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n", "run=0 failed=0"},
 		{"cargo compile error", verification.RunnerCargo, "error[E0425]: cannot find value `x` in this scope\nerror: could not compile `core`\n", "run=? failed=?"},
+
+		{"cargo huge counts saturate", verification.RunnerCargo,
+			"test result: ok. 9223372036854775807 passed; 0 failed;\ntest result: ok. 99999999999999999999 passed; 1 failed;\n", "run=9223372036854775807 failed=1"},
+		{"jest huge counts saturate", verification.RunnerJest, "Tests:       9223372036854775807 failed, 1 passed, 1 total\n", "run=9223372036854775807 failed=9223372036854775807"},
+		{"pytest huge counts saturate", verification.RunnerPytest, "== 18446744073709551616 passed in 0.01s ==\n", "run=9223372036854775807 failed=0"},
 
 		{"unrecognised", "", "Tests: 3 passed, 3 total\n", "run=? failed=?"},
 	}
@@ -148,6 +155,9 @@ func FuzzParseCounts(f *testing.F) {
 			c := ParseCounts(r, "go test -v", out)
 			if c.TestsRun != nil && c.TestsFailed != nil && *c.TestsFailed > *c.TestsRun && *c.TestsRun >= 0 && r != verification.RunnerGo {
 				t.Errorf("%s: failed %d > run %d", r, *c.TestsFailed, *c.TestsRun)
+			}
+			if (c.TestsRun != nil && *c.TestsRun < 0) || (c.TestsFailed != nil && *c.TestsFailed < 0) {
+				t.Errorf("%s: negative count %s", r, countsString(c))
 			}
 		}
 	})

@@ -1,6 +1,7 @@
 package verifyrun
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"hash"
@@ -75,7 +76,7 @@ func (r *recorder) keepTail(p []byte) {
 
 func (r *recorder) lines(p []byte) {
 	for len(p) > 0 {
-		i := indexByte(p, '\n')
+		i := bytes.IndexByte(p, '\n')
 		chunk := p
 		if i >= 0 {
 			chunk = p[:i]
@@ -94,15 +95,6 @@ func (r *recorder) lines(p []byte) {
 		r.flushLine()
 		p = p[i+1:]
 	}
-}
-
-func indexByte(p []byte, c byte) int {
-	for i, b := range p {
-		if b == c {
-			return i
-		}
-	}
-	return -1
 }
 
 func (r *recorder) flushLine() {

@@ -62,9 +62,15 @@ func (r *Receipt) Outcome() string {
 	return fmt.Sprintf("exit %d", r.ExitCode)
 }
 
-// Summary is the audit.md text for the run: "ran by mastermind: exit 0, 142 tests, 12.3 s".
-// The tests part is absent when the count is unknown; failed tests are named when known.
+// Summary is the audit.md text for the run: "ran by mastermind: exit 0, 142 tests, 12.3 s",
+// that is seen and the duration. The tests part is absent when the count is unknown; failed tests
+// are named when known.
 func (r *Receipt) Summary() string {
+	return fmt.Sprintf("ran by mastermind: %s, %.1f s", r.seen(), float64(r.DurationMS)/1000)
+}
+
+// seen is what the run showed, without its duration: "exit 1, 3 tests (1 failed)".
+func (r *Receipt) seen() string {
 	parts := []string{r.Outcome()}
 	if r.TestsRun != nil {
 		t := fmt.Sprintf("%d tests", *r.TestsRun)
@@ -78,8 +84,7 @@ func (r *Receipt) Summary() string {
 	} else if r.TestsFailed != nil && *r.TestsFailed > 0 {
 		parts = append(parts, fmt.Sprintf("%d tests failed", *r.TestsFailed))
 	}
-	parts = append(parts, fmt.Sprintf("%.1f s", float64(r.DurationMS)/1000))
-	return "ran by mastermind: " + strings.Join(parts, ", ")
+	return strings.Join(parts, ", ")
 }
 
 // LastLines returns up to n last non-empty lines of the output tail, joined by "\n", for a

@@ -25,8 +25,8 @@ const failedTailLines = 5
 
 // Rules applies the audit rules of verification-receipts.md §4 to one declared command d that
 // mastermind ran, its receipt r, and the report's verification rows (all of them; the rows for d
-// are those whose trimmed cmd equals d.Cmd, the matching of spec-and-lifecycle.md §10.5.2). It is
-// a pure function: the same inputs give the same findings, in this order:
+// are those whose cmd has d.Cmd's verification.MatchKey, the matching of spec-and-lifecycle.md
+// §10.5.2 as amended by lifecycle-v2.md §7). It is a pure function: the same inputs give the same findings, in this order:
 //
 //   - verification_failed (error; fields cmd, exit_code, timed_out, output_tail_lines) when the
 //     receipt's exit is not 0, it timed out or a signal ended it;
@@ -82,7 +82,7 @@ func Rules(d spec.DeclaredCommand, r *Receipt, rows []verification.Row) []findin
 // claimContradiction compares one report row with the receipt.
 func claimContradiction(cmd string, r *Receipt, row verification.Row) (finding.Finding, bool) {
 	claimed := describeRow(row)
-	seen := describeReceipt(r)
+	seen := r.seen()
 	fields := []finding.Field{{Key: "cmd", Value: cmd}, {Key: "index", Value: row.Index},
 		{Key: "claimed", Value: claimed}, {Key: "receipt", Value: seen}}
 	esc := textsafe.Escape(cmd)
@@ -117,11 +117,6 @@ func describeRow(row verification.Row) string {
 		parts = append(parts, fmt.Sprintf("%d tests", *row.TestsRun))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// describeReceipt renders what mastermind saw: "exit 1, 3 tests (1 failed)".
-func describeReceipt(r *Receipt) string {
-	return strings.TrimSuffix(strings.TrimPrefix(r.Summary(), "ran by mastermind: "), fmt.Sprintf(", %.1f s", float64(r.DurationMS)/1000))
 }
 
 // ModifiedPaths returns the paths whose state differs between before and after, sorted by bytes:

@@ -28,18 +28,8 @@ func goModule(t *testing.T, files map[string]string) string {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go not on PATH")
 	}
-	dir := t.TempDir()
 	files["go.mod"] = "module example.com/m\n\ngo 1.26\n"
-	for p, c := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return writeFiles(t, files)
 }
 
 func run(t *testing.T, dir, cmd string, timeout time.Duration, opts Options) (*Receipt, error) {
