@@ -176,6 +176,19 @@ func TestWorktreeContent(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", rel, got, want)
 		}
 	}
+	// A symlinked ancestor is never followed: the file behind it is not read, and the id is not
+	// stable (the receipts are not reused); a missing or non-directory ancestor is absent.
+	outside := t.TempDir()
+	must(os.WriteFile(filepath.Join(outside, "g"), []byte("x"), 0o644))
+	must(os.Symlink(outside, filepath.Join(root, "out")))
+	if got := WorktreeContent(root, "out/g"); Stable(got) || strings.HasPrefix(got, "file:") {
+		t.Errorf("out/g behind a symlinked directory: got %q, want an unstable error id", got)
+	}
+	for _, rel := range []string{"missing/g", "f/g"} {
+		if got := WorktreeContent(root, rel); got != "absent" {
+			t.Errorf("%s: got %q, want absent", rel, got)
+		}
+	}
 	// The execute bit is content: a script a test runs fails when it loses it.
 	x := WorktreeContent(root, "f")
 	must(os.Chmod(filepath.Join(root, "f"), 0o755))

@@ -9,20 +9,35 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
+
+	"github.com/mastermind-controller/mastermind/internal/fsx"
 )
 
 // WorktreeContent returns a content id for the repository-relative slash path rel under root,
 // as it is now: "file:<sha256>" for a regular file ("exec:<sha256>" when any execute bit is set,
 // the one mode bit git records: a script's mode decides whether a test can run it), "link:<target>"
 // for a symlink, "dir" for a directory, "absent" when missing, "other:<mode>" for anything else,
-// "error:<text>" when it cannot be read. A symlink is never followed and a FIFO never opened.
+// "error:<text>" when it cannot be read (a symlinked ancestor included; a missing or
+// non-directory ancestor is "absent"). A symlink is never followed and a FIFO never opened.
 // "dir", "other:" and "error:" name no content (a nested repository's or submodule's files are not
 // read): Stable is false for them.
 func WorktreeContent(root, rel string) string {
+	// No ancestor may be a symlink either: a directory swapped for a link to another tree would
+	// otherwise feed its files into the receipts' fingerprint.
+	if i := strings.LastIndexByte(rel, '/'); i > 0 {
+		if err := fsx.CheckNoSymlink(root, rel[:i]); err != nil {
+			switch fsx.ReasonOf(err) {
+			case fsx.ReasonMissing, fsx.ReasonNotRegular:
+				return "absent"
+			}
+			return "error:" + err.Error()
+		}
+	}
 	p := filepath.Join(root, filepath.FromSlash(rel))
 	fi, err := os.Lstat(p)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 		return "absent"
 	case err != nil:
 		return "error:" + err.Error()
@@ -37,7 +52,9 @@ func WorktreeContent(root, rel string) string {
 	case !fi.Mode().IsRegular():
 		return fmt.Sprintf("other:%v", fi.Mode().Type())
 	}
-	f, err := os.Open(p)
+	// O_NOFOLLOW|O_NONBLOCK: a file swapped for a symlink or a FIFO after the lstat is neither
+	// followed nor waited on (SameFile below then reports the swap).
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return "error:" + err.Error()
 	}
