@@ -155,7 +155,7 @@ func (markdownRenderer) Render(s Streams, v View) error {
 		return err
 	}
 	if tr, ok := v.(TaskResults); ok && tr.SummaryFooter() != "" {
-		_, err := io.WriteString(s.Out, "\n"+mdCode(tr.SummaryFooter())+"\n")
+		_, err := io.WriteString(s.Out, "\n"+MarkdownCode(tr.SummaryFooter())+"\n")
 		return err
 	}
 	return nil
