@@ -71,7 +71,7 @@ func unreadableFinding(rel string, pe *fsx.PathError) finding.Finding {
 	case fsx.ReasonOutsideRoot:
 		msg = fmt.Sprintf("spec %s must be a regular file inside the repository (found a path outside the repository)", rel)
 	case fsx.ReasonTooLarge:
-		msg = fmt.Sprintf("spec is more than %d bytes; the limit is %d bytes (16 MiB)", MaxBytes, MaxBytes)
+		msg = fmt.Sprintf("spec %s is larger than the limit of %d bytes (16 MiB); shorten it", rel, MaxBytes)
 	case fsx.ReasonUnstable:
 		msg = fmt.Sprintf("spec %s changed while it was being read; re-run when the planner has finished writing", rel)
 	default:
