@@ -76,7 +76,7 @@ func yamlValue(doc *yamlstrict.Doc, ptr string, val any) (*Value, bool) {
 	case []any:
 		out := &Value{Kind: KindArray, Items: []*Value{}}
 		for i, it := range x {
-			c, ok := yamlValue(doc, jsonptr.Append(ptr, strconv.Itoa(i)), it)
+			c, ok := yamlValue(doc, jsonptr.AppendIndex(ptr, i), it)
 			if !ok {
 				return nil, false
 			}
