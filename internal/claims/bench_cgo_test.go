@@ -10,62 +10,43 @@ import (
 )
 
 // tsBenchLangs are the tree-sitter languages of the benchmark: a file path pattern (%02d is the
-// file number) and a generator for file i of n with 40 functions, each calling the same-numbered
-// function of file i+1 through that language's module import.
+// file number) and the text of file i of n: head, then 40 functions (fn for j = 0..39), then
+// tail. Each function calls the same-numbered function of file i+1 through that language's
+// module import. In head and fn, %02[1]d is i, %02[2]d is i+1 and, in fn, %02[3]d is j.
 var tsBenchLangs = []struct {
-	name string
-	path string
-	gen  func(i, next int) string
+	name, path     string
+	head, fn, tail string
 }{
-	{"python", "pkg/p%02d.py", func(i, next int) string {
-		var b strings.Builder
-		fmt.Fprintf(&b, "import p%02d\n\n\nclass T%02d:\n    def m(self, n):\n        return n\n\n", next, i)
-		for j := range 40 {
-			fmt.Fprintf(&b, "\ndef f%02d_%02d(n):\n    for k in range(n):\n        n += k\n    return p%02d.f%02d_%02d(n)\n", i, j, next, next, j)
-		}
-		return b.String()
-	}},
-	{"javascript", "web/p%02d.js", func(i, next int) string {
-		var b strings.Builder
-		fmt.Fprintf(&b, "import * as p%02d from \"./p%02d.js\";\n\nexport class T%02d { m(n) { return n; } }\n", next, next, i)
-		for j := range 40 {
-			fmt.Fprintf(&b, "\nexport function f%02d_%02d(n) {\n  for (let k = 0; k < n; k++) { n += k; }\n  return p%02d.f%02d_%02d(n);\n}\n", i, j, next, next, j)
-		}
-		return b.String()
-	}},
-	{"typescript", "web/p%02d.ts", func(i, next int) string {
-		var b strings.Builder
-		fmt.Fprintf(&b, "import * as p%02d from \"./p%02d\";\n\nexport class T%02d { m(n: number): number { return n; } }\n", next, next, i)
-		for j := range 40 {
-			fmt.Fprintf(&b, "\nexport function f%02d_%02d(n: number): number {\n  for (let k = 0; k < n; k++) { n += k; }\n  return p%02d.f%02d_%02d(n);\n}\n", i, j, next, next, j)
-		}
-		return b.String()
-	}},
-	{"tsx", "ui/p%02d.tsx", func(i, next int) string {
-		var b strings.Builder
-		fmt.Fprintf(&b, "import * as p%02d from \"./p%02d\";\n\nexport function View%02d(): JSX.Element { return <div className=\"v\">{f%02d_00(1)}</div>; }\n", next, next, i, i)
-		for j := range 40 {
-			fmt.Fprintf(&b, "\nexport function f%02d_%02d(n: number): number {\n  for (let k = 0; k < n; k++) { n += k; }\n  return p%02d.f%02d_%02d(n);\n}\n", i, j, next, next, j)
-		}
-		return b.String()
-	}},
-	{"rust", "src/p%02d.rs", func(i, next int) string {
-		var b strings.Builder
-		fmt.Fprintf(&b, "use crate::p%02d;\n\npub struct T%02d;\n\nimpl T%02d {\n    pub fn m(&self, n: u32) -> u32 { n }\n}\n", next, i, i)
-		for j := range 40 {
-			fmt.Fprintf(&b, "\npub fn f%02d_%02d(n: u32) -> u32 {\n    let mut n = n;\n    for k in 0..n { n += k; }\n    p%02d::f%02d_%02d(n)\n}\n", i, j, next, next, j)
-		}
-		return b.String()
-	}},
-	{"java", "src/p%02d/C.java", func(i, next int) string {
-		var b strings.Builder
-		fmt.Fprintf(&b, "package p%02d;\n\npublic class C {\n", i)
-		for j := range 40 {
-			fmt.Fprintf(&b, "    @Deprecated\n    public static int f%02d_%02d(int n) {\n        for (int k = 0; k < n; k++) { n += k; }\n        return p%02d.C.f%02d_%02d(n);\n    }\n\n", i, j, next, next, j)
-		}
-		b.WriteString("}\n")
-		return b.String()
-	}},
+	{"python", "pkg/p%02d.py",
+		"import p%02[2]d\n\n\nclass T%02[1]d:\n    def m(self, n):\n        return n\n\n",
+		"\ndef f%02[1]d_%02[3]d(n):\n    for k in range(n):\n        n += k\n    return p%02[2]d.f%02[2]d_%02[3]d(n)\n", ""},
+	{"javascript", "web/p%02d.js",
+		"import * as p%02[2]d from \"./p%02[2]d.js\";\n\nexport class T%02[1]d { m(n) { return n; } }\n",
+		"\nexport function f%02[1]d_%02[3]d(n) {\n  for (let k = 0; k < n; k++) { n += k; }\n  return p%02[2]d.f%02[2]d_%02[3]d(n);\n}\n", ""},
+	{"typescript", "web/p%02d.ts",
+		"import * as p%02[2]d from \"./p%02[2]d\";\n\nexport class T%02[1]d { m(n: number): number { return n; } }\n",
+		"\nexport function f%02[1]d_%02[3]d(n: number): number {\n  for (let k = 0; k < n; k++) { n += k; }\n  return p%02[2]d.f%02[2]d_%02[3]d(n);\n}\n", ""},
+	{"tsx", "ui/p%02d.tsx",
+		"import * as p%02[2]d from \"./p%02[2]d\";\n\nexport function View%02[1]d(): JSX.Element { return <div className=\"v\">{f%02[1]d_00(1)}</div>; }\n",
+		"\nexport function f%02[1]d_%02[3]d(n: number): number {\n  for (let k = 0; k < n; k++) { n += k; }\n  return p%02[2]d.f%02[2]d_%02[3]d(n);\n}\n", ""},
+	{"rust", "src/p%02d.rs",
+		"use crate::p%02[2]d;\n\npub struct T%02[1]d;\n\nimpl T%02[1]d {\n    pub fn m(&self, n: u32) -> u32 { n }\n}\n",
+		"\npub fn f%02[1]d_%02[3]d(n: u32) -> u32 {\n    let mut n = n;\n    for k in 0..n { n += k; }\n    p%02[2]d::f%02[2]d_%02[3]d(n)\n}\n", ""},
+	{"java", "src/p%02d/C.java",
+		"package p%02[1]d;\n\npublic class C {\n",
+		"    @Deprecated\n    public static int f%02[1]d_%02[3]d(int n) {\n        for (int k = 0; k < n; k++) { n += k; }\n        return p%02[2]d.C.f%02[2]d_%02[3]d(n);\n    }\n\n", "}\n"},
+}
+
+// tsBenchFile is the text of file i of language l; next is the file its functions call.
+func tsBenchFile(l, i, next int) string {
+	lang := tsBenchLangs[l]
+	var b strings.Builder
+	fmt.Fprintf(&b, lang.head, i, next)
+	for j := range 40 {
+		fmt.Fprintf(&b, lang.fn, i, next, j)
+	}
+	b.WriteString(lang.tail)
+	return b.String()
 }
 
 const tsBenchFiles = 20
@@ -78,7 +59,7 @@ func tsBenchRepo(lang int) (*memSource, []ChangedFile, []Claim) {
 	var changed []ChangedFile
 	for i := range tsBenchFiles {
 		p := fmt.Sprintf(l.path, i)
-		cur[p] = l.gen(i, (i+1)%tsBenchFiles)
+		cur[p] = tsBenchFile(lang, i, (i+1)%tsBenchFiles)
 		changed = append(changed, ChangedFile{p, StatusAdded})
 	}
 	var claims []Claim

@@ -6,14 +6,15 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/finding"
 )
 
-// Audit kinds emitted by the claim checks (spec-and-lifecycle.md §9.1).
+// Audit kinds emitted by the claim checks (spec-and-lifecycle.md §9.1; the ids of the finding
+// kind table).
 const (
-	RuleSymbolMissing     = "claimed_symbol_missing"
-	RuleSymbolNotAdded    = "claimed_symbol_not_added"
-	RuleSignatureMismatch = "claimed_signature_mismatch"
-	RuleHallucinated      = "hallucinated_symbol"
-	RuleMissingCallEdge   = "missing_call_edge"
-	RuleUnresolved        = "executor_claim_unresolved"
+	RuleSymbolMissing     = finding.KindClaimedSymbolMissing
+	RuleSymbolNotAdded    = finding.KindClaimedSymbolNotAdded
+	RuleSignatureMismatch = finding.KindClaimedSignatureMismatch
+	RuleHallucinated      = finding.KindHallucinatedSymbol
+	RuleMissingCallEdge   = finding.KindMissingCallEdge
+	RuleUnresolved        = finding.KindExecutorClaimUnresolved
 )
 
 // Reasons of executor_claim_unresolved (spec-and-lifecycle.md §9.1, reason vocabulary).

@@ -3,7 +3,9 @@
 // both occurrences and the RFC 6901 pointer of the repeat), text after the value, nesting beyond a
 // caller's limit and, unless the caller allows it, invalid UTF-8 and lone UTF-16 surrogate
 // escapes. Object members keep their source order and numbers keep their literal text, so a caller
-// can report positions, keep declaration order and re-emit numbers exactly.
+// can report positions, keep declaration order and re-emit numbers exactly. A Value is written
+// back (Indent, Compact, MarshalJSON) in that order with those literals, or converted to
+// encoding/json's generic form (Any).
 //
 // The tokenizer is encoding/json/jsontext (github.com/go-json-experiment/json/jsontext). Its
 // messages are not a contract: callers that quote encoding/json's syntax messages (the filter's

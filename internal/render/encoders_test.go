@@ -314,8 +314,8 @@ func TestMarkdownCapsFindings(t *testing.T) {
 
 func TestMDCode(t *testing.T) {
 	for in, want := range map[string]string{"a": "`a`", "a`b": "``a`b``", "`x": "`` `x ``", "a|b": "`a\\|b`", "": ""} {
-		if got := mdCode(in); got != want {
-			t.Errorf("mdCode(%q) = %q, want %q", in, got, want)
+		if got := MarkdownCode(in); got != want {
+			t.Errorf("MarkdownCode(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -332,8 +332,8 @@ func TestMDTextBreaksMarkupAndAutolinks(t *testing.T) {
 		"line1\nline2\r\n= heading":  `line1 line2 = heading`,
 		"ok: plain-text 1.5 (fine)":  `ok: plain-text 1.5 (fine)`,
 	} {
-		if got := mdText(in); got != want {
-			t.Errorf("mdText(%q) = %q, want %q", in, got, want)
+		if got := MarkdownText(in); got != want {
+			t.Errorf("MarkdownText(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

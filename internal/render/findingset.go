@@ -50,9 +50,6 @@ type Location struct {
 	Column int
 }
 
-// unrepresentableKind names the kind whose "file" field holds escaped bytes, not a real path.
-const unrepresentableKind = "changed_path_unrepresentable"
-
 // Locate returns where f is reported: its own File and position when set; else the path in its
 // "file" field (except for changed_path_unrepresentable, whose field is an escaped byte string);
 // else executor-report.md for report-side kinds (rules[f.Rule].ReportSide) and spec.md for the
@@ -61,7 +58,7 @@ func (s FindingSet) Locate(f finding.Finding, rules map[string]RuleMeta) Locatio
 	if f.File != "" {
 		return Location{Path: f.File, Line: f.Line, Column: f.Column}
 	}
-	if v := f.FieldString("file"); v != "" && f.Rule != unrepresentableKind {
+	if v := f.FieldString("file"); v != "" && f.Rule != finding.KindChangedPathUnrepresentable {
 		return Location{Path: v}
 	}
 	if rules[f.Rule].ReportSide && s.Report != "" {
@@ -155,7 +152,7 @@ func (markdownRenderer) Render(s Streams, v View) error {
 		return err
 	}
 	if tr, ok := v.(TaskResults); ok && tr.SummaryFooter() != "" {
-		_, err := io.WriteString(s.Out, "\n"+mdCode(tr.SummaryFooter())+"\n")
+		_, err := io.WriteString(s.Out, "\n"+MarkdownCode(tr.SummaryFooter())+"\n")
 		return err
 	}
 	return nil

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
-	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
 // MaxMarkdownFindings caps the findings listed per task in the job summary; GitHub limits a
@@ -28,23 +27,23 @@ func WriteMarkdown(w io.Writer, title string, rules []RuleMeta, sets []FindingSe
 		worst = worse(worst, s.Verdict)
 	}
 	if len(sets) == 0 {
-		fmt.Fprintf(&b, "## %s: no tasks\n\nNo task was audited.\n", mdText(title))
+		fmt.Fprintf(&b, "## %s: no tasks\n\nNo task was audited.\n", MarkdownText(title))
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
-	fmt.Fprintf(&b, "## %s: %s\n\n", mdText(title), verdictLabel(worst))
+	fmt.Fprintf(&b, "## %s: %s\n\n", MarkdownText(title), verdictLabel(worst))
 	b.WriteString("| Task | Verdict | Errors | Warnings |\n|---|---|---:|---:|\n")
 	for _, s := range sets {
 		e, wn := finding.Count(s.Findings)
-		fmt.Fprintf(&b, "| %s | %s | %d | %d |\n", mdCode(s.Task), verdictLabel(s.Verdict), e, wn)
+		fmt.Fprintf(&b, "| %s | %s | %d | %d |\n", MarkdownCode(s.Task), verdictLabel(s.Verdict), e, wn)
 	}
 	for _, s := range sets {
 		if len(s.Findings) == 0 && s.Message == "" {
 			continue
 		}
-		fmt.Fprintf(&b, "\n### %s — %s\n\n", mdCode(s.Task), verdictLabel(s.Verdict))
+		fmt.Fprintf(&b, "\n### %s — %s\n\n", MarkdownCode(s.Task), verdictLabel(s.Verdict))
 		if s.Message != "" {
-			fmt.Fprintf(&b, "%s\n\n", mdText(s.Message))
+			fmt.Fprintf(&b, "%s\n\n", MarkdownText(s.Message))
 		}
 		if len(s.Findings) == 0 {
 			continue
@@ -52,7 +51,7 @@ func WriteMarkdown(w io.Writer, title string, rules []RuleMeta, sets []FindingSe
 		b.WriteString("| | Rule | Location | Message |\n|---|---|---|---|\n")
 		for i, f := range s.Findings {
 			if i == MaxMarkdownFindings {
-				fmt.Fprintf(&b, "\n… and %d more findings; see %s.\n", len(s.Findings)-MaxMarkdownFindings, mdCode(taskAudit(s)))
+				fmt.Fprintf(&b, "\n… and %d more findings; see %s.\n", len(s.Findings)-MaxMarkdownFindings, MarkdownCode(taskAudit(s)))
 				break
 			}
 			loc := s.Locate(f, idx)
@@ -60,7 +59,7 @@ func WriteMarkdown(w io.Writer, title string, rules []RuleMeta, sets []FindingSe
 			if loc.Line > 0 {
 				where += fmt.Sprintf(":%d:%d", loc.Line, loc.Column)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", classIcon(f.Class), mdCode(f.Rule), mdCode(where), mdText(f.Text()))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", classIcon(f.Class), MarkdownCode(f.Rule), MarkdownCode(where), MarkdownText(f.Text()))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -102,7 +101,7 @@ func verdictLabel(v string) string {
 	case "":
 		return "—"
 	}
-	return "❌ " + mdText(strings.ReplaceAll(v, "_", " "))
+	return "❌ " + MarkdownText(strings.ReplaceAll(v, "_", " "))
 }
 
 func classIcon(c finding.Class) string {
@@ -110,55 +109,4 @@ func classIcon(c finding.Class) string {
 		return "⚠️"
 	}
 	return "❌"
-}
-
-// mdText escapes s for a Markdown paragraph or table cell so it renders as the literal text: line
-// breaks become spaces; the ASCII characters that open inline Markdown or HTML (\ ` * _ [ ] < >
-// | ! ~ # &) are escaped anywhere; "-", "+" and "=" at the start, where they would open a list or
-// a heading; and GFM autolinks are broken (the ":" of "://", the "." after "www", every "@"), so
-// an executor's text cannot add markup, links or images.
-func mdText(s string) string {
-	s = textsafe.Escape(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(s))
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r == '&':
-			b.WriteString("&amp;")
-		case r < 0x80 && strings.ContainsRune("\\`*_[]<>|!~#@", r),
-			i == 0 && strings.ContainsRune("-+=", r),
-			r == ':' && strings.HasPrefix(s[i:], "://"),
-			r == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www"):
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// mdCode renders s as inline code. A code span cannot escape backticks, so the fence is one
-// backtick longer than the longest run inside; '|' is escaped for tables (GFM reads \| as | in a
-// code span inside a table cell).
-func mdCode(s string) string {
-	s = textsafe.Escape(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
-	s = strings.ReplaceAll(s, "|", `\|`)
-	if s == "" {
-		return ""
-	}
-	longest, run := 0, 0
-	for _, r := range s {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", longest+1)
-	pad := ""
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		pad = " "
-	}
-	return fence + pad + s + pad + fence
 }

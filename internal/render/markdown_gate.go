@@ -18,9 +18,9 @@ type MarkdownView interface {
 	WriteMarkdown(w *Markdown) bool
 }
 
-// Markdown collects a job summary. Every text put in a cell or a paragraph goes through Text or
-// Code, so that nothing taken from a finding, a path or a task name can open a link, an HTML
-// tag or a table cell.
+// Markdown collects a job summary. Every text put in a cell or a paragraph goes through
+// MarkdownText or MarkdownCode, so that nothing taken from a finding, a path or a task name can
+// open a link, an HTML tag or a table cell.
 type Markdown struct{ b strings.Builder }
 
 // Heading writes "## text" (level 2) or "### text" (level 3), followed by a blank line.
@@ -44,31 +44,43 @@ func (m *Markdown) Table(head []string, rows [][]string) {
 	m.b.WriteString("\n")
 }
 
-// mdPunct are the characters escaped in Markdown text: those that open emphasis, code, links,
-// HTML, entities or strikethrough anywhere in a line, and '|' for table cells. (Block markers
-// such as '#' or '-' only act at the start of a line, where escaped text is never put.)
-const mdPunct = "\\`*_[]<>|~&"
-
-// MarkdownText escapes s as literal Markdown text on one line: control and bidi characters are
-// escaped (textsafe), line breaks become spaces, Markdown and HTML punctuation gets a backslash.
+// MarkdownText escapes s as literal Markdown text on one line, for a paragraph or a table cell
+// of a job summary (integrations.md §4): line breaks and tabs become spaces; control and bidi
+// characters are escaped (textsafe); the ASCII characters that open inline Markdown or HTML
+// (\ ` * _ [ ] < > | ! ~ # &) are escaped anywhere ('&' as "&amp;"); "-", "+" and "=" at the
+// start, where they would open a list or a heading; and GFM autolinks are broken (the ":" of
+// "://", the "." after "www", every "@"), so an executor's text cannot add markup, links or
+// images.
 func MarkdownText(s string) string {
-	s = textsafe.Escape(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
+	s = textsafe.Escape(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(s))
 	var b strings.Builder
-	for _, r := range s {
-		if r < 128 && strings.ContainsRune(mdPunct, r) {
+	for i, r := range s {
+		switch {
+		case r == '&':
+			b.WriteString("&amp;")
+		case r < 0x80 && strings.ContainsRune("\\`*_[]<>|!~#@", r),
+			i == 0 && strings.ContainsRune("-+=", r),
+			r == ':' && strings.HasPrefix(s[i:], "://"),
+			r == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www"):
 			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
 		}
-		b.WriteRune(r)
 	}
 	return b.String()
 }
 
-// MarkdownCode is s as inline code: a code span whose fence is longer than any run of backticks
-// in s, with '|' written as an HTML entity-free escape so a table cell stays one cell.
+// MarkdownCode renders s as inline code on one line ("" for empty s). A code span cannot escape
+// backticks, so the fence is one backtick longer than the longest run inside; '|' is escaped so
+// a table cell stays one cell (GFM reads \| as | in a code span inside a table cell).
 func MarkdownCode(s string) string {
 	s = textsafe.Escape(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
 	s = strings.ReplaceAll(s, "|", `\|`)
-	run, longest := 0, 0
+	if s == "" {
+		return ""
+	}
+	longest, run := 0, 0
 	for _, r := range s {
 		if r == '`' {
 			run++
@@ -78,10 +90,11 @@ func MarkdownCode(s string) string {
 		}
 	}
 	fence := strings.Repeat("`", longest+1)
+	pad := ""
 	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		return fence + " " + s + " " + fence
+		pad = " "
 	}
-	return fence + s + fence
+	return fence + pad + s + pad + fence
 }
 
 // writeMarkdownView writes v's own job summary; false when v has none to give.

@@ -11,9 +11,11 @@ import (
 func TestMarkdownEscaping(t *testing.T) {
 	for in, want := range map[string]string{
 		"plain c.go (+1 more)":         "plain c.go (+1 more)",
-		"[x](http://evil) <img src=x>": `\[x\](http://evil) \<img src=x\>`,
-		"a|b *c* _d_ `e` ~f~ &amp;":    "a\\|b \\*c\\* \\_d\\_ \\`e\\` \\~f\\~ \\&amp;",
-		"two\nlines\r\nhere":           "two lines here",
+		"[x](http://evil) <img src=x>": `\[x\](http\://evil) \<img src=x\>`,
+		"a|b *c* _d_ `e` ~f~ &amp;":    "a\\|b \\*c\\* \\_d\\_ \\`e\\` \\~f\\~ &amp;amp;",
+		// The gate summary's text breaks autolinks and block starts as the finding sets' does.
+		"- see www.evil.example @someone": `\- see www\.evil.example \@someone`,
+		"two\nlines\r\nhere":              "two lines here",
 		// textsafe's escapes keep their backslash, doubled so Markdown shows it literally.
 		"bidi \u202e and \x1b[31m": `bidi \\u202E and \\u001B\[31m`,
 	} {
@@ -27,6 +29,7 @@ func TestMarkdownEscaping(t *testing.T) {
 		"`start":     "`` `start ``",
 		"x|y":        "`x\\|y`",
 		"line\nnext": "`line next`",
+		"":           "",
 	} {
 		if got := MarkdownCode(in); got != want {
 			t.Errorf("MarkdownCode(%q) = %q, want %q", in, got, want)

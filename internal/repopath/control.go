@@ -8,8 +8,9 @@ import (
 // ControlDir is the folder mastermind keeps its task records and contract files in.
 const ControlDir = ".mastermind"
 
-// taskNameRe is the canonical task folder name "<NNN>-<slug>" (spec-and-lifecycle.md §0).
-var taskNameRe = regexp.MustCompile(`^[0-9]{3,}-[A-Za-z0-9][A-Za-z0-9._-]*$`)
+// TaskNamePattern is the canonical task folder name "<NNN>-<slug>" (spec-and-lifecycle.md §0),
+// the one definition every package that recognises a task folder uses.
+var TaskNamePattern = regexp.MustCompile(`^[0-9]{3,}-[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // dispatchIDRe is a dispatch counter's id (agent-contracts.md §2.9, contracts/filter).
 var dispatchIDRe = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
@@ -64,13 +65,13 @@ func artifactIn(dir, base string) bool {
 		return base == "_lessons.md" || base == "_lessons.md.lock"
 	case dir == "releases":
 		name, ok := strings.CutSuffix(base, ".md")
-		return ok && taskNameRe.MatchString(name)
+		return ok && TaskNamePattern.MatchString(name)
 	case dir == "dispatch":
 		id, ok := strings.CutSuffix(strings.TrimSuffix(base, ".lock"), ".json")
 		return ok && dispatchIDRe.MatchString(id)
 	}
 	task, ok := strings.CutPrefix(dir, "tasks/")
-	if !ok || !taskNameRe.MatchString(task) {
+	if !ok || !TaskNamePattern.MatchString(task) {
 		return false
 	}
 	return IsTaskArtifactName(base) || base == "hook-block.json" ||
@@ -103,7 +104,7 @@ func TaskArtifact(p string) (task, name string, ok bool) {
 		return "", "", false
 	}
 	task, name, ok = strings.Cut(rest, "/")
-	if !ok || !taskNameRe.MatchString(task) || !IsTaskArtifactName(name) {
+	if !ok || !TaskNamePattern.MatchString(task) || !IsTaskArtifactName(name) {
 		return "", "", false
 	}
 	return task, name, true

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -68,38 +67,14 @@ func evidenceText(r Result) string {
 // TestEvidenceGolden validates testdata/evidence/*.md: the audit rules `report validate` applies
 // without git or spec (lifecycle-v2.md §6) and the usable parts of a rejected report (§5.6).
 func TestEvidenceGolden(t *testing.T) {
-	inputs, _ := filepath.Glob(filepath.Join("testdata", "evidence", "*.md"))
-	if len(inputs) == 0 {
-		t.Fatal("no inputs")
-	}
-	for _, in := range inputs {
-		name := strings.TrimSuffix(filepath.Base(in), ".md")
-		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := evidenceText(Validate(data, filepath.Base(in)))
-			outPath := strings.TrimSuffix(in, ".md") + ".out"
-			if *update {
-				if err := os.WriteFile(outPath, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(outPath)
-			if err != nil {
-				t.Fatalf("missing golden %s (run with -update): %v", outPath, err)
-			}
-			if d := cmp.Diff(string(want), got); d != "" {
-				t.Errorf("(-want +got)\n%s", d)
-			}
+	eachGolden(t, goldenInputs(t, filepath.Join("testdata", "evidence", "*.md"), 1), func(t *testing.T, name string, data []byte) (string, func()) {
+		return evidenceText(Validate(data, name+".md")), func() {
 			good := strings.Contains(name, "_good_")
 			if hasEvidence := len(Validate(data, "x").All()) > 0; hasEvidence == good {
 				t.Errorf("a _good_ case must have no finding and every other case at least one")
 			}
-		})
-	}
+		}
+	})
 }
 
 // TestPartialNeverHoldsRefusedValues checks that a partial report leaves out every element a

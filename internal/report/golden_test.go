@@ -23,15 +23,21 @@ func goldenText(r Result) string {
 	return b.String()
 }
 
-// TestGolden validates every testdata/*.md and compares the findings with testdata/*.out. The
-// inputs cover every example of executor-report-v1.md §8.1–§8.4 (V*, T*, Y*, X*). Run
-// `go test ./internal/report/ -update` to rewrite the .out files, then review the diff against
-// the design's tables.
-func TestGolden(t *testing.T) {
-	inputs, err := filepath.Glob(filepath.Join("testdata", "*.md"))
-	if err != nil || len(inputs) == 0 {
-		t.Fatalf("no golden inputs: %v", err)
+// goldenInputs returns the inputs matching pattern, at least min of them.
+func goldenInputs(t *testing.T, pattern string, min int) []string {
+	t.Helper()
+	inputs, err := filepath.Glob(pattern)
+	if err != nil || len(inputs) < min {
+		t.Fatalf("want at least %d golden inputs %s, have %d: %v", min, pattern, len(inputs), err)
 	}
+	return inputs
+}
+
+// eachGolden runs check for every input as a subtest named for the file: check gets the input's
+// bytes and returns the text to compare with the .out file beside it. With -update the .out file
+// is rewritten instead and the subtest ends.
+func eachGolden(t *testing.T, inputs []string, check func(t *testing.T, name string, data []byte) (got string, more func())) {
+	t.Helper()
 	for _, in := range inputs {
 		name := strings.TrimSuffix(filepath.Base(in), ".md")
 		t.Run(name, func(t *testing.T) {
@@ -39,8 +45,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := Validate(data, filepath.Base(in))
-			got := goldenText(res)
+			got, more := check(t, name, data)
 			outPath := strings.TrimSuffix(in, ".md") + ".out"
 			if *update {
 				if err := os.WriteFile(outPath, []byte(got), 0o644); err != nil {
@@ -53,8 +58,22 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("missing golden %s (run with -update): %v", outPath, err)
 			}
 			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("findings differ (-want +got):\n%s", diff)
+				t.Errorf("%s differs (-want +got):\n%s", outPath, diff)
 			}
+			more()
+		})
+	}
+}
+
+// TestGolden validates every testdata/*.md and compares the findings with testdata/*.out. The
+// inputs cover every example of executor-report-v1.md §8.1–§8.4 (V*, T*, Y*, X*). Run
+// `go test ./internal/report/ -update` to rewrite the .out files, then review the diff against
+// the design's tables.
+func TestGolden(t *testing.T) {
+	eachGolden(t, goldenInputs(t, filepath.Join("testdata", "*.md"), 1), func(t *testing.T, name string, data []byte) (string, func()) {
+		res := Validate(data, name+".md")
+		got := goldenText(res)
+		return got, func() {
 			if (got == "") != (res.Report != nil) {
 				t.Errorf("Report non-nil = %v with %d findings", res.Report != nil, len(res.Findings))
 			}
@@ -63,41 +82,17 @@ func TestGolden(t *testing.T) {
 					t.Errorf("schema.other must never appear for the design examples: %s", f)
 				}
 			}
-		})
-	}
+		}
+	})
 }
 
 // TestYAMLMistakeGolden validates testdata/yaml/*.md, the YAML mistakes agents make most, written
 // as real reports in sentinel form: each gives one decode.syntax finding at the offending token
 // (file line and column, given once) with the fix (lifecycle-v2.md §9).
 func TestYAMLMistakeGolden(t *testing.T) {
-	inputs, _ := filepath.Glob(filepath.Join("testdata", "yaml", "*.md"))
-	if len(inputs) < 10 {
-		t.Fatalf("want at least ten YAML mistakes, have %d", len(inputs))
-	}
-	for _, in := range inputs {
-		name := strings.TrimSuffix(filepath.Base(in), ".md")
-		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := Validate(data, filepath.Base(in))
-			got := goldenText(res)
-			outPath := strings.TrimSuffix(in, ".md") + ".out"
-			if *update {
-				if err := os.WriteFile(outPath, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(outPath)
-			if err != nil {
-				t.Fatalf("missing golden %s (run with -update): %v", outPath, err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("findings differ (-want +got):\n%s", diff)
-			}
+	eachGolden(t, goldenInputs(t, filepath.Join("testdata", "yaml", "*.md"), 10), func(t *testing.T, name string, data []byte) (string, func()) {
+		res := Validate(data, name+".md")
+		return goldenText(res), func() {
 			if len(res.Findings) != 1 || res.Findings[0].Rule != "decode.syntax" || res.Findings[0].Column < 1 {
 				t.Fatalf("want one positioned decode.syntax, got %v", res.Findings)
 			}
@@ -108,6 +103,6 @@ func TestYAMLMistakeGolden(t *testing.T) {
 			if !strings.Contains(f.Message, ";") {
 				t.Errorf("the message gives no fix: %q", f.Message)
 			}
-		})
-	}
+		}
+	})
 }

@@ -1,11 +1,14 @@
 package scaffold
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mastermind-controller/mastermind/internal/fsx"
 )
 
 // TestEnsureGitignore: a missing .mastermind/.gitignore is written, one without the lock pattern
@@ -46,11 +49,27 @@ func TestEnsureGitignore(t *testing.T) {
 		if err := os.Symlink(target, filepath.Join(root, ".mastermind", ".gitignore")); err != nil {
 			t.Fatal(err)
 		}
-		if err := EnsureGitignore(root); err == nil {
-			t.Fatal("a symlinked .gitignore was accepted")
+		err := EnsureGitignore(root)
+		var pe *fsx.PathError
+		if !errors.As(err, &pe) || pe.Reason != fsx.ReasonSymlink || !strings.Contains(err.Error(), GitignoreRel) {
+			t.Fatalf("a symlinked .gitignore: %v, want a symlink refusal naming %s", err, GitignoreRel)
 		}
 		if b, _ := os.ReadFile(target); string(b) != "x\n" {
 			t.Fatalf("the symlink target was written: %q", b)
+		}
+	})
+	t.Run("too large", func(t *testing.T) {
+		root := t.TempDir()
+		mkdirs(t, root, ".mastermind")
+		path := filepath.Join(root, ".mastermind", ".gitignore")
+		big := strings.Repeat("#\n", maxGitignoreBytes/2+1)
+		writeFile(t, path, big)
+		err := EnsureGitignore(root)
+		if err == nil || !strings.Contains(err.Error(), ".mastermind/.gitignore is larger than") || !strings.Contains(err.Error(), "add the line *.lock") {
+			t.Fatalf("a .gitignore over the limit: %v", err)
+		}
+		if b, _ := os.ReadFile(path); string(b) != big {
+			t.Fatal("the oversized .gitignore was changed")
 		}
 	})
 }

@@ -2,10 +2,10 @@ package scaffold
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mastermind-controller/mastermind/internal/repopath"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
@@ -16,8 +16,9 @@ const MaxSlugBytes = 48
 // MaxTitleRunes is the longest title accepted by CheckTitle, in code points.
 const MaxTitleRunes = 200
 
-// TaskNamePattern is the shape of a task folder name (spec-and-lifecycle.md §0).
-var TaskNamePattern = regexp.MustCompile(`^[0-9]{3,}-[A-Za-z0-9][A-Za-z0-9._-]*$`)
+// TaskNamePattern is the shape of a task folder name (spec-and-lifecycle.md §0,
+// repopath.TaskNamePattern).
+var TaskNamePattern = repopath.TaskNamePattern
 
 // InputError is an invalid title or mode given to new-spec: a usage error (exit 2).
 type InputError struct {

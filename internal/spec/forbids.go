@@ -134,7 +134,7 @@ func (w *fmWalker) forbids(ptr string) []string {
 	}
 	var out, valid []string
 	for i := range items {
-		ip := jsonptr.Append(ptr, fmt.Sprint(i))
+		ip := jsonptr.AppendIndex(ptr, i)
 		s, ok := w.str(ip)
 		if !ok {
 			continue

@@ -395,7 +395,7 @@ func (w *fmWalker) pathList(ptr, list string) []string {
 	}
 	var out []string
 	for i := range items {
-		ip := jsonptr.Append(ptr, fmt.Sprint(i))
+		ip := jsonptr.AppendIndex(ptr, i)
 		if s, ok := w.str(ip); ok {
 			out = append(out, s)
 			w.addDecl(list, ip, s)
@@ -418,7 +418,7 @@ func (w *fmWalker) touches(ptr string) {
 	}
 	fm := &w.p.spec.Frontmatter
 	for i := range items {
-		ip := jsonptr.Append(ptr, fmt.Sprint(i))
+		ip := jsonptr.AppendIndex(ptr, i)
 		m, keys, ok := w.mapping(ip, "a mapping with a file field")
 		if !ok {
 			continue
@@ -456,7 +456,7 @@ func (w *fmWalker) symbols(ptr string) []Symbol {
 	}
 	var out []Symbol
 	for i, it := range items {
-		ip := jsonptr.Append(ptr, fmt.Sprint(i))
+		ip := jsonptr.AppendIndex(ptr, i)
 		if s, ok := it.(string); ok {
 			out = append(out, Symbol{Name: s})
 			continue
@@ -521,7 +521,7 @@ func (w *fmWalker) verify(ptr string) {
 	}
 	fm := &w.p.spec.Frontmatter
 	for i, it := range items {
-		ip := jsonptr.Append(ptr, fmt.Sprint(i))
+		ip := jsonptr.AppendIndex(ptr, i)
 		if s, ok := it.(string); ok {
 			fm.Verify = append(fm.Verify, VerifyItem{Label: s})
 			w.p.spec.VerifyLabels = append(w.p.spec.VerifyLabels, s)
@@ -580,7 +580,7 @@ func (w *fmWalker) breakingChanges(ptr string) {
 			continue
 		}
 		for i, it := range items {
-			ip := jsonptr.Append(kp, fmt.Sprint(i))
+			ip := jsonptr.AppendIndex(kp, i)
 			if s, ok := it.(string); ok {
 				bc.RemovedSymbols = append(bc.RemovedSymbols, RemovedSymbol{Name: s})
 				continue

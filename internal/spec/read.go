@@ -32,21 +32,19 @@ const (
 // other I/O failure (permission denied, EIO) is returned as an error (exit 3).
 func Read(root, rel string) (*Spec, []finding.Finding, error) {
 	data, err := fsx.ReadInRoot(root, rel, MaxBytes)
-	if err != nil {
-		var pe *fsx.PathError
-		if !errors.As(err, &pe) {
-			return nil, nil, fmt.Errorf("read spec %s: %w", rel, err)
-		}
-		return nil, []finding.Finding{unreadableFinding(rel, pe)}, nil
-	}
-	s, fs := Parse(data, rel)
-	return s, fs, nil
+	return parseRead(data, err, rel)
 }
 
 // ReadDir is Read for the entry name of the open directory d (the task folder, opened once:
 // trust-model.md I4); rel is the repository-relative path for findings.
 func ReadDir(d *fsx.Dir, name, rel string) (*Spec, []finding.Finding, error) {
 	data, err := d.ReadFile(name, MaxBytes)
+	return parseRead(data, err, rel)
+}
+
+// parseRead parses what a read of the spec rel returned: a refusal (*fsx.PathError) is one
+// spec.unreadable finding, any other error is returned.
+func parseRead(data []byte, err error, rel string) (*Spec, []finding.Finding, error) {
 	if err != nil {
 		var pe *fsx.PathError
 		if !errors.As(err, &pe) {
@@ -73,7 +71,7 @@ func unreadableFinding(rel string, pe *fsx.PathError) finding.Finding {
 	case fsx.ReasonOutsideRoot:
 		msg = fmt.Sprintf("spec %s must be a regular file inside the repository (found a path outside the repository)", rel)
 	case fsx.ReasonTooLarge:
-		msg = fmt.Sprintf("spec is more than %d bytes; the limit is %d bytes (16 MiB)", MaxBytes, MaxBytes)
+		msg = fmt.Sprintf("spec %s is larger than the limit of %d bytes (16 MiB); shorten it", rel, MaxBytes)
 	case fsx.ReasonUnstable:
 		msg = fmt.Sprintf("spec %s changed while it was being read; re-run when the planner has finished writing", rel)
 	default:

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -60,6 +61,9 @@ func TestReadRefusals(t *testing.T) {
 		f := fs[0]
 		if f.Rule != RuleUnreadable || f.File != tc.rel || f.FieldString("reason") != tc.reason {
 			t.Errorf("%s: got %v reason=%s", tc.rel, f, f.FieldString("reason"))
+		}
+		if !strings.Contains(f.Message, "spec "+tc.rel+" ") {
+			t.Errorf("%s: the message does not name the file: %q", tc.rel, f.Message)
 		}
 	}
 }

@@ -1,8 +1,6 @@
 package store
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -57,6 +55,5 @@ func RepoID(gitDir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256([]byte(real))
-	return hex.EncodeToString(sum[:]), nil
+	return SHA256Hex([]byte(real)), nil
 }

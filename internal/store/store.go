@@ -375,37 +375,18 @@ func (t *Task) CopyTo(h string, w io.Writer) error {
 	return nil
 }
 
-// Copy returns the mirror copy whose SHA-256 is h. A missing copy or one whose content does not
-// hash to h is an *Error of KindCorrupt.
+// Copy returns the mirror copy whose SHA-256 is h, read whole through CopyTo: a missing copy, one
+// larger than MaxCopyBytes or one whose content does not hash to h is an *Error of KindCorrupt.
 func (t *Task) Copy(h string) ([]byte, error) {
-	p := filepath.Join(t.Path(), mirrorsDir, h)
-	if !hex64.MatchString(h) {
-		return nil, &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: errors.New("not a SHA-256")}
+	var b bytes.Buffer
+	if err := t.CopyTo(h, &b); err != nil {
+		return nil, err
 	}
-	md, err := t.dir.Sub(mirrorsDir)
-	if err != nil {
-		if fsx.ReasonOf(err) == fsx.ReasonMissing {
-			return nil, &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: errors.New("no mirror copy")}
-		}
-		return nil, wrap("open", filepath.Join(t.Path(), mirrorsDir), err)
-	}
-	defer md.Close()
-	data, err := md.ReadFile(h, MaxCopyBytes)
-	if err != nil {
-		if fsx.ReasonOf(err) == fsx.ReasonMissing {
-			return nil, &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: errors.New("no mirror copy")}
-		}
-		return nil, wrap("read", p, err)
-	}
-	if SHA256Hex(data) != h {
-		return nil, &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: errors.New("the copy does not match its hash")}
-	}
-	return data, nil
+	return b.Bytes(), nil
 }
 
 // pruneCopies removes mirror copies other than the current versions r names (only those are ever
-// restored). Failures are
-// ignored: a stray copy costs space, never correctness.
+// restored). Failures are ignored: a stray copy costs space, never correctness.
 func (t *Task) pruneCopies(r *Record) {
 	md, err := t.dir.Sub(mirrorsDir)
 	if err != nil {

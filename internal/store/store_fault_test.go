@@ -45,16 +45,25 @@ func faultRecord(n int, audit []byte) *Record {
 // helperTask opens the task the fault helpers share: store root and repository from the
 // environment.
 func helperTask(t *testing.T) *Task {
-	s, err := Open(os.Getenv("STORE_KILL_ROOT"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	gd := os.Getenv("STORE_KILL_GITDIR")
-	tk, err := s.OpenTask(RepoRef{GitDir: gd, WorkTree: filepath.Dir(gd)}, "001-a")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, tk := openFaultTask(t, os.Getenv("STORE_KILL_ROOT"), os.Getenv("STORE_KILL_GITDIR"))
 	return tk
+}
+
+// openFaultTask opens the store at root and task 001-a of the repository whose git directory is
+// gitDir (work tree its parent); both are closed when the test ends.
+func openFaultTask(t *testing.T, root, gitDir string) (*Store, *Task) {
+	t.Helper()
+	s, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	tk, err := s.OpenTask(RepoRef{GitDir: gitDir, WorkTree: filepath.Dir(gitDir)}, "001-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tk.Close() })
+	return s, tk
 }
 
 // TestHelperStoreWriter is the child of TestKillDuringStoreWritesFault: it performs every kind
@@ -126,16 +135,7 @@ func TestKillDuringStoreWritesFault(t *testing.T) {
 		t.Skip("starts processes")
 	}
 	root, gitDir := faultEnv(t)
-	s, err := Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	tk, err := s.OpenTask(RepoRef{GitDir: gitDir, WorkTree: filepath.Dir(gitDir)}, "001-a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tk.Close()
+	_, tk := openFaultTask(t, root, gitDir)
 	audit := payload(100000)
 	if _, err := tk.KeepCopy(audit); err != nil {
 		t.Fatal(err)
@@ -231,16 +231,7 @@ func TestTwoControllersFault(t *testing.T) {
 		}
 		got = append(got, buf[:n]...)
 	}
-	s, err := Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	tk, err := s.OpenTask(RepoRef{GitDir: gitDir, WorkTree: filepath.Dir(gitDir)}, "001-a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tk.Close()
+	_, tk := openFaultTask(t, root, gitDir)
 	start := time.Now()
 	if _, err := tk.Lock(); !errors.Is(err, ErrBusy) {
 		t.Fatalf("second controller: %v, want busy", err)
@@ -273,16 +264,7 @@ func TestReadOnlyStoreFault(t *testing.T) {
 	dir := mountTmpfs(t, "4m")
 	_, gitDir := faultEnv(t)
 	root := filepath.Join(dir, "state")
-	s, err := Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	tk, err := s.OpenTask(RepoRef{GitDir: gitDir, WorkTree: filepath.Dir(gitDir)}, "001-a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tk.Close()
+	s, tk := openFaultTask(t, root, gitDir)
 	audit := []byte("audit v1")
 	if err := tk.Save(faultRecord(1, audit), time.Now()); err != nil {
 		t.Fatal(err)
@@ -319,16 +301,7 @@ func TestReadOnlyStoreFault(t *testing.T) {
 func TestFullStoreFault(t *testing.T) {
 	dir := mountTmpfs(t, "256k")
 	_, gitDir := faultEnv(t)
-	s, err := Open(filepath.Join(dir, "state"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	tk, err := s.OpenTask(RepoRef{GitDir: gitDir, WorkTree: filepath.Dir(gitDir)}, "001-a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tk.Close()
+	_, tk := openFaultTask(t, filepath.Join(dir, "state"), gitDir)
 	small := &Record{State: json.RawMessage(`{"v":1}`)}
 	if err := tk.Save(small, time.Now()); err != nil {
 		t.Fatal(err)
@@ -337,7 +310,7 @@ func TestFullStoreFault(t *testing.T) {
 	f, _ := os.Create(filepath.Join(dir, "filler"))
 	_, _ = f.Write(make([]byte, 512<<10))
 	f.Close()
-	err = tk.Save(faultRecord(1, []byte("a")), time.Now())
+	err := tk.Save(faultRecord(1, []byte("a")), time.Now())
 	if !errors.Is(err, ErrFull) || !strings.Contains(err.Error(), "full") {
 		t.Fatalf("Save on a full store: %v", err)
 	}

@@ -54,42 +54,7 @@ if [ "$(git -C "$R" rev-parse HEAD)" = "$BASELINE" ]; then
 	git -C "$R" -c user.name=bench -c user.email=bench@example.com commit -q -m 'scenario A'
 	i=1
 	while [ "$i" -le "$TASKS" ]; do
-		name=$(printf '9%02d-gate-perf' "$i")
-		dir=.mastermind/tasks/$name
-		mkdir -p "$R/$dir"
-		{
-			echo '---'
-			echo 'touches:'
-			awk -F '\t' '$1 == "modified" { print "  - file: " $2 }' "$EXPECTED"
-			echo 'creates:'
-			awk -F '\t' '$1 == "added" || $1 == "untracked" { print "  - " $2 }' "$EXPECTED"
-			echo 'verify:'
-			echo '  - cmd: go test ./...'
-			echo 'mode: lite'
-			echo '---'
-			echo "# Gate perf task $i"
-			echo
-			echo '## Goals'
-			echo
-			echo 'Exercise the gate on scenario A.'
-		} >"$R/$dir/spec.md"
-		perf_report "$dir/spec.md" "$EXPECTED" >"$R/$dir/executor-report.md"
-		hash=$(sha256sum "$R/$dir/spec.md" | cut -d' ' -f1)
-		cat >"$R/$dir/state.json" <<JSON
-{
-  "schema_version": 1,
-  "status": "approved",
-  "next_step": "run_executor",
-  "risk": "low",
-  "last_artifact": "spec.md",
-  "spec_path": "$dir/spec.md",
-  "spec_hash": "$hash",
-  "baseline_ref": "$BASELINE",
-  "started_at": 1796040000,
-  "iteration": 1,
-  "blocking_streak": 0
-}
-JSON
+		perf_gate_task "$R" "$i" "$EXPECTED" "$BASELINE"
 		i=$((i + 1))
 	done
 	git -C "$R" add -A
@@ -146,7 +111,6 @@ while [ "$r" -le "$ROUNDS" ]; do
 	r=$((r + 1))
 done
 restore
-median() { echo "$1" | tr ' ' '\n' | sed '/^$/d' | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 mgb=$(median "$GB"); mgc=$(median "$GC"); mg=$(median "$G"); mp=$(median "$P")
 awk -v gb="$mgb" -v gc="$mgc" -v g="$mg" -v p="$mp" -v n="$TASKS" -v rss="$RSS" 'BEGIN {
 	printf "median: gate --base (%d tasks) %.1f ms in place, %.1f ms with the tree copy; gate %.1f ms; %dx run-task --post-only %.1f ms\n", n, gb / 1000, gc / 1000, g / 1000, n, p / 1000

@@ -34,48 +34,12 @@ trap 'rm -rf "$A/.mastermind" "$TMP"' EXIT
 
 i=1
 while [ "$i" -le "$TASKS" ]; do
-	name=$(printf '9%02d-gate-perf' "$i")
-	dir=.mastermind/tasks/$name
-	mkdir -p "$A/$dir"
-	{
-		echo '---'
-		echo 'touches:'
-		awk -F '\t' '$1 == "modified" { print "  - file: " $2 }' "$OUT/a.expected"
-		echo 'creates:'
-		awk -F '\t' '$1 == "added" || $1 == "untracked" { print "  - " $2 }' "$OUT/a.expected"
-		echo 'verify:'
-		echo '  - cmd: go test ./...'
-		echo 'mode: lite'
-		echo '---'
-		echo "# Gate perf task $i"
-		echo
-		echo '## Goals'
-		echo
-		echo 'Exercise the gate on scenario A.'
-	} >"$A/$dir/spec.md"
-	perf_report "$dir/spec.md" "$OUT/a.expected" >"$A/$dir/executor-report.md"
-	hash=$(sha256sum "$A/$dir/spec.md" | cut -d' ' -f1)
-	cat >"$A/$dir/state.json" <<JSON
-{
-  "schema_version": 1,
-  "status": "approved",
-  "next_step": "run_executor",
-  "risk": "low",
-  "last_artifact": "spec.md",
-  "spec_path": "$dir/spec.md",
-  "spec_hash": "$hash",
-  "baseline_ref": "$BASELINE",
-  "started_at": 1796040000,
-  "iteration": 1,
-  "blocking_streak": 0
-}
-JSON
+	perf_gate_task "$A" "$i" "$OUT/a.expected" "$BASELINE"
 	i=$((i + 1))
 done
 # State bytes before, to show the gate writes nothing.
 STATES_BEFORE=$(cat "$A"/.mastermind/tasks/*/state.json | sha256sum)
 
-now() { date +%s%N; }
 gate() {
 	MASTERMIND_DEBUG_GATE=1 MASTERMIND_DEBUG_RSS=1 "$BIN" gate --root "$A" >"$TMP/gate.out" 2>"$TMP/gate.err" || {
 		code=$?
@@ -119,7 +83,6 @@ while [ "$r" -le "$ROUNDS" ]; do
 	G="$G $g"; C1="$C1 $c1"; C50="$C50 $c50"
 	r=$((r + 1))
 done
-median() { echo "$1" | tr ' ' '\n' | sed '/^$/d' | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 mg=$(median "$G"); m1=$(median "$C1"); m50=$(median "$C50")
 awk -v g="$mg" -v c1="$m1" -v c50="$m50" -v n="$TASKS" -v rss="$RSS" 'BEGIN {
 	printf "median: gate (%d tasks) %.1f ms; changes %.1f ms; %dx changes %.1f ms\n", n, g / 1000, c1 / 1000, n, c50 / 1000

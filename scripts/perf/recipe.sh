@@ -2,7 +2,10 @@
 # mastermind is compared against — both commands run concurrently with the hardened flags and an
 # explicitly built environment. Usage: recipe DIR BASELINE_OID; now prints nanoseconds;
 # perf_report SPEC EXPECTED prints the benchmark tasks' executor report (every path of the
-# generator's EXPECTED list reported, one passing verify command) for the spec at SPEC.
+# generator's EXPECTED list reported, one passing verify command) for the spec at SPEC;
+# perf_gate_task ROOT I EXPECTED BASELINE writes gate benchmark task I under ROOT/.mastermind/tasks
+# (a spec touching EXPECTED's modified paths and creating its added/untracked ones, its report,
+# and a state.json approved with BASELINE); median "N N ..." prints the median of the numbers.
 
 now() { date +%s%N; }
 
@@ -41,3 +44,45 @@ perf_report() {
 	echo '```'
 	echo '<!-- mastermind:report-end -->'
 }
+
+perf_gate_task() {
+	local root=$1 i=$2 expected=$3 baseline=$4
+	local dir hash
+	dir=.mastermind/tasks/$(printf '9%02d-gate-perf' "$i")
+	mkdir -p "$root/$dir"
+	{
+		echo '---'
+		echo 'touches:'
+		awk -F '\t' '$1 == "modified" { print "  - file: " $2 }' "$expected"
+		echo 'creates:'
+		awk -F '\t' '$1 == "added" || $1 == "untracked" { print "  - " $2 }' "$expected"
+		echo 'verify:'
+		echo '  - cmd: go test ./...'
+		echo 'mode: lite'
+		echo '---'
+		echo "# Gate perf task $i"
+		echo
+		echo '## Goals'
+		echo
+		echo 'Exercise the gate on scenario A.'
+	} >"$root/$dir/spec.md"
+	perf_report "$dir/spec.md" "$expected" >"$root/$dir/executor-report.md"
+	hash=$(sha256sum "$root/$dir/spec.md" | cut -d' ' -f1)
+	cat >"$root/$dir/state.json" <<JSON
+{
+  "schema_version": 1,
+  "status": "approved",
+  "next_step": "run_executor",
+  "risk": "low",
+  "last_artifact": "spec.md",
+  "spec_path": "$dir/spec.md",
+  "spec_hash": "$hash",
+  "baseline_ref": "$baseline",
+  "started_at": 1796040000,
+  "iteration": 1,
+  "blocking_streak": 0
+}
+JSON
+}
+
+median() { echo "$1" | tr ' ' '\n' | sed '/^$/d' | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

@@ -92,6 +92,8 @@ func finish(res *Result, obj *Value) *Result {
 	if len(res.Items) == 0 {
 		res.Accepted = true
 		res.Object = obj
+		// Keys in source order, numbers as their literals, no HTML escaping (agent-contracts.md
+		// §2.7 "Accepted").
 		res.Output = obj.Indent()
 	}
 	return res

@@ -54,8 +54,8 @@ func route(obj *Value) (variant, note string, bad *Item) {
 	if !ok {
 		return VariantComplete, NoteStatusAbsent, nil
 	}
-	if st.Kind == KindString && (st.Str == VariantComplete || st.Str == VariantNeedsInput) {
-		return st.Str, "", nil
+	if st.Kind == KindString && (st.String == VariantComplete || st.String == VariantNeedsInput) {
+		return st.String, "", nil
 	}
 	it := newItem("status", Required, "string", ReasonDiscriminator, RuleDiscriminator, "/status", []int{0})
 	return VariantComplete, "", &it
@@ -80,15 +80,15 @@ func validateNeedsInput(obj *Value) []Item {
 				add(i, f.name, Required, f.typ, reasonBlockingStep, rule)
 			}
 		case "ambiguity_type":
-			if v == nil || v.Kind != KindString || (v.Str != "spec-ambiguity" && v.Str != "missing-context") {
+			if v == nil || v.Kind != KindString || (v.String != "spec-ambiguity" && v.String != "missing-context") {
 				add(i, f.name, Required, f.typ, reasonAmbiguityType, rule)
 			}
 		case "tried":
-			if !nonBlank(v) || placeholderRe.MatchString(strings.TrimSpace(v.Str)) {
+			if !nonBlank(v) || placeholderRe.MatchString(strings.TrimSpace(v.String)) {
 				add(i, f.name, Required, f.typ, reasonTried, rule)
 			}
 		case "question":
-			if !nonBlank(v) || !strings.HasSuffix(strings.TrimRightFunc(v.Str, unicode.IsSpace), "?") {
+			if !nonBlank(v) || !strings.HasSuffix(strings.TrimRightFunc(v.String, unicode.IsSpace), "?") {
 				add(i, f.name, Required, f.typ, reasonQuestion, rule)
 			}
 		case "options":
@@ -98,7 +98,7 @@ func validateNeedsInput(obj *Value) []Item {
 				add(i, f.name, Required, f.typ, reason, rule)
 			}
 		case "recommendation":
-			if !nonBlank(v) || !recommendationOK(v.Str, labels) {
+			if !nonBlank(v) || !recommendationOK(v.String, labels) {
 				add(i, f.name, Required, f.typ, reasonRecommendation, rule)
 			}
 		case "rolled_back":
@@ -128,8 +128,8 @@ func validateNeedsInput(obj *Value) []Item {
 		known[f.name] = true
 	}
 	for j, m := range obj.Members {
-		if !known[m.Key] {
-			add(len(needsInputFields)+j, m.Key, NotAllowed, "any", reasonNotNeedsInput, RuleUnknownField)
+		if !known[m.Name] {
+			add(len(needsInputFields)+j, m.Name, NotAllowed, "any", reasonNotNeedsInput, RuleUnknownField)
 		}
 	}
 	return items
@@ -143,14 +143,14 @@ func wrongType(v *Value) string {
 }
 
 func nonBlank(v *Value) bool {
-	return v != nil && v.Kind == KindString && strings.TrimSpace(v.Str) != ""
+	return v != nil && v.Kind == KindString && strings.TrimSpace(v.String) != ""
 }
 
 func isInteger(v *Value) bool {
 	if v.Kind != KindNumber {
 		return false
 	}
-	r, ok := new(big.Rat).SetString(string(v.Num))
+	r, ok := new(big.Rat).SetString(string(v.Number))
 	return ok && r.IsInt()
 }
 
@@ -168,12 +168,12 @@ func checkOptions(v *Value) (string, []string) {
 		sm, hasS := it.Get("summary")
 		if !hasL || !nonBlank(l) || !hasS || !nonBlank(sm) {
 			ok = false
-			if hasL && l.Kind == KindString && strings.TrimSpace(l.Str) != "" {
-				labels = append(labels, strings.TrimSpace(l.Str))
+			if hasL && l.Kind == KindString && strings.TrimSpace(l.String) != "" {
+				labels = append(labels, strings.TrimSpace(l.String))
 			}
 			continue
 		}
-		t := strings.TrimSpace(l.Str)
+		t := strings.TrimSpace(l.String)
 		labels = append(labels, t)
 		if i, seen := first[t]; seen {
 			if dup == "" {

@@ -11,18 +11,18 @@ import (
 func halt(t *testing.T, over map[string]any) string {
 	t.Helper()
 	base := []Member{
-		{"status", &Value{Kind: KindString, Str: "needs_input"}},
-		{"blocking_step", &Value{Kind: KindString, Str: "Step 3: migrate the users table"}},
-		{"ambiguity_type", &Value{Kind: KindString, Str: "spec-ambiguity"}},
-		{"tried", &Value{Kind: KindString, Str: "Read the brief's schema section; it names two tables."}},
-		{"question", &Value{Kind: KindString, Str: "Which table should the migration target?"}},
-		{"options", mustValue(t, `[{"label": "A", "summary": "users"}, {"label": "B", "summary": "accounts"}]`)},
-		{"recommendation", &Value{Kind: KindString, Str: "A"}},
-		{"rolled_back", &Value{Kind: KindBool, Bool: false}},
+		{Name: "status", Value: &Value{Kind: KindString, String: "needs_input"}},
+		{Name: "blocking_step", Value: &Value{Kind: KindString, String: "Step 3: migrate the users table"}},
+		{Name: "ambiguity_type", Value: &Value{Kind: KindString, String: "spec-ambiguity"}},
+		{Name: "tried", Value: &Value{Kind: KindString, String: "Read the brief's schema section; it names two tables."}},
+		{Name: "question", Value: &Value{Kind: KindString, String: "Which table should the migration target?"}},
+		{Name: "options", Value: mustValue(t, `[{"label": "A", "summary": "users"}, {"label": "B", "summary": "accounts"}]`)},
+		{Name: "recommendation", Value: &Value{Kind: KindString, String: "A"}},
+		{Name: "rolled_back", Value: &Value{Kind: KindBool, Bool: false}},
 	}
 	obj := &Value{Kind: KindObject}
 	for _, m := range base {
-		if v, ok := over[m.Key]; ok {
+		if v, ok := over[m.Name]; ok {
 			if v == nil {
 				continue
 			}
@@ -37,11 +37,11 @@ func halt(t *testing.T, over map[string]any) string {
 		}
 		isBase := false
 		for _, m := range base {
-			isBase = isBase || m.Key == k
+			isBase = isBase || m.Name == k
 		}
 		if !isBase {
 			b, _ := json.Marshal(v)
-			obj.Members = append(obj.Members, Member{k, mustValue(t, string(b))})
+			obj.Members = append(obj.Members, Member{Name: k, Value: mustValue(t, string(b))})
 		}
 	}
 	return "Halting.\n" + fence(obj.Compact())

@@ -64,7 +64,7 @@ func (c *repoChecker) walk(v *Value, tokens []string, isIndex []bool, ns []*Valu
 	switch v.Kind {
 	case KindString:
 		for _, f := range formatsOf(ns) {
-			if err := c.checkFormat(f, v.Str, tokens, ns); err != nil {
+			if err := c.checkFormat(f, v.String, tokens, ns); err != nil {
 				return err
 			}
 		}
@@ -81,8 +81,8 @@ func (c *repoChecker) walk(v *Value, tokens []string, isIndex []bool, ns []*Valu
 			return err
 		}
 		for _, m := range v.Members {
-			if err := c.walk(m.Value, append(tokens[:len(tokens):len(tokens)], m.Key), append(isIndex[:len(isIndex):len(isIndex)], false),
-				c.schema.child(ns, m.Key, false)); err != nil {
+			if err := c.walk(m.Value, append(tokens[:len(tokens):len(tokens)], m.Name), append(isIndex[:len(isIndex):len(isIndex)], false),
+				c.schema.child(ns, m.Name, false)); err != nil {
 				return err
 			}
 		}
@@ -162,14 +162,14 @@ func (c *repoChecker) checkShaSubject(v *Value, tokens []string, ns []*Value) er
 	}
 	sha, ok1 := v.Get("sha")
 	subj, ok2 := v.Get("subject")
-	if !ok1 || !ok2 || sha.Kind != KindString || subj.Kind != KindString || !ValidSHA(sha.Str) {
+	if !ok1 || !ok2 || sha.Kind != KindString || subj.Kind != KindString || !ValidSHA(sha.String) {
 		return nil
 	}
-	r, err := c.commit(sha.Str)
+	r, err := c.commit(sha.String)
 	if err != nil || r.reason != "" {
 		return err // the unresolved SHA is reported on the sha value itself
 	}
-	if reason, bad := subjectMismatch(r, subj.Str); bad {
+	if reason, bad := subjectMismatch(r, subj.String); bad {
 		c.add(append(tokens[:len(tokens):len(tokens)], "subject"), subjNodes, reason, RuleRepoSubject)
 	}
 	return nil

@@ -114,9 +114,9 @@ func (s *Schema) RequiredTopLevel() []string {
 		}
 		if props, ok := n.Get("properties"); ok && props.Kind == KindObject {
 			for _, m := range props.Members {
-				if reqSet[m.Key] && !seen[m.Key] {
-					seen[m.Key] = true
-					out = append(out, m.Key)
+				if reqSet[m.Name] && !seen[m.Name] {
+					seen[m.Name] = true
+					out = append(out, m.Name)
 				}
 			}
 		}
@@ -144,7 +144,7 @@ func (s *Schema) resolve(n *Value, _ int) []*Value {
 		seen[n] = true
 		out = append(out, n)
 		if ref, ok := n.Get("$ref"); ok && ref.Kind == KindString {
-			walk(s.pointer(ref.Str), depth+1)
+			walk(s.pointer(ref.String), depth+1)
 		}
 		if all, ok := n.Get("allOf"); ok && all.Kind == KindArray {
 			for _, m := range all.Items {
@@ -223,7 +223,7 @@ func (s *Schema) child(ns []*Value, tok string, isIndex bool) []*Value {
 		}
 		if pats, ok := n.Get("patternProperties"); ok && pats.Kind == KindObject {
 			for _, m := range pats.Members {
-				if re, err := regexp.Compile(m.Key); err == nil && re.MatchString(tok) {
+				if re, err := regexp.Compile(m.Name); err == nil && re.MatchString(tok) {
 					out = append(out, s.resolve(m.Value, 0)...)
 					matched = true
 				}
@@ -260,7 +260,7 @@ func declaredIndex(ns []*Value, key string) int {
 	for _, n := range ns {
 		if props, ok := n.Get("properties"); ok && props.Kind == KindObject {
 			for _, m := range props.Members {
-				if m.Key == key {
+				if m.Name == key {
 					return idx
 				}
 				idx++
@@ -286,7 +286,7 @@ func stringList(n *Value, key string) []string {
 	var out []string
 	for _, it := range v.Items {
 		if it.Kind == KindString {
-			out = append(out, it.Str)
+			out = append(out, it.String)
 		}
 	}
 	return out
@@ -298,7 +298,7 @@ func stringList(n *Value, key string) []string {
 func (s *Schema) label(ns []*Value) string {
 	for _, n := range ns {
 		if l, ok := n.Get("x-label"); ok && l.Kind == KindString {
-			return l.Str
+			return l.String
 		}
 	}
 	for _, n := range ns {
@@ -322,7 +322,7 @@ func (s *Schema) label(ns []*Value) string {
 func singleType(ns []*Value) string {
 	for _, n := range ns {
 		if l, ok := n.Get("x-label"); ok && l.Kind == KindString {
-			return l.Str
+			return l.String
 		}
 	}
 	for _, n := range ns {
@@ -342,13 +342,13 @@ func typeList(n *Value) []string {
 		return nil
 	}
 	if t.Kind == KindString {
-		return []string{t.Str}
+		return []string{t.String}
 	}
 	var out []string
 	if t.Kind == KindArray {
 		for _, it := range t.Items {
 			if it.Kind == KindString {
-				out = append(out, it.Str)
+				out = append(out, it.String)
 			}
 		}
 	}
@@ -360,7 +360,7 @@ func formatsOf(ns []*Value) []string {
 	var out []string
 	for _, n := range ns {
 		if f, ok := n.Get("format"); ok && f.Kind == KindString {
-			out = append(out, f.Str)
+			out = append(out, f.String)
 		}
 	}
 	return out

@@ -60,7 +60,7 @@ func (s *Schema) locate(root *Value, tokens []string) loc {
 			mi := -1
 			if cur != nil {
 				for j, m := range cur.Members {
-					if m.Key == tok {
+					if m.Name == tok {
 						mi = j
 						cur = m.Value
 						break
@@ -214,7 +214,7 @@ func (s *Schema) leafItems(root *Value, leaf schemaerr.Leaf) []Item {
 		reason := message
 		if node != nil && val != nil && val.Kind == KindString {
 			if f, ok := node.Get("format"); ok && f.Kind == KindString {
-				if r, ok := formatReason(f.Str, val.Str); ok {
+				if r, ok := formatReason(f.String, val.String); ok {
 					reason = r
 				}
 			}
@@ -226,10 +226,10 @@ func (s *Schema) leafItems(root *Value, leaf schemaerr.Leaf) []Item {
 		}
 		var out []Item
 		for _, m := range val.Members {
-			if declaredOrPattern(node, m.Key) {
+			if declaredOrPattern(node, m.Name) {
 				continue
 			}
-			out = append(out, s.item(root, append(tokens[:len(tokens):len(tokens)], m.Key), NotAllowed, "any",
+			out = append(out, s.item(root, append(tokens[:len(tokens):len(tokens)], m.Name), NotAllowed, "any",
 				"not declared in the OUTPUT schema", RuleUnknownField))
 		}
 		if len(out) > 0 {
@@ -271,7 +271,7 @@ func declaredOrPattern(node *Value, key string) bool {
 	}
 	if pats, ok := node.Get("patternProperties"); ok && pats.Kind == KindObject {
 		for _, m := range pats.Members {
-			if re, err := regexp.Compile(m.Key); err == nil && re.MatchString(key) {
+			if re, err := regexp.Compile(m.Name); err == nil && re.MatchString(key) {
 				return true
 			}
 		}

@@ -61,9 +61,9 @@ func yamlValue(doc *yamlstrict.Doc, ptr string, val any) (*Value, bool) {
 	case bool:
 		return &Value{Kind: KindBool, Bool: x}, true
 	case string:
-		return &Value{Kind: KindString, Str: x}, true
+		return &Value{Kind: KindString, String: x}, true
 	case int64:
-		return &Value{Kind: KindNumber, Num: jsonNumber(strconv.FormatInt(x, 10))}, true
+		return &Value{Kind: KindNumber, Number: strconv.FormatInt(x, 10)}, true
 	case float64:
 		if math.IsInf(x, 0) || math.IsNaN(x) {
 			return nil, false
@@ -72,11 +72,11 @@ func yamlValue(doc *yamlstrict.Doc, ptr string, val any) (*Value, bool) {
 		if node != nil && node.Kind == yamlstrict.KindFloat && isIntLiteral(s) {
 			s += ".0"
 		}
-		return &Value{Kind: KindNumber, Num: jsonNumber(s)}, true
+		return &Value{Kind: KindNumber, Number: s}, true
 	case []any:
 		out := &Value{Kind: KindArray, Items: []*Value{}}
 		for i, it := range x {
-			c, ok := yamlValue(doc, jsonptr.Append(ptr, strconv.Itoa(i)), it)
+			c, ok := yamlValue(doc, jsonptr.AppendIndex(ptr, i), it)
 			if !ok {
 				return nil, false
 			}
@@ -94,7 +94,7 @@ func yamlValue(doc *yamlstrict.Doc, ptr string, val any) (*Value, bool) {
 			if !ok {
 				return nil, false
 			}
-			out.Members = append(out.Members, Member{Key: k, Value: c})
+			out.Members = append(out.Members, Member{Name: k, Value: c})
 		}
 		return out, true
 	}

@@ -30,14 +30,14 @@ var tempRe = regexp.MustCompile(`^\..+[0-9]+$`)
 
 func takeSnapshot(dir string) (snapshot, error) {
 	s := snapshot{files: map[string][]byte{}}
-	for _, top := range []string{".mastermind", ".claude", storeTop} {
-		base := dir
-		if top == storeTop {
-			// The store is beside the repository; its files are named ".state/…".
-			base = filepath.Dir(storeDir(dir))
-			top = filepath.Base(storeDir(dir))
-		}
-		err := filepath.WalkDir(filepath.Join(base, top), func(p string, d fs.DirEntry, err error) error {
+	// Each tree is walked from its root, and its files are named name/<path below root>; the
+	// store is beside the repository, so its files are named ".state/…".
+	for _, tree := range []struct{ root, name string }{
+		{filepath.Join(dir, ".mastermind"), ".mastermind"},
+		{filepath.Join(dir, ".claude"), ".claude"},
+		{storeDir(dir), storeTop},
+	} {
+		err := filepath.WalkDir(tree.root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				if os.IsNotExist(err) {
 					return nil
@@ -47,12 +47,8 @@ func takeSnapshot(dir string) (snapshot, error) {
 			if !d.Type().IsRegular() {
 				return nil
 			}
-			rel, _ := filepath.Rel(dir, p)
-			if base != dir {
-				rel, _ = filepath.Rel(storeDir(dir), p)
-				rel = filepath.Join(storeTop, rel)
-			}
-			rel = filepath.ToSlash(rel)
+			below, _ := filepath.Rel(tree.root, p)
+			rel := tree.name + "/" + filepath.ToSlash(below)
 			if tempRe.MatchString(d.Name()) {
 				s.temps = append(s.temps, rel)
 				return nil
