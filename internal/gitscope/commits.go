@@ -537,25 +537,12 @@ func (r *Repo) WorktreeIs(ctx context.Context, commit string) (bool, error) {
 	return err == nil && !ignored, err
 }
 
-// lsTagArgs list the index entries with their status tags (ls-files -v).
-var lsTagArgs = slices.Concat(globalArgs, []string{"ls-files", "-z", "-v", "--cached", "--full-name", "--"})
-
 // indexHidesEntries reports whether any index entry is marked assume-unchanged (a lowercase tag)
 // or skip-worktree ('S'): git trusts such an entry without looking at the file, so an edit to it
 // is invisible to the changed set (until the controller store's index snapshot, trust-model.md
 // §4, replaces the live index).
 func (r *Repo) indexHidesEntries(ctx context.Context) (bool, error) {
-	hidden := false
-	var total int64
-	err := r.run(ctx, r.root, "ls-files", lsTagArgs, func(rd io.Reader) error {
-		return eachRecord(rd, &total, func(rec []byte) error {
-			if len(rec) > 0 && (rec[0] == 'S' || (rec[0] >= 'a' && rec[0] <= 'z')) {
-				hidden = true
-			}
-			return nil
-		})
-	})
-	return hidden, err
+	return r.indexHasTag(ctx, func(tag byte) bool { return tag == 'S' || tag >= 'a' && tag <= 'z' })
 }
 
 // CommitFiles lists the files (blobs, symbolic links, gitlinks) of commit's tree, sorted:

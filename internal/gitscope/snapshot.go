@@ -593,12 +593,21 @@ func (r *Repo) hasSkipWorktree(ctx context.Context) (bool, error) {
 		}
 		return false, nil
 	}
+	return r.indexHasTag(ctx, func(tag byte) bool { return tag == 'S' || tag == 's' })
+}
+
+// lsTagArgs list the index entries with their status tags (ls-files -v): 'H' cached, 'S'
+// skip-worktree, 'M' unmerged, each in lower case when the entry is also assume-unchanged.
+var lsTagArgs = slices.Concat(globalArgs, []string{"ls-files", "-z", "-v", "--cached", "--full-name", "--"})
+
+// indexHasTag reports whether match accepts the ls-files -v tag of any index entry (lsTagArgs;
+// needs a usable git).
+func (r *Repo) indexHasTag(ctx context.Context, match func(tag byte) bool) (bool, error) {
 	found := false
 	var total int64
-	args := slices.Concat(globalArgs, []string{"ls-files", "-v", "-z", "--"})
-	err := r.run(ctx, r.root, "ls-files", args, func(rd io.Reader) error {
+	err := r.run(ctx, r.root, "ls-files", lsTagArgs, func(rd io.Reader) error {
 		return eachRecord(rd, &total, func(rec []byte) error {
-			if len(rec) > 0 && (rec[0] == 'S' || rec[0] == 's') {
+			if len(rec) > 0 && match(rec[0]) {
 				found = true
 			}
 			return nil
