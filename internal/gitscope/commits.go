@@ -3,6 +3,7 @@ package gitscope
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"golang.org/x/sync/errgroup"
 )
 
 // The committed-content plumbing of the gate against a protected base (trust-model.md §5): the
@@ -509,7 +511,9 @@ var lsIgnoredArgs = slices.Concat(globalArgs, untrackedGuardArgs, []string{
 // directory exists either, and no index entry is assume-unchanged or skip-worktree (which would
 // hide an edit from the changed set). Then reading the work tree is reading the commit, and the gate against
 // a base can audit in place instead of writing the tree out (a fresh CI checkout). Any doubt is
-// false: a degraded changed set, an unborn HEAD.
+// false: a degraded changed set, an unborn HEAD. The index tags, the changed set and the ignored
+// listing run concurrently; the first difference found is false at once (the other checks are
+// cancelled and their errors dropped), otherwise any check's error is returned.
 func (r *Repo) WorktreeIs(ctx context.Context, commit string) (bool, error) {
 	if !IsFullOID(commit) || !r.gitUsable() {
 		return false, nil
@@ -518,24 +522,42 @@ func (r *Repo) WorktreeIs(ctx context.Context, commit string) (bool, error) {
 	if err != nil || unborn || head != commit {
 		return false, err
 	}
-	if hidden, err := r.indexHidesEntries(ctx); err != nil || hidden {
-		return false, err
-	}
-	cs, err := r.ChangedSet(ctx, commit)
-	if err != nil || cs.Degraded || len(cs.Entries) > 0 {
-		return false, err
-	}
-	ignored := false
-	err = r.run(ctx, r.root, "ls-files", lsIgnoredArgs, func(rd io.Reader) error {
-		b, err := io.ReadAll(io.LimitReader(rd, 1))
-		ignored = len(b) > 0
-		if err == nil && ignored {
-			_, err = io.Copy(io.Discard, rd)
+	// The three checks are independent: they run at once, and the first that finds a
+	// difference stops the others.
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		hidden, err := r.indexHidesEntries(gctx)
+		if err == nil && hidden {
+			return errWorktreeDiffers
 		}
 		return err
 	})
-	return err == nil && !ignored, err
+	g.Go(func() error {
+		cs, err := r.ChangedSet(gctx, commit)
+		if err == nil && (cs.Degraded || len(cs.Entries) > 0) {
+			return errWorktreeDiffers
+		}
+		return err
+	})
+	g.Go(func() error {
+		return r.run(gctx, r.root, "ls-files", lsIgnoredArgs, func(rd io.Reader) error {
+			if b, err := io.ReadAll(io.LimitReader(rd, 1)); err != nil || len(b) > 0 {
+				return cmp.Or(err, errWorktreeDiffers)
+			}
+			return nil
+		})
+	})
+	switch err := g.Wait(); {
+	case errors.Is(err, errWorktreeDiffers):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return true, nil
 }
+
+// errWorktreeDiffers stops WorktreeIs's other checks once one has found a difference.
+var errWorktreeDiffers = errors.New("the work tree differs from the commit")
 
 // indexHidesEntries reports whether any index entry is marked assume-unchanged (a lowercase tag)
 // or skip-worktree ('S'): git trusts such an entry without looking at the file, so an edit to it
