@@ -23,9 +23,9 @@ import (
 // The committed-content plumbing of the gate against a protected base (trust-model.md §5): the
 // merge base, ancestry, a diff between two commits and a commit's tree written out. None of it
 // reads the index or the work tree, so nothing an executor leaves there after the last commit
-// can reach it. Every command carries globalArgs and the repository pins, and
-// core.useReplaceRefs=false besides GIT_NO_REPLACE_OBJECTS (repository configuration overrides
-// the variable in git 2.39), so a replace ref cannot substitute a commit or a tree.
+// can reach it. Every command carries globalArgs and the repository pins (pinArgs:
+// core.useReplaceRefs=false besides GIT_NO_REPLACE_OBJECTS, which repository configuration
+// overrides in git 2.39), so a replace ref cannot substitute a commit or a tree.
 
 // ErrNoMergeBase: the two commits of MergeBase share no history.
 var ErrNoMergeBase = errors.New("the commits share no history (no merge base)")
@@ -33,9 +33,6 @@ var ErrNoMergeBase = errors.New("the commits share no history (no merge base)")
 // ErrGraftsPresent: the repository has a .git/info/grafts file, which rewrites ancestry for
 // merge-base; MergeBase refuses to answer then (the gate against a base asks it first).
 var ErrGraftsPresent = errors.New("the repository has .git/info/grafts, which rewrites commit ancestry; remove it")
-
-// commitArgs are the global flags of the committed-content commands.
-var commitArgs = slices.Concat(globalArgs, []string{"-c", "core.useReplaceRefs=false"})
 
 // checkGrafts refuses a repository with an info/grafts file in its common git directory.
 func (r *Repo) checkGrafts() error {
@@ -59,7 +56,7 @@ func (r *Repo) MergeBase(ctx context.Context, a, b string) (string, error) {
 	if err := r.checkGrafts(); err != nil {
 		return "", err
 	}
-	out, err := r.runSmall(ctx, r.root, commitArgs, nil, "merge-base", a, b)
+	out, err := r.runSimple(ctx, r.root, "merge-base", a, b)
 	var gf *ErrGitFailed
 	if errors.As(err, &gf) && gf.Exit == 1 && strings.TrimSpace(gf.Stderr) == "" {
 		return "", ErrNoMergeBase
@@ -83,7 +80,7 @@ func (r *Repo) DiffCommits(ctx context.Context, from, to string) (*ChangedSet, e
 	if !IsFullOID(from) || !IsFullOID(to) {
 		return nil, ErrBaselineUnavailable
 	}
-	args := slices.Concat(commitArgs, diffConfigArgs, []string{
+	args := slices.Concat(globalArgs, diffConfigArgs, []string{
 		"diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", "--name-status",
 		"--ignore-submodules=none", "--no-commit-id", from, to, "--",
 	})
@@ -155,7 +152,7 @@ func (r *Repo) materializeCLI(ctx context.Context, commit, dir string) ([]string
 	}
 	var entries []treeFile
 	var total int64
-	args := slices.Concat(commitArgs, []string{"ls-tree", "-r", "-z", "--full-tree", commit})
+	args := slices.Concat(globalArgs, []string{"ls-tree", "-r", "-z", "--full-tree", commit})
 	err := r.run(ctx, r.root, "ls-tree", args, func(rd io.Reader) error {
 		return eachRecord(rd, &total, func(rec []byte) error {
 			meta, name, ok := strings.Cut(string(rec), "\t")
@@ -234,7 +231,7 @@ func (r *Repo) materializeCLI(ctx context.Context, commit, dir string) ([]string
 			errs <- first
 		}()
 	}
-	catArgs := slices.Concat(commitArgs, []string{"cat-file", "--batch"})
+	catArgs := slices.Concat(globalArgs, []string{"cat-file", "--batch"})
 	err = r.runIn(ctx, r.root, "cat-file", catArgs, nil, pr, func(rd io.Reader) error {
 		br := bufio.NewReaderSize(rd, 64<<10)
 		for _, i := range blobs {
@@ -319,7 +316,7 @@ type writeJob struct {
 
 // checkCommit refuses an OID that is not a commit (ErrBaselineUnavailable).
 func (r *Repo) checkCommit(ctx context.Context, oid string) error {
-	out, err := r.runSmall(ctx, r.root, commitArgs, nil, "cat-file", "-t", oid)
+	out, err := r.runSimple(ctx, r.root, "cat-file", "-t", oid)
 	if err != nil || strings.TrimSpace(string(out)) != "commit" {
 		return ErrBaselineUnavailable
 	}
@@ -575,7 +572,7 @@ func (r *Repo) CommitFiles(ctx context.Context, commit string) ([]string, error)
 	}
 	var out []string
 	var total int64
-	args := slices.Concat(commitArgs, []string{"ls-tree", "-r", "-z", "--name-only", "--full-tree", commit})
+	args := slices.Concat(globalArgs, []string{"ls-tree", "-r", "-z", "--name-only", "--full-tree", commit})
 	err := r.run(ctx, r.root, "ls-tree", args, func(rd io.Reader) error {
 		return eachRecord(rd, &total, func(p []byte) error {
 			out = append(out, string(p))
