@@ -476,24 +476,14 @@ func readBlob(gg interface {
 	return io.ReadAll(rd)
 }
 
-// writeBlob creates abs (it must not exist; O_EXCL refuses a duplicate entry or a link) and
-// copies the blob into it.
+// writeBlob writes the blob to abs as writeFrom does.
 func writeBlob(blob *object.Blob, abs string, mode os.FileMode) error {
-	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
-		return err
-	}
 	rd, err := blob.Reader()
 	if err != nil {
-		f.Close()
 		return err
 	}
-	_, err = io.Copy(f, rd)
-	rd.Close()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	defer rd.Close()
+	return writeFrom(rd, abs, mode)
 }
 
 // lsIgnoredArgs list the ignored files and directories of the work tree (one entry per ignored
