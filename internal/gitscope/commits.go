@@ -496,11 +496,11 @@ var lsIgnoredArgs = slices.Concat(globalArgs, untrackedGuardArgs, []string{
 // is commit, the hardened changed set against it (ChangedSet: a private index copy, the pins, the
 // filter guard) is empty — no modified, deleted, added or untracked path — and no ignored file or
 // directory exists either, and no index entry is assume-unchanged or skip-worktree (which would
-// hide an edit from the changed set). Then reading the work tree is reading the commit, and the gate against
-// a base can audit in place instead of writing the tree out (a fresh CI checkout). Any doubt is
-// false: a degraded changed set, an unborn HEAD. The index tags, the changed set and the ignored
-// listing run concurrently; the first difference found is false at once (the other checks are
-// cancelled and their errors dropped), otherwise any check's error is returned.
+// hide an edit from the changed set). Then reading the work tree is reading the commit, and the
+// gate against a base can audit in place instead of writing the tree out (a fresh CI checkout).
+// Any doubt is false: a degraded changed set, an unborn HEAD. The index tags, the changed set
+// and the ignored listing run concurrently; the first difference found is false at once (the
+// other checks are cancelled and their errors dropped), otherwise any check's error is returned.
 func (r *Repo) WorktreeIs(ctx context.Context, commit string) (bool, error) {
 	if !IsFullOID(commit) || !r.gitUsable() {
 		return false, nil
