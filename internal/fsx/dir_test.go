@@ -101,6 +101,18 @@ func TestDirReadWrite(t *testing.T) {
 	if _, err := d.TryLock("audit.md"); ReasonOf(err) != ReasonSymlink {
 		t.Fatalf("lock a symlink: %v", err)
 	}
+	var pe *PathError
+	if _, err := d.OpenFile("fifo"); ReasonOf(err) != ReasonNotRegular || !errors.As(err, &pe) || pe.Path != filepath.Join(root, "fifo") {
+		t.Fatalf("open a FIFO: %v", err)
+	}
+	if _, err := d.OpenFile("audit.md"); ReasonOf(err) != ReasonSymlink {
+		t.Fatalf("open a symlink: %v", err)
+	}
+	if f, err := d.OpenFile("state.json"); err != nil {
+		t.Fatalf("OpenFile: %v", err)
+	} else if b, err := io.ReadAll(f); f.Close() != nil || err != nil || string(b) != "2" {
+		t.Fatalf("OpenFile read %q, %v", b, err)
+	}
 	if _, err := d.ReadFile("absent", 10); ReasonOf(err) != ReasonMissing {
 		t.Fatalf("absent: %v", err)
 	}

@@ -200,14 +200,23 @@ func (d *Dir) ReadFile(name string, limit int64) ([]byte, error) {
 	if err := d.checkName(name); err != nil {
 		return nil, err
 	}
+	f, err := d.openEntry(name, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readOpen(f, f.Name(), limit)
+}
+
+// openEntry opens the entry name (already checked) read-only relative to the handle with
+// O_NOFOLLOW|O_NONBLOCK|O_CLOEXEC plus flags; open(2) failures are classified as ReadFile's.
+func (d *Dir) openEntry(name string, flags int, perm uint32) (*os.File, error) {
 	p := d.join(name)
-	fd, err := unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	fd, err := unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|flags, perm)
 	if err != nil {
 		return nil, classifyOpenError(p, &os.PathError{Op: "openat", Path: p, Err: err})
 	}
-	f := os.NewFile(uintptr(fd), p)
-	defer f.Close()
-	return readOpen(f, p, limit)
+	return os.NewFile(uintptr(fd), p), nil
 }
 
 // checkWritable is CheckWritable relative to the handle.
@@ -457,22 +466,16 @@ func (d *Dir) TryLock(name string) (*Lock, error) {
 	if err := d.checkName(name); err != nil {
 		return nil, err
 	}
-	p := d.join(name)
-	fd, err := unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o644)
+	f, err := d.openEntry(name, unix.O_CREAT, 0o644)
 	if err != nil {
-		return nil, classifyOpenError(p, &os.PathError{Op: "openat", Path: p, Err: err})
-	}
-	f := os.NewFile(uintptr(fd), p)
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, &PathError{Path: p, Reason: ReasonNotRegular, Detail: describeMode(fi.Mode())}
+	if f, err = regularOrClose(f); err != nil {
+		return nil, err
 	}
-	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	p := f.Name()
+	// Fd switches the descriptor to blocking mode, which changes nothing for a regular file.
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
 			return nil, fmt.Errorf("%s: %w", p, ErrLockBusy)
@@ -532,20 +535,9 @@ func (d *Dir) OpenFile(name string) (*os.File, error) {
 	if err := d.checkName(name); err != nil {
 		return nil, err
 	}
-	p := d.join(name)
-	fd, err := unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	f, err := d.openEntry(name, 0, 0)
 	if err != nil {
-		return nil, classifyOpenError(p, &os.PathError{Op: "openat", Path: p, Err: err})
-	}
-	f := os.NewFile(uintptr(fd), p)
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, &PathError{Path: p, Reason: ReasonNotRegular, Detail: describeMode(fi.Mode())}
-	}
-	return f, nil
+	return regularOrClose(f)
 }

@@ -47,6 +47,12 @@ func OpenFollow(path string) (*os.File, error) {
 	if err != nil {
 		return nil, classifyOpenError(path, err)
 	}
+	return regularOrClose(f)
+}
+
+// regularOrClose returns f when fstat says it is a regular file; otherwise it closes f and
+// returns the fstat error or a *PathError with ReasonNotRegular naming f.Name().
+func regularOrClose(f *os.File) (*os.File, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
@@ -54,7 +60,7 @@ func OpenFollow(path string) (*os.File, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, &PathError{Path: path, Reason: ReasonNotRegular, Detail: describeMode(fi.Mode())}
+		return nil, &PathError{Path: f.Name(), Reason: ReasonNotRegular, Detail: describeMode(fi.Mode())}
 	}
 	return f, nil
 }

@@ -261,18 +261,7 @@ func mergeEntries(diff, others []Entry) []Entry {
 
 // IsFullOID reports whether s is a full SHA-1 object id: exactly 40 lowercase hex digits (the
 // only form a baseline is stored and passed to git in, gitscope.md §4.2).
-func IsFullOID(s string) bool {
-	if len(s) != 40 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
+func IsFullOID(s string) bool { return len(s) == 40 && isHex(s) }
 
 // truncateForMessage shortens b to 40 bytes for an error message.
 func truncateForMessage(b []byte) string {

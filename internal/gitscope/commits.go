@@ -3,6 +3,7 @@ package gitscope
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,14 +17,15 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"golang.org/x/sync/errgroup"
 )
 
 // The committed-content plumbing of the gate against a protected base (trust-model.md §5): the
 // merge base, ancestry, a diff between two commits and a commit's tree written out. None of it
 // reads the index or the work tree, so nothing an executor leaves there after the last commit
-// can reach it. Every command carries globalArgs and the repository pins, and
-// core.useReplaceRefs=false besides GIT_NO_REPLACE_OBJECTS (repository configuration overrides
-// the variable in git 2.39), so a replace ref cannot substitute a commit or a tree.
+// can reach it. Every command carries globalArgs and the repository pins (pinArgs:
+// core.useReplaceRefs=false besides GIT_NO_REPLACE_OBJECTS, which repository configuration
+// overrides in git 2.39), so a replace ref cannot substitute a commit or a tree.
 
 // ErrNoMergeBase: the two commits of MergeBase share no history.
 var ErrNoMergeBase = errors.New("the commits share no history (no merge base)")
@@ -31,9 +33,6 @@ var ErrNoMergeBase = errors.New("the commits share no history (no merge base)")
 // ErrGraftsPresent: the repository has a .git/info/grafts file, which rewrites ancestry for
 // merge-base; MergeBase refuses to answer then (the gate against a base asks it first).
 var ErrGraftsPresent = errors.New("the repository has .git/info/grafts, which rewrites commit ancestry; remove it")
-
-// commitArgs are the global flags of the committed-content commands.
-var commitArgs = slices.Concat(globalArgs, []string{"-c", "core.useReplaceRefs=false"})
 
 // checkGrafts refuses a repository with an info/grafts file in its common git directory.
 func (r *Repo) checkGrafts() error {
@@ -57,7 +56,7 @@ func (r *Repo) MergeBase(ctx context.Context, a, b string) (string, error) {
 	if err := r.checkGrafts(); err != nil {
 		return "", err
 	}
-	out, err := r.runSmall(ctx, r.root, commitArgs, nil, "merge-base", a, b)
+	out, err := r.runSimple(ctx, r.root, "merge-base", a, b)
 	var gf *ErrGitFailed
 	if errors.As(err, &gf) && gf.Exit == 1 && strings.TrimSpace(gf.Stderr) == "" {
 		return "", ErrNoMergeBase
@@ -81,7 +80,7 @@ func (r *Repo) DiffCommits(ctx context.Context, from, to string) (*ChangedSet, e
 	if !IsFullOID(from) || !IsFullOID(to) {
 		return nil, ErrBaselineUnavailable
 	}
-	args := slices.Concat(commitArgs, diffConfigArgs, []string{
+	args := slices.Concat(globalArgs, diffConfigArgs, []string{
 		"diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", "--name-status",
 		"--ignore-submodules=none", "--no-commit-id", from, to, "--",
 	})
@@ -153,7 +152,7 @@ func (r *Repo) materializeCLI(ctx context.Context, commit, dir string) ([]string
 	}
 	var entries []treeFile
 	var total int64
-	args := slices.Concat(commitArgs, []string{"ls-tree", "-r", "-z", "--full-tree", commit})
+	args := slices.Concat(globalArgs, []string{"ls-tree", "-r", "-z", "--full-tree", commit})
 	err := r.run(ctx, r.root, "ls-tree", args, func(rd io.Reader) error {
 		return eachRecord(rd, &total, func(rec []byte) error {
 			meta, name, ok := strings.Cut(string(rec), "\t")
@@ -232,7 +231,7 @@ func (r *Repo) materializeCLI(ctx context.Context, commit, dir string) ([]string
 			errs <- first
 		}()
 	}
-	catArgs := slices.Concat(commitArgs, []string{"cat-file", "--batch"})
+	catArgs := slices.Concat(globalArgs, []string{"cat-file", "--batch"})
 	err = r.runIn(ctx, r.root, "cat-file", catArgs, nil, pr, func(rd io.Reader) error {
 		br := bufio.NewReaderSize(rd, 64<<10)
 		for _, i := range blobs {
@@ -317,7 +316,7 @@ type writeJob struct {
 
 // checkCommit refuses an OID that is not a commit (ErrBaselineUnavailable).
 func (r *Repo) checkCommit(ctx context.Context, oid string) error {
-	out, err := r.runSmall(ctx, r.root, commitArgs, nil, "cat-file", "-t", oid)
+	out, err := r.runSimple(ctx, r.root, "cat-file", "-t", oid)
 	if err != nil || strings.TrimSpace(string(out)) != "commit" {
 		return ErrBaselineUnavailable
 	}
@@ -477,24 +476,14 @@ func readBlob(gg interface {
 	return io.ReadAll(rd)
 }
 
-// writeBlob creates abs (it must not exist; O_EXCL refuses a duplicate entry or a link) and
-// copies the blob into it.
+// writeBlob writes the blob to abs as writeFrom does.
 func writeBlob(blob *object.Blob, abs string, mode os.FileMode) error {
-	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
-		return err
-	}
 	rd, err := blob.Reader()
 	if err != nil {
-		f.Close()
 		return err
 	}
-	_, err = io.Copy(f, rd)
-	rd.Close()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	defer rd.Close()
+	return writeFrom(rd, abs, mode)
 }
 
 // lsIgnoredArgs list the ignored files and directories of the work tree (one entry per ignored
@@ -507,9 +496,11 @@ var lsIgnoredArgs = slices.Concat(globalArgs, untrackedGuardArgs, []string{
 // is commit, the hardened changed set against it (ChangedSet: a private index copy, the pins, the
 // filter guard) is empty — no modified, deleted, added or untracked path — and no ignored file or
 // directory exists either, and no index entry is assume-unchanged or skip-worktree (which would
-// hide an edit from the changed set). Then reading the work tree is reading the commit, and the gate against
-// a base can audit in place instead of writing the tree out (a fresh CI checkout). Any doubt is
-// false: a degraded changed set, an unborn HEAD.
+// hide an edit from the changed set). Then reading the work tree is reading the commit, and the
+// gate against a base can audit in place instead of writing the tree out (a fresh CI checkout).
+// Any doubt is false: a degraded changed set, an unborn HEAD. The index tags, the changed set
+// and the ignored listing run concurrently; the first difference found is false at once (the
+// other checks are cancelled and their errors dropped), otherwise any check's error is returned.
 func (r *Repo) WorktreeIs(ctx context.Context, commit string) (bool, error) {
 	if !IsFullOID(commit) || !r.gitUsable() {
 		return false, nil
@@ -518,44 +509,49 @@ func (r *Repo) WorktreeIs(ctx context.Context, commit string) (bool, error) {
 	if err != nil || unborn || head != commit {
 		return false, err
 	}
-	if hidden, err := r.indexHidesEntries(ctx); err != nil || hidden {
-		return false, err
-	}
-	cs, err := r.ChangedSet(ctx, commit)
-	if err != nil || cs.Degraded || len(cs.Entries) > 0 {
-		return false, err
-	}
-	ignored := false
-	err = r.run(ctx, r.root, "ls-files", lsIgnoredArgs, func(rd io.Reader) error {
-		b, err := io.ReadAll(io.LimitReader(rd, 1))
-		ignored = len(b) > 0
-		if err == nil && ignored {
-			_, err = io.Copy(io.Discard, rd)
+	// The three checks are independent: they run at once, and the first that finds a
+	// difference stops the others.
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		hidden, err := r.indexHidesEntries(gctx)
+		if err == nil && hidden {
+			return errWorktreeDiffers
 		}
 		return err
 	})
-	return err == nil && !ignored, err
+	g.Go(func() error {
+		cs, err := r.ChangedSet(gctx, commit)
+		if err == nil && (cs.Degraded || len(cs.Entries) > 0) {
+			return errWorktreeDiffers
+		}
+		return err
+	})
+	g.Go(func() error {
+		return r.run(gctx, r.root, "ls-files", lsIgnoredArgs, func(rd io.Reader) error {
+			if b, err := io.ReadAll(io.LimitReader(rd, 1)); err != nil || len(b) > 0 {
+				return cmp.Or(err, errWorktreeDiffers)
+			}
+			return nil
+		})
+	})
+	switch err := g.Wait(); {
+	case errors.Is(err, errWorktreeDiffers):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return true, nil
 }
 
-// lsTagArgs list the index entries with their status tags (ls-files -v).
-var lsTagArgs = slices.Concat(globalArgs, []string{"ls-files", "-z", "-v", "--cached", "--full-name", "--"})
+// errWorktreeDiffers stops WorktreeIs's other checks once one has found a difference.
+var errWorktreeDiffers = errors.New("the work tree differs from the commit")
 
 // indexHidesEntries reports whether any index entry is marked assume-unchanged (a lowercase tag)
 // or skip-worktree ('S'): git trusts such an entry without looking at the file, so an edit to it
 // is invisible to the changed set (until the controller store's index snapshot, trust-model.md
 // §4, replaces the live index).
 func (r *Repo) indexHidesEntries(ctx context.Context) (bool, error) {
-	hidden := false
-	var total int64
-	err := r.run(ctx, r.root, "ls-files", lsTagArgs, func(rd io.Reader) error {
-		return eachRecord(rd, &total, func(rec []byte) error {
-			if len(rec) > 0 && (rec[0] == 'S' || (rec[0] >= 'a' && rec[0] <= 'z')) {
-				hidden = true
-			}
-			return nil
-		})
-	})
-	return hidden, err
+	return r.indexHasTag(ctx, func(tag byte) bool { return tag == 'S' || tag >= 'a' && tag <= 'z' })
 }
 
 // CommitFiles lists the files (blobs, symbolic links, gitlinks) of commit's tree, sorted:
@@ -566,7 +562,7 @@ func (r *Repo) CommitFiles(ctx context.Context, commit string) ([]string, error)
 	}
 	var out []string
 	var total int64
-	args := slices.Concat(commitArgs, []string{"ls-tree", "-r", "-z", "--name-only", "--full-tree", commit})
+	args := slices.Concat(globalArgs, []string{"ls-tree", "-r", "-z", "--name-only", "--full-tree", commit})
 	err := r.run(ctx, r.root, "ls-tree", args, func(rd io.Reader) error {
 		return eachRecord(rd, &total, func(p []byte) error {
 			out = append(out, string(p))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,6 +31,8 @@ func TestCommitRangePlumbing(t *testing.T) {
 	f.write("e.go", "staged\n")
 	f.git("add", "e.go")
 	f.git("replace", head, base)
+	// Repository configuration beats GIT_NO_REPLACE_OBJECTS=1 (git 2.39): only the pin holds.
+	f.git("config", "core.useReplaceRefs", "true")
 
 	r, err := Open(f.dir)
 	if err != nil {
@@ -215,4 +218,40 @@ func TestWorktreeIs(t *testing.T) {
 	check("clean again", head, true)
 	f.git("update-index", "--skip-worktree", "a.go")
 	check("skip-worktree entry", head, false)
+}
+
+// TestIndexTagPredicates: the two readers of the ls-files -v tags. indexHidesEntries is true for
+// an assume-unchanged entry ('h'), a skip-worktree one ('S') and one with both ('s');
+// hasSkipWorktree only for the last two, with git and through go-git's index alike.
+func TestIndexTagPredicates(t *testing.T) {
+	f := newFixture(t)
+	f.base(map[string]string{"a": "a\n", "b": "b\n"})
+	withGit, err := Open(f.dir)
+	must(t, err)
+	noGit, err := OpenWith(f.dir, Options{LookPath: func(string) (string, error) { return "", exec.ErrNotFound }})
+	must(t, err)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name           string
+		flags          []string
+		hides, skipped bool
+	}{
+		{"plain", nil, false, false},
+		{"assume-unchanged", []string{"--assume-unchanged"}, true, false},
+		{"skip-worktree", []string{"--skip-worktree"}, true, true},
+		{"both", []string{"--assume-unchanged", "--skip-worktree"}, true, true},
+	} {
+		f.git("update-index", "--no-assume-unchanged", "--no-skip-worktree", "a")
+		for _, fl := range tc.flags {
+			f.git("update-index", fl, "a")
+		}
+		if got, err := withGit.indexHidesEntries(ctx); err != nil || got != tc.hides {
+			t.Errorf("%s: indexHidesEntries = %v, %v; want %v", tc.name, got, err, tc.hides)
+		}
+		for _, r := range []*Repo{withGit, noGit} {
+			if got, err := r.hasSkipWorktree(ctx); err != nil || got != tc.skipped {
+				t.Errorf("%s (git usable %v): hasSkipWorktree = %v, %v; want %v", tc.name, r.gitUsable(), got, err, tc.skipped)
+			}
+		}
+	}
 }

@@ -30,8 +30,8 @@ const (
 	minGitMinor = 24
 )
 
-// globalArgs are the hardening flags every command but the diff stat carries (§4.2):
-// baseGlobalArgs plus hooksOffArgs.
+// globalArgs are the hardening flags every command carries (§4.2; the diff stat drops
+// --literal-pathspecs, diffStatGlobalArgs): baseGlobalArgs plus hooksOffArgs.
 var globalArgs = slices.Concat(baseGlobalArgs, hooksOffArgs)
 
 // baseGlobalArgs are globalArgs without the hooks pin. Only the hooks-directory query

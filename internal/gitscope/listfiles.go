@@ -3,7 +3,6 @@ package gitscope
 import (
 	"context"
 	"io"
-	"os"
 	"slices"
 	"sort"
 )
@@ -65,6 +64,10 @@ var controlArtifactExcludes = []string{
 	":(exclude,glob).mastermind/tasks/*/*.lock",
 }
 
+// diffStatGlobalArgs are globalArgs without --literal-pathspecs, which would turn the magic
+// pathspecs of controlArtifactExcludes into literal paths.
+var diffStatGlobalArgs = slices.DeleteFunc(slices.Clone(globalArgs), func(a string) bool { return a == "--literal-pathspecs" })
+
 // DiffStat returns the release-notes diff stat (§4.5): the output of `git diff --stat=200
 // --no-renames --no-color --no-ext-diff --no-textconv <baseline> -- . <controlArtifactExcludes>`
 // with the hardened environment, at most 16 MiB. Without a usable git it returns
@@ -86,8 +89,7 @@ func (r *Repo) DiffStat(ctx context.Context, baseline string) (string, error) {
 	if ferr != nil {
 		return "", ferr
 	}
-	args := slices.Concat([]string{"--no-optional-locks", "--no-pager", "-c", "core.quotepath=off", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=" + os.DevNull},
-		diffConfigArgs, indexGuardArgs, filterArgs,
+	args := slices.Concat(diffStatGlobalArgs, diffConfigArgs, indexGuardArgs, filterArgs,
 		[]string{"diff", "--stat=200", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv", baseline, "--", "."}, controlArtifactExcludes)
 	var out []byte
 	err = r.runEnv(ctx, r.root, "diff", args, pi.env(), func(rd io.Reader) error {

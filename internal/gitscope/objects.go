@@ -87,6 +87,7 @@ func (r *Repo) verifyObjects(ctx context.Context, commonDir string, preflightNs 
 	return nil
 }
 
+// isHex reports whether s is all lowercase hex digits (true for "").
 func isHex(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]

@@ -22,6 +22,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"golang.org/x/sync/errgroup"
 )
 
 // Limits of the snapshot inputs.
@@ -161,36 +162,49 @@ func (r *Repo) takeSnapshot(ctx context.Context, baseline string, store Snapshot
 		return err
 	}
 
-	if s.GitCLI {
-		if s.Config, err = r.configList(ctx); err != nil {
-			return err
+	// The configuration (and the files it names), the skip-worktree scan and the baseline
+	// tree are independent git reads: they run at once.
+	var bt *baselineLayout
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		if s.GitCLI {
+			var err error
+			if s.Config, err = r.configList(gctx); err != nil {
+				return err
+			}
 		}
-	}
+		excludes, attributes := r.globalInputPaths(s.Config, s.GitCLI)
+		for _, f := range []struct{ role, path string }{
+			{roleInfoExclude, filepath.Join(commonDir, "info", "exclude")},
+			{roleInfoAttributes, filepath.Join(commonDir, "info", "attributes")},
+			{roleInfoGrafts, filepath.Join(commonDir, "info", "grafts")},
+			{roleAlternates, filepath.Join(commonDir, "objects", "info", "alternates")},
+			{roleExcludesFile, excludes},
+			{roleAttributesFile, attributes},
+			{roleConfig, filepath.Join(commonDir, "config")},
+			{roleConfigWorktree, filepath.Join(gitDir, "config.worktree")},
+		} {
+			fsn, err := snapFile(f.role, f.path)
+			if err != nil {
+				return err
+			}
+			s.Files = append(s.Files, fsn)
+		}
+		return nil
+	})
 	if s.IndexPresent {
-		if s.SkipWorktree, err = r.hasSkipWorktree(ctx); err != nil {
+		g.Go(func() error {
+			var err error
+			s.SkipWorktree, err = r.hasSkipWorktree(gctx)
 			return err
-		}
+		})
 	}
-	excludes, attributes := r.globalInputPaths(s.Config, s.GitCLI)
-	for _, f := range []struct{ role, path string }{
-		{roleInfoExclude, filepath.Join(commonDir, "info", "exclude")},
-		{roleInfoAttributes, filepath.Join(commonDir, "info", "attributes")},
-		{roleInfoGrafts, filepath.Join(commonDir, "info", "grafts")},
-		{roleAlternates, filepath.Join(commonDir, "objects", "info", "alternates")},
-		{roleExcludesFile, excludes},
-		{roleAttributesFile, attributes},
-		{roleConfig, filepath.Join(commonDir, "config")},
-		{roleConfigWorktree, filepath.Join(gitDir, "config.worktree")},
-	} {
-		fsn, err := snapFile(f.role, f.path)
-		if err != nil {
-			return err
-		}
-		s.Files = append(s.Files, fsn)
-	}
-
-	bt, err := r.baselineLayout(ctx, baseline)
-	if err != nil {
+	g.Go(func() error {
+		var err error
+		bt, err = r.baselineLayout(gctx, baseline)
+		return err
+	})
+	if err := g.Wait(); err != nil {
 		return err
 	}
 	s.Ignores, s.Dirs, s.AttrDirs = bt.ignores, bt.dirs, bt.attrDirs
@@ -593,12 +607,21 @@ func (r *Repo) hasSkipWorktree(ctx context.Context) (bool, error) {
 		}
 		return false, nil
 	}
+	return r.indexHasTag(ctx, func(tag byte) bool { return tag == 'S' || tag == 's' })
+}
+
+// lsTagArgs list the index entries with their status tags (ls-files -v): 'H' cached, 'S'
+// skip-worktree, 'M' unmerged, each in lower case when the entry is also assume-unchanged.
+var lsTagArgs = slices.Concat(globalArgs, []string{"ls-files", "-z", "-v", "--cached", "--full-name", "--"})
+
+// indexHasTag reports whether match accepts the ls-files -v tag of any index entry (lsTagArgs;
+// needs a usable git).
+func (r *Repo) indexHasTag(ctx context.Context, match func(tag byte) bool) (bool, error) {
 	found := false
 	var total int64
-	args := slices.Concat(globalArgs, []string{"ls-files", "-v", "-z", "--"})
-	err := r.run(ctx, r.root, "ls-files", args, func(rd io.Reader) error {
+	err := r.run(ctx, r.root, "ls-files", lsTagArgs, func(rd io.Reader) error {
 		return eachRecord(rd, &total, func(rec []byte) error {
-			if len(rec) > 0 && (rec[0] == 'S' || rec[0] == 's') {
+			if len(rec) > 0 && match(rec[0]) {
 				found = true
 			}
 			return nil

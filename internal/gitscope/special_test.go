@@ -505,6 +505,9 @@ func TestWithoutControlShares(t *testing.T) {
 		{"between", []string{"-a", ".mastermind/tasks/001-x/audit.md", "b"}, []string{"M -a", "M b"}, false},
 		{"start with a changed path inside", []string{".mastermind/tasks/001-x/audit.md", ".mastermind/tasks/001-x/helper.go", ".mastermind/tasks/001-x/state.json", "a"},
 			[]string{"M .mastermind/tasks/001-x/helper.go", "M a"}, false},
+		{"end with a changed path inside", []string{"-a", ".mastermind/tasks/001-x/audit.md", ".mastermind/tasks/001-x/helper.go", ".mastermind/tasks/001-x/state.json"},
+			[]string{"M -a", "M .mastermind/tasks/001-x/helper.go"}, false},
+		{"only artifacts", []string{".mastermind/tasks/001-x/audit.md", ".mastermind/tasks/001-x/state.json"}, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cs := &ChangedSet{}

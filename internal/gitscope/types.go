@@ -67,22 +67,24 @@ type ChangedSet struct {
 // scenario B): callers must not modify its elements. A shared result's capacity is its length,
 // so an append copies.
 func (cs *ChangedSet) WithoutControl() []Entry {
-	first, last := -1, -1
+	first, last, count := -1, -1, 0
 	for i, e := range cs.Entries {
 		if repopath.IsControllerArtifact(string(e.Path)) {
 			if first < 0 {
 				first = i
 			}
 			last = i
+			count++
 		}
 	}
 	n := len(cs.Entries)
+	adjacent := count == last-first+1
 	switch {
 	case first < 0:
 		return slices.Clip(cs.Entries)
-	case first == 0 && last-first+1 == countControl(cs.Entries[:last+1]):
+	case adjacent && first == 0:
 		return slices.Clip(cs.Entries[last+1:])
-	case last == n-1 && last-first+1 == countControl(cs.Entries[first:]):
+	case adjacent && last == n-1:
 		return slices.Clip(cs.Entries[:first])
 	}
 	out := make([]Entry, 0, n)
@@ -92,17 +94,6 @@ func (cs *ChangedSet) WithoutControl() []Entry {
 		}
 	}
 	return out
-}
-
-// countControl is the number of controller artifacts in es.
-func countControl(es []Entry) int {
-	n := 0
-	for _, e := range es {
-		if repopath.IsControllerArtifact(string(e.Path)) {
-			n++
-		}
-	}
-	return n
 }
 
 // EntryType is a path's kind in the baseline tree (BaselineEntries).
