@@ -28,18 +28,20 @@ const briefLong = `Print the executor's brief for one task (integrations.md §1)
 the executor's prompt so its report can pass the post-flight.
 
 The brief holds the task id and title, the spec's goals, the declared scope (touches, creates,
-expected_docs: the only files the executor may change), the verify commands (the executor runs
-them and reports what it observed; mastermind never runs a command a spec names), the report path
-with a report template pre-filled with schema_version, spec and empty lists, and one line per rule
-that makes a report pass, from the same finding-kind table the audit uses.
+deletes, expected_docs: the only files the executor may change; forbids: patterns no change may
+match), the verify commands (run_by executor: the executor runs it and reports what it observed;
+run_by mastermind: the spec marks it run: true and the controller runs it at post-flight,
+verification-receipts.md), the report path with a report template pre-filled with
+schema_version, spec and empty lists, and one line per rule that makes a report pass, from the
+same finding-kind table the audit uses.
 
 The output depends only on the spec's bytes: the same spec gives the same brief. Nothing is
 written; the task needs no state (run it before or after pre-flight).
 
 --format markdown (default) prints Markdown; --format json prints {schema_version: 1, command:
 "brief", task, title, spec, spec_hash, mode, risk, goals, scope: {source, touches, creates,
-expected_docs, declared}, verify: [{cmd, run_by}], report: {path, template}, rules: [{id, class,
-text}]}.
+deletes, expected_docs, forbids, declared}, verify: [{cmd, run_by}], report: {path, template},
+rules: [{id, class, text}]}.
 
 Exit status:
   0  the brief was printed
