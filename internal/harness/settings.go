@@ -256,6 +256,22 @@ func lineCol(data []byte, off int64) (int, int) {
 	return line, col
 }
 
+// RefusedPathError is a settings path InstallSettings will not write through: the settings
+// file's directory is a symbolic link or a file, or the settings file is a symbolic link or
+// another non-regular file. Nothing is written.
+type RefusedPathError struct {
+	Rel    string // repository-relative, slash-separated: the directory or the file refused
+	Dir    bool   // Rel is the settings file's directory
+	Detail string // the file's mode type, when !Dir
+}
+
+func (e *RefusedPathError) Error() string {
+	if e.Dir {
+		return fmt.Sprintf("%s is not a directory (a symbolic link or a file); refusing to write through it", e.Rel)
+	}
+	return fmt.Sprintf("%s is not a regular file (%s); refusing to replace it", e.Rel, e.Detail)
+}
+
 // InstallResult says what InstallSettings did.
 type InstallResult struct {
 	Path   string // absolute path of the settings file
@@ -265,8 +281,8 @@ type InstallResult struct {
 
 // InstallSettings merges command for events into harness's settings file under root (see
 // MergeSettings) and writes it atomically (mode 0644, the directory created when missing). A
-// symbolic link or non-regular file at the path or at its directory is refused; an invalid file
-// is an *InvalidSettingsError and is never overwritten.
+// symbolic link or non-regular file at the path or at its directory is a *RefusedPathError; an
+// invalid file is an *InvalidSettingsError and is never overwritten.
 func InstallSettings(root, harness string, events []string, command string) (InstallResult, error) {
 	rel := SettingsRel(harness)
 	if rel == "" {
@@ -277,7 +293,7 @@ func InstallSettings(root, harness string, events []string, command string) (Ins
 	dir := filepath.Dir(path)
 	if fi, err := os.Lstat(dir); err == nil {
 		if !fi.IsDir() {
-			return res, fmt.Errorf("%s is not a directory (a symbolic link or a file); refusing to write through it", filepath.ToSlash(filepath.Dir(rel)))
+			return res, &RefusedPathError{Rel: filepath.ToSlash(filepath.Dir(rel)), Dir: true}
 		}
 	} else if errors.Is(err, fs.ErrNotExist) {
 		if err := os.Mkdir(dir, 0o755); err != nil {
@@ -290,7 +306,7 @@ func InstallSettings(root, harness string, events []string, command string) (Ins
 	fi, err := os.Lstat(path)
 	switch {
 	case err == nil && !fi.Mode().IsRegular():
-		return res, fmt.Errorf("%s is not a regular file (%s); refusing to replace it", rel, fi.Mode().Type())
+		return res, &RefusedPathError{Rel: rel, Detail: fi.Mode().Type().String()}
 	case err == nil:
 		data, err = fsx.ReadFile(path, MaxSettingsBytes)
 		if err != nil {

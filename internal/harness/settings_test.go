@@ -2,6 +2,7 @@ package harness
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,8 +157,13 @@ func TestInstallSettingsRefusesSymlinks(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(root, ".claude")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := InstallSettings(root, Claude, []string{EventStop}, "mastermind hook run --harness claude"); err == nil || !strings.Contains(err.Error(), "not a directory") {
-		t.Fatalf("symlinked directory: err = %v", err)
+	_, err := InstallSettings(root, Claude, []string{EventStop}, "mastermind hook run --harness claude")
+	var re *RefusedPathError
+	if !errors.As(err, &re) || err.Error() != ".claude is not a directory (a symbolic link or a file); refusing to write through it" {
+		t.Fatalf("symlinked directory: err = %v, want a *RefusedPathError naming .claude", err)
+	}
+	if _, err := os.Lstat(filepath.Join(outside, "settings.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("settings.json written through the symlinked directory: %v", err)
 	}
 	root2 := t.TempDir()
 	if err := os.Mkdir(filepath.Join(root2, ".claude"), 0o755); err != nil {
@@ -170,8 +176,9 @@ func TestInstallSettingsRefusesSymlinks(t *testing.T) {
 	if err := os.Symlink(target, filepath.Join(root2, ".claude", "settings.json")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := InstallSettings(root2, Claude, []string{EventStop}, "mastermind hook run --harness claude"); err == nil || !strings.Contains(err.Error(), "not a regular file") {
-		t.Fatalf("symlinked file: err = %v", err)
+	_, err = InstallSettings(root2, Claude, []string{EventStop}, "mastermind hook run --harness claude")
+	if !errors.As(err, &re) || err.Error() != ".claude/settings.json is not a regular file (L---------); refusing to replace it" {
+		t.Fatalf("symlinked file: err = %v, want a *RefusedPathError naming .claude/settings.json", err)
 	}
 	if got, _ := os.ReadFile(target); string(got) != "{}" {
 		t.Errorf("symlink target changed: %s", got)
