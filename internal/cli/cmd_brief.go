@@ -59,12 +59,7 @@ func NewCmdBrief(io *IOStreams, runF func(*BriefOptions) error) *cobra.Command {
 		Long:  briefLong,
 		Example: `  mastermind brief .mastermind/tasks/014-retry-helper/spec.md
   mastermind brief --current --format json`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return usageErrorf("%s takes 1 argument(s), got %d", cmd.CommandPath(), len(args))
-			}
-			return nil
-		},
+		Args: specArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case opts.Current && len(args) == 1:
@@ -130,14 +125,9 @@ func buildBrief(root, specArg string, current bool, errOut io.Writer) (brief.Bri
 		return brief.Brief{}, err
 	}
 	if current {
-		task, err := readCurrentTask(repo.Root())
-		if err != nil {
+		if specArg, err = currentSpec(repo.Root()); err != nil {
 			return brief.Brief{}, err
 		}
-		if task == "" {
-			return brief.Brief{}, usageErrorf("--current: no current task (%s does not exist; pre-flight writes it): give the spec path", currentRel)
-		}
-		specArg = repo.Root() + "/" + specForTask(task)
 	}
 	task, err := postflight.ResolveTask(repo.Root(), specArg)
 	if err != nil {

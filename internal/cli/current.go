@@ -6,12 +6,14 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/postflight"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
+	"github.com/spf13/cobra"
 )
 
 // currentRel is the current-task pointer (integrations.md §2): the folder name of the task
@@ -45,6 +47,29 @@ func readCurrentTask(root string) (string, error) {
 		return "", fmt.Errorf("current-task pointer %s does not hold a task folder name (<NNN>-<slug>); got %q: remove it or run pre-flight again", currentRel, truncate(task, 80))
 	}
 	return task, nil
+}
+
+// currentSpec returns the absolute spec path of the task .mastermind/current under root names,
+// for `--current`: a *UsageError when there is no pointer, readCurrentTask's error when it cannot
+// be read.
+func currentSpec(root string) (string, error) {
+	task, err := readCurrentTask(root)
+	if err != nil {
+		return "", err
+	}
+	if task == "" {
+		return "", usageErrorf("--current: no current task (%s does not exist; pre-flight writes it): give the spec path", currentRel)
+	}
+	return filepath.Join(root, filepath.FromSlash(specForTask(task))), nil
+}
+
+// specArgs is the positional-argument rule of a command run as `<spec> | --current`: at most
+// one argument (RunE checks that exactly one of the two was given).
+func specArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 1 {
+		return usageErrorf("%s takes 1 argument(s), got %d", cmd.CommandPath(), len(args))
+	}
+	return nil
 }
 
 // writeCurrentTask points .mastermind/current at task (atomic write). It writes through a handle
