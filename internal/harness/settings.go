@@ -93,23 +93,23 @@ func MergeSettings(file string, data []byte, events []string, command string) (o
 	doc := gjson.ParseBytes(data)
 	hooks := doc.Get("hooks")
 	if hooks.Exists() && !hooks.IsObject() {
-		return nil, "", &InvalidSettingsError{File: file, Detail: `"hooks" must be an object of event names`}
+		return nil, "", shapeError(file, data, "hooks", `"hooks" must be an object of event names`)
 	}
 	work := append([]byte(nil), data...)
 	added, updated := false, false
 	for _, ev := range events {
 		groups := hooks.Get(gjson.Escape(ev))
 		if groups.Exists() && !groups.IsArray() {
-			return nil, "", &InvalidSettingsError{File: file, Detail: fmt.Sprintf(`"hooks.%s" must be an array of matcher groups`, ev)}
+			return nil, "", shapeError(file, data, "hooks."+gjson.Escape(ev), fmt.Sprintf(`"hooks.%s" must be an array of matcher groups`, ev))
 		}
 		found := false
 		for gi, g := range groups.Array() {
 			if !g.IsObject() {
-				return nil, "", &InvalidSettingsError{File: file, Detail: fmt.Sprintf(`"hooks.%s[%d]" must be an object`, ev, gi)}
+				return nil, "", shapeError(file, data, fmt.Sprintf("hooks.%s.%d", gjson.Escape(ev), gi), fmt.Sprintf(`"hooks.%s[%d]" must be an object`, ev, gi))
 			}
 			hs := g.Get("hooks")
 			if hs.Exists() && !hs.IsArray() {
-				return nil, "", &InvalidSettingsError{File: file, Detail: fmt.Sprintf(`"hooks.%s[%d].hooks" must be an array`, ev, gi)}
+				return nil, "", shapeError(file, data, fmt.Sprintf("hooks.%s.%d.hooks", gjson.Escape(ev), gi), fmt.Sprintf(`"hooks.%s[%d].hooks" must be an array`, ev, gi))
 			}
 			for hi, h := range hs.Array() {
 				c := h.Get("command")
@@ -160,6 +160,38 @@ func MergeSettings(file string, data []byte, events []string, command string) (o
 		action = SettingsUpdated
 	}
 	return pretty.Bytes(), action, nil
+}
+
+// shapeError is an *InvalidSettingsError for the value at the gjson path in data: detail, then
+// what was found there and where ("; found a string at line 1, column 11").
+func shapeError(file string, data []byte, path, detail string) *InvalidSettingsError {
+	r := gjson.GetBytes(data, path)
+	kind := strings.ToLower(r.Type.String())
+	switch {
+	case r.IsArray():
+		kind = "array"
+	case r.IsObject():
+		kind = "object"
+	case r.Type == gjson.True || r.Type == gjson.False:
+		kind = "boolean"
+	}
+	if kind == "null" {
+		detail += "; found null"
+	} else {
+		detail += "; found " + article(kind) + " " + kind
+	}
+	if r.Index > 0 {
+		line, col := lineCol(data, int64(r.Index))
+		detail += fmt.Sprintf(" at line %d, column %d", line, col)
+	}
+	return &InvalidSettingsError{File: file, Detail: detail}
+}
+
+func article(word string) string {
+	if strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 // matcherGroup and commandHandler are the entry MergeSettings adds, keys in the documented order.

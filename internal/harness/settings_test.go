@@ -90,9 +90,11 @@ func TestMergeSettingsRefusesInvalid(t *testing.T) {
 		"invalid-comment.in.json":        "not valid JSON at line 2, column 3",
 		"invalid-trailing-comma.in.json": "not valid JSON at line 3, column 1",
 		"invalid-duplicate.in.json":      `duplicate key "hooks" in the top-level object`,
-		"invalid-hooks-array.in.json":    `"hooks" must be an object`,
-		"invalid-stop-object.in.json":    `"hooks.Stop" must be an array`,
+		"invalid-hooks-array.in.json":    `"hooks" must be an object of event names; found an array at line 1, column 11;`,
+		"invalid-stop-object.in.json":    `"hooks.Stop" must be an array of matcher groups; found an object at line 1, column 20;`,
 		"invalid-toplevel-array.in.json": "the top level must be a JSON object",
+		"invalid-group-string.in.json":   `"hooks.Stop[0]" must be an object; found a string at line 2, column 22;`,
+		"invalid-handlers-null.in.json":  `"hooks.Stop[0].hooks" must be an array; found null at line 1, column 31;`,
 	}
 	for file, want := range tests {
 		t.Run(file, func(t *testing.T) {
