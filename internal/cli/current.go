@@ -7,11 +7,11 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/postflight"
+	"github.com/mastermind-controller/mastermind/internal/scaffold"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/spf13/cobra"
 )
@@ -25,8 +25,11 @@ const currentRel = ".mastermind/current"
 // maxCurrentBytes bounds the pointer read.
 const maxCurrentBytes = 4 << 10
 
-// currentTaskRe is the task folder name of spec-and-lifecycle.md §0.
-var currentTaskRe = regexp.MustCompile(`^[0-9]{3,}-[A-Za-z0-9][A-Za-z0-9._-]*$`)
+// isTaskName reports whether s is a task folder name (spec-and-lifecycle.md §0,
+// scaffold.TaskNamePattern) without "..", so it can be joined under .mastermind/tasks.
+func isTaskName(s string) bool {
+	return scaffold.TaskNamePattern.MatchString(s) && !strings.Contains(s, "..")
+}
 
 // specForTask is the repository-relative spec path of a task folder name.
 func specForTask(task string) string { return ".mastermind/tasks/" + task + "/spec.md" }
@@ -43,7 +46,7 @@ func readCurrentTask(root string) (string, error) {
 		return "", fmt.Errorf("current-task pointer %s: %w", currentRel, err)
 	}
 	task := strings.TrimSuffix(string(data), "\n")
-	if !currentTaskRe.MatchString(task) || strings.Contains(task, "..") {
+	if !isTaskName(task) {
 		return "", fmt.Errorf("current-task pointer %s does not hold a task folder name (<NNN>-<slug>); got %q: remove it or run pre-flight again", currentRel, truncate(task, 80))
 	}
 	return task, nil
