@@ -292,16 +292,33 @@ func lineCol(data []byte, off int64) (int, int) {
 // file's directory is a symbolic link or a file, or the settings file is a symbolic link or
 // another non-regular file. Nothing is written.
 type RefusedPathError struct {
-	Rel    string // repository-relative, slash-separated: the directory or the file refused
-	Dir    bool   // Rel is the settings file's directory
-	Detail string // the file's mode type, when !Dir
+	Rel  string      // repository-relative, slash-separated: the directory or the file refused
+	Dir  bool        // Rel is the settings file's directory
+	Type fs.FileMode // the file's type bits, when !Dir
 }
 
 func (e *RefusedPathError) Error() string {
 	if e.Dir {
-		return fmt.Sprintf("%s is not a directory (a symbolic link or a file); refusing to write through it", e.Rel)
+		return fmt.Sprintf("%s is not a directory (a symbolic link or a file); refusing to write through it. Remove it and run hook install again", e.Rel)
 	}
-	return fmt.Sprintf("%s is not a regular file (%s); refusing to replace it", e.Rel, e.Detail)
+	return fmt.Sprintf("%s is not a regular file (%s); refusing to replace it. Remove it and run hook install again", e.Rel, typeName(e.Type))
+}
+
+// typeName names a non-regular file type for RefusedPathError.
+func typeName(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }
 
 // InstallResult says what InstallSettings did.
@@ -338,7 +355,7 @@ func InstallSettings(root, harness string, events []string, command string) (Ins
 	fi, err := os.Lstat(path)
 	switch {
 	case err == nil && !fi.Mode().IsRegular():
-		return res, &RefusedPathError{Rel: rel, Detail: fi.Mode().Type().String()}
+		return res, &RefusedPathError{Rel: rel, Type: fi.Mode().Type()}
 	case err == nil:
 		data, err = fsx.ReadFile(path, MaxSettingsBytes)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -161,7 +162,7 @@ func TestInstallSettingsRefusesSymlinks(t *testing.T) {
 	}
 	_, err := InstallSettings(root, Claude, []string{EventStop}, "mastermind hook run --harness claude")
 	var re *RefusedPathError
-	if !errors.As(err, &re) || err.Error() != ".claude is not a directory (a symbolic link or a file); refusing to write through it" {
+	if !errors.As(err, &re) || err.Error() != ".claude is not a directory (a symbolic link or a file); refusing to write through it. Remove it and run hook install again" {
 		t.Fatalf("symlinked directory: err = %v, want a *RefusedPathError naming .claude", err)
 	}
 	if _, err := os.Lstat(filepath.Join(outside, "settings.json")); !errors.Is(err, fs.ErrNotExist) {
@@ -179,11 +180,22 @@ func TestInstallSettingsRefusesSymlinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = InstallSettings(root2, Claude, []string{EventStop}, "mastermind hook run --harness claude")
-	if !errors.As(err, &re) || err.Error() != ".claude/settings.json is not a regular file (L---------); refusing to replace it" {
+	if !errors.As(err, &re) || err.Error() != ".claude/settings.json is not a regular file (a symbolic link); refusing to replace it. Remove it and run hook install again" {
 		t.Fatalf("symlinked file: err = %v, want a *RefusedPathError naming .claude/settings.json", err)
 	}
 	if got, _ := os.ReadFile(target); string(got) != "{}" {
 		t.Errorf("symlink target changed: %s", got)
+	}
+	root3 := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root3, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(root3, ".claude", "settings.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = InstallSettings(root3, Claude, []string{EventStop}, "mastermind hook run --harness claude")
+	if !errors.As(err, &re) || err.Error() != ".claude/settings.json is not a regular file (a FIFO); refusing to replace it. Remove it and run hook install again" {
+		t.Fatalf("FIFO: err = %v, want a *RefusedPathError naming the FIFO", err)
 	}
 }
 
