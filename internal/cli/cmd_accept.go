@@ -169,8 +169,7 @@ func (v acceptView) JSON() any {
 	r := v.o
 	e := acceptEnvelope{Header: render.NewHeader("accept"), Outcome: r.Outcome, ExitCode: v.exit, Message: r.Message,
 		Task: r.Task.Name, Spec: r.Task.Spec, State: r.State,
-		Artifacts: envelopeArtifacts{State: strOrNull(r.Artifacts.State), Audit: strOrNull(r.Artifacts.Audit),
-			ReleaseNotes: strOrNull(r.Artifacts.ReleaseNotes), HistoryReview: strOrNull(r.Artifacts.HistoryReview)}}
+		Artifacts: artifactsOf(r.Artifacts)}
 	if v.err != nil {
 		e.Outcome, e.Message = postflight.OutcomeError, v.err.Error()
 	}

@@ -28,18 +28,20 @@ const briefLong = `Print the executor's brief for one task (integrations.md §1)
 the executor's prompt so its report can pass the post-flight.
 
 The brief holds the task id and title, the spec's goals, the declared scope (touches, creates,
-expected_docs: the only files the executor may change), the verify commands (the executor runs
-them and reports what it observed; mastermind never runs a command a spec names), the report path
-with a report template pre-filled with schema_version, spec and empty lists, and one line per rule
-that makes a report pass, from the same finding-kind table the audit uses.
+deletes, expected_docs: the only files the executor may change; forbids: patterns no change may
+match), the verify commands (run_by executor: the executor runs it and reports what it observed;
+run_by mastermind: the spec marks it run: true and the controller runs it at post-flight,
+verification-receipts.md), the report path with a report template pre-filled with
+schema_version, spec and empty lists, and one line per rule that makes a report pass, from the
+same finding-kind table the audit uses.
 
 The output depends only on the spec's bytes: the same spec gives the same brief. Nothing is
 written; the task needs no state (run it before or after pre-flight).
 
 --format markdown (default) prints Markdown; --format json prints {schema_version: 1, command:
 "brief", task, title, spec, spec_hash, mode, risk, goals, scope: {source, touches, creates,
-expected_docs, declared}, verify: [{cmd, run_by}], report: {path, template}, rules: [{id, class,
-text}]}.
+deletes, expected_docs, forbids, declared}, verify: [{cmd, run_by}], report: {path, template},
+rules: [{id, class, text}]}.
 
 Exit status:
   0  the brief was printed
@@ -57,12 +59,7 @@ func NewCmdBrief(io *IOStreams, runF func(*BriefOptions) error) *cobra.Command {
 		Long:  briefLong,
 		Example: `  mastermind brief .mastermind/tasks/014-retry-helper/spec.md
   mastermind brief --current --format json`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return usageErrorf("%s takes 1 argument(s), got %d", cmd.CommandPath(), len(args))
-			}
-			return nil
-		},
+		Args: specArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case opts.Current && len(args) == 1:
@@ -128,14 +125,9 @@ func buildBrief(root, specArg string, current bool, errOut io.Writer) (brief.Bri
 		return brief.Brief{}, err
 	}
 	if current {
-		task, err := readCurrentTask(repo.Root())
-		if err != nil {
+		if specArg, err = currentSpec(repo.Root()); err != nil {
 			return brief.Brief{}, err
 		}
-		if task == "" {
-			return brief.Brief{}, usageErrorf("--current: no current task (%s does not exist; pre-flight writes it): give the spec path", currentRel)
-		}
-		specArg = repo.Root() + "/" + specForTask(task)
 	}
 	task, err := postflight.ResolveTask(repo.Root(), specArg)
 	if err != nil {

@@ -210,31 +210,16 @@ func (v gateView) WriteMarkdown(m *render.Markdown) bool {
 	case ExitOperational:
 		icon, word = "❌", "error"
 	}
-	title := "mastermind gate"
-	if r := v.res.Range; r != nil {
-		title = "mastermind gate --base"
-	} else if v.res.Since != "" {
-		title = "mastermind gate --since " + postflight.ShortOID(v.res.Since)
+	m.Heading(2, fmt.Sprintf("%s %s: %s", icon, t("mastermind gate --base"), word))
+	r := v.res.Range
+	m.Para(fmt.Sprintf("Range %s..%s (merge base of %s and %s): %d path(s) changed, %d task(s) re-audited from committed content.",
+		c(postflight.ShortOID(r.MergeBase)), c(postflight.ShortOID(r.Head)), c(postflight.ShortOID(r.Base)), c(postflight.ShortOID(r.Head)),
+		r.Changed, len(v.res.Tasks)))
+	if len(r.AddedTasks) > 0 {
+		m.Para("Tasks added on this branch — their specs are contracts the branch brings itself; review them: " + codeList(r.AddedTasks) + ".")
 	}
-	m.Heading(2, fmt.Sprintf("%s %s: %s", icon, t(title), word))
-	if r := v.res.Range; r != nil {
-		m.Para(fmt.Sprintf("Range %s..%s (merge base of %s and %s): %d path(s) changed, %d task(s) re-audited from committed content.",
-			c(postflight.ShortOID(r.MergeBase)), c(postflight.ShortOID(r.Head)), c(postflight.ShortOID(r.Base)), c(postflight.ShortOID(r.Head)),
-			r.Changed, len(v.res.Tasks)))
-		if len(r.AddedTasks) > 0 {
-			names := make([]string, len(r.AddedTasks))
-			for i, n := range r.AddedTasks {
-				names[i] = c(n)
-			}
-			m.Para("Tasks added on this branch — their specs are contracts the branch brings itself; review them: " + strings.Join(names, ", ") + ".")
-		}
-		if len(r.ChangedSpecs) > 0 {
-			names := make([]string, len(r.ChangedSpecs))
-			for i, n := range r.ChangedSpecs {
-				names[i] = c(n)
-			}
-			m.Para("Specs rewritten on this branch — contracts the base holds, changed by the branch; review them: " + strings.Join(names, ", ") + ".")
-		}
+	if len(r.ChangedSpecs) > 0 {
+		m.Para("Specs rewritten on this branch — contracts the base holds, changed by the branch; review them: " + codeList(r.ChangedSpecs) + ".")
 	}
 	var rows [][]string
 	for _, task := range v.res.Tasks {
@@ -267,7 +252,9 @@ func (v gateView) WriteMarkdown(m *render.Markdown) bool {
 	for _, f := range v.res.Findings {
 		add("", f, rangeFile(f))
 	}
-	for _, a := range v.Annotations()[:len(v.Annotations())-len(v.res.Findings)] {
+	// Annotations ends with the range findings' own, added above from the findings themselves.
+	anns := v.Annotations()
+	for _, a := range anns[:len(anns)-len(v.res.Findings)] {
 		task, msg, _ := strings.Cut(a.Message, ": ")
 		a.Message, a.Rule = msg, a.TitleOrRule()
 		add(c(task), a.Finding, a.File)
@@ -278,4 +265,13 @@ func (v gateView) WriteMarkdown(m *render.Markdown) bool {
 	}
 	m.Para(c(v.summary))
 	return true
+}
+
+// codeList is names as Markdown code spans, comma-separated.
+func codeList(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = render.MarkdownCode(n)
+	}
+	return strings.Join(out, ", ")
 }

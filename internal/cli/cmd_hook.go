@@ -201,14 +201,12 @@ func runHarnessInstall(opts *HookInstallOptions, root string) error {
 	command := harness.HookCommand(opts.Harness, opts.FailOn == "drift", opts.FailOpen)
 	res, err := harness.InstallSettings(root, opts.Harness, events, command)
 	var ie *harness.InvalidSettingsError
-	if errors.As(err, &ie) {
+	var re *harness.RefusedPathError
+	var pe *fsx.PathError
+	if errors.As(err, &ie) || errors.As(err, &re) || errors.As(err, &pe) {
 		return &NotPassedError{Msg: "refused: " + textsafe.Escape(err.Error())}
 	}
 	if err != nil {
-		var pe *fsx.PathError
-		if errors.As(err, &pe) || strings.Contains(err.Error(), "refusing") {
-			return &NotPassedError{Msg: "refused: " + textsafe.Escape(err.Error())}
-		}
 		return err
 	}
 	what := strings.Join(events, " and ") + " hook"

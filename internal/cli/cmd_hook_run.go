@@ -20,6 +20,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/harness"
 	"github.com/mastermind-controller/mastermind/internal/postflight"
+	"github.com/mastermind-controller/mastermind/internal/scaffold"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/spf13/cobra"
 )
@@ -202,7 +203,7 @@ func hookTaskSpec(root, cwd, flag string) (spec, task string, err error) {
 		}
 		return filepath.Join(root, filepath.FromSlash(specForTask(task))), task, nil
 	}
-	if currentTaskRe.MatchString(flag) && !strings.Contains(flag, "/") {
+	if scaffold.TaskNamePattern.MatchString(flag) { // a folder name (the pattern allows no "/")
 		return filepath.Join(root, filepath.FromSlash(specForTask(flag))), flag, nil
 	}
 	p := flag

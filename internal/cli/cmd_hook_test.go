@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"bytes"
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/spf13/cobra"
 )
 
 // TestNewCmdHookInstall parses hook install flags without running anything (practice 11).
@@ -31,22 +28,11 @@ func TestNewCmdHookInstall(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			var got *HookInstallOptions
-			io := &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}
-			cmd := NewCmdHookInstall(io, func(o *HookInstallOptions) error { got = o; return nil })
-			cmd.SetArgs(tt.args)
-			cmd.SetOut(&bytes.Buffer{})
-			cmd.SetErr(&bytes.Buffer{})
-			cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Msg: err.Error()} })
-			err := cmd.Execute()
-			if tt.wantErr != "" {
-				var ue *UsageError
-				if !errors.As(err, &ue) || !strings.Contains(ue.Msg, tt.wantErr) {
-					t.Fatalf("err = %v, want a usage error containing %q", err, tt.wantErr)
-				}
+			cmd := NewCmdHookInstall(testIO(), func(o *HookInstallOptions) error { got = o; return nil })
+			cmd.SetFlagErrorFunc(usageFlagError)
+			err := execArgs(cmd, tt.args)
+			if checkUsage(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil || got == nil {
-				t.Fatalf("err = %v, options %v", err, got)
 			}
 			got.IO = nil
 			if d := cmp.Diff(tt.want, *got); d != "" {

@@ -244,7 +244,7 @@ func readTaskResource(root, uri, name, mime string) (*mcp.ReadResourceResult, er
 	const prefix = "mastermind://tasks/"
 	rest, ok := strings.CutPrefix(uri, prefix)
 	task, file, ok2 := strings.Cut(rest, "/")
-	if !ok || !ok2 || file != name || !currentTaskRe.MatchString(task) || strings.Contains(task, "..") {
+	if !ok || !ok2 || file != name || !isTaskName(task) {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	rel := ".mastermind/tasks/" + task + "/" + name

@@ -196,8 +196,8 @@ func TestMCPToolsAgainstScratchRepository(t *testing.T) {
 		t.Errorf("validate_report path: %v %s", sc, text(res))
 	}
 	res, _ = call(t, cs, "validate_report", map[string]any{})
-	if !res.IsError {
-		t.Errorf("validate_report without path or text must be an error")
+	if !res.IsError || text(res) != "give exactly one of path or text" {
+		t.Errorf("validate_report without path or text must be an error naming both: %q", text(res))
 	}
 
 	res, sc = call(t, cs, "status", nil)
@@ -218,14 +218,18 @@ func TestMCPToolsAgainstScratchRepository(t *testing.T) {
 	}
 
 	// isError only when the command could not run.
-	for name, args := range map[string]map[string]any{
-		"postflight": {"spec": "README.md"},
-		"changes":    {"since": "no-such-revision"},
-		"schema":     {"name": "nope"},
+	// The error text is the command's own message, naming the argument at fault.
+	for name, c := range map[string]struct {
+		args map[string]any
+		want string
+	}{
+		"postflight": {map[string]any{"spec": "README.md"}, "README.md"},
+		"changes":    {map[string]any{"since": "no-such-revision"}, "no-such-revision"},
+		"schema":     {map[string]any{"name": "nope"}, "nope"},
 	} {
-		res, _ := call(t, cs, name, args)
-		if !res.IsError || text(res) == "" {
-			t.Errorf("%s %v: isError %v, text %q", name, args, res.IsError, text(res))
+		res, _ := call(t, cs, name, c.args)
+		if !res.IsError || !strings.Contains(text(res), c.want) || strings.HasPrefix(text(res), "mastermind: ") {
+			t.Errorf("%s %v: isError %v, text %q; want the command's message naming %q", name, c.args, res.IsError, text(res), c.want)
 		}
 	}
 	// Missing required arguments are rejected by the input schema.

@@ -123,12 +123,7 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
   mastermind run-task .mastermind/tasks/014-retry-helper/spec.md --post-only --fail-on drift --json
   mastermind run-task .mastermind/tasks/014-retry-helper/spec.md --post-only --run-verify
   mastermind run-task --current --post-only --format sarif`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return usageErrorf("%s takes 1 argument(s), got %d", cmd.CommandPath(), len(args))
-			}
-			return nil
-		},
+		Args: specArgs,
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
@@ -256,14 +251,15 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 		return runTaskError(opts, &postflight.Outcome{Outcome: postflight.OutcomeError, Phase: postflight.PhaseForMode(mode)}, err)
 	}
 	if opts.Current {
-		task, err := readCurrentTask(repo.Root())
+		spec, err := currentSpec(repo.Root())
+		var ue *UsageError
+		if errors.As(err, &ue) {
+			return err
+		}
 		if err != nil {
 			return runTaskError(opts, &postflight.Outcome{Outcome: postflight.OutcomeError, Phase: postflight.PhaseForMode(mode)}, err)
 		}
-		if task == "" {
-			return usageErrorf("--current: no current task (%s does not exist; pre-flight writes it): give the spec path", currentRel)
-		}
-		opts.Spec = filepath.Join(repo.Root(), filepath.FromSlash(specForTask(task)))
+		opts.Spec = spec
 	}
 	// Ctrl-C (and SIGTERM) cancel the run: a verify command's process group is killed and
 	// post-flight ends as an operational error, recording nothing of the interrupted run.

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -36,22 +34,10 @@ func TestNewCmdRunTask(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
-			io := &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}
 			var got *RunTaskOptions
-			cmd := NewCmdRunTask(io, func(o *RunTaskOptions) error { got = o; return nil })
-			cmd.SetArgs(strings.Fields(tt.args))
-			cmd.SetOut(&bytes.Buffer{})
-			cmd.SetErr(&bytes.Buffer{})
-			err := cmd.Execute()
-			if tt.wantErr != "" {
-				var ue *UsageError
-				if err == nil || !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error %v, want usage error containing %q", err, tt.wantErr)
-				}
+			err := execCmd(NewCmdRunTask(testIO(), func(o *RunTaskOptions) error { got = o; return nil }), tt.args)
+			if checkUsage(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if d := cmp.Diff(tt.want, *got, cmpopts.IgnoreFields(RunTaskOptions{}, "IO", "Now")); d != "" {
 				t.Fatal(d)
@@ -78,22 +64,10 @@ func TestNewCmdAccept(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			io := &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}
 			var got *AcceptOptions
-			cmd := NewCmdAccept(io, func(o *AcceptOptions) error { got = o; return nil })
-			cmd.SetArgs(tt.args)
-			cmd.SetOut(&bytes.Buffer{})
-			cmd.SetErr(&bytes.Buffer{})
-			err := cmd.Execute()
-			if tt.wantErr != "" {
-				var ue *UsageError
-				if err == nil || !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error %v, want usage error containing %q", err, tt.wantErr)
-				}
+			err := execArgs(NewCmdAccept(testIO(), func(o *AcceptOptions) error { got = o; return nil }), tt.args)
+			if checkUsage(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if d := cmp.Diff(tt.want, *got, cmpopts.IgnoreFields(AcceptOptions{}, "IO", "Now")); d != "" {
 				t.Fatal(d)

@@ -6,12 +6,14 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"regexp"
+	"path/filepath"
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/postflight"
+	"github.com/mastermind-controller/mastermind/internal/scaffold"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
+	"github.com/spf13/cobra"
 )
 
 // currentRel is the current-task pointer (integrations.md §2): the folder name of the task
@@ -23,8 +25,11 @@ const currentRel = ".mastermind/current"
 // maxCurrentBytes bounds the pointer read.
 const maxCurrentBytes = 4 << 10
 
-// currentTaskRe is the task folder name of spec-and-lifecycle.md §0.
-var currentTaskRe = regexp.MustCompile(`^[0-9]{3,}-[A-Za-z0-9][A-Za-z0-9._-]*$`)
+// isTaskName reports whether s is a task folder name (spec-and-lifecycle.md §0,
+// scaffold.TaskNamePattern) without "..", so it can be joined under .mastermind/tasks.
+func isTaskName(s string) bool {
+	return scaffold.TaskNamePattern.MatchString(s) && !strings.Contains(s, "..")
+}
 
 // specForTask is the repository-relative spec path of a task folder name.
 func specForTask(task string) string { return ".mastermind/tasks/" + task + "/spec.md" }
@@ -41,10 +46,33 @@ func readCurrentTask(root string) (string, error) {
 		return "", fmt.Errorf("current-task pointer %s: %w", currentRel, err)
 	}
 	task := strings.TrimSuffix(string(data), "\n")
-	if !currentTaskRe.MatchString(task) || strings.Contains(task, "..") {
+	if !isTaskName(task) {
 		return "", fmt.Errorf("current-task pointer %s does not hold a task folder name (<NNN>-<slug>); got %q: remove it or run pre-flight again", currentRel, truncate(task, 80))
 	}
 	return task, nil
+}
+
+// currentSpec returns the absolute spec path of the task .mastermind/current under root names,
+// for `--current`: a *UsageError when there is no pointer, readCurrentTask's error when it cannot
+// be read.
+func currentSpec(root string) (string, error) {
+	task, err := readCurrentTask(root)
+	if err != nil {
+		return "", err
+	}
+	if task == "" {
+		return "", usageErrorf("--current: no current task (%s does not exist; pre-flight writes it): give the spec path", currentRel)
+	}
+	return filepath.Join(root, filepath.FromSlash(specForTask(task))), nil
+}
+
+// specArgs is the positional-argument rule of a command run as `<spec> | --current`: at most
+// one argument (RunE checks that exactly one of the two was given).
+func specArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 1 {
+		return usageErrorf("%s takes 1 argument(s), got %d", cmd.CommandPath(), len(args))
+	}
+	return nil
 }
 
 // writeCurrentTask points .mastermind/current at task (atomic write). It writes through a handle

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/mastermind-controller/mastermind/internal/postflight"
 )
 
@@ -68,25 +70,12 @@ func TestNewCmdHookRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			var got *HookRunOptions
-			io := &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}
-			cmd := NewCmdHookRun(io, func(o *HookRunOptions) error { got = o; return nil })
-			cmd.SetArgs(tt.args)
-			cmd.SetOut(&bytes.Buffer{})
-			cmd.SetErr(&bytes.Buffer{})
-			err := cmd.Execute()
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
+			err := execArgs(NewCmdHookRun(testIO(), func(o *HookRunOptions) error { got = o; return nil }), tt.args)
+			if checkUsage(t, err, tt.wantErr) {
 				return
 			}
-			if err != nil || got == nil {
-				t.Fatalf("err = %v", err)
-			}
-			got.IO, got.Now = nil, nil
-			if got.Harness != tt.want.Harness || got.Task != tt.want.Task || got.FailOn != tt.want.FailOn ||
-				got.FailOpen != tt.want.FailOpen || got.Root != tt.want.Root {
-				t.Errorf("got %+v, want %+v", *got, tt.want)
+			if d := cmp.Diff(tt.want, *got, cmpopts.IgnoreFields(HookRunOptions{}, "IO", "Now")); d != "" {
+				t.Errorf("options (-want +got):\n%s", d)
 			}
 		})
 	}

@@ -122,10 +122,24 @@ func TestFormatFlags(t *testing.T) {
 }
 
 func execCmd(cmd *cobra.Command, args string) error {
-	cmd.SetArgs(strings.Fields(args))
+	return execArgs(cmd, strings.Fields(args))
+}
+
+// execArgs runs cmd on args with discarded output. Outside the root command a flag error is
+// cobra's own unless the test sets the root's flag error function (usageFlagError).
+func execArgs(cmd *cobra.Command, args []string) error {
+	cmd.SetArgs(args)
 	cmd.SetOut(&bytes.Buffer{})
 	cmd.SetErr(&bytes.Buffer{})
 	return cmd.Execute()
+}
+
+// usageFlagError is the root command's flag error function: a flag error is a *UsageError.
+func usageFlagError(_ *cobra.Command, err error) error { return &UsageError{Msg: err.Error()} }
+
+// testIO is a command's streams with empty stdin and buffered output.
+func testIO() *IOStreams {
+	return &IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}
 }
 
 // checkUsage fails unless err matches wantErr (a usage error containing it, or nil when

@@ -189,13 +189,18 @@ type envelopeArtifacts struct {
 	HistoryReview *string `json:"history_review"`
 }
 
+// artifactsOf is a's paths in the envelope's shape (run-task and accept share it).
+func artifactsOf(a postflight.Artifacts) envelopeArtifacts {
+	return envelopeArtifacts{State: strOrNull(a.State), Audit: strOrNull(a.Audit),
+		ReleaseNotes: strOrNull(a.ReleaseNotes), HistoryReview: strOrNull(a.HistoryReview)}
+}
+
 func (v runTaskView) JSON() any {
 	r := v.o
 	e := runTaskEnvelope{Header: render.NewHeader("run-task"), Phase: r.Phase, Outcome: r.Outcome, ExitCode: v.exit,
 		Repeated: r.Repeated, Message: r.Message, Task: r.Task.Name, Spec: r.Task.Spec, State: r.State,
-		Receipts: r.Receipts,
-		Artifacts: envelopeArtifacts{State: strOrNull(r.Artifacts.State), Audit: strOrNull(r.Artifacts.Audit),
-			ReleaseNotes: strOrNull(r.Artifacts.ReleaseNotes), HistoryReview: strOrNull(r.Artifacts.HistoryReview)}}
+		Receipts:  r.Receipts,
+		Artifacts: artifactsOf(r.Artifacts)}
 	if e.Phase == "" {
 		e.Phase = postflight.PhasePreflight
 	}

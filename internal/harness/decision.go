@@ -33,8 +33,6 @@ type Outcome struct {
 	Summary  string
 	Findings []finding.Finding // audit findings and report violations, in audit order
 	Audit    string            // repository-relative path of audit.md, "" when none was written
-	// NextStep is the instruction that ends a block reason; DefaultNextStep when "".
-	NextStep string
 	// InputsFingerprint identifies the audited inputs (lifecycle-v2.md §5); "" disables the
 	// loop guard for this outcome.
 	InputsFingerprint string
@@ -59,8 +57,8 @@ type Decision struct {
 	Record *BlockRecord
 }
 
-// DefaultNextStep ends a block reason with findings when Outcome.NextStep is empty;
-// DefaultRefusedStep ends one without findings (a refusal).
+// DefaultNextStep ends a block reason with findings; DefaultRefusedStep ends one without
+// findings (a refusal).
 const (
 	DefaultNextStep    = "Fix every finding above, update executor-report.md to match what you changed, then stop again: mastermind re-runs the post-flight when you stop."
 	DefaultRefusedStep = "Resolve the problem above (or ask the user to), then stop again: mastermind re-runs the post-flight when you stop."
@@ -135,16 +133,12 @@ func BlockReason(out Outcome) string {
 		b.WriteString("\n- ")
 		b.WriteString(textsafe.Escape(f.String()))
 	}
-	next := out.NextStep
-	switch {
-	case next != "":
-	case n == 0:
+	next := DefaultNextStep
+	if n == 0 {
 		next = DefaultRefusedStep
-	default:
-		next = DefaultNextStep
 	}
 	b.WriteString("\nNext: ")
-	b.WriteString(textsafe.Escape(next))
+	b.WriteString(next)
 	return b.String()
 }
 

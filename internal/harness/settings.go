@@ -93,23 +93,23 @@ func MergeSettings(file string, data []byte, events []string, command string) (o
 	doc := gjson.ParseBytes(data)
 	hooks := doc.Get("hooks")
 	if hooks.Exists() && !hooks.IsObject() {
-		return nil, "", &InvalidSettingsError{File: file, Detail: `"hooks" must be an object of event names`}
+		return nil, "", shapeError(file, data, "hooks", `"hooks" must be an object of event names`)
 	}
 	work := append([]byte(nil), data...)
 	added, updated := false, false
 	for _, ev := range events {
 		groups := hooks.Get(gjson.Escape(ev))
 		if groups.Exists() && !groups.IsArray() {
-			return nil, "", &InvalidSettingsError{File: file, Detail: fmt.Sprintf(`"hooks.%s" must be an array of matcher groups`, ev)}
+			return nil, "", shapeError(file, data, "hooks."+gjson.Escape(ev), fmt.Sprintf(`"hooks.%s" must be an array of matcher groups`, ev))
 		}
 		found := false
 		for gi, g := range groups.Array() {
 			if !g.IsObject() {
-				return nil, "", &InvalidSettingsError{File: file, Detail: fmt.Sprintf(`"hooks.%s[%d]" must be an object`, ev, gi)}
+				return nil, "", shapeError(file, data, fmt.Sprintf("hooks.%s.%d", gjson.Escape(ev), gi), fmt.Sprintf(`"hooks.%s[%d]" must be an object`, ev, gi))
 			}
 			hs := g.Get("hooks")
 			if hs.Exists() && !hs.IsArray() {
-				return nil, "", &InvalidSettingsError{File: file, Detail: fmt.Sprintf(`"hooks.%s[%d].hooks" must be an array`, ev, gi)}
+				return nil, "", shapeError(file, data, fmt.Sprintf("hooks.%s.%d.hooks", gjson.Escape(ev), gi), fmt.Sprintf(`"hooks.%s[%d].hooks" must be an array`, ev, gi))
 			}
 			for hi, h := range hs.Array() {
 				c := h.Get("command")
@@ -160,6 +160,38 @@ func MergeSettings(file string, data []byte, events []string, command string) (o
 		action = SettingsUpdated
 	}
 	return pretty.Bytes(), action, nil
+}
+
+// shapeError is an *InvalidSettingsError for the value at the gjson path in data: detail, then
+// what was found there and where ("; found a string at line 1, column 11").
+func shapeError(file string, data []byte, path, detail string) *InvalidSettingsError {
+	r := gjson.GetBytes(data, path)
+	kind := strings.ToLower(r.Type.String())
+	switch {
+	case r.IsArray():
+		kind = "array"
+	case r.IsObject():
+		kind = "object"
+	case r.Type == gjson.True || r.Type == gjson.False:
+		kind = "boolean"
+	}
+	if kind == "null" {
+		detail += "; found null"
+	} else {
+		detail += "; found " + article(kind) + " " + kind
+	}
+	if r.Index > 0 {
+		line, col := lineCol(data, int64(r.Index))
+		detail += fmt.Sprintf(" at line %d, column %d", line, col)
+	}
+	return &InvalidSettingsError{File: file, Detail: detail}
+}
+
+func article(word string) string {
+	if strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 // matcherGroup and commandHandler are the entry MergeSettings adds, keys in the documented order.
@@ -256,6 +288,39 @@ func lineCol(data []byte, off int64) (int, int) {
 	return line, col
 }
 
+// RefusedPathError is a settings path InstallSettings will not write through: the settings
+// file's directory is a symbolic link or a file, or the settings file is a symbolic link or
+// another non-regular file. Nothing is written.
+type RefusedPathError struct {
+	Rel  string      // repository-relative, slash-separated: the directory or the file refused
+	Dir  bool        // Rel is the settings file's directory
+	Type fs.FileMode // the file's type bits, when !Dir
+}
+
+func (e *RefusedPathError) Error() string {
+	if e.Dir {
+		return fmt.Sprintf("%s is not a directory (a symbolic link or a file); refusing to write through it. Remove it and run hook install again", e.Rel)
+	}
+	return fmt.Sprintf("%s is not a regular file (%s); refusing to replace it. Remove it and run hook install again", e.Rel, typeName(e.Type))
+}
+
+// typeName names a non-regular file type for RefusedPathError.
+func typeName(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
+}
+
 // InstallResult says what InstallSettings did.
 type InstallResult struct {
 	Path   string // absolute path of the settings file
@@ -265,8 +330,8 @@ type InstallResult struct {
 
 // InstallSettings merges command for events into harness's settings file under root (see
 // MergeSettings) and writes it atomically (mode 0644, the directory created when missing). A
-// symbolic link or non-regular file at the path or at its directory is refused; an invalid file
-// is an *InvalidSettingsError and is never overwritten.
+// symbolic link or non-regular file at the path or at its directory is a *RefusedPathError; an
+// invalid file is an *InvalidSettingsError and is never overwritten.
 func InstallSettings(root, harness string, events []string, command string) (InstallResult, error) {
 	rel := SettingsRel(harness)
 	if rel == "" {
@@ -277,7 +342,7 @@ func InstallSettings(root, harness string, events []string, command string) (Ins
 	dir := filepath.Dir(path)
 	if fi, err := os.Lstat(dir); err == nil {
 		if !fi.IsDir() {
-			return res, fmt.Errorf("%s is not a directory (a symbolic link or a file); refusing to write through it", filepath.ToSlash(filepath.Dir(rel)))
+			return res, &RefusedPathError{Rel: filepath.ToSlash(filepath.Dir(rel)), Dir: true}
 		}
 	} else if errors.Is(err, fs.ErrNotExist) {
 		if err := os.Mkdir(dir, 0o755); err != nil {
@@ -290,7 +355,7 @@ func InstallSettings(root, harness string, events []string, command string) (Ins
 	fi, err := os.Lstat(path)
 	switch {
 	case err == nil && !fi.Mode().IsRegular():
-		return res, fmt.Errorf("%s is not a regular file (%s); refusing to replace it", rel, fi.Mode().Type())
+		return res, &RefusedPathError{Rel: rel, Type: fi.Mode().Type()}
 	case err == nil:
 		data, err = fsx.ReadFile(path, MaxSettingsBytes)
 		if err != nil {

@@ -2,9 +2,11 @@ package harness
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -89,9 +91,11 @@ func TestMergeSettingsRefusesInvalid(t *testing.T) {
 		"invalid-comment.in.json":        "not valid JSON at line 2, column 3",
 		"invalid-trailing-comma.in.json": "not valid JSON at line 3, column 1",
 		"invalid-duplicate.in.json":      `duplicate key "hooks" in the top-level object`,
-		"invalid-hooks-array.in.json":    `"hooks" must be an object`,
-		"invalid-stop-object.in.json":    `"hooks.Stop" must be an array`,
+		"invalid-hooks-array.in.json":    `"hooks" must be an object of event names; found an array at line 1, column 11;`,
+		"invalid-stop-object.in.json":    `"hooks.Stop" must be an array of matcher groups; found an object at line 1, column 20;`,
 		"invalid-toplevel-array.in.json": "the top level must be a JSON object",
+		"invalid-group-string.in.json":   `"hooks.Stop[0]" must be an object; found a string at line 2, column 22;`,
+		"invalid-handlers-null.in.json":  `"hooks.Stop[0].hooks" must be an array; found null at line 1, column 31;`,
 	}
 	for file, want := range tests {
 		t.Run(file, func(t *testing.T) {
@@ -156,8 +160,13 @@ func TestInstallSettingsRefusesSymlinks(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(root, ".claude")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := InstallSettings(root, Claude, []string{EventStop}, "mastermind hook run --harness claude"); err == nil || !strings.Contains(err.Error(), "not a directory") {
-		t.Fatalf("symlinked directory: err = %v", err)
+	_, err := InstallSettings(root, Claude, []string{EventStop}, "mastermind hook run --harness claude")
+	var re *RefusedPathError
+	if !errors.As(err, &re) || err.Error() != ".claude is not a directory (a symbolic link or a file); refusing to write through it. Remove it and run hook install again" {
+		t.Fatalf("symlinked directory: err = %v, want a *RefusedPathError naming .claude", err)
+	}
+	if _, err := os.Lstat(filepath.Join(outside, "settings.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("settings.json written through the symlinked directory: %v", err)
 	}
 	root2 := t.TempDir()
 	if err := os.Mkdir(filepath.Join(root2, ".claude"), 0o755); err != nil {
@@ -170,11 +179,23 @@ func TestInstallSettingsRefusesSymlinks(t *testing.T) {
 	if err := os.Symlink(target, filepath.Join(root2, ".claude", "settings.json")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := InstallSettings(root2, Claude, []string{EventStop}, "mastermind hook run --harness claude"); err == nil || !strings.Contains(err.Error(), "not a regular file") {
-		t.Fatalf("symlinked file: err = %v", err)
+	_, err = InstallSettings(root2, Claude, []string{EventStop}, "mastermind hook run --harness claude")
+	if !errors.As(err, &re) || err.Error() != ".claude/settings.json is not a regular file (a symbolic link); refusing to replace it. Remove it and run hook install again" {
+		t.Fatalf("symlinked file: err = %v, want a *RefusedPathError naming .claude/settings.json", err)
 	}
 	if got, _ := os.ReadFile(target); string(got) != "{}" {
 		t.Errorf("symlink target changed: %s", got)
+	}
+	root3 := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root3, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(root3, ".claude", "settings.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = InstallSettings(root3, Claude, []string{EventStop}, "mastermind hook run --harness claude")
+	if !errors.As(err, &re) || err.Error() != ".claude/settings.json is not a regular file (a FIFO); refusing to replace it. Remove it and run hook install again" {
+		t.Fatalf("FIFO: err = %v, want a *RefusedPathError naming the FIFO", err)
 	}
 }
 
