@@ -9,7 +9,6 @@ import (
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
-	"github.com/mastermind-controller/mastermind/internal/report"
 	"github.com/mastermind-controller/mastermind/internal/store"
 )
 
@@ -452,14 +451,6 @@ func (c *controller) readTaskFile(name, rel string, limit int64) ([]byte, error)
 		return c.files.readFile(name, limit)
 	}
 	return fsx.ReadInRoot(c.task.Root, rel, limit)
-}
-
-// readReport reads and validates executor-report.md (§4 step 3) like readTaskFile.
-func (c *controller) readReport() (report.Result, error) {
-	if c.files != nil {
-		return report.ReadDir(c.files.dir, "executor-report.md", c.task.ReportRel())
-	}
-	return report.ReadInRepo(c.task.Root, c.task.ReportRel())
 }
 
 // writeReleaseNotes writes .mastermind/releases/<task>.md through a handle on .mastermind
