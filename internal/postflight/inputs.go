@@ -121,10 +121,7 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 // marker line when --run-verify runs them all (run: true and timeouts are in the spec's bytes,
 // which the spec hash covers).
 func verifyLines(sp *spec.Spec, runAll bool) []string {
-	out := make([]string, 0, len(sp.VerifyCommands))
-	for _, c := range sp.VerifyCommands {
-		out = append(out, c)
-	}
+	out := append(make([]string, 0, len(sp.VerifyCommands)+1), sp.VerifyCommands...)
 	if runAll {
 		out = append(out, "\x00run-verify")
 	}
