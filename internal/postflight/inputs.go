@@ -280,16 +280,8 @@ func contentID(dir *fsx.Dir, name string) (string, error) {
 		return "-", nil
 	case err != nil:
 		return "", err
-	case fi.Mode()&fs.ModeSymlink != 0:
-		t, err := dir.Readlink(name)
-		if err != nil {
-			return "", err
-		}
-		return "link:" + sha256Hex([]byte(t)), nil
-	case fi.IsDir():
-		return "dir", nil
 	case !fi.Mode().IsRegular():
-		return "special:" + fi.Mode().Type().String(), nil
+		return nonRegularID(fi, func() (string, error) { return dir.Readlink(name) })
 	}
 	f, err := dir.OpenFile(name)
 	switch {
@@ -328,16 +320,8 @@ func contentIDByPath(root, rel string) (string, error) {
 		return "-", nil
 	case err != nil:
 		return "", err
-	case fi.Mode()&fs.ModeSymlink != 0:
-		t, err := os.Readlink(abs)
-		if err != nil {
-			return "", err
-		}
-		return "link:" + sha256Hex([]byte(t)), nil
-	case fi.IsDir():
-		return "dir", nil
 	case !fi.Mode().IsRegular():
-		return "special:" + fi.Mode().Type().String(), nil
+		return nonRegularID(fi, func() (string, error) { return os.Readlink(abs) })
 	}
 	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	switch {
@@ -354,11 +338,24 @@ func contentIDByPath(root, rel string) (string, error) {
 	} else if !fi.Mode().IsRegular() {
 		return "special:changed", nil
 	}
-	h := sha256.New()
-	if err := hashFile(h, f); err != nil {
-		return "", err
+	return sha256File(f)
+}
+
+// nonRegularID is the content id of a path that lstat found not to be a regular file (fi):
+// "link:<sha256 of the target>" for a symlink (readlink reads the target), "dir" for a directory,
+// otherwise "special:<type>".
+func nonRegularID(fi fs.FileInfo, readlink func() (string, error)) (string, error) {
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		t, err := readlink()
+		if err != nil {
+			return "", err
+		}
+		return "link:" + sha256Hex([]byte(t)), nil
+	case fi.IsDir():
+		return "dir", nil
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return "special:" + fi.Mode().Type().String(), nil
 }
 
 // fixedGit is a Git whose changed set for one baseline is already computed (readInputs, with the
