@@ -9,7 +9,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -122,7 +121,7 @@ func gateBase(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, 
 		return nil, err
 	}
 	defer cleanup()
-	cg := &commitGit{RangeGit: rg, root: dir, head: opts.Head, files: files, sets: map[string]csResult{}}
+	cg := &commitGit{RangeGit: rg, root: dir, head: opts.Head, files: files}
 	infos, err := ScanTasks(dir)
 	if err != nil {
 		return nil, err
@@ -495,14 +494,13 @@ func (s *siblingGit) ChangedSet(ctx context.Context, baseline string) (*gitscope
 
 // commitGit is the repository as of one commit: Root is a directory holding that commit's tree,
 // HEAD is the commit, the changed set of a baseline is the diff between the two commits and the
-// file list is the commit's tree. Nothing reads the index or the work tree.
+// file list is the commit's tree. Nothing reads the index or the work tree. It caches nothing:
+// the gate reads it through a sharedGit, which computes each baseline's changed set once.
 type commitGit struct {
 	RangeGit
 	root  string
 	head  string
 	files []string
-	mu    sync.Mutex
-	sets  map[string]csResult
 }
 
 func (c *commitGit) Root() string { return c.root }
@@ -510,16 +508,10 @@ func (c *commitGit) Root() string { return c.root }
 func (c *commitGit) Head(context.Context) (string, bool, error) { return c.head, false, nil }
 
 func (c *commitGit) ChangedSet(ctx context.Context, baseline string) (*gitscope.ChangedSet, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if r, ok := c.sets[baseline]; ok {
-		return r.cs, r.err
-	}
 	cs, err := c.RangeGit.DiffCommits(ctx, baseline, c.head)
 	if errors.Is(err, gitscope.ErrBaselineUnavailable) {
 		err = fmt.Errorf("baseline %s: %w", ShortOID(baseline), err)
 	}
-	c.sets[baseline] = csResult{cs, err}
 	return cs, err
 }
 
