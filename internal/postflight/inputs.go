@@ -69,11 +69,6 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 	// of the declared creations and HEAD (auditTask uses them; gitscope.md §8.4).
 	pf := audit.StartChangedSet(ctx, git, st.BaselineRef)
 	pf.LookupBaseline(ctx, git, st.BaselineRef, in.Spec.Spec.Scope.Creates)
-	type headResult struct {
-		oid    string
-		unborn bool
-		err    error
-	}
 	headCh := make(chan headResult, 1)
 	go func() {
 		oid, unborn, err := c.git.Head(ctx)
