@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -148,7 +149,7 @@ func gateBase(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, 
 		err error
 	}
 	ancestors := map[string]ancestry{}
-	for _, name := range sortedKeys(touched) {
+	for _, name := range slices.Sorted(maps.Keys(touched)) {
 		in, present := atHead[name]
 		if !present {
 			if touched[name].deleted {
@@ -247,15 +248,6 @@ func touchedTasks(cs *gitscope.ChangedSet) map[string]touched {
 		out[name] = t
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // closedAt reports whether the task's state.json at commit b says learned. Only the status is
