@@ -318,12 +318,14 @@ func (g *gater) owner(t Task) (owner, bool) {
 }
 
 // unowned applies trust-model.md §5 step 2: every path of the range outside the controller's
-// artifact names must be owned by a task re-audited in this gate.
+// artifact names and contract files (repopath.IsControllerArtifact, trust-model.md §2 I3, the
+// list the changed set uses) must be owned by a task re-audited in this gate; every other path,
+// under .mastermind/ or not, is a change a task must own.
 func unowned(cs *gitscope.ChangedSet, owners []owner, infos []TaskInfo, g *gater) []finding.Finding {
 	var fs []finding.Finding
 	for _, e := range cs.Entries {
 		p := string(e.Path)
-		if IsControllerArtifact(p) {
+		if repopath.IsControllerArtifact(p) {
 			continue
 		}
 		if slices.ContainsFunc(owners, func(o owner) bool { return o.owns(p) }) {
@@ -387,12 +389,6 @@ func sharedDirs(p, s string) int {
 	}
 	return n
 }
-
-// IsControllerArtifact reports whether the repository-relative path p is one of the
-// controller's own artifact names or a contract file (trust-model.md §2 I3; the list is
-// repopath.IsControllerArtifact, the one the changed set uses). Every other path, under
-// .mastermind/ or not, is a change a task must own.
-func IsControllerArtifact(p string) bool { return repopath.IsControllerArtifact(p) }
 
 // specChanges are the task folders whose spec.md the range adds, and those whose spec.md it
 // modifies: contracts the branch brings or rewrites itself, which only a reviewer of the change
