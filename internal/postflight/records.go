@@ -171,23 +171,17 @@ func (tf *taskFiles) load(now time.Time) (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch rec.CheckMirror(mirrorState, data, present) {
-	case store.MirrorMatches:
-	case store.MirrorUnknown:
-		rec.SetMirror(mirrorState, want)
-		changed = true
-		if err := tf.dir.WriteFileAtomic(mirrorState, want, 0o644); err != nil {
-			return nil, fmt.Errorf("write %s: %w", t.StateRel(), err)
+	// Every status but a match rewrites the mirror; an unknown or tampered one is also recorded
+	// (a stale or missing mirror is a version the record already names).
+	if status := rec.CheckMirror(mirrorState, data, present); status != store.MirrorMatches {
+		if status == store.MirrorTampered {
+			rec.Tampered = append(rec.Tampered, tampering(rec, mirrorState, data, present, now))
+			out.Rewritten = append(out.Rewritten, t.StateRel())
 		}
-	case store.MirrorStale, store.MirrorMissing:
-		if err := tf.dir.WriteFileAtomic(mirrorState, want, 0o644); err != nil {
-			return nil, fmt.Errorf("write %s: %w", t.StateRel(), err)
+		if status == store.MirrorTampered || status == store.MirrorUnknown {
+			rec.SetMirror(mirrorState, want)
+			changed = true
 		}
-	case store.MirrorTampered:
-		rec.Tampered = append(rec.Tampered, tampering(rec, mirrorState, data, present, now))
-		out.Rewritten = append(out.Rewritten, t.StateRel())
-		changed = true
-		rec.SetMirror(mirrorState, want)
 		if err := tf.dir.WriteFileAtomic(mirrorState, want, 0o644); err != nil {
 			return nil, fmt.Errorf("write %s: %w", t.StateRel(), err)
 		}
