@@ -8,7 +8,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/spec"
 )
 
@@ -94,9 +93,7 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 	if err != nil {
 		return res, err
 	}
-	for _, f := range ld.Rewritten {
-		c.warnf("%s: %s was changed outside mastermind; it was rewritten from the controller store (%s), and the next post-flight reports it as an error", finding.KindControllerRecordTampered, f, tf.storePath)
-	}
+	c.warnRewritten(ld)
 	st := ld.State
 	if st == nil && ld.Mirror != nil {
 		res.Outcome, res.Message = OutcomeAcceptRefused, MsgNoRecord+fmt.Sprintf(" (%s has none; the state.json in the task folder is not used); nothing to accept", tf.storePath)

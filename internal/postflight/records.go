@@ -219,6 +219,13 @@ func (tf *taskFiles) load(now time.Time) (*loaded, error) {
 	return out, nil
 }
 
+// warnRewritten warns of every mirror load found tampered with and rewritten from the store.
+func (c *controller) warnRewritten(ld *loaded) {
+	for _, f := range ld.Rewritten {
+		c.warnf("%s: %s was changed outside mastermind; it was rewritten from the controller store (%s), and the next post-flight reports it as an error", finding.KindControllerRecordTampered, f, c.files.storePath)
+	}
+}
+
 // restoreAudit rewrites audit.md from the store's copy, streamed and verified against its hash
 // before it replaces audit.md; without a valid copy (a damaged store) the forged file is removed
 // so that nobody reads it as the controller's.
