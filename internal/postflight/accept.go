@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/mastermind-controller/mastermind/internal/spec"
 )
 
 // Phase and outcomes of `mastermind accept` (lifecycle-v2.md §3).
@@ -133,9 +131,9 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 	*res = Outcome{Outcome: OutcomeError, Phase: PhaseAccept, Task: task, State: st, Artifacts: Artifacts{State: task.StateRel()}}
 	// repeated has read audit.md and checked that it is the recorded audit.
 	auditSHA := c.recordedAudit
-	sp, _ := spec.Parse(in.Spec.Raw, task.Spec)
+	// readInputs parsed the spec (a non-empty fingerprint means it is the approved spec).
 	d := in.Changed.WithoutControl()
-	notes, err := c.releaseNotes(ctx, sp, st.BaselineRef, in.Changed, d, "Audit: ⚠️ Drift, accepted by the planner: "+reason)
+	notes, err := c.releaseNotes(ctx, in.Spec.Spec, st.BaselineRef, in.Changed, d, "Audit: ⚠️ Drift, accepted by the planner: "+reason)
 	if err != nil {
 		return res, err
 	}
@@ -168,8 +166,6 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 		out, err := c.learn(&ns)
 		if err == nil {
 			out.Phase = PhaseAccept
-		}
-		if err == nil {
 			err = tf.check()
 		}
 		return out, err
