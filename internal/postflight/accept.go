@@ -7,9 +7,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/mastermind-controller/mastermind/internal/finding"
-	"github.com/mastermind-controller/mastermind/internal/spec"
 )
 
 // Phase and outcomes of `mastermind accept` (lifecycle-v2.md §3).
@@ -94,9 +91,7 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 	if err != nil {
 		return res, err
 	}
-	for _, f := range ld.Rewritten {
-		c.warnf("%s: %s was changed outside mastermind; it was rewritten from the controller store (%s), and the next post-flight reports it as an error", finding.KindControllerRecordTampered, f, tf.storePath)
-	}
+	c.warnRewritten(ld)
 	st := ld.State
 	if st == nil && ld.Mirror != nil {
 		res.Outcome, res.Message = OutcomeAcceptRefused, MsgNoRecord+fmt.Sprintf(" (%s has none; the state.json in the task folder is not used); nothing to accept", tf.storePath)
@@ -136,9 +131,9 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 	*res = Outcome{Outcome: OutcomeError, Phase: PhaseAccept, Task: task, State: st, Artifacts: Artifacts{State: task.StateRel()}}
 	// repeated has read audit.md and checked that it is the recorded audit.
 	auditSHA := c.recordedAudit
-	sp, _ := spec.Parse(in.Spec.Raw, task.Spec)
+	// readInputs parsed the spec (a non-empty fingerprint means it is the approved spec).
 	d := in.Changed.WithoutControl()
-	notes, err := c.releaseNotes(ctx, sp, st.BaselineRef, in.Changed, d, "Audit: ⚠️ Drift, accepted by the planner: "+reason)
+	notes, err := c.releaseNotes(ctx, in.Spec.Spec, st.BaselineRef, in.Changed, d, "Audit: ⚠️ Drift, accepted by the planner: "+reason)
 	if err != nil {
 		return res, err
 	}
@@ -171,8 +166,6 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 		out, err := c.learn(&ns)
 		if err == nil {
 			out.Phase = PhaseAccept
-		}
-		if err == nil {
 			err = tf.check()
 		}
 		return out, err

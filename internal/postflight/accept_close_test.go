@@ -36,6 +36,9 @@ func TestAcceptClosesTheInputsLookups(t *testing.T) {
 	if res.Outcome != OutcomeAccepted {
 		t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
 	}
+	if len(g.started) == 0 {
+		t.Fatal("accept started no baseline lookup; the test checks nothing")
+	}
 	for n := len(g.started); n > 0; n-- {
 		select {
 		case <-g.ended:

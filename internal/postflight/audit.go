@@ -341,8 +341,8 @@ func (el *elemEncoder) encode(v any) error {
 	// The encoder ends each value with a newline, which the array's layout replaces.
 	el.buf.Truncate(el.buf.Len() - 1)
 	// Escaping only lengthens the text.
-	if js := el.buf.Bytes()[start:]; len(textsafe.EscapeJSON(js)) != len(js) {
-		esc := textsafe.EscapeJSON(js)
+	js := el.buf.Bytes()[start:]
+	if esc := textsafe.EscapeJSON(js); len(esc) != len(js) {
 		el.buf.Truncate(start)
 		el.buf.Write(esc)
 	}

@@ -88,6 +88,11 @@ func TestWriteEvidenceMatchesWholeEncoding(t *testing.T) {
 		if !bytes.Equal(whole, streamed.Bytes()) || !strings.HasPrefix(string(whole), human.String()+"Structured audit evidence") {
 			t.Errorf("%s: human part %q not the prefix of audit.md", name, human.String())
 		}
+		// audit.md is the human part, the evidence header line, then the evidence as one value
+		// encodes it: nothing is lost or added between the streamed pieces.
+		if want := human.String() + "Structured audit evidence (JSON; null means not evaluated):\n" + referenceEvidence(t, a); string(whole) != want {
+			t.Errorf("%s: audit.md is not human part + header + evidence\n got %s\nwant %s", name, whole, want)
+		}
 	}
 }
 

@@ -60,6 +60,10 @@ func TestContentIDs(t *testing.T) {
 		if ids[i] != want[p] {
 			t.Errorf("%s: id %q, want %q", p, ids[i], want[p])
 		}
+		// The by-path reader (a directory that cannot be opened) gives every kind the same id.
+		if id, err := contentIDByPath(root, p); err != nil || id != want[p] {
+			t.Errorf("%s: by path id %q (%v), want %q", p, id, err, want[p])
+		}
 	}
 }
 

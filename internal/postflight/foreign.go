@@ -56,17 +56,7 @@ func (tf *taskFiles) controllerWrote(task, name, sha string) bool {
 	if err != nil || rec == nil {
 		return false
 	}
-	m, ok := rec.Mirrors[name]
-	if !ok {
-		return false
-	}
-	if m.SHA256 == sha {
-		return true
-	}
-	for _, e := range m.Earlier {
-		if e == sha {
-			return true
-		}
-	}
-	return false
+	// The last version it wrote, or an earlier one (store.Record.CheckMirrorHash).
+	s := rec.CheckMirrorHash(name, sha, true)
+	return s == store.MirrorMatches || s == store.MirrorStale
 }

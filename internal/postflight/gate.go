@@ -434,14 +434,17 @@ func (g *gater) record(ctx context.Context, in TaskInfo, t *gateTask) {
 	t.Recorded = in.State.NextStep != NextRunPreflight
 	switch res.Outcome {
 	case OutcomePostHeld, OutcomePostDrift, OutcomePostBroken:
+		// A run-task holds its per-path findings as runs (Outcome.PathRuns): the row lists them
+		// all, as the read-only audit's row does.
+		fs := slices.Collect(res.AllFindings())
 		var counts Counts
-		verdict := audit.VerdictOf(res.Findings)
+		verdict := audit.VerdictOf(fs)
 		if res.State != nil && res.State.Findings != nil {
 			counts, verdict = *res.State.Findings, res.State.Verdict
 		} else {
-			counts.Errors, counts.Warnings = finding.Count(res.Findings)
+			counts.Errors, counts.Warnings = finding.Count(fs)
 		}
-		t.setVerdict(verdict, counts, res.Findings, res.ReportViolations, g.opts.FailOnDrift)
+		t.setVerdict(verdict, counts, fs, res.ReportViolations, g.opts.FailOnDrift)
 		if res.Accepted {
 			t.Status, t.Passed, t.Reason = GateAccepted, true, res.Message
 		}

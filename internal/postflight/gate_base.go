@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -122,7 +122,7 @@ func gateBase(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, 
 		return nil, err
 	}
 	defer cleanup()
-	cg := &commitGit{RangeGit: rg, root: dir, head: opts.Head, files: files, sets: map[string]csResult{}}
+	cg := &commitGit{RangeGit: rg, root: dir, head: opts.Head, files: files}
 	infos, err := ScanTasks(dir)
 	if err != nil {
 		return nil, err
@@ -149,7 +149,7 @@ func gateBase(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, 
 		err error
 	}
 	ancestors := map[string]ancestry{}
-	for _, name := range sortedKeys(touched) {
+	for _, name := range slices.Sorted(maps.Keys(touched)) {
 		in, present := atHead[name]
 		if !present {
 			if touched[name].deleted {
@@ -250,15 +250,6 @@ func touchedTasks(cs *gitscope.ChangedSet) map[string]touched {
 	return out
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // closedAt reports whether the task's state.json at commit b says learned. Only the status is
 // read; a state at b that cannot be parsed is not closed (the task is then audited).
 func closedAt(ctx context.Context, rg RangeGit, b string, t Task) (bool, error) {
@@ -327,12 +318,14 @@ func (g *gater) owner(t Task) (owner, bool) {
 }
 
 // unowned applies trust-model.md §5 step 2: every path of the range outside the controller's
-// artifact names must be owned by a task re-audited in this gate.
+// artifact names and contract files (repopath.IsControllerArtifact, trust-model.md §2 I3, the
+// list the changed set uses) must be owned by a task re-audited in this gate; every other path,
+// under .mastermind/ or not, is a change a task must own.
 func unowned(cs *gitscope.ChangedSet, owners []owner, infos []TaskInfo, g *gater) []finding.Finding {
 	var fs []finding.Finding
 	for _, e := range cs.Entries {
 		p := string(e.Path)
-		if IsControllerArtifact(p) {
+		if repopath.IsControllerArtifact(p) {
 			continue
 		}
 		if slices.ContainsFunc(owners, func(o owner) bool { return o.owns(p) }) {
@@ -396,12 +389,6 @@ func sharedDirs(p, s string) int {
 	}
 	return n
 }
-
-// IsControllerArtifact reports whether the repository-relative path p is one of the
-// controller's own artifact names or a contract file (trust-model.md §2 I3; the list is
-// repopath.IsControllerArtifact, the one the changed set uses). Every other path, under
-// .mastermind/ or not, is a change a task must own.
-func IsControllerArtifact(p string) bool { return repopath.IsControllerArtifact(p) }
 
 // specChanges are the task folders whose spec.md the range adds, and those whose spec.md it
 // modifies: contracts the branch brings or rewrites itself, which only a reviewer of the change
@@ -495,14 +482,13 @@ func (s *siblingGit) ChangedSet(ctx context.Context, baseline string) (*gitscope
 
 // commitGit is the repository as of one commit: Root is a directory holding that commit's tree,
 // HEAD is the commit, the changed set of a baseline is the diff between the two commits and the
-// file list is the commit's tree. Nothing reads the index or the work tree.
+// file list is the commit's tree. Nothing reads the index or the work tree. It caches nothing:
+// the gate reads it through a sharedGit, which computes each baseline's changed set once.
 type commitGit struct {
 	RangeGit
 	root  string
 	head  string
 	files []string
-	mu    sync.Mutex
-	sets  map[string]csResult
 }
 
 func (c *commitGit) Root() string { return c.root }
@@ -510,16 +496,10 @@ func (c *commitGit) Root() string { return c.root }
 func (c *commitGit) Head(context.Context) (string, bool, error) { return c.head, false, nil }
 
 func (c *commitGit) ChangedSet(ctx context.Context, baseline string) (*gitscope.ChangedSet, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if r, ok := c.sets[baseline]; ok {
-		return r.cs, r.err
-	}
 	cs, err := c.RangeGit.DiffCommits(ctx, baseline, c.head)
 	if errors.Is(err, gitscope.ErrBaselineUnavailable) {
 		err = fmt.Errorf("baseline %s: %w", ShortOID(baseline), err)
 	}
-	c.sets[baseline] = csResult{cs, err}
 	return cs, err
 }
 

@@ -3,10 +3,13 @@ package postflight
 import (
 	"strings"
 	"testing"
+
+	"github.com/mastermind-controller/mastermind/internal/repopath"
 )
 
-// TestIsControllerArtifact: only the controller's own artifact names are left out of the range's
-// ownership check (trust-model.md I3); anything else under .mastermind/ must be owned.
+// TestIsControllerArtifact: only the controller's own artifact names
+// (repopath.IsControllerArtifact) are left out of the range's ownership check (trust-model.md
+// I3); anything else under .mastermind/ must be owned.
 func TestIsControllerArtifact(t *testing.T) {
 	snap := strings.Repeat("ab", 32)
 	cases := map[string]bool{
@@ -34,7 +37,7 @@ func TestIsControllerArtifact(t *testing.T) {
 		".mastermind/tasks/001-a/history-review." + snap + "x.md": false,
 	}
 	for p, want := range cases {
-		if got := IsControllerArtifact(p); got != want {
+		if got := repopath.IsControllerArtifact(p); got != want {
 			t.Errorf("IsControllerArtifact(%q) = %v, want %v", p, got, want)
 		}
 	}

@@ -23,10 +23,8 @@ const (
 	MaxSnapshotTotalBytes = 256 << 20
 )
 
-func lstat(p string) (fs.FileInfo, error) { return os.Lstat(p) }
-
 // held runs §4 step 11 after a held audit.md was written.
-func (c *controller) held(ctx context.Context, st *State, a *Audit, cs *gitscope.ChangedSet, d []gitscope.Entry, specRaw []byte, auditSHA, summary string) (*Outcome, error) {
+func (c *controller) held(ctx context.Context, st *State, cs *gitscope.ChangedSet, d []gitscope.Entry, specRaw []byte, auditSHA, summary string) (*Outcome, error) {
 	res := c.res
 	sp, _ := spec.Parse(specRaw, c.task.Spec)
 	notes, err := c.releaseNotes(ctx, sp, st.BaselineRef, cs, d, "Audit: ✅ Held")

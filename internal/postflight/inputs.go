@@ -69,11 +69,6 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 	// of the declared creations and HEAD (auditTask uses them; gitscope.md §8.4).
 	pf := audit.StartChangedSet(ctx, git, st.BaselineRef)
 	pf.LookupBaseline(ctx, git, st.BaselineRef, in.Spec.Spec.Scope.Creates)
-	type headResult struct {
-		oid    string
-		unborn bool
-		err    error
-	}
 	headCh := make(chan headResult, 1)
 	go func() {
 		oid, unborn, err := c.git.Head(ctx)
@@ -121,10 +116,7 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 // marker line when --run-verify runs them all (run: true and timeouts are in the spec's bytes,
 // which the spec hash covers).
 func verifyLines(sp *spec.Spec, runAll bool) []string {
-	out := make([]string, 0, len(sp.VerifyCommands))
-	for _, c := range sp.VerifyCommands {
-		out = append(out, c)
-	}
+	out := append(make([]string, 0, len(sp.VerifyCommands)+1), sp.VerifyCommands...)
 	if runAll {
 		out = append(out, "\x00run-verify")
 	}
@@ -283,16 +275,8 @@ func contentID(dir *fsx.Dir, name string) (string, error) {
 		return "-", nil
 	case err != nil:
 		return "", err
-	case fi.Mode()&fs.ModeSymlink != 0:
-		t, err := dir.Readlink(name)
-		if err != nil {
-			return "", err
-		}
-		return "link:" + sha256Hex([]byte(t)), nil
-	case fi.IsDir():
-		return "dir", nil
 	case !fi.Mode().IsRegular():
-		return "special:" + fi.Mode().Type().String(), nil
+		return nonRegularID(fi, func() (string, error) { return dir.Readlink(name) })
 	}
 	f, err := dir.OpenFile(name)
 	switch {
@@ -331,16 +315,8 @@ func contentIDByPath(root, rel string) (string, error) {
 		return "-", nil
 	case err != nil:
 		return "", err
-	case fi.Mode()&fs.ModeSymlink != 0:
-		t, err := os.Readlink(abs)
-		if err != nil {
-			return "", err
-		}
-		return "link:" + sha256Hex([]byte(t)), nil
-	case fi.IsDir():
-		return "dir", nil
 	case !fi.Mode().IsRegular():
-		return "special:" + fi.Mode().Type().String(), nil
+		return nonRegularID(fi, func() (string, error) { return os.Readlink(abs) })
 	}
 	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	switch {
@@ -357,11 +333,24 @@ func contentIDByPath(root, rel string) (string, error) {
 	} else if !fi.Mode().IsRegular() {
 		return "special:changed", nil
 	}
-	h := sha256.New()
-	if err := hashFile(h, f); err != nil {
-		return "", err
+	return sha256File(f)
+}
+
+// nonRegularID is the content id of a path that lstat found not to be a regular file (fi):
+// "link:<sha256 of the target>" for a symlink (readlink reads the target), "dir" for a directory,
+// otherwise "special:<type>".
+func nonRegularID(fi fs.FileInfo, readlink func() (string, error)) (string, error) {
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		t, err := readlink()
+		if err != nil {
+			return "", err
+		}
+		return "link:" + sha256Hex([]byte(t)), nil
+	case fi.IsDir():
+		return "dir", nil
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return "special:" + fi.Mode().Type().String(), nil
 }
 
 // fixedGit is a Git whose changed set for one baseline is already computed (readInputs, with the

@@ -1,13 +1,13 @@
 package postflight
 
 import (
-	"os/exec"
-
-	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
 )
 
 // TestPostflightInputChangedIsBroken: an executor that hides an out-of-scope edit behind a rule

@@ -240,7 +240,7 @@ func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []findi
 	st.Verdict, st.Findings, st.Degraded = verdict, &Counts{e, w}, &degraded
 	st.InputsFingerprint = c.inputsFP
 	if verdict == VerdictHeld {
-		return c.held(ctx, st, a, cs, d, specRaw, auditSHA, summary)
+		return c.held(ctx, st, cs, d, specRaw, auditSHA, summary)
 	}
 	// Steps 8–10 for drift and broken.
 	applyStreak(st, streak, fingerprint)

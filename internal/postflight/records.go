@@ -9,7 +9,6 @@ import (
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
-	"github.com/mastermind-controller/mastermind/internal/report"
 	"github.com/mastermind-controller/mastermind/internal/store"
 )
 
@@ -172,23 +171,17 @@ func (tf *taskFiles) load(now time.Time) (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch rec.CheckMirror(mirrorState, data, present) {
-	case store.MirrorMatches:
-	case store.MirrorUnknown:
-		rec.SetMirror(mirrorState, want)
-		changed = true
-		if err := tf.dir.WriteFileAtomic(mirrorState, want, 0o644); err != nil {
-			return nil, fmt.Errorf("write %s: %w", t.StateRel(), err)
+	// Every status but a match rewrites the mirror; an unknown or tampered one is also recorded
+	// (a stale or missing mirror is a version the record already names).
+	if status := rec.CheckMirror(mirrorState, data, present); status != store.MirrorMatches {
+		if status == store.MirrorTampered {
+			rec.Tampered = append(rec.Tampered, tampering(rec, mirrorState, data, present, now))
+			out.Rewritten = append(out.Rewritten, t.StateRel())
 		}
-	case store.MirrorStale, store.MirrorMissing:
-		if err := tf.dir.WriteFileAtomic(mirrorState, want, 0o644); err != nil {
-			return nil, fmt.Errorf("write %s: %w", t.StateRel(), err)
+		if status == store.MirrorTampered || status == store.MirrorUnknown {
+			rec.SetMirror(mirrorState, want)
+			changed = true
 		}
-	case store.MirrorTampered:
-		rec.Tampered = append(rec.Tampered, tampering(rec, mirrorState, data, present, now))
-		out.Rewritten = append(out.Rewritten, t.StateRel())
-		changed = true
-		rec.SetMirror(mirrorState, want)
 		if err := tf.dir.WriteFileAtomic(mirrorState, want, 0o644); err != nil {
 			return nil, fmt.Errorf("write %s: %w", t.StateRel(), err)
 		}
@@ -224,6 +217,13 @@ func (tf *taskFiles) load(now time.Time) (*loaded, error) {
 		}
 	}
 	return out, nil
+}
+
+// warnRewritten warns of every mirror load found tampered with and rewritten from the store.
+func (c *controller) warnRewritten(ld *loaded) {
+	for _, f := range ld.Rewritten {
+		c.warnf("%s: %s was changed outside mastermind; it was rewritten from the controller store (%s), and the next post-flight reports it as an error", finding.KindControllerRecordTampered, f, c.files.storePath)
+	}
 }
 
 // restoreAudit rewrites audit.md from the store's copy, streamed and verified against its hash
@@ -452,14 +452,6 @@ func (c *controller) readTaskFile(name, rel string, limit int64) ([]byte, error)
 		return c.files.readFile(name, limit)
 	}
 	return fsx.ReadInRoot(c.task.Root, rel, limit)
-}
-
-// readReport reads and validates executor-report.md (§4 step 3) like readTaskFile.
-func (c *controller) readReport() (report.Result, error) {
-	if c.files != nil {
-		return report.ReadDir(c.files.dir, "executor-report.md", c.task.ReportRel())
-	}
-	return report.ReadInRepo(c.task.Root, c.task.ReportRel())
 }
 
 // writeReleaseNotes writes .mastermind/releases/<task>.md through a handle on .mastermind

@@ -82,6 +82,38 @@ func TestForgedAuditMirror(t *testing.T) {
 	}
 }
 
+// TestForgedStateMirror: a state.json the controller never wrote (the iteration budget reset by
+// hand) is rewritten from the store's record and decides nothing; the post-flight reports it once
+// as controller_record_tampered naming state.json and the hash the store expected.
+func TestForgedStateMirror(t *testing.T) {
+	root, opts := newTaskRepo(t)
+	heldWork(t, root)
+	run(t, opts, ModePostOnly)
+	state := readFile(t, root, stateRel)
+	forged := strings.Replace(string(state), `"iteration": 1,`, `"iteration": 0,`, 1)
+	if forged == string(state) {
+		t.Fatalf("state.json has no iteration to forge:\n%s", state)
+	}
+	writeFile(t, root, stateRel, forged)
+	res := run(t, opts, ModePostOnly)
+	if now := string(readFile(t, root, stateRel)); !strings.Contains(now, `"iteration": 1,`) {
+		t.Fatalf("the forged iteration was kept:\n%s", now)
+	}
+	var found int
+	for f := range res.AllFindings() {
+		if f.Rule == finding.KindControllerRecordTampered && f.FieldString("file") == stateRel && f.FieldString("expected_sha256") == store.SHA256Hex(state) {
+			found++
+		}
+	}
+	if found != 1 || res.Outcome != OutcomePostBroken {
+		t.Fatalf("outcome %s, findings %v", res.Outcome, res.Findings)
+	}
+	// Reported once: the next audit is held again.
+	if res = run(t, opts, ModePostOnly); res.Outcome != OutcomePostHeld || len(res.Findings) != 0 {
+		t.Fatalf("the evidence is reported once; then %s %v", res.Outcome, res.Findings)
+	}
+}
+
 // TestNoRecordNoVerdict: a state.json without a store record never yields a verdict; --pre-only
 // starts afresh at HEAD, --adopt keeps an ancestor baseline.
 func TestNoRecordNoVerdict(t *testing.T) {

@@ -299,9 +299,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	if err != nil {
 		return res, err
 	}
-	for _, f := range ld.Rewritten {
-		c.warnf("%s: %s was changed outside mastermind; it was rewritten from the controller store (%s), and the next post-flight reports it as an error", finding.KindControllerRecordTampered, f, tf.storePath)
-	}
+	c.warnRewritten(ld)
 	out, err := c.dispatch(ctx, ld)
 	if err == nil {
 		// Every write checked the folder; a swap after the last one still fails the run.

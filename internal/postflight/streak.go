@@ -70,7 +70,7 @@ func fingerprintAll(fs []finding.Finding, runs []finding.PathRun, verdict string
 	}
 	lineOf := func(s *source) string { l, _ := fingerprintLine(s.run.At(s.next), verdict); return l }
 	h := sha256.New()
-	io.WriteString(h, "mastermind-blocking v1\n")
+	io.WriteString(h, blockingHeader)
 	last, first := "", true
 	emit := func(l string) {
 		if first || l != last {
@@ -126,6 +126,10 @@ func rejectedLines(r audit.Rejection, fs []finding.Finding) (lines []string, oth
 	return append(slices.Clone(r.Lines), fingerprintLines(others, VerdictBroken)...), others
 }
 
+// blockingHeader is the first line of the text a blocking fingerprint hashes (§6); Fingerprint and
+// fingerprintAll must hash the same text.
+const blockingHeader = "mastermind-blocking v1\n"
+
 // Fingerprint is the §6 blocking fingerprint of lines: the SHA-256 of "mastermind-blocking v1\n"
 // followed by the sorted, deduplicated lines, each with a trailing newline.
 func Fingerprint(lines []string) string {
@@ -133,7 +137,7 @@ func Fingerprint(lines []string) string {
 	slices.Sort(ls)
 	ls = slices.Compact(ls)
 	var b strings.Builder
-	b.WriteString("mastermind-blocking v1\n")
+	b.WriteString(blockingHeader)
 	for _, l := range ls {
 		b.WriteString(l)
 		b.WriteByte('\n')

@@ -9,7 +9,8 @@ import (
 )
 
 // TestFingerprintAllEqualsLines: the streaming §6 fingerprint over explicit findings and path
-// runs equals the fingerprint of every finding's line, for both verdicts, with duplicates.
+// runs equals the fingerprint of every finding's line, for both verdicts, with duplicates and
+// with a run whose paths are out of order.
 func TestFingerprintAllEqualsLines(t *testing.T) {
 	files := []finding.Field{{Key: "file", Value: "a.go"}, {Key: "file", Value: "b/c.go"}, {Key: "file", Value: "b/d.go"}, {Key: "file", Value: "z"}}
 	runs := []finding.PathRun{
@@ -23,7 +24,9 @@ func TestFingerprintAllEqualsLines(t *testing.T) {
 	}
 	audit.Sort(explicit)
 	for _, verdict := range []string{VerdictBroken, VerdictDrift} {
-		for _, rs := range [][]finding.PathRun{nil, runs[:1], runs} {
+		// A run out of path order (not one the audit builds) falls back to hashing every line.
+		unordered := []finding.PathRun{{Kind: finding.KindUnexpectedFile, Files: []finding.Field{files[3], files[0], files[2]}}}
+		for _, rs := range [][]finding.PathRun{nil, runs[:1], runs, unordered} {
 			all := slices.Collect(audit.All(explicit, rs))
 			want := Fingerprint(fingerprintLines(all, verdict))
 			if got := fingerprintAll(explicit, rs, verdict); got != want {
