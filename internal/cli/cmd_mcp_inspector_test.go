@@ -10,16 +10,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mastermind-controller/mastermind/internal/testenv"
 )
 
 // inspectorPackage is the official MCP Inspector, whose --cli mode drives a server from the
 // command line (npm registry).
 const inspectorPackage = "@modelcontextprotocol/inspector"
 
-// TestMCPInspectorCLI drives the real mastermind binary with the MCP Inspector's CLI mode
-// (`npx @modelcontextprotocol/inspector --cli mastermind mcp …`): tools/list, a postflight call
-// whose broken verdict is a successful result, and a resources/read. It runs wherever npx is on
-// PATH (CI included) and is skipped, saying why, where it is not or under -short.
+// TestMCPInspectorCLI drives a mastermind process (the test binary, testenv.Main) with the MCP
+// Inspector's CLI mode (`npx @modelcontextprotocol/inspector --cli mastermind mcp …`): tools/list,
+// a postflight call whose broken verdict is a successful result, and a resources/read. It runs
+// wherever npx is on PATH (CI included) and is skipped, saying why, where it is not or under
+// -short.
 func TestMCPInspectorCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: not running the MCP Inspector")
@@ -28,15 +31,7 @@ func TestMCPInspectorCLI(t *testing.T) {
 	if err != nil {
 		t.Skip("npx not on PATH: the MCP Inspector test needs Node.js")
 	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build mastermind")
-	}
-	bin := filepath.Join(t.TempDir(), "mastermind")
-	build := exec.Command(goBin, "build", "-o", bin, "github.com/mastermind-controller/mastermind/cmd/mastermind")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testenv.Mastermind(t)
 	root := scratchRepo(t)
 	spec := ".mastermind/tasks/001-greet/spec.md"
 	if res := invoke(nil, "run-task", filepath.Join(root, spec), "--pre-only", "--root", root); res.Code != 0 {

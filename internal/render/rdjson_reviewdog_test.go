@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mastermind-controller/mastermind/internal/testenv"
 )
 
 // reviewdogVersion is the reviewdog release the rdjson goldens are checked with.
@@ -15,12 +17,14 @@ const reviewdogVersion = "v0.21.0"
 
 // TestRDJSONGoldensReadByReviewdog feeds every rdjson golden to the real reviewdog
 // (`reviewdog -f=rdjson -reporter=local -filter-mode=nofilter`, built from the Go module proxy)
-// and asserts that it prints every diagnostic: its message, its code and its path. It is skipped,
-// with the reason, only when reviewdog cannot be built here (no go command or no module proxy).
+// and asserts that it prints every diagnostic: its message, its code and its path. It runs with
+// MASTERMIND_TEST_FULL=1 and is skipped, with the reason, only when reviewdog cannot be built
+// here (no go command or no module proxy).
 func TestRDJSONGoldensReadByReviewdog(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: not building reviewdog")
 	}
+	testenv.Full(t, "builds reviewdog")
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command on PATH to build reviewdog: " + err.Error())
