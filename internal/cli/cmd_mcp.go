@@ -145,22 +145,22 @@ func newMCPServer(root string) *mcp.Server {
 		Instructions: "mastermind audits an AI coding agent's work against its task spec and git. Use preflight before dispatching an executor, brief for the executor's prompt, postflight after it returns, gate before merging. A drift or broken verdict is a normal result: read its findings.",
 	})
 	// specTool runs args with the spec argument confined to the repository (mcpPath).
-	specTool := func(spec string, args func(abs string) []string) (*mcp.CallToolResult, any, error) {
+	specTool := func(ctx context.Context, spec string, args func(abs string) []string) (*mcp.CallToolResult, any, error) {
 		abs, err := mcpPath(root, spec)
 		if err != nil {
 			return mcpError(textsafe.Escape(err.Error())), nil, nil
 		}
-		return mcpInvoke(nil, args(abs)...)
+		return mcpInvoke(ctx, nil, args(abs)...)
 	}
 	mcp.AddTool(s, &mcp.Tool{Name: "preflight", Description: "Validate a task spec, record the baseline and approve the task for an executor (run-task --pre-only). Returns the run-task JSON envelope."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpSpecArgs) (*mcp.CallToolResult, any, error) {
-			return specTool(in.Spec, func(abs string) []string {
+			return specTool(ctx, in.Spec, func(abs string) []string {
 				return []string{"run-task", abs, "--pre-only", "--json", "--root", root}
 			})
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "postflight", Description: "Audit the executor's work: report, changed set since the baseline, scope, verification evidence and claims (run-task --post-only). A drift or broken verdict is a successful result; read outcome, findings and state.next_step."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpPostflightArgs) (*mcp.CallToolResult, any, error) {
-			return specTool(in.Spec, func(abs string) []string {
+			return specTool(ctx, in.Spec, func(abs string) []string {
 				args := []string{"run-task", abs, "--post-only", "--json", "--root", root}
 				if in.RunVerify {
 					args = append(args, "--run-verify")
@@ -170,11 +170,11 @@ func newMCPServer(root string) *mcp.Server {
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "status", Description: "The planner's view of every task: status, next step, verdict (status --json)."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ mcpNoArgs) (*mcp.CallToolResult, any, error) {
-			return mcpInvoke(nil, "status", "--json", "--root", root)
+			return mcpInvoke(ctx, nil, "status", "--json", "--root", root)
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "brief", Description: "The executor's brief for a task: goals, declared scope, verify commands, report path and template, the rules that make a report pass (brief --format json)."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpSpecArgs) (*mcp.CallToolResult, any, error) {
-			return specTool(in.Spec, func(abs string) []string {
+			return specTool(ctx, in.Spec, func(abs string) []string {
 				return []string{"brief", abs, "--format", "json", "--root", root}
 			})
 		})
@@ -184,7 +184,7 @@ func newMCPServer(root string) *mcp.Server {
 			case (in.Path == "") == (in.Text == ""):
 				return mcpError("give exactly one of path or text"), nil, nil
 			case in.Text != "":
-				return mcpInvoke(strings.NewReader(in.Text), "report", "validate", "-", "--json")
+				return mcpInvoke(ctx, strings.NewReader(in.Text), "report", "validate", "-", "--json")
 			}
 			abs, err := mcpPath(root, in.Path)
 			if err != nil {
@@ -199,15 +199,15 @@ func newMCPServer(root string) *mcp.Server {
 			if in.Base != "" {
 				args = append(args, "--base="+in.Base)
 			}
-			return mcpInvoke(nil, args...)
+			return mcpInvoke(ctx, nil, args...)
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "changes", Description: "The changed set the audit would use since a revision (changes --json)."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpChangesArgs) (*mcp.CallToolResult, any, error) {
-			return mcpInvoke(nil, "changes", "--since="+in.Since, "--json", "--root", root)
+			return mcpInvoke(ctx, nil, "changes", "--since="+in.Since, "--json", "--root", root)
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "schema", Description: "An embedded JSON Schema: executor-report-v1 or state-v1."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpSchemaArgs) (*mcp.CallToolResult, any, error) {
-			return mcpInvoke(nil, "schema", in.Name)
+			return mcpInvoke(ctx, nil, "schema", in.Name)
 		})
 	for _, name := range taskResourceNames {
 		mime := taskResourceMIME(name)
@@ -247,7 +247,8 @@ func listTaskResources(root string) (*mcp.ListResourcesResult, error) {
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: textsafe.Escape(err.Error())}
 	}
-	res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}}
+	// Stale at once (the tasks change while the server runs) and this repository's own.
+	res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}, Cacheable: mcp.Cacheable{TTLMs: 0, CacheScope: "private"}}
 	for _, in := range infos {
 		var nt *postflight.NotTaskFolderError
 		if errors.As(in.Err, &nt) || (in.Err == nil && in.State != nil && in.State.Status == postflight.StatusLearned) {
@@ -291,9 +292,10 @@ func mcpPath(root, p string) (string, error) {
 	return filepath.Join(root, filepath.FromSlash(rel)), nil
 }
 
-// mcpInvoke runs one command and maps it to a tool result (mcpResult).
-func mcpInvoke(stdin io.Reader, args ...string) (*mcp.CallToolResult, any, error) {
-	return mcpResult(invoke(stdin, args...), args[0])
+// mcpInvoke runs one command with the request's context (a client's cancellation stops it as
+// Ctrl-C would) and maps it to a tool result (mcpResult).
+func mcpInvoke(ctx context.Context, stdin io.Reader, args ...string) (*mcp.CallToolResult, any, error) {
+	return mcpResult(invokeContext(ctx, stdin, args...), args[0])
 }
 
 // mcpResult maps a command's run to a tool result: exit 0 or 1 is a successful result whose

@@ -326,15 +326,13 @@ func validID(raw json.RawMessage) bool {
 	return false
 }
 
-// reply writes the transport's own error response; id is the request's id as sent, or nil for
-// null.
+// reply writes the transport's own error response. id is the request's id as sent, or nil when
+// it could not be read: the reply then has no id, as MCP's JSONRPCErrorResponse allows (MCP
+// forbids null ids, and the TypeScript SDK refuses a reply with "id": null).
 func (c *conn) reply(id json.RawMessage, code int64, message string) {
-	if id == nil {
-		id = json.RawMessage("null")
-	}
 	data, err := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
+		ID      json.RawMessage `json:"id,omitempty"`
 		Error   jsonrpc.Error   `json:"error"`
 	}{"2.0", id, jsonrpc.Error{Code: code, Message: message}})
 	if err != nil {

@@ -75,26 +75,26 @@ func TestMalformedLinesAreAnsweredAndTheSessionGoesOn(t *testing.T) {
 	for _, c := range []struct {
 		name, line string
 		code       int64
-		id         string // the id the error reply carries
+		id         string // the id the error reply carries, "" for none
 	}{
-		{"not JSON", `{bad json`, -32700, "null"},
-		{"truncated", `{"jsonrpc":"2.0","id":7,"method":"ping"`, -32700, "null"},
+		{"not JSON", `{bad json`, -32700, ""},
+		{"truncated", `{"jsonrpc":"2.0","id":7,"method":"ping"`, -32700, ""},
 		{"no jsonrpc", `{"id":7,"method":"ping"}`, -32600, "7"},
 		{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":"a","method":"ping"}`, -32600, `"a"`},
-		{"batch", `[{"jsonrpc":"2.0","id":7,"method":"ping"}]`, -32600, "null"},
-		{"empty batch", `[]`, -32600, "null"},
-		{"object id", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, -32600, "null"},
-		{"array id", `{"jsonrpc":"2.0","id":[1],"method":"ping"}`, -32600, "null"},
-		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, -32600, "null"},
-		{"fractional id", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, -32600, "null"},
-		{"huge id", `{"jsonrpc":"2.0","id":18014398509481985,"method":"ping"}`, -32600, "null"},
-		{"bool id", `{"jsonrpc":"2.0","id":true,"method":"ping"}`, -32600, "null"},
+		{"batch", `[{"jsonrpc":"2.0","id":7,"method":"ping"}]`, -32600, ""},
+		{"empty batch", `[]`, -32600, ""},
+		{"object id", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, -32600, ""},
+		{"array id", `{"jsonrpc":"2.0","id":[1],"method":"ping"}`, -32600, ""},
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, -32600, ""},
+		{"fractional id", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, -32600, ""},
+		{"huge id", `{"jsonrpc":"2.0","id":18014398509481985,"method":"ping"}`, -32600, ""},
+		{"bool id", `{"jsonrpc":"2.0","id":true,"method":"ping"}`, -32600, ""},
 		{"method not a string", `{"jsonrpc":"2.0","id":7,"method":5}`, -32600, "7"},
 		{"params a string", `{"jsonrpc":"2.0","id":7,"method":"ping","params":"x"}`, -32600, "7"},
 		{"neither request nor response", `{"jsonrpc":"2.0","id":7}`, -32600, "7"},
-		{"a number", `42`, -32600, "null"},
-		{"a string", `"ping"`, -32600, "null"},
-		{"null", `null`, -32600, "null"},
+		{"a number", `42`, -32600, ""},
+		{"a string", `"ping"`, -32600, ""},
+		{"null", `null`, -32600, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			in := strings.Join([]string{initLine, notifLine, c.line, `{"jsonrpc":"2.0","id":99,"method":"ping"}`}, "\n") + "\n"
@@ -130,7 +130,7 @@ func TestOverlongLineIsAnsweredAndSkipped(t *testing.T) {
 			tooLong = &rs[i]
 		}
 	}
-	if tooLong == nil || string(tooLong.ID) != "null" {
+	if tooLong == nil || tooLong.ID != nil {
 		t.Fatalf("no Invalid Request naming the limit: %+v", rs)
 	}
 	if byID(rs, "5") != nil {
@@ -193,11 +193,11 @@ func TestDuplicateInFlightIDIsRefused(t *testing.T) {
 		if string(r.ID) == "2" {
 			n++
 		}
-		if r.Error != nil && r.Error.Code == -32600 && string(r.ID) == "null" {
+		if r.Error != nil && r.Error.Code == -32600 && r.ID == nil {
 			refused++
 		}
 	}
 	if n != 1 || refused != 1 {
-		t.Errorf("want one reply for id 2 and one refusal with id null, got %+v", rs)
+		t.Errorf("want one reply for id 2 and one refusal without an id, got %+v", rs)
 	}
 }
