@@ -76,9 +76,9 @@ func (s FindingSet) Locate(f finding.Finding, rules map[string]RuleMeta) Locatio
 	return Location{Path: s.Spec}
 }
 
-// Fingerprint is the stable identity of a finding across runs (integrations.md §4, SARIF
-// partialFingerprints "mastermind/v1"): the lowercase hex SHA-256 of task, kind and location
-// path, each followed by a NUL byte so no two triples share an encoding.
+// Fingerprint is the coarse group of a finding (integrations.md §4, SARIF partialFingerprints
+// "mastermind/v1"; findings of one kind on one path share it): the lowercase hex SHA-256 of task,
+// kind and location path, each followed by a NUL byte so no two triples share an encoding.
 func Fingerprint(task, kind, path string) string {
 	h := sha256.New()
 	for _, s := range []string{task, kind, path} {

@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -149,12 +148,12 @@ func WriteSARIF(w io.Writer, tool ToolMeta, rules []RuleMeta, sets []FindingSet)
 	return WriteJSON(w, sarifFor(tool, rules, idx, sets, items[:fitSARIF(tool, rules, idx, sets, items, total, m.size())], total))
 }
 
-// chooseSARIF returns the findings a log can hold, in output order (all of them when there are
-// at most MaxSARIFResults, otherwise MaxSARIFResults-1, errors first, so that the truncation
-// result fits), ordered by priority (errors, then warnings, each in output order), and the
-// number of findings.
-func chooseSARIF(sets []FindingSet, idx map[string]RuleMeta) ([]sarifItem, int) {
-	total, errs := 0, 0
+// chooseSARIF returns the findings a log can hold (all of them when there are at most
+// MaxSARIFResults, otherwise MaxSARIFResults-1, errors first, leaving room for the truncation
+// result) ordered by priority: errors, then warnings, each in output order. total counts every
+// finding.
+func chooseSARIF(sets []FindingSet, idx map[string]RuleMeta) (items []sarifItem, total int) {
+	errs := 0
 	for _, s := range sets {
 		total += len(s.Findings)
 		for _, f := range s.Findings {
@@ -219,8 +218,10 @@ func measureSARIF(log sarifLog) *sarifMeasure {
 	if err := WriteJSON(m, log); err != nil {
 		m.err = err
 	}
-	if m.zw != nil && m.zw.Close() != nil {
-		m.err = errors.New("gzip")
+	if m.zw != nil {
+		if err := m.zw.Close(); err != nil && m.err == nil {
+			m.err = err
+		}
 	}
 	return m
 }
