@@ -12,11 +12,12 @@ import (
 )
 
 // mcpSDKEnv names the node_modules folder that holds @modelcontextprotocol/sdk, the MCP
-// TypeScript SDK from the npm registry; .ci/run installs it and sets mcpSDKRequireEnv, so that
-// there a missing client fails the test instead of skipping it.
+// TypeScript SDK from the npm registry; .ci/run installs it and sets mcpSDKRequireEnv (the one
+// switch of every real-client test), so that there a missing client fails the test instead of
+// skipping it.
 const (
 	mcpSDKEnv        = "MASTERMIND_TEST_MCP_SDK"
-	mcpSDKRequireEnv = "MASTERMIND_TEST_REQUIRE_MCP_SDK"
+	mcpSDKRequireEnv = "MASTERMIND_TEST_REQUIRE_CLIENTS"
 )
 
 // TestMCPTypeScriptSDKClient drives the real mastermind binary with the MCP TypeScript SDK's
