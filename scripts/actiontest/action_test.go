@@ -80,7 +80,8 @@ type runner struct {
 	outputs map[string]map[string]string
 	summary string
 	env     []string
-	cache   *localCache // runs the actions/cache steps; nil: they are checked, not run
+	cache   *localCache       // runs the actions/cache steps; nil: they are checked, not run
+	stdout  map[string]string // by step id
 	stderr  map[string]string
 }
 
@@ -196,9 +197,9 @@ func (r *runner) run(s step, workspace string) (int, string) {
 	}
 	r.t.Logf("step %q exited %d\nstdout:\n%s\nstderr:\n%s", s.Name, code, stdout.String(), logged)
 	if r.stderr == nil {
-		r.stderr = map[string]string{}
+		r.stdout, r.stderr = map[string]string{}, map[string]string{}
 	}
-	r.stderr[s.ID] = stderr.String()
+	r.stdout[s.ID], r.stderr[s.ID] = stdout.String(), stderr.String()
 	out := map[string]string{}
 	data, _ := os.ReadFile(files["GITHUB_OUTPUT"])
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -428,7 +429,7 @@ func TestActionStepsAgainstLocalRemote(t *testing.T) {
 
 	newRunner := func(inputs map[string]string) *runner {
 		r := &runner{t: t, act: act, inputs: map[string]string{}, temp: t.TempDir(), outputs: map[string]map[string]string{},
-			github: map[string]string{"action_path": repoRoot, "event.pull_request.base.sha": base, "event.before": ""},
+			github: map[string]string{"action_path": repoRoot, "action_ref": "v1.2.3-actiontest", "event.pull_request.base.sha": base, "event.before": ""},
 			env:    gitEnv(top)}
 		for k, v := range act.Inputs {
 			r.inputs[k] = v.Default
@@ -445,6 +446,10 @@ func TestActionStepsAgainstLocalRemote(t *testing.T) {
 	r := newRunner(map[string]string{"sarif": "true"})
 	r.setup(workspace)
 	checkCacheKey(t, r, repoRoot)
+	// The action's ref is the version: the runner's copy of an action has no .git to stamp from.
+	if !strings.Contains(r.stdout["build"], "mastermind v1.2.3-actiontest (") {
+		t.Errorf("build step: mastermind version printed %q", r.stdout["build"])
+	}
 	code, stdout := r.run(gate, workspace)
 	if code != 1 {
 		t.Fatalf("gate step exited %d, want 1", code)
@@ -469,11 +474,15 @@ func TestActionStepsAgainstLocalRemote(t *testing.T) {
 	var log struct {
 		Version string
 		Runs    []struct {
+			Tool    struct{ Driver struct{ Version string } }
 			Results []struct{ RuleID string }
 		}
 	}
 	if err := json.Unmarshal(sarif, &log); err != nil || log.Version != "2.1.0" || len(log.Runs) != 1 || len(log.Runs[0].Results) == 0 {
 		t.Fatalf("SARIF file: %v %s", err, sarif)
+	}
+	if v := log.Runs[0].Tool.Driver.Version; v != "1.2.3-actiontest" {
+		t.Errorf("SARIF tool.driver.version %q", v)
 	}
 
 	// The report now lists every change, but src/extra.go is outside the scope: the task drifts,
