@@ -6,6 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agnivade/levenshtein"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
@@ -30,8 +34,9 @@ func CheckDeclaredFiles(root string, s *Spec) []finding.Finding {
 	}
 	var out []finding.Finding
 	seen := map[string]bool{}
+	touches := len(s.Scope.Touches)
 	paths := append(append([]string(nil), s.Scope.Touches...), s.Scope.ExpectedDocs...)
-	for _, p := range paths {
+	for i, p := range paths {
 		if seen[p] {
 			continue
 		}
@@ -40,11 +45,93 @@ func CheckDeclaredFiles(root string, s *Spec) []finding.Finding {
 		if reason == "" {
 			continue
 		}
+		msg := fmt.Sprintf("declared file %s is unavailable (%s)", textsafe.Escape(p), reason)
+		fields := []finding.Field{{Key: "file", Value: p}, {Key: "reason", Value: reason}}
+		if reason == ReasonTargetMissing {
+			list := "touches"
+			if i >= touches {
+				list = "expected_docs"
+			}
+			closest := ClosestPath(root, p)
+			if closest != "" {
+				msg += fmt.Sprintf(": it does not exist; did you mean %s? If the task creates %s, list it under creates instead of %s",
+					textsafe.Escape(closest), textsafe.Escape(p), list)
+				fields = append(fields, finding.Field{Key: "closest", Value: closest})
+			} else {
+				msg += ": it does not exist; if the task creates it, list it under creates instead of " + list
+			}
+		}
 		out = append(out, finding.Finding{Rule: RuleDeclaredFileUnavailable, Class: finding.ClassError, File: s.file,
-			Message: fmt.Sprintf("declared file %s is unavailable (%s)", textsafe.Escape(p), reason),
-			Fields:  []finding.Field{{Key: "file", Value: p}, {Key: "reason", Value: reason}}})
+			Message: msg, Fields: fields})
 	}
 	return out
+}
+
+// maxSuggestEntries bounds the directory entries ClosestPath reads per directory.
+const maxSuggestEntries = 10000
+
+// ClosestPath suggests the existing regular file nearest to the missing repository-relative
+// path rel: each component is matched, from the root down, to the closest entry of its
+// directory (by Levenshtein distance without case; directories for the inner components, a
+// regular file for the last, never a symlink or .git). The result is "" when nothing is within
+// a third of the longer path's length, so a path that was never a typo gets no suggestion.
+func ClosestPath(root, rel string) string {
+	parts := strings.Split(rel, "/")
+	if len(parts) > 64 || len(rel) > 4096 {
+		return ""
+	}
+	got := make([]string, 0, len(parts))
+	for i, want := range parts {
+		last := i == len(parts)-1
+		name := closestEntry(filepath.Join(root, filepath.FromSlash(strings.Join(got, "/"))), want, last)
+		if name == "" {
+			return ""
+		}
+		got = append(got, name)
+	}
+	cand := strings.Join(got, "/")
+	a, b := strings.ToLower(rel), strings.ToLower(cand)
+	if cand == rel || levenshtein.ComputeDistance(a, b) > max(utf8.RuneCountInString(a), utf8.RuneCountInString(b))/3 {
+		return ""
+	}
+	return cand
+}
+
+// closestEntry returns the entry of dir nearest to want (an exact name first), a regular file
+// when file is true and a directory otherwise, or "".
+func closestEntry(dir, want string, file bool) string {
+	f, err := os.Open(dir)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	entries, _ := f.ReadDir(maxSuggestEntries)
+	lw := strings.ToLower(want)
+	best, bestD, bestExact := "", -1, -1
+	for _, e := range entries {
+		n, t := e.Name(), e.Type()
+		if n == ".git" || (file && !t.IsRegular()) || (!file && !t.IsDir()) {
+			continue
+		}
+		if n == want {
+			return n
+		}
+		if bestD >= 0 && abs(utf8.RuneCountInString(n)-utf8.RuneCountInString(want)) > bestD {
+			continue // the distance is at least the difference in length
+		}
+		d, x := levenshtein.ComputeDistance(lw, strings.ToLower(n)), levenshtein.ComputeDistance(want, n)
+		if bestD < 0 || d < bestD || (d == bestD && (x < bestExact || (x == bestExact && n < best))) {
+			best, bestD, bestExact = n, d, x
+		}
+	}
+	return best
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // DeclaredFileReason returns the §10.4 reason why the repository-relative path rel is not a
