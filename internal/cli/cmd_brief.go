@@ -108,11 +108,12 @@ type briefEnvelope struct {
 	brief.Brief
 }
 
-// auditRules are the non-reserved rows of the finding-kind table, as the brief states them.
+// auditRules are the rows of the finding-kind table the executor answers for (not reserved, not
+// the planner's), as the brief states them.
 func auditRules() []brief.Rule {
 	var out []brief.Rule
 	for _, k := range finding.Kinds {
-		if !k.Reserved {
+		if !k.Reserved && !k.Planner {
 			out = append(out, brief.Rule{ID: k.ID, Class: k.Class, Text: k.Help})
 		}
 	}
