@@ -334,7 +334,7 @@ func (r *preRun) approve(ctx context.Context) (*Outcome, error) {
 	}
 	st.Status, st.NextStep, st.BlockingReason, st.LastArtifact = StatusApproved, NextRunExecutor, "", ArtifactSpec
 	st.SpecHash, st.BaselineRef, st.Iteration = sp.Hash, r.baseline, r.iter
-	st.Risk = sp.Frontmatter.Risk
+	st.Risk, st.OutcomeRisk = sp.Frontmatter.Risk, ""
 	if st.Risk == "" {
 		st.Risk = RiskLow
 	}
