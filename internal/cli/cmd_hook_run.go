@@ -46,11 +46,12 @@ hook's decision on stdout with exit status 0:
   {"decision":"block","reason":"..."}      keep the agent working: the reason is the verdict
                                            line, up to 20 findings and the next step
   {"systemMessage":"..."}                  allow, with a note for the user (loop guard,
-                                           --fail-open)
+                                           --fail-open, no git repository)
 
 Task: --task (a spec or task folder, relative to the hook's cwd, or a folder name), else the
 current-task pointer .mastermind/current that pre-flight writes and completion removes. No task
-means nothing to audit: allow.
+means nothing to audit: allow. A folder with no git repository (none there or above it) has no
+task either: allow, with a systemMessage saying so.
 
 Repository: --root, else the hook input's cwd, else the current directory.
 
@@ -59,8 +60,9 @@ changed set) are the same as at the last block, the stop is allowed and the task
 planner (next_step: planner_review), so an agent that cannot fix its work hands back instead of
 looping. The record is <task>/hook-block.json.
 
-Fail closed: malformed hook JSON, an unreadable pointer, git failing or any other operational
-error blocks with the error text. --fail-open allows the stop instead (with a systemMessage).
+Fail closed: malformed hook JSON, an unreadable pointer, a repository that is there but cannot be
+used (a broken .git, a bare repository), git failing or any other operational error blocks with
+the error text. --fail-open allows the stop instead (with a systemMessage).
 Exit status 2 is never used for a decision (harnesses treat it differently); it means a usage
 error in the hook's own command line.
 
@@ -137,6 +139,9 @@ func hookDecide(ctx context.Context, opts *HookRunOptions) harness.Decision {
 		}
 	}
 	repo, err := openRepoAt(dir)
+	if errors.Is(err, gitscope.ErrNoRepository) {
+		return harness.AllowNoRepository(dir) // no repository, so no task
+	}
 	if err != nil {
 		return harness.DecideError("", err, hopts)
 	}

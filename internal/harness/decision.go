@@ -67,6 +67,12 @@ const (
 // Allow is the plain "let the agent stop" decision: `{}`.
 func Allow() Decision { return Decision{} }
 
+// AllowNoRepository is the decision in a folder with no git repository (dir, and none above
+// it): there is no task to audit, so the stop is allowed, with a note saying why.
+func AllowNoRepository(dir string) Decision {
+	return Decision{SystemMessage: fmt.Sprintf("mastermind: no git repository at %s or above it, so there is no task to audit; the stop is allowed.", textsafe.Escape(dir))}
+}
+
 // Decide turns a post-flight outcome into the hook decision (integrations.md §2):
 //   - held, and drift without opts.FailOnDrift: allow;
 //   - broken, refused, and drift with opts.FailOnDrift: block with the verdict line, up to
