@@ -230,7 +230,7 @@ func (c *controller) writeHistoryReview(snap string) (complete bool, err error) 
 	case err == nil:
 		oldSnap := reviewSnapshot(old)
 		if oldSnap == snap {
-			return len(CheckReview(old, snap)) == 0, nil
+			return len(c.checkReview(old, snap)) == 0, nil
 		}
 		if oldSnap == "" {
 			oldSnap = sha256Hex(old)
