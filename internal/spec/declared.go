@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -67,27 +69,41 @@ func CheckDeclaredFiles(root string, s *Spec) []finding.Finding {
 	return out
 }
 
-// maxSuggestEntries bounds the directory entries ClosestPath reads per directory.
+// maxSuggestEntries bounds the directory entries ClosestPath compares per directory.
 const maxSuggestEntries = 10000
 
 // ClosestPath suggests the existing regular file nearest to the missing repository-relative
 // path rel: each component is matched, from the root down, to the closest entry of its
 // directory (by Levenshtein distance without case; directories for the inner components, a
-// regular file for the last, never a symlink or .git). The result is "" when nothing is within
-// a third of the longer path's length, so a path that was never a typo gets no suggestion.
+// regular file for the last; never .git). Directories are opened without following symbolic
+// links. The result is "" when nothing is within a third of the longer path's length, so a path
+// that was never a typo gets no suggestion.
 func ClosestPath(root, rel string) string {
 	parts := strings.Split(rel, "/")
 	if len(parts) > 64 || len(rel) > 4096 {
 		return ""
 	}
+	d, err := fsx.OpenDir(root, "")
+	if err != nil {
+		return ""
+	}
+	defer func() { d.Close() }()
 	got := make([]string, 0, len(parts))
 	for i, want := range parts {
 		last := i == len(parts)-1
-		name := closestEntry(filepath.Join(root, filepath.FromSlash(strings.Join(got, "/"))), want, last)
+		name := closestEntry(d, want, last)
 		if name == "" {
 			return ""
 		}
 		got = append(got, name)
+		if !last {
+			sub, err := d.Sub(name)
+			if err != nil {
+				return ""
+			}
+			d.Close()
+			d = sub
+		}
 	}
 	cand := strings.Join(got, "/")
 	a, b := strings.ToLower(rel), strings.ToLower(cand)
@@ -97,31 +113,46 @@ func ClosestPath(root, rel string) string {
 	return cand
 }
 
-// closestEntry returns the entry of dir nearest to want (an exact name first), a regular file
-// when file is true and a directory otherwise, or "".
-func closestEntry(dir, want string, file bool) string {
-	f, err := os.Open(dir)
+// closestEntry returns the entry of d nearest to want (an exact name first, then the smallest
+// distance without case, then with case, then by name), a regular file when file is true and a
+// directory otherwise, or "".
+func closestEntry(d *fsx.Dir, want string, file bool) string {
+	names, err := d.Names()
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
-	entries, _ := f.ReadDir(maxSuggestEntries)
-	lw := strings.ToLower(want)
+	sort.Strings(names)
+	if len(names) > maxSuggestEntries {
+		names = names[:maxSuggestEntries]
+	}
+	isKind := func(n string) bool {
+		fi, err := d.Lstat(n)
+		if err != nil {
+			return false
+		}
+		if file {
+			return fi.Mode().IsRegular()
+		}
+		return fi.IsDir()
+	}
+	if slices.Contains(names, want) && isKind(want) {
+		return want
+	}
+	lw, wn := strings.ToLower(want), utf8.RuneCountInString(want)
 	best, bestD, bestExact := "", -1, -1
-	for _, e := range entries {
-		n, t := e.Name(), e.Type()
-		if n == ".git" || (file && !t.IsRegular()) || (!file && !t.IsDir()) {
+	for _, n := range names {
+		if n == ".git" || n == want {
 			continue
 		}
-		if n == want {
-			return n
-		}
-		if bestD >= 0 && abs(utf8.RuneCountInString(n)-utf8.RuneCountInString(want)) > bestD {
+		if bestD >= 0 && abs(utf8.RuneCountInString(n)-wn) > bestD {
 			continue // the distance is at least the difference in length
 		}
-		d, x := levenshtein.ComputeDistance(lw, strings.ToLower(n)), levenshtein.ComputeDistance(want, n)
-		if bestD < 0 || d < bestD || (d == bestD && (x < bestExact || (x == bestExact && n < best))) {
-			best, bestD, bestExact = n, d, x
+		dist, exact := levenshtein.ComputeDistance(lw, strings.ToLower(n)), levenshtein.ComputeDistance(want, n)
+		if bestD >= 0 && (dist > bestD || (dist == bestD && exact >= bestExact)) {
+			continue
+		}
+		if isKind(n) {
+			best, bestD, bestExact = n, dist, exact
 		}
 	}
 	return best

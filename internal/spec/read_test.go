@@ -110,6 +110,7 @@ touches:
 expected_docs:
   - link/doc.md
   - Real/Doc.md
+  - linkk/doc.md
   - real/doc.md
   - plain/child.md
 creates:
@@ -140,6 +141,8 @@ g
 		"scr/app.go target_missing | declared file scr/app.go is unavailable (target_missing): it does not exist; did you mean src/app.go? If the task creates scr/app.go, list it under creates instead of touches",
 		"link/doc.md target_not_regular | declared file link/doc.md is unavailable (target_not_regular)",
 		"Real/Doc.md target_missing | declared file Real/Doc.md is unavailable (target_missing): it does not exist; did you mean real/doc.md? If the task creates Real/Doc.md, list it under creates instead of expected_docs",
+		// The symbolic link "link" is never followed for a suggestion.
+		"linkk/doc.md target_missing | declared file linkk/doc.md is unavailable (target_missing): it does not exist; if the task creates it, list it under creates instead of expected_docs",
 		"plain/child.md target_not_regular | declared file plain/child.md is unavailable (target_not_regular)",
 	}
 	if d := cmp.Diff(want, got); d != "" {
