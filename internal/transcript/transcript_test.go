@@ -234,7 +234,7 @@ func TestCodexRollout(t *testing.T) {
 func TestShape(t *testing.T) {
 	root := "/w/repo"
 	for _, tc := range []struct {
-		cmd, dir, core string
+		cmd, dir, core                 string
 		pipeline, pipefail, background bool
 		outDir                         string
 	}{
