@@ -23,6 +23,9 @@ type shape struct {
 	cdTo string
 	// parsed is false when the command is not valid shell; core is then the whole command.
 	parsed bool
+	// redirected is true when core leaves out something that writes: a trailing output
+	// redirection or a pipeline's later stages.
+	redirected bool
 	// git are the git invocations in the command (every stage and list member).
 	git [][]string
 }
@@ -97,7 +100,9 @@ done:
 		}
 		s = b.X
 	}
-	sh.core = verification.MatchKey(text[s.Pos().Offset():coreEnd(s)])
+	end := coreEnd(s)
+	sh.redirected = sh.pipeline || end < s.End().Offset()
+	sh.core = verification.MatchKey(text[s.Pos().Offset():end])
 	return sh
 }
 

@@ -69,7 +69,7 @@ type reader struct {
 
 func newReader(opts Options) *reader {
 	r := &reader{opts: opts, pending: map[string]*call{}, running: map[int64]*call{},
-		sess: &Session{Harness: opts.Harness, runs: map[string]*Run{}, runners: map[string]*Run{}, inside: map[string]bool{}}}
+		sess: &Session{Harness: opts.Harness, root: filepath.Clean(opts.Root), runs: map[string]*Run{}, runners: map[string]*Run{}, inside: map[string]bool{}}}
 	r.rootReal = opts.Root
 	if real, err := filepath.EvalSymlinks(opts.Root); err == nil {
 		r.rootReal = real
@@ -278,9 +278,12 @@ func (r *reader) recordRun(c *call, res result) {
 		}
 	}
 	if sh.dir == "" || !r.atRoot(sh.dir) {
+		if s.LastElsewhere.At.IsZero() || c.order.After(s.LastElsewhere) {
+			s.LastElsewhere = c.order
+		}
 		return
 	}
-	run.AtRoot, run.Key = true, keyOf(sh.core)
+	run.AtRoot, run.Key, run.Redirected = true, keyOf(sh.core), sh.redirected
 	put := func(m map[string]*Run, k string) {
 		prev := m[k]
 		if prev == nil {
@@ -293,11 +296,11 @@ func (r *reader) recordRun(c *call, res result) {
 			m[k] = &nr
 			return
 		}
-		n := prev.Runs + 1
+		n, redir := prev.Runs+1, prev.Redirected || run.Redirected
 		if run.Order.After(prev.Order) {
 			*prev = run
 		}
-		prev.Runs = n
+		prev.Runs, prev.Redirected = n, redir
 	}
 	put(s.runs, run.Key)
 	if rk := runnerKey(sh.core); rk != "" {

@@ -87,8 +87,10 @@ type Run struct {
 	// subagent file or a sidechain entry.
 	Order    Order
 	Subagent bool
-	// Runs counts the runs of this key after pre-flight.
-	Runs int
+	// Runs counts the runs of this key after pre-flight; Redirected is true when any of them
+	// wrote through an output redirection or a pipeline the key leaves out.
+	Runs       int
+	Redirected bool
 	// runner is the recognised test runner and its arguments ("" when not recognised).
 	runner string
 }
@@ -147,31 +149,50 @@ type Session struct {
 	// repository-relative paths edited in the work tree, at most MaxEvidence, sorted.
 	Outside []Edit
 	Inside  []string
-	// LastEdit is the place of the last edit tool call (zero when none); LastBackground the
-	// last background run.
-	LastEdit, LastBackground Order
+	// LastEdit is the place of the last edit tool call (zero when none), LastBackground the
+	// last background run, LastElsewhere the last command outside the repository root.
+	LastEdit, LastBackground, LastElsewhere Order
 
+	root    string          // the work tree root the keys are relative to
 	runs    map[string]*Run // witness key -> last run at the root
 	runners map[string]*Run // runner key -> last run at the root
 	inside  map[string]bool
 }
 
 // Lookup returns the last witnessed run of cmd, a report row's or a spec's command: the last
-// run at the repository root whose witness key equals cmd's (MatchKey after trimming), or that
-// is the same recognised test runner with the same arguments (docs/design/transcripts.md §3).
-// nil when the session shows none.
+// run at the repository root whose witness key equals cmd's, or that is the same recognised
+// test runner with the same arguments (docs/design/transcripts.md §3). cmd is read with the
+// same rules as a witnessed command (a leading cd to the root, trailing redirections and the
+// stages after a pipeline's first are dropped). nil when the session shows none.
 func (s *Session) Lookup(cmd string) *Run {
 	if s == nil {
 		return nil
 	}
-	k := keyOf(verification.MatchKey(cmd))
-	last := s.runs[k]
-	if rk := runnerKey(cmd); rk != "" {
-		if r := s.runners[rk]; r != nil && (last == nil || r.Order.After(last.Order)) {
+	var last *Run
+	consider := func(r *Run) {
+		if r != nil && (last == nil || r.Order.After(last.Order)) {
 			last = r
 		}
 	}
+	for _, c := range s.claimForms(cmd) {
+		consider(s.runs[keyOf(c)])
+		if rk := runnerKey(c); rk != "" {
+			consider(s.runners[rk])
+		}
+	}
 	return last
+}
+
+// claimForms are the forms a claimed command is looked up by: as written (whitespace
+// collapsed), and its witness form when it runs at the root.
+func (s *Session) claimForms(cmd string) []string {
+	forms := []string{verification.MatchKey(cmd)}
+	if s.root != "" {
+		if sh := parseShape(cmd, s.root, ""); sh.dir == s.root && sh.core != forms[0] {
+			forms = append(forms, sh.core)
+		}
+	}
+	return forms
 }
 
 // maxNearRunes bounds the commands compared by edit distance.
