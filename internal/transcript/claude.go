@@ -137,7 +137,7 @@ func (r *reader) claudeUser(e gjson.Result) {
 		// The Bash tool's shell persists: a successful `cd DIR` moves the next call, which
 		// matters where an entry carries no cwd of its own.
 		if c.kind == callShell && res.status == StatusPassed {
-			if sh := parseShape(c.cmd, c.dir, r.home); sh.cdTo != "" {
+			if sh := r.shape(c.cmd, c.dir); sh.cdTo != "" {
 				r.cwd = sh.cdTo
 			}
 		}
@@ -160,7 +160,11 @@ func claudeResult(b, tur gjson.Result, own bool) result {
 	case own && tur.IsObject() && tur.Get("interrupted").Bool():
 		res.note = "interrupted"
 	case isErr:
-		if m := claudeExit.FindStringSubmatch(first); m != nil {
+		var m []string
+		if len(first) < 64 { // "Error: Exit code -2147483648"
+			m = claudeExit.FindStringSubmatch(first)
+		}
+		if m != nil {
 			code, err := strconv.Atoi(m[1])
 			if err == nil {
 				res.status, res.code = StatusFailed, code

@@ -65,6 +65,25 @@ type reader struct {
 	known          int
 	badVersion     string
 	versionChecked bool
+	// shapes caches parseShape by directory and command (sessions repeat their commands).
+	shapes map[[2]string]shape
+}
+
+// maxShapes bounds the shape cache; a full cache is emptied.
+const maxShapes = 4096
+
+// shape is parseShape(cmd, dir, home), cached.
+func (r *reader) shape(cmd, dir string) shape {
+	k := [2]string{dir, cmd}
+	if sh, ok := r.shapes[k]; ok {
+		return sh
+	}
+	sh := parseShape(cmd, dir, r.home)
+	if len(r.shapes) >= maxShapes || r.shapes == nil {
+		r.shapes = map[[2]string]shape{}
+	}
+	r.shapes[k] = sh
+	return sh
 }
 
 func newReader(opts Options) *reader {
@@ -245,7 +264,7 @@ func (r *reader) settle(c *call, res result) {
 func (r *reader) recordRun(c *call, res result) {
 	s := r.sess
 	s.Calls++
-	sh := parseShape(c.cmd, c.dir, r.home)
+	sh := r.shape(c.cmd, c.dir)
 	status, code, note := res.status, res.code, res.note
 	switch {
 	case c.background || sh.background:
