@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mastermind-controller/mastermind/internal/contracts/forge"
 	"github.com/mastermind-controller/mastermind/internal/report"
 	"github.com/mastermind-controller/mastermind/internal/transcript"
 )
@@ -91,4 +92,37 @@ func TestCheckWitness(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWitnessRedacts: a secret in a witnessed command reaches no artifact (the forge-report
+// ingest redaction, docs/design/transcripts.md §5).
+func TestWitnessRedacts(t *testing.T) {
+	const ctf = "/tmp/tmpw6sk2trg"
+	f := newFixture(t, "", map[string]string{"a.go": "package a\n"}, map[string]string{"a.go": "package a // x\n"})
+	rep := completeReport("a.go")
+	r, _ := f.run(t, rep)
+	ti := placeTranscript(t, transcript.Claude, "claude/coverage-test-fix-outside.jsonl", ctf, f.root)
+	b, _ := os.ReadFile(ti.Path)
+	secret := "ghp_0123456789abcdefghijABCDEFGHIJ012345"
+	os.WriteFile(ti.Path, []byte(strings.ReplaceAll(string(b), "git commit --amend --no-edit", "git commit --amend -m "+secret)), 0o644)
+	ti = placeTranscriptAt(t, ti.Path, f.root)
+	r.in.Transcript = ti
+	if _, err := checkVerification(r); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := checkWitness(r); err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(r.ev.Witness.Lines, "\n")
+	for _, c := range r.ev.Witness.Rewrites {
+		all += c.Cmd
+	}
+	if strings.Contains(all, secret) || !strings.Contains(all, forge.Marker) {
+		t.Errorf("secret not redacted: %s", all)
+	}
+}
+
+func placeTranscriptAt(t *testing.T, p, root string) *TranscriptInputs {
+	s, err := transcript.Read(context.Background(), transcript.Options{Harness: transcript.Claude, Path: p, Root: root})
+	return &TranscriptInputs{Path: p, Harness: transcript.Claude, Session: s, Refusal: err}
 }

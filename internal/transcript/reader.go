@@ -266,8 +266,9 @@ func (r *reader) recordRun(c *call, res result) {
 	s.Calls++
 	sh := r.shape(c.cmd, c.dir)
 	status, code, note := res.status, res.code, res.note
+	background := c.background || sh.background || res.note == "background"
 	switch {
-	case c.background || sh.background:
+	case background:
 		status, note = StatusUnknown, "background"
 	case sh.pipeline && !(sh.pipefail && status == StatusPassed):
 		// Under pipefail, exit 0 means every stage exited 0, the first included; any other
@@ -285,7 +286,7 @@ func (r *reader) recordRun(c *call, res result) {
 	if status == StatusUnknown {
 		run.ExitCode = 0
 	}
-	if c.background || sh.background {
+	if background {
 		if s.LastBackground.At.IsZero() || c.order.After(s.LastBackground) {
 			s.LastBackground = c.order
 		}

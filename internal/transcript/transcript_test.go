@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -268,5 +269,80 @@ func TestShape(t *testing.T) {
 		if got != want {
 			t.Errorf("%q: rewrite %v", cmd, got)
 		}
+	}
+}
+
+// TestAttacks: what an executor could put in the way of the reader (docs/hardening.md).
+func TestAttacks(t *testing.T) {
+	path, root := place(t, "claude/coverage-test-fix.jsonl", rootCTF)
+	// A harness folder whose ancestor is a symlink into the work tree: refused as inside.
+	os.MkdirAll(filepath.Join(root, ".fake"), 0o755)
+	b, _ := os.ReadFile(path)
+	os.WriteFile(filepath.Join(root, ".fake", "s.jsonl"), b, 0o644)
+	link := filepath.Join(t.TempDir(), "projects")
+	if err := os.Symlink(filepath.Join(root, ".fake"), link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(context.Background(), Options{Harness: Claude, Path: filepath.Join(link, "s.jsonl"), Root: root}); ReasonOf(err) != ReasonInsideWorkTree {
+		t.Errorf("through a symlinked ancestor: %v", err)
+	}
+	// A FIFO is never opened for a blocking read.
+	fifo := filepath.Join(t.TempDir(), "f.jsonl")
+	if err := syscallMkfifo(fifo); err == nil {
+		if _, err := Read(context.Background(), Options{Harness: Claude, Path: fifo, Root: root}); ReasonOf(err) != ReasonNotRegular {
+			t.Errorf("fifo: %v", err)
+		}
+	}
+	// A subagent file that is a symlink is skipped and counted.
+	sub := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
+	os.MkdirAll(sub, 0o755)
+	os.Symlink(path, filepath.Join(sub, "agent-x.jsonl"))
+	if s := read(t, Claude, path, root, time.Time{}); s.SymlinkedSubagents != 1 || len(s.Files) != 1 {
+		t.Errorf("symlinked subagent: %d, files %d", s.SymlinkedSubagents, len(s.Files))
+	}
+	// An oversized line, and calls that never get a result past the pairing table: bounded, and
+	// the evicted calls are unknown, never failed.
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"type":"user","timestamp":"2026-01-21T06:30:00.000Z","x":"` + strings.Repeat("a", MaxLineBytes) + "\"}\n")
+	for i := 0; i < MaxPending+10; i++ {
+		f.WriteString(`{"type":"assistant","timestamp":"2026-01-21T06:31:00.000Z","cwd":"` + root + `","message":{"content":[{"type":"tool_use","id":"toolu_p` + strconv.Itoa(i) + `","name":"Bash","input":{"command":"go test ./..."}}]}}` + "\n")
+	}
+	f.Close()
+	s := read(t, Claude, path, root, time.Time{})
+	if s.Unknown != 1 || s.Unpaired != 10 {
+		t.Errorf("unknown %d unpaired %d", s.Unknown, s.Unpaired)
+	}
+	if r := s.Lookup("go test ./..."); r == nil || r.Status != StatusUnknown {
+		t.Errorf("evicted calls: %+v", r)
+	}
+	if _, why := s.Stand("go test ./...", nil); why == "" {
+		t.Error("a partly kept transcript stands in for a run")
+	}
+}
+
+// TestStand: run: witnessed conditions 1–4 (docs/design/transcripts.md §6).
+func TestStand(t *testing.T) {
+	path, root := place(t, "codex/rollout-go-test.jsonl", rootCodex)
+	s := read(t, Codex, path, root, time.Time{})
+	w, why := s.Stand("go test ./...", nil)
+	if w == nil {
+		t.Fatalf("the passing run followed by git status does not stand: %s", why)
+	}
+	if _, why := s.Stand("go vet ./...", nil); !strings.Contains(why, "no run") {
+		t.Errorf("never run: %q", why)
+	}
+	// The Claude session: mix credo --strict passed, but mix test ran after it.
+	gp, groot := place(t, "claude/spotter-gqc.jsonl", rootGQC)
+	g := read(t, Claude, gp, groot, time.Time{})
+	if _, why := g.Stand("mix credo --strict", nil); !strings.Contains(why, "background") {
+		t.Errorf("a session with a background run: %q", why)
+	}
+	// Condition 4: a changed path's status change time.
+	os.WriteFile(filepath.Join(root, "sum.go"), []byte("package sum\n"), 0o644)
+	if p, changed := ChangedAfter(root, []string{"sum.go", "gone.go"}, time.Now().Add(time.Hour)); changed {
+		t.Errorf("%s changed after an hour from now", p)
+	}
+	if p, changed := ChangedAfter(root, []string{"sum.go"}, time.Now().Add(-time.Hour)); !changed || p != "sum.go" {
+		t.Errorf("sum.go written now is not after an hour ago: %q", p)
 	}
 }
