@@ -29,7 +29,7 @@ var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
 //	 "state": {…the state.json object of spec-and-lifecycle.md §5.1…},
 //	 "mirrors": {"audit.md": {"sha256": "…", "earlier": ["…", …]}, "state.json": {…}},
 //	 "tampered": [{"file": "state.json", "expected": "…", "found": "…", "at": <unix seconds>}],
-//	 "updated_at": <unix seconds>}
+//	 "updated_at": <unix seconds>, "preflight_at_ms": <unix milliseconds>}
 //
 // State holds the §5.1 object, which the caller validates with the same rules as the mirror; the
 // store only checks that it is a JSON object. Mirrors records, per task-folder file name, the
