@@ -322,9 +322,10 @@ func (r *reader) recordRun(c *call, res result) {
 		}
 		prev.Runs, prev.Redirected = n, redir
 	}
+	rk := runnerKey(sh.core)
+	run.runner = rk
 	put(s.runs, run.Key)
-	if rk := runnerKey(sh.core); rk != "" {
-		run.runner = rk
+	if rk != "" {
 		put(s.runners, rk)
 	}
 }

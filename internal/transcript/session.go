@@ -210,15 +210,20 @@ func (s *Session) Closest(cmd string) string {
 		return ""
 	}
 	cr, _, cok := verification.RunArgs(c)
+	cn := len([]rune(c))
 	best, bestD := "", -1
-	for k := range s.runs {
-		if strings.HasPrefix(k, "#") || len([]rune(k)) > maxNearRunes {
+	for k, r := range s.runs {
+		kn := len([]rune(k))
+		if strings.HasPrefix(k, "#") || kn > maxNearRunes {
+			continue
+		}
+		same := cok && r.runner != "" && strings.HasPrefix(r.runner, string(cr)+"\x00")
+		// The edit distance is at least the length difference: skip what cannot be near.
+		if !same && abs(cn-kn) > max(cn, kn)/3 {
 			continue
 		}
 		d := levenshtein.ComputeDistance(c, k)
-		rr, _, rok := verification.RunArgs(k)
-		same := cok && rok && rr == cr
-		if d > max(len([]rune(c)), len([]rune(k)))/3 && !same {
+		if d > max(cn, kn)/3 && !same {
 			continue
 		}
 		if bestD < 0 || d < bestD || (d == bestD && k < best) {
@@ -226,6 +231,13 @@ func (s *Session) Closest(cmd string) string {
 		}
 	}
 	return best
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // Commands returns the number of distinct witness keys run at the root.
