@@ -86,7 +86,10 @@ One line per task, sorted by task name, then a summary line:
 Statuses and whether they pass:
   held         the audit verdict is held                                  passes
   drift        the audit verdict is drift                passes unless --fail-on drift
-  broken       the audit verdict is broken (also a rejected report)       fails
+  accepted     a drift the planner accepted (mastermind accept) whose inputs are unchanged
+               since the acceptance                                       passes
+  broken       the audit verdict is broken; also a rejected executor report, whose
+               state.json status is blocked (verdict broken)              fails
   refused      the spec changed since approval, or pre-flight is required fails
   learned      closed and not re-audited; passes only when history-review.md is a complete
                review whose Audit snapshot equals the state's history_snapshot_sha256

@@ -49,11 +49,12 @@ hook's decision on stdout with exit status 0:
   {"decision":"block","reason":"..."}      keep the agent working: the reason is the verdict
                                            line, up to 20 findings and the next step
   {"systemMessage":"..."}                  allow, with a note for the user (loop guard,
-                                           --fail-open)
+                                           --fail-open, no git repository)
 
-Task: --task (a spec path, relative to the hook's cwd, or a task folder name), else the
+Task: --task (a spec or task folder, relative to the hook's cwd, or a folder name), else the
 current-task pointer .mastermind/current that pre-flight writes and completion removes. No task
-means nothing to audit: allow.
+means nothing to audit: allow. A folder with no git repository (none there or above it) has no
+task either: allow, with a systemMessage saying so.
 
 Repository: --root, else the hook input's cwd, else the current directory.
 
@@ -62,8 +63,9 @@ changed set) are the same as at the last block, the stop is allowed and the task
 planner (next_step: planner_review), so an agent that cannot fix its work hands back instead of
 looping. The record is <task>/hook-block.json.
 
-Fail closed: malformed hook JSON, an unreadable pointer, git failing or any other operational
-error blocks with the error text. --fail-open allows the stop instead (with a systemMessage).
+Fail closed: malformed hook JSON, an unreadable pointer, a repository that is there but cannot be
+used (a broken .git, a bare repository), git failing or any other operational error blocks with
+the error text. --fail-open allows the stop instead (with a systemMessage).
 
 Deadline: --timeout is the harness's timeout for this hook, the "timeout" of its entry in
 .claude/settings.json or .codex/hooks.json (hook install writes both; without the flag, 600s, both
@@ -119,7 +121,7 @@ func NewCmdHookRun(io *IOStreams, runF func(*HookRunOptions) error) *cobra.Comma
 	})
 	f := cmd.Flags()
 	f.StringVar(&opts.Harness, "harness", "", "the harness running the hook: claude or codex (required)")
-	f.StringVar(&opts.Task, "task", "", "the task to audit: a spec path or task folder name (default: .mastermind/current)")
+	f.StringVar(&opts.Task, "task", "", "the task to audit: a spec, a task folder or a folder name (default: .mastermind/current)")
 	f.StringVar(&opts.FailOn, "fail-on", "broken", "broken or drift: the lowest verdict that blocks the stop")
 	f.BoolVar(&opts.FailOpen, "fail-open", false, "allow the stop when the audit cannot run (default: block)")
 	f.StringVar(&opts.Root, "root", "", "repository root (default: the hook input's cwd, else the current directory)")
@@ -188,6 +190,9 @@ func hookDecide(ctx context.Context, opts *HookRunOptions) harness.Decision {
 		}
 	}
 	repo, err := openRepoAt(dir)
+	if errors.Is(err, gitscope.ErrNoRepository) {
+		return harness.AllowNoRepository(dir) // no repository, so no task
+	}
 	if err != nil {
 		return harness.DecideError("", err, hopts)
 	}
@@ -247,9 +252,10 @@ func openRepoAt(dir string) (*gitscope.Repo, error) {
 	return gitscope.Discover(abs)
 }
 
-// hookTaskSpec resolves the task to audit: flag (a task folder name, or a spec path relative to
-// the hook's cwd or absolute), else the current-task pointer. It returns the absolute spec path
-// and the task name, or "" for both when there is no task.
+// hookTaskSpec resolves the task to audit: flag (a task folder name, or a spec path or task
+// folder relative to the hook's cwd or absolute, as postflight.ResolveTask takes them), else the
+// current-task pointer. It returns the absolute spec path and the task name, or "" for both when
+// there is no task.
 func hookTaskSpec(root, cwd, flag string) (spec, task string, err error) {
 	if flag == "" {
 		task, err = readCurrentTask(root)
@@ -258,11 +264,8 @@ func hookTaskSpec(root, cwd, flag string) (spec, task string, err error) {
 		}
 		return filepath.Join(root, filepath.FromSlash(specForTask(task))), task, nil
 	}
-	if scaffold.TaskNamePattern.MatchString(flag) { // a folder name (the pattern allows no "/")
-		return filepath.Join(root, filepath.FromSlash(specForTask(flag))), flag, nil
-	}
 	p := flag
-	if !filepath.IsAbs(p) {
+	if !filepath.IsAbs(p) && !scaffold.TaskNamePattern.MatchString(p) { // a folder name has no "/"
 		base := cwd
 		if base == "" {
 			if base, err = os.Getwd(); err != nil {
@@ -271,7 +274,11 @@ func hookTaskSpec(root, cwd, flag string) (spec, task string, err error) {
 		}
 		p = filepath.Join(base, p)
 	}
-	return p, filepath.Base(filepath.Dir(p)), nil
+	t, err := postflight.ResolveTask(root, p)
+	if err != nil {
+		return "", "", err
+	}
+	return t.Abs(t.Spec), t.Name, nil
 }
 
 // hookEnvelope is the part of the run-task --json envelope (spec-and-lifecycle.md §13.2) the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/postflight"
 	"github.com/mastermind-controller/mastermind/internal/render"
@@ -117,11 +118,43 @@ func blockedNext(o *postflight.Outcome) string {
 	case o.Next.Step == postflight.NextReturnToDesign:
 		return fmt.Sprintf("next: planner: return to design — revise %s (or ask the user), then run: %s", spec, pre)
 	case st != nil && st.Status == postflight.StatusBlocked:
+		if line := stoppedNext(o, post, pre); line != "" {
+			return line
+		}
 		return fmt.Sprintf("next: executor: write a valid %s (check it with: mastermind report validate %s), then run: %s", o.Task.ReportRel(), o.Task.ReportRel(), post)
 	case o.Outcome == postflight.OutcomePostDrift:
 		return fmt.Sprintf("next: planner: review %s — accept the drift (mastermind accept %s --reason TEXT), have the executor fix it and run: %s, or revise the spec and run: %s", o.Task.AuditRel(), spec, post, pre)
 	}
 	return fmt.Sprintf("next: executor: fix the work or %s as %s lists, then run: %s (or the planner revises the spec and runs: %s)", o.Task.ReportRel(), o.Task.AuditRel(), post, pre)
+}
+
+// stoppedNext is the "next:" line of a valid report whose executor stopped (status partial or
+// failed): the planner acts on the defect (and failed verification) the rejection names. "" for
+// any other rejection, which the executor fixes by writing a valid report.
+func stoppedNext(o *postflight.Outcome, post, pre string) string {
+	for _, f := range o.Findings {
+		if f.Rule != finding.KindExecutorReportRejected {
+			continue
+		}
+		var status string
+		switch f.FieldString("reason") {
+		case audit.ReasonStatusPartial:
+			status = "partial"
+		case audit.ReasonStatusFailed:
+			status = "failed"
+		default:
+			return ""
+		}
+		what := "the executor reported status " + status
+		if d := f.FieldString("defect"); d != "" {
+			what += " with defect " + textsafe.Escape(d)
+		}
+		if c := f.FieldString("failed_cmd"); c != "" {
+			what += fmt.Sprintf(", and verification \"%s\" failed", textsafe.Escape(c))
+		}
+		return fmt.Sprintf("next: planner: %s; resolve it (or ask the user), then have the executor finish the task and run: %s, or revise the spec and run: %s", what, post, pre)
+	}
+	return ""
 }
 
 // writeRepeated says that a post-flight on unchanged inputs returned the recorded outcome

@@ -156,7 +156,7 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 	}
 	ns := *st
 	at := c.now().Unix()
-	ns.Status, ns.NextStep, ns.Risk, ns.LastArtifact = StatusHistoryReviewRequired, NextReviewHistory, RiskMedium, ArtifactHistoryReview
+	ns.Status, ns.NextStep, ns.OutcomeRisk, ns.LastArtifact = StatusHistoryReviewRequired, NextReviewHistory, RiskMedium, ArtifactHistoryReview
 	ns.BlockingReason, ns.HistorySnapshotSHA256 = "", snap
 	ns.BlockingStreak, ns.BlockingFingerprint = 0, ""
 	ns.AcceptedReason, ns.AcceptedAt, ns.AcceptedSnapshot = reason, &at, snap

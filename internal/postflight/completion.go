@@ -8,6 +8,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
 // reasonInputsChanged is the blocking_reason of §8.3 step 1.
@@ -85,7 +86,53 @@ func (c *controller) reviewProblems(snap string) ([]ReviewProblem, error) {
 	if prob != nil {
 		return []ReviewProblem{*prob}, nil
 	}
-	return CheckReview(data, snap), nil
+	return c.checkReview(data, snap), nil
+}
+
+// checkReview is CheckReview plus the lessons-file check of a Lesson "updated" (§8.2), for every
+// place a review may close the task: completion, and a held audit or accept that finds a
+// complete review for its snapshot.
+func (c *controller) checkReview(data []byte, snap string) []ReviewProblem {
+	ps := CheckReview(data, snap)
+	if occ := ParseReviewFields(data)[ReviewLesson]; len(occ) == 1 && strings.EqualFold(occ[0].Value, "updated") {
+		// Context and Lesson problems come before Reason's: keep the field order.
+		lp := c.lessonProblems(occ[0].Line)
+		at := len(ps)
+		for i, p := range ps {
+			if p.Field == ReviewReason || p.Field == ReviewEvidence {
+				at = i
+				break
+			}
+		}
+		ps = append(ps[:at], append(lp, ps[at:]...)...)
+	}
+	return ps
+}
+
+// lessonProblems checks a review's Lesson "updated" (at line) against the lessons file (§8.2):
+// an entry of this task whose Reusable lesson is still pending means no lesson was recorded.
+// A missing lessons file has no entry; one that cannot be read cannot confirm the claim.
+func (c *controller) lessonProblems(line int) []ReviewProblem {
+	rel := c.task.LessonsRel()
+	var data []byte
+	td, err := fsx.OpenDir(c.task.Root, TasksDir)
+	if err == nil {
+		data, err = td.ReadFile(lessonsName, MaxLessonsBytes)
+		td.Close()
+	}
+	switch {
+	case err != nil && fsx.ReasonOf(err) == fsx.ReasonMissing:
+		return nil
+	case err != nil:
+		return []ReviewProblem{{Field: ReviewLesson, Line: line,
+			Message: fmt.Sprintf("field %q is \"updated\" but %s cannot be read to check it (%s); fix the file, or set Lesson to \"not applicable\"", ReviewLesson, rel, textsafe.Escape(err.Error()))}}
+	}
+	var ps []ReviewProblem
+	for _, p := range PendingLessons(data, c.task.Name) {
+		ps = append(ps, ReviewProblem{Field: ReviewLesson, Line: line,
+			Message: fmt.Sprintf("field %q is \"updated\" but the entry %s of this task in %s (line %d) still says \"Reusable lesson: pending semantic review\"; write the reusable lesson there, or set Lesson to \"not applicable\"", ReviewLesson, textsafe.Escape(p.ID), rel, p.Line)})
+	}
+	return ps
 }
 
 // historyPending ends a completion whose review is incomplete: state unchanged, exit 0.

@@ -47,6 +47,12 @@ func completeTheReview(t *testing.T, root string) {
 	s = strings.Replace(s, "- **Lesson:** pending", "- **Lesson:** Updated", 1)
 	s = strings.Replace(s, "- **Reason:** semantic review required", "- **Reason:** No context docs exist; the LRU lesson was recorded.", 1)
 	writeFile(t, root, reviewRel, s)
+	// Lesson "updated": the task's candidate lessons, when an earlier audit wrote any, are
+	// written too (§8.2).
+	const lessons = ".mastermind/tasks/_lessons.md"
+	if l, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(lessons))); err == nil {
+		writeFile(t, root, lessons, strings.ReplaceAll(string(l), "- **Reusable lesson:** pending semantic review", "- **Reusable lesson:** Keep the LRU bounded."))
+	}
 }
 
 func wantOutcome(t *testing.T, res *Outcome, outcome string, status, next string) {

@@ -43,7 +43,7 @@ func (c *controller) held(ctx context.Context, st *State, cs *gitscope.ChangedSe
 	}
 	st.BlockingStreak, st.BlockingFingerprint = 0, ""
 	if err != nil {
-		st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusBlocked, NextPlannerReview, RiskMedium, ArtifactAudit
+		st.Status, st.NextStep, st.OutcomeRisk, st.LastArtifact = StatusBlocked, NextPlannerReview, RiskMedium, ArtifactAudit
 		st.BlockingReason = "audit inputs unavailable: " + err.Error()
 		st.InputsFingerprint = ""
 		if werr := c.writeState(st); werr != nil {
@@ -55,7 +55,7 @@ func (c *controller) held(ctx context.Context, st *State, cs *gitscope.ChangedSe
 	if err != nil {
 		return res, err
 	}
-	st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusHistoryReviewRequired, NextReviewHistory, RiskLow, ArtifactHistoryReview
+	st.Status, st.NextStep, st.OutcomeRisk, st.LastArtifact = StatusHistoryReviewRequired, NextReviewHistory, RiskLow, ArtifactHistoryReview
 	st.BlockingReason, st.HistorySnapshotSHA256 = "", snap
 	res.Artifacts.HistoryReview = c.task.HistoryReviewRel()
 	res.AuditSummary, res.Verdict = summary, VerdictHeld
@@ -230,7 +230,7 @@ func (c *controller) writeHistoryReview(snap string) (complete bool, err error) 
 	case err == nil:
 		oldSnap := reviewSnapshot(old)
 		if oldSnap == snap {
-			return len(CheckReview(old, snap)) == 0, nil
+			return len(c.checkReview(old, snap)) == 0, nil
 		}
 		if oldSnap == "" {
 			oldSnap = sha256Hex(old)

@@ -105,7 +105,7 @@ func (s *specInput) close() {
 func (c *controller) persistAudit(ctx context.Context, st *State, ar *auditRun) (*Outcome, error) {
 	switch {
 	case ar.SpecChanged:
-		st.Status, st.NextStep, st.Risk, st.BlockingReason, st.LastArtifact = StatusBlocked, NextRunPreflight, RiskMedium, reasonSpecChanged, ArtifactSpec
+		st.Status, st.NextStep, st.OutcomeRisk, st.BlockingReason, st.LastArtifact = StatusBlocked, NextRunPreflight, RiskMedium, reasonSpecChanged, ArtifactSpec
 		if err := c.writeState(st); err != nil {
 			return c.res, err
 		}
@@ -255,10 +255,10 @@ func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []findi
 		st.NextStep = NextReturnToDesign
 	}
 	icon := "❌ Broken"
-	st.Status, st.Risk = StatusBroken, RiskHigh
+	st.Status, st.OutcomeRisk = StatusBroken, RiskHigh
 	if verdict == VerdictDrift {
 		icon = "⚠️ Drift"
-		st.Status, st.Risk = StatusDrift, RiskMedium
+		st.Status, st.OutcomeRisk = StatusDrift, RiskMedium
 	}
 	st.BlockingReason = fmt.Sprintf("post-flight verdict: %s — errors: %d, warnings: %d", icon, e, w)
 	if returned {
@@ -285,7 +285,7 @@ func (c *controller) writeAudit(st *State, a *Audit) (sha string, summary string
 	sum := newSummaryCap(MaxSummaryFindings)
 	sha, err = c.files.saveAudit(func(w io.Writer) error { return writeAudit(w, a, sum) }, c.now())
 	if err != nil {
-		st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusBlocked, NextPlannerReview, RiskHigh, ArtifactSpec
+		st.Status, st.NextStep, st.OutcomeRisk, st.LastArtifact = StatusBlocked, NextPlannerReview, RiskHigh, ArtifactSpec
 		st.BlockingReason = "failed to persist audit.md: " + err.Error()
 		st.ClearVerdict()
 		if werr := c.writeState(st); werr != nil {
@@ -320,7 +320,7 @@ func (c *controller) rejectCommon(st *State, a *Audit, r audit.Rejection, fs []f
 		return res, err
 	}
 	applyStreak(st, streak, fingerprint)
-	st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusBlocked, NextPlannerReview, RiskMedium, ArtifactReport
+	st.Status, st.NextStep, st.OutcomeRisk, st.LastArtifact = StatusBlocked, NextPlannerReview, RiskMedium, ArtifactReport
 	if returned {
 		st.NextStep = NextReturnToDesign
 		blocking += streakSuffix
