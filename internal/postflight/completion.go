@@ -46,8 +46,8 @@ func (c *controller) completion(ctx context.Context, st *State) (*Outcome, error
 		res.Outcome = OutcomeCompleted
 		res.Message = fmt.Sprintf("task %s is learned (learned/close); nothing to do", c.task.Name)
 		res.Artifacts.HistoryReview = c.task.HistoryReviewRel()
-		// Closed already: the only step left is a deliberate re-audit.
-		res.Next = Next{Step: NextClose, Run: "mastermind run-task " + c.task.Spec + " --post-only"}
+		// Closed already: the only step left is a deliberate reopening (a re-pre-flight).
+		res.Next = Next{Step: NextClose, Run: "mastermind run-task " + c.task.Spec + " --pre-only"}
 		return res, nil
 	}
 	snap, err := c.currentSnapshot(ctx, st)
@@ -74,6 +74,48 @@ func (c *controller) completion(ctx context.Context, st *State) (*Outcome, error
 		return c.historyPending(problems), nil
 	}
 	return c.learn(st)
+}
+
+// closedRead is the post-flight of a learned task (run-task --post-only, hook run, MCP): a read
+// of its record, never an audit that could reopen it (lifecycle-v2.md §5). The recorded outcome
+// is returned with nothing written; when the audited inputs (fingerprinted from the task's
+// source) differ from those the task closed on, the outcome says so and names the next step: new
+// work is a new task, and a deliberate reopening is a re-pre-flight.
+func (c *controller) closedRead(ctx context.Context, st *State) (*Outcome, error) {
+	res := c.res
+	res.Phase = PhasePostflight
+	if files := c.files.tamperedFiles(); len(files) > 0 {
+		// A forged mirror is reported by an audit; the task's closure stands on the store.
+		return c.completion(ctx, st)
+	}
+	in, err := c.readInputs(ctx, st, c.opts.RunVerify)
+	if err != nil {
+		return res, err
+	}
+	in.Spec.close()
+	out, ok := c.repeated(st)
+	if !ok {
+		out = c.res
+		out.Verdict = st.Verdict
+		out.Artifacts.HistoryReview = c.task.HistoryReviewRel()
+		out.Next = Next{Step: NextClose}
+	}
+	out.Outcome, out.Repeated, out.InputsFingerprint = OutcomeCompleted, true, st.InputsFingerprint
+	out.Message = fmt.Sprintf("task %s is learned (closed); post-flight reads its record and audits nothing", c.task.Name)
+	out.Next.Run = ""
+	if in.Fingerprint != st.InputsFingerprint && in.fingerprintFor(true) != st.InputsFingerprint {
+		what := "the spec, the executor report or the work"
+		if in.Fingerprint == "" {
+			what = "the spec"
+		}
+		out.Message += fmt.Sprintf("; %s changed since it closed: put new work in a new task (mastermind new-spec \"TITLE\"), or reopen this one with mastermind run-task %s --pre-only", what, c.task.Spec)
+		// The fingerprint of what is there now: the loop guard sees a change as a change.
+		out.InputsFingerprint = in.Fingerprint
+		if in.Fingerprint == "" {
+			out.InputsFingerprint = refusalFingerprint(out.Message, sha256Hex(in.Spec.Raw))
+		}
+	}
+	return out, nil
 }
 
 // reviewProblems reads history-review.md and checks it against snap (§8.2 "Complete").
@@ -163,7 +205,13 @@ func (c *controller) currentSnapshot(ctx context.Context, st *State) (string, er
 		return "", fmt.Errorf("read %s: %w", c.task.AuditRel(), err)
 	}
 	in.AuditSHA256 = sum
-	cs, err := c.git.ChangedSet(ctx, st.BaselineRef)
+	// The changed set under the task's pre-flight snapshots, as its audit computed it: a change
+	// hidden from the live index after the held audit still changes the snapshot.
+	src, err := c.source(ctx, st)
+	if err != nil {
+		return "", err
+	}
+	cs, err := src.ChangedSet(ctx)
 	if err != nil {
 		return "", err
 	}
