@@ -251,9 +251,16 @@ func hookPostflight(repo *gitscope.Repo, spec string) (harness.Outcome, error) {
 		out.Audit = *env.Artifact.Audit
 	}
 	switch env.Outcome {
-	case postflight.OutcomePostHeld, postflight.OutcomeCompleted:
-		// completed: the post-flight of a learned task, a read of its closed record.
+	case postflight.OutcomePostHeld:
 		out.Verdict = harness.VerdictHeld
+	case postflight.OutcomeCompleted:
+		// The post-flight of a learned task, a read of its closed record: its stop is allowed
+		// while its inputs are those it closed on; work since is no task's, so the agent is
+		// told (and the loop guard hands back once nothing changes).
+		out.Verdict = harness.VerdictHeld
+		if env.State != nil && env.InputsFingerprint != env.State.InputsFingerprint {
+			out.Verdict = harness.VerdictRefused
+		}
 	case postflight.OutcomePostDrift:
 		out.Verdict = harness.VerdictDrift
 	case postflight.OutcomePostBroken:
