@@ -268,7 +268,6 @@ func (g *gater) finishStats(s *GateStats) {
 
 type gateTask struct {
 	GateTask
-	audited bool
 }
 
 // spec reads and parses a task's spec once. A read refusal (missing, symlink, too large, ...)
@@ -556,7 +555,6 @@ func (g *gater) audit(ctx context.Context, in TaskInfo, t *gateTask, exclude map
 		t.fail(GateError, err)
 		return nil
 	}
-	t.audited = true
 	g.stats.Audited++
 	g.baselines[st.BaselineRef] = true
 	cs, err := co.get(ctx, &g.stats)
@@ -662,12 +660,6 @@ func newSinceSet(cs *gitscope.ChangedSet) *sinceSet {
 		}
 	}
 	return s
-}
-
-type headResult struct {
-	oid    string
-	unborn bool
-	err    error
 }
 
 // LearnedReason is the reason shown for a learned task that passes the gate.

@@ -113,6 +113,12 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 	return in, nil
 }
 
+type headResult struct {
+	oid    string
+	unborn bool
+	err    error
+}
+
 // verifyLines are the declared verify commands as the fingerprint sees them, in order, then a
 // marker line when --run-verify runs them all (run: true and timeouts are in the spec's bytes,
 // which the spec hash covers).
