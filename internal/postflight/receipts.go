@@ -20,12 +20,15 @@ import (
 // (verification-receipts.md §2): the run flags, the task's receipts folder, and the changed set
 // computed again after the runs.
 func (c *controller) verifyInputs(st *State) *audit.VerifyInputs {
+	baseline := st.BaselineRef
 	return &audit.VerifyInputs{All: c.opts.RunVerify, Rerun: c.opts.RerunVerify,
 		Store:    lazyReceipts{task: c.task, dir: c.opts.ReceiptsDir, files: c.files},
 		Progress: c.opts.VerifyProgress, Context: c.opts.VerifyContext,
-		// The changed set after the runs comes from the same source as the audit's.
+		// The after-run check reads the live ignore rules, which leave a tool's self-ignoring
+		// cache (.pytest_cache) out; under the pre-flight rules every such cache would be a
+		// change the verification made.
 		Recompute: func(ctx context.Context) (*gitscope.ChangedSet, error) {
-			return c.src.ChangedSet(ctx)
+			return c.git.ChangedSet(ctx, baseline)
 		}}
 }
 
