@@ -85,7 +85,7 @@ fresh checkout) is audited in place instead. B = merge-base(REV, HEAD), or of RE
   - a task closed at B (held, accepted or in history review, or learned: read from B's
     committed state.json) owns nothing: a path in its scope that no open task owns is
     gate.closed_task_changed (error); its record is final — a learned task's folder must not
-    change, a held one may only be closed (its review, state.json and audit.md), anything else
+    change, a held one may only be closed (its review and state.json), anything else
     (its spec, its report, a hook-block.json) is gate.task_record_changed (error);
   - every other task folder added or changed in the range is re-audited from its committed spec
     and report against the head commit, whatever state.json says (learned exempts nothing), with

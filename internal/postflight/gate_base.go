@@ -468,10 +468,10 @@ func (r *rangeRun) readBase(ctx context.Context, t Task) error {
 	return nil
 }
 
-// closingFiles are the files of a task folder that the close of a task held at the base writes
-// (completion): the review and the mirrors.
+// closingFile reports whether name is a file of a task folder that the close of a task held at
+// the base writes (completion): the review, an archived review, the state.
 func closingFile(name string) bool {
-	return name == "state.json" || name == "audit.md" || name == "history-review.md" ||
+	return name == "state.json" || name == "history-review.md" ||
 		(strings.HasPrefix(name, "history-review.") && strings.HasSuffix(name, ".md"))
 }
 
