@@ -77,10 +77,10 @@ func (c *controller) completion(ctx context.Context, st *State) (*Outcome, error
 }
 
 // closedRead is the post-flight of a learned task (run-task --post-only, hook run, MCP): a read
-// of its record, never an audit that could reopen it (lifecycle-v2.md §5). The recorded outcome
-// is returned with nothing written; when the audited inputs (fingerprinted from the task's
-// source) differ from those the task closed on, the outcome says so and names the next step: new
-// work is a new task, and a deliberate reopening is a re-pre-flight.
+// of its record, never an audit that could reopen it (spec-and-lifecycle.md §8.3). The recorded
+// outcome is returned with nothing written; when the task's history snapshot recomputed now
+// (from its source, as completion computes it) is not the one it closed on, the outcome says so
+// and names the next step: new work is a new task, and a deliberate reopening is a re-pre-flight.
 func (c *controller) closedRead(ctx context.Context, st *State) (*Outcome, error) {
 	res := c.res
 	res.Phase = PhasePostflight
@@ -88,11 +88,10 @@ func (c *controller) closedRead(ctx context.Context, st *State) (*Outcome, error
 		// A forged mirror is reported by an audit; the task's closure stands on the store.
 		return c.completion(ctx, st)
 	}
-	in, err := c.readInputs(ctx, st, c.opts.RunVerify)
+	snap, err := c.currentSnapshot(ctx, st)
 	if err != nil {
 		return res, err
 	}
-	in.Spec.close()
 	out, ok := c.repeated(st)
 	if !ok {
 		out = c.res
@@ -103,16 +102,12 @@ func (c *controller) closedRead(ctx context.Context, st *State) (*Outcome, error
 	out.Outcome, out.Repeated, out.InputsFingerprint = OutcomeCompleted, true, st.InputsFingerprint
 	out.Message = fmt.Sprintf("task %s is learned (closed); post-flight reads its record and audits nothing", c.task.Name)
 	out.Next.Run = ""
-	if in.Fingerprint != st.InputsFingerprint && in.fingerprintFor(true) != st.InputsFingerprint {
-		what := "the spec, the executor report or the work"
-		if in.Fingerprint == "" {
-			what = "the spec"
-		}
-		out.Message += fmt.Sprintf("; %s changed since it closed: put new work in a new task (mastermind new-spec \"TITLE\"), or reopen this one with mastermind run-task %s --pre-only", what, c.task.Spec)
-		// The fingerprint of what is there now: the loop guard sees a change as a change.
-		out.InputsFingerprint = in.Fingerprint
-		if in.Fingerprint == "" {
-			out.InputsFingerprint = refusalFingerprint(out.Message, sha256Hex(in.Spec.Raw))
+	if snap != st.HistorySnapshotSHA256 {
+		out.Message += fmt.Sprintf("; the spec, the executor report or the work changed since it closed: put new work in a new task (mastermind new-spec \"TITLE\"), or reopen this one with mastermind run-task %s --pre-only", c.task.Spec)
+		// What is there now, so that the hook's loop guard sees a further change as a change.
+		out.InputsFingerprint = snap
+		if snap == "" {
+			out.InputsFingerprint = refusalFingerprint(out.Message, "")
 		}
 	}
 	return out, nil

@@ -88,6 +88,8 @@ type specInput struct {
 	// (gitscope.md §8.4); auditTask uses them instead of starting its own and closes them.
 	Prefetch *audit.Prefetch
 	head     func() (oid string, unborn bool, err error)
+	// Transcript is the harness transcript readInputs read (nil without one).
+	Transcript *audit.TranscriptInputs
 }
 
 // close stops what readInputs started (a repeated post-flight audits nothing); safe to call more
@@ -199,6 +201,7 @@ func auditTask(ctx context.Context, req auditRequest) (*auditRun, error) {
 	if f := req.Foreign; f != nil {
 		in.ForeignArtifacts, in.ForeignBefore, in.ControllerWrote = true, f.Before, f.ControllerWrote
 	}
+	in.Transcript = pre.Transcript
 	if pre.Spec != nil {
 		in.Spec, in.SpecFindings = pre.Spec, pre.Findings
 	} else {
