@@ -48,6 +48,16 @@ const (
 	KindGateUnownedChange       = "gate.unowned_change"
 	KindGateBaselineNotAncestor = "gate.baseline_not_ancestor"
 	KindGateTaskRecordChanged   = "gate.task_record_changed"
+	KindGateClosedTaskChanged   = "gate.closed_task_changed"
+	// A pre-flight warning about the spec (spec-and-lifecycle.md §3.2); never in an audit.
+	KindPreflightCreatesGlob = "preflight.creates_glob"
+)
+
+// The harness transcript's witness checks (docs/design/transcripts.md §3–§4).
+const (
+	KindVerificationWitnessContradicted = "verification_witness_contradicted"
+	KindVerificationNotWitnessed        = "verification_not_witnessed"
+	KindToolEditOutsideRepository       = "tool_edit_outside_repository"
 )
 
 // Kind describes one audit finding kind: one row of spec-and-lifecycle.md §9.1 with what the
@@ -70,6 +80,8 @@ type Kind struct {
 	ReportSide bool
 	// Reserved kinds are never emitted by v1 (§9.1 "reserved").
 	Reserved bool
+	// Planner kinds are pre-flight findings about the spec: the executor's brief leaves them out.
+	Planner bool
 	// Help is one sentence on what the finding means and what fixes it (rule help text).
 	Help string
 }
@@ -125,6 +137,8 @@ var Kinds = []Kind{
 	// while the claim is not a false pass) carries its own class; the table holds the error form.
 	{ID: KindVerificationClaimContradicted, Class: ClassError, Primary: pCmd, Identity: []string{"cmd", "index"}, ReportSide: true,
 		Help: "The report's verification row disagrees with mastermind's own run of the command (an error when the report claims a pass that failed, a warning for other differences); report what the run shows."},
+	{ID: KindVerificationWitnessContradicted, Class: ClassError, Primary: pCmd, Identity: []string{"cmd", "index"}, ReportSide: true,
+		Help: "The report claims a pass for a command whose last run in the harness's own transcript (after pre-flight) failed; fix the failure and run the command again, or report result: fail."},
 	{ID: KindChangedPathUnrepresentable, Class: ClassError, Primary: pFile, Identity: []string{"file"},
 		Help: "A changed path cannot be named in files_modified (not UTF-8, or rewritten by normalisation) and cannot be audited; rename it."},
 	{ID: KindControllerRecordTampered, Class: ClassError, Primary: pFile, Identity: []string{"file"},
@@ -147,6 +161,10 @@ var Kinds = []Kind{
 		Help: "A declared command that mastermind ran is missing from the report's verifications; mastermind's receipt is the evidence, report the command too."},
 	{ID: KindVerificationModifiedWorktree, Class: ClassWarning,
 		Help: "The verification runs changed files in the work tree (the audit used the changed set from before them); make the tests write outside the repository or into ignored paths."},
+	{ID: KindVerificationNotWitnessed, Class: ClassWarning, Primary: pCmd, Identity: []string{"cmd", "index"}, ReportSide: true,
+		Help: "The report claims a run of a command that the harness's own transcript never shows in the repository root after pre-flight (the closest command it shows is named); run the command itself and report that run."},
+	{ID: KindToolEditOutsideRepository, Class: ClassWarning, Primary: pPath, Identity: []string{"path"},
+		Help: "An edit tool wrote a file outside the repository, the harness's own folders and the temporary directory, where the audit cannot see the change; make the change inside the repository or explain it to the planner."},
 	{ID: KindChangedSetDegraded, Class: ClassWarning, Identity: []string{"reason"},
 		Help: "The changed-file set was computed without the git CLI; install a supported git to get git's own answer."},
 	{ID: KindGitAttributesChanged, Class: ClassError, Identity: []string{"input"},
@@ -163,6 +181,10 @@ var Kinds = []Kind{
 		Help: "A task's recorded baseline is not an ancestor of the gated commit (the branch was rebased, or the state was forged), so its changes cannot be audited against it; rerun pre-flight on the branch and audit the task again."},
 	{ID: KindGateTaskRecordChanged, Class: ClassError, Primary: pTask, Identity: []string{"task", "reason"},
 		Help: "A task record the protected base holds was deleted, or a task closed at the base had its folder or release notes changed; restore the record from the base and put new work in a new task."},
+	{ID: KindGateClosedTaskChanged, Class: ClassError, Primary: pFile, Identity: []string{"file"},
+		Help: "A path in the declared scope of a task closed at the base (held, accepted, in history review or learned) changed in the range and no open task owns it; a closed task owns nothing new, so put the change in a new task with its own spec and report."},
+	{ID: KindPreflightCreatesGlob, Class: ClassWarning, Primary: pFile, Identity: []string{"file"}, Planner: true,
+		Help: "A creates path holds a glob character (*, ? or [); declared paths are exact and never expanded, so the task can only end broken: list each file the task creates."},
 }
 
 // PrimaryFallback are the §9.3 primary fields in preference order for a kind outside Kinds.
@@ -176,6 +198,7 @@ var (
 	pFrom       = []string{"from_symbol"}
 	pClaim      = []string{"claim_index"}
 	pTask       = []string{"task"}
+	pPath       = []string{"path"}
 )
 
 var kindIndex = func() map[string]int {

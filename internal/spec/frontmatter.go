@@ -410,16 +410,22 @@ var (
 	removedField = []string{"name", "file", "reason"}
 )
 
-// touches checks the touches list of {file, language?, symbols?}.
+// touches checks the touches list: each item is a path string (the plain form that creates,
+// deletes and expected_docs take) or {file, language?, symbols?}.
 func (w *fmWalker) touches(ptr string) {
 	items, ok := w.list(ptr)
 	if !ok {
 		return
 	}
 	fm := &w.p.spec.Frontmatter
-	for i := range items {
+	for i, it := range items {
 		ip := jsonptr.AppendIndex(ptr, i)
-		m, keys, ok := w.mapping(ip, "a mapping with a file field")
+		if s, ok := it.(string); ok {
+			fm.Touches = append(fm.Touches, Touch{File: s})
+			w.addDecl("touches", ip, s)
+			continue
+		}
+		m, keys, ok := w.mapping(ip, "a path or a mapping with a file field")
 		if !ok {
 			continue
 		}
@@ -538,7 +544,7 @@ func (w *fmWalker) verify(ptr string) {
 			switch k {
 			case "cmd":
 			case "run":
-				item.Run = w.verifyRun(jsonptr.Append(ip, k))
+				item.Run, item.Witnessed = w.verifyRun(jsonptr.Append(ip, k))
 			case "timeout":
 				item.Timeout = w.verifyTimeout(jsonptr.Append(ip, k))
 			default:
@@ -558,7 +564,7 @@ func (w *fmWalker) verify(ptr string) {
 		fm.Verify = append(fm.Verify, item)
 		line, col := w.p.yamlPos(w.node(cp).Pos)
 		w.p.fmCmds = append(w.p.fmCmds, fmCmd{posString: posString{value: cmd, line: line, col: col, pointer: cp},
-			run: item.Run, timeout: item.Timeout})
+			run: item.Run, witnessed: item.Witnessed, timeout: item.Timeout})
 	}
 }
 
