@@ -191,8 +191,9 @@ func (r *runner) run(s step, workspace string) (int, string) {
 	} else if err != nil {
 		r.t.Fatal(err)
 	}
+	// A step's -x output can be long: cut it in the log, except when the step failed.
 	logged := stderr.String()
-	if len(logged) > 4000 {
+	if code == 0 && len(logged) > 4000 {
 		logged = logged[:2000] + "\n…\n" + logged[len(logged)-2000:]
 	}
 	r.t.Logf("step %q exited %d\nstdout:\n%s\nstderr:\n%s", s.Name, code, stdout.String(), logged)
