@@ -75,17 +75,12 @@ var sparseArgs = []string{
 // Without a usable git the degraded reader does the same or refuses (degradedSince). Other
 // errors as ChangedSet; ErrNoSnapshot when store holds none.
 func (r *Repo) ChangedSetSince(ctx context.Context, baseline string, store SnapshotStore) (*ChangedSet, error) {
-	if !IsFullOID(baseline) {
-		return nil, fmt.Errorf("baseline %q is not a full 40-hex object id: %w", baseline, ErrBaselineUnavailable)
-	}
-	s, err := loadSnapshot(store)
+	v, err := r.SnapshotView(ctx, baseline, store)
 	if err != nil {
 		return nil, err
 	}
-	if s.Baseline != baseline {
-		return nil, fmt.Errorf("the pre-flight snapshot is of baseline %s, not %s; run pre-flight again", s.Baseline, baseline)
-	}
-	return r.changedSince(ctx, s, store, 0)
+	defer v.Close()
+	return v.ChangedSet(ctx)
 }
 
 func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store SnapshotStore, depth int) (*ChangedSet, error) {

@@ -56,10 +56,16 @@ func (g *countingGit) ChangedSet(ctx context.Context, baseline string) (*gitscop
 	return g.Repo.ChangedSet(ctx, baseline)
 }
 
-// ChangedSetSince counts under "since " + baseline: post-flight's snapshot runs.
+// ChangedSetSince and SnapshotView count under "since " + baseline: post-flight's snapshot
+// runs (a view computes its changed set once).
 func (g *countingGit) ChangedSetSince(ctx context.Context, baseline string, st gitscope.SnapshotStore) (*gitscope.ChangedSet, error) {
 	g.changedSets["since "+baseline]++
 	return g.Repo.ChangedSetSince(ctx, baseline, st)
+}
+
+func (g *countingGit) SnapshotView(ctx context.Context, baseline string, st gitscope.SnapshotStore) (*gitscope.SnapshotView, error) {
+	g.changedSets["since "+baseline]++
+	return g.Repo.SnapshotView(ctx, baseline, st)
 }
 
 // gateRepo builds a repository with seven tasks sharing one baseline B0 and one change (a.go):

@@ -90,7 +90,11 @@ func (c *controller) releaseNotes(ctx context.Context, sp *spec.Spec, baseline s
 	}
 	stat := "diff stat unavailable (degraded)\n"
 	if !cs.Degraded {
-		s, err := c.git.DiffStat(ctx, baseline)
+		var git Git = c.git
+		if c.files != nil && c.files.st != nil {
+			git = snapshotGit{Git: c.git, files: c.files, baseline: baseline}
+		}
+		s, err := git.DiffStat(ctx, baseline)
 		if err != nil {
 			return nil, err
 		}

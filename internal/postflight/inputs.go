@@ -63,7 +63,7 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 	// The changed set the audit uses: against the task's pre-flight snapshots in a run-task
 	// (trust-model.md I1), as auditTask computes it.
 	if c.files != nil && c.files.st != nil {
-		git = snapshotGit{Git: git, snap: c.files.st}
+		git = snapshotGit{Git: git, files: c.files, baseline: st.BaselineRef}
 	}
 	// The audit's git work starts here, all of it at once: the changed set, the baseline lookup
 	// of the declared creations and HEAD (auditTask uses them; gitscope.md §8.4).
@@ -71,7 +71,7 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 	pf.LookupBaseline(ctx, git, st.BaselineRef, in.Spec.Spec.Scope.Creates)
 	headCh := make(chan headResult, 1)
 	go func() {
-		oid, unborn, err := c.git.Head(ctx)
+		oid, unborn, err := git.Head(ctx)
 		headCh <- headResult{oid, unborn, err}
 	}()
 	head := sync.OnceValue(func() headResult { return <-headCh })

@@ -157,9 +157,11 @@ func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, 
 	// A run-task computes it against the task's pre-flight snapshots (trust-model.md I1); the
 	// gate, whose tasks have no snapshot on a CI machine, against the live repository.
 	var pfGit audit.PrefetchGit = git
+	var claimsGit audit.ClaimsGit = git
 	var repoFindings []finding.Finding
 	if files != nil && files.st != nil {
-		pfGit = snapshotGit{Git: git, snap: files.st}
+		sg := snapshotGit{Git: git, files: files, baseline: st.BaselineRef}
+		pfGit, claimsGit = sg, sg
 		if p, _, w := git.GitBinary(ctx); w {
 			repoFindings = append(repoFindings, audit.FindGitBinaryUserWritable(p))
 		}
@@ -173,7 +175,7 @@ func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, 
 	defer pf.Close()
 	// A run-task holds the per-path findings as runs (persistAudit reads them through All); the
 	// gate's callers read Findings alone.
-	in := audit.Inputs{Root: t.Root, SpecPath: t.Spec, Baseline: st.BaselineRef, Prefetch: pf, Claims: git, Verify: verify,
+	in := audit.Inputs{Root: t.Root, SpecPath: t.Spec, Baseline: st.BaselineRef, Prefetch: pf, Claims: claimsGit, Verify: verify,
 		RepoFindings: repoFindings, PathRuns: files != nil}
 	// Another task's records are checked against this task's pre-flight snapshot (I3); a record
 	// from before I3 has none, and the gate re-audits closed tasks whose changed sets hold

@@ -2,79 +2,120 @@ package postflight
 
 import (
 	"context"
-	"slices"
-	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 )
 
-// snapshotGit is a Git whose changed set is computed against the task's pre-flight snapshots
-// (gitscope.ChangedSetSince, trust-model.md I1), held in the controller store.
+// snapshotGit is a Git whose reads of the repository for one baseline go through the task's
+// gitscope.SnapshotView (trust-model.md I1, §4.5): the complete changed set, the baseline
+// lookups, the claims' file list and the diff stat, all against the pre-flight snapshots held
+// in the controller store. The view is the run's one, kept in the task's files.
 type snapshotGit struct {
 	Git
-	snap gitscope.SnapshotStore
+	files    *taskFiles
+	baseline string
 }
 
-// commitDiffer is the part of *gitscope.Repo that diffs two commits.
-type commitDiffer interface {
-	DiffCommits(ctx context.Context, from, to string) (*gitscope.ChangedSet, error)
+// snapshotViewer is the part of *gitscope.Repo that opens a task's view.
+type snapshotViewer interface {
+	SnapshotView(ctx context.Context, baseline string, store gitscope.SnapshotStore) (*gitscope.SnapshotView, error)
 }
 
-// ChangedSet is the snapshot run's changed set plus every path that differs between the
-// baseline and HEAD. The work tree decides the net change (gitscope.md §1), but an edit the
-// executor committed and then reverted only in the work tree is still in HEAD, and a planner who
-// commits the reported files publishes it: such a path is a changed path too (hardening A1).
-func (g snapshotGit) ChangedSet(ctx context.Context, baseline string) (*gitscope.ChangedSet, error) {
-	// The commit diff runs beside the snapshot run, so it adds no serial git call.
-	type diffResult struct {
-		cs  *gitscope.ChangedSet
-		err error
+// view returns the run's view of baseline, opening it on first use; nil when the Git cannot
+// open one (a test double), which then answers as it would without snapshots but for the
+// changed set.
+func (g snapshotGit) view(ctx context.Context, baseline string) (*gitscope.SnapshotView, error) {
+	tf := g.files
+	tf.viewMu.Lock()
+	defer tf.viewMu.Unlock()
+	if tf.view != nil && tf.view.Baseline() == baseline {
+		return tf.view, nil
 	}
-	done := make(chan diffResult, 1)
-	dctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		head, unborn, err := g.Head(dctx)
-		d, ok := g.Git.(commitDiffer)
-		if err != nil || unborn || head == baseline || !ok {
-			done <- diffResult{nil, err}
-			return
-		}
-		committed, err := d.DiffCommits(dctx, baseline, head)
-		done <- diffResult{committed, err}
-	}()
-	cs, err := g.Git.ChangedSetSince(ctx, baseline, g.snap)
-	if err != nil {
-		cancel()
-		<-done
+	sv, ok := g.Git.(snapshotViewer)
+	if !ok {
+		return nil, nil
+	}
+	v, err := sv.SnapshotView(ctx, baseline, tf.st)
+	if err != nil || v == nil {
 		return nil, err
 	}
-	r := <-done
-	if r.err != nil {
-		return nil, r.err
+	if tf.view != nil {
+		tf.view.Close()
 	}
-	if r.cs == nil || cs.Degraded {
-		return cs, nil
-	}
-	return withCommitted(cs, r.cs.Entries), nil
+	tf.view = v
+	return v, nil
 }
 
-// withCommitted adds to cs the committed entries whose paths it lacks, keeping Entries sorted by
-// raw path bytes and unique.
-func withCommitted(cs *gitscope.ChangedSet, committed []gitscope.Entry) *gitscope.ChangedSet {
-	have := make(map[string]bool, len(cs.Entries))
-	for _, e := range cs.Entries {
-		have[string(e.Path)] = true
-	}
-	added := false
-	for _, e := range committed {
-		if !have[string(e.Path)] {
-			cs.Entries = append(cs.Entries, e)
-			added = true
+func (g snapshotGit) ChangedSet(ctx context.Context, baseline string) (*gitscope.ChangedSet, error) {
+	v, err := g.view(ctx, baseline)
+	if err != nil || v == nil {
+		if err == nil {
+			return g.Git.ChangedSetSince(ctx, baseline, g.files.st)
 		}
+		return nil, err
 	}
-	if added {
-		slices.SortFunc(cs.Entries, func(a, b gitscope.Entry) int { return strings.Compare(string(a.Path), string(b.Path)) })
+	return v.ChangedSet(ctx)
+}
+
+func (g snapshotGit) Head(ctx context.Context) (string, bool, error) {
+	v, err := g.view(ctx, g.baseline)
+	if err != nil || v == nil {
+		if err == nil {
+			return g.Git.Head(ctx)
+		}
+		return "", false, err
 	}
-	return cs
+	return v.Head(ctx)
+}
+
+func (g snapshotGit) BaselineEntries(ctx context.Context, baseline string, paths []string) (map[string]gitscope.EntryType, error) {
+	v, err := g.view(ctx, baseline)
+	if err != nil || v == nil {
+		if err == nil {
+			return g.Git.BaselineEntries(ctx, baseline, paths)
+		}
+		return nil, err
+	}
+	return v.BaselineEntries(ctx, paths)
+}
+
+func (g snapshotGit) BaselineBlob(ctx context.Context, baseline, path string) ([]byte, bool, error) {
+	v, err := g.view(ctx, baseline)
+	if err != nil || v == nil {
+		if err == nil {
+			return g.Git.BaselineBlob(ctx, baseline, path)
+		}
+		return nil, false, err
+	}
+	return v.BaselineBlob(ctx, path)
+}
+
+func (g snapshotGit) ListFiles(ctx context.Context) ([]string, error) {
+	v, err := g.view(ctx, g.baseline)
+	if err != nil || v == nil {
+		if err == nil {
+			return g.Git.ListFiles(ctx)
+		}
+		return nil, err
+	}
+	return v.ListFiles(ctx)
+}
+
+func (g snapshotGit) DiffStat(ctx context.Context, baseline string) (string, error) {
+	v, err := g.view(ctx, baseline)
+	if err != nil || v == nil {
+		if err == nil {
+			return g.Git.DiffStat(ctx, baseline)
+		}
+		return "", err
+	}
+	return v.DiffStat(ctx)
+}
+
+// SnapshotView lets a fixedGit wrapping a Repo open the view too.
+func (g fixedGit) SnapshotView(ctx context.Context, baseline string, store gitscope.SnapshotStore) (*gitscope.SnapshotView, error) {
+	if sv, ok := g.Git.(snapshotViewer); ok {
+		return sv.SnapshotView(ctx, baseline, store)
+	}
+	return nil, nil
 }
