@@ -83,7 +83,14 @@ func (r *Repo) ChangedSetSince(ctx context.Context, baseline string, store Snaps
 	return v.ChangedSet(ctx)
 }
 
-func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store SnapshotStore, depth int) (*ChangedSet, error) {
+func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store SnapshotStore, depth int, objs *auditObjects, det *sinceDetail) (*ChangedSet, error) {
+	if det == nil {
+		det = &sinceDetail{}
+	}
+	if objs == nil {
+		objs = newAuditObjects(r, s)
+		defer objs.close()
+	}
 	gitDir, commonDir, ok := gitDirOf(r.root)
 	if !ok {
 		return nil, fmt.Errorf("%s: cannot find the git directory: %w", r.root, ErrNotRepository)
@@ -93,7 +100,7 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		if err != nil {
 			return nil, err
 		}
-		return r.degradedSince(ctx, s, store, depth, changes, ReasonGitUnavailable)
+		return det.degraded(r.degradedSince(ctx, s, store, depth, changes, ReasonGitUnavailable, objs))
 	}
 	if !s.GitCLI {
 		return nil, fmt.Errorf("the pre-flight snapshot was taken without git; run pre-flight again now that git is available")
@@ -107,7 +114,10 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 	cctx, cancelAll := context.WithCancel(ctx)
 	defer cancelAll()
 	vg, vctx := errgroup.WithContext(cctx)
-	vg.Go(func() error { return r.verifyObjects(vctx, commonDir, s.PreflightNs) })
+	vg.Go(func() error {
+		_, err := objs.locations(vctx)
+		return err
+	})
 	vg.Go(func() error { return r.validateCLI(vctx, s.Baseline) })
 	g, gctx := errgroup.WithContext(vctx)
 	var (
@@ -166,28 +176,42 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		if err != nil {
 			return nil, err
 		}
-		return r.degradedSince(ctx, s, store, depth, changes, reason)
+		return det.degraded(r.degradedSince(ctx, s, store, depth, changes, reason, objs))
 	}
 	changes = append(changes, cfgChanges...)
+	if !s.IndexDiff && s.IndexPresent {
+		// A snapshot from before the index diff was recorded: a sparse one would make git
+		// expand it, reading (and rewriting) trees nobody verified.
+		if sparse, err := indexIsSparse(pi.path); err != nil || sparse {
+			if err == nil {
+				err = fmt.Errorf("the pre-flight snapshot of this task (taken by an older mastermind) holds a sparse index, which post-flight cannot read without git reading unverified trees; run pre-flight again with --reset")
+			}
+			return nil, err
+		}
+	}
 
-	var diffEntries, lsEntries []Entry
-	var added map[string]bool
-	var dt, lt int64
+	var (
+		dirty     []rawEntry
+		d0        indexDiff
+		lsEntries []Entry
+		dt, lt    int64
+	)
+	var sparse []string
+	if s.SkipWorktree {
+		sparse = sparseArgs
+	}
 	g, gctx = errgroup.WithContext(vctx)
 	g.Go(func() error {
-		var sparse []string
-		if s.SkipWorktree {
-			sparse = sparseArgs
-		}
-		args := slices.Concat(diffGlobalArgs, sparse, filterArgs, sinceDiffCmdArgs, []string{s.Baseline, "--"})
-		return r.runEnv(gctx, r.root, "diff", args, pi.env(), func(rd io.Reader) error {
-			var err error
-			diffEntries, err = parseDiff(newNulReader(rd, &dt))
-			return err
+		args := slices.Concat(diffGlobalArgs, fullIndexArgs, sparse, filterArgs, diffFilesArgs, []string{"--"})
+		return r.runEnv(gctx, r.root, "diff-files", args, pi.env(), func(rd io.Reader) error {
+			return parseRaw(newNulReader(rd, &dt), func(e rawEntry) error {
+				dirty = append(dirty, e)
+				return nil
+			})
 		})
 	})
 	g.Go(func() error {
-		args := slices.Concat(globalArgs, untrackedGuardArgs, []string{
+		args := slices.Concat(globalArgs, fullIndexArgs, untrackedGuardArgs, []string{
 			"ls-files", "-z", "--others", "--exclude-from=" + pi.excludes, "--full-name", "--"})
 		return r.runEnv(gctx, r.root, "ls-files", args, pi.env(), func(rd io.Reader) error {
 			var err error
@@ -195,12 +219,17 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 			return err
 		})
 	})
-	if s.Baseline != EmptyTreeOID {
-		g.Go(func() error {
-			added = r.addedSince(gctx, s.Baseline)
-			return nil
-		})
-	}
+	g.Go(func() error {
+		// A legacy snapshot's index diff reads baseline trees: the object scan must be done.
+		if !s.IndexDiff {
+			if _, err := objs.locations(gctx); err != nil {
+				return err
+			}
+		}
+		var err error
+		d0, err = r.loadIndexDiff(gctx, store, s, pi, objs)
+		return err
+	})
 	gerr := g.Wait()
 	if gerr != nil {
 		cancelAll()
@@ -212,14 +241,25 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		return nil, gerr
 	}
 	if dt+lt > maxPathBytes {
-		return nil, &ErrGitFailed{Cmd: "diff", Exit: -1, Stderr: fmt.Sprintf("output exceeds %d MiB of path bytes", maxPathBytes>>20)}
+		return nil, &ErrGitFailed{Cmd: "diff-files", Exit: -1, Stderr: fmt.Sprintf("output exceeds %d MiB of path bytes", maxPathBytes>>20)}
 	}
-	for i := range lsEntries {
-		if added[string(lsEntries[i].Path)] {
-			lsEntries[i].Status = StatusAdded
+	// Stage 3: the touched files whose content decides, hashed as git diff would. git reads the
+	// index snapshot's blobs of those paths meanwhile (text=auto asks whether the index copy has
+	// a CR; a missing .gitattributes falls back to its index blob): each copy of them written
+	// since pre-flight is verified first.
+	hashes := toHash(d0, dirty)
+	var hash map[string]string
+	if len(hashes) > 0 {
+		if err := objs.verifyIndexBlobs(cctx, s, d0, dirty); err != nil {
+			return nil, err
+		}
+		var err error
+		if hash, err = r.hashWorktree(cctx, pi, filterArgs, hashes); err != nil {
+			return nil, err
 		}
 	}
-	entries := mergeEntries(diffEntries, lsEntries)
+	det.dirty, det.d0, det.hash, det.others, det.filterArgs = dirty, d0, hash, lsEntries, filterArgs
+	entries := mergeEntries(worktreeEntries(d0, dirty, hash), lsEntries)
 	changes = append(changes, attributeFilesIn(entries)...)
 	entries, subChanges, err := r.auditSubmodules(ctx, s, store, depth, entries)
 	if err != nil {
@@ -229,31 +269,27 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 	return &ChangedSet{Source: SourceGit, Entries: entries, InputChanges: changes}, nil
 }
 
-// sinceDiffCmdArgs is diffCmdArgs with submodule content left to auditSubmodules (a moved
-// submodule HEAD is still reported by git).
-var sinceDiffCmdArgs = []string{
-	"diff", "--no-ext-diff", "--no-textconv", "--no-color", "--name-status", "-z", "--no-renames",
-	"--ignore-submodules=dirty",
+// sinceDetail is what a snapshot run found besides its changed set, for the view's file list
+// and diff stat: the diff-files records, the pre-flight index diff, the hashed files, the
+// untracked entries, the filter-guard arguments.
+type sinceDetail struct {
+	dirty      []rawEntry
+	d0         indexDiff
+	hash       map[string]string
+	others     []Entry
+	filterArgs []string
 }
 
-// addedSince is the set of paths added between baseline and HEAD (committed since): an
-// untracked path of the snapshot run that HEAD has is reported as added. Any failure (an
-// unborn HEAD) gives none: the status is a label, membership does not depend on it.
-func (r *Repo) addedSince(ctx context.Context, baseline string) map[string]bool {
-	args := slices.Concat(globalArgs, []string{"diff", "--name-only", "-z", "--no-renames", "--diff-filter=A",
-		"--no-ext-diff", "--no-textconv", baseline, "HEAD", "--"})
-	out := map[string]bool{}
-	var total int64
-	err := r.run(ctx, r.root, "diff", args, func(rd io.Reader) error {
-		return eachRecord(rd, &total, func(p []byte) error {
-			out[string(p)] = true
-			return nil
-		})
-	})
-	if err != nil {
-		return nil
+// degraded records a degraded run's untracked entries.
+func (d *sinceDetail) degraded(cs *ChangedSet, err error) (*ChangedSet, error) {
+	if err == nil {
+		for _, e := range cs.Entries {
+			if e.Status == StatusUntracked {
+				d.others = append(d.others, e)
+			}
+		}
 	}
-	return out
+	return cs, err
 }
 
 // snapshotIndex makes the private index of a snapshot run: a copy of the index snapshot with
@@ -612,7 +648,7 @@ func (r *Repo) auditSubmodules(ctx context.Context, s *inputsSnapshot, store Sna
 		if err != nil {
 			return nil, nil, fmt.Errorf("submodule %s: %w", sub.Path, err)
 		}
-		cs, err := sr.changedSince(ctx, ss, st, depth+1)
+		cs, err := sr.changedSince(ctx, ss, st, depth+1, nil, nil)
 		if err != nil {
 			return nil, nil, fmt.Errorf("submodule %s: %w", sub.Path, err)
 		}
