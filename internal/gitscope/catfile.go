@@ -166,7 +166,7 @@ func (c *catFile) failure(oid, stderr string) error {
 	for _, w := range []string{"corrupt", "inflate", "unable to unpack", "bad object", "packed object", "delta"} {
 		if strings.Contains(stderr, w) {
 			if c.where != "" {
-				return fmt.Errorf("%w: object %s in %s cannot be read (%s)", ErrObjectStoreModified, oid, c.where, line)
+				return fmt.Errorf("%w: object %s (%s) cannot be read (%s)", ErrObjectStoreModified, oid, c.where, line)
 			}
 			return fmt.Errorf("%w: object %s cannot be read (%s)", ErrObjectStoreModified, oid, line)
 		}
@@ -211,11 +211,11 @@ func (c *catFile) request(oid string, limit int64) (string, []byte, error) {
 		return "", nil, &ErrGitFailed{Cmd: "cat-file", Exit: -1, Stderr: "unexpected output: record of " + oid + " not terminated"}
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != oid {
-		where := c.where
-		if where == "" {
-			where = "the object store"
+		where := ""
+		if c.where != "" {
+			where = " (" + c.where + ")"
 		}
-		return "", nil, &objectError{err: fmt.Errorf("%w: object %s in %s holds the content of object %s", ErrObjectStoreModified, oid, where, got), inSync: true}
+		return "", nil, &objectError{err: fmt.Errorf("%w: object %s%s holds object %s", ErrObjectStoreModified, oid, where, got), inSync: true}
 	}
 	if limit >= 0 && size > limit {
 		return "", nil, &objectError{err: fmt.Errorf("object %s is %d bytes, over the %d-byte limit", oid, size, limit), inSync: true}

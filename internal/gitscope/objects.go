@@ -266,28 +266,53 @@ func packsSince(dir string, preflightNs int64, all bool) ([]string, error) {
 // verifyLoose inflates one loose object and checks that "<type> <size>\0<content>" hashes to
 // oid.
 func verifyLoose(p, oid string) error {
+	_, _, err := readLoose(p, oid, false)
+	return err
+}
+
+// readLoose is verifyLoose that also returns the object's type and, when want is set, its
+// content (at most maxObjectBytes).
+func readLoose(p, oid string, want bool) (string, []byte, error) {
 	f, err := openRegular(p)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	defer f.Close()
 	zr, err := zlib.NewReader(bufio.NewReader(f))
 	if err != nil {
-		return fmt.Errorf("%w: loose object %s cannot be inflated (%v)", ErrObjectStoreModified, oid, err)
+		return "", nil, fmt.Errorf("%w: object %s (loose object file %s) cannot be inflated (%v)", ErrObjectStoreModified, oid, p, err)
 	}
 	defer zr.Close()
 	h := sha1.New()
-	n, err := io.Copy(h, io.LimitReader(zr, maxLooseObjectBytes+64))
+	br := bufio.NewReader(io.LimitReader(zr, maxLooseObjectBytes+64))
+	hdr, err := br.ReadString(0)
 	if err != nil {
-		return fmt.Errorf("%w: loose object %s cannot be inflated (%v)", ErrObjectStoreModified, oid, err)
+		return "", nil, fmt.Errorf("%w: object %s (loose object file %s) has no header (%v)", ErrObjectStoreModified, oid, p, err)
 	}
-	if n > maxLooseObjectBytes+64 {
-		return fmt.Errorf("loose object %s is larger than %d bytes", oid, int64(maxLooseObjectBytes))
+	h.Write([]byte(hdr))
+	typ, _, _ := strings.Cut(strings.TrimSuffix(hdr, "\x00"), " ")
+	var data []byte
+	var n int64
+	if want {
+		data, err = io.ReadAll(io.LimitReader(br, maxObjectBytes+1))
+		n = int64(len(data))
+		if err == nil && n > maxObjectBytes {
+			err = fmt.Errorf("loose object %s is larger than %d bytes", oid, int64(maxObjectBytes))
+		}
+		h.Write(data)
+	} else {
+		n, err = io.Copy(h, br)
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("%w: object %s (loose object file %s) cannot be inflated (%v)", ErrObjectStoreModified, oid, p, err)
+	}
+	if n > maxLooseObjectBytes {
+		return "", nil, fmt.Errorf("loose object %s is larger than %d bytes", oid, int64(maxLooseObjectBytes))
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != oid {
-		return fmt.Errorf("%w: the loose object file of %s holds object %s", ErrObjectStoreModified, oid, got)
+		return "", nil, fmt.Errorf("%w: object %s (loose object file %s) holds object %s", ErrObjectStoreModified, oid, p, got)
 	}
-	return nil
+	return typ, data, nil
 }
 
 // objectVerifier checks, for objects git reads behind the audit's back, every copy written
@@ -317,26 +342,61 @@ func (v *objectVerifier) verify(ctx context.Context, oids ...string) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	for _, oid := range oids {
-		if v.ok[oid] {
-			continue
-		}
-		for _, p := range v.loc.loose[oid] {
-			if err := verifyLoose(p, oid); err != nil {
+		if !v.ok[oid] {
+			if _, _, _, err := v.check(ctx, oid, false); err != nil {
 				return err
 			}
 		}
-		for _, pack := range v.loc.packs {
-			rd, err := v.packReader(pack)
-			if err != nil {
-				return err
-			}
-			if _, _, err := rd.read(ctx, oid, -1); err != nil && !errors.Is(err, errObjectMissing) {
-				return err
-			}
-		}
-		v.ok[oid] = true
 	}
 	return nil
+}
+
+// fetch is verify for one object that also returns its type and content when a copy written
+// since pre-flight holds it (found): every copy is then either older than pre-flight or
+// verified, so those bytes are the object's whichever copy git would read.
+func (v *objectVerifier) fetch(ctx context.Context, oid string) (typ string, data []byte, found bool, err error) {
+	if v == nil || v.loc.empty() {
+		return "", nil, false, nil
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.check(ctx, oid, true)
+}
+
+// check verifies every copy of oid written since pre-flight, returning the first one's type
+// and (want) content; v.mu is held.
+func (v *objectVerifier) check(ctx context.Context, oid string, want bool) (typ string, data []byte, found bool, err error) {
+	for _, p := range v.loc.loose[oid] {
+		t, d, err := readLoose(p, oid, want && !found)
+		if err != nil {
+			return "", nil, false, err
+		}
+		if !found {
+			typ, data, found = t, d, true
+		}
+	}
+	for _, pack := range v.loc.packs {
+		rd, err := v.packReader(pack)
+		if err != nil {
+			return "", nil, false, err
+		}
+		limit := int64(-1)
+		if want && !found {
+			limit = maxObjectBytes
+		}
+		t, d, err := rd.read(ctx, oid, limit)
+		if errors.Is(err, errObjectMissing) {
+			continue
+		}
+		if err != nil {
+			return "", nil, false, err
+		}
+		if !found {
+			typ, data, found = t, d, true
+		}
+	}
+	v.ok[oid] = true
+	return typ, data, found, nil
 }
 
 // packReader returns the one-pack reader of pack; v.mu is held.
@@ -482,7 +542,7 @@ func (o *auditObjects) reader(ctx context.Context) (*treeReader, error) {
 	if o.trees == nil {
 		if o.r.gitUsable() {
 			o.cat = &catFile{r: o.r}
-			o.trees = newTreeReader(catFileSource{o.cat})
+			o.trees = newTreeReader(verifiedSource{o})
 		} else {
 			o.trees = newTreeReader(goGitSource{o.r})
 		}
@@ -575,6 +635,25 @@ func (o *auditObjects) close() {
 	o.ver.close()
 }
 
+// verifiedSource is the objectSource of a snapshot run with git: every copy of the object
+// written since pre-flight is verified first (a forged one is exit 3 whichever copy git would
+// pick), and an object found in none is read through the catFile, hashed as read.
+type verifiedSource struct{ o *auditObjects }
+
+func (s verifiedSource) object(ctx context.Context, oid, typ string) ([]byte, error) {
+	t, data, found, err := s.o.ver.fetch(ctx, oid)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return catFileSource{s.o.cat}.object(ctx, oid, typ)
+	}
+	if t != typ {
+		return nil, fmt.Errorf("object %s is a %s, not a %s", oid, t, typ)
+	}
+	return data, nil
+}
+
 // goGitSource is an objectSource over go-git, for degraded mode: verifyObjectsDegraded has
 // re-hashed every loose object written since pre-flight and refused any new pack; each object
 // is hashed again as it is read.
@@ -613,7 +692,7 @@ func (s goGitSource) object(ctx context.Context, oid, typ string) ([]byte, error
 	fmt.Fprintf(h, "%s %d\x00", t, len(data))
 	h.Write(data)
 	if got := hex.EncodeToString(h.Sum(nil)); got != oid {
-		return nil, fmt.Errorf("%w: object %s in the object store holds the content of object %s", ErrObjectStoreModified, oid, got)
+		return nil, fmt.Errorf("%w: object %s holds object %s", ErrObjectStoreModified, oid, got)
 	}
 	if t != typ {
 		return nil, fmt.Errorf("object %s is a %s, not a %s", oid, t, typ)
