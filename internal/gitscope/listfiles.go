@@ -178,7 +178,7 @@ func (v *SnapshotView) diffStat(ctx context.Context) (string, error) {
 
 // verifyStatObjects verifies every object git diff --stat reads for paths: the baseline
 // commit, the trees on the way to each path (every baseline tree when whole), each path's
-// baseline blob and its index-snapshot blob.
+// baseline blob and its index-snapshot blob, and the attribute blobs git may read from the index.
 func (v *SnapshotView) verifyStatObjects(ctx context.Context, paths []string, whole bool) error {
 	if any, err := v.objs.anyNew(ctx); err != nil || !any {
 		return err
@@ -210,7 +210,11 @@ func (v *SnapshotView) verifyStatObjects(ctx context.Context, paths []string, wh
 			oids = append(oids, e.oid)
 		}
 	}
-	return v.objs.verify(ctx, append(oids, v.indexBlobs(paths)...)...)
+	attrs, err := v.objs.attrIndexBlobs(ctx, v.s, v.det.d0)
+	if err != nil {
+		return err
+	}
+	return v.objs.verify(ctx, slices.Concat(oids, v.indexBlobs(paths), attrs)...)
 }
 
 // indexBlobs are the index snapshot's blobs of paths (those of the snapshot run's records).

@@ -585,9 +585,8 @@ func (o *auditObjects) verifyBaselineTrees(ctx context.Context) error {
 }
 
 // verifyIndexBlobs verifies the blobs git may read from the index snapshot while it hashes the
-// touched files of dirty: each dirty entry's index blob, and, when skip-worktree entries exist
-// (their files absent, git reads their attributes from the index), the index blob of every
-// baseline .gitattributes.
+// touched files of dirty: each dirty entry's index blob, and the attribute blobs of
+// attrIndexBlobs.
 func (o *auditObjects) verifyIndexBlobs(ctx context.Context, s *inputsSnapshot, d0 indexDiff, dirty []rawEntry) error {
 	if any, err := o.anyNew(ctx); err != nil || !any {
 		return err
@@ -598,31 +597,44 @@ func (o *auditObjects) verifyIndexBlobs(ctx context.Context, s *inputsSnapshot, 
 			oids = append(oids, e.srcOID)
 		}
 	}
-	if s.SkipWorktree && len(s.AttrDirs) > 0 {
-		t, err := o.reader(ctx)
-		if err != nil {
-			return err
-		}
-		root, err := t.rootTree(ctx, s.Baseline)
-		if err != nil {
-			return err
-		}
-		for _, d := range s.AttrDirs {
-			p := path.Join(d, ".gitattributes")
-			if e, ok := d0[p]; ok {
-				if e.dstMode != 0 {
-					oids = append(oids, e.dstOID)
-				}
-				continue
+	attrs, err := o.attrIndexBlobs(ctx, s, d0)
+	if err != nil {
+		return err
+	}
+	return o.verify(ctx, append(oids, attrs...)...)
+}
+
+// attrIndexBlobs are the index snapshot's .gitattributes blobs git may read instead of a work-tree
+// file: with skip-worktree entries (their files absent), those of every baseline directory that
+// has one; otherwise none (a missing one is a changed path, whose blob its caller verifies).
+func (o *auditObjects) attrIndexBlobs(ctx context.Context, s *inputsSnapshot, d0 indexDiff) ([]string, error) {
+	if !s.SkipWorktree || len(s.AttrDirs) == 0 {
+		return nil, nil
+	}
+	t, err := o.reader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	root, err := t.rootTree(ctx, s.Baseline)
+	if err != nil {
+		return nil, err
+	}
+	var oids []string
+	for _, d := range s.AttrDirs {
+		p := path.Join(d, ".gitattributes")
+		if e, ok := d0[p]; ok {
+			if e.dstMode != 0 {
+				oids = append(oids, e.dstOID)
 			}
-			if e, _, err := t.lookup(ctx, root, p); err != nil {
-				return err
-			} else if e != nil && !e.isTree() && e.mode != modeGitlink {
-				oids = append(oids, e.oid)
-			}
+			continue
+		}
+		if e, _, err := t.lookup(ctx, root, p); err != nil {
+			return nil, err
+		} else if e != nil && !e.isTree() && e.mode != modeGitlink {
+			oids = append(oids, e.oid)
 		}
 	}
-	return o.verify(ctx, oids...)
+	return oids, nil
 }
 
 // close stops the readers.

@@ -287,3 +287,36 @@ func TestHonestRepackIsRead(t *testing.T) {
 		t.Errorf("degraded mode after a repack: %v, want the pack refused", err)
 	}
 }
+
+// TestOldForgedPackBroughtInIsVerified: a pack forged before pre-flight somewhere else keeps its
+// old change time when its directory is renamed into the object store, or when an alternate
+// names it; git's own reads of it (the diff stat's baseline blob, here) must still be verified.
+// Pre-flight's object-directory inodes make both new.
+func TestOldForgedPackBroughtInIsVerified(t *testing.T) {
+	for _, how := range []string{"pack directory renamed in", "alternate added"} {
+		t.Run(strings.ReplaceAll(how, " ", "_"), func(t *testing.T) {
+			f := newFixture(t)
+			b := stdBase(f)
+			blob := strings.TrimSpace(f.git("rev-parse", b+":a"))
+			// Before pre-flight, in a copy of the repository: a pack of every object in which
+			// a's baseline blob holds the content the executor will write.
+			side := &fixture{t: t, dir: filepath.Join(f.tmp(), "side"), home: f.home, env: f.env}
+			f.gitIn(f.tmp(), "clone", "-q", "--no-local", f.dir, side.dir)
+			edited := strings.TrimSpace(side.gitStdin("edited\n", "hash-object", "-w", "--stdin"))
+			forgePack(side, blob, edited)
+			takeSnapshot(t, f, f.dir, b, Options{})
+
+			f.write("a", "edited\n")
+			if how == "alternate added" {
+				f.write(".git/objects/info/alternates", side.path(".git/objects")+"\n")
+			} else {
+				must(t, os.Remove(f.path(".git/objects/pack")))
+				must(t, os.Rename(side.path(".git/objects/pack"), f.path(".git/objects/pack")))
+			}
+			_, err := openView(t, f.dir, b, Options{}).DiffStat(context.Background())
+			if !errors.Is(err, ErrObjectStoreModified) || !strings.Contains(err.Error(), blob) {
+				t.Fatalf("diff stat: %v, want ErrObjectStoreModified naming %s", err, blob)
+			}
+		})
+	}
+}
