@@ -54,9 +54,10 @@ var sparseArgs = []string{
 	"-c", "core.sparseCheckout=true", "-c", "sparse.expectFilesOutsideOfPatterns=false",
 }
 
-// ChangedSetSince is ChangedSet under trust-model.md I1 for a task whose pre-flight snapshot
-// is in store (TakeSnapshot). Every input is baseline content, the snapshot, a pin, or a changed
-// path:
+// ChangedSetSince is the complete changed set of SnapshotView.ChangedSet: ChangedSet under
+// trust-model.md I1 for a task whose pre-flight snapshot is in store (TakeSnapshot), plus the
+// paths committed since the baseline. Every input is baseline content, the snapshot, a pin, or
+// a changed path:
 //
 //   - git reads a private copy of the index snapshot (never the live index), with
 //     core.trustctime=true and core.checkStat=default pinned: files written since pre-flight are
@@ -66,7 +67,9 @@ var sparseArgs = []string{
 //   - attribute sources must equal pre-flight (InputAttributes); so must the configuration
 //     keys of configKeyPrefixes (InputConfig), info/grafts and objects/info/alternates
 //     (InputMetadata);
-//   - object files written since pre-flight are verified first (ErrObjectStoreModified);
+//   - no baseline object is read by git for the work tree (worktree.go); every object read
+//     is hashed, and every copy written since pre-flight of an object git reads is verified
+//     first (ErrObjectStoreModified, trust-model.md §4.5);
 //   - each populated submodule is audited the same way against its own snapshot; a
 //     submodule with any change is its path, modified; one whose repository is gone is
 //     InputMetadata; an unpopulated one with content is its path, modified.
