@@ -16,8 +16,20 @@ import (
 	"time"
 )
 
-// maxObjectBytes bounds one object read through a catFile (a tree or a blob).
-const maxObjectBytes = maxBlobBytes
+// maxObjectBytes bounds one blob the audit reads; maxTreeBytes one tree or commit (a tree of
+// a million entries in one directory is about 40 MiB; parsed, each entry costs about 100 bytes).
+const (
+	maxObjectBytes = maxBlobBytes
+	maxTreeBytes   = 64 << 20
+)
+
+// limitFor is the read limit of an object of type typ.
+func limitFor(typ string) int64 {
+	if typ == "blob" {
+		return maxObjectBytes
+	}
+	return maxTreeBytes
+}
 
 // errObjectMissing: the object store has no object of that id (never fetched in a partial
 // clone, or deleted). It is an error of its own, not ErrObjectStoreModified: nothing read was

@@ -266,13 +266,13 @@ func packsSince(dir string, preflightNs int64, all bool) ([]string, error) {
 // verifyLoose inflates one loose object and checks that "<type> <size>\0<content>" hashes to
 // oid.
 func verifyLoose(p, oid string) error {
-	_, _, err := readLoose(p, oid, false)
+	_, _, err := readLoose(p, oid, -1)
 	return err
 }
 
-// readLoose is verifyLoose that also returns the object's type and, when want is set, its
-// content (at most maxObjectBytes).
-func readLoose(p, oid string, want bool) (string, []byte, error) {
+// readLoose is verifyLoose that also returns the object's type and, for a limit >= 0, its
+// content (at most limit bytes).
+func readLoose(p, oid string, limit int64) (string, []byte, error) {
 	f, err := openRegular(p)
 	if err != nil {
 		return "", nil, err
@@ -293,11 +293,11 @@ func readLoose(p, oid string, want bool) (string, []byte, error) {
 	typ, _, _ := strings.Cut(strings.TrimSuffix(hdr, "\x00"), " ")
 	var data []byte
 	var n int64
-	if want {
-		data, err = io.ReadAll(io.LimitReader(br, maxObjectBytes+1))
+	if limit >= 0 {
+		data, err = io.ReadAll(io.LimitReader(br, limit+1))
 		n = int64(len(data))
-		if err == nil && n > maxObjectBytes {
-			err = fmt.Errorf("loose object %s is larger than %d bytes", oid, int64(maxObjectBytes))
+		if err == nil && n > limit {
+			return "", nil, fmt.Errorf("object %s is larger than %d bytes", oid, limit)
 		}
 		h.Write(data)
 	} else {
@@ -343,7 +343,7 @@ func (v *objectVerifier) verify(ctx context.Context, oids ...string) error {
 	defer v.mu.Unlock()
 	for _, oid := range oids {
 		if !v.ok[oid] {
-			if _, _, _, err := v.check(ctx, oid, false); err != nil {
+			if _, _, _, err := v.check(ctx, oid, -1); err != nil {
 				return err
 			}
 		}
@@ -351,23 +351,29 @@ func (v *objectVerifier) verify(ctx context.Context, oids ...string) error {
 	return nil
 }
 
-// fetch is verify for one object that also returns its type and content when a copy written
-// since pre-flight holds it (found): every copy is then either older than pre-flight or
-// verified, so those bytes are the object's whichever copy git would read.
-func (v *objectVerifier) fetch(ctx context.Context, oid string) (typ string, data []byte, found bool, err error) {
+// fetch is verify for one object that also returns its type and content (at most limit
+// bytes) when a copy written since pre-flight holds it (found): every copy is then either older
+// than pre-flight or verified, so those bytes are the object's whichever copy git would read.
+func (v *objectVerifier) fetch(ctx context.Context, oid string, limit int64) (typ string, data []byte, found bool, err error) {
 	if v == nil || v.loc.empty() {
 		return "", nil, false, nil
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return v.check(ctx, oid, true)
+	return v.check(ctx, oid, limit)
 }
 
 // check verifies every copy of oid written since pre-flight, returning the first one's type
-// and (want) content; v.mu is held.
-func (v *objectVerifier) check(ctx context.Context, oid string, want bool) (typ string, data []byte, found bool, err error) {
+// and, for a limit >= 0, its content; v.mu is held.
+func (v *objectVerifier) check(ctx context.Context, oid string, limit int64) (typ string, data []byte, found bool, err error) {
+	next := func() int64 {
+		if found {
+			return -1
+		}
+		return limit
+	}
 	for _, p := range v.loc.loose[oid] {
-		t, d, err := readLoose(p, oid, want && !found)
+		t, d, err := readLoose(p, oid, next())
 		if err != nil {
 			return "", nil, false, err
 		}
@@ -380,11 +386,7 @@ func (v *objectVerifier) check(ctx context.Context, oid string, want bool) (typ 
 		if err != nil {
 			return "", nil, false, err
 		}
-		limit := int64(-1)
-		if want && !found {
-			limit = maxObjectBytes
-		}
-		t, d, err := rd.read(ctx, oid, limit)
+		t, d, err := rd.read(ctx, oid, next())
 		if errors.Is(err, errObjectMissing) {
 			continue
 		}
@@ -653,7 +655,7 @@ func (o *auditObjects) close() {
 type verifiedSource struct{ o *auditObjects }
 
 func (s verifiedSource) object(ctx context.Context, oid, typ string) ([]byte, error) {
-	t, data, found, err := s.o.ver.fetch(ctx, oid)
+	t, data, found, err := s.o.ver.fetch(ctx, oid, limitFor(typ))
 	if err != nil {
 		return nil, err
 	}
@@ -687,15 +689,15 @@ func (s goGitSource) object(ctx context.Context, oid, typ string) ([]byte, error
 		}
 		return nil, fmt.Errorf("reading object %s: %w", oid, err)
 	}
-	if obj.Size() > maxObjectBytes {
-		return nil, fmt.Errorf("object %s is %d bytes, over the %d-byte limit", oid, obj.Size(), int64(maxObjectBytes))
+	if obj.Size() > limitFor(typ) {
+		return nil, fmt.Errorf("object %s is %d bytes, over the %d-byte limit", oid, obj.Size(), limitFor(typ))
 	}
 	rd, err := obj.Reader()
 	if err != nil {
 		return nil, fmt.Errorf("reading object %s: %w", oid, err)
 	}
 	defer rd.Close()
-	data, err := io.ReadAll(io.LimitReader(rd, maxObjectBytes+1))
+	data, err := io.ReadAll(io.LimitReader(rd, limitFor(typ)+1))
 	if err != nil {
 		return nil, fmt.Errorf("%w: object %s cannot be read (%v)", ErrObjectStoreModified, oid, err)
 	}

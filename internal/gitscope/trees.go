@@ -31,7 +31,7 @@ type objectSource interface {
 type catFileSource struct{ c *catFile }
 
 func (s catFileSource) object(ctx context.Context, oid, typ string) ([]byte, error) {
-	t, data, err := s.c.read(ctx, oid, maxObjectBytes)
+	t, data, err := s.c.read(ctx, oid, limitFor(typ))
 	if err != nil {
 		return nil, err
 	}
