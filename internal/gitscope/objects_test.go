@@ -320,3 +320,67 @@ func TestOldForgedPackBroughtInIsVerified(t *testing.T) {
 		})
 	}
 }
+
+// forgeCommitGraphTree rewrites the commit-graph's record of commit so that it names tree as
+// its root tree, and recomputes the file's checksum (git does not check it when it reads).
+func forgeCommitGraphTree(f *fixture, commit, tree string) {
+	f.t.Helper()
+	p := f.path(".git/objects/info/commit-graph")
+	b, err := os.ReadFile(p)
+	must(f.t, err)
+	if string(b[:4]) != "CGPH" {
+		f.t.Fatal("not a commit-graph")
+	}
+	chunks := int(b[6])
+	offs := map[string]int{}
+	for i := 0; i < chunks; i++ {
+		e := 8 + 12*i
+		offs[string(b[e:e+4])] = int(binary.BigEndian.Uint64(b[e+4 : e+12]))
+	}
+	oidl, cdat := offs["OIDL"], offs["CDAT"]
+	c, _ := hex.DecodeString(commit)
+	tr, _ := hex.DecodeString(tree)
+	for i := 0; oidl+20*i < cdat; i++ {
+		if bytes.Equal(b[oidl+20*i:oidl+20*i+20], c) {
+			copy(b[cdat+36*i:cdat+36*i+20], tr)
+			sum := sha1.Sum(b[:len(b)-20])
+			copy(b[len(b)-20:], sum[:])
+			must(f.t, os.Chmod(p, 0o644))
+			must(f.t, os.WriteFile(p, b, 0o444))
+			return
+		}
+	}
+	f.t.Fatalf("commit %s not in the commit-graph", commit)
+}
+
+// TestCommitDiffIgnoresSubstitutes: a commit-graph that gives HEAD the baseline's root tree, and
+// a replace ref that swaps HEAD for a commit of the baseline tree (with core.useReplaceRefs),
+// hide a committed-then-reverted file from git's own diff of the two commits; the view reads
+// the commit objects themselves.
+func TestCommitDiffIgnoresSubstitutes(t *testing.T) {
+	for _, how := range []string{"commit-graph", "replace ref"} {
+		t.Run(strings.ReplaceAll(how, " ", "_"), func(t *testing.T) {
+			f := newFixture(t)
+			b := stdBase(f)
+			takeSnapshot(t, f, f.dir, b, Options{})
+			c := commitEvilThenRevert(f)
+			baseTree := strings.TrimSpace(f.git("rev-parse", b+"^{tree}"))
+			if how == "commit-graph" {
+				f.git("commit-graph", "write", "--reachable")
+				forgeCommitGraphTree(f, c, baseTree)
+			} else {
+				fake := strings.TrimSpace(f.git("commit-tree", "-p", b, "-m", "fake", baseTree))
+				f.git("replace", c, fake)
+				f.git("config", "core.useReplaceRefs", "true")
+			}
+			if out := f.git("diff", "--name-only", b, "HEAD"); strings.TrimSpace(out) != "" {
+				t.Fatalf("the attack does not fool git: %q", out)
+			}
+			cs, err := openView(t, f.dir, b, Options{}).ChangedSet(context.Background())
+			must(t, err)
+			if got := render(cs.Entries); !slices.Contains(got, "A evil.go") {
+				t.Errorf("changed set %v lacks A evil.go", got)
+			}
+		})
+	}
+}
