@@ -43,27 +43,45 @@ type objectDirSnap struct {
 }
 
 // objectDirs returns the object directories git reads for the repository whose common directory
-// is commonDir: its objects/ and each directory objects/info/alternates names.
+// is commonDir: its objects/ and, as git follows them (five levels deep), the directories each
+// info/alternates file names, relative ones against the directory that names them.
 func objectDirs(commonDir string) ([]string, error) {
-	dirs := []string{filepath.Join(commonDir, "objects")}
-	b, err := readRegular(filepath.Join(commonDir, "objects", "info", "alternates"), maxInputFileBytes)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return dirs, nil
+	root := filepath.Join(commonDir, "objects")
+	dirs := []string{root}
+	seen := map[string]bool{root: true}
+	var walk func(od string, depth int) error
+	walk = func(od string, depth int) error {
+		if depth > 5 {
+			return nil
 		}
-		return nil, err
+		b, err := readRegular(filepath.Join(od, "info", "alternates"), maxInputFileBytes)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+				return nil
+			}
+			return err
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			l = strings.TrimSpace(l)
+			if l == "" || strings.HasPrefix(l, "#") {
+				continue
+			}
+			if !filepath.IsAbs(l) {
+				l = filepath.Join(od, l)
+			}
+			l = filepath.Clean(l)
+			if seen[l] {
+				continue
+			}
+			seen[l] = true
+			dirs = append(dirs, l)
+			if err := walk(l, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	for _, l := range strings.Split(string(b), "\n") {
-		l = strings.TrimSpace(l)
-		if l == "" || strings.HasPrefix(l, "#") {
-			continue
-		}
-		if !filepath.IsAbs(l) {
-			l = filepath.Join(commonDir, "objects", l)
-		}
-		dirs = append(dirs, filepath.Clean(l))
-	}
-	return dirs, nil
+	return dirs, walk(root, 0)
 }
 
 // inodeOf is the inode number of the directory p (followed, as git follows it); 0 when absent.

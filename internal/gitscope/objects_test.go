@@ -293,7 +293,7 @@ func TestHonestRepackIsRead(t *testing.T) {
 // names it; git's own reads of it (the diff stat's baseline blob, here) must still be verified.
 // Pre-flight's object-directory inodes make both new.
 func TestOldForgedPackBroughtInIsVerified(t *testing.T) {
-	for _, how := range []string{"pack directory renamed in", "alternate added"} {
+	for _, how := range []string{"pack directory renamed in", "alternate added", "alternate of an alternate added"} {
 		t.Run(strings.ReplaceAll(how, " ", "_"), func(t *testing.T) {
 			f := newFixture(t)
 			b := stdBase(f)
@@ -304,12 +304,21 @@ func TestOldForgedPackBroughtInIsVerified(t *testing.T) {
 			f.gitIn(f.tmp(), "clone", "-q", "--no-local", f.dir, side.dir)
 			edited := strings.TrimSpace(side.gitStdin("edited\n", "hash-object", "-w", "--stdin"))
 			forgePack(side, blob, edited)
+			// An empty alternate the repository already borrows from at pre-flight.
+			empty := filepath.Join(f.tmp(), "empty-objects")
+			if how == "alternate of an alternate added" {
+				must(t, os.MkdirAll(filepath.Join(empty, "info"), 0o755))
+				f.write(".git/objects/info/alternates", empty+"\n")
+			}
 			takeSnapshot(t, f, f.dir, b, Options{})
 
 			f.write("a", "edited\n")
-			if how == "alternate added" {
+			switch how {
+			case "alternate added":
 				f.write(".git/objects/info/alternates", side.path(".git/objects")+"\n")
-			} else {
+			case "alternate of an alternate added":
+				must(t, os.WriteFile(filepath.Join(empty, "info", "alternates"), []byte(side.path(".git/objects")+"\n"), 0o644))
+			default:
 				must(t, os.Remove(f.path(".git/objects/pack")))
 				must(t, os.Rename(side.path(".git/objects/pack"), f.path(".git/objects/pack")))
 			}
