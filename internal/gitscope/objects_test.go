@@ -393,3 +393,41 @@ func TestCommitDiffIgnoresSubstitutes(t *testing.T) {
 		})
 	}
 }
+
+// TestSnapshotRunMatchesGitAfterWork: after pre-flight, files with awkward names are rewritten
+// with their own bytes (stat-dirty, unchanged), edited, made executable, turned into symbolic
+// links and deleted; the view's changed set (work tree against the snapshot, through diff-files
+// and hash-object) must be exactly git diff's against the baseline.
+func TestSnapshotRunMatchesGitAfterWork(t *testing.T) {
+	names := []string{"plain", "a b", "quo\"te", "new\nline", "back\\slash", "-dash", "ünï", "tab\there", "\"lead", "d/e/deep"}
+	files := map[string]string{}
+	for _, n := range names {
+		files[n] = "content of " + n + "\n"
+	}
+	f := newFixture(t)
+	b := f.base(files)
+	f.symlink("plain", "link")
+	b = f.commitAll("link")
+	takeSnapshot(t, f, f.dir, b, Options{})
+	time.Sleep(20 * time.Millisecond)
+	for _, n := range names {
+		f.write(n, files[n]) // touched: stat-dirty, content unchanged
+	}
+	f.write("a b", "edited\n")
+	f.write("new\nline", "edited\n")
+	chmod(f, "quo\"te", 0o755)
+	f.remove("back\\slash")
+	f.symlink("plain", "back\\slash")
+	f.remove("-dash")
+	f.remove("link")
+	f.symlink("ünï", "link")
+	f.write("d/e/deep", files["d/e/deep"]+"more\n")
+	f.write("untracked new", "x\n")
+	want := bareRecipe(t, f.dir, b)
+	if len(want) < 6 {
+		t.Fatalf("the plain recipe found too little: %v", want)
+	}
+	cs, err := openView(t, f.dir, b, Options{}).ChangedSet(context.Background())
+	must(t, err)
+	equalLines(t, "view after work", render(cs.Entries), want)
+}
