@@ -118,7 +118,7 @@ func (v *SnapshotView) diffStat(ctx context.Context) (string, error) {
 	det := &v.det
 	var paths, ita []string
 	size := 0
-	for _, e := range worktreeEntries(det.d0, det.dirty, det.hash) {
+	for _, e := range worktreeEntries(det.d0, det.dirty) {
 		if p := string(e.Path); !repopath.IsControllerArtifact(p) {
 			paths = append(paths, p)
 			size += len(p) + 1
@@ -227,11 +227,11 @@ func (v *SnapshotView) indexBlobs(paths []string) []string {
 	var oids []string
 	for _, p := range paths {
 		if e, ok := det.d0[p]; ok {
-			if e.dstMode != 0 && e.dstMode != modeGitlink && e.dstOID != nullOID {
-				oids = append(oids, e.dstOID)
+			if e.dstMode != 0 && e.dstMode != modeGitlink && !e.dst.isNull() {
+				oids = append(oids, e.dst.String())
 			}
-		} else if e, ok := src[p]; ok && e.srcMode != 0 && e.srcMode != modeGitlink && e.srcOID != nullOID {
-			oids = append(oids, e.srcOID)
+		} else if e, ok := src[p]; ok && e.srcMode != 0 && e.srcMode != modeGitlink && !e.src.isNull() {
+			oids = append(oids, e.src.String())
 		}
 	}
 	return oids

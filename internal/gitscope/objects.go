@@ -613,8 +613,8 @@ func (o *auditObjects) verifyIndexBlobs(ctx context.Context, s *inputsSnapshot, 
 	}
 	var oids []string
 	for _, e := range dirty {
-		if e.srcMode != 0 && e.srcMode != modeGitlink && e.srcOID != nullOID {
-			oids = append(oids, e.srcOID)
+		if e.srcMode != 0 && e.srcMode != modeGitlink && !e.src.isNull() {
+			oids = append(oids, e.src.String())
 		}
 	}
 	attrs, err := o.attrIndexBlobs(ctx, s, d0)
@@ -644,7 +644,7 @@ func (o *auditObjects) attrIndexBlobs(ctx context.Context, s *inputsSnapshot, d0
 		p := path.Join(d, ".gitattributes")
 		if e, ok := d0[p]; ok {
 			if e.dstMode != 0 {
-				oids = append(oids, e.dstOID)
+				oids = append(oids, e.dst.String())
 			}
 			continue
 		}

@@ -250,19 +250,16 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 	// index snapshot's blobs of those paths meanwhile (text=auto asks whether the index copy has
 	// a CR; a missing .gitattributes falls back to its index blob): each copy of them written
 	// since pre-flight is verified first.
-	hashes := toHash(d0, dirty)
-	var hash map[string]string
-	if len(hashes) > 0 {
+	if hashes := toHash(d0, dirty); len(hashes) > 0 {
 		if err := objs.verifyIndexBlobs(cctx, s, d0, dirty); err != nil {
 			return nil, err
 		}
-		var err error
-		if hash, err = r.hashWorktree(cctx, pi, filterArgs, hashes); err != nil {
+		if err := r.hashWorktree(cctx, pi, filterArgs, dirty, hashes); err != nil {
 			return nil, err
 		}
 	}
-	det.dirty, det.d0, det.hash, det.others, det.filterArgs = dirty, d0, hash, lsEntries, filterArgs
-	entries := mergeEntries(worktreeEntries(d0, dirty, hash), lsEntries)
+	det.dirty, det.d0, det.others, det.filterArgs = dirty, d0, lsEntries, filterArgs
+	entries := mergeEntries(worktreeEntries(d0, dirty), lsEntries)
 	changes = append(changes, attributeFilesIn(entries)...)
 	entries, subChanges, err := r.auditSubmodules(ctx, s, store, depth, entries)
 	if err != nil {
@@ -273,12 +270,11 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 }
 
 // sinceDetail is what a snapshot run found besides its changed set, for the view's file list
-// and diff stat: the diff-files records, the pre-flight index diff, the hashed files, the
-// untracked entries, the filter-guard arguments.
+// and diff stat: the diff-files records (hashed where it mattered), the pre-flight index diff,
+// the untracked entries, the filter-guard arguments.
 type sinceDetail struct {
 	dirty      []rawEntry
 	d0         indexDiff
-	hash       map[string]string
 	others     []Entry
 	filterArgs []string
 }

@@ -29,19 +29,37 @@ import (
 const SnapshotIndexDiff = "indexdiff.snapshot"
 
 // rawEntry is one record of git's --raw -z output: ":<src mode> <dst mode> <src oid> <dst oid>
-// <status>\0<path>\0". A mode of 0 is an absent side; a zero oid on the work-tree side is
-// "not hashed".
+// <status>\0<path>\0". A mode of 0 is an absent side; a zero id on the work-tree side is "not
+// hashed". hashed and wt are the work-tree file's blob id once hashWorktree has hashed it.
 type rawEntry struct {
 	path             []byte
 	srcMode, dstMode uint32
-	srcOID, dstOID   string
+	src, dst         objectID
 	status           byte
+	hashed           bool
+	wt               objectID
 }
 
-const nullOID = "0000000000000000000000000000000000000000"
+// objectID is a binary SHA-1 object id (the zero value is git's null id).
+type objectID [20]byte
 
-// parseRaw streams --raw -z records into fn.
+func (o objectID) String() string { return hex.EncodeToString(o[:]) }
+
+func (o objectID) isNull() bool { return o == objectID{} }
+
+// parseOID decodes a full 40-hex id.
+func parseOID(s string) (objectID, bool) {
+	var o objectID
+	if !IsFullOID(s) {
+		return o, false
+	}
+	_, err := hex.Decode(o[:], []byte(s))
+	return o, err == nil
+}
+
+// parseRaw streams --raw -z records into fn; the paths share a few large blocks.
 func parseRaw(nr *nulReader, fn func(rawEntry) error) error {
+	var a arena
 	for {
 		meta, err := nr.next()
 		if err == io.EOF {
@@ -51,13 +69,15 @@ func parseRaw(nr *nulReader, fn func(rawEntry) error) error {
 			return err
 		}
 		f := strings.Fields(string(meta))
-		if len(f) != 5 || !strings.HasPrefix(f[0], ":") || !IsFullOID(f[2]) || !IsFullOID(f[3]) || f[4] == "" {
+		if len(f) != 5 || !strings.HasPrefix(f[0], ":") || f[4] == "" {
 			return shapef("raw diff record %q", truncateForMessage(meta))
 		}
+		src, ok1 := parseOID(f[2])
+		dst, ok2 := parseOID(f[3])
 		sm, err1 := strconv.ParseUint(f[0][1:], 8, 32)
 		dm, err2 := strconv.ParseUint(f[1], 8, 32)
-		if err1 != nil || err2 != nil {
-			return shapef("raw diff modes %q", truncateForMessage(meta))
+		if !ok1 || !ok2 || err1 != nil || err2 != nil {
+			return shapef("raw diff record %q", truncateForMessage(meta))
 		}
 		switch f[4][0] {
 		case 'A', 'D', 'M', 'T', 'U', 'X':
@@ -71,7 +91,7 @@ func parseRaw(nr *nulReader, fn func(rawEntry) error) error {
 		if err != nil {
 			return err
 		}
-		if err := fn(rawEntry{path: bytes.Clone(p), srcMode: uint32(sm), dstMode: uint32(dm), srcOID: f[2], dstOID: f[3], status: f[4][0]}); err != nil {
+		if err := fn(rawEntry{path: a.copy(p), srcMode: uint32(sm), dstMode: uint32(dm), src: src, dst: dst, status: f[4][0]}); err != nil {
 			return err
 		}
 	}
@@ -136,45 +156,38 @@ var diffFilesArgs = []string{"diff-files", "--raw", "-z", "--no-abbrev", "--no-r
 
 // worktreeEntries is the baseline against the work tree for the paths of the index snapshot,
 // as git diff <baseline> names them: d0 is the pre-flight index against the baseline, dirty the
-// diff-files records. For a path in neither, the work tree, the index snapshot and the baseline
-// agree. A dirty file whose baseline side has its mode is hashed (hash) to tell an edit from a
-// touch.
-func worktreeEntries(d0 indexDiff, dirty []rawEntry, hash map[string]string) []Entry {
+// diff-files records (hashed by hashWorktree where toHash chose them). For a path in neither, the
+// work tree, the index snapshot and the baseline agree.
+func worktreeEntries(d0 indexDiff, dirty []rawEntry) []Entry {
 	var out []Entry
 	emit := func(p []byte, st Status) {
 		out = append(out, Entry{Path: p, Status: st, UTF8: utf8.Valid(p)})
 	}
-	type side struct {
-		mode uint32
-		oid  string
-	}
-	seen := make(map[string]bool, len(dirty))
-	for _, w := range dirty {
-		p := string(w.path)
-		seen[p] = true
-		base := side{w.srcMode, w.srcOID}
-		if e, ok := d0[p]; ok {
+	seen := map[string]bool{} // the paths of d0 that dirty has
+	for i := range dirty {
+		w := &dirty[i]
+		bmode, boid := w.srcMode, w.src
+		if e, ok := d0[string(w.path)]; ok {
+			seen[string(w.path)] = true
 			if e.status == 'U' {
 				emit(w.path, StatusModified)
 				continue
 			}
-			base = side{e.srcMode, e.srcOID}
+			bmode, boid = e.srcMode, e.src
 		}
 		switch {
 		case w.status == 'U':
 			emit(w.path, StatusModified)
 		case w.status == 'D' || w.dstMode == 0:
-			if base.mode != 0 {
+			if bmode != 0 {
 				emit(w.path, StatusDeleted)
 			}
-		case base.mode == 0:
+		case bmode == 0:
 			emit(w.path, StatusAdded)
-		case w.dstMode != base.mode || w.dstMode == modeGitlink:
+		case w.dstMode != bmode || w.dstMode == modeGitlink:
 			emit(w.path, StatusModified)
-		default:
-			if oid, ok := hash[p]; !ok || oid != base.oid {
-				emit(w.path, StatusModified)
-			}
+		case !w.hashed || w.wt != boid:
+			emit(w.path, StatusModified)
 		}
 	}
 	for p, e := range d0 {
@@ -189,7 +202,7 @@ func worktreeEntries(d0 indexDiff, dirty []rawEntry, hash map[string]string) []E
 			emit(e.path, StatusAdded)
 		case e.dstMode == 0:
 			emit(e.path, StatusDeleted)
-		case e.srcMode != e.dstMode || e.srcOID != e.dstOID:
+		case e.srcMode != e.dstMode || e.src != e.dst:
 			emit(e.path, StatusModified)
 		}
 	}
@@ -200,9 +213,9 @@ func worktreeEntries(d0 indexDiff, dirty []rawEntry, hash map[string]string) []E
 // toHash lists the dirty records whose content decides whether the path changed: a file or
 // symlink present in the work tree whose baseline side (from d0, else the index entry) has the
 // same mode.
-func toHash(d0 indexDiff, dirty []rawEntry) []rawEntry {
-	var out []rawEntry
-	for _, w := range dirty {
+func toHash(d0 indexDiff, dirty []rawEntry) []int {
+	var out []int
+	for i, w := range dirty {
 		if w.status == 'U' || w.status == 'D' || w.dstMode == 0 || w.dstMode == modeGitlink {
 			continue
 		}
@@ -214,71 +227,69 @@ func toHash(d0 indexDiff, dirty []rawEntry) []rawEntry {
 			mode = e.srcMode
 		}
 		if mode == w.dstMode {
-			out = append(out, w)
+			out = append(out, i)
 		}
 	}
 	return out
 }
 
-// hashWorktree returns the blob ids of the work-tree files of es as git diff computes them:
-// a symbolic link's target text, a regular file through `git hash-object --stdin-paths`
+// hashWorktree sets the blob ids of the work-tree files of dirty[idx] as git diff computes
+// them: a symbolic link's target text, a regular file through `git hash-object --stdin-paths`
 // (attributes applied, with extra the filter-guard arguments). A path that is now neither (a
-// FIFO, a directory) gets no id, which counts as changed; so does one whose name git cannot
-// take on a line.
-func (r *Repo) hashWorktree(ctx context.Context, pi *privateIndex, extra []string, es []rawEntry) (map[string]string, error) {
-	out := make(map[string]string, len(es))
-	var files []string
-	for _, e := range es {
-		p := string(e.path)
-		fi, err := os.Lstat(filepath.Join(r.root, filepath.FromSlash(p)))
+// FIFO, a directory) is left unhashed, which counts as changed.
+func (r *Repo) hashWorktree(ctx context.Context, pi *privateIndex, extra []string, dirty []rawEntry, idx []int) error {
+	var files []int
+	var in bytes.Buffer
+	for _, i := range idx {
+		e := &dirty[i]
+		abs := filepath.Join(r.root, filepath.FromSlash(string(e.path)))
+		fi, err := os.Lstat(abs)
 		if err != nil {
 			continue
 		}
 		switch {
 		case fi.Mode()&fs.ModeSymlink != 0:
-			t, err := os.Readlink(filepath.Join(r.root, filepath.FromSlash(p)))
+			t, err := os.Readlink(abs)
 			if err != nil {
 				continue
 			}
-			out[p] = blobID([]byte(t))
+			e.wt, e.hashed = blobID([]byte(t)), true
 		case fi.Mode().IsRegular():
-			files = append(files, p)
+			files = append(files, i)
+			in.WriteString(quotePathLine(string(e.path)))
+			in.WriteByte('\n')
 		}
 	}
 	if len(files) == 0 {
-		return out, nil
-	}
-	var in bytes.Buffer
-	for _, p := range files {
-		in.WriteString(quotePathLine(p))
-		in.WriteByte('\n')
+		return nil
 	}
 	args := slices.Concat(globalArgs, fullIndexArgs, extra, []string{"hash-object", "--stdin-paths"})
-	err := r.runIn(ctx, r.root, "hash-object", args, pi.env(), &in, func(rd io.Reader) error {
+	return r.runIn(ctx, r.root, "hash-object", args, pi.env(), &in, func(rd io.Reader) error {
 		br := bufio.NewReader(rd)
-		for _, p := range files {
+		for _, i := range files {
 			line, err := br.ReadString('\n')
 			if err != nil {
-				return shapef("hash-object ended before %q", truncateForMessage([]byte(p)))
+				return shapef("hash-object ended before %q", truncateForMessage(dirty[i].path))
 			}
-			oid := strings.TrimSuffix(line, "\n")
-			if !IsFullOID(oid) {
+			o, ok := parseOID(strings.TrimSuffix(line, "\n"))
+			if !ok {
 				return shapef("hash-object output %q", truncateForMessage([]byte(line)))
 			}
-			out[p] = oid
+			dirty[i].wt, dirty[i].hashed = o, true
 		}
 		_, err := io.Copy(io.Discard, br)
 		return err
 	})
-	return out, err
 }
 
 // blobID is the id of a blob holding data.
-func blobID(data []byte) string {
+func blobID(data []byte) objectID {
 	h := sha1.New()
 	fmt.Fprintf(h, "blob %d\x00", len(data))
 	h.Write(data)
-	return hex.EncodeToString(h.Sum(nil))
+	var o objectID
+	copy(o[:], h.Sum(nil))
+	return o
 }
 
 // quotePathLine writes p as git reads a path line (unquote_c_style when it starts with a
