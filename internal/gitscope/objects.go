@@ -624,9 +624,9 @@ func (o *auditObjects) verifyIndexBlobs(ctx context.Context, s *inputsSnapshot, 
 	return o.verify(ctx, append(oids, attrs...)...)
 }
 
-// attrIndexBlobs are the index snapshot's .gitattributes blobs git may read instead of a work-tree
-// file: with skip-worktree entries (their files absent), those of every baseline directory that
-// has one; otherwise none (a missing one is a changed path, whose blob its caller verifies).
+// attrIndexBlobs are the index snapshot's .gitattributes blobs git may read instead of a
+// work-tree file: with skip-worktree entries (their files absent), those of every baseline
+// directory that has one; otherwise none (a missing one is a changed path, verified as such).
 func (o *auditObjects) attrIndexBlobs(ctx context.Context, s *inputsSnapshot, d0 indexDiff) ([]string, error) {
 	if !s.SkipWorktree || len(s.AttrDirs) == 0 {
 		return nil, nil
@@ -686,9 +686,9 @@ func (s verifiedSource) object(ctx context.Context, oid, typ string) ([]byte, er
 	return data, nil
 }
 
-// goGitSource is an objectSource over go-git, for degraded mode: verifyObjectsDegraded has
-// re-hashed every loose object written since pre-flight and refused any new pack; each object
-// is hashed again as it is read.
+// goGitSource is an objectSource over go-git, for degraded mode: degradedCheck has re-hashed
+// every loose object written since pre-flight and refused any new pack; each object is hashed
+// again as it is read.
 type goGitSource struct{ r *Repo }
 
 func (s goGitSource) object(ctx context.Context, oid, typ string) ([]byte, error) {
