@@ -14,7 +14,8 @@
 # --post-only`), the per-pair ratio P/R, the median with min–max, and P's peak RSS (VmHWM via
 # MASTERMIND_DEBUG_RSS=1). Targets: median P/R <= 1.30; peak RSS <= 64 MiB at 100k, 256 MiB at 1M.
 #
-# Usage: scripts/perf/postflight-shapes-bench.sh [OUT [SHAPE...]]; env PAIRS=N, MM_BIN=<binary>
+# Usage: scripts/perf/postflight-shapes-bench.sh [OUT [SHAPE...]]; env PAIRS=N, MM_BIN=<binary>,
+# PROF_DIR=<dir> (a CPU profile of each shape's last post-flight, <shape>.prof)
 set -eu
 OUT=${1:-/tmp/mm-perf}
 [ $# -gt 0 ] && shift
@@ -82,7 +83,7 @@ reapprove() {
 }
 
 post() {
-	(cd "$1" && MASTERMIND_DEBUG_RSS=1 "$BIN" run-task "$TASK/spec.md" --post-only >/dev/null 2>"$SCRATCH/stderr.txt") || {
+	(cd "$1" && MASTERMIND_DEBUG_RSS=1 MASTERMIND_DEBUG_CPUPROFILE="${PROF_DIR:+$PROF_DIR/$2.prof}" "$BIN" run-task "$TASK/spec.md" --post-only >/dev/null 2>"$SCRATCH/stderr.txt") || {
 		echo "post-flight in $1 exited $?" >&2
 		cat "$SCRATCH/stderr.txt" >&2
 		exit 1
@@ -101,7 +102,7 @@ measure() {
 	while [ "$i" -le "$PAIRS" ]; do
 		reapprove "$dir"
 		t0=$(now); recipe "$dir" "$BASELINE"; t1=$(now)
-		post "$dir"; t2=$(now)
+		post "$dir" "$1"; t2=$(now)
 		r=$(( (t1 - t0) / 1000 )); p=$(( (t2 - t1) / 1000 ))
 		kb=$(sed -n 's/.*VmHWM: \([0-9]*\) kB.*/\1/p' "$SCRATCH/stderr.txt")
 		[ "${kb:-0}" -gt "$rss" ] && rss=$kb
