@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 	"sort"
+
+	"github.com/mastermind-controller/mastermind/internal/repopath"
 )
 
 // lsAllArgs lists tracked plus untracked non-ignored files (§3 "List files").
@@ -104,4 +106,133 @@ func (r *Repo) DiffStat(ctx context.Context, baseline string) (string, error) {
 		return "", err
 	}
 	return string(out), nil
+}
+
+// maxStatPathBytes bounds the paths the view's diff stat names on git's command line; a larger
+// change set is diffed whole (".", the artifacts excluded) once every baseline tree has been
+// verified.
+const maxStatPathBytes = 256 << 10
+
+// diffStat is SnapshotView.DiffStat in CLI mode.
+func (v *SnapshotView) diffStat(ctx context.Context) (string, error) {
+	det := &v.det
+	var paths, ita []string
+	size := 0
+	for _, e := range worktreeEntries(det.d0, det.dirty) {
+		if p := string(e.Path); !repopath.IsControllerArtifact(p) {
+			paths = append(paths, p)
+			size += len(p) + 1
+		}
+	}
+	for _, e := range det.others {
+		if p := string(e.Path); !e.NestedRepository && v.added[p] && !repopath.IsControllerArtifact(p) {
+			ita = append(ita, p)
+			size += len(p) + 1
+		}
+	}
+	if len(paths)+len(ita) == 0 {
+		return "", nil
+	}
+	whole := size > maxStatPathBytes
+	if err := v.verifyStatObjects(ctx, paths, whole); err != nil {
+		return "", err
+	}
+	pi, err := v.r.snapshotIndex(v.store, v.s)
+	if err != nil {
+		return "", err
+	}
+	defer pi.cleanup()
+	guard := slices.Concat(indexGuardArgs, fullIndexArgs, det.filterArgs)
+	if v.s.SkipWorktree {
+		guard = append(guard, sparseArgs...)
+	}
+	// Files the commits added are untracked for the index snapshot: intent-to-add entries make
+	// git diff count them (their content is read from the work tree, never from an object).
+	for chunk := range slices.Chunk(ita, lsTreeChunk) {
+		args := slices.Concat(globalArgs, guard, []string{"add", "--intent-to-add", "--force", "--"}, chunk)
+		if _, err := v.r.runSmall(ctx, v.r.root, nil, pi.env(), args...); err != nil {
+			return "", err
+		}
+	}
+	cmd := []string{"diff", "--stat=200", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv", v.baseline, "--"}
+	var args []string
+	if whole {
+		args = slices.Concat(diffStatGlobalArgs, diffConfigArgs, guard, cmd, []string{"."}, controlArtifactExcludes)
+	} else {
+		args = slices.Concat(globalArgs, diffConfigArgs, guard, cmd, paths, ita)
+	}
+	var out []byte
+	err = v.r.runEnv(ctx, v.r.root, "diff", args, pi.env(), func(rd io.Reader) error {
+		b, err := io.ReadAll(io.LimitReader(rd, maxSmallOut+1))
+		if len(b) > maxSmallOut {
+			return shapef("diff stat over %d bytes", maxSmallOut)
+		}
+		out = b
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return string(out), nil
+}
+
+// verifyStatObjects verifies every object git diff --stat reads for paths: the baseline
+// commit, the trees on the way to each path (every baseline tree when whole), each path's
+// baseline blob and its index-snapshot blob, and the attribute blobs git may read from the index.
+func (v *SnapshotView) verifyStatObjects(ctx context.Context, paths []string, whole bool) error {
+	if any, err := v.objs.anyNew(ctx); err != nil || !any {
+		return err
+	}
+	if v.baseline == EmptyTreeOID {
+		return v.objs.verify(ctx, v.indexBlobs(paths)...)
+	}
+	t, err := v.objs.reader(ctx)
+	if err != nil {
+		return err
+	}
+	root, err := t.rootTree(ctx, v.baseline)
+	if err != nil {
+		return err
+	}
+	oids := []string{v.baseline}
+	if whole {
+		if err := v.objs.verifyBaselineTrees(ctx); err != nil {
+			return err
+		}
+	}
+	for _, p := range paths {
+		e, trees, err := t.lookup(ctx, root, p)
+		if err != nil {
+			return err
+		}
+		oids = append(oids, trees...)
+		if e != nil && !e.isTree() && e.mode != modeGitlink {
+			oids = append(oids, e.oid)
+		}
+	}
+	attrs, err := v.objs.attrIndexBlobs(ctx, v.s, v.det.d0)
+	if err != nil {
+		return err
+	}
+	return v.objs.verify(ctx, slices.Concat(oids, v.indexBlobs(paths), attrs)...)
+}
+
+// indexBlobs are the index snapshot's blobs of paths (those of the snapshot run's records).
+func (v *SnapshotView) indexBlobs(paths []string) []string {
+	det := &v.det
+	src := make(map[string]rawEntry, len(det.dirty))
+	for _, e := range det.dirty {
+		src[string(e.path)] = e
+	}
+	var oids []string
+	for _, p := range paths {
+		if e, ok := det.d0[p]; ok {
+			if e.dstMode != 0 && e.dstMode != modeGitlink && !e.dst.isNull() {
+				oids = append(oids, e.dst.String())
+			}
+		} else if e, ok := src[p]; ok && e.srcMode != 0 && e.srcMode != modeGitlink && !e.src.isNull() {
+			oids = append(oids, e.src.String())
+		}
+	}
+	return oids
 }
