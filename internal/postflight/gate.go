@@ -253,6 +253,9 @@ func newGater(opts GateOptions, b builder) *gater {
 
 // close releases the store folders and the store.
 func (g *gater) close() {
+	for _, c := range g.changed {
+		c.src.Close()
+	}
 	for _, t := range g.opened {
 		t.Close()
 	}

@@ -799,6 +799,9 @@ func (c commitSource) ChangedSet(ctx context.Context) (*gitscope.ChangedSet, err
 
 func (c commitSource) Head(context.Context) (string, bool, error) { return c.h.head, false, nil }
 
+// Close does nothing: the head commit's reader is the gate's, closed with it.
+func (commitSource) Close() error { return nil }
+
 func (c commitSource) BaselineEntries(ctx context.Context, paths []string) (map[string]gitscope.EntryType, error) {
 	return c.h.rg.BaselineEntries(ctx, c.baseline, paths)
 }

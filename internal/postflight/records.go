@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
-	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/store"
 )
 
@@ -46,9 +44,6 @@ type taskFiles struct {
 	// reported is set once an audit has turned rec.Tampered into findings; the next Save
 	// clears the list.
 	reported bool
-	// view is the run's view of the repository against the task's snapshots (snapshotGit).
-	viewMu sync.Mutex
-	view   *gitscope.SnapshotView
 }
 
 // openTaskFiles opens the task folder (no symlink in any component below the repository root),
@@ -106,10 +101,6 @@ func openTaskFiles(t Task, stateDir, gitDir string) (*taskFiles, error) {
 
 // close releases the locks (store first) and the handles.
 func (tf *taskFiles) close() {
-	if tf.view != nil {
-		tf.view.Close()
-		tf.view = nil
-	}
 	for i := len(tf.locks) - 1; i >= 0; i-- {
 		tf.locks[i].Unlock()
 	}

@@ -324,6 +324,11 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	defer tf.close()
 	res.StorePath = tf.storePath
 	c := &controller{opts: opts, git: opts.Git, task: task, res: res, files: tf}
+	defer func() {
+		if c.src != nil {
+			c.src.Close()
+		}
+	}()
 	ld, err := tf.load(c.now())
 	if err != nil {
 		return res, err
