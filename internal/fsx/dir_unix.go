@@ -459,20 +459,50 @@ func (d *Dir) Names() ([]string, error) {
 
 // TryLock takes the exclusive lock on the entry name without waiting (flock(2) LOCK_EX|LOCK_NB,
 // the same lock gofrs/flock takes, so it excludes TryLock(path) on the same file). The lock file
-// is created (0644 less the umask) when missing and opened read-only (as gofrs/flock does, so a
-// read-only file system still locks) with O_NOFOLLOW|O_NONBLOCK; a symlink,
-// FIFO or other non-regular file there is refused. A busy lock wraps ErrLockBusy.
+// is created (0600 less the umask: only the controller store keeps lock files) when missing and
+// opened read-only (as gofrs/flock does, so a read-only file system still locks) with
+// O_NOFOLLOW|O_NONBLOCK; a symlink, FIFO or other non-regular file there is refused. A busy lock
+// wraps ErrLockBusy.
 func (d *Dir) TryLock(name string) (*Lock, error) {
 	if err := d.checkName(name); err != nil {
 		return nil, err
 	}
-	f, err := d.openEntry(name, unix.O_CREAT, 0o644)
+	f, err := d.openEntry(name, unix.O_CREAT, 0o600)
 	if err != nil {
 		return nil, err
 	}
 	if f, err = regularOrClose(f); err != nil {
 		return nil, err
 	}
+	return flockFile(f)
+}
+
+// TryLockDir takes the exclusive lock on the directory itself without waiting (flock(2) on a new
+// descriptor of it), so that a lock needs no file in the directory: nothing an executor could
+// fill or delete (trust-model.md I3). Two TryLockDir calls exclude each other even within one
+// process. A busy lock wraps ErrLockBusy.
+func (d *Dir) TryLockDir() (*Lock, error) {
+	fd, err := unix.Openat(d.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "openat", Path: d.path, Err: err}
+	}
+	return flockFile(os.NewFile(uintptr(fd), d.path))
+}
+
+// LockDirWait is TryLockDir retried every 20 ms for at most timeout.
+func (d *Dir) LockDirWait(timeout time.Duration) (*Lock, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		l, err := d.TryLockDir()
+		if err == nil || !errors.Is(err, ErrLockBusy) || time.Now().After(deadline) {
+			return l, err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// flockFile takes flock(2) LOCK_EX|LOCK_NB on f, closing it on failure.
+func flockFile(f *os.File) (*Lock, error) {
 	p := f.Name()
 	// Fd switches the descriptor to blocking mode, which changes nothing for a regular file.
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {

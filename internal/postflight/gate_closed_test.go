@@ -135,7 +135,7 @@ func TestGateNotATaskFolder(t *testing.T) {
 	// changed paths of 002-drift, which does not list them, so it is broken too, not only the
 	// folder's own error row.
 	want := []gateRow{
-		{"002-drift", GateBroken, false, "executor_report_missing_changed_file: changed since the baseline but not listed in files_modified: .mastermind/tasks/held-wip/executor-report.md (+9 more)"},
+		{"002-drift", GateBroken, false, "executor_report_missing_changed_file: changed since the baseline but not listed in files_modified: .mastermind/tasks/held-wip/executor-report.md (+7 more)"},
 		{"004-learned", GateLearned, true, ""},
 		{`drift\u001Blink`, GateError, false, "ERR"},
 		{"held-wip", GateError, false, "ERR"},

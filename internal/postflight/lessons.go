@@ -94,7 +94,8 @@ func (c *controller) doUpsertLesson(ev lessonEvent) error {
 		return err
 	}
 	defer td.Close()
-	lock, err := td.LockWait(lessonsName+".lock", lessonsLockWait)
+	// The lock is flock(2) on the tasks folder itself: no lock file for an executor to fill.
+	lock, err := td.LockDirWait(lessonsLockWait)
 	if err != nil {
 		return err
 	}

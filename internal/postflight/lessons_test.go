@@ -138,12 +138,18 @@ func TestLessonWriteFailuresWarn(t *testing.T) {
 			}
 		}, "would exceed 1048576 bytes"},
 		{"lock busy", func(t *testing.T, root string) func(t *testing.T) {
-			l, err := fsx.TryLock(filepath.Join(root, ".mastermind/tasks/_lessons.md.lock"))
+			// The lessons lock is flock(2) on the tasks folder itself.
+			d, err := fsx.OpenDir(root, ".mastermind/tasks")
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, err := d.TryLockDir()
 			if err != nil {
 				t.Fatal(err)
 			}
 			return func(t *testing.T) {
 				l.Unlock()
+				d.Close()
 				if _, err := os.Stat(filepath.Join(root, ".mastermind/tasks/_lessons.md")); err == nil {
 					t.Error("lessons written without the lock")
 				}

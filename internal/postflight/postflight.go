@@ -160,8 +160,8 @@ func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, 
 	var repoFindings []finding.Finding
 	if files != nil && files.st != nil {
 		pfGit = snapshotGit{Git: git, snap: files.st}
-		if p, _, w := git.GitBinary(ctx); w {
-			repoFindings = append(repoFindings, audit.FindGitBinaryUserWritable(p))
+		if p, _, risk := git.GitBinary(ctx); risk != "" {
+			repoFindings = append(repoFindings, audit.FindGitBinaryRisk(p, risk))
 		}
 	}
 	var pf *audit.Prefetch

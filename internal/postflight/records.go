@@ -20,7 +20,6 @@ const MsgNoRecord = "no controller record for this task on this machine; run --p
 const (
 	mirrorState = "state.json"
 	mirrorAudit = "audit.md"
-	lockName    = "state.controller.lock"
 )
 
 // taskFiles is one run's access to a task: the task folder opened once and used for every read,
@@ -44,7 +43,7 @@ type taskFiles struct {
 }
 
 // openTaskFiles opens the task folder (no symlink in any component below the repository root),
-// takes the task folder's lock and then the store's lock, both without waiting, and opens the
+// takes the task folder's lock (on the folder itself) and then the store's lock, both without waiting, and opens the
 // task's store folder. stateDir is the store root ("" for store.Location()).
 func openTaskFiles(t Task, stateDir, gitDir string) (*taskFiles, error) {
 	d, err := fsx.OpenDir(t.Root, t.Dir)
@@ -58,12 +57,14 @@ func openTaskFiles(t Task, stateDir, gitDir string) (*taskFiles, error) {
 			tf.close()
 		}
 	}()
-	l, err := d.TryLock(lockName)
+	// The folder's own lock is flock(2) on the folder itself, so no lock file sits in the
+	// task folder for an executor to fill (trust-model.md I3).
+	l, err := d.TryLockDir()
 	if err != nil {
 		if errors.Is(err, fsx.ErrLockBusy) {
-			return nil, &LockBusyError{Path: t.LockRel()}
+			return nil, &LockBusyError{Path: t.Dir}
 		}
-		return nil, fmt.Errorf("controller lock %s: %w", t.LockRel(), err)
+		return nil, fmt.Errorf("controller lock on %s: %w", t.Dir, err)
 	}
 	tf.locks = append(tf.locks, l)
 	if stateDir == "" {

@@ -34,9 +34,9 @@ type Git interface {
 	// pre-flight, the changed set of post-flight is computed against them.
 	TakeSnapshot(ctx context.Context, baseline string, store gitscope.SnapshotStore) error
 	ChangedSetSince(ctx context.Context, baseline string, store gitscope.SnapshotStore) (*gitscope.ChangedSet, error)
-	// GitBinary names the git that runs and whether the current user could have replaced it
+	// GitBinary names the git that runs and why it may not be the system's own
 	// (trust-model.md §6).
-	GitBinary(ctx context.Context) (path, version string, userWritable bool)
+	GitBinary(ctx context.Context) (path, version string, risk gitscope.GitBinaryRisk)
 }
 
 // Mode selects the phase flags of run-task (§2).
@@ -221,9 +221,9 @@ type LockBusyError struct {
 
 func (e *LockBusyError) Error() string {
 	if e.Waited > 0 {
-		return fmt.Sprintf("task controller is busy (another mastermind held %s for all of --wait %s)", e.Path, e.Waited)
+		return fmt.Sprintf("task controller is busy (another mastermind held the lock on %s for all of --wait %s)", e.Path, e.Waited)
 	}
-	return fmt.Sprintf("task controller is busy (another mastermind holds %s); retry, or pass --wait DURATION to wait for it", e.Path)
+	return fmt.Sprintf("task controller is busy (another mastermind holds the lock on %s); retry, or pass --wait DURATION to wait for it", e.Path)
 }
 
 // Unwrap returns fsx.ErrLockBusy.
