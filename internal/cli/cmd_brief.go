@@ -125,7 +125,7 @@ func buildBrief(root, specArg string, current bool, errOut io.Writer) (brief.Bri
 		return brief.Brief{}, err
 	}
 	if current {
-		if specArg, err = currentSpec(repo.Root()); err != nil {
+		if specArg, err = currentSpec(repo, errOut); err != nil {
 			return brief.Brief{}, err
 		}
 	}

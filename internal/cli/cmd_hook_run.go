@@ -140,8 +140,7 @@ func hookDecide(ctx context.Context, opts *HookRunOptions) harness.Decision {
 	if err != nil {
 		return harness.DecideError("", err, hopts)
 	}
-	root := repo.Root()
-	spec, task, err := hookTaskSpec(root, in.Cwd, opts.Task)
+	spec, task, err := hookTaskSpec(repo, in.Cwd, opts.Task, opts.IO.ErrOut)
 	if err != nil {
 		return harness.DecideError(task, err, hopts)
 	}
@@ -152,9 +151,14 @@ func hookDecide(ctx context.Context, opts *HookRunOptions) harness.Decision {
 	if err != nil {
 		return harness.DecideError(task, err, hopts)
 	}
-	recRel := ".mastermind/tasks/" + out.Task + "/" + harness.BlockRecordName
-	recPath := filepath.Join(root, filepath.FromSlash(recRel))
-	last, warn := harness.LoadBlockRecord(recPath)
+	// The record lives in the task's controller-store folder (trust-model.md I4).
+	recFile, closeRec, err := openHookRecord(repo, out.Task)
+	if err != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "mastermind: warning: loop-guard record unavailable: %s\n", textsafe.Escape(err.Error()))
+		return harness.Decide(in, out, nil, hopts)
+	}
+	defer closeRec()
+	last, warn := harness.LoadBlockRecord(recFile)
 	if warn != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "mastermind: warning: %s\n", textsafe.Escape(warn.Error()))
 	}
@@ -163,18 +167,13 @@ func hookDecide(ctx context.Context, opts *HookRunOptions) harness.Decision {
 	if opts.Now != nil {
 		now = opts.Now
 	}
-	// The record is written only inside the real task folder: never through a symlink.
-	if cerr := fsx.CheckNoSymlink(root, recRel); cerr != nil && fsx.ReasonOf(cerr) != fsx.ReasonMissing {
-		err = cerr
-	} else {
-		switch {
-		case d.Record != nil:
-			err = harness.SaveBlockRecord(recPath, *d.Record, now())
-		case d.HandBack && last != nil:
-			rec := *last
-			rec.HandedBack, rec.NextStep = true, postflight.NextPlannerReview
-			err = harness.SaveBlockRecord(recPath, rec, now())
-		}
+	switch {
+	case d.Record != nil:
+		err = harness.SaveBlockRecord(recFile, *d.Record, now())
+	case d.HandBack && last != nil:
+		rec := *last
+		rec.HandedBack, rec.NextStep = true, postflight.NextPlannerReview
+		err = harness.SaveBlockRecord(recFile, rec, now())
 	}
 	if err != nil {
 		// The decision stands; only the loop guard loses its memory (it then blocks again).
@@ -193,11 +192,13 @@ func openRepoAt(dir string) (*gitscope.Repo, error) {
 }
 
 // hookTaskSpec resolves the task to audit: flag (a task folder name, or a spec path relative to
-// the hook's cwd or absolute), else the current-task pointer. It returns the absolute spec path
+// the hook's cwd or absolute), else the controller store's current task (the pointer is its
+// mirror; a difference is a warning on warn). It returns the absolute spec path
 // and the task name, or "" for both when there is no task.
-func hookTaskSpec(root, cwd, flag string) (spec, task string, err error) {
+func hookTaskSpec(repo *gitscope.Repo, cwd, flag string, warn io.Writer) (spec, task string, err error) {
+	root := repo.Root()
 	if flag == "" {
-		task, err = readCurrentTask(root)
+		task, err = readCurrentTask(repo, warn)
 		if err != nil || task == "" {
 			return "", "", err
 		}
@@ -353,7 +354,13 @@ func hookInputsFingerprint(ctx context.Context, repo *gitscope.Repo, spec, basel
 		if err != nil {
 			return "", err
 		}
-		for _, e := range cs.WithoutControl() {
+		gitDir, err := repo.GitDir()
+		if err != nil {
+			return "", err
+		}
+		rule, closeRule := postflight.ControlRuleFor(root, gitDir, "", filepath.Base(filepath.Dir(spec)))
+		defer closeRule()
+		for _, e := range cs.WithoutControl(rule) {
 			in.Changed = append(in.Changed, harness.ChangedEntry{Path: e.Path, Status: string(e.Status), Content: contentID(root, e)})
 		}
 	}

@@ -120,5 +120,7 @@ func newSpec(opts *NewSpecOptions) (scaffold.Task, error) {
 	if err != nil {
 		return scaffold.Task{}, err
 	}
-	return scaffold.CreateTask(repo.Root(), scaffold.CreateOptions{Title: opts.Title, Mode: opts.Mode})
+	record, closeRec := controllerRecorder(repo.Root())
+	defer closeRec()
+	return scaffold.CreateTask(repo.Root(), scaffold.CreateOptions{Title: opts.Title, Mode: opts.Mode, Record: record})
 }

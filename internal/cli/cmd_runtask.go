@@ -251,7 +251,7 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 		return runTaskError(opts, &postflight.Outcome{Outcome: postflight.OutcomeError, Phase: postflight.PhaseForMode(mode)}, err)
 	}
 	if opts.Current {
-		spec, err := currentSpec(repo.Root())
+		spec, err := currentSpec(repo, opts.IO.ErrOut)
 		var ue *UsageError
 		if errors.As(err, &ue) {
 			return err
@@ -282,7 +282,6 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 		}
 		return runTaskError(opts, res, err)
 	}
-	updateCurrentTask(repo.Root(), res, opts.IO.ErrOut)
 	code := runTaskExitCode(res.Outcome, opts.FailOn == "drift" && !res.Accepted)
 	if err := show(opts.IO, outputFormat(opts.JSON, opts.Format), runTaskView{o: res, exit: code}); err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mastermind-controller/mastermind/internal/repopath"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -483,10 +484,19 @@ func TestWithoutControl(t *testing.T) {
 		{Path: []byte(".mastermindx"), Status: StatusModified, UTF8: true},
 		{Path: []byte("a"), Status: StatusAdded, UTF8: true},
 	}}
-	// Only the controller's artifact names leave D (trust-model.md I3): the folder itself, a
-	// helper.go in a task folder and an unknown file below .mastermind/ are changed paths.
-	equalLines(t, "D", render(cs.WithoutControl()), []string{"? .mastermind", "? .mastermind/tasks/001-x/helper.go", "M .mastermind/x", "M .mastermindx", "A a"})
+	// Only controller names whose bytes the rule finds the controller's leave D (trust-model.md
+	// I3): the folder itself, a helper.go in a task folder and an unknown file below .mastermind/
+	// are changed paths whatever the rule says.
+	equalLines(t, "D", render(cs.WithoutControl(allControl{})), []string{"? .mastermind", "? .mastermind/tasks/001-x/helper.go", "M .mastermind/x", "M .mastermindx", "A a"})
+	// A rule that finds no bytes the controller's leaves audit.md in D (#26 item 4).
+	equalLines(t, "D", render(cs.WithoutControl(repopath.ContractsOnly{})), []string{"? .mastermind", "M .mastermind/tasks/001-x/audit.md", "? .mastermind/tasks/001-x/helper.go", "M .mastermind/x", "M .mastermindx", "A a"})
 }
+
+// allControl is the repopath.ControlRule that takes every controller name's bytes for the
+// controller's.
+type allControl struct{}
+
+func (allControl) Controller(string, repopath.ControlName) bool { return true }
 
 // TestWithoutControlShares: artifacts in one run at the start or the end, or none, give a
 // subslice of Entries (nothing copied) whose capacity stops an append from writing into Entries;
@@ -514,7 +524,7 @@ func TestWithoutControlShares(t *testing.T) {
 			for _, p := range tc.paths {
 				cs.Entries = append(cs.Entries, e(p))
 			}
-			d := cs.WithoutControl()
+			d := cs.WithoutControl(allControl{})
 			equalLines(t, "D", render(d), tc.want)
 			shared := len(d) > 0 && &d[0] == &cs.Entries[len(cs.Entries)-len(d)] || len(d) > 0 && &d[0] == &cs.Entries[0]
 			if shared != tc.shared {

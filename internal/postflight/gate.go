@@ -16,6 +16,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/repopath"
 	"github.com/mastermind-controller/mastermind/internal/spec"
 )
 
@@ -174,7 +175,7 @@ func Gate(ctx context.Context, opts GateOptions) (*GateResult, error) {
 	if gitDir, err := opts.Git.GitDir(); err == nil {
 		// Without a usable store (CI, no home directory) every task is gated from its mirror.
 		if v, err := OpenStoreView(opts.StateDir, gitDir); err == nil {
-			view = v
+			view, g.view = v, v
 			defer v.Close()
 		}
 	}
@@ -213,10 +214,14 @@ func Gate(ctx context.Context, opts GateOptions) (*GateResult, error) {
 
 // gater carries one gate run.
 type gater struct {
-	opts       GateOptions
-	git        *sharedGit
-	specs      map[string]*specInput // by task name
-	specErrs   map[string]error
+	opts     GateOptions
+	git      *sharedGit
+	specs    map[string]*specInput // by task name
+	specErrs map[string]error
+	// view is the store read by the local gate (nil without one), rule the committed-content
+	// rule of gate --base; control picks between them.
+	view       *StoreView
+	rule       repopath.ControlRule
 	specReads  int
 	specParses int
 }
@@ -375,7 +380,7 @@ func learnedProblem(t Task, st *State) (string, error) {
 // the §8.2 history snapshot recomputed now equals accepted_snapshot. It then marks t accepted and
 // passing; otherwise (or on an error) the task is audited as usual.
 func (g *gater) accepted(ctx context.Context, in TaskInfo, t *gateTask) bool {
-	snap, err := (&controller{git: g.git, task: in.Task}).currentSnapshot(ctx, in.State)
+	snap, err := (&controller{git: g.git, task: in.Task, rule: g.control(in.Task, in.State)}).currentSnapshot(ctx, in.State)
 	if err != nil || snap != in.State.AcceptedSnapshot {
 		return false
 	}
@@ -392,6 +397,15 @@ func (t *gateTask) fail(status string, err error) {
 	t.Status, t.Passed, t.Err, t.Reason = status, false, err, err.Error()
 }
 
+// control is the changed-set rule of a gated task (trust-model.md I3): the rule gateBase gives
+// under --base, else the store's records read without a lock.
+func (g *gater) control(t Task, st *State) repopath.ControlRule {
+	if g.rule != nil {
+		return g.rule
+	}
+	return g.view.controlRule(t, st)
+}
+
 // audit runs the read-only audit (post-flight steps 2–6) for a task with state.
 func (g *gater) audit(ctx context.Context, in TaskInfo, t *gateTask) {
 	g.auditWith(ctx, in, t, g.git)
@@ -405,7 +419,7 @@ func (g *gater) auditWith(ctx context.Context, in TaskInfo, t *gateTask, git Git
 		return
 	}
 	st := *in.State
-	ar, err := auditTask(ctx, git, in.Task, &st, si, nil, nil) // the gate never runs a command
+	ar, err := auditTask(ctx, git, in.Task, &st, si, nil, nil, g.control(in.Task, &st)) // the gate never runs a command
 	if err != nil {
 		t.fail(GateError, err)
 		return

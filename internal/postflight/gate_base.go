@@ -132,6 +132,11 @@ func gateBase(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, 
 		AddedTasks: added, ChangedSpecs: rewritten, InPlace: inPlace}}
 	res.Stats.Tasks = len(infos)
 	g := &gater{opts: opts, git: newSharedGit(cg), specs: map[string]*specInput{}}
+	rule := &committedRule{ctx: ctx, dir: dir, base: b, rg: rg, tasks: map[string]bool{}}
+	for _, in := range infos {
+		rule.tasks[in.Task.Name] = true
+	}
+	g.rule = rule
 
 	touched := touchedTasks(rangeSet)
 	atHead := map[string]TaskInfo{}
@@ -218,7 +223,7 @@ func gateBase(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, 
 		res.Tasks = append(res.Tasks, t.GateTask)
 	}
 	res.Findings = append(res.Findings, releaseNotesChanged(ctx, rg, b, rangeSet)...)
-	res.Findings = append(res.Findings, unowned(rangeSet, owners, infos, g)...)
+	res.Findings = append(res.Findings, unowned(rangeSet, owners, infos, g, rule)...)
 	audit.Sort(res.Findings)
 	res.Stats.Baselines = len(baselines)
 	res.Stats.ChangedSets = g.git.computed + 1 // the range diff
@@ -317,17 +322,14 @@ func (g *gater) owner(t Task) (owner, bool) {
 	return o, true
 }
 
-// unowned applies trust-model.md §5 step 2: every path of the range outside the controller's
-// artifact names and contract files (repopath.IsControllerArtifact, trust-model.md §2 I3, the
-// list the changed set uses) must be owned by a task re-audited in this gate; every other path,
+// unowned applies trust-model.md §5 step 2: every path of the range that the committed-content
+// rule does not leave out as the controller's (repopath.LeftOut, trust-model.md I3, the rule the
+// tasks' changed sets use) must be owned by a task re-audited in this gate; every other path,
 // under .mastermind/ or not, is a change a task must own.
-func unowned(cs *gitscope.ChangedSet, owners []owner, infos []TaskInfo, g *gater) []finding.Finding {
+func unowned(cs *gitscope.ChangedSet, owners []owner, infos []TaskInfo, g *gater, rule repopath.ControlRule) []finding.Finding {
 	var fs []finding.Finding
-	for _, e := range cs.Entries {
+	for _, e := range cs.WithoutControl(rule) {
 		p := string(e.Path)
-		if repopath.IsControllerArtifact(p) {
-			continue
-		}
 		if slices.ContainsFunc(owners, func(o owner) bool { return o.owns(p) }) {
 			continue
 		}

@@ -89,7 +89,7 @@ func (c *controller) upsertLesson(ev lessonEvent) {
 func (c *controller) doUpsertLesson(ev lessonEvent) error {
 	// The tasks folder is opened without following links and every access below it goes
 	// through the handle (trust-model.md I4).
-	td, err := fsx.OpenDir(c.task.Root, TasksDir)
+	td, err := c.files.openControlDir(TasksDir)
 	if err != nil {
 		return err
 	}
@@ -114,6 +114,11 @@ func (c *controller) doUpsertLesson(ev lessonEvent) error {
 	}
 	if bytes.Equal(updated, old) {
 		return nil
+	}
+	// The store records the hash first, so the changed set knows these bytes are the
+	// controller's (trust-model.md I3).
+	if err := c.files.record(c.task.LessonsRel(), updated); err != nil {
+		return err
 	}
 	return td.WriteFileAtomic(lessonsName, updated, 0o644)
 }

@@ -102,14 +102,19 @@ func TestLessonHostileFiles(t *testing.T) {
 func TestLessonWriteFailuresWarn(t *testing.T) {
 	defer func(d time.Duration) { lessonsLockWait = d }(lessonsLockWait)
 	lessonsLockWait = 200 * time.Millisecond
+	var lock func() // what a case does after the pre-flight
 	cases := []struct {
-		name  string
+		name string
+		// setup runs before the baseline commit and the pre-flight (a lessons file the planner
+		// wrote after pre-flight would be a changed path, trust-model.md I3); it returns the
+		// check run after the post-flight.
 		setup func(t *testing.T, root string) func(t *testing.T)
 		warn  string
 	}{
 		{"symlink", func(t *testing.T, root string) func(t *testing.T) {
 			target := filepath.Join(t.TempDir(), "elsewhere.md")
 			os.WriteFile(target, []byte("# mine\n"), 0o644)
+			writeFile(t, root, ".mastermind/tasks/.keep", "")
 			if err := os.Symlink(target, filepath.Join(root, ".mastermind/tasks/_lessons.md")); err != nil {
 				t.Fatal(err)
 			}
@@ -138,14 +143,17 @@ func TestLessonWriteFailuresWarn(t *testing.T) {
 			}
 		}, "would exceed 1048576 bytes"},
 		{"lock busy", func(t *testing.T, root string) func(t *testing.T) {
-			// The lessons lock is flock(2) on the tasks folder itself.
-			d, err := fsx.OpenDir(root, ".mastermind/tasks")
-			if err != nil {
-				t.Fatal(err)
-			}
-			l, err := d.TryLockDir()
-			if err != nil {
-				t.Fatal(err)
+			var d *fsx.Dir
+			var l *fsx.Lock
+			lock = func() {
+				// The lessons lock is flock(2) on the tasks folder itself.
+				var err error
+				if d, err = fsx.OpenDir(root, ".mastermind/tasks"); err != nil {
+					t.Fatal(err)
+				}
+				if l, err = d.TryLockDir(); err != nil {
+					t.Fatal(err)
+				}
 			}
 			return func(t *testing.T) {
 				l.Unlock()
@@ -158,8 +166,10 @@ func TestLessonWriteFailuresWarn(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			root, opts := newTaskRepo(t)
-			check := tc.setup(t, root)
+			var check func(t *testing.T)
+			lock = func() {}
+			root, opts := newTaskRepoBefore(t, func(root string) { check = tc.setup(t, root) })
+			lock()
 			driftWith(t, root, "x.txt")
 			res := run(t, opts, ModePostOnly)
 			wantOutcome(t, res, OutcomePostDrift, StatusDrift, NextPlannerReview)

@@ -12,6 +12,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/repopath"
 	"github.com/mastermind-controller/mastermind/internal/report"
 	"github.com/mastermind-controller/mastermind/internal/spec"
 )
@@ -49,7 +50,11 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Outcome, err
 	if in.Changed != nil {
 		git = fixedGit{Git: c.git, baseline: st.BaselineRef, cs: in.Changed}
 	}
-	ar, err := auditTask(ctx, git, c.task, &st, in.Spec, c.files, c.verifyInputs(&st))
+	rule, err := c.control(&st)
+	if err != nil {
+		return res, err
+	}
+	ar, err := auditTask(ctx, git, c.task, &st, in.Spec, c.files, c.verifyInputs(&st), rule)
 	if err != nil {
 		return res, err
 	}
@@ -122,9 +127,10 @@ func (c *controller) persistAudit(ctx context.Context, st *State, ar *auditRun) 
 // spec, the executor report and the changed set. pre, when non-nil, is the spec as already read
 // and parsed. files, when non-nil (a run-task), is the task folder's handle the spec and report
 // are read through (trust-model.md I4); the gate's read-only audit reads them by path. verify,
-// when non-nil, runs the declared verification commands (run-task only, never the gate). An
-// error is operational (exit 3).
-func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, files *taskFiles, verify *audit.VerifyInputs) (*auditRun, error) {
+// when non-nil, runs the declared verification commands (run-task only, never the gate). control
+// decides which paths below .mastermind/ are the controller's (trust-model.md I3). An error is
+// operational (exit 3).
+func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, files *taskFiles, verify *audit.VerifyInputs, control repopath.ControlRule) (*auditRun, error) {
 	// Step 2: spec binding.
 	var raw []byte
 	var err error
@@ -174,7 +180,7 @@ func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, 
 	// A run-task holds the per-path findings as runs (persistAudit reads them through All); the
 	// gate's callers read Findings alone.
 	in := audit.Inputs{Root: t.Root, SpecPath: t.Spec, Baseline: st.BaselineRef, Prefetch: pf, Claims: git, Verify: verify,
-		RepoFindings: repoFindings, PathRuns: files != nil}
+		RepoFindings: repoFindings, PathRuns: files != nil, Control: control}
 	// Another task's records are checked against this task's pre-flight snapshot (I3); a record
 	// from before I3 has none, and the gate re-audits closed tasks whose changed sets hold
 	// every later task's folder, so neither checks them.

@@ -213,7 +213,11 @@ func (r *preRun) preexistingChanges(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if d := cs.WithoutControl(); len(d) > 0 {
+	rule, err := c.files.controlRule(r.baseline)
+	if err != nil {
+		return err
+	}
+	if d := cs.WithoutControl(rule); len(d) > 0 {
 		paths := make([]string, len(d))
 		for i, e := range d {
 			paths[i] = textsafe.Escape(string(e.Path))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/repopath"
 	"github.com/mastermind-controller/mastermind/internal/store"
 )
 
@@ -40,6 +41,11 @@ type taskFiles struct {
 	// reported is set once an audit has turned rec.Tampered into findings; the next Save
 	// clears the list.
 	reported bool
+	// repoDir is the repository's store folder (registry, temporary names), opened once by repo;
+	// rule the run's changed-set rule (controlRule); temps this task's temporary names.
+	repoDir *store.Repo
+	rule    repopath.ControlRule
+	temps   *store.TempNames
 }
 
 // openTaskFiles opens the task folder (no symlink in any component below the repository root),
@@ -93,6 +99,11 @@ func openTaskFiles(t Task, stateDir, gitDir string) (*taskFiles, error) {
 		return nil, err
 	}
 	tf.locks = append(tf.locks, sl)
+	// What a killed run of this task's controller left behind is removed before anything is
+	// read: a temporary file is never a controller name (trust-model.md I3).
+	if err := tf.removeTemps(); err != nil {
+		return nil, err
+	}
 	ok = true
 	return tf, nil
 }
@@ -103,6 +114,9 @@ func (tf *taskFiles) close() {
 		tf.locks[i].Unlock()
 	}
 	tf.locks = nil
+	if tf.repoDir != nil {
+		tf.repoDir.Close()
+	}
 	if tf.st != nil {
 		tf.st.Close()
 	}
@@ -456,9 +470,10 @@ func (c *controller) readTaskFile(name, rel string, limit int64) ([]byte, error)
 }
 
 // writeReleaseNotes writes .mastermind/releases/<task>.md through a handle on .mastermind
-// opened without following links (trust-model.md I4), creating releases/ when missing.
+// opened without following links (trust-model.md I4), creating releases/ when missing, after
+// recording its hash in the store (I3).
 func (c *controller) writeReleaseNotes(notes []byte) error {
-	md, err := fsx.OpenDir(c.task.Root, ".mastermind")
+	md, err := c.files.openControlDir(".mastermind")
 	if err != nil {
 		return fmt.Errorf("release notes directory .mastermind: %w", err)
 	}
@@ -471,6 +486,12 @@ func (c *controller) writeReleaseNotes(notes []byte) error {
 		return fmt.Errorf("create .mastermind/releases: %w", err)
 	}
 	defer rd.Close()
+	if err := c.files.tempNames(rd); err != nil {
+		return err
+	}
+	if err := c.files.record(c.task.ReleaseNotesRel(), notes); err != nil {
+		return err
+	}
 	if err := rd.WriteFileAtomic(c.task.Name+".md", notes, 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", c.task.ReleaseNotesRel(), err)
 	}

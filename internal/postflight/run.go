@@ -12,6 +12,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/repopath"
 	"github.com/mastermind-controller/mastermind/internal/verifyrun"
 )
 
@@ -246,6 +247,8 @@ type controller struct {
 	// recordedAudit is the SHA-256 of the audit.md that repeated last rebuilt an outcome from
 	// (hashed as it was read), for accept's history snapshot.
 	recordedAudit string
+	// rule is the changed-set rule of the gate's read-only audit (files nil).
+	rule repopath.ControlRule
 }
 
 func (c *controller) now() time.Time {
@@ -301,6 +304,9 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	}
 	c.warnRewritten(ld)
 	out, err := c.dispatch(ctx, ld)
+	if err == nil {
+		err = c.syncCurrent(out)
+	}
 	if err == nil {
 		// Every write checked the folder; a swap after the last one still fails the run.
 		err = tf.check()

@@ -32,7 +32,7 @@ func TestEnsureGitignore(t *testing.T) {
 			if tc.old != "" {
 				writeFile(t, path, tc.old)
 			}
-			if err := EnsureGitignore(root); err != nil {
+			if err := EnsureGitignore(root, nil); err != nil {
 				t.Fatal(err)
 			}
 			got, err := os.ReadFile(path)
@@ -49,7 +49,7 @@ func TestEnsureGitignore(t *testing.T) {
 		if err := os.Symlink(target, filepath.Join(root, ".mastermind", ".gitignore")); err != nil {
 			t.Fatal(err)
 		}
-		err := EnsureGitignore(root)
+		err := EnsureGitignore(root, nil)
 		var pe *fsx.PathError
 		if !errors.As(err, &pe) || pe.Reason != fsx.ReasonSymlink || !strings.Contains(err.Error(), GitignoreRel) {
 			t.Fatalf("a symlinked .gitignore: %v, want a symlink refusal naming %s", err, GitignoreRel)
@@ -64,7 +64,7 @@ func TestEnsureGitignore(t *testing.T) {
 		path := filepath.Join(root, ".mastermind", ".gitignore")
 		big := strings.Repeat("#\n", maxGitignoreBytes/2+1)
 		writeFile(t, path, big)
-		err := EnsureGitignore(root)
+		err := EnsureGitignore(root, nil)
 		if err == nil || !strings.Contains(err.Error(), ".mastermind/.gitignore is larger than") || !strings.Contains(err.Error(), "add the line *.lock") {
 			t.Fatalf("a .gitignore over the limit: %v", err)
 		}

@@ -32,6 +32,9 @@ type Task struct {
 type CreateOptions struct {
 	Title string // checked with CheckTitle
 	Mode  string // one of Modes; "" means standard
+	// Record, when set, is called with .mastermind/.gitignore's new content before it is
+	// written (the controller store's registry, trust-model.md I3).
+	Record func(rel string, data []byte) error
 }
 
 // CreateTask creates the next numbered task folder under root/.mastermind/tasks with a spec.md
@@ -60,7 +63,7 @@ func CreateTask(root string, o CreateOptions) (Task, error) {
 	if err := ensureDirs(root, TasksDir); err != nil {
 		return Task{}, err
 	}
-	if err := EnsureGitignore(root); err != nil {
+	if err := EnsureGitignore(root, o.Record); err != nil {
 		return Task{}, err
 	}
 	tasks := filepath.Join(root, filepath.FromSlash(TasksDir))
@@ -68,11 +71,17 @@ func CreateTask(root string, o CreateOptions) (Task, error) {
 	if err != nil {
 		return Task{}, err
 	}
+	// Every write goes through a handle of the tasks folder opened without following links
+	// (trust-model.md I4).
+	td, err := fsx.OpenDir(root, TasksDir)
+	if err != nil {
+		return Task{}, err
+	}
+	defer td.Close()
 	for attempt := 0; attempt < maxNumberAttempts; attempt, n = attempt+1, n+1 {
 		num := fmt.Sprintf("%03d", n)
 		name := num + "-" + slug
-		dir := filepath.Join(tasks, name)
-		if err := os.Mkdir(dir, 0o755); err != nil {
+		if err := td.Mkdir(name, 0o755); err != nil {
 			if errors.Is(err, fs.ErrExist) {
 				continue
 			}
@@ -80,8 +89,13 @@ func CreateTask(root string, o CreateOptions) (Task, error) {
 		}
 		t := Task{Name: name, Dir: path.Join(TasksDir, name), Spec: path.Join(TasksDir, name, "spec.md")}
 		data := Skeleton(SpecOptions{ID: num, Title: title, Mode: mode})
-		if err := fsx.WriteFileAtomic(filepath.Join(dir, "spec.md"), data, 0o644); err != nil {
-			_ = os.Remove(dir) // only succeeds while the folder we just made is still empty
+		d, err := td.Sub(name)
+		if err == nil {
+			err = d.WriteFileAtomic("spec.md", data, 0o644)
+			d.Close()
+		}
+		if err != nil {
+			_ = td.Remove(name, true) // only succeeds while the folder we just made is still empty
 			return Task{}, fmt.Errorf("write %s: %w", t.Spec, err)
 		}
 		return t, nil

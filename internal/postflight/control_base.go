@@ -1,0 +1,132 @@
+package postflight
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/mastermind-controller/mastermind/internal/contracts/filter"
+	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/repopath"
+	"github.com/mastermind-controller/mastermind/internal/scaffold"
+)
+
+// committedRule is the repopath.ControlRule of gate --base (trust-model.md §5, I3): there is no
+// store, so a controller name changed in the range is left out of the changed set only when its
+// committed bytes at the head have the one form the controller writes there. What each name may
+// hold:
+//
+//   - executor-report.md: any (the task whose folder changed is re-audited from it);
+//   - current: "<task>\n" for a task folder present at the head;
+//   - .gitignore: what new-spec writes over the base's content (scaffold.GitignoreContent), or
+//     the base's content itself;
+//   - dispatch/<id>.json: a counter the contract filter writes for <id>, byte for byte;
+//   - a task's state.json: a valid state of that task rendered as the controller renders it;
+//   - a task's audit.md: the controller's first line for that task's spec and the evidence
+//     header;
+//   - an archived history-review.<h>.md: content whose SHA-256 or Audit snapshot is <h>;
+//   - releases/<task>.md: release notes (§8.1) of a task folder present at the head;
+//   - tasks/_lessons.md: the lessons file's header.
+//
+// A deleted controller name hides nothing. Free text inside those forms (a blocking reason, a
+// finding message, a lesson) is the branch's own and stays the reviewer's to read.
+type committedRule struct {
+	ctx  context.Context
+	dir  string // the head tree
+	base string // the merge base
+	rg   RangeGit
+	// tasks are the task folders present at the head.
+	tasks map[string]bool
+
+	mu      sync.Mutex
+	decided map[string]bool
+}
+
+// Controller implements repopath.ControlRule.
+func (r *committedRule) Controller(p string, c repopath.ControlName) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if v, ok := r.decided[p]; ok {
+		return v
+	}
+	v := r.decide(p, c)
+	if r.decided == nil {
+		r.decided = map[string]bool{}
+	}
+	r.decided[p] = v
+	return v
+}
+
+// auditFirstLine is the first line of audit.md (writeAuditText) for a spec path and baseline.
+var auditFirstLine = regexp.MustCompile("^(✅ Held|⚠️ Drift|❌ Broken) — (\\S+) \\(vs git ref `[0-9a-f]{40,64}`\\)$")
+
+func (r *committedRule) decide(p string, c repopath.ControlName) bool {
+	if c.Kind == repopath.ControlReport {
+		return true
+	}
+	data, err := fsx.ReadInRoot(r.dir, p, MaxAuditBytes)
+	if fsx.ReasonOf(err) == fsx.ReasonMissing {
+		return true
+	}
+	if err != nil {
+		return false
+	}
+	switch {
+	case p == repopath.ControlDir+"/current":
+		task, ok := strings.CutSuffix(string(data), "\n")
+		return ok && repopath.TaskNamePattern.MatchString(task) && r.tasks[task]
+	case p == scaffold.GitignoreRel:
+		old, ok, err := r.rg.BaselineBlob(r.ctx, r.base, p)
+		if err != nil {
+			return false
+		}
+		if ok && bytes.Equal(data, old) {
+			return true
+		}
+		want, _ := scaffold.GitignoreContent(old, ok)
+		return want != nil && bytes.Equal(data, want)
+	case strings.HasPrefix(p, repopath.ControlDir+"/dispatch/"):
+		return filter.IsCounterFile(strings.TrimSuffix(c.Name, ".json"), data)
+	case p == TasksDir+"/_lessons.md":
+		return bytes.HasPrefix(data, []byte(lessonsHeader[:strings.IndexByte(lessonsHeader, '\n')+1]))
+	case strings.HasPrefix(p, repopath.ControlDir+"/releases/"):
+		return r.tasks[c.Task] && isReleaseNotes(data)
+	case c.Name == mirrorState:
+		st, err := ParseState(data)
+		if err != nil || st.SpecPath != TasksDir+"/"+c.Task+"/spec.md" {
+			return false
+		}
+		want, err := MarshalState(st)
+		return err == nil && bytes.Equal(want, data)
+	case c.Name == mirrorAudit:
+		first, rest, _ := bytes.Cut(data, []byte("\n"))
+		m := auditFirstLine.FindSubmatch(first)
+		return m != nil && string(m[2]) == TasksDir+"/"+c.Task+"/spec.md" &&
+			bytes.Contains(rest, []byte("\nStructured audit evidence (JSON; null means not evaluated):\n"))
+	case repopath.IsArchivedReview(c.Name):
+		h := strings.TrimSuffix(strings.TrimPrefix(c.Name, "history-review."), ".md")
+		sum := sha256.Sum256(data)
+		return hex.EncodeToString(sum[:]) == h || reviewSnapshot(data) == h
+	}
+	return false
+}
+
+// isReleaseNotes reports whether data has the form of §8.1 release notes: a title, the Summary,
+// Tests and Diff sections and the audit trailer last.
+func isReleaseNotes(data []byte) bool {
+	s := string(data)
+	if !strings.HasPrefix(s, "# ") || !strings.Contains(s, "\n\n## Summary\n\n") || !strings.Contains(s, "\n\n## Diff\n\n```text\n") {
+		return false
+	}
+	i := strings.LastIndex(s, "```\n\n---\n")
+	if i < 0 {
+		return false
+	}
+	trailer := s[i+len("```\n\n---\n"):]
+	return trailer == "Audit: ✅ Held\n" || (strings.HasPrefix(trailer, "Audit: ⚠️ Drift, accepted by the planner: ") &&
+		strings.Count(trailer, "\n") == 1 && strings.HasSuffix(trailer, "\n"))
+}
