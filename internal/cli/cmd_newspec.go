@@ -120,7 +120,5 @@ func newSpec(opts *NewSpecOptions) (scaffold.Task, error) {
 	if err != nil {
 		return scaffold.Task{}, err
 	}
-	record, closeRec := controllerRecorder(repo.Root())
-	defer closeRec()
-	return scaffold.CreateTask(repo.Root(), scaffold.CreateOptions{Title: opts.Title, Mode: opts.Mode, Record: record})
+	return scaffold.CreateTask(repo.Root(), scaffold.CreateOptions{Title: opts.Title, Mode: opts.Mode})
 }

@@ -2,7 +2,6 @@ package postflight
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
@@ -12,7 +11,6 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/contracts/filter"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/repopath"
-	"github.com/mastermind-controller/mastermind/internal/scaffold"
 )
 
 // committedRule is the repopath.ControlRule of gate --base (trust-model.md §5, I3): there is no
@@ -22,8 +20,6 @@ import (
 //
 //   - executor-report.md: any (the task whose folder changed is re-audited from it);
 //   - current: "<task>\n" for a task folder present at the head;
-//   - .gitignore: what new-spec writes over the base's content (scaffold.GitignoreContent), or
-//     the base's content itself;
 //   - dispatch/<id>.json: a counter the contract filter writes for <id>, byte for byte;
 //   - a task's state.json: a valid state of that task rendered as the controller renders it;
 //   - a task's audit.md: the controller's first line for that task's spec and the evidence
@@ -35,10 +31,7 @@ import (
 // A deleted controller name hides nothing. Free text inside those forms (a blocking reason, a
 // finding message, a lesson) is the branch's own and stays the reviewer's to read.
 type committedRule struct {
-	ctx  context.Context
-	dir  string // the head tree
-	base string // the merge base
-	rg   RangeGit
+	dir string // the head tree
 	// tasks are the task folders present at the head.
 	tasks map[string]bool
 
@@ -79,16 +72,6 @@ func (r *committedRule) decide(p string, c repopath.ControlName) bool {
 	case p == repopath.ControlDir+"/current":
 		task, ok := strings.CutSuffix(string(data), "\n")
 		return ok && repopath.TaskNamePattern.MatchString(task) && r.tasks[task]
-	case p == scaffold.GitignoreRel:
-		old, ok, err := r.rg.BaselineBlob(r.ctx, r.base, p)
-		if err != nil {
-			return false
-		}
-		if ok && bytes.Equal(data, old) {
-			return true
-		}
-		want, _ := scaffold.GitignoreContent(old, ok)
-		return want != nil && bytes.Equal(data, want)
 	case strings.HasPrefix(p, repopath.ControlDir+"/dispatch/"):
 		return filter.IsCounterFile(strings.TrimSuffix(c.Name, ".json"), data)
 	case p == TasksDir+"/_lessons.md":

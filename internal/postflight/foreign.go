@@ -42,7 +42,7 @@ func takeForeign(root, own, baseline string) *store.ForeignSnapshot {
 }
 
 // preflightFiles hashes every controller name outside the task folders present in the work
-// tree (repopath.ControlWritten: .gitignore, current, tasks/_lessons.md, releases/<task>.md,
+// tree (repopath.ControlWritten: current, tasks/_lessons.md, releases/<task>.md,
 // dispatch/<id>.json), read never through a symlink; what the planner wrote there before
 // pre-flight is then not taken for the executor's (trust-model.md I3).
 func preflightFiles(root string) map[string]string {
@@ -55,7 +55,7 @@ func preflightFiles(root string) map[string]string {
 			out[rel] = h
 		}
 	}
-	for _, rel := range []string{repopath.ControlDir + "/.gitignore", repopath.ControlDir + "/current", TasksDir + "/_lessons.md"} {
+	for _, rel := range []string{repopath.ControlDir + "/current", TasksDir + "/_lessons.md"} {
 		add(rel)
 	}
 	for _, dir := range []string{repopath.ControlDir + "/releases", repopath.ControlDir + "/dispatch"} {

@@ -132,7 +132,7 @@ func gateBase(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, 
 		AddedTasks: added, ChangedSpecs: rewritten, InPlace: inPlace}}
 	res.Stats.Tasks = len(infos)
 	g := &gater{opts: opts, git: newSharedGit(cg), specs: map[string]*specInput{}}
-	rule := &committedRule{ctx: ctx, dir: dir, base: b, rg: rg, tasks: map[string]bool{}}
+	rule := &committedRule{dir: dir, tasks: map[string]bool{}}
 	for _, in := range infos {
 		rule.tasks[in.Task.Name] = true
 	}

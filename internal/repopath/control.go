@@ -41,7 +41,7 @@ const (
 	ControlReport
 	// ControlWritten: a file the controller writes whose hashes the store keeps: a task's
 	// state.json and audit.md mirrors and archived history-review.<64 hex>.md,
-	// releases/<task>.md, tasks/_lessons.md, dispatch/<id>.json, current and .gitignore.
+	// releases/<task>.md, tasks/_lessons.md, dispatch/<id>.json and current.
 	ControlWritten
 )
 
@@ -70,7 +70,7 @@ func ClassifyControl(p string) ControlName {
 	other := ControlName{Kind: ControlOther, Name: base}
 	switch {
 	case dir == "":
-		if base == ".gitignore" || base == "current" {
+		if base == "current" {
 			return ControlName{Kind: ControlWritten, Name: base}
 		}
 		return other

@@ -32,20 +32,18 @@ type Task struct {
 type CreateOptions struct {
 	Title string // checked with CheckTitle
 	Mode  string // one of Modes; "" means standard
-	// Record, when set, is called with .mastermind/.gitignore's new content before it is
-	// written (the controller store's registry, trust-model.md I3).
-	Record func(rel string, data []byte) error
 }
 
 // CreateTask creates the next numbered task folder under root/.mastermind/tasks with a spec.md
 // skeleton (Skeleton) and returns it. The number is 1 + the highest number among the existing
 // entries whose names start with "<digits>-", written with at least 3 digits. The folder is made
-// with os.Mkdir, so an existing folder is never reused or overwritten: on EEXIST the next number
-// is tried. spec.md is written atomically (fsx.WriteFileAtomic). .mastermind and
-// .mastermind/tasks are created when missing and refused when they (or any ancestor below root)
-// are symbolic links or not directories (*fsx.PathError); .mastermind/.gitignore is made to
-// ignore the lock files first (EnsureGitignore). An invalid title or mode is an
-// *InputError. Two concurrent calls with different titles can, in a narrow race, take the same
+// with mkdirat, so an existing folder is never reused or overwritten: on EEXIST the next number
+// is tried. spec.md is written atomically, through a handle of the new folder (trust-model.md
+// I4). .mastermind and .mastermind/tasks are created when missing and refused when they (or any
+// ancestor below root) are symbolic links or not directories (*fsx.PathError). No
+// .mastermind/.gitignore is written: the controller keeps no per-machine file in the work tree
+// (its locks are on folders), and an ignore rule there would only hide files from the audit
+// (trust-model.md I3). An invalid title or mode is an *InputError. Two concurrent calls with different titles can, in a narrow race, take the same
 // number with different slugs; neither overwrites the other.
 func CreateTask(root string, o CreateOptions) (Task, error) {
 	mode := o.Mode
@@ -61,9 +59,6 @@ func CreateTask(root string, o CreateOptions) (Task, error) {
 	}
 	slug := Slug(title)
 	if err := ensureDirs(root, TasksDir); err != nil {
-		return Task{}, err
-	}
-	if err := EnsureGitignore(root, o.Record); err != nil {
 		return Task{}, err
 	}
 	tasks := filepath.Join(root, filepath.FromSlash(TasksDir))

@@ -56,7 +56,7 @@ type Record struct {
 // then has no key.
 //
 // Files holds, the same way, the SHA-256 of every controller name outside the task folders
-// (repopath.ControlWritten: .gitignore, current, tasks/_lessons.md, releases/<task>.md,
+// (repopath.ControlWritten: current, tasks/_lessons.md, releases/<task>.md,
 // dispatch/<id>.json) present then, so that a planner's edit of one before pre-flight is not
 // taken for the executor's (nil in a record from before it).
 type ForeignSnapshot struct {

@@ -42,8 +42,8 @@ var RegistryLockWait = 10 * time.Second
 //	 "current": "<task>", "updated_at": <unix seconds>}
 //
 // Files holds, for each controller name of trust-model.md I3 that the controller wrote (release
-// notes, _lessons.md, an archived history review, a dispatch counter, the current pointer,
-// .gitignore), the SHA-256 of the last version ("" when the controller removed it) and of the
+// notes, _lessons.md, an archived history review, a dispatch counter, the current pointer), the
+// SHA-256 of the last version ("" when the controller removed it) and of the
 // versions before it. Current is the task the last approved pre-flight was for ("" after its
 // completion): the current pointer in the work tree is only its mirror (I4).
 type Registry struct {
