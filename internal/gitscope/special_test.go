@@ -553,3 +553,50 @@ func TestReportPeakRSS(t *testing.T) {
 		t.Errorf("got %q", sb.String())
 	}
 }
+
+// countingRule counts its calls and takes every controller name for the controller's.
+type countingRule struct{ calls int }
+
+func (r *countingRule) Controller(string, repopath.ControlName) bool { r.calls++; return true }
+
+// scenarioB is a changed set of n paths outside .mastermind/ around the given control paths,
+// sorted by path bytes.
+func scenarioB(n int, control ...string) *ChangedSet {
+	cs := &ChangedSet{}
+	for i := 0; i < n/2; i++ {
+		cs.Entries = append(cs.Entries, Entry{Path: []byte(fmt.Sprintf(".a/%07d.go", i)), Status: StatusModified, UTF8: true})
+	}
+	for _, p := range control {
+		cs.Entries = append(cs.Entries, Entry{Path: []byte(p), Status: StatusModified, UTF8: true})
+	}
+	for i := n / 2; i < n; i++ {
+		cs.Entries = append(cs.Entries, Entry{Path: []byte(fmt.Sprintf("src/%07d.go", i)), Status: StatusModified, UTF8: true})
+	}
+	return cs
+}
+
+// TestWithoutControlConsultsOnlyControlPaths (#26 item 4, gitscope.md §8.1 scenario B): with
+// 200,000 changed paths, the content rule is called once per controller name below .mastermind/
+// and never for a path elsewhere.
+func TestWithoutControlConsultsOnlyControlPaths(t *testing.T) {
+	cs := scenarioB(200000, ".mastermind/releases/001-x.md", ".mastermind/tasks/001-x/audit.md",
+		".mastermind/tasks/001-x/helper.go", ".mastermind/tasks/001-x/spec.md", ".mastermind/tasks/001-x/state.json")
+	rule := &countingRule{}
+	d := cs.WithoutControl(rule)
+	if rule.calls != 3 {
+		t.Errorf("the rule was called %d times, want 3 (the controller names only)", rule.calls)
+	}
+	if len(d) != 200001 {
+		t.Errorf("len(D) = %d, want 200001", len(d))
+	}
+}
+
+// BenchmarkWithoutControl is WithoutControl over scenario B's 200,000 changed paths with five
+// paths below .mastermind/.
+func BenchmarkWithoutControl(b *testing.B) {
+	cs := scenarioB(200000, ".mastermind/releases/001-x.md", ".mastermind/tasks/001-x/audit.md",
+		".mastermind/tasks/001-x/helper.go", ".mastermind/tasks/001-x/spec.md", ".mastermind/tasks/001-x/state.json")
+	for b.Loop() {
+		_ = cs.WithoutControl(&countingRule{})
+	}
+}
