@@ -1,13 +1,16 @@
-// Package buildinfo reports mastermind's version: values set by -ldflags at release time, with a
-// runtime/debug.ReadBuildInfo fallback (conventions.md practice 14).
+// Package buildinfo reports mastermind's version: values set by -ldflags at release time, else
+// the module and VCS information Go stamps into the binary (conventions.md practice 14).
 package buildinfo
 
 import (
 	"runtime"
 	"runtime/debug"
+	"strings"
+	"time"
 )
 
-// Set with -ldflags "-X github.com/mastermind-controller/mastermind/internal/buildinfo.version=…".
+// Set with -ldflags "-X github.com/mastermind-controller/mastermind/internal/buildinfo.version=…"
+// (and .commit, .date); the GitHub Action sets them from the action's ref.
 var (
 	version string
 	commit  string
@@ -24,30 +27,50 @@ type Info struct {
 	CGO           bool   `json:"cgo"`
 }
 
-// Get returns the build information. A value that neither ldflags nor the build info supplies is
-// "unknown"; builds with -buildvcs=false carry no vcs settings.
+// Get returns the build information of the running binary (resolve).
 func Get() Info {
-	info := Info{SchemaVersion: 1, Version: version, Commit: commit, Date: date, Go: runtime.Version(), CGO: cgoEnabled}
-	if bi, ok := debug.ReadBuildInfo(); ok {
+	bi, _ := debug.ReadBuildInfo()
+	info := resolve(bi, version, commit, date)
+	info.Go, info.CGO = runtime.Version(), cgoEnabled
+	return info
+}
+
+// resolve derives the version record from the build info bi (nil when there is none) and the
+// -ldflags values, each of which wins when set. Version: the main module's version (`go install
+// …@v1.2.3`, or the pseudo-version go build stamps from the VCS since Go 1.24), else one made
+// from the commit and its time like Go's (v0.0.0-20260102150405-0123456789ab, +dirty for a
+// modified tree), else "unknown". Commit and Date: vcs.revision (with -dirty) and vcs.time. A
+// build with -buildvcs=false, or from a tree without its .git, has no vcs settings.
+func resolve(bi *debug.BuildInfo, ldVersion, ldCommit, ldDate string) Info {
+	info := Info{SchemaVersion: 1, Version: ldVersion, Commit: ldCommit, Date: ldDate}
+	var rev, at string
+	modified := false
+	if bi != nil {
 		if info.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 			info.Version = bi.Main.Version
 		}
 		for _, s := range bi.Settings {
 			switch s.Key {
 			case "vcs.revision":
-				if info.Commit == "" {
-					info.Commit = s.Value
-				}
+				rev = s.Value
 			case "vcs.time":
-				if info.Date == "" {
-					info.Date = s.Value
-				}
+				at = s.Value
 			case "vcs.modified":
-				if s.Value == "true" && info.Commit != "" && commit == "" {
-					info.Commit += "-dirty"
-				}
+				modified = s.Value == "true"
 			}
 		}
+	}
+	if info.Commit == "" && rev != "" {
+		info.Commit = rev
+		if modified {
+			info.Commit += "-dirty"
+		}
+	}
+	if info.Date == "" {
+		info.Date = at
+	}
+	if info.Version == "" && info.Commit != "" {
+		info.Version = pseudoVersion(strings.TrimSuffix(info.Commit, "-dirty"), info.Date, modified && ldCommit == "")
 	}
 	for _, p := range []*string{&info.Version, &info.Commit, &info.Date} {
 		if *p == "" {
@@ -55,4 +78,17 @@ func Get() Info {
 		}
 	}
 	return info
+}
+
+// pseudoVersion is a Go-style pseudo-version of commit rev made at (RFC 3339, "" when unknown).
+func pseudoVersion(rev, at string, dirty bool) string {
+	v := "v0.0.0-"
+	if t, err := time.Parse(time.RFC3339, at); err == nil {
+		v += t.UTC().Format("20060102150405") + "-"
+	}
+	v += rev[:min(12, len(rev))]
+	if dirty {
+		v += "+dirty"
+	}
+	return v
 }

@@ -40,6 +40,9 @@ type ReportValidateOptions struct {
 	JSON bool
 	// Format is --format: "" (text unless --json), or one of render.Formats.
 	Format string
+	// root, set by the MCP server, confines File to that repository root (File is then
+	// relative to it): report.ReadInRoot, never a path outside or through a symlink.
+	root string
 }
 
 // NewCmdReportValidate builds `mastermind report validate FILE|- [--json]`. runF replaces the run
@@ -106,8 +109,10 @@ type reportValidateJSON struct {
 }
 
 // reportView is a report validation in every output format; err is a read error (exit 3).
+// file is the report's path in the machine formats (reportFile), "" for standard input.
 type reportView struct {
 	display string
+	file    string
 	res     report.Result
 	err     error
 }
@@ -151,23 +156,26 @@ func (v reportView) Annotations() []render.Annotation {
 }
 
 func runReportValidate(opts *ReportValidateOptions) error {
-	display := opts.File
+	display, file := opts.File, ""
 	var res report.Result
 	var err error
 	if opts.File == "-" {
 		display = "<stdin>"
 		res, err = report.ReadFrom(opts.IO.In, display)
+	} else if opts.root != "" {
+		file = opts.File
+		res, err = report.ReadInRoot(opts.root, opts.File, opts.File)
 	} else {
-		res, err = readReportFile(opts.File)
+		res, file, err = readReportFile(opts.File)
 	}
 	format := outputFormat(opts.JSON, opts.Format)
 	if err != nil {
-		_ = show(opts.IO, format, reportView{display: display, err: err})
+		_ = show(opts.IO, format, reportView{display: display, file: file, err: err})
 		return &ExitError{Code: ExitOperational, Msg: textsafe.Escape(err.Error()), Err: err}
 	}
 	// Findings and the audit rules that need no git or spec (lifecycle-v2.md §6).
 	all := res.All()
-	if err := show(opts.IO, format, reportView{display: display, res: res}); err != nil {
+	if err := show(opts.IO, format, reportView{display: display, file: file, res: res}); err != nil {
 		return err
 	}
 	if len(all) > 0 {
@@ -178,21 +186,38 @@ func runReportValidate(opts *ReportValidateOptions) error {
 
 // readReportFile applies executor-report-v1.md §1.1 to a user-given path: checks 1 and 3–5
 // always, and the containment part of check 2 when the file lies inside a git repository (found
-// with gitscope.Discover from the file's directory). Findings name the path as given.
-func readReportFile(path string) (report.Result, error) {
+// with gitscope.Discover from the file's directory). Findings name the path as given. file is the
+// report's path for the machine formats (integrations.md §4): relative to the repository root
+// when the file lies in the repository whose root is the current directory, as run-task and gate
+// name files, else absolute, which SARIF writes as a file URI and reviewdog resolves itself.
+func readReportFile(path string) (res report.Result, file string, err error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return report.Result{}, err
+		return report.Result{}, "", err
 	}
+	file = filepath.ToSlash(abs)
 	if fi, err := os.Stat(filepath.Dir(abs)); err == nil && fi.IsDir() {
 		if repo, err := gitscope.Discover(filepath.Dir(abs)); err == nil {
 			if rel, err := fsx.Rel(repo.Root(), abs); err == nil {
-				return report.ReadInRoot(repo.Root(), rel, path)
+				if wd, err := os.Getwd(); err == nil && sameDir(wd, repo.Root()) {
+					file = rel
+				}
+				res, err := report.ReadInRoot(repo.Root(), rel, path)
+				return res, file, err
 			}
 		} else if !errors.Is(err, gitscope.ErrNotRepository) {
 			// A repository that cannot be inspected: still apply checks 1 and 3–5.
-			return report.ReadPath(path, path)
+			res, err := report.ReadPath(path, path)
+			return res, file, err
 		}
 	}
-	return report.ReadPath(path, path)
+	res, err = report.ReadPath(path, path)
+	return res, file, err
+}
+
+// sameDir reports whether a and b name the same directory.
+func sameDir(a, b string) bool {
+	ai, err1 := os.Stat(a)
+	bi, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(ai, bi)
 }

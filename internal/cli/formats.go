@@ -1,24 +1,58 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
+	"os"
+	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/postflight"
 	"github.com/mastermind-controller/mastermind/internal/render"
+	"github.com/mastermind-controller/mastermind/internal/report"
+	"github.com/mastermind-controller/mastermind/internal/spec"
 )
 
 // projectURI is the project home page named in SARIF tool.driver and rdjson source.
 const projectURI = "https://github.com/mastermind-controller/mastermind"
 
 // Rule ids of results that are not findings (a refusal, a task the gate could not audit). They
-// appear as generic SARIF rules and as the code of rdjson diagnostics (integrations.md §4).
+// appear as SARIF rules and as the code of rdjson diagnostics (integrations.md §4).
 const (
-	ruleRefused    = "mastermind.refused"
-	ruleNotStarted = "mastermind.not_started"
-	ruleTaskError  = "mastermind.error"
-	ruleUnbacked   = "mastermind.learned_unbacked"
+	ruleRefused    = render.RuleRefused
+	ruleNotStarted = render.RuleNotStarted
+	ruleTaskError  = render.RuleTaskError
+	ruleUnbacked   = render.RuleUnbacked
 )
+
+// maxSourceBytes bounds a file read for its findings' columns: no positioned finding lies in a
+// larger spec or report.
+const maxSourceBytes = max(spec.MaxBytes, report.MaxBytes)
+
+// sourceLines is the render.LineSource of files read by read (each once): their lines split at LF
+// as the findings' positions count them (executor-report-v1.md §1.2), without a leading BOM.
+func sourceLines(read func(path string) ([]byte, error)) render.LineSource {
+	files := map[string][]string{}
+	return func(path string, n int) (string, bool) {
+		lines, ok := files[path]
+		if !ok {
+			if data, err := read(path); err == nil {
+				lines = strings.Split(string(bytes.TrimPrefix(data, []byte("\uFEFF"))), "\n")
+			}
+			files[path] = lines
+		}
+		if n < 1 || n > len(lines) {
+			return "", false
+		}
+		return lines[n-1], true
+	}
+}
+
+// repoLines is the sourceLines of the work tree at root, read without following a symlink.
+func repoLines(root string) render.LineSource {
+	return sourceLines(func(rel string) ([]byte, error) { return fsx.ReadInRoot(root, rel, maxSourceBytes) })
+}
 
 // outcomeVerdict is the verdict word of a run-task outcome in the job summary.
 func outcomeVerdict(outcome string) string {
@@ -45,7 +79,8 @@ func outcomeVerdict(outcome string) string {
 // file), and for a refusal or an error without findings one result carrying the message.
 func (v runTaskView) FindingSets() []render.FindingSet {
 	o := v.o
-	s := render.FindingSet{Task: o.Task.Name, Spec: o.Task.Spec, Verdict: outcomeVerdict(o.Outcome), Message: o.Message}
+	s := render.FindingSet{Task: o.Task.Name, Spec: o.Task.Spec, Verdict: outcomeVerdict(o.Outcome), Message: o.Message,
+		Lines: repoLines(o.Task.Root)}
 	if v.err != nil {
 		s.Verdict, s.Message = "error", v.msg
 	}
@@ -90,7 +125,8 @@ func (v gateView) FindingSets() []render.FindingSet {
 	}
 	sets := make([]render.FindingSet, 0, len(v.res.Tasks))
 	for _, t := range v.res.Tasks {
-		s := render.FindingSet{Task: t.Task.Name, Spec: t.Task.Spec, Verdict: t.Status, Message: t.Reason}
+		s := render.FindingSet{Task: t.Task.Name, Spec: t.Task.Spec, Verdict: t.Status, Message: t.Reason,
+			Lines: repoLines(t.Task.Root)}
 		if t.Task.Dir != "" {
 			s.Report = t.Task.ReportRel()
 		}
@@ -141,15 +177,30 @@ func (v gateView) SummaryTitle() string {
 func (v gateView) SummaryFooter() string { return v.summary }
 
 // FindingSets is the validated report as one set: its violations at their lines, or the read
-// error.
+// error, located at the report's machine path (v.file).
 func (v reportView) FindingSets() []render.FindingSet {
-	s := render.FindingSet{Task: v.display, Spec: v.display, Report: v.display, Verdict: "valid"}
+	file := v.file
+	if file == "" {
+		file = v.display
+	}
+	s := render.FindingSet{Task: file, Spec: file, Report: file, Verdict: "valid"}
+	if v.file != "" {
+		s.Lines = sourceLines(func(path string) ([]byte, error) {
+			if path != v.file {
+				return nil, os.ErrNotExist
+			}
+			return fsx.ReadFile(v.display, maxSourceBytes)
+		})
+	}
 	if v.err != nil {
 		s.Verdict = "error"
-		s.Findings = []finding.Finding{{Rule: ruleTaskError, Class: finding.ClassError, File: v.display, Message: v.err.Error()}}
+		s.Findings = []finding.Finding{{Rule: ruleTaskError, Class: finding.ClassError, File: file, Message: v.err.Error()}}
 		return []render.FindingSet{s}
 	}
-	s.Findings = v.res.All()
+	for _, f := range v.res.All() {
+		f.File = file
+		s.Findings = append(s.Findings, f)
+	}
 	if len(s.Findings) > 0 {
 		s.Verdict = "invalid"
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -62,6 +63,8 @@ func TestCommandSARIFValidatesAgainstPublishedSchema(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("schema_version: 1\nstatus: done\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	logs := t.TempDir()
+	var files []string
 	for name, args := range map[string][]string{
 		"run-task":        {"run-task", spec, "--post-only", "--format", "sarif", "--root", root},
 		"gate":            {"gate", "--format", "sarif", "--root", root},
@@ -70,6 +73,18 @@ func TestCommandSARIFValidatesAgainstPublishedSchema(t *testing.T) {
 		res := invoke(nil, args...)
 		if res.Code != 1 {
 			t.Fatalf("%s exited %d: %s", name, res.Code, res.Stderr)
+		}
+		files = append(files, filepath.Join(logs, strings.ReplaceAll(name, " ", "-")+".sarif"))
+		if err := os.WriteFile(files[len(files)-1], res.Stdout, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// The report lies in a repository whose root is not the current directory: an absolute
+		// file URI, and no uriBaseId (SARIF §3.4.4).
+		if name == "report validate" {
+			want := `"uri": "file://` + filepath.ToSlash(bad) + `"`
+			if !bytes.Contains(res.Stdout, []byte(want)) || bytes.Contains(res.Stdout, []byte("uriBaseId")) {
+				t.Errorf("report validate: want %s without uriBaseId:\n%s", want, res.Stdout)
+			}
 		}
 		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(res.Stdout))
 		if err != nil {
@@ -82,6 +97,63 @@ func TestCommandSARIFValidatesAgainstPublishedSchema(t *testing.T) {
 			t.Errorf("%s: no results:\n%s", name, res.Stdout)
 		}
 	}
+	// The real validator with GitHub's ingestion rules, when .ci/run installed it (render's
+	// TestSARIFLogsPassTheSARIFMultitool checks the goldens the same way).
+	bin := sarifMultitool(t)
+	if bin == "" {
+		return
+	}
+	out := filepath.Join(logs, "validation.sarif")
+	cmd := exec.Command(bin, append(append([]string{"validate"}, files...), "--rule-kind", "Sarif;Gh", "--level", "Error;Warning", "--output", out, "--log", "ForceOverwrite")...)
+	cmd.Env = append(os.Environ(), "DOTNET_CLI_TELEMETRY_OPTOUT=1", "DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("multitool: %v\n%s", err, msg)
+	}
+	data, err = os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				RuleID  string
+				Level   string
+				Message struct{ Arguments []string }
+			}
+		}
+	}
+	if err := json.Unmarshal(data, &log); err != nil || len(log.Runs) != 1 {
+		t.Fatalf("multitool log: %v", err)
+	}
+	for _, r := range log.Runs[0].Results {
+		t.Errorf("multitool: %s %s %v", r.Level, r.RuleID, r.Message.Arguments)
+	}
+}
+
+// missingClient reports a real client (reviewdog, the SARIF multitool) that is not here: a
+// failure under MASTERMIND_TEST_REQUIRE_CLIENTS=1 (.ci/run sets it), a log line otherwise.
+func missingClient(t *testing.T, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("MASTERMIND_TEST_REQUIRE_CLIENTS") == "1" {
+		t.Fatalf(format+" (MASTERMIND_TEST_REQUIRE_CLIENTS=1)", args...)
+	}
+	t.Logf("skipped: "+format, args...)
+}
+
+// sarifMultitool returns the SARIF multitool binary as render's tests find it
+// (MASTERMIND_TEST_SARIF_MULTITOOL, or the npm install beside MASTERMIND_TEST_NODE_BIN), or ""
+// after missingClient.
+func sarifMultitool(t *testing.T) string {
+	t.Helper()
+	bin := os.Getenv("MASTERMIND_TEST_SARIF_MULTITOOL")
+	if nodeBin := os.Getenv("MASTERMIND_TEST_NODE_BIN"); bin == "" && nodeBin != "" && runtime.GOOS != "windows" {
+		bin = filepath.Join(nodeBin, "..", "@microsoft", "sarif-multitool-"+runtime.GOOS, "Sarif.Multitool")
+	}
+	if _, err := os.Stat(bin); bin == "" || err != nil {
+		missingClient(t, "SARIF multitool not found (%q): set MASTERMIND_TEST_SARIF_MULTITOOL or MASTERMIND_TEST_NODE_BIN", bin)
+		return ""
+	}
+	return bin
 }
 
 // The rdjson the commands print is read by the real reviewdog (skipped only when it cannot be
@@ -92,13 +164,15 @@ func TestCommandRDJSONReadByReviewdog(t *testing.T) {
 	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("no go command to build reviewdog")
+		missingClient(t, "no go command to build reviewdog")
+		t.SkipNow()
 	}
 	bin := t.TempDir()
 	install := exec.Command(goBin, "install", "github.com/reviewdog/reviewdog/cmd/reviewdog@v0.21.0")
 	install.Env = append(os.Environ(), "GOBIN="+bin)
 	if out, err := install.CombinedOutput(); err != nil {
-		t.Skipf("cannot build reviewdog v0.21.0: %v\n%s", err, out)
+		missingClient(t, "cannot build reviewdog v0.21.0: %v\n%s", err, out)
+		t.SkipNow()
 	}
 	for name, data := range scriptFiles(t, "formats.txtar", ".rdjson") {
 		var doc struct {

@@ -68,6 +68,7 @@ func testSets() []FindingSet {
 	return []FindingSet{
 		{Task: "001-retry", Spec: ".mastermind/tasks/001-retry/spec.md", Report: ".mastermind/tasks/001-retry/executor-report.md",
 			Verdict: "broken", Message: "post-flight verdict: ❌ Broken — errors: 3, warnings: 1",
+			Lines: linesOf(map[string]string{".mastermind/tasks/001-retry/executor-report.md": strings.Repeat("\n", 11) + "    exit_code: zero\n"}),
 			Findings: []finding.Finding{
 				af("executor_report_missing_changed_file", finding.ClassError, "changed since the baseline but not listed in files_modified: src/retry.go", "file", "src/retry.go"),
 				af("changed_path_unrepresentable", finding.ClassError, `changed path is not valid UTF-8: "bad\xff.go"`, "file", `bad\xff.go`),
@@ -86,10 +87,65 @@ func testSets() []FindingSet {
 	}
 }
 
+// linesOf is the LineSource of the files in files (path → content).
+func linesOf(files map[string]string) LineSource {
+	return func(path string, n int) (string, bool) {
+		content, ok := files[path]
+		lines := strings.Split(content, "\n")
+		if !ok || n < 1 || n > len(lines) {
+			return "", false
+		}
+		return lines[n-1], true
+	}
+}
+
+// The lines of positionSets' report: a schema.enum finding on line 10 after four two-byte
+// characters (code-point column 26, UTF-8 column 30, UTF-16 column 26) and one on line 17 after
+// a character outside the BMP (code points 23, UTF-8 26, UTF-16 24).
+const (
+	positionsLine10 = `  - {id: "üüüü", status: bad}`
+	positionsLine17 = `  - {id: "😀", status: bad}`
+)
+
+// positionSets covers the columns and paths the other sets do not: report findings on
+// non-ASCII lines, a positioned finding whose line cannot be read, a report outside the
+// repository (an absolute path) and two findings of one rule on two paths.
+func positionSets() []FindingSet {
+	report := ".mastermind/tasks/005-unicode/executor-report.md"
+	outside := "/tmp/elsewhere/executor-report.md"
+	return []FindingSet{
+		{Task: "005-unicode", Spec: ".mastermind/tasks/005-unicode/spec.md", Report: report, Verdict: "broken",
+			Lines: linesOf(map[string]string{report: strings.Repeat("\n", 9) + positionsLine10 + strings.Repeat("\n", 7) + positionsLine17 + "\n"}),
+			Findings: []finding.Finding{
+				{Rule: "schema.enum", Class: finding.ClassError, File: report, Line: 10, Column: 26, Pointer: "/phases/0/status",
+					Message: "phases[0].status must be one of done, pending, stopped_here, skipped; got bad"},
+				{Rule: "schema.enum", Class: finding.ClassError, File: report, Line: 17, Column: 23, Pointer: "/phases/1/status",
+					Message: "phases[1].status must be one of done, pending, stopped_here, skipped; got bad"},
+				{Rule: "schema.type", Class: finding.ClassError, File: report, Line: 40, Column: 3, Pointer: "/defects",
+					Message: "defects must be an array"},
+				af("unexpected_file", finding.ClassWarning, "changed outside the declared scope: a.go", "file", "a.go"),
+				af("unexpected_file", finding.ClassWarning, "changed outside the declared scope: b.go", "file", "b.go"),
+			}},
+		{Task: outside, Spec: outside, Report: outside, Verdict: "invalid",
+			Lines: linesOf(map[string]string{outside: "status: bad\n"}),
+			Findings: []finding.Finding{
+				{Rule: "schema.enum", Class: finding.ClassError, File: outside, Line: 1, Column: 9, Pointer: "/status",
+					Message: "status must be one of complete, partial, failed; got bad"},
+			}},
+	}
+}
+
 // Every SARIF golden must validate against both published SARIF 2.1.0 schemas.
 var sarifGoldens = map[string][]FindingSet{
-	"sarif/tasks.sarif": testSets(),
-	"sarif/empty.sarif": nil,
+	"sarif/tasks.sarif":     testSets(),
+	"sarif/empty.sarif":     nil,
+	"sarif/positions.sarif": positionSets(),
+}
+
+// Every rdjson golden is read by the real reviewdog (rdjson_reviewdog_test.go).
+var rdjsonGoldens = map[string][]FindingSet{
+	"rdjson/tasks.rdjson":     testSets(),
+	"rdjson/positions.rdjson": positionSets(),
 }
 
 func TestWriteSARIFGoldens(t *testing.T) {
@@ -258,12 +314,16 @@ func TestFingerprintIsStableAndSeparated(t *testing.T) {
 	}
 }
 
-func TestWriteRDJSONGolden(t *testing.T) {
-	var b bytes.Buffer
-	if err := WriteRDJSON(&b, testTool, testRules, testSets()); err != nil {
-		t.Fatal(err)
+func TestWriteRDJSONGoldens(t *testing.T) {
+	for name, sets := range rdjsonGoldens {
+		t.Run(name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := WriteRDJSON(&b, testTool, testRules, sets); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, name, b.Bytes())
+		})
 	}
-	golden(t, "rdjson/tasks.rdjson", b.Bytes())
 }
 
 func TestWriteMarkdownGolden(t *testing.T) {

@@ -10,14 +10,15 @@ import (
 )
 
 // RuleMeta describes one finding kind or report rule for the machine formats (SARIF rules,
-// rdjson codes): its id, default class, a one-line description and the help text that says what
-// the finding means and how to fix it. ReportSide is true for kinds about the executor report's
-// own content: without a file of their own they are located on executor-report.md, every other
-// kind on spec.md.
+// rdjson codes): its id, default class, a one-line description, what the finding means (Full,
+// "" to use Help) and the help text that says how to fix it. ReportSide is true for kinds about
+// the executor report's own content: without a file of their own they are located on
+// executor-report.md, every other kind on spec.md.
 type RuleMeta struct {
 	ID         string
 	Class      finding.Class
 	Short      string
+	Full       string
 	Help       string
 	ReportSide bool
 }
@@ -40,10 +41,18 @@ type FindingSet struct {
 	Verdict  string
 	Message  string // the outcome's one-line message (blocking reason, refusal), may be ""
 	Findings []finding.Finding
+	// Lines reads the lines of the files the findings are located in, for the UTF-8 and UTF-16
+	// columns of rdjson and SARIF; nil when they cannot be read.
+	Lines LineSource
 }
 
-// Location is where a finding is reported: a repository-relative, slash-separated path and a
-// 1-based line and column (0 when unknown).
+// LineSource returns line n (1-based, without its line break) of the file at a Location's path,
+// as the findings' code-point columns count it, and false when it cannot be read.
+type LineSource func(path string, n int) (string, bool)
+
+// Location is where a finding is reported: a repository-relative, slash-separated path (an
+// absolute one for a file outside the repository) and a 1-based line and code-point column (0
+// when unknown).
 type Location struct {
 	Path   string
 	Line   int
@@ -67,9 +76,9 @@ func (s FindingSet) Locate(f finding.Finding, rules map[string]RuleMeta) Locatio
 	return Location{Path: s.Spec}
 }
 
-// Fingerprint is the stable identity of a finding across runs (integrations.md §4, SARIF
-// partialFingerprints "mastermind/v1"): the lowercase hex SHA-256 of task, kind and location
-// path, each followed by a NUL byte so no two triples share an encoding.
+// Fingerprint is the coarse group of a finding (integrations.md §4, SARIF partialFingerprints
+// "mastermind/v1"; findings of one kind on one path share it): the lowercase hex SHA-256 of task,
+// kind and location path, each followed by a NUL byte so no two triples share an encoding.
 func Fingerprint(task, kind, path string) string {
 	h := sha256.New()
 	for _, s := range []string{task, kind, path} {

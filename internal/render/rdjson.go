@@ -48,9 +48,10 @@ type rdCode struct {
 // WriteRDJSON writes one reviewdog DiagnosticResult (integrations.md §4): source.name is
 // tool.Name; one diagnostic per finding with the message (prefixed with the task name, since
 // reviewdog shows no other grouping), location.path and, where the line is known, range.start
-// (line, column in code points), severity ERROR or WARNING, and code.value = the kind or rule
-// id. Findings without a line get no range: reviewdog then reports them on the file. The JSON is
-// indented with two spaces and ends with a newline.
+// (line, and the column in UTF-8 bytes as reviewdog counts it when the line can be read),
+// severity ERROR or WARNING, and code.value = the kind or rule id. Findings without a line get no
+// range: reviewdog then reports them on the file. The JSON is indented with two spaces and ends
+// with a newline.
 func WriteRDJSON(w io.Writer, tool ToolMeta, rules []RuleMeta, sets []FindingSet) error {
 	idx := ruleIndex(rules)
 	src := rdSource{Name: tool.Name, URL: tool.InformationURI}
@@ -62,7 +63,10 @@ func WriteRDJSON(w io.Writer, tool ToolMeta, rules []RuleMeta, sets []FindingSet
 				Location: rdLocation{Path: loc.Path}, Severity: rdSeverity(f.Class), Source: src,
 				Code: rdCode{Value: f.Rule}}
 			if loc.Line > 0 {
-				d.Location.Range = &rdRange{Start: rdPosition{Line: loc.Line, Column: loc.Column}}
+				d.Location.Range = &rdRange{Start: rdPosition{Line: loc.Line}}
+				if bytes, _, ok := s.columns(loc); ok {
+					d.Location.Range.Start.Column = bytes
+				}
 			}
 			res.Diagnostics = append(res.Diagnostics, d)
 		}

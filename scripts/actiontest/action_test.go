@@ -290,7 +290,7 @@ func TestActionStepsAgainstLocalRemote(t *testing.T) {
 
 	newRunner := func(inputs map[string]string) *runner {
 		r := &runner{t: t, act: act, inputs: map[string]string{}, temp: t.TempDir(), outputs: map[string]map[string]string{},
-			github: map[string]string{"action_path": repoRoot, "event.pull_request.base.sha": base, "event.before": ""},
+			github: map[string]string{"action_path": repoRoot, "action_ref": "v1.2.3-actiontest", "event.pull_request.base.sha": base, "event.before": ""},
 			env:    gitEnv(top)}
 		for k, v := range act.Inputs {
 			r.inputs[k] = v.Default
@@ -303,10 +303,15 @@ func TestActionStepsAgainstLocalRemote(t *testing.T) {
 
 	// Broken: src/extra.go changed but is not in the report. With sarif: true.
 	r := newRunner(map[string]string{"sarif": "true"})
-	if code, _ := r.run(act.Runs.Steps[1], workspace); code != 0 {
+	code, stdout := r.run(act.Runs.Steps[1], workspace)
+	if code != 0 {
 		t.Fatalf("build step exited %d", code)
 	}
-	code, stdout := r.run(act.Runs.Steps[2], workspace)
+	// The action's ref is the version: the runner's copy of an action has no .git to stamp from.
+	if !strings.Contains(stdout, "mastermind v1.2.3-actiontest (") {
+		t.Errorf("build step: mastermind version printed %q", stdout)
+	}
+	code, stdout = r.run(act.Runs.Steps[2], workspace)
 	if code != 1 {
 		t.Fatalf("gate step exited %d, want 1", code)
 	}
@@ -330,11 +335,15 @@ func TestActionStepsAgainstLocalRemote(t *testing.T) {
 	var log struct {
 		Version string
 		Runs    []struct {
+			Tool    struct{ Driver struct{ Version string } }
 			Results []struct{ RuleID string }
 		}
 	}
 	if err := json.Unmarshal(sarif, &log); err != nil || log.Version != "2.1.0" || len(log.Runs) != 1 || len(log.Runs[0].Results) == 0 {
 		t.Fatalf("SARIF file: %v %s", err, sarif)
+	}
+	if v := log.Runs[0].Tool.Driver.Version; v != "1.2.3-actiontest" {
+		t.Errorf("SARIF tool.driver.version %q", v)
 	}
 
 	// The report now lists every change, but src/extra.go is outside the scope: the task drifts,
