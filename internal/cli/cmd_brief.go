@@ -81,7 +81,7 @@ func NewCmdBrief(io *IOStreams, runF func(*BriefOptions) error) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&opts.Format, "format", "markdown", "output format: markdown or json")
 	f.StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
-	f.BoolVar(&opts.Current, "current", false, "brief the task named by .mastermind/current")
+	f.BoolVar(&opts.Current, "current", false, "brief the current task (the controller store's, mirrored in .mastermind/current)")
 	_ = cmd.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"markdown", "json"}, cobra.ShellCompDirectiveNoFileComp
 	})

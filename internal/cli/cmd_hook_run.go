@@ -51,8 +51,9 @@ hook's decision on stdout with exit status 0:
   {"systemMessage":"..."}                  allow, with a note for the user (loop guard,
                                            --fail-open)
 
-Task: --task (a spec path, relative to the hook's cwd, or a task folder name), else the
-current-task pointer .mastermind/current that pre-flight writes and completion removes. No task
+Task: --task (a spec path, relative to the hook's cwd, or a task folder name), else the current
+task: the controller store's (an approved pre-flight sets it, completion clears it), which
+.mastermind/current only mirrors; a pointer that says otherwise is a warning naming both. No task
 means nothing to audit: allow.
 
 Repository: --root, else the hook input's cwd, else the current directory.
@@ -60,9 +61,10 @@ Repository: --root, else the hook input's cwd, else the current directory.
 Loop guard: when the input's stop_hook_active is true and the audited inputs (spec, report and
 changed set) are the same as at the last block, the stop is allowed and the task goes back to the
 planner (next_step: planner_review), so an agent that cannot fix its work hands back instead of
-looping. The record is <task>/hook-block.json.
+looping. The record is hook-block.json in the task's controller-store folder; nothing is written
+in the work tree.
 
-Fail closed: malformed hook JSON, an unreadable pointer, git failing or any other operational
+Fail closed: malformed hook JSON, an unreadable controller store, git failing or any other operational
 error blocks with the error text. --fail-open allows the stop instead (with a systemMessage).
 
 Deadline: --timeout is the harness's timeout for this hook, the "timeout" of its entry in
@@ -119,7 +121,7 @@ func NewCmdHookRun(io *IOStreams, runF func(*HookRunOptions) error) *cobra.Comma
 	})
 	f := cmd.Flags()
 	f.StringVar(&opts.Harness, "harness", "", "the harness running the hook: claude or codex (required)")
-	f.StringVar(&opts.Task, "task", "", "the task to audit: a spec path or task folder name (default: .mastermind/current)")
+	f.StringVar(&opts.Task, "task", "", "the task to audit: a spec path or task folder name (default: the current task)")
 	f.StringVar(&opts.FailOn, "fail-on", "broken", "broken or drift: the lowest verdict that blocks the stop")
 	f.BoolVar(&opts.FailOpen, "fail-open", false, "allow the stop when the audit cannot run (default: block)")
 	f.StringVar(&opts.Root, "root", "", "repository root (default: the hook input's cwd, else the current directory)")
