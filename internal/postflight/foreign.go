@@ -72,6 +72,16 @@ func preflightFiles(root string) map[string]string {
 	return out
 }
 
+// withPreflightFiles is snap with the controller names' hashes added (preflightFiles), for a
+// record taken before they were kept: the names an older mastermind wrote are then not the
+// executor's. What an executor wrote to them since that record's first pre-flight is taken in too,
+// once, on the first pre-flight after the upgrade.
+func withPreflightFiles(snap *store.ForeignSnapshot, root string) *store.ForeignSnapshot {
+	out := *snap
+	out.Files = preflightFiles(root)
+	return &out
+}
+
 // controllerWrote reports whether sha is a version of task's mirror name that task's own
 // controller wrote (its store record), so that another task's post-flight run beside this one
 // is not taken for this executor's doing.

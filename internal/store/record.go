@@ -66,7 +66,7 @@ type Record struct {
 type ForeignSnapshot struct {
 	Baseline string            `json:"baseline"`
 	Records  map[string]string `json:"records"`
-	Files    map[string]string `json:"files,omitempty"`
+	Files    map[string]string `json:"files"`
 }
 
 // Tampering is one mirror found different from what the controller last wrote.

@@ -92,3 +92,19 @@ func TestTempNames(t *testing.T) {
 		t.Errorf("temp.key: %v %v", fi, err)
 	}
 }
+
+// TestForeignFilesRoundTrip: an empty pre-flight file set stays empty (taken, nothing there) and
+// a record without one stays without (from before #26), so a re-pre-flight can tell them apart.
+func TestForeignFilesRoundTrip(t *testing.T) {
+	_, tk, _ := newTask(t)
+	now := time.Unix(1796040000, 0)
+	for _, files := range []map[string]string{{}, nil} {
+		rec := &Record{State: []byte(`{}`), Foreign: &ForeignSnapshot{Baseline: "b", Records: map[string]string{}, Files: files}}
+		must(t, tk.Save(rec, now))
+		got, err := tk.Load()
+		must(t, err)
+		if (got.Foreign.Files == nil) != (files == nil) {
+			t.Errorf("Files %v came back as %v", files, got.Foreign.Files)
+		}
+	}
+}
