@@ -15,21 +15,8 @@ import (
 
 // committedRule is the repopath.ControlRule of gate --base (trust-model.md §5, I3): there is no
 // store, so a controller name changed in the range is left out of the changed set only when its
-// committed bytes at the head have the one form the controller writes there. What each name may
-// hold:
-//
-//   - executor-report.md: any (the task whose folder changed is re-audited from it);
-//   - current: "<task>\n" for a task folder present at the head;
-//   - dispatch/<id>.json: a counter the contract filter writes for <id>, byte for byte;
-//   - a task's state.json: a valid state of that task rendered as the controller renders it;
-//   - a task's audit.md: the controller's first line for that task's spec and the evidence
-//     header;
-//   - an archived history-review.<h>.md: content whose SHA-256 or Audit snapshot is <h>;
-//   - releases/<task>.md: release notes (§8.1) of a task folder present at the head;
-//   - tasks/_lessons.md: the lessons file's header.
-//
-// A deleted controller name hides nothing. Free text inside those forms (a blocking reason, a
-// finding message, a lesson) is the branch's own and stays the reviewer's to read.
+// committed bytes at the head have the one form the controller writes there (trust-model.md I3
+// lists each name's form). Free text inside those forms stays the reviewer's to read.
 type committedRule struct {
 	dir string // the head tree
 	// tasks are the task folders present at the head.
