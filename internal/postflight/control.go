@@ -78,6 +78,11 @@ func (r *storeRule) decide(p string, c repopath.ControlName) bool {
 	if c.Kind != repopath.ControlWritten {
 		return false
 	}
+	if p == TasksDir+"/"+lessonsName {
+		// The planner writes lessons by hand during a history review (§11, §8.2): a file of the
+		// lessons shape is its contract content.
+		return r.reg.Wrote(p, h) || (h != "" && lessonsShapedInRoot(r.root, p))
+	}
 	if c.Task != "" && (c.Name == mirrorState || c.Name == mirrorAudit) && strings.HasPrefix(p, TasksDir+"/") {
 		rec := r.record(c.Task)
 		if rec == nil {
@@ -87,6 +92,13 @@ func (r *storeRule) decide(p string, c repopath.ControlName) bool {
 		return s == store.MirrorMatches || s == store.MirrorStale
 	}
 	return r.reg.Wrote(p, h)
+}
+
+// lessonsShapedInRoot reports whether the work-tree file rel has the lessons file's shape
+// (IsLessonsShaped), read without following a link.
+func lessonsShapedInRoot(root, rel string) bool {
+	data, err := fsx.ReadInRoot(root, rel, MaxLessonsBytes+1)
+	return err == nil && IsLessonsShaped(data)
 }
 
 // preflightHashes merges the hashes a record's foreign snapshot took at the first pre-flight of

@@ -41,6 +41,35 @@ func (r *committedRule) Controller(p string, c repopath.ControlName) bool {
 	return v
 }
 
+// newCommittedRule is the committed-content rule over the head tree dir, whose task folders
+// are infos.
+func newCommittedRule(dir string, infos []TaskInfo) *committedRule {
+	r := &committedRule{dir: dir, tasks: map[string]bool{}}
+	for _, in := range infos {
+		r.tasks[in.Task.Name] = true
+	}
+	return r
+}
+
+// rangeRule is the rule of a range's ownership check (trust-model.md §5 step 2): every task's
+// report is left out (the task whose folder the range touches is re-audited from it), and every
+// other controller name is decided by rule.
+type rangeRule struct{ rule repopath.ControlRule }
+
+// Controller implements repopath.ControlRule.
+func (r rangeRule) Controller(p string, c repopath.ControlName) bool {
+	return c.Kind == repopath.ControlReport || r.rule.Controller(p, c)
+}
+
+// rangeRule is the gate's rule for the range's ownership check: gate --base's committed-content
+// rule, else the store's with no task of its own.
+func (g *gater) rangeRule(root string) repopath.ControlRule {
+	if g.rule != nil {
+		return rangeRule{g.rule}
+	}
+	return rangeRule{g.view.controlRule(Task{Root: root}, nil)}
+}
+
 // auditFirstLine is the first line of audit.md (writeAuditText) for a spec path and baseline.
 var auditFirstLine = regexp.MustCompile("^(✅ Held|⚠️ Drift|❌ Broken) — (\\S+) \\(vs git ref `[0-9a-f]{40,64}`\\)$")
 
@@ -61,8 +90,8 @@ func (r *committedRule) decide(p string, c repopath.ControlName) bool {
 		return ok && repopath.TaskNamePattern.MatchString(task) && r.tasks[task]
 	case strings.HasPrefix(p, repopath.ControlDir+"/dispatch/"):
 		return filter.IsCounterFile(strings.TrimSuffix(c.Name, ".json"), data)
-	case p == TasksDir+"/_lessons.md":
-		return bytes.HasPrefix(data, []byte(lessonsHeader[:strings.IndexByte(lessonsHeader, '\n')+1]))
+	case p == TasksDir+"/"+lessonsName:
+		return IsLessonsShaped(data)
 	case strings.HasPrefix(p, repopath.ControlDir+"/releases/"):
 		return r.tasks[c.Task] && isReleaseNotes(data)
 	case c.Name == mirrorState:

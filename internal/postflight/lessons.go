@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
@@ -129,6 +130,58 @@ const lessonsName = "_lessons.md"
 // lessonField matches an entry field line "- **Name:** value" (§11 entry shape).
 var lessonField = regexp.MustCompile(`^- \*\*([A-Za-z ]+):\*\*(.*)$`)
 
+// PendingLesson is an entry of the lessons file whose Reusable lesson is still pending.
+type PendingLesson struct {
+	ID   string // "lesson-<16 hex>", the entry's heading
+	Line int    // 1-based line of its Reusable lesson field
+}
+
+// PendingLessons returns, in file order, the entries of the lessons file content data whose Task
+// is task and whose Reusable lesson still starts with "pending" (any case), as mastermind writes
+// it ("pending semantic review"). Only prose lines count, as for the upsert.
+func PendingLessons(data []byte, task string) []PendingLesson {
+	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	d := markdown.Parse([]byte(text))
+	prose := ProseLines(d)
+	var out []PendingLesson
+	var id, owner, lesson string
+	line := 0
+	flush := func() {
+		if id != "" && owner == task && strings.HasPrefix(strings.ToLower(lesson), "pending") {
+			out = append(out, PendingLesson{ID: id, Line: line})
+		}
+		id, owner, lesson, line = "", "", "", 0
+	}
+	for i, l := range strings.Split(text, "\n") {
+		if i+1 >= len(prose) || !prose[i+1] {
+			continue
+		}
+		if strings.HasPrefix(l, "#") {
+			flush()
+			if h, ok := strings.CutPrefix(strings.TrimRight(l, " \t"), "## "); ok && strings.HasPrefix(h, "lesson-") {
+				id = h
+			}
+			continue
+		}
+		m := lessonField.FindStringSubmatch(l)
+		if id == "" || m == nil {
+			continue
+		}
+		switch v := strings.TrimSpace(m[2]); m[1] {
+		case "Task":
+			if owner == "" {
+				owner = v
+			}
+		case "Reusable lesson":
+			if line == 0 {
+				lesson, line = v, i+1
+			}
+		}
+	}
+	flush()
+	return out
+}
+
 // UpsertLesson returns the lessons file content after upserting the entry (task, kind) with the
 // given Observed text and date (YYYY-MM-DD), or nil when nothing may be written: the entry exists
 // with a Status other than candidate, or it is malformed (see UpsertLessonText).
@@ -235,4 +288,42 @@ func UpsertLessonText(old []byte, t Task, kind, observed, date string) ([]byte, 
 	lines[at["Observed"][0]] = "- **Observed:** " + observed
 	lines[at["Latest event evidence"][0]] = "- **Latest event evidence:** " + evidence
 	return []byte(strings.Join(lines, "\n")), nil
+}
+
+// lessonFields are the field names of a lessons entry (§11).
+var lessonFields = map[string]bool{"Created": true, "Last seen": true, "Occurrences": true, "Status": true, "Task": true,
+	"Kind": true, "Observed": true, "Latest event evidence": true, "Provenance": true, "Evidence": true,
+	"Supersedes": true, "Reusable lesson": true}
+
+// lessonHeading is an entry's heading line.
+var lessonHeading = regexp.MustCompile(`^## lesson-[0-9a-f]{16}$`)
+
+// IsLessonsShaped reports whether data has the shape of the lessons file (§11) and nothing
+// else: its header first, then only blank lines, one-line HTML comments, entry headings and
+// `- **<field>:** <value>` lines of the §11 fields, valid UTF-8 within MaxLessonsBytes. The
+// planner writes lessons by hand into such a file during a history review, so a lessons file of
+// this shape is its contract content rather than a changed path (trust-model.md I3); a script or
+// any other text is not.
+func IsLessonsShaped(data []byte) bool {
+	if len(data) > MaxLessonsBytes || !utf8.Valid(data) {
+		return false
+	}
+	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	head := lessonsHeader[:strings.IndexByte(lessonsHeader, '\n')+1]
+	if !strings.HasPrefix(text, head) {
+		return false
+	}
+	for _, l := range strings.Split(strings.TrimPrefix(text, head), "\n") {
+		l = strings.TrimRight(l, " \t")
+		switch {
+		case l == "", lessonHeading.MatchString(l):
+		case strings.HasPrefix(l, "<!--") && strings.HasSuffix(l, "-->") && !strings.Contains(l[4:len(l)-3], "-->"):
+		default:
+			m := lessonField.FindStringSubmatch(l)
+			if m == nil || !lessonFields[m[1]] {
+				return false
+			}
+		}
+	}
+	return true
 }
