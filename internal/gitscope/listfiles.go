@@ -47,23 +47,23 @@ func (r *Repo) ListFiles(ctx context.Context) ([]string, error) {
 	return slices.Compact(out), nil
 }
 
-// controlArtifactExcludes are the pathspecs that keep the controller's own artifacts out of the
-// release-notes diff stat: repopath.IsControllerArtifact as globs (a glob's "*" does not cross
-// "/"; the task-name rule is not checked, which matters only for what the stat shows). Every
-// other path below .mastermind/ is in the stat (trust-model.md I3).
+// controlArtifactExcludes are the pathspecs that keep the controller's own names out of the
+// release-notes diff stat: repopath.ClassifyControl's contract and controller names as globs (a
+// glob's "*" does not cross "/"; the task-name rule is not checked, which matters only for what
+// the stat shows). The stat is a display: whether such a path's bytes are the controller's is
+// the changed set's decision (trust-model.md I3). Every other path below .mastermind/ (a lock,
+// a temporary file) is in the stat.
 var controlArtifactExcludes = []string{
 	":(exclude,literal).mastermind/.gitignore",
 	":(exclude,literal).mastermind/current",
-	":(exclude,glob).mastermind/tasks/_lessons.md*",
+	":(exclude,literal).mastermind/tasks/_lessons.md",
 	":(exclude,glob).mastermind/releases/*.md",
-	":(exclude,glob).mastermind/dispatch/*.json*",
+	":(exclude,glob).mastermind/dispatch/*.json",
 	":(exclude,glob).mastermind/tasks/*/spec.md",
 	":(exclude,glob).mastermind/tasks/*/executor-report.md",
 	":(exclude,glob).mastermind/tasks/*/history-review*.md",
 	":(exclude,glob).mastermind/tasks/*/state.json",
 	":(exclude,glob).mastermind/tasks/*/audit.md",
-	":(exclude,glob).mastermind/tasks/*/hook-block.json",
-	":(exclude,glob).mastermind/tasks/*/*.lock",
 }
 
 // diffStatGlobalArgs are globalArgs without --literal-pathspecs, which would turn the magic

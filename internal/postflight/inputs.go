@@ -91,7 +91,12 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 		in.Spec.close()
 		return nil, fmt.Errorf("read %s: %w", t.ReportRel(), err)
 	}
-	d := in.Changed.WithoutControl()
+	rule, err := c.control(st)
+	if err != nil {
+		in.Spec.close()
+		return nil, err
+	}
+	d := in.Changed.WithoutControl(rule)
 	ids, err := contentIDs(t.Root, d)
 	if err != nil {
 		in.Spec.close()

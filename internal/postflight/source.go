@@ -61,14 +61,14 @@ func (b builder) sourceFor(ctx context.Context, baseline string, snap gitscope.S
 }
 
 // repoFindings are the findings about the repository every snapshot door adds to its audits: a
-// git binary the current user could have replaced (trust-model.md §6). The gate against a base
-// reads committed objects only and adds none.
+// git binary that may not be the system's own (trust-model.md §6). The gate against a base reads
+// committed objects only and adds none.
 func (b builder) repoFindings(ctx context.Context) []finding.Finding {
 	if b.head != nil {
 		return nil
 	}
-	if p, _, w := b.git.GitBinary(ctx); w {
-		return []finding.Finding{audit.FindGitBinaryUserWritable(p)}
+	if p, _, risk := b.git.GitBinary(ctx); risk != "" {
+		return []finding.Finding{audit.FindGitBinaryRisk(p, risk)}
 	}
 	return nil
 }
