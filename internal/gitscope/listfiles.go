@@ -113,19 +113,29 @@ func (r *Repo) DiffStat(ctx context.Context, baseline string) (string, error) {
 // verified.
 const maxStatPathBytes = 256 << 10
 
+// statExcluded reports whether the diff stat leaves p out: the controller's names that
+// controlArtifactExcludes names, whatever their bytes.
+func statExcluded(p string) bool {
+	switch repopath.ClassifyControl(p).Kind {
+	case repopath.ControlContract, repopath.ControlReport, repopath.ControlWritten:
+		return true
+	}
+	return false
+}
+
 // diffStat is SnapshotView.DiffStat in CLI mode.
 func (v *SnapshotView) diffStat(ctx context.Context) (string, error) {
 	det := &v.det
 	var paths, ita []string
 	size := 0
 	for _, e := range worktreeEntries(det.d0, det.dirty) {
-		if p := string(e.Path); !repopath.IsControllerArtifact(p) {
+		if p := string(e.Path); !statExcluded(p) {
 			paths = append(paths, p)
 			size += len(p) + 1
 		}
 	}
 	for _, e := range det.others {
-		if p := string(e.Path); !e.NestedRepository && v.added[p] && !repopath.IsControllerArtifact(p) {
+		if p := string(e.Path); !e.NestedRepository && v.added[p] && !statExcluded(p) {
 			ita = append(ita, p)
 			size += len(p) + 1
 		}
