@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mastermind-controller/mastermind/internal/thirdparty/jsonschema"
 	"github.com/rogpeppe/go-internal/txtar"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // scriptFiles returns the files of a testscript archive whose names end in suffix.

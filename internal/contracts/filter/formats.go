@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strconv"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/mastermind-controller/mastermind/internal/thirdparty/jsonschema"
 
 	"github.com/mastermind-controller/mastermind/internal/repopath"
 )
