@@ -66,9 +66,13 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 		git = snapshotGit{Git: git, snap: c.files.st}
 	}
 	// The audit's git work starts here, all of it at once: the changed set, the baseline lookup
-	// of the declared creations and HEAD (auditTask uses them; gitscope.md §8.4).
+	// of the declared creations and HEAD (auditTask uses them; gitscope.md §8.4). With a recorded
+	// fingerprint the run is likely a repeat, which audits nothing: the lookup then waits for
+	// auditTask (gitscope.md §8.5).
 	pf := audit.StartChangedSet(ctx, git, st.BaselineRef)
-	pf.LookupBaseline(ctx, git, st.BaselineRef, in.Spec.Spec.Scope.Creates)
+	if st.InputsFingerprint == "" {
+		pf.LookupBaseline(ctx, git, st.BaselineRef, in.Spec.Spec.Scope.Creates)
+	}
 	headCh := make(chan headResult, 1)
 	go func() {
 		oid, unborn, err := c.git.Head(ctx)

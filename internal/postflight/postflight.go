@@ -186,7 +186,7 @@ func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, 
 	} else {
 		in.Spec, in.SpecFindings = spec.Parse(raw, t.Spec)
 	}
-	if pre == nil || pre.Prefetch == nil {
+	if !pf.LookupStarted() {
 		pf.LookupBaseline(ctx, git, st.BaselineRef, in.Spec.Scope.Creates)
 	}
 	if !unborn {

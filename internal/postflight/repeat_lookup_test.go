@@ -1,0 +1,47 @@
+package postflight
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
+)
+
+// countingLookupGit is a Git that counts its baseline lookups.
+type countingLookupGit struct {
+	Git
+	n *atomic.Int32
+}
+
+func (g countingLookupGit) BaselineEntries(ctx context.Context, baseline string, paths []string) (map[string]gitscope.EntryType, error) {
+	g.n.Add(1)
+	return g.Git.BaselineEntries(ctx, baseline, paths)
+}
+
+// TestRepeatedPostflightLooksNothingUp: a repeated post-flight rebuilds the recorded outcome
+// without the baseline lookup of the declared creations (a hook's every stop), and a post-flight
+// whose inputs changed since a recorded verdict still looks them up before it audits.
+func TestRepeatedPostflightLooksNothingUp(t *testing.T) {
+	root, opts := newTaskRepo(t)
+	var n atomic.Int32
+	opts.Git = countingLookupGit{Git: opts.Git, n: &n}
+	driftWith(t, root, "notes/extra.txt")
+	first := run(t, opts, ModePostOnly)
+	if first.Repeated || first.Verdict != VerdictDrift || n.Load() != 1 {
+		t.Fatalf("first post-flight: repeated %v, verdict %q, %d lookups; want false, drift, 1", first.Repeated, first.Verdict, n.Load())
+	}
+	n.Store(0)
+	again := run(t, opts, ModePostOnly)
+	if !again.Repeated || again.Verdict != VerdictDrift {
+		t.Fatalf("repeat: repeated %v, verdict %q; want true, drift", again.Repeated, again.Verdict)
+	}
+	if got := n.Load(); got != 0 {
+		t.Errorf("a repeated post-flight ran %d baseline lookups, want 0", got)
+	}
+	writeFile(t, root, "notes/extra.txt", "y\n")
+	changed := run(t, opts, ModePostOnly)
+	if changed.Repeated || changed.Verdict != VerdictDrift || n.Load() != 1 {
+		t.Fatalf("changed inputs: repeated %v, verdict %q, %d lookups; want false, drift, 1", changed.Repeated, changed.Verdict, n.Load())
+	}
+}
