@@ -34,6 +34,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"mm": cmdMM, "mmb": b.cmdMMB, "cmpstore": cmdCmpStore, "ghworkflow": cmdGHWorkflow,
 			"hookout": cmdHookOut, "hookin": cmdHookIn,
+			"transcript": cmdTranscript,
 		},
 		Condition: b.condition,
 		Setup:     scriptSetup,

@@ -199,12 +199,13 @@ func hookDecide(ctx context.Context, opts *HookRunOptions) harness.Decision {
 	if spec == "" {
 		return harness.Allow() // no current task: nothing to audit
 	}
-	out, err := hookPostflight(ctx, repo, spec)
+	extra, note := hookTranscriptArgs(root, in, opts.Harness)
+	out, err := hookPostflight(ctx, repo, spec, extra...)
 	if err != nil && ctx.Err() != nil {
 		err = cutShortError(opts)
 	}
 	if err != nil {
-		return harness.DecideError(task, err, hopts)
+		return harness.WithNote(harness.DecideError(task, err, hopts), note)
 	}
 	recRel := ".mastermind/tasks/" + out.Task + "/" + harness.BlockRecordName
 	recPath := filepath.Join(root, filepath.FromSlash(recRel))
@@ -212,7 +213,7 @@ func hookDecide(ctx context.Context, opts *HookRunOptions) harness.Decision {
 	if warn != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "mastermind: warning: %s\n", textsafe.Escape(warn.Error()))
 	}
-	d := harness.Decide(in, out, last, hopts)
+	d := harness.WithNote(harness.Decide(in, out, last, hopts), note)
 	now := time.Now
 	if opts.Now != nil {
 		now = opts.Now
@@ -291,9 +292,9 @@ type hookEnvelope struct {
 // hookPostflight runs `run-task <spec> --post-only --json` in-process and turns its envelope
 // into the hook's outcome, with the inputs fingerprint of the audited inputs. An operational
 // failure (exit 3, or anything that is not an envelope) is an error.
-func hookPostflight(ctx context.Context, repo *gitscope.Repo, spec string) (harness.Outcome, error) {
+func hookPostflight(ctx context.Context, repo *gitscope.Repo, spec string, extra ...string) (harness.Outcome, error) {
 	root := repo.Root()
-	res := invokeContext(ctx, nil, "run-task", spec, "--post-only", "--json", "--root", root)
+	res := invokeContext(ctx, nil, append([]string{"run-task", spec, "--post-only", "--json", "--root", root}, extra...)...)
 	var env hookEnvelope
 	if err := json.Unmarshal(res.Stdout, &env); err != nil || env.Outcome == "" {
 		msg := strings.TrimSpace(string(res.Stderr))
