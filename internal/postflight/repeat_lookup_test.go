@@ -21,7 +21,8 @@ func (g countingLookupGit) BaselineEntries(ctx context.Context, baseline string,
 
 // TestRepeatedPostflightLooksNothingUp: a repeated post-flight rebuilds the recorded outcome
 // without the baseline lookup of the declared creations (a hook's every stop), and a post-flight
-// whose inputs changed since a recorded verdict still looks them up before it audits.
+// whose inputs changed since a recorded verdict, or that audits unchanged ones again, still looks
+// them up before it audits.
 func TestRepeatedPostflightLooksNothingUp(t *testing.T) {
 	root, opts := newTaskRepo(t)
 	var n atomic.Int32
@@ -39,6 +40,14 @@ func TestRepeatedPostflightLooksNothingUp(t *testing.T) {
 	if got := n.Load(); got != 0 {
 		t.Errorf("a repeated post-flight ran %d baseline lookups, want 0", got)
 	}
+	// Unchanged inputs that must be audited all the same (--rerun-verify) are looked up too.
+	rerun := opts
+	rerun.RerunVerify = true
+	forced := run(t, rerun, ModePostOnly)
+	if forced.Repeated || forced.Verdict != VerdictDrift || n.Load() != 1 {
+		t.Fatalf("--rerun-verify: repeated %v, verdict %q, %d lookups; want false, drift, 1", forced.Repeated, forced.Verdict, n.Load())
+	}
+	n.Store(0)
 	writeFile(t, root, "notes/extra.txt", "y\n")
 	changed := run(t, opts, ModePostOnly)
 	if changed.Repeated || changed.Verdict != VerdictDrift || n.Load() != 1 {
