@@ -15,7 +15,8 @@ type Draft struct {
 	id            string             // property name used to represent id
 	subschemas    []SchemaPath       // locations of subschemas
 	vocabPrefix   string             // prefix used for vocabulary
-	allVocabs     map[string]*Schema // names of supported vocabs with its schemas
+	allVocabs     map[string]*Schema // names of supported vocabs (the values stay nil here)
+	vocabSchemas  map[string]*Schema // the compiled vocab metaschemas, set by loadDrafts
 	defaultVocabs []string           // names of default vocabs
 }
 
@@ -137,9 +138,13 @@ func loadDrafts() {
 		c.AssertFormat()
 		for _, d := range []*Draft{Draft4, Draft6, Draft7, Draft2019, Draft2020} {
 			d.sch = c.MustCompile(d.url)
+			// A new map, not allVocabs' values: getVocabs reads allVocabs' keys without
+			// loadDrafts, possibly while this runs on another goroutine.
+			vs := make(map[string]*Schema, len(d.allVocabs))
 			for name := range d.allVocabs {
-				d.allVocabs[name] = c.MustCompile(strings.TrimSuffix(d.url, "schema") + "meta/" + name)
+				vs[name] = c.MustCompile(strings.TrimSuffix(d.url, "schema") + "meta/" + name)
 			}
+			d.vocabSchemas = vs
 		}
 	})
 }
@@ -281,7 +286,7 @@ func (d *dialect) getSchema(assertVocabs bool, vocabularies map[string]*Vocabula
 
 	var allOf []*Schema
 	for _, vocab := range vocabs {
-		sch := d.draft.allVocabs[vocab]
+		sch := d.draft.vocabSchemas[vocab]
 		if sch == nil {
 			if v, ok := vocabularies[vocab]; ok {
 				sch = v.Schema
@@ -292,7 +297,7 @@ func (d *dialect) getSchema(assertVocabs bool, vocabularies map[string]*Vocabula
 		}
 	}
 	if !slices.Contains(vocabs, "core") {
-		sch := d.draft.allVocabs["core"]
+		sch := d.draft.vocabSchemas["core"]
 		if sch == nil {
 			sch = d.draft.sch
 		}
