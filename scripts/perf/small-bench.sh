@@ -18,7 +18,8 @@
 # min–max of every figure. Times are wall clock ($EPOCHREALTIME, no process per reading).
 # Wall times are $EPOCHREALTIME readings; CPU times (user + system of the whole process tree,
 # git children included) come from the shell's times builtin. On a loaded machine read the CPU
-# figures: wall times there measure the load.
+# figures, or run the script under `chrt -f 10` (root): its processes then run whenever they are
+# ready, as on an idle machine.
 # Targets (issue #29): median P/G <= 3; median H <= 40 ms.
 #
 # BREAKDOWN=1 then prints where the fixed cost goes (gitscope.md §8.5), with the tools present:
@@ -229,7 +230,9 @@ instr() {
 	(cd "$R" && GODEBUG=asyncpreemptoff=1 valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$@" 2>&1 >/dev/null <<<"$HOOK_IN") |
 		sed -n 's/.*I *refs: *//p' | tr -d ,
 }
-if command -v valgrind >/dev/null; then
+if chrt -p $$ 2>/dev/null | grep -q 'SCHED_\(FIFO\|RR\)'; then
+	echo "  (real-time scheduling: instructions not counted, valgrind spins under it; rerun without chrt)"
+elif command -v valgrind >/dev/null; then
 	gi=$(instr git status --porcelain)
 	vi=$(instr "$BIN" version)
 	reapprove
