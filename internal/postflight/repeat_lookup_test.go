@@ -8,15 +8,15 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 )
 
-// countingLookupGit is a Git that counts its baseline lookups.
-type countingLookupGit struct {
-	Git
+// countingLookup is a source that counts its baseline lookups.
+type countingLookup struct {
+	source
 	n *atomic.Int32
 }
 
-func (g countingLookupGit) BaselineEntries(ctx context.Context, baseline string, paths []string) (map[string]gitscope.EntryType, error) {
+func (g countingLookup) BaselineEntries(ctx context.Context, paths []string) (map[string]gitscope.EntryType, error) {
 	g.n.Add(1)
-	return g.Git.BaselineEntries(ctx, baseline, paths)
+	return g.source.BaselineEntries(ctx, paths)
 }
 
 // TestRepeatedPostflightLooksNothingUp: a repeated post-flight rebuilds the recorded outcome
@@ -26,7 +26,12 @@ func (g countingLookupGit) BaselineEntries(ctx context.Context, baseline string,
 func TestRepeatedPostflightLooksNothingUp(t *testing.T) {
 	root, opts := newTaskRepo(t)
 	var n atomic.Int32
-	opts.Git = countingLookupGit{Git: opts.Git, n: &n}
+	orig := newSnapshotView
+	t.Cleanup(func() { newSnapshotView = orig })
+	newSnapshotView = func(ctx context.Context, git Git, baseline string, snap gitscope.SnapshotStore) (source, error) {
+		src, err := orig(ctx, git, baseline, snap)
+		return countingLookup{source: src, n: &n}, err
+	}
 	driftWith(t, root, "notes/extra.txt")
 	first := run(t, opts, ModePostOnly)
 	if first.Repeated || first.Verdict != VerdictDrift || n.Load() != 1 {
