@@ -280,8 +280,10 @@ type nulReader struct {
 	total *int64 // shared path-byte counter for the §1 ceiling
 }
 
+// newNulReader reads rd through a 64 KiB buffer: a pipe returns at most its capacity (64 KiB by
+// default) per read, so a larger one saves no read and costs a large allocation per command.
 func newNulReader(rd io.Reader, total *int64) *nulReader {
-	return &nulReader{br: bufio.NewReaderSize(rd, 256<<10), total: total}
+	return &nulReader{br: bufio.NewReaderSize(rd, 64<<10), total: total}
 }
 
 // eachRecord calls fn with every NUL-terminated record of rd, counting path bytes in total

@@ -215,7 +215,7 @@ func auditTask(ctx context.Context, req auditRequest) (*auditRun, error) {
 	} else {
 		in.Spec, in.SpecFindings = spec.Parse(raw, t.Spec)
 	}
-	if pre.Prefetch == nil {
+	if !pf.LookupStarted() {
 		pf.LookupBaseline(ctx, ag, st.BaselineRef, in.Spec.Scope.Creates)
 	}
 	if !unborn {

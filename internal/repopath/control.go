@@ -3,6 +3,7 @@ package repopath
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // ControlDir is the folder mastermind keeps its task records and contract files in.
@@ -12,8 +13,9 @@ const ControlDir = ".mastermind"
 // the one definition every package that recognises a task folder uses.
 var TaskNamePattern = regexp.MustCompile(`^[0-9]{3,}-[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
-// dispatchIDRe is a dispatch counter's id (agent-contracts.md §2.9, contracts/filter).
-var dispatchIDRe = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+// dispatchIDRe is a dispatch counter's id (agent-contracts.md §2.9, contracts/filter), compiled on
+// first use: its bounded repeat costs a million instructions to compile (gitscope.md §8.5).
+var dispatchIDRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`) })
 
 // IsControlPath reports whether p (a clean, repository-relative slash path) lies under the
 // .mastermind/ folder at all. It is not the changed-set exclusion: see LeftOut.
@@ -85,7 +87,7 @@ func ClassifyControl(p string) ControlName {
 		}
 		return other
 	case dir == "dispatch":
-		if id, ok := strings.CutSuffix(base, ".json"); ok && dispatchIDRe.MatchString(id) {
+		if id, ok := strings.CutSuffix(base, ".json"); ok && dispatchIDRe().MatchString(id) {
 			return ControlName{Kind: ControlWritten, Name: base}
 		}
 		return other

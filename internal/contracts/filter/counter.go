@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/fsx"
@@ -26,11 +27,11 @@ const (
 // lockTimeout is LockTimeout; tests shorten it.
 var lockTimeout = LockTimeout
 
-var dispatchIDRe = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+var dispatchIDRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`) })
 
 // ValidDispatchID reports whether id matches ^[A-Za-z0-9_-]{1,128}$ and does not start with "-".
 func ValidDispatchID(id string) bool {
-	return dispatchIDRe.MatchString(id) && id[0] != '-'
+	return dispatchIDRe().MatchString(id) && id[0] != '-'
 }
 
 // Counter is the versioned content of .mastermind/dispatch/<ID>.json.
