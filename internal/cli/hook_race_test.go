@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// TestHookRecordNeverWrittenOutside (#26 item 5, trust-model.md I4, docs/hardening.md R17): while
+// TestHookRecordNeverWrittenOutside (#26 item 5, trust-model.md I4, docs/hardening.md N1): while
 // `hook run` blocks again and again, the executor swaps the task folder for a symbolic link to a
 // folder outside the repository and back. The hook's loop-guard record used to be written by path
 // after a symlink check, and a swap between the two put hook-block.json outside (a race won in
