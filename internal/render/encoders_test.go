@@ -398,26 +398,16 @@ func TestMDTextBreaksMarkupAndAutolinks(t *testing.T) {
 	}
 }
 
-// taskView is a View with task results, as run-task and gate build them.
-type taskView struct{ sets []FindingSet }
-
-func (taskView) WriteText(*Text)             {}
-func (taskView) JSON() any                   { return nil }
-func (taskView) Annotations() []Annotation   { return nil }
-func (v taskView) FindingSets() []FindingSet { return v.sets }
-func (taskView) SummaryTitle() string        { return "mastermind gate" }
-func (taskView) SummaryFooter() string       { return "" }
-
-// The renderers of For write the same bytes as the encoders, from a View's task results, and
-// from its annotations when it has none.
+// The renderers of For write the same bytes as the encoders, from a View's findings.
 func TestFindingsRenderers(t *testing.T) {
+	v := Plain{Results: Findings{Title: "mastermind gate", Sets: testSets()}}
 	for _, format := range []string{FormatSARIF, FormatRDJSON, FormatMarkdown} {
 		r, err := For(format, Options{Tool: testTool})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var b bytes.Buffer
-		if err := r.Render(Streams{Out: &b}, taskView{sets: testSets()}); err != nil {
+		if err := r.Render(Streams{Out: &b}, v); err != nil {
 			t.Fatal(err)
 		}
 		var want bytes.Buffer
@@ -436,16 +426,6 @@ func TestFindingsRenderers(t *testing.T) {
 		if format == FormatSARIF && !strings.Contains(b.String(), finding.Kinds[0].Help) {
 			t.Errorf("SARIF rules lack the kinds table's help")
 		}
-	}
-	// A View without task results: its annotations, titled rules kept.
-	plain := Plain{Located: []Annotation{{Finding: finding.Finding{Class: finding.ClassError, File: "a.md", Line: 3, Column: 1, Message: "m"}, Title: "mastermind x"}}}
-	r, _ := For(FormatRDJSON, Options{Tool: testTool})
-	var b bytes.Buffer
-	if err := r.Render(Streams{Out: &b}, plain); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(b.String(), `"value": "mastermind x"`) || !strings.Contains(b.String(), `"line": 3`) {
-		t.Errorf("annotations not encoded: %s", b.String())
 	}
 }
 
