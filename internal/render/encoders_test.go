@@ -3,39 +3,21 @@ package render
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/golden"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-func golden(t *testing.T, name string, got []byte) {
+// goldenFile compares got with testdata/<name> (golden.Check).
+func goldenFile(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/render -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (-want +got):\n%s", path, cmp.Diff(string(want), string(got)))
-	}
+	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
 var testTool = ToolMeta{Name: "mastermind", Version: "1.2.3", InformationURI: "https://github.com/mastermind-controller/mastermind"}
@@ -155,7 +137,7 @@ func TestWriteSARIFGoldens(t *testing.T) {
 			if err := WriteSARIF(&b, testTool, testRules, sets); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, name, b.Bytes())
+			goldenFile(t, name, b.Bytes())
 		})
 	}
 }
@@ -321,7 +303,7 @@ func TestWriteRDJSONGoldens(t *testing.T) {
 			if err := WriteRDJSON(&b, testTool, testRules, sets); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, name, b.Bytes())
+			goldenFile(t, name, b.Bytes())
 		})
 	}
 }
@@ -333,7 +315,7 @@ func TestWriteMarkdownGolden(t *testing.T) {
 		if err := WriteMarkdown(&b, "mastermind gate", testRules, sets); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, name, b.Bytes())
+		goldenFile(t, name, b.Bytes())
 	}
 }
 
