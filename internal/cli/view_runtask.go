@@ -165,13 +165,6 @@ func writeRepeated(t *render.Text, o *postflight.Outcome) {
 	}
 }
 
-// runTaskText is the plain text of an outcome.
-func runTaskText(o *postflight.Outcome) string {
-	t := &render.Text{}
-	runTaskView{o: o}.WriteText(t)
-	return t.String()
-}
-
 // writeAuditSummary writes the human part of audit.md as Outcome.AuditSummary holds it (at most
 // postflight.MaxSummaryFindings findings, lifecycle-v2.md §9), its verdict line coloured by the
 // verdict.

@@ -283,16 +283,25 @@ func TestSARIFContent(t *testing.T) {
 	}
 }
 
+// TestFingerprintIsStableAndSeparated: the fingerprint is a fixed value (so it cannot change
+// between runs or builds), every one of task, kind and path changes it, and the NUL separators
+// keep triples that concatenate alike apart.
 func TestFingerprintIsStableAndSeparated(t *testing.T) {
-	if Fingerprint("a", "b", "c") != Fingerprint("a", "b", "c") {
-		t.Fatal("not deterministic")
-	}
-	if Fingerprint("ab", "", "c") == Fingerprint("a", "b", "c") {
-		t.Error("fields are not separated")
-	}
 	// SHA-256("001\x00unexpected_file\x00a.go\x00"), computed independently with sha256sum.
-	if got := Fingerprint("001", "unexpected_file", "a.go"); got != "53559b57c38a48c20196c369eaed94bf7c7ea4960dfa7a7fcd83e69c41b6cba7" {
+	const want = "53559b57c38a48c20196c369eaed94bf7c7ea4960dfa7a7fcd83e69c41b6cba7"
+	if got := Fingerprint("001", "unexpected_file", "a.go"); got != want {
 		t.Errorf("fingerprint %s", got)
+	}
+	for _, other := range [][3]string{
+		{"002", "unexpected_file", "a.go"},
+		{"001", "missing_expected_file", "a.go"},
+		{"001", "unexpected_file", "b.go"},
+		{"001unexpected_file", "", "a.go"},
+		{"001", "unexpected_filea.go", ""},
+	} {
+		if Fingerprint(other[0], other[1], other[2]) == want {
+			t.Errorf("%q has the fingerprint of (001, unexpected_file, a.go)", other)
+		}
 	}
 }
 
