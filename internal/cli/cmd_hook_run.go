@@ -3,16 +3,12 @@ package cli
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -294,10 +290,11 @@ type hookEnvelope struct {
 	Artifact struct {
 		Audit *string `json:"audit"`
 	} `json:"artifacts"`
+	InputsFingerprint string `json:"inputs_fingerprint"`
 }
 
 // hookPostflight runs `run-task <spec> --post-only --json` in-process and turns its envelope
-// into the hook's outcome, with the inputs fingerprint of the audited inputs. An operational
+// into the hook's outcome, with the post-flight's own inputs fingerprint. An operational
 // failure (exit 3, or anything that is not an envelope) is an error.
 func hookPostflight(ctx context.Context, repo *gitscope.Repo, spec string, extra ...string) (harness.Outcome, error) {
 	root := repo.Root()
@@ -310,13 +307,22 @@ func hookPostflight(ctx context.Context, repo *gitscope.Repo, spec string, extra
 		}
 		return harness.Outcome{}, errors.New(strings.TrimPrefix(msg, "mastermind: "))
 	}
-	out := harness.Outcome{Task: env.Task, Summary: env.Message}
+	// The loop guard compares the fingerprint of the inputs the post-flight decided from.
+	out := harness.Outcome{Task: env.Task, Summary: env.Message, InputsFingerprint: env.InputsFingerprint}
 	if env.Artifact.Audit != nil {
 		out.Audit = *env.Artifact.Audit
 	}
 	switch env.Outcome {
 	case postflight.OutcomePostHeld:
 		out.Verdict = harness.VerdictHeld
+	case postflight.OutcomeCompleted:
+		// The post-flight of a learned task, a read of its closed record: its stop is allowed
+		// while its inputs are those it closed on; work since is no task's, so the agent is
+		// told (and the loop guard hands back once nothing changes).
+		out.Verdict = harness.VerdictHeld
+		if env.State != nil && env.InputsFingerprint != env.State.InputsFingerprint {
+			out.Verdict = harness.VerdictRefused
+		}
 	case postflight.OutcomePostDrift:
 		out.Verdict = harness.VerdictDrift
 	case postflight.OutcomePostBroken:
@@ -332,13 +338,6 @@ func hookPostflight(ctx context.Context, repo *gitscope.Repo, spec string, extra
 			return out, fmt.Errorf("reading the post-flight findings: %w", err)
 		}
 		out.Findings = append(out.Findings, f)
-	}
-	if env.State != nil && out.Verdict != harness.VerdictHeld {
-		fp, err := hookInputsFingerprint(ctx, repo, env.Spec, env.State.BaselineRef)
-		if err != nil {
-			return out, fmt.Errorf("fingerprinting the audited inputs: %w", err)
-		}
-		out.InputsFingerprint = fp
 	}
 	return out, nil
 }
@@ -391,64 +390,4 @@ func findingFromJSON(raw json.RawMessage) (finding.Finding, error) {
 		}
 	}
 	return f, nil
-}
-
-// maxFingerprintFile bounds the bytes hashed per changed file; a larger file is identified by
-// its size and modification time instead.
-const maxFingerprintFile = 64 << 20
-
-// hookInputsFingerprint fingerprints what the post-flight audits: the spec and report bytes,
-// the baseline and the changed set since it (paths, statuses, and each file's content SHA-256 or
-// symlink target), so the loop guard sees any edit, not only a changed list of paths.
-func hookInputsFingerprint(ctx context.Context, repo *gitscope.Repo, spec, baseline string) (string, error) {
-	root := repo.Root()
-	read := func(rel string) []byte {
-		b, err := fsx.ReadInRoot(root, rel, maxFingerprintFile)
-		if err != nil {
-			return nil
-		}
-		return b
-	}
-	in := harness.Inputs{Spec: read(spec), Report: read(filepath.ToSlash(filepath.Join(filepath.Dir(spec), "executor-report.md"))), Baseline: baseline}
-	if baseline != "" {
-		cs, err := repo.ChangedSet(ctx, baseline)
-		if err != nil {
-			return "", err
-		}
-		for _, e := range cs.WithoutControl() {
-			in.Changed = append(in.Changed, harness.ChangedEntry{Path: e.Path, Status: string(e.Status), Content: contentID(root, e)})
-		}
-	}
-	return harness.InputsFingerprint(in), nil
-}
-
-// contentID identifies a changed path's current content without following symlinks.
-func contentID(root string, e gitscope.Entry) string {
-	p := filepath.Join(root, filepath.FromSlash(string(e.Path)))
-	if err := fsx.CheckNoSymlink(root, string(e.Path)); err != nil && fsx.ReasonOf(err) != fsx.ReasonSymlink {
-		// Missing, or reached through a symlinked directory: never read through it.
-		return "unreachable:" + string(fsx.ReasonOf(err))
-	}
-	fi, err := os.Lstat(p)
-	switch {
-	case err != nil:
-		return "absent"
-	case fi.Mode()&os.ModeSymlink != 0:
-		t, _ := os.Readlink(p)
-		return "link:" + t
-	case fi.IsDir():
-		return fmt.Sprintf("dir:%d", fi.ModTime().UnixNano())
-	case !fi.Mode().IsRegular() || fi.Size() > maxFingerprintFile:
-		return fmt.Sprintf("stat:%s:%d:%d", fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
-	}
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return "unreadable"
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "unreadable"
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }

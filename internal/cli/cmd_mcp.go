@@ -125,7 +125,7 @@ type mcpValidateArgs struct {
 }
 
 type mcpGateArgs struct {
-	Base string `json:"base,omitempty" jsonschema:"the protected base revision to gate against (default: every open task against the working tree)"`
+	Base string `json:"base,omitempty" jsonschema:"the protected base revision to gate against (default: the branch against its upstream, or the open tasks without one, each task from its controller record)"`
 }
 
 type mcpChangesArgs struct {
@@ -196,7 +196,7 @@ func newMCPServer(root string) *mcp.Server {
 			rel, _ := fsx.Rel(root, abs)
 			return mcpResult(reportValidateInRoot(root, rel), "report validate")
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "gate", Description: "The pre-merge gate over every open task (gate --format json); with base, against that protected base. A failing gate is a successful result."},
+	mcp.AddTool(s, &mcp.Tool{Name: "gate", Description: "The pre-merge gate (gate --format json): the branch against its upstream, every task audited as post-flight audits it; with base, against that protected base. A failing gate is a successful result."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpGateArgs) (*mcp.CallToolResult, any, error) {
 			args := []string{"gate", "--format", "json", "--root", root}
 			if in.Base != "" {

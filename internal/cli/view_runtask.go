@@ -87,6 +87,18 @@ func (v runTaskView) WriteText(t *render.Text) {
 		}
 		t.Printf("  next: complete %s, then run: %s\n", o.Next.Edit, o.Next.Run)
 	case postflight.OutcomeCompleted:
+		if o.Phase == postflight.PhasePostflight && o.Repeated {
+			// The post-flight of a learned task: a read of its record.
+			writeAuditSummary(t, o)
+			t.Printf("audit: %s\nrelease notes: %s\n", o.Artifacts.Audit, o.Artifacts.ReleaseNotes)
+			if o.State != nil && o.InputsFingerprint != o.State.InputsFingerprint {
+				t.Line(render.ToneWarn, "⚠️ "+o.Message)
+				return
+			}
+			t.Line(render.TonePass, "✅ "+o.Message)
+			t.Printf("  next: nothing; the task is closed\n")
+			return
+		}
 		if o.Phase == postflight.PhasePostflight {
 			// A held post-flight whose history review was already complete (§4 step 11.5).
 			writeAuditSummary(t, o)
@@ -95,7 +107,7 @@ func (v runTaskView) WriteText(t *render.Text) {
 		if o.Next.Run != "" {
 			// Learned already: nothing was done.
 			t.Line(render.TonePass, "✅ "+o.Message)
-			t.Printf("  history review: %s\n  to re-audit it, run: %s\n", o.Artifacts.HistoryReview, o.Next.Run)
+			t.Printf("  history review: %s\n  to reopen it, run: %s\n", o.Artifacts.HistoryReview, o.Next.Run)
 			t.Printf("  next: nothing; the task is closed\n")
 			return
 		}
@@ -205,6 +217,9 @@ type runTaskEnvelope struct {
 	// when none was planned.
 	Receipts  []verifyrun.ReceiptEvidence `json:"receipts"`
 	Artifacts envelopeArtifacts           `json:"artifacts"`
+	// InputsFingerprint identifies what a post-flight decided from (Outcome.InputsFingerprint):
+	// the hook's loop guard compares it; absent when there is none.
+	InputsFingerprint string `json:"inputs_fingerprint,omitempty"`
 }
 
 // envelopeArtifacts are the artifact paths, null when not written.
@@ -226,7 +241,7 @@ func (v runTaskView) JSON() any {
 	e := runTaskEnvelope{Header: render.NewHeader("run-task"), Phase: r.Phase, Outcome: r.Outcome, ExitCode: v.exit,
 		Repeated: r.Repeated, Message: r.Message, Task: r.Task.Name, Spec: r.Task.Spec, State: r.State,
 		Receipts:  r.Receipts,
-		Artifacts: artifactsOf(r.Artifacts)}
+		Artifacts: artifactsOf(r.Artifacts), InputsFingerprint: r.InputsFingerprint}
 	if e.Phase == "" {
 		e.Phase = postflight.PhasePreflight
 	}

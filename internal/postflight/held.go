@@ -27,7 +27,7 @@ const (
 func (c *controller) held(ctx context.Context, st *State, cs *gitscope.ChangedSet, d []gitscope.Entry, specRaw []byte, auditSHA, summary string) (*Outcome, error) {
 	res := c.res
 	sp, _ := spec.Parse(specRaw, c.task.Spec)
-	notes, err := c.releaseNotes(ctx, sp, st.BaselineRef, cs, d, "Audit: ✅ Held")
+	notes, err := c.releaseNotes(ctx, sp, cs, d, "Audit: ✅ Held")
 	if err != nil {
 		return res, err
 	}
@@ -74,7 +74,7 @@ func (c *controller) held(ctx context.Context, st *State, cs *gitscope.ChangedSe
 
 // releaseNotes renders §8.1; trailer is the last line ("Audit: ✅ Held", or the accepted drift of
 // lifecycle-v2.md §3).
-func (c *controller) releaseNotes(ctx context.Context, sp *spec.Spec, baseline string, cs *gitscope.ChangedSet, d []gitscope.Entry, trailer string) ([]byte, error) {
+func (c *controller) releaseNotes(ctx context.Context, sp *spec.Spec, cs *gitscope.ChangedSet, d []gitscope.Entry, trailer string) ([]byte, error) {
 	title := sp.Title
 	if title == "" {
 		title = sp.Frontmatter.Title
@@ -90,7 +90,7 @@ func (c *controller) releaseNotes(ctx context.Context, sp *spec.Spec, baseline s
 	}
 	stat := "diff stat unavailable (degraded)\n"
 	if !cs.Degraded {
-		s, err := c.git.DiffStat(ctx, baseline)
+		s, err := c.src.DiffStat(ctx)
 		if err != nil {
 			return nil, err
 		}

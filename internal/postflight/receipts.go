@@ -24,6 +24,9 @@ func (c *controller) verifyInputs(st *State) *audit.VerifyInputs {
 	return &audit.VerifyInputs{All: c.opts.RunVerify, Rerun: c.opts.RerunVerify,
 		Store:    lazyReceipts{task: c.task, dir: c.opts.ReceiptsDir, files: c.files},
 		Progress: c.opts.VerifyProgress, Context: c.opts.VerifyContext,
+		// The after-run check reads the live ignore rules, which leave a tool's self-ignoring
+		// cache (.pytest_cache) out; under the pre-flight rules every such cache would be a
+		// change the verification made.
 		Recompute: func(ctx context.Context) (*gitscope.ChangedSet, error) {
 			return c.git.ChangedSet(ctx, baseline)
 		}}
