@@ -164,7 +164,7 @@ func (v changesView) JSON() any {
 	return out
 }
 
-func (changesView) Annotations() []render.Annotation { return nil }
+func (changesView) Findings() render.Findings { return render.Findings{} }
 
 // WriteText prints "STATUS<TAB>path" lines with textsafe-escaped paths; characters a reader
 // cannot see (format characters such as U+200B, line and paragraph separators, spaces other than

@@ -310,13 +310,6 @@ func checkSince(opts *ForgeOptions, res *forge.Result) error {
 	return nil
 }
 
-func strPtr(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 func newForgeEnvelope(command string, res *forge.Result) *forgeEnvelope {
 	env := &forgeEnvelope{Header: render.NewHeader(command), Valid: res.Valid(),
 		Errors: res.Errors, Notes: res.Notes}

@@ -258,21 +258,6 @@ func (r *Repo) gitUsable() bool {
 	return err == nil && ok
 }
 
-// degradedReason says why git is unusable: ReasonGitUnavailable or ReasonGitTooOld; "" if usable.
-func (r *Repo) degradedReason(ctx context.Context) string {
-	if _, err := r.gitBinary(); err != nil {
-		return ReasonGitUnavailable
-	}
-	ok, _, err := r.gitVersion(ctx)
-	switch {
-	case err != nil:
-		return ReasonGitUnavailable
-	case !ok:
-		return ReasonGitTooOld
-	}
-	return ""
-}
-
 // nulReader reads NUL-terminated tokens from a stream without per-token string conversion.
 type nulReader struct {
 	br    *bufio.Reader

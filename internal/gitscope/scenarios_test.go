@@ -354,9 +354,9 @@ var scenarios = []scenario{
 	{id: 37, name: "sparse index", want: []string{"M dir/c.txt"},
 		degradedErr: "not supported by the built-in reader",
 		setup: func(f *fixture) (string, string) {
-			b := stdBase(f)
+			stdBase(f)
 			f.write("other/deep/x.txt", "x\n")
-			b = f.commitAll("more")
+			b := f.commitAll("more")
 			f.git("sparse-checkout", "init", "--cone", "--sparse-index")
 			f.git("sparse-checkout", "set", "dir")
 			f.write("dir/c.txt", "changed\n")

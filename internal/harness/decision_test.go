@@ -98,7 +98,7 @@ func TestDecide(t *testing.T) {
 			if err := claudeSchema(t).Validate(jsonValue(t, out)); err != nil {
 				t.Errorf("decision does not match the Claude Code output shape: %v\n%s", err, out)
 			}
-			golden(t, filepath.Join("decisions", tt.name+".json"), out)
+			goldenFile(t, filepath.Join("decisions", tt.name+".json"), out)
 		})
 	}
 }
@@ -120,7 +120,7 @@ func TestDecideUsageError(t *testing.T) {
 		if err := claudeSchema(t).Validate(jsonValue(t, out)); err != nil {
 			t.Errorf("%s: Claude Code shape: %v", name, err)
 		}
-		golden(t, filepath.Join("decisions", name+".json"), out)
+		goldenFile(t, filepath.Join("decisions", name+".json"), out)
 	}
 }
 
