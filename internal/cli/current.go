@@ -73,10 +73,3 @@ func briefPointer(spec string) string {
 	return "  brief: mastermind brief " + spec + "   (scope, verify commands, report template)\n"
 }
 
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
-}

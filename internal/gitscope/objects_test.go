@@ -405,9 +405,9 @@ func TestSnapshotRunMatchesGitAfterWork(t *testing.T) {
 		files[n] = "content of " + n + "\n"
 	}
 	f := newFixture(t)
-	b := f.base(files)
+	f.base(files)
 	f.symlink("plain", "link")
-	b = f.commitAll("link")
+	b := f.commitAll("link")
 	takeSnapshot(t, f, f.dir, b, Options{})
 	time.Sleep(20 * time.Millisecond)
 	for _, n := range names {
