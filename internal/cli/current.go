@@ -72,4 +72,3 @@ func specArgs(cmd *cobra.Command, args []string) error {
 func briefPointer(spec string) string {
 	return "  brief: mastermind brief " + spec + "   (scope, verify commands, report template)\n"
 }
-
