@@ -2,8 +2,8 @@
 // share of source lines that hold a comment, and the share of those that hold part of a worded
 // parenthetical, per package and overall (issue #30 item 5).
 //
-// A worded parenthetical is a prose "(...)" inside a comment, not a call such as f(x), whose text
-// holds at least minWords words of two or more letters.
+// A worded parenthetical is a prose "(...)" inside a comment, not a call such as f(x), holding at
+// least -words words; a reference such as (trust-model.md I3) or (§10.4) holds none.
 //
 // Usage: go run ./scripts/commentstats [-words N] [dir]
 package main
@@ -148,10 +148,16 @@ func markParens(text []rune, line []int, minWords int, out map[int]bool) {
 
 func isIdent(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
 
+// words counts the prose words of s: tokens of two or more letters once trailing punctuation is
+// trimmed. References such as trust-model.md, check_scope.go, §8.1 or I3 are not words.
 func words(s []rune) int {
 	n := 0
-	for _, w := range strings.FieldsFunc(string(s), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '-' }) {
-		if len([]rune(w)) >= 2 {
+	for _, w := range strings.Fields(string(s)) {
+		w = strings.TrimFunc(w, func(r rune) bool { return !isIdent(r) })
+		if len([]rune(w)) < 2 || strings.ContainsAny(w, "./§") {
+			continue
+		}
+		if strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' && r != '\'' }) < 0 {
 			n++
 		}
 	}
