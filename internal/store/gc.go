@@ -36,11 +36,9 @@ type GCReport struct {
 	Kept int `json:"kept"`
 }
 
-// GC removes the records of repositories whose git directory no longer exists and of tasks whose
-// task folder no longer exists (trust-model.md §3 `mastermind store gc`). With dryRun it only
-// reports. A task whose store lock is held (a controller is running) is skipped. A removed folder
-// is first renamed to a ".gc-" name, so that a kill leaves either the whole record or a name GC
-// removes next time, never a half record under the task's name.
+// GC removes the records of repositories and tasks whose git directory or task folder no longer
+// exists; with dryRun it only reports. A task whose store lock is held is skipped, and a folder
+// is renamed to a ".gc-" name before it is removed, so a kill never leaves a half record.
 func (s *Store) GC(dryRun bool) (*GCReport, error) {
 	rep := &GCReport{Removed: []GCEntry{}, Skipped: []GCEntry{}}
 	repos, err := s.dir.Sub(reposDir)

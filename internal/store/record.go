@@ -54,15 +54,10 @@ type Record struct {
 	PreflightAtMs int64 `json:"preflight_at_ms,omitempty"`
 }
 
-// ForeignSnapshot holds, for one baseline, the SHA-256 of every record of another task
-// (repopath.TaskArtifact: spec.md, executor-report.md, history-review*.md, state.json, audit.md)
-// present in the work tree at pre-flight, keyed by repository-relative path. A record absent
-// then has no key.
-//
-// Files holds, the same way, the SHA-256 of every controller name outside the task folders
-// (repopath.ControlWritten: current, tasks/_lessons.md, releases/<task>.md,
-// dispatch/<id>.json) present then, so that a planner's edit of one before pre-flight is not
-// taken for the executor's (nil in a record from before it).
+// ForeignSnapshot holds, for one baseline, the SHA-256 of every record of another task present in
+// the work tree at pre-flight, keyed by repository-relative path. Files holds the same for the
+// controller names outside the task folders, so that a planner's edit before pre-flight is not
+// taken for the executor's.
 type ForeignSnapshot struct {
 	Baseline string            `json:"baseline"`
 	Records  map[string]string `json:"records"`
@@ -77,11 +72,9 @@ type Tampering struct {
 	At       int64  `json:"at"`       // Unix seconds of the detection
 }
 
-// Mirror is what the controller wrote to one task-folder file. SHA256 is the last version ("" when
-// the controller last removed the file or never wrote it); Earlier lists the versions before it,
-// newest first, at most MaxEarlier. A file equal to an earlier version is an old mirror (a run
-// killed between the store write and the mirror write, or a git checkout of a committed
-// state.json), not a forgery.
+// Mirror is what the controller wrote to one task-folder file: SHA256 the last version, "" when
+// it removed the file or never wrote it, and Earlier up to MaxEarlier versions before it, newest
+// first. A file equal to an earlier version is an old mirror, not a forgery.
 type Mirror struct {
 	SHA256  string   `json:"sha256"`
 	Earlier []string `json:"earlier,omitempty"`

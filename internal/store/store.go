@@ -408,12 +408,9 @@ func (t *Task) pruneCopies(r *Record) {
 	}
 }
 
-// Put stores a pre-flight snapshot blob (trust-model.md §4) under name, replacing any previous
-// one atomically: a reader sees the old or the new blob, never a mix, and a failed Put leaves the
-// previous one. Together with Open and SnapshotPath it implements gitscope.SnapshotStore and
-// gitscope.LocalSnapshotStore, so the controller store replaces gitscope's interim GitDirStore.
-// name is '/'-separated ("index.snapshot", "sub/<key>/inputs.snapshot"); every component is a
-// plain name not starting with a dot. Blobs live below the task's snapshots/ folder, mode 0600.
+// Put stores a pre-flight snapshot blob under name, replacing any previous one atomically. With
+// Open and SnapshotPath it implements gitscope.SnapshotStore and gitscope.LocalSnapshotStore;
+// name is '/'-separated, each component a plain name not starting with a dot.
 func (t *Task) Put(name string, r io.Reader) error {
 	parts, err := snapshotParts(name)
 	if err != nil {
@@ -563,11 +560,9 @@ type worktreeKey struct {
 	GitDir string `json:"git_dir"`
 }
 
-// checkKey keeps, per work tree, every repo id its records were written under. When the work
-// tree's git directory changed (a .git file pointed elsewhere, the git directory moved: the id
-// changed) while another of its ids still holds a record of task, a fresh record would silently
-// replace that one — an executor's way to reset the baseline — so that is refused with
-// KindRekeyed. Otherwise id is added to the list.
+// checkKey keeps, per work tree, every repo id its records were written under. A new id while
+// another still holds a record of task would let a fresh record replace it and so reset the
+// baseline; that is refused with KindRekeyed.
 func (s *Store) checkKey(repo RepoRef, id, task string) error {
 	if repo.WorkTree == "" {
 		return nil
