@@ -23,11 +23,9 @@ func Rel(root, path string) (string, error) {
 	return filepath.ToSlash(rel), nil
 }
 
-// CheckNoSymlink verifies that no component of rel below root is a symbolic link: each ancestor
-// directory is Lstat-ed and must be a directory, and the final component must not be a symlink.
-// rel is slash-separated and relative to root; "." and ".." components are refused with
-// ReasonOutsideRoot. A missing component is ReasonMissing. The final component may be any
-// non-symlink type; callers that need a regular file check it when they open it.
+// CheckNoSymlink verifies that no component of the slash-separated rel below root is a symbolic
+// link and every ancestor is a directory. "." and ".." are ReasonOutsideRoot; the final
+// component may be any other type, which callers that need a regular file check on open.
 func CheckNoSymlink(root, rel string) error {
 	if rel == "" || filepath.IsAbs(rel) {
 		return &PathError{Path: rel, Reason: ReasonOutsideRoot}

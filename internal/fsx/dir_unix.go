@@ -18,15 +18,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Dir is an open directory handle through which every read, write, rename, stat and lock below
-// it happens (trust-model.md I4): each operation names one entry of the directory and is an
-// *at(2) call on the handle with O_NOFOLLOW, so a path component swapped for a symbolic link
-// after the directory was opened can neither redirect a write nor feed a read. The directory
-// itself may be renamed or replaced while it is open; Check detects that, and every write checks
-// it before and after, so a run fails instead of carrying on in a folder nobody sees.
-//
-// A Dir is not safe for concurrent use by several goroutines that also Close it; the other
-// methods may run concurrently.
+// Dir is an open directory handle through which every operation below it is an *at(2) call
+// with O_NOFOLLOW, so a component swapped for a symbolic link cannot redirect it (trust-model.md
+// I4). Every write checks before and after that the directory was not moved or replaced. Its
+// methods may run concurrently, but not with Close.
 type Dir struct {
 	f    *os.File
 	fd   int
@@ -77,11 +72,9 @@ func (d *Dir) RemoveTemps() ([]string, error) {
 	return out, nil
 }
 
-// OpenDir opens the directory root/rel without following a symbolic link in any component of rel
-// (root itself is resolved normally: it is the caller's trusted starting point, such as the
-// repository root). rel is slash-separated; "" or "." opens root. A symlinked component is a
-// *PathError with ReasonSymlink (last component) or ReasonSymlinkedAncestor, a missing one
-// ReasonMissing, a non-directory ReasonNotRegular, and ".." ReasonOutsideRoot.
+// OpenDir opens the directory root/rel without following a symbolic link in any component of the
+// slash-separated rel; root, the caller's trusted starting point, is resolved normally and ""
+// opens it. A failure is a *PathError with a typed reason.
 func OpenDir(root, rel string) (*Dir, error) {
 	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -291,13 +284,9 @@ func (d *Dir) checkWritable(name string) (fs.FileInfo, error) {
 	return fi, nil
 }
 
-// WriteFileAtomic replaces the entry name with data atomically, as the package-level
-// WriteFileAtomic does, but entirely relative to the handle: the temporary file
-// ".<name><digits>" is created with openat(O_CREAT|O_EXCL|O_NOFOLLOW), written, fsynced, renamed
-// over name with renameat, and the directory is fsynced. A new file gets perm (less the umask); a
-// replaced file keeps its permissions. An existing symlink or non-regular file at name is refused.
-// Check runs before and after: a directory moved or replaced by a symbolic link is an error with
-// ReasonReplaced (the data went only into the directory this handle holds).
+// WriteFileAtomic replaces the entry name with data atomically as the package-level
+// WriteFileAtomic does, but entirely relative to the handle. A directory moved or replaced
+// meanwhile is ReasonReplaced.
 func (d *Dir) WriteFileAtomic(name string, data []byte, perm fs.FileMode) error {
 	return d.writeAtomic(name, bytes.NewReader(data), perm, false)
 }
@@ -514,12 +503,9 @@ func (d *Dir) Names() ([]string, error) {
 	return f.Readdirnames(-1)
 }
 
-// TryLock takes the exclusive lock on the entry name without waiting (flock(2) LOCK_EX|LOCK_NB,
-// the same lock gofrs/flock takes, so it excludes TryLock(path) on the same file). The lock file
-// is created (0600 less the umask: only the controller store keeps lock files) when missing and
-// opened read-only (as gofrs/flock does, so a read-only file system still locks) with
-// O_NOFOLLOW|O_NONBLOCK; a symlink, FIFO or other non-regular file there is refused. A busy lock
-// wraps ErrLockBusy.
+// TryLock takes without waiting the same exclusive flock(2) lock on the entry name that
+// gofrs/flock takes, creating the file 0600 when missing and opening it read-only so that a
+// read-only file system still locks. A non-regular file is refused; a busy lock wraps ErrLockBusy.
 func (d *Dir) TryLock(name string) (*Lock, error) {
 	if err := d.checkName(name); err != nil {
 		return nil, err

@@ -9,14 +9,10 @@ import (
 	"syscall"
 )
 
-// ReadFile reads the regular file at path without following a symlink at the last component and
-// without blocking on a FIFO (O_NOFOLLOW|O_NONBLOCK), as executor-report-v1.md §1.1 checks 3–5
-// require. It reads at most limit+1 bytes: more than limit bytes is a *PathError with
-// ReasonTooLarge whose Size is limit+1. The size and modification time from fstat must be the same
-// before and after the read (ReasonUnstable).
-//
-// A missing file is ReasonMissing; a symlink is ReasonSymlink; a FIFO, socket, device or directory
-// is ReasonNotRegular. Any other failure is returned wrapped as an operational error.
+// ReadFile reads the regular file at path without following a symlink at the last component or
+// blocking on a FIFO, as executor-report-v1.md §1.1 checks 3–5 require. More than limit bytes,
+// a file that changes during the read and a file that is not regular are *PathErrors with a
+// typed reason; any other failure is wrapped as an operational error.
 func ReadFile(path string, limit int64) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {

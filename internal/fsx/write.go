@@ -30,13 +30,9 @@ func CheckWritable(path string) error {
 }
 
 // WriteFileAtomic replaces path with data atomically (spec-and-lifecycle.md §12.2): a temporary
-// file in the SAME directory is written, fsynced and renamed over path (renameio), and then the
-// directory is fsynced, so the rename itself survives a crash (renameio does not sync the
-// directory). An error from that last sync is returned although path already holds data. An
-// interruption leaves either the old or the new complete file (and at worst a stray temporary
-// ".<name><digits>" file beside it, never elsewhere). A new file gets perm (less the
-// umask); a replaced file keeps its permissions. An existing symlink or non-regular file at path
-// is refused (CheckWritable).
+// file in the same directory is written, fsynced and renamed over path, and the directory is
+// fsynced, so an interruption leaves the old or the new complete file. An error from that last
+// sync is returned although path already holds data; a symlink or non-regular file is refused.
 func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	if err := CheckWritable(path); err != nil {
 		return err
