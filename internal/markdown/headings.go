@@ -70,11 +70,9 @@ func (d *Doc) PlainText(n ast.Node) string {
 	return b.String()
 }
 
-// BlockLines returns the 1-based first and last source lines of the leaf block n (a heading,
-// paragraph, code block, fenced code block or HTML block), inclusive. The last line of a fenced
-// code block is its closing fence when it has one; of a setext heading, the underline; of an HTML
-// block, its closure line. Container blocks (lists, block quotes) give the range of their first
-// line to the last line of their last leaf. A block without a position gives (0, 0).
+// BlockLines returns the 1-based first and last source lines of block n, inclusive: a closing
+// fence, a setext underline and an HTML block's closure line count, and a container spans to the
+// last line of its last leaf. A block without a position gives (0, 0).
 func (d *Doc) BlockLines(n ast.Node) (first, last int) {
 	if n.Pos() >= 0 {
 		first = d.Line(n.Pos())

@@ -18,12 +18,8 @@ type Doc struct {
 	blank  int // blank lines (countBlankLines), which set limits
 }
 
-// Parse parses src as CommonMark with goldmark and no extensions. src should already have a
-// leading BOM stripped. Parse never fails: every byte sequence is a CommonMark document.
-//
-// Two guards keep the parse near-linear on hostile input (guard.go): at most
-// MaxContainerMarkers block-quote and list markers per line open containers, and link and
-// emphasis parsing is off in a paragraph or heading over the inline budget.
+// Parse parses src, with any leading BOM already stripped, as CommonMark with goldmark and no
+// extensions. It never fails, and the guards of guard.go keep it near-linear on hostile input.
 func Parse(src []byte) *Doc { return parse(src, true) }
 
 // ParseBlocks is Parse without inline parsing: the block structure, line table and fences are
