@@ -11,12 +11,9 @@ import (
 // verifyPrefixes are the body-line prefixes that declare a command (§1.5), case-sensitive.
 var verifyPrefixes = []string{"**VERIFY**:", "**VERIFY:**", "VERIFY:"}
 
-// readVerify collects the §1.5 command obligations: frontmatter {cmd} items, then body VERIFY
-// lines outside code and HTML blocks; trimmed, empty dropped, exact-string deduplicated.
-//
-// VerifyDeclared gets one entry per command with its run flag and effective timeout. A body line
-// repeating a frontmatter command adds nothing; a frontmatter item repeating an earlier one with
-// a different run or timeout is spec.frontmatter_invalid (declare each command once).
+// readVerify collects the §1.5 command obligations, frontmatter items and then body VERIFY lines,
+// trimmed and deduplicated, into VerifyDeclared. A frontmatter item repeating an earlier one with
+// a different run or timeout is spec.frontmatter_invalid.
 func (p *parser) readVerify() {
 	seen := map[string]int{} // command -> index in VerifyCommands
 	add := func(c string, d DeclaredCommand) (first int, dup bool) {
