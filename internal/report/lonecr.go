@@ -7,11 +7,8 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
 )
 
-// A lone CR (not followed by LF) is not a line break in executor-report.md (§1.2), but YAML —
-// and yaml.v3 — treat it as one, so a YAML line and column no longer name a file line and
-// column once a lone CR occurs. crPositions maps them through byte offsets instead: YAML lines
-// are split at CR, LF and CRLF; file lines at LF only. It is built only when the decoded text
-// holds a lone CR.
+// crPositions maps YAML positions to file positions through byte offsets when the decoded text
+// holds a lone CR, which YAML breaks lines at but executor-report.md does not (§1.2).
 type crPositions struct {
 	text      []byte
 	yamlStart []int // byte offset of each YAML line (CR, LF and CRLF breaks)

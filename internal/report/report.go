@@ -94,11 +94,9 @@ type Result struct {
 	Form Form
 	// Findings are sorted per §5.5 (finding.SortByPosition); File is the caller's display path.
 	Findings []finding.Finding
-	// Evidence are the audit rules that need neither git nor the spec, applied to the rows of
-	// Report or Partial (§5.7): observed_exit_code_non_zero, observed_zero_tests and
-	// verification_pass_contradicted, positioned at the row field that shows the contradiction,
-	// class error, sorted like Findings. They do not make the report invalid: post-flight derives
-	// the same findings itself, and `report validate` reports them beside Findings (All).
+	// Evidence are the findings of the audit rules that need neither git nor the spec, applied to
+	// the rows of Report or Partial (§5.7). They do not make the report invalid, because post-flight
+	// derives the same findings itself.
 	Evidence []finding.Finding
 }
 
