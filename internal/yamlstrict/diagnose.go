@@ -12,11 +12,9 @@ import (
 )
 
 // The YAML syntax message rule of lifecycle-v2.md §9: a syntax error names the offending token's
-// position once (in the finding's line and column, never again in the text) and, for the mistakes
-// agents usually make, what to change. yaml.v3 reports only a line, often the line where the
-// enclosing mapping starts or the end of the input, and never a column; so the source is scanned
-// for those mistakes, and a candidate is trusted only when applying its fix makes the decoder get
-// further (it then succeeds or fails differently).
+// position once and, for the mistakes agents usually make, what to change. yaml.v3 gives no
+// column, so the source is scanned for those mistakes, and a candidate is trusted only when its
+// fix makes the decoder get further.
 
 // maxDiagnoseCandidates bounds the re-parses one syntax error may cost.
 const maxDiagnoseCandidates = 6

@@ -193,13 +193,9 @@ func nonPrintableAt(src []byte, p Pos) rune {
 	return 0
 }
 
-// yaml11Break finds a raw NEL (U+0085), LINE SEPARATOR (U+2028) or PARAGRAPH SEPARATOR
-// (U+2029). yaml.v3 follows YAML 1.1 and breaks lines at them, while YAML 1.2 (and the file's
-// own line numbering) does not: "# note<U+2028>status: complete" would hide a key inside what
-// every other reader shows as a comment, a separator in a literal block would silently become
-// a line feed, and every later position would be off by a line. They are refused as
-// decode.syntax, positioned at the character; written escaped ("\u2028" in a double-quoted
-// string) they are ordinary text.
+// yaml11Break finds a raw NEL, LINE SEPARATOR or PARAGRAPH SEPARATOR, at which yaml.v3 breaks
+// lines as YAML 1.1 does while YAML 1.2 does not, so that a key could hide inside what every other
+// reader shows as a comment (executor-report-v1.md §2.5).
 func yaml11Break(src []byte) (Issue, bool) {
 	if !bytes.Contains(src, []byte("\xC2\x85")) && !bytes.Contains(src, []byte("\xE2\x80\xA8")) && !bytes.Contains(src, []byte("\xE2\x80\xA9")) {
 		return Issue{}, false
