@@ -36,12 +36,9 @@ func limitFor(typ string) int64 {
 // forged.
 var errObjectMissing = errors.New("is not in the object store")
 
-// catFile is one long-lived `git cat-file --batch` process, pinned like every other git command
-// (gitscope.md §4.2), that hashes each object as it reads it: an object whose content does not
-// hash to its id is ErrObjectStoreModified naming it (trust-model.md §4.5). env is added to the
-// hardened environment (GIT_OBJECT_DIRECTORY for a one-pack reader, objectVerifier). The
-// process starts on the first read and again after a failure; each read honours its own
-// context (a cancelled one kills the process). Safe for concurrent use: reads are serialized.
+// catFile is one long-lived, pinned `git cat-file --batch` process that hashes each object as it
+// reads it, so a forged object is ErrObjectStoreModified (trust-model.md §4.5). It starts on the
+// first read and after a failure, and reads are serialized.
 type catFile struct {
 	r     *Repo
 	env   []string

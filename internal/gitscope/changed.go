@@ -26,14 +26,10 @@ var lsOthersArgs = slices.Concat(globalArgs, untrackedGuardArgs, []string{
 	"ls-files", "-z", "--others", "--exclude-standard", "--full-name", "--",
 })
 
-// ChangedSet computes C for baseline (a full 40-hex commit OID, or EmptyTreeOID) — gitscope.md §1.
-//
-// With git >= 2.24 on PATH it runs the §4.1 recipe: diff and ls-files concurrently with the
-// baseline validation and `git version`; a failed validation discards both results
-// (ErrBaselineUnavailable). Errors: *ErrGitFailed (non-zero exit, timeout, unexpected output
-// shape, more than 256 MiB of path bytes), *ErrDubiousOwnership, ErrBaselineUnavailable.
-// Without a usable git it returns the degraded §6 result (Source "go-git", Degraded true), or an
-// error naming the layout when go-git cannot open the repository. Never partial, never truncated.
+// ChangedSet computes C of gitscope.md §1 for baseline, a full commit OID or EmptyTreeOID, with
+// the §4.1 recipe, or without a usable git the degraded §6 result. It is never partial: an
+// error is *ErrGitFailed, *ErrDubiousOwnership, ErrBaselineUnavailable or a layout go-git cannot
+// open.
 func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, error) {
 	if !IsFullOID(baseline) {
 		return nil, fmt.Errorf("baseline %q is not a full 40-hex object id: %w", baseline, ErrBaselineUnavailable)
@@ -271,11 +267,9 @@ func truncateForMessage(b []byte) string {
 	return string(b)
 }
 
-// checkLegacyInputs refuses at once, before git starts, a FIFO, socket or device where the
-// plain recipe's git reads besides the files Discover and Open check: info/attributes,
-// info/grafts, info/sparse-checkout, .gitmodules, and the configuration files with their
-// includes. (A FIFO at a work-tree .gitignore or .gitattributes is not found here; only a
-// snapshot run, which never reads them, is immune; the run's deadline bounds the plain one.)
+// checkLegacyInputs refuses, before git starts, a FIFO, socket or device where the plain
+// recipe's git reads besides the files Discover and Open check. A FIFO at a work-tree
+// .gitignore or .gitattributes is not found here; the run's deadline bounds that wait.
 func (r *Repo) checkLegacyInputs() error {
 	gitDir, commonDir, ok := gitDirOf(r.root)
 	if !ok {

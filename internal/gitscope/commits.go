@@ -22,10 +22,7 @@ import (
 
 // The committed-content plumbing of the gate against a protected base (trust-model.md §5): the
 // merge base, ancestry, a diff between two commits and a commit's tree written out. None of it
-// reads the index or the work tree, so nothing an executor leaves there after the last commit
-// can reach it. Every command carries globalArgs and the repository pins (pinArgs:
-// core.useReplaceRefs=false besides GIT_NO_REPLACE_OBJECTS, which repository configuration
-// overrides in git 2.39), so a replace ref cannot substitute a commit or a tree.
+// reads the index or the work tree, and the pins keep a replace ref from substituting an object.
 
 // ErrNoMergeBase: the two commits of MergeBase share no history.
 var ErrNoMergeBase = errors.New("the commits share no history (no merge base)")
@@ -71,11 +68,9 @@ func (r *Repo) MergeBase(ctx context.Context, a, b string) (string, error) {
 	return oid, nil
 }
 
-// DiffCommits returns the paths that differ between the trees of the commits from and to (full
-// OIDs; from may be EmptyTreeOID), as a ChangedSet with statuses added, modified and deleted
-// (no renames, submodule gitlinks compared by commit): `git diff-tree -r -z --no-renames
-// --name-status from to`. Only objects are read, never the index or the work tree, so no
-// filter, textconv or external diff can run.
+// DiffCommits returns the paths that differ between the trees of the commits from and to as a
+// ChangedSet without renames; from may be EmptyTreeOID. Only objects are read, so no filter,
+// textconv or external diff can run.
 func (r *Repo) DiffCommits(ctx context.Context, from, to string) (*ChangedSet, error) {
 	if !IsFullOID(from) || !IsFullOID(to) {
 		return nil, ErrBaselineUnavailable
@@ -117,17 +112,9 @@ func (e *MaterializeError) Error() string {
 	return fmt.Sprintf("commit %s: tree entry %q %s", e.Commit, e.Path, e.Reason)
 }
 
-// Materialize writes the tree of commit (a full OID) into dir, which must be an existing empty
-// directory, and returns the repository-relative paths of its files (blobs, symlinks and
-// gitlinks), sorted. Blobs are written byte for byte from the object database (no filter,
-// eol or ident conversion: the committed content); executable blobs get mode 0755, others
-// 0644; symbolic links are created as symbolic links after every regular file, so no write
-// ever passes through one; a gitlink is an empty directory. Entries are checked by name
-// (*MaterializeError) before anything is written below them.
-//
-// With a usable git, one `git ls-tree -r -z --full-tree` lists the tree and one `git cat-file
-// --batch` streams every blob (about 0.7 s for the 100,000 files of the benchmark fixture);
-// without one, go-git reads the tree.
+// Materialize writes the committed content of commit into the existing empty directory dir and
+// returns the sorted repository-relative paths of its files, by the rules of gitscope.md §4.7.
+// Entries are checked by name before anything is written below them.
 func (r *Repo) Materialize(ctx context.Context, commit, dir string) ([]string, error) {
 	if !IsFullOID(commit) {
 		return nil, ErrBaselineUnavailable
@@ -492,15 +479,9 @@ var lsIgnoredArgs = slices.Concat(globalArgs, untrackedGuardArgs, []string{
 	"ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--full-name", "--",
 })
 
-// WorktreeIs reports whether the work tree holds exactly the tree of commit (a full OID): HEAD
-// is commit, the hardened changed set against it (ChangedSet: a private index copy, the pins, the
-// filter guard) is empty — no modified, deleted, added or untracked path — and no ignored file or
-// directory exists either, and no index entry is assume-unchanged or skip-worktree (which would
-// hide an edit from the changed set). Then reading the work tree is reading the commit, and the
-// gate against a base can audit in place instead of writing the tree out (a fresh CI checkout).
-// Any doubt is false: a degraded changed set, an unborn HEAD. The index tags, the changed set
-// and the ignored listing run concurrently; the first difference found is false at once (the
-// other checks are cancelled and their errors dropped), otherwise any check's error is returned.
+// WorktreeIs reports whether the work tree holds exactly the tree of commit, so that the gate
+// against a base can audit in place instead of writing the tree out. The conditions are in
+// gitscope.md §4.7; any doubt is false, and the first difference found cancels the other checks.
 func (r *Repo) WorktreeIs(ctx context.Context, commit string) (bool, error) {
 	if !IsFullOID(commit) || !r.gitUsable() {
 		return false, nil

@@ -7,21 +7,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
-// preflightExcludes renders the ignore rules as of pre-flight (trust-model.md §4 "Ignore
-// rules") as one exclude file for `git ls-files --others --exclude-from=<file>`, given without
-// --exclude-standard so that git reads no live ignore source at all (no .gitignore in the work
-// tree, no info/exclude, no core.excludesFile): the snapshot of core.excludesFile, then of
-// info/exclude, then every baseline .gitignore blob with its patterns re-rooted at its
-// directory, parents before children.
-//
-// Why this is git's own answer for the pre-flight rules: within one exclude list git takes the
-// last matching pattern, and across sources the first source that matches in the order deepest
-// .gitignore, ..., root .gitignore, info/exclude, core.excludesFile; concatenating the sources
-// in the reverse of that order makes "last match" pick the same pattern. A pattern without a
-// slash in <dir>/.gitignore matches the base name of any path below <dir>, which is
-// "<dir>/**/<pattern>"; one with a slash is relative to <dir>, which is "<dir>/<pattern>".
-// Negation, a trailing '/', escapes and trailing spaces are kept verbatim for git to parse.
-// git's fast directory walk stays: ignored directories are still not entered.
+// preflightExcludes renders the ignore rules as of pre-flight as one exclude file for `git
+// ls-files --others --exclude-from=<file>`, so that git reads no live ignore source. The order
+// that makes it git's own answer is in gitscope.md §4.6, "The pre-flight exclude file".
 func preflightExcludes(s *inputsSnapshot) []byte {
 	var out []byte
 	for _, role := range []string{roleExcludesFile, roleInfoExclude} {

@@ -14,18 +14,10 @@ import (
 // anything over this is refused rather than copied.
 const maxIndexBytes = 2 << 30
 
-// privateIndex is a temporary, byte-identical copy of the repository's index with the original
-// index's modification time (a hard link to it where possible, see linkOrCopyIndex), so that `git diff <commit>` can refresh its stat cache into the copy
-// instead of rewriting the repository's own index (gitscope.md §4.2: the audit must not write to
-// the repository; git 2.39's diff calls refresh_index_quietly() whatever --no-optional-locks says).
-//
-// Exactness: git reads the copy exactly as it would read the real index. The copy keeps the real
-// index's mtime (nanoseconds where the temporary file system keeps them; a coarser file system
-// only moves it earlier), so git's racy-git check treats the same entries as racily clean and
-// re-hashes them; a later mtime would hide same-size edits made in the index's last tick.
-// A split index's shared part is found through the git directory, not GIT_INDEX_FILE, and is only
-// read; `-c core.splitIndex=false` (see indexGuardArgs) makes any refresh write a self-contained
-// index into the copy, never a new .git/sharedindex.* file.
+// privateIndex is a byte-identical copy of the repository's index that keeps its modification
+// time, so that `git diff <commit>` refreshes its stat cache into the copy instead of rewriting
+// the repository's index. git reads it exactly as the real one, racy-git check included
+// (gitscope.md §4.7).
 type privateIndex struct {
 	dir      string // temporary directory holding the copy; "" when there is nothing to clean up
 	path     string // value for GIT_INDEX_FILE
@@ -136,14 +128,9 @@ func (r *Repo) indexPath(ctx context.Context) (string, error) {
 	return p, nil
 }
 
-// linkOrCopyIndex gives dst (which must not exist) src's bytes and modification time: a hard
-// link when src is a regular file of at most maxIndexBytes on the same file system as dst,
-// otherwise a copy (copyIndex). The link copies nothing (an 8.8 MB index of 100,000 files took
-// 20–30 ms to copy) and is as safe as the copy: git never writes an index in place — it writes
-// <GIT_INDEX_FILE>.lock and renames it over the path, which replaces the private directory
-// entry and leaves the shared inode, the repository's index, with its bytes and mtime. Only
-// the index's change time moves (link count). The linked file is checked again after the link,
-// so a swap between the check and the link cannot hand git a FIFO or an oversized file.
+// linkOrCopyIndex gives dst, which must not exist, src's bytes and modification time: a hard
+// link when src is a small regular file on the same file system, otherwise a copy. The link
+// saves 20–30 ms on a 100,000-file index and is as safe as the copy (gitscope.md §4.7).
 func linkOrCopyIndex(src, dst string) error {
 	if fi, err := os.Lstat(src); err == nil && indexLinkable(fi) && os.Link(src, dst) == nil {
 		if li, err := os.Lstat(dst); err == nil && indexLinkable(li) {

@@ -17,11 +17,9 @@ var lsAllArgs = slices.Concat(globalArgs, untrackedGuardArgs, []string{
 // DiffStatUnavailable is DiffStat's text in degraded mode (§3: the release notes say so).
 const DiffStatUnavailable = "diff stat unavailable (degraded)\n"
 
-// ListFiles returns every tracked file plus every untracked, non-ignored file, as
-// repository-relative '/'-separated paths, sorted and unique. Untracked nested repositories
-// (git's "dir/") are not files and are left out; submodule gitlinks are listed as their path.
-// Uses `git ls-files -z --cached --others --exclude-standard`, or the go-git index plus the
-// ignore-aware walk without a usable git.
+// ListFiles returns every tracked file and every untracked, non-ignored file as sorted, unique
+// repository-relative paths. Untracked nested repositories are left out, and submodule gitlinks
+// are listed as their path.
 func (r *Repo) ListFiles(ctx context.Context) ([]string, error) {
 	if !r.gitUsable() {
 		return r.degradedListFiles(ctx)
@@ -47,12 +45,9 @@ func (r *Repo) ListFiles(ctx context.Context) ([]string, error) {
 	return slices.Compact(out), nil
 }
 
-// controlArtifactExcludes are the pathspecs that keep the controller's own names out of the
-// release-notes diff stat: repopath.ClassifyControl's contract and controller names as globs (a
-// glob's "*" does not cross "/"; the task-name rule is not checked, which matters only for what
-// the stat shows). The stat is a display: whether such a path's bytes are the controller's is
-// the changed set's decision (trust-model.md I3). Every other path below .mastermind/ (a lock,
-// a temporary file) is in the stat.
+// controlArtifactExcludes are the pathspecs that keep repopath.ClassifyControl's contract and
+// controller names out of the release-notes diff stat. The stat is a display; whether such a
+// path's bytes are the controller's is the changed set's decision.
 var controlArtifactExcludes = []string{
 	":(exclude,literal).mastermind/.gitignore",
 	":(exclude,literal).mastermind/current",

@@ -149,12 +149,10 @@ func findTopLevel(dir string) (string, bool) {
 	}
 }
 
-// goGit returns the lazily opened go-git handle, or an error wrapping ErrUnsupportedRepository
-// (the layout is beyond go-git), ErrSHA256Repository or ErrNotRepository. It holds the go-git
-// lock until the caller calls release (also after an error): go-git's storage (its pack index,
-// object and delta caches) is not safe for concurrent use, and the lifecycle runs baseline
-// lookups while the changed set is computed, which in degraded mode reads through go-git too.
-// No method holding it calls another that takes it.
+// goGit returns the lazily opened go-git handle, or an error wrapping ErrUnsupportedRepository,
+// ErrSHA256Repository or ErrNotRepository. It holds the go-git lock until the caller calls
+// release, also after an error, because go-git's storage is not safe for concurrent use; no
+// method holding it calls another that takes it.
 func (r *Repo) goGit() (gg *git.Repository, release func(), err error) {
 	r.ggMu.Lock()
 	r.ggOnce.Do(func() {
@@ -231,13 +229,8 @@ const (
 // (trust-model.md §6). A git chosen with $MASTERMIND_GIT is only checked for ownership.
 var SystemBinDirs = []string{"/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin", "/usr/local/sbin", "/usr/libexec/git-core"}
 
-// GitBinary returns the git binary this Repo runs (trust-model.md §6: $MASTERMIND_GIT, else the
-// first git on PATH), its version ("" without a usable git), and why it may not be the system's
-// own. For an ordinary user that is the binary, the file a symbolic link on the way resolves to,
-// or a folder holding either being writable by that user (an executor running as that user could
-// have planted or replaced it, for example in ~/.local/bin). For root, which can write anything,
-// it is the binary or its resolved file lying outside SystemBinDirs, or either of them or their
-// folders not being owned by root or being writable by group or others.
+// GitBinary returns the git binary this Repo runs, its version, "" without a usable git, and
+// why it may not be the system's own, by the rules of trust-model.md §6.
 func (r *Repo) GitBinary(ctx context.Context) (path, version string, risk GitBinaryRisk) {
 	path, err := r.gitBinary()
 	if err != nil {

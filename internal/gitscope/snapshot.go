@@ -108,16 +108,10 @@ func (s *inputsSnapshot) file(role string) fileSnap {
 	return fileSnap{Role: role}
 }
 
-// TakeSnapshot records the pre-flight snapshots of trust-model.md §4 in store, for baseline (a
-// full OID or EmptyTreeOID): the pre-flight time (the change time of a file created and removed
-// in the git directory), a copy of the index (with its modification time), info/exclude,
-// info/attributes, info/grafts, objects/info/alternates, the resolved core.excludesFile and
-// core.attributesFile, the repository's config files and `git config --list -z`, the
-// baseline's .gitignore blobs, its directories (with and without .gitattributes) and its
-// gitlinks; for each populated submodule the same, recursively, under "sub/<key>/".
-//
-// Nothing in the repository is written except the short-lived time stamp file. A FIFO, socket
-// or device where a snapshotted file should be is ErrUnsafeRepository. Errors are operational.
+// TakeSnapshot records in store the pre-flight snapshots that gitscope.md §4.6 lists, for
+// baseline and recursively for each populated submodule. It writes nothing in the repository
+// but a short-lived time stamp file; a FIFO, socket or device where a snapshotted file should be
+// is ErrUnsafeRepository.
 func (r *Repo) TakeSnapshot(ctx context.Context, baseline string, store SnapshotStore) error {
 	if !IsFullOID(baseline) {
 		return fmt.Errorf("baseline %q is not a full 40-hex object id: %w", baseline, ErrBaselineUnavailable)

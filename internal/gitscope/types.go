@@ -60,14 +60,9 @@ type ChangedSet struct {
 	InputChanges []InputChange
 }
 
-// WithoutControl returns D: the entries that rule does not leave out as the controller's own
-// (repopath.LeftOut, trust-model.md I3: the contract files, and the controller names whose bytes
-// rule finds the controller's); any other path below .mastermind/ stays in D. rule is consulted
-// only for paths below .mastermind/, once each, so 200,000 changed paths elsewhere cost one
-// prefix comparison each (gitscope.md §8.1 scenario B). When the left-out entries are one run of
-// adjacent entries at the start or the end (they sort together below .mastermind/), or there are
-// none, the result is a subslice of cs.Entries, so nothing is copied: callers must not modify
-// its elements. A shared result's capacity is its length, so an append copies.
+// WithoutControl returns D, the entries that rule does not leave out as the controller's own
+// (gitscope.md §1). The result may share cs.Entries, so callers must not modify its elements;
+// its capacity is its length, so an append copies.
 func (cs *ChangedSet) WithoutControl(rule repopath.ControlRule) []Entry {
 	first, last, count := -1, -1, 0
 	var out []int

@@ -16,11 +16,9 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// SnapshotView is the repository as a task's audit may read it (trust-model.md §4, §4.5): the
-// baseline and the pre-flight snapshots are fixed in it; every answer comes from them, the work
-// tree, and objects hashed as they are read (or, where git reads them itself, whose copies
-// written since pre-flight were verified first). It is safe for concurrent use; Close stops the
-// git processes it keeps.
+// SnapshotView is the repository as a task's audit may read it (trust-model.md §4, §4.5): every
+// answer comes from the baseline, the pre-flight snapshots, the work tree and verified objects.
+// It is safe for concurrent use; Close stops the git processes it keeps.
 type SnapshotView struct {
 	r        *Repo
 	baseline string
@@ -68,12 +66,9 @@ func (v *SnapshotView) Close() error {
 	return nil
 }
 
-// ChangedSet is the task's complete changed set: the work tree against the pre-flight
-// snapshots (ChangedSetSince's rules, trust-model.md I1) plus every path that differs between
-// the baseline and HEAD, so that an edit committed and then reverted in the work tree is still
-// a changed path (hardening A1); an untracked path a commit since the baseline added is
-// `added`. The commit diff compares the two root trees in Go, opening only subtrees whose ids
-// differ. It is computed once per view.
+// ChangedSet is the task's complete changed set, computed once per view: the work tree against
+// the pre-flight snapshots plus every path that differs between the baseline and HEAD, so that
+// an edit committed and then reverted is still a changed path (hardening A1).
 func (v *SnapshotView) ChangedSet(ctx context.Context) (*ChangedSet, error) {
 	v.csMu.Lock()
 	defer v.csMu.Unlock()
@@ -367,11 +362,8 @@ func (v *SnapshotView) degradedIndexPaths() ([]string, error) {
 	return out, nil
 }
 
-// DiffStat is the release-notes diff stat (gitscope.md §4.5) of the work tree against the
-// baseline under the snapshot: git diff --stat with the private index snapshot, for the paths
-// of the changed set (with the files the commits since the baseline add marked
-// intent-to-add, so that they are counted). Every object that diff reads — the trees on the
-// way to each path, its baseline blob and its index-snapshot blob — is verified first. Degraded:
+// DiffStat is the release-notes diff stat of gitscope.md §4.5 for the changed set's paths, run
+// on the private index snapshot after every object it reads is verified. Degraded, it is
 // DiffStatUnavailable.
 func (v *SnapshotView) DiffStat(ctx context.Context) (string, error) {
 	cs, err := v.ChangedSet(ctx)
