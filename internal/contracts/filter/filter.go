@@ -18,12 +18,8 @@ const (
 	OutcomeEscalate = "escalate"
 )
 
-// Result is the verdict on one raw return.
-//
-// Accepted results carry Output, the clean text printed on stdout (JSON mode: the object with
-// 2-space indentation and a trailing newline; headings mode: the return from the first required
-// heading's line), and Object in JSON mode. Rejected results carry Items in contract order.
-// Notes hold the compatibility note of §2.6.
+// Result is the verdict on one raw return. An accepted one carries Output, the clean text for
+// stdout, and in JSON mode Object; a rejected one carries Items in contract order.
 type Result struct {
 	Mode     Mode
 	Accepted bool

@@ -111,18 +111,10 @@ const MaxDepth = 512
 // ErrTooDeep is returned by ParseJSON for nesting deeper than MaxDepth levels.
 var ErrTooDeep = fmt.Errorf("JSON nesting is deeper than the limit of %d levels", MaxDepth)
 
-// ParseJSON decodes exactly one JSON value as ECMAScript JSON.parse does: objects become *Object
-// (duplicate keys: last value at the first key's position), arrays []any, strings string,
-// numbers float64 (out-of-range magnitudes become ±Inf, which encode as null), booleans bool and
-// null nil.
-//
-// Strings keep what JSON.parse keeps: an escaped lone surrogate ("\ud800", what JavaScript leaves
-// when it cuts an emoji in half) is held as its three-byte generalised UTF-8 (WTF-8) form, so
-// Stringify writes it back as the same escape and entry_hash agrees with the forge writer's
-// (§1.9). Invalid UTF-8 bytes in the input become U+FFFD, one per byte.
-//
-// Nesting deeper than MaxDepth is ErrTooDeep, checked before anything else; any other error text
-// is Go's encoding/json message, which §1.4 rule 0b quotes.
+// ParseJSON decodes exactly one JSON value as ECMAScript JSON.parse does (agent-contracts.md
+// §1.9); an escaped lone surrogate is held as WTF-8 so that Stringify writes it back. Nesting
+// deeper than MaxDepth is ErrTooDeep, and any other error text is encoding/json's, which §1.4
+// rule 0b quotes.
 func ParseJSON(data []byte) (any, error) {
 	if tooDeep(data) {
 		return nil, ErrTooDeep
