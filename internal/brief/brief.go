@@ -1,10 +1,6 @@
-// Package brief builds the executor's brief (integrations.md §1): what an orchestrator pastes
-// into the executor's prompt so that its report can pass the post-flight — the task, the goals,
-// the declared scope, the verify commands, the report path with a pre-filled template, and one
-// line per rule the audit applies, taken from the same rule table the audit uses.
-//
-// The brief is a pure function of the parsed spec and the rule table: the same spec gives the
-// same bytes (no clock, no repository state).
+// Package brief builds the executor's brief of integrations.md §1, which an orchestrator pastes
+// into the executor's prompt so that its report can pass the post-flight. It is a pure function
+// of the parsed spec and the audit's own rule table.
 package brief
 
 import (

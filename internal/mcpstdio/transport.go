@@ -1,7 +1,6 @@
 // Package mcpstdio is the stdio transport of `mastermind mcp`: newline-delimited JSON-RPC 2.0
-// over a reader and a writer, behind the go-sdk's Transport and Connection interfaces. Unlike the
-// SDK's IOTransport it answers a malformed line itself and keeps the session going, bounds the
-// length of a line, and answers every request already read before it reports the end of input
+// behind the go-sdk's Transport interface. Unlike the SDK's IOTransport it answers a malformed
+// line itself, bounds a line's length and answers every request read before the end of input
 // (integrations.md §3).
 package mcpstdio
 
