@@ -45,7 +45,7 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 		return nil, err
 	}
 	// The filter drivers to disable are read while the index is copied; the diff and the
-	// listing wait for them (the listing for the FIFO check of core.excludesFile).
+	// listing wait for them.
 	fg := r.startFilterGuard(ctx)
 	var (
 		wg                     sync.WaitGroup
@@ -163,8 +163,8 @@ func (a *arena) copy(b []byte) []byte {
 	return a.buf[start:len(a.buf):len(a.buf)]
 }
 
-// parseDiff reads `diff --name-status -z` output: <letter>\0<path>\0 pairs. A status other than
-// one of A D M T U X (a score, an empty status), an empty path or a missing NUL is a shape error.
+// parseDiff reads `diff --name-status -z` output of <letter>\0<path>\0 pairs. A status other than
+// A D M T U X, an empty path or a missing NUL is a shape error.
 func parseDiff(nr *nulReader) ([]Entry, error) {
 	var out []Entry
 	var a arena
@@ -201,8 +201,8 @@ func parseDiff(nr *nulReader) ([]Entry, error) {
 	}
 }
 
-// parseOthers reads `ls-files -z --others` output: <path>\0 entries, where a trailing '/' marks a
-// nested repository (recorded without the slash, NestedRepository set).
+// parseOthers reads `ls-files -z --others` output of <path>\0 entries; a trailing '/' marks a
+// nested repository, recorded without the slash.
 func parseOthers(nr *nulReader) ([]Entry, error) {
 	var out []Entry
 	var a arena
@@ -255,8 +255,8 @@ func mergeEntries(diff, others []Entry) []Entry {
 	return slices.Clip(out)
 }
 
-// IsFullOID reports whether s is a full SHA-1 object id: exactly 40 lowercase hex digits (the
-// only form a baseline is stored and passed to git in, gitscope.md §4.2).
+// IsFullOID reports whether s is a full SHA-1 object id of 40 lowercase hex digits, the only form
+// in which a baseline is stored and passed to git.
 func IsFullOID(s string) bool { return len(s) == 40 && isHex(s) }
 
 // truncateForMessage shortens b to 40 bytes for an error message.

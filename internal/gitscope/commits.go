@@ -28,7 +28,7 @@ import (
 var ErrNoMergeBase = errors.New("the commits share no history (no merge base)")
 
 // ErrGraftsPresent: the repository has a .git/info/grafts file, which rewrites ancestry for
-// merge-base; MergeBase refuses to answer then (the gate against a base asks it first).
+// merge-base, so MergeBase refuses to answer.
 var ErrGraftsPresent = errors.New("the repository has .git/info/grafts, which rewrites commit ancestry; remove it")
 
 // checkGrafts refuses a repository with an info/grafts file in its common git directory.
@@ -100,8 +100,8 @@ func (r *Repo) DiffCommits(ctx context.Context, from, to string) (*ChangedSet, e
 const maxMaterializeBytes = 4 << 30
 
 // MaterializeError is a commit tree Materialize refuses to write: an entry whose name could
-// leave the directory or alias another entry ("", ".", "..", ".git" in any case, a name holding
-// '/', '\\' or NUL), or a tree too deep or too large.
+// leave the directory or alias another entry, such as ".." or ".GIT", or a tree too deep or too
+// large.
 type MaterializeError struct {
 	Commit string
 	Path   string
@@ -200,8 +200,8 @@ func (r *Repo) materializeCLI(ctx context.Context, commit, dir string) ([]string
 	}()
 	var links []treeFile
 	var written int64
-	// File creation, not git, is the cost (cat-file streams 100,000 blobs in under a second):
-	// small blobs are handed to writers running in parallel; a large one is streamed in place.
+	// File creation, not git, is the cost, so small blobs are handed to writers running in
+	// parallel; a large one is streamed in place.
 	jobs := make(chan writeJob, 256)
 	errs := make(chan error, materializeWriters)
 	for range materializeWriters {
@@ -311,7 +311,7 @@ func (r *Repo) checkCommit(ctx context.Context, oid string) error {
 }
 
 // mkdirsIn creates the directories parts below dir, one component at a time; an existing
-// component must be a directory, never a link (none exists while files are written).
+// component must be a directory, never a link.
 func mkdirsIn(dir string, parts []string) error {
 	p := dir
 	for _, c := range parts {
@@ -328,7 +328,7 @@ func mkdirsIn(dir string, parts []string) error {
 	return nil
 }
 
-// writeFrom creates abs (O_EXCL: a duplicate entry is refused) and copies rd into it.
+// writeFrom creates abs with O_EXCL, refusing a duplicate entry, and copies rd into it.
 func writeFrom(rd io.Reader, abs string, mode os.FileMode) error {
 	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
@@ -473,8 +473,8 @@ func writeBlob(blob *object.Blob, abs string, mode os.FileMode) error {
 	return writeFrom(rd, abs, mode)
 }
 
-// lsIgnoredArgs list the ignored files and directories of the work tree (one entry per ignored
-// directory).
+// lsIgnoredArgs list the ignored files and directories of the work tree, one entry per ignored
+// directory.
 var lsIgnoredArgs = slices.Concat(globalArgs, untrackedGuardArgs, []string{
 	"ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--full-name", "--",
 })
@@ -527,10 +527,9 @@ func (r *Repo) WorktreeIs(ctx context.Context, commit string) (bool, error) {
 // errWorktreeDiffers stops WorktreeIs's other checks once one has found a difference.
 var errWorktreeDiffers = errors.New("the work tree differs from the commit")
 
-// indexHidesEntries reports whether any index entry is marked assume-unchanged (a lowercase tag)
-// or skip-worktree ('S'): git trusts such an entry without looking at the file, so an edit to it
-// is invisible to the changed set (until the controller store's index snapshot, trust-model.md
-// §4, replaces the live index).
+// indexHidesEntries reports whether any index entry is marked assume-unchanged or skip-worktree:
+// git trusts such an entry without looking at the file, so the live index's changed set would
+// not see an edit to it.
 func (r *Repo) indexHidesEntries(ctx context.Context) (bool, error) {
 	return r.indexHasTag(ctx, func(tag byte) bool { return tag == 'S' || tag >= 'a' && tag <= 'z' })
 }

@@ -77,7 +77,7 @@ func (r *Repo) degradedSince(ctx context.Context, s *inputsSnapshot, store Snaps
 		return nil, err
 	}
 	changes = append(changes, attributeFilesIn(entries)...)
-	// Only unpopulated submodules remain (populated ones were refused above).
+	// Only unpopulated submodules remain; populated ones were refused above.
 	entries, subChanges, err := r.auditSubmodules(ctx, s, store, depth, entries)
 	if err != nil {
 		return nil, err

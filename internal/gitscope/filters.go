@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// maxFilterDrivers bounds the filter drivers gitscope disables; more is refused (each costs
-// eight arguments on every diff command line).
+// maxFilterDrivers bounds the filter drivers gitscope disables, each costing eight arguments on
+// every diff command line; more is refused.
 const maxFilterDrivers = 1000
 
 // filterGuardArgs returns the -c settings that disable every filter driver the configuration

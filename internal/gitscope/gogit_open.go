@@ -45,9 +45,9 @@ func openGoGit(root string) (*git.Repository, error) {
 // errNotRegularGitFile is a FIFO, socket or device where go-git would read a repository file.
 var errNotRegularGitFile = errors.New("repository file is a FIFO, socket or device")
 
-// regularFS is a billy.Filesystem whose read opens refuse FIFOs, sockets and devices (after
-// following symbolic links, as the open would). The check and the open are not atomic; the
-// executor has finished when the audit reads the repository.
+// regularFS is a billy.Filesystem whose read opens refuse FIFOs, sockets and devices, following
+// symbolic links as the open would. The check and the open are not atomic, which is safe because
+// the executor has finished when the audit reads the repository.
 type regularFS struct{ billy.Filesystem }
 
 // Open opens name for reading.

@@ -19,11 +19,11 @@ var ErrNoGitForHooks = errors.New("finding the git hooks directory needs git, an
 
 // HooksLocation is where git looks for the hooks of one work tree, as git itself answers.
 type HooksLocation struct {
-	// Dir is the hooks directory: absolute and clean. It is `git rev-parse --git-path hooks`
-	// joined with the work-tree root when relative. Symbolic links are not resolved (the caller
-	// refuses symlinked hooks directories, and --path-format=absolute would resolve them away).
+	// Dir is the absolute, clean hooks directory, `git rev-parse --git-path hooks` joined with the
+	// work-tree root when relative. Symbolic links are not resolved, because the caller refuses a
+	// symlinked hooks directory.
 	Dir string
-	// Configured reports that core.hooksPath is set (any configuration file git reads).
+	// Configured reports that core.hooksPath is set in a configuration file git reads.
 	Configured bool
 	// Value is core.hooksPath as written in the configuration ("" when not Configured).
 	Value string
@@ -31,8 +31,8 @@ type HooksLocation struct {
 	// file made absolute: "file:/home/me/.gitconfig", "file:/repo/.git/config", or another
 	// origin kind ("command line:", "blob:..."). "" when not Configured.
 	Origin string
-	// CommonDir is the common git directory (the main repository's for a linked worktree):
-	// absolute and clean, symbolic links not resolved.
+	// CommonDir is the common git directory, the main repository's for a linked worktree, absolute
+	// and clean with symbolic links not resolved.
 	CommonDir string
 }
 
@@ -41,10 +41,9 @@ type HooksLocation struct {
 // decide where a later `git push` looks for hooks; every other GIT_* variable stays dropped.
 var hookEnvPassthrough = []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM"}
 
-// HooksDir asks git where it looks for this work tree's hooks, the one query run without the
-// core.hooksPath=/dev/null pin, which is the setting being asked about (internal/gitscope/README.md,
-// "Hooks never run"). Without a git binary the error is ErrNoGitForHooks; an empty
-// core.hooksPath is an error, because git versions disagree on what it means.
+// HooksDir asks git where it looks for this work tree's hooks. It is the one query run without
+// the core.hooksPath=/dev/null pin, the setting being asked about; internal/gitscope/README.md
+// says why that is safe. An empty core.hooksPath is an error, because git versions disagree on it.
 func (r *Repo) HooksDir(ctx context.Context) (HooksLocation, error) {
 	if _, err := r.gitBinary(); err != nil {
 		return HooksLocation{}, ErrNoGitForHooks
@@ -94,8 +93,8 @@ func (r *Repo) HooksDir(ctx context.Context) (HooksLocation, error) {
 	return loc, nil
 }
 
-// onePath reads one path line of rev-parse output and makes it absolute from the root (the
-// command ran with -C <root>).
+// onePath reads one path line of rev-parse output and makes it absolute from the root the
+// command ran in.
 func (r *Repo) onePath(out []byte, what string) (string, error) {
 	p, ok := bytes.CutSuffix(out, []byte("\n"))
 	if !ok || len(p) == 0 || bytes.ContainsAny(p, "\n\x00") {

@@ -27,9 +27,9 @@ func preflightExcludes(s *inputsSnapshot) []byte {
 	return out
 }
 
-// appendRooted appends the patterns of one ignore file that lives in dir ("" for the root or a
-// global source) to out, re-rooted as described at preflightExcludes. Comments and blank lines
-// are dropped; a line is split at '\n' with one trailing '\r' removed, as git does.
+// appendRooted appends the patterns of one ignore file that lives in dir to out, re-rooted as
+// gitscope.md §4.6 says; dir is "" for the root or a global source. Lines are split as git
+// splits them.
 func appendRooted(out []byte, dir string, data []byte) []byte {
 	if dir == "" {
 		// Root-level patterns mean the same in an --exclude-from file: copied verbatim, so a
@@ -110,9 +110,8 @@ func escapeGlob(s string) string {
 	return b.String()
 }
 
-// preflightPatterns are the pre-flight ignore rules for the degraded walk (go-git's matcher,
-// with its documented divergences): the global sources, then each baseline .gitignore in its
-// directory's domain.
+// preflightPatterns are the pre-flight ignore rules for go-git's matcher in the degraded walk:
+// the global sources, then each baseline .gitignore in its directory's domain.
 func preflightPatterns(s *inputsSnapshot) []gitignore.Pattern {
 	var ps []gitignore.Pattern
 	for _, role := range []string{roleExcludesFile, roleInfoExclude} {

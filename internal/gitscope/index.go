@@ -24,16 +24,14 @@ type privateIndex struct {
 	excludes string // snapshot runs: the pre-flight exclude file (preflightExcludes)
 }
 
-// indexGuardArgs are the -c settings every command that may write an index carries together
-// with a private index: never split it, and never write a new shared index, so no
-// .git/sharedindex.* file is created. (Hooks, post-index-change included, are off for every
-// command through globalArgs.)
+// indexGuardArgs are the -c settings every command that may write an index carries with a
+// private index: never split it and never write a new shared index, so no .git/sharedindex.*
+// file is created.
 var indexGuardArgs = []string{"-c", "core.splitIndex=false", "-c", "splitIndex.maxPercentChange=100"}
 
-// newPrivateIndex copies the index of the repository at root into a fresh temporary directory.
-// A repository without an index gets a path to a file that does not exist, which git reads as an
-// empty index, exactly like the missing real one. The index must be a regular file (a FIFO or
-// device would hang or flood the copy): anything else is *ErrGitFailed.
+// newPrivateIndex copies the index of the repository at root into a fresh temporary directory;
+// without an index it gets a path that does not exist, which git reads as an empty index. An
+// index that is not a regular file is *ErrGitFailed.
 func (r *Repo) newPrivateIndex(ctx context.Context) (*privateIndex, error) {
 	src, err := r.indexPath(ctx)
 	if err != nil {
@@ -51,11 +49,9 @@ func (r *Repo) newPrivateIndex(ctx context.Context) (*privateIndex, error) {
 	return pi, nil
 }
 
-// privateIndexParent chooses where the private index copy lives. It must be outside the work
-// tree, or `ls-files --others` and the diff would see it as an untracked change: $TMPDIR is
-// used unless it lies inside the work tree (testscript, for one, puts TMPDIR inside its work
-// directory, and a user may point it at ./tmp); otherwise the directory of the real index (the
-// git directory), which git never lists.
+// privateIndexParent chooses where the private index copy lives: outside the work tree, where
+// git would list it as untracked. That is $TMPDIR unless it lies inside the work tree, as
+// testscript's does, and otherwise the git directory, which git never lists.
 func (r *Repo) privateIndexParent(indexPath string) string {
 	tmp := os.TempDir()
 	if !within(r.root, tmp) {
@@ -65,7 +61,7 @@ func (r *Repo) privateIndexParent(indexPath string) string {
 }
 
 // within reports whether path lies in or below dir, comparing both as given and with symbolic
-// links resolved (a TMPDIR reached through a symlink must not escape the check).
+// links resolved, so that a TMPDIR reached through a symlink cannot escape the check.
 func within(dir, path string) bool {
 	in := func(d, p string) bool {
 		rel, err := filepath.Rel(d, p)
@@ -102,11 +98,9 @@ func (pi *privateIndex) env() []string {
 	return []string{"GIT_INDEX_FILE=" + pi.path}
 }
 
-// indexPath returns the path of the work tree's index: <git dir>/index, where the git directory
-// is root/.git or the directory a .git file names (linked worktrees, submodules,
-// --separate-git-dir). When .git cannot be read that way, or no index is there, git itself is
-// asked: a private index copied from a wrong path would be empty, and an empty index makes every
-// baseline file look deleted.
+// indexPath returns the path of the work tree's index, <git dir>/index. When .git cannot be read
+// or holds no index, git itself is asked, because a private index copied from a wrong path would
+// be empty and make every baseline file look deleted.
 func (r *Repo) indexPath(ctx context.Context) (string, error) {
 	if gitDir, _, ok := gitDirOf(r.root); ok {
 		p := filepath.Join(gitDir, "index")

@@ -14,7 +14,7 @@ var lsAllArgs = slices.Concat(globalArgs, untrackedGuardArgs, []string{
 	"ls-files", "-z", "--cached", "--others", "--exclude-standard", "--full-name", "--",
 })
 
-// DiffStatUnavailable is DiffStat's text in degraded mode (§3: the release notes say so).
+// DiffStatUnavailable is DiffStat's text in degraded mode, which the release notes show.
 const DiffStatUnavailable = "diff stat unavailable (degraded)\n"
 
 // ListFiles returns every tracked file and every untracked, non-ignored file as sorted, unique
@@ -151,8 +151,8 @@ func (v *SnapshotView) diffStat(ctx context.Context) (string, error) {
 	if v.s.SkipWorktree {
 		guard = append(guard, sparseArgs...)
 	}
-	// Files the commits added are untracked for the index snapshot: intent-to-add entries make
-	// git diff count them (their content is read from the work tree, never from an object).
+	// Files the commits added are untracked for the index snapshot; intent-to-add entries make
+	// git diff count them from the work tree.
 	for chunk := range slices.Chunk(ita, lsTreeChunk) {
 		args := slices.Concat(globalArgs, guard, []string{"add", "--intent-to-add", "--force", "--"}, chunk)
 		if _, err := v.r.runSmall(ctx, v.r.root, nil, pi.env(), args...); err != nil {
@@ -181,9 +181,9 @@ func (v *SnapshotView) diffStat(ctx context.Context) (string, error) {
 	return string(out), nil
 }
 
-// verifyStatObjects verifies every object git diff --stat reads for paths: the baseline
-// commit, the trees on the way to each path (every baseline tree when whole), each path's
-// baseline blob and its index-snapshot blob, and the attribute blobs git may read from the index.
+// verifyStatObjects verifies every object git diff --stat reads for paths: the baseline commit,
+// the trees on the way, each path's baseline and index-snapshot blobs, and the attribute blobs
+// git may read from the index.
 func (v *SnapshotView) verifyStatObjects(ctx context.Context, paths []string, whole bool) error {
 	if any, err := v.objs.anyNew(ctx); err != nil || !any {
 		return err
@@ -222,7 +222,7 @@ func (v *SnapshotView) verifyStatObjects(ctx context.Context, paths []string, wh
 	return v.objs.verify(ctx, slices.Concat(oids, v.indexBlobs(paths), attrs)...)
 }
 
-// indexBlobs are the index snapshot's blobs of paths (those of the snapshot run's records).
+// indexBlobs are the index snapshot's blobs of paths, from the snapshot run's records.
 func (v *SnapshotView) indexBlobs(paths []string) []string {
 	det := &v.det
 	src := make(map[string]rawEntry, len(det.dirty))

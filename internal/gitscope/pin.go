@@ -18,10 +18,8 @@ func (r *Repo) pinArgs() []string {
 			"-c", "core.checkStat=default",
 			"-c", "core.trustctime=true",
 			// Objects as stored, never through a substitute the executor can write: replace
-			// refs (repository config beats GIT_NO_REPLACE_OBJECTS=1 in git 2.39), a
-			// commit-graph (it carries each commit's root tree) or a multi-pack index (it maps
-			// object ids to pack offsets). A 40-hex id is never looked up as a ref name
-			// (warnAmbiguousRefs reads refs/heads/<id> and the like, which could be FIFOs).
+			// refs, a commit-graph or a multi-pack index (gitscope.md §4.6 "Objects"). A 40-hex
+			// id is never looked up as a ref name, which could be a FIFO.
 			"-c", "core.useReplaceRefs=false",
 			"-c", "core.commitGraph=false",
 			"-c", "core.multiPackIndex=false",

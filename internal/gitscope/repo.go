@@ -47,10 +47,9 @@ type Repo struct {
 	ggErr  error // wraps ErrUnsupportedRepository / ErrSHA256Repository / ErrNotRepository
 }
 
-// Discover finds the work-tree top level containing start (any directory inside it, linked
-// worktrees and --separate-git-dir layouts included): the nearest directory upward that holds a
-// .git entry, or what `git rev-parse --show-toplevel` says when go-git cannot open the layout. A bare repository or no
-// repository is ErrNotRepository; a SHA-256 repository is ErrSHA256Repository.
+// Discover finds the work-tree top level containing start: the nearest directory upward that
+// holds a .git entry, or what `git rev-parse --show-toplevel` says when go-git cannot open the
+// layout. A bare repository or none is ErrNotRepository; a SHA-256 one is ErrSHA256Repository.
 func Discover(start string) (*Repo, error) { return DiscoverWith(start, Options{}) }
 
 // DiscoverWith is Discover with explicit Options.
@@ -71,15 +70,15 @@ func DiscoverWith(start string, opts Options) (*Repo, error) {
 		return nil, ErrNoRepository
 	}
 	if dotgit := filepath.Join(top, ".git"); abs == dotgit || strings.HasPrefix(abs, dotgit+string(filepath.Separator)) {
-		// git refuses to find a work tree from inside a git directory (or, for a submodule's
-		// git directory under .git/modules, finds that submodule's): never the enclosing one.
+		// From inside a git directory git finds no work tree, or a submodule's, never the
+		// enclosing one.
 		return nil, fmt.Errorf("%s is inside the git directory %s; run mastermind in the work tree: %w", abs, dotgit, ErrNotRepository)
 	}
 	if err := checkGitFiles(top); err != nil {
 		return nil, err
 	}
-	// go-git is opened as Open does (openGoGit: special files refused, alternates left to the
-	// CLI), never with go-git's own PlainOpen, which would bypass both.
+	// go-git is opened through openGoGit as Open does, never with go-git's own PlainOpen,
+	// which would bypass its refusals.
 	r := &Repo{root: top, opts: opts}
 	_, release, err := r.goGit()
 	release()

@@ -222,10 +222,9 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 	if dt+lt > maxPathBytes {
 		return nil, &ErrGitFailed{Cmd: "diff-files", Exit: -1, Stderr: fmt.Sprintf("output exceeds %d MiB of path bytes", maxPathBytes>>20)}
 	}
-	// Stage 3: the touched files whose content decides, hashed as git diff would. git reads the
-	// index snapshot's blobs of those paths meanwhile (text=auto asks whether the index copy has
-	// a CR; a missing .gitattributes falls back to its index blob): each copy of them written
-	// since pre-flight is verified first.
+	// Stage 3: the touched files whose content decides, hashed as git diff would. git may read
+	// the index snapshot's blobs of those paths meanwhile, so each copy of them written since
+	// pre-flight is verified first.
 	if hashes := toHash(d0, dirty); len(hashes) > 0 {
 		if err := objs.verifyIndexBlobs(cctx, s, d0, dirty); err != nil {
 			return nil, err
@@ -267,10 +266,9 @@ func (d *sinceDetail) degraded(cs *ChangedSet, err error) (*ChangedSet, error) {
 	return cs, err
 }
 
-// snapshotIndex makes the private index of a snapshot run: a copy of the index snapshot with
-// the pre-flight index's modification time (git's racy-git rule then re-hashes exactly what it
-// would have re-hashed at pre-flight), and the pre-flight exclude file beside it. Both live in a
-// fresh temporary directory outside the work tree.
+// snapshotIndex makes the private index of a snapshot run, a copy of the index snapshot with the
+// pre-flight index's modification time, and the pre-flight exclude file beside it, in a fresh
+// temporary directory outside the work tree.
 func (r *Repo) snapshotIndex(store SnapshotStore, s *inputsSnapshot) (*privateIndex, error) {
 	gitDir, _, _ := gitDirOf(r.root)
 	dir, err := os.MkdirTemp(r.privateIndexParent(filepath.Join(gitDir, "index")), "mastermind-index-")
@@ -286,9 +284,8 @@ func (r *Repo) snapshotIndex(store SnapshotStore, s *inputsSnapshot) (*privateIn
 		return pi, nil
 	}
 	if ls, ok := store.(LocalSnapshotStore); ok {
-		// A hard link copies nothing; git never writes an index in place (it renames
-		// <index>.lock over it), so the stored snapshot keeps its bytes and its mtime, which
-		// TakeSnapshot set to the pre-flight index's.
+		// A hard link copies nothing, and git never writes an index in place, so the stored
+		// snapshot keeps its bytes and the mtime TakeSnapshot set.
 		if p, err := ls.SnapshotPath(SnapshotIndex); err == nil && linkOrCopyIndex(p, pi.path) == nil {
 			if fi, err := os.Lstat(pi.path); err == nil && fi.ModTime().UnixNano() == s.IndexMtimeNs {
 				return pi, nil
@@ -403,9 +400,9 @@ func compareFile(snap fileSnap, kind, name, p string) (*InputChange, error) {
 // had none, ignored or not. A baseline .gitattributes that is no longer a regular file is
 // ErrUnsafeRepository, since git would block reading it.
 func (r *Repo) checkAttributeFiles(s *inputsSnapshot) ([]InputChange, error) {
-	// One lstat per baseline directory is the longest part of stage 1 on a large tree (1,111
-	// directories in the 100k fixture): the directories are split into a few chunks checked
-	// at once, and their changes joined in directory order.
+	// One lstat per baseline directory is the longest part of stage 1 on a large tree, so the
+	// directories are split into a few chunks checked at once, and their changes joined in
+	// directory order.
 	chunks := slices.Collect(slices.Chunk(s.Dirs, max(256, (len(s.Dirs)+3)/4)))
 	found := make([][]InputChange, len(chunks))
 	var g errgroup.Group
@@ -438,9 +435,8 @@ func (r *Repo) checkAttributeFiles(s *inputsSnapshot) ([]InputChange, error) {
 	return out, nil
 }
 
-// attributeFilesIn is InputAttributes for every changed path named .gitattributes (a tracked
-// one edited, added or deleted; an untracked one in a directory the baseline did not have is
-// reported here too).
+// attributeFilesIn is InputAttributes for every changed path named .gitattributes, tracked or
+// untracked.
 func attributeFilesIn(entries []Entry) []InputChange {
 	var out []InputChange
 	for _, e := range entries {
@@ -451,10 +447,10 @@ func attributeFilesIn(entries []Entry) []InputChange {
 	return out
 }
 
-// compareConfig compares the configuration keys of configKeyPrefixes between the snapshot and
-// now (list is `git config --list -z`), and the resolved core.attributesFile with its
-// snapshot. Each key whose values differ (added, removed, changed, reordered) is one
-// InputConfig change; values are not repeated (they may hold secrets).
+// compareConfig compares the configuration keys of configKeyPrefixes in the snapshot with list,
+// now's `git config --list -z`, and the resolved core.attributesFile with its snapshot. Each key
+// whose values differ in any way is one InputConfig change, without its values, which may hold
+// secrets.
 func (r *Repo) compareConfig(s *inputsSnapshot, list []byte) ([]InputChange, error) {
 	before, err := parseConfigList(s.Config)
 	if err != nil {
@@ -658,8 +654,8 @@ func (r *Repo) sinceInputs(s *inputsSnapshot, gitDir, commonDir string) ([]Input
 		return nil, err
 	}
 	if gitDir != s.GitDir || commonDir != s.CommonDir {
-		// .git now leads elsewhere (a rewritten gitdir: file, an absorbed or swapped
-		// repository): another index, object store and configuration would decide.
+		// .git now leads elsewhere, so another index, object store and configuration would
+		// decide.
 		changes = append(changes, InputChange{Kind: InputMetadata, Input: ".git",
 			Detail: fmt.Sprintf("now leads to %s (common %s), at pre-flight %s (common %s)", gitDir, commonDir, s.GitDir, s.CommonDir)})
 	}

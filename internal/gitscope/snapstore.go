@@ -20,11 +20,9 @@ type SnapshotStore interface {
 	Open(name string) (io.ReadCloser, error)
 }
 
-// LocalSnapshotStore is an optional interface of a SnapshotStore that keeps its blobs as files
-// on a local file system: SnapshotPath returns the file of a stored blob (fs.ErrNotExist when
-// none). gitscope then sets the index snapshot's modification time to the pre-flight index's
-// once, after Put, and hard-links it as post-flight's private index instead of copying it
-// (git never writes an index file in place, so the stored file is never changed).
+// LocalSnapshotStore is an optional interface of a SnapshotStore that keeps its blobs as local
+// files, whose SnapshotPath returns the file of a stored blob. gitscope then hard-links the index
+// snapshot as post-flight's private index instead of copying it (gitscope.md §4.7).
 type LocalSnapshotStore interface {
 	SnapshotStore
 	SnapshotPath(name string) (string, error)
@@ -36,8 +34,8 @@ const (
 	SnapshotInputs = "inputs.snapshot"
 )
 
-// ErrNoSnapshot: the task has no pre-flight snapshot (pre-flight ran with an older mastermind,
-// on another machine, or the store was wiped). Post-flight cannot decide I1 without it.
+// ErrNoSnapshot: the task has no pre-flight snapshot, for example because pre-flight ran on
+// another machine. Post-flight cannot decide I1 without it.
 var ErrNoSnapshot = errors.New("no pre-flight snapshot of the repository for this task; run pre-flight again (mastermind run-task <spec> --pre-only)")
 
 // prefixStore is a SnapshotStore under a name prefix (a submodule's snapshots).

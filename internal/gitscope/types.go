@@ -35,10 +35,9 @@ const (
 	ReasonGitTooOld      = "git_too_old"
 )
 
-// Entry is one changed path. Path is the raw repository-relative path bytes ('/' separated, no
-// trailing slash). NestedRepository marks an untracked nested repository or linked worktree,
-// which git prints as "dir/" and which is recorded as "dir". UTF8 is false when Path is not valid
-// UTF-8 (the audit's changed_path_unrepresentable).
+// Entry is one changed path, its raw repository-relative bytes without a trailing slash.
+// NestedRepository marks an untracked nested repository, which git prints as "dir/", and UTF8 is
+// false when Path is not valid UTF-8.
 type Entry struct {
 	Path             []byte
 	Status           Status
@@ -55,8 +54,8 @@ type ChangedSet struct {
 	Degraded       bool
 	DegradedReason string
 	Entries        []Entry
-	// InputChanges are the inputs that changed since pre-flight although I1 allows them to
-	// (ChangedSetSince only; sorted as found). Each is an error finding of the audit.
+	// InputChanges are the inputs that changed since pre-flight although I1 allows them to, in the
+	// order found; only ChangedSetSince sets them. Each is an error finding of the audit.
 	InputChanges []InputChange
 }
 

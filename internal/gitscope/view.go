@@ -39,9 +39,9 @@ type SnapshotView struct {
 	added  map[string]bool // paths the commits since the baseline add
 }
 
-// SnapshotView opens the view of the task whose pre-flight snapshot is in store, for baseline
-// (a full OID or EmptyTreeOID). ErrNoSnapshot when store holds none; an error when the
-// snapshot is of another baseline. Nothing is read from the repository yet.
+// SnapshotView opens the view of the task whose pre-flight snapshot is in store, for baseline,
+// reading nothing from the repository yet. It is ErrNoSnapshot when store holds none and an error
+// when the snapshot is of another baseline.
 func (r *Repo) SnapshotView(ctx context.Context, baseline string, store SnapshotStore) (*SnapshotView, error) {
 	if !IsFullOID(baseline) {
 		return nil, fmt.Errorf("baseline %q is not a full 40-hex object id: %w", baseline, ErrBaselineUnavailable)
@@ -112,7 +112,7 @@ func (v *SnapshotView) changedSet(ctx context.Context) (*ChangedSet, error) {
 	return withCommitted(cs, committed), nil
 }
 
-// committed is the baseline against HEAD (nothing when HEAD is unborn or the baseline).
+// committed is the baseline against HEAD, nothing when HEAD is unborn or the baseline.
 func (v *SnapshotView) committed(ctx context.Context) ([]Entry, error) {
 	head, unborn, err := v.Head(ctx)
 	if err != nil || unborn || head == v.baseline {
@@ -153,8 +153,8 @@ func withCommitted(cs *ChangedSet, committed []Entry) *ChangedSet {
 	return cs
 }
 
-// Head is the commit HEAD names, or unborn: the reference as the repository holds it (the
-// executor's to move), the commit object read and hashed.
+// Head is the commit HEAD names, or unborn: the reference as the repository holds it, which the
+// executor may move, with the commit object read and hashed.
 func (v *SnapshotView) Head(ctx context.Context) (oid string, unborn bool, err error) {
 	v.headOnce.Do(func() {
 		v.head, v.unborn, v.headErr = v.headRef(ctx)
@@ -205,10 +205,8 @@ func (v *SnapshotView) headRef(ctx context.Context) (string, bool, error) {
 	return oid, false, nil
 }
 
-// BaselineEntries reports, for each repository-relative path ('/'-separated, no trailing
-// slash), what the baseline tree has there: EntryAbsent, EntryBlob, EntryLink, EntryGitlink or
-// EntryTree. The trees on the way are read once each, hashed; an unreadable one is an error,
-// never an absent path.
+// BaselineEntries reports what the baseline tree has at each repository-relative path. The trees
+// on the way are read and hashed once each; an unreadable one is an error, never an absent path.
 func (v *SnapshotView) BaselineEntries(ctx context.Context, paths []string) (map[string]EntryType, error) {
 	out := make(map[string]EntryType, len(paths))
 	for _, p := range paths {
@@ -280,9 +278,8 @@ func (v *SnapshotView) BaselineBlob(ctx context.Context, path string) ([]byte, b
 	return data, true, nil
 }
 
-// ListFiles is the claims' file list, sorted and unique: the paths of the index snapshot whose
-// file is still in the work tree (gitlinks as their path) and every untracked, non-ignored
-// file under the pre-flight ignore rules (an untracked nested repository is no file). The live
+// ListFiles is the claims' sorted file list: the paths of the index snapshot whose file is still
+// in the work tree and every untracked file the pre-flight ignore rules do not ignore. The live
 // index is never read.
 func (v *SnapshotView) ListFiles(ctx context.Context) ([]string, error) {
 	cs, err := v.ChangedSet(ctx)
@@ -307,8 +304,8 @@ func (v *SnapshotView) ListFiles(ctx context.Context) ([]string, error) {
 	return slices.Compact(out), nil
 }
 
-// indexPaths lists the index snapshot (`git ls-files --cached` on its private copy) without
-// the entries whose file diff-files found gone.
+// indexPaths lists the index snapshot's private copy with `git ls-files --cached`, without the
+// entries whose file diff-files found gone.
 func (v *SnapshotView) indexPaths(ctx context.Context) ([]string, error) {
 	gone := map[string]bool{}
 	for _, e := range v.det.dirty {
