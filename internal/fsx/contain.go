@@ -8,9 +8,9 @@ import (
 	"strings"
 )
 
-// Rel converts path (absolute or relative to the current directory) to a slash-separated path
-// relative to root. It returns a *PathError with ReasonOutsideRoot when the path escapes root.
-// root must be absolute and clean. No symlink is resolved.
+// Rel converts path, absolute or relative to the current directory, to a slash-separated path
+// relative to the absolute, clean root, resolving no symlink. A path that escapes root is a
+// *PathError with ReasonOutsideRoot.
 func Rel(root, path string) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -67,10 +67,9 @@ func ReadInRoot(root, rel string, limit int64) ([]byte, error) {
 	return ReadFile(filepath.Join(root, filepath.FromSlash(rel)), limit)
 }
 
-// RelReal is Rel, and when path is not inside root as written, Rel of the real paths: the real
-// path of root and the real path of path's deepest existing ancestor, joined with the rest (the
-// working directory may be reached through a symlink, for example /tmp on macOS). Symlinks
-// inside the repository part of path are not resolved; callers check them with CheckNoSymlink.
+// RelReal is Rel, and when path is not inside root as written, Rel of the real paths, since the
+// working directory may be reached through a symlink such as macOS's /tmp. Symlinks inside the
+// repository part of path are not resolved; callers check them with CheckNoSymlink.
 func RelReal(root, path string) (string, error) {
 	rel, err := Rel(root, path)
 	if err == nil {

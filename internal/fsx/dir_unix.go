@@ -32,8 +32,8 @@ type Dir struct {
 	temps TempNamer
 }
 
-// TempNamer names the temporary files of atomic writes so that their writer can recognise the
-// ones a killed run left behind (and nobody else can make a name it recognises).
+// TempNamer names the temporary files of atomic writes so that their writer, and nobody else,
+// can recognise the ones a killed run left behind.
 type TempNamer interface {
 	// TempName returns a new temporary name for an atomic write of the entry name.
 	TempName(name string) string
@@ -296,8 +296,8 @@ func (d *Dir) WriteFileAtomicMode(name string, data []byte, perm fs.FileMode) er
 	return d.writeAtomic(name, bytes.NewReader(data), perm, true)
 }
 
-// WriteAtomicFrom is WriteFileAtomic with the content read from r (a large snapshot streamed
-// rather than held in memory). A read error from r leaves the previous file.
+// WriteAtomicFrom is WriteFileAtomic with the content streamed from r rather than held in
+// memory. A read error from r leaves the previous file.
 func (d *Dir) WriteAtomicFrom(name string, r io.Reader, perm fs.FileMode) error {
 	return d.writeAtomic(name, r, perm, false)
 }
@@ -314,10 +314,9 @@ func (d *Dir) writeAtomic(name string, r io.Reader, perm fs.FileMode, exact bool
 	return af.Commit()
 }
 
-// AtomicFile is a replacement of one directory entry being written: the content goes to a
-// temporary file beside it, which Commit renames over the entry and Abort removes, so a reader
-// sees the old or the new file, never a part (a large audit.md streamed rather than held in
-// memory). It is not safe for concurrent use.
+// AtomicFile is a streamed replacement of one directory entry: the content goes to a temporary
+// file beside it, which Commit renames over the entry and Abort removes, so a reader never sees
+// a part. It is not safe for concurrent use.
 type AtomicFile struct {
 	d         *Dir
 	name, tmp string
@@ -367,8 +366,7 @@ func (d *Dir) createAtomic(name string, perm fs.FileMode, exact bool) (*AtomicFi
 func (a *AtomicFile) Write(p []byte) (int, error) { return a.f.Write(p) }
 
 // CreateAtomicUnnamed is CreateAtomic for an entry whose name is known only once the content is
-// written (a copy stored under its hash): the temporary file is ".<prefix><digits>", created with
-// perm (less the umask), and CommitAs names the entry.
+// written, such as a copy stored under its hash; CommitAs names the entry.
 func (d *Dir) CreateAtomicUnnamed(prefix string, perm fs.FileMode) (*AtomicFile, error) {
 	if err := d.checkName(prefix); err != nil {
 		return nil, err
@@ -395,7 +393,7 @@ func (a *AtomicFile) Commit() error {
 }
 
 // CommitAs is Commit with the entry name given now; an existing symlink or non-regular file at
-// name is refused (and the temporary file removed).
+// name is refused and the temporary file removed.
 func (a *AtomicFile) CommitAs(name string) error {
 	if a.done {
 		return errors.New("fsx: atomic file already committed or aborted")
@@ -462,8 +460,8 @@ func (d *Dir) createTemp(name string, mode fs.FileMode) (string, *os.File, error
 	return "", nil, &os.PathError{Op: "tempfile", Path: d.join(name), Err: os.ErrExist}
 }
 
-// Remove deletes the entry name (a file, or an empty directory when dir is true). A missing
-// entry is not an error.
+// Remove deletes the file name, or the empty directory name when dir is true. A missing entry is
+// not an error.
 func (d *Dir) Remove(name string, dir bool) error {
 	if err := d.checkName(name); err != nil {
 		return err

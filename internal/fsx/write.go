@@ -45,8 +45,7 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 }
 
 // WriteFileAtomicMode is WriteFileAtomic with the file's mode set to exactly perm, whether the
-// file is new or replaced (for example 0755 for a git hook). The directory is fsynced after the
-// rename, as in WriteFileAtomic.
+// file is new or replaced, as a git hook needs.
 func WriteFileAtomicMode(path string, data []byte, perm fs.FileMode) error {
 	if err := CheckWritable(path); err != nil {
 		return err
@@ -66,10 +65,9 @@ func WriteFileAtomicMode(path string, data []byte, perm fs.FileMode) error {
 	return syncDir(dir)
 }
 
-// syncDir fsyncs the directory dir: a rename is durable only once its directory is synced
-// (rename(2), fsync(2)). A file system that cannot sync a directory (EINVAL, or an unsupported
-// operation) is not an error, since nothing more can be done there. It is a variable so fault
-// tests can make it fail.
+// syncDir fsyncs the directory dir, since a rename is durable only once its directory is synced.
+// A file system that cannot sync a directory is not an error. It is a variable so fault tests can
+// make it fail.
 var syncDir = func(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
