@@ -32,10 +32,9 @@ func capNesting(src []byte) ([]byte, []int) {
 	return capNestingAt(src, lim.Markers, lim.Columns)
 }
 
-// GuardNesting returns src with the container limits applied (the copy the parse sees; see
-// MaxContainerMarkers and nestingBudget), for callers that run their own goldmark block parser
-// over a document instead of Parse. Offsets are unchanged, so segments index src as well; src is
-// returned itself when nothing is capped.
+// GuardNesting returns src with the container limits applied, for callers that run their own
+// goldmark block parser instead of Parse. Offsets are unchanged, and src itself is returned when
+// nothing is capped.
 func GuardNesting(src []byte) []byte {
 	capped, _ := capNesting(src)
 	return capped
@@ -59,7 +58,7 @@ func nestingLimits(blank int) NestingLimits {
 }
 
 // countBlankLines returns the number of lines of src that hold only spaces, tabs and a carriage
-// return (a final empty line after the last line break included).
+// return, a final empty line included.
 func countBlankLines(src []byte) int {
 	n := 0
 	for start := 0; start <= len(src); {
@@ -77,14 +76,14 @@ func countBlankLines(src []byte) int {
 	return n
 }
 
-// Limits returns the nesting limits d was parsed with (the lines CappedBefore reports exceeded
-// them).
+// Limits returns the nesting limits d was parsed with, which the lines CappedBefore reports
+// exceeded.
 func (d *Doc) Limits() NestingLimits { return d.limits }
 
 // BlankLineCount returns the number of blank lines of the source, which set Limits.
 func (d *Doc) BlankLineCount() int { return d.blank }
 
-// capNestingAt is capNesting with explicit limits (the fuzz target uses small ones).
+// capNestingAt is capNesting with explicit limits, small ones for the fuzz target.
 func capNestingAt(src []byte, maxMarkers, maxBlanks int) ([]byte, []int) {
 	out := src
 	var lines []int
@@ -106,10 +105,9 @@ func capNestingAt(src []byte, maxMarkers, maxBlanks int) ([]byte, []int) {
 	return out, lines
 }
 
-// MaxIndentColumns is the white space, in columns (a tab advances to the next multiple of 4),
-// that the run of blanks and container markers starting a line may hold in total; the blank
-// after it is parsed as text. Nesting lists by indentation costs goldmark time quadratic in the depth on every line
-// (16 MiB of ever deeper "- a" items took 77 s); 128 columns still allow 64 levels.
+// MaxIndentColumns is the white space, in columns, that the run of blanks and container markers
+// starting a line may hold; the blank after it is parsed as text. Indentation nesting is
+// quadratic in goldmark (hardening F1), and 128 columns still allow 64 levels.
 const MaxIndentColumns = 128
 
 // excessMarker returns the offset in line of the byte to neutralise, or -1: the first container
@@ -202,8 +200,8 @@ var budgetKey = parser.NewContextKey()
 // normally so far; past docInlineBudget of them, later paragraphs are literal text too.
 var docTriggersKey = parser.NewContextKey()
 
-// docInlineBudget is the number of link and emphasis trigger characters ([ ] ! * _) parsed as
-// such in one document's paragraphs (headings excepted): about 50 MB of goldmark nodes.
+// docInlineBudget is the number of link and emphasis trigger characters parsed as such in one
+// document's paragraphs, about 50 MB of goldmark nodes; headings are exempt.
 const docInlineBudget = 1 << 18
 
 // inlineGuard is an inline parser that runs before the link and emphasis parsers for their
@@ -250,8 +248,7 @@ func (inlineGuard) Parse(parent ast.Node, block text.Reader, pc parser.Context) 
 		return nil
 	}
 	// One text node for the run up to the next byte another inline parser or the line-break
-	// handling may want (a node per character cost 190 bytes each: a 4 MiB line of "[" took
-	// 789 MB).
+	// handling may want, since a node per character cost 190 bytes each (hardening F33).
 	line, seg := block.PeekLine()
 	n := bytes.IndexAny(line, "`<\\& \t\r\n")
 	if n < 0 {
@@ -311,8 +308,8 @@ func markerAt(line []byte, i int) bool {
 	return false
 }
 
-// isBlank reports whether s holds only spaces, tabs and a carriage return (the rest of a line that
-// CommonMark reads as blank).
+// isBlank reports whether s holds only spaces, tabs and a carriage return, as the rest of a line
+// that CommonMark reads as blank does.
 func isBlank(s []byte) bool {
 	for _, c := range s {
 		if c != ' ' && c != '\t' && c != '\r' {

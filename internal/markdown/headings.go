@@ -10,8 +10,8 @@ import (
 type Heading struct {
 	Level  int  // 1–6
 	Setext bool // underlined (Name + "---"/"===") rather than ATX ("## Name")
-	// Text is the heading's plain text: the text of its inline content with markup removed
-	// (emphasis markers, link destinations and raw HTML dropped; code span contents kept).
+	// Text is the heading's plain text: its inline content without emphasis markers, link
+	// destinations or raw HTML, code span contents kept.
 	Text string
 	// FirstLine and LastLine are the 1-based source lines the heading occupies, inclusive; for a
 	// setext heading LastLine is the underline.
@@ -19,8 +19,7 @@ type Heading struct {
 	Node                *ast.Heading
 }
 
-// TopHeadings returns the headings that are direct children of the document (not inside a block
-// quote or list), in source order.
+// TopHeadings returns the headings that are direct children of the document, in source order.
 func (d *Doc) TopHeadings() []Heading {
 	var hs []Heading
 	for n := d.Root.FirstChild(); n != nil; n = n.NextSibling() {
@@ -99,8 +98,8 @@ func (d *Doc) BlockLines(n ast.Node) (first, last int) {
 			last = max(last, d.Line(t.ClosureLine.Start))
 		}
 	case *ast.FencedCodeBlock:
-		// The closing fence, if any, is the line after the content (or after the opening fence
-		// when there is no content), and always before the next block.
+		// The closing fence, if any, is the line after the content or, without content, after
+		// the opening fence, and always before the next block.
 		next := last + 1
 		if next <= d.LineCount() {
 			if nb := d.nextBlockLine(n); nb == 0 || next < nb {
@@ -122,8 +121,8 @@ func (d *Doc) isSetextAt(n int) bool {
 	return !strings.HasPrefix(line, "#")
 }
 
-// nextBlockLine returns the first line of the block that follows n in document order (its next
-// sibling, or the next sibling of its nearest ancestor that has one), or 0 when none follows.
+// nextBlockLine returns the first line of the block that follows n in document order, or 0 when
+// none follows.
 func (d *Doc) nextBlockLine(n ast.Node) int {
 	for c := n; c != nil; c = c.Parent() {
 		if s := c.NextSibling(); s != nil {

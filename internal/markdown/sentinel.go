@@ -7,8 +7,8 @@ import (
 	"github.com/yuin/goldmark/ast"
 )
 
-// IsTopLevelComment reports whether n is an HTML block of CommonMark type 2 (a comment block)
-// whose parent is the document (executor-report-v1.md §1.4 sentinel rules 1 and 2).
+// IsTopLevelComment reports whether n is a comment block, CommonMark HTML block type 2, whose
+// parent is the document (executor-report-v1.md §1.4 sentinel rules 1 and 2).
 func IsTopLevelComment(n ast.Node) bool {
 	h, ok := n.(*ast.HTMLBlock)
 	if !ok || h.HTMLBlockType != ast.HTMLBlockType2 {
