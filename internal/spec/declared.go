@@ -100,9 +100,9 @@ func ClosestPath(root, rel string) string {
 	return cand
 }
 
-// closestEntry returns the entry of d nearest to want (an exact name first, then the smallest
-// distance without case, then with case, then by name), a regular file when file is true and a
-// directory otherwise, or "".
+// closestEntry returns the entry of d nearest to want, a regular file when file is true and a
+// directory otherwise, or "". An exact name wins, then the smallest distance without case, then
+// with case, then the name.
 func closestEntry(d *fsx.Dir, want string, file bool) string {
 	names, err := d.Names()
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 // spec.frontmatter_invalid.
 const MaxForbids = 1024
 
-// MaxForbidBytes is the longest forbids pattern accepted, in bytes (the path limit of §1.4).
+// MaxForbidBytes is the longest forbids pattern accepted, in bytes: the path limit of §1.4.
 const MaxForbidBytes = 4096
 
 // Forbids are the compiled forbids patterns of a spec: gitignore-style patterns matched against
@@ -74,10 +74,8 @@ func CompileForbids(patterns []string) (Forbids, error) {
 	return f, nil
 }
 
-// ForbidPatternProblem returns why s is not an acceptable forbids pattern, or "" when it is one.
-// Refused: empty or blank patterns, leading or trailing white space, control characters, more
-// than MaxForbidBytes bytes, a leading # (a comment in a .gitignore), empty, . or .. components
-// (they never match a repository path), and malformed globs (an unclosed [, a trailing \).
+// ForbidPatternProblem returns why s is not an acceptable forbids pattern, or "" when it is one,
+// by the rules of spec-and-lifecycle.md §1.2.
 func ForbidPatternProblem(s string) string {
 	switch {
 	case strings.TrimSpace(s) == "":

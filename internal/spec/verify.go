@@ -80,10 +80,9 @@ func (p *parser) readVerify() {
 	}
 }
 
-// VerifyValue extracts the command from the text after a VERIFY prefix (§1.5). The value is
-// trimmed; when it starts with a run of n backticks, the command is the text up to the next run
-// of exactly n backticks, trimmed (shorter or longer runs inside are kept). ok is false when no
-// closing run exists (spec.verify_command_unterminated). An empty result declares nothing.
+// VerifyValue extracts the command from the text after a VERIFY prefix by the rules of §1.5.
+// ok is false when an opening run of backticks has no closing run; an empty result declares
+// nothing.
 func VerifyValue(rest string) (cmd string, ok bool) {
 	v := strings.TrimSpace(rest)
 	n := 0
