@@ -312,8 +312,8 @@ func (c *checker) between(md *markdown.Doc, b, e ast.Node) *located {
 	return &located{form: FormSentinel, text: fence.Content, fence: fence}
 }
 
-// locateBare tries the bare form (§1.5) and then the legacy mapping. It returns the located bare
-// report, or nil (with a report.legacy finding for a claims/verify-only mapping).
+// locateBare tries the bare form of §1.5 and then the legacy mapping. It returns the located bare
+// report, or nil, with a report.legacy finding for a claims/verify-only mapping.
 func (c *checker) locateBare(text []byte) *located {
 	isJSON := false
 	trimmed := bytes.TrimLeft(text, " \t\r\n")

@@ -78,9 +78,8 @@ func (c *crPositions) lfPosition(off int) (int, int) {
 	return lo + 1, utf8.RuneCount(c.text[c.lfStart[lo]:off]) + 1
 }
 
-// filePos maps a YAML position to a file position: for bare form the text is the file (after a
-// stripped BOM); for sentinel form the LF line of the fence content is then mapped through the
-// fence's content lines like any other position.
+// filePos maps a YAML position to a file position: in bare form the text is the file after its
+// BOM, and in sentinel form the line is then mapped through the fence's content lines.
 func (l *located) crFilePos(p yamlstrict.Pos) (int, int, bool) {
 	if l.cr == nil {
 		return 0, 0, false

@@ -48,15 +48,14 @@ type Phase struct {
 }
 
 // FileEntry is one entry of files_modified[]: Raw as written, Path normalised by
-// repopath.Normalize (backslashes to slashes, leading ./ stripped; §4.2).
+// repopath.Normalize (§4.2).
 type FileEntry struct {
 	Raw  string
 	Path string
 }
 
-// Claim is one entry of claims[] (§3.5). Kind "function_added" sets Symbol (and optionally File,
-// Signature); kind "integration" sets From and To (and optionally FromFile, ToFile, Relation).
-// Absent optional fields are nil.
+// Claim is one entry of claims[] (§3.5), with the fields of its Kind set; absent optional fields
+// are nil.
 type Claim struct {
 	Index                                int
 	Kind                                 string

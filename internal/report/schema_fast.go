@@ -185,8 +185,8 @@ func number64(v any) (float64, bool) {
 	return 0, false
 }
 
-// scalarEqual compares an instance scalar with a schema scalar (JSON equality for strings,
-// booleans, null and numbers). Collections are never judged equal here.
+// scalarEqual compares an instance scalar with a schema scalar by JSON equality. Collections are
+// never judged equal here.
 func scalarEqual(v, schemaVal any) bool {
 	switch sv := schemaVal.(type) {
 	case string:
