@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tidwall/gjson"
 )
@@ -16,6 +17,14 @@ var codexItems = map[string]bool{
 	"compaction": true, "compaction_summary": true, "context_compaction": true,
 	"tool_search_call": true, "tool_search_output": true, "image_generation_call": true,
 	"additional_tools": true, "agent_message": true, "other": true,
+}
+
+// codexReadOnly are the function_call tools of Codex that neither write files nor run
+// commands; a call of a tool of another name (an MCP server's, spawn_agent) may have written
+// anything and counts for run: witnessed condition 3.
+var codexReadOnly = map[string]bool{
+	"update_plan": true, "view_image": true, "web_search": true, "list_mcp_resources": true,
+	"list_mcp_resource_templates": true, "read_mcp_resource": true,
 }
 
 // codexLines are the rollout line types of RolloutItem other than response_item.
@@ -35,14 +44,14 @@ var (
 // codexLine reads one rollout line {timestamp, type, payload}.
 func (r *reader) codexLine(line []byte) {
 	if !gjson.ValidBytes(line) {
-		r.sess.Unknown++
+		r.unknown(time.Time{}, false)
 		return
 	}
 	e := gjson.ParseBytes(line)
 	ts, ok := parseTime(e.Get("timestamp"))
 	p := e.Get("payload")
 	if !ok || !p.IsObject() {
-		r.sess.Unknown++
+		r.unknown(ts, ok)
 		return
 	}
 	before := !r.counts(ts)
@@ -68,7 +77,7 @@ func (r *reader) codexLine(line []byte) {
 		r.codexEvent(p)
 	default:
 		if !codexLines[typ] {
-			r.sess.Unknown++
+			r.unknown(ts, true)
 			return
 		}
 		r.known++
@@ -81,8 +90,8 @@ func (r *reader) codexItem(p gjson.Result, ord Order, before bool) {
 	switch typ := p.Get("type").String(); typ {
 	case "function_call":
 		args := p.Get("arguments")
-		if c.id == "" || args.Type != gjson.String || !gjson.Valid(args.Str) {
-			r.sess.Unknown++
+		if c.id == "" || args.Type != gjson.String || !shallow([]byte(args.Str)) || !gjson.Valid(args.Str) {
+			r.unknown(ord.At, true)
 			return
 		}
 		a := gjson.Parse(args.Str)
@@ -91,14 +100,14 @@ func (r *reader) codexItem(p gjson.Result, ord Order, before bool) {
 		case "exec_command":
 			cmd := a.Get("cmd")
 			if cmd.Type != gjson.String {
-				r.sess.Unknown++
+				r.unknown(ord.At, true)
 				return
 			}
 			c.kind, c.cmd, c.dir = callShell, cmd.Str, dir
 		case "shell", "container.exec", "shell_command", "local_shell":
 			cmd, ok := codexCommand(a.Get("command"))
 			if !ok {
-				r.sess.Unknown++
+				r.unknown(ord.At, true)
 				return
 			}
 			c.kind, c.cmd, c.dir = callShell, cmd, dir
@@ -121,19 +130,24 @@ func (r *reader) codexItem(p gjson.Result, ord Order, before bool) {
 			return
 		default:
 			r.known++
+			if codexReadOnly[name] {
+				return
+			}
+			c.kind, c.tool = callOther, name
+			r.addPending(c)
 			return
 		}
 	case "local_shell_call":
 		cmd, ok := codexCommand(p.Get("action.command"))
 		if c.id == "" || !ok {
-			r.sess.Unknown++
+			r.unknown(ord.At, true)
 			return
 		}
 		c.kind, c.cmd, c.dir = callShell, cmd, r.codexDir(p.Get("action.working_directory").String())
 	case "custom_tool_call":
 		if p.Get("name").String() != "apply_patch" {
 			// Another freeform tool (code mode's exec runs commands mastermind cannot see).
-			r.sess.Unknown++
+			r.unknown(ord.At, true)
 			return
 		}
 		if c.id == "" || !r.patchCall(c, p.Get("input"), r.codexDir("")) {
@@ -146,6 +160,7 @@ func (r *reader) codexItem(p gjson.Result, ord Order, before bool) {
 			return
 		}
 		res := codexResult(p.Get("output"))
+		res.end = ord
 		if pc.tool == "write_stdin" {
 			id, _ := strconv.ParseInt(pc.cmd, 10, 64)
 			if run := r.running[id]; run != nil && res.running == 0 && res.status != StatusUnknown {
@@ -158,7 +173,7 @@ func (r *reader) codexItem(p gjson.Result, ord Order, before bool) {
 		return
 	default:
 		if !codexItems[typ] {
-			r.sess.Unknown++
+			r.unknown(ord.At, true)
 			return
 		}
 		r.known++
@@ -171,7 +186,7 @@ func (r *reader) codexItem(p gjson.Result, ord Order, before bool) {
 // patchCall fills c as an apply_patch edit of the paths its patch text names.
 func (r *reader) patchCall(c *call, in gjson.Result, dir string) bool {
 	if in.Type != gjson.String {
-		r.sess.Unknown++
+		r.unknown(c.order.At, true)
 		return false
 	}
 	c.kind, c.tool = callEdit, "apply_patch"
@@ -260,7 +275,7 @@ func codexResult(out gjson.Result) result {
 	case out.IsArray():
 		text = resultText(out)
 	}
-	if t := strings.TrimSpace(text); strings.HasPrefix(t, "{") && gjson.Valid(t) {
+	if t := strings.TrimSpace(text); strings.HasPrefix(t, "{") && shallow([]byte(t)) && gjson.Valid(t) {
 		if code := gjson.Get(t, "metadata.exit_code"); code.Type == gjson.Number {
 			return exitResult(int(code.Int()))
 		}
