@@ -455,3 +455,68 @@ func TestAttackMountedDir(t *testing.T) {
 		t.Errorf("a file on a file system mounted after the run is unchanged (%q)", p)
 	}
 }
+
+// rollout builds a Codex rollout file line by line, one millisecond apart.
+type rollout struct {
+	t     *testing.T
+	root  string
+	at    time.Time
+	lines []string
+	n     int
+}
+
+func newRollout(t *testing.T) *rollout {
+	root := filepath.Join(t.TempDir(), "repo")
+	os.MkdirAll(root, 0o755)
+	o := &rollout{t: t, root: root, at: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
+	o.add("session_meta", map[string]any{"cwd": root, "cli_version": "0.104.0"})
+	return o
+}
+
+func (o *rollout) add(typ string, payload map[string]any) {
+	o.at = o.at.Add(time.Millisecond)
+	b, _ := json.Marshal(map[string]any{"timestamp": o.at.Format("2006-01-02T15:04:05.000Z"), "type": typ, "payload": payload})
+	o.lines = append(o.lines, string(b))
+}
+
+// call writes a function_call of name with args and its output, and returns the call id.
+func (o *rollout) call(name string, args map[string]any, output string) string {
+	o.n++
+	id := "call_" + itoa(o.n)
+	a, _ := json.Marshal(args)
+	o.add("response_item", map[string]any{"type": "function_call", "name": name, "arguments": string(a), "call_id": id})
+	o.add("response_item", map[string]any{"type": "function_call_output", "call_id": id, "output": output})
+	return id
+}
+
+func (o *rollout) read() *Session {
+	p := filepath.Join(o.t.TempDir(), "rollout.jsonl")
+	os.WriteFile(p, []byte(strings.Join(o.lines, "\n")+"\n"), 0o644)
+	return read(o.t, Codex, p, o.root, time.Time{})
+}
+
+// TestAttackArgvJoin (R39): the Codex shell tool runs an argv; joined with bare spaces, an
+// argument holding shell syntax reads as another command: `cargo test '#'` (a test filter that
+// matches nothing: exit 0, no test run) as `cargo test` with a comment, a program at the path
+// `go test ./...` (a directory "go test ." holding a script "...") as `go test ./...`, and a
+// script run by another program named bash as the script.
+func TestAttackArgvJoin(t *testing.T) {
+	o := newRollout(t)
+	o.call("shell", map[string]any{"command": []string{"cargo", "test", "#"}, "workdir": o.root}, "Exit code: 0\nWall time: 1 seconds\nOutput:\nrunning 0 tests\n")
+	o.call("shell", map[string]any{"command": []string{"go test ./..."}, "workdir": o.root}, "Exit code: 0\nWall time: 1 seconds\nOutput:\n")
+	o.call("shell", map[string]any{"command": []string{"pytest", "tests/", "2>&1"}, "workdir": o.root}, "Exit code: 0\nWall time: 1 seconds\nOutput:\n")
+	o.call("shell", map[string]any{"command": []string{"/tmp/x/bash", "-lc", "go mod tidy"}, "workdir": o.root}, "Exit code: 0\nWall time: 1 seconds\nOutput:\n")
+	o.call("shell", map[string]any{"command": []string{"go", "vet", "-tags=x", "./..."}, "workdir": o.root}, "Exit code: 0\nWall time: 1 seconds\nOutput:\n")
+	o.call("shell", map[string]any{"command": []string{"bash", "-lc", "go build ./..."}, "workdir": o.root}, "Exit code: 0\nWall time: 1 seconds\nOutput:\n")
+	got := o.read()
+	for _, cmd := range []string{"cargo test", "go test ./...", "pytest tests/", "go mod tidy"} {
+		if r := got.Lookup(cmd); r != nil {
+			t.Errorf("%q witnessed by an argv that ran another command: %+v", cmd, r)
+		}
+	}
+	for _, cmd := range []string{"go vet -tags=x ./...", "go build ./..."} {
+		if r := got.Lookup(cmd); r == nil || r.Status != StatusPassed {
+			t.Errorf("%q: %+v", cmd, r)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // codexItems are the response_item payload types of codex-rs/protocol's ResponseItem that hold
@@ -234,7 +234,8 @@ func (r *reader) codexDir(workdir string) string {
 }
 
 // codexCommand reads a command: a string, or an argv whose shell script is taken from
-// ["bash", "-lc", script] (sh, zsh; -c) and which is otherwise joined with spaces.
+// ["bash", "-lc", script] (sh, zsh, by bare name or in /bin, /usr/bin; -c) and which is
+// otherwise joined as shell words that read back as the argv.
 func codexCommand(v gjson.Result) (string, bool) {
 	if v.Type == gjson.String {
 		return v.Str, true
@@ -256,12 +257,38 @@ func codexCommand(v gjson.Result) (string, bool) {
 		return "", false
 	}
 	if len(argv) == 3 && (argv[1] == "-lc" || argv[1] == "-c") {
-		switch filepath.Base(argv[0]) {
-		case "bash", "sh", "zsh":
+		switch argv[0] {
+		case "bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash", "/usr/bin/zsh":
 			return argv[2], true
 		}
 	}
-	return strings.Join(argv, " "), true
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		w, ok := shellWord(a, i == 0)
+		if !ok {
+			return "", false
+		}
+		words[i] = w
+	}
+	return strings.Join(words, " "), true
+}
+
+// shellWord is a as one shell word: unchanged when it holds only characters that mean nothing
+// to the shell (an = only after the program, where it starts no assignment), else quoted, so
+// that the joined argv reads back as the same words.
+func shellWord(a string, first bool) (string, bool) {
+	plain := a != ""
+	for _, c := range a {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_./:,+@%^-", c) || c == '=' && !first) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return a, true
+	}
+	q, err := syntax.Quote(a, syntax.LangBash)
+	return q, err == nil
 }
 
 // codexResult reads a function_call_output's output: a string, an object {content, success}
