@@ -520,3 +520,27 @@ func TestAttackArgvJoin(t *testing.T) {
 		}
 	}
 }
+
+// TestAttackExecShell (R40): exec_command takes the shell to run cmd with from the model; a
+// program of the agent's named bash, or sh (where `set -o pipefail;` may fail and the pipeline's
+// exit is its last stage's), is not the shell the witness rules read.
+func TestAttackExecShell(t *testing.T) {
+	o := newRollout(t)
+	out := "Chunk ID: 1\nWall time: 1 seconds\nProcess exited with code 0\nOutput:\n"
+	o.call("exec_command", map[string]any{"cmd": "go test ./...", "shell": "/tmp/x/bash", "workdir": o.root}, out)
+	o.call("exec_command", map[string]any{"cmd": "set -o pipefail; go vet ./... | tail -3", "shell": "sh", "workdir": o.root}, out)
+	o.call("shell", map[string]any{"command": []string{"sh", "-c", "set -o pipefail; go mod tidy | tail -3"}, "workdir": o.root}, "Exit code: 0\nWall time: 1 seconds\nOutput:\n")
+	o.call("exec_command", map[string]any{"cmd": "go build ./...", "shell": "/bin/bash", "workdir": o.root}, out)
+	o.call("exec_command", map[string]any{"cmd": "go list ./...", "shell": "zsh", "workdir": o.root}, out)
+	got := o.read()
+	for _, cmd := range []string{"go test ./...", "go vet ./...", "go mod tidy"} {
+		if r := got.Lookup(cmd); r != nil && r.Status == StatusPassed {
+			t.Errorf("%q witnessed passing through another shell: %+v", cmd, r)
+		}
+	}
+	for _, cmd := range []string{"go build ./...", "go list ./..."} {
+		if r := got.Lookup(cmd); r == nil || r.Status != StatusPassed {
+			t.Errorf("%q: %+v", cmd, r)
+		}
+	}
+}

@@ -107,6 +107,15 @@ func (r *reader) codexItem(p gjson.Result, ord Order, before bool) {
 				return
 			}
 			c.kind, c.cmd, c.dir = callShell, cmd.Str, dir
+			if sh := a.Get("shell"); sh.Type == gjson.String && sh.Str != "" && !scriptShell(sh.Str) {
+				// The model named another program to run cmd with: that program's run.
+				joined, ok := argvCommand([]string{sh.Str, "-c", cmd.Str})
+				if !ok {
+					r.unknown(ord.At, true)
+					return
+				}
+				c.cmd = joined
+			}
 		case "shell", "container.exec", "shell_command", "local_shell":
 			cmd, ok := codexCommand(a.Get("command"))
 			if !ok {
@@ -233,9 +242,7 @@ func (r *reader) codexDir(workdir string) string {
 	return absIn(workdir, r.codexCwd)
 }
 
-// codexCommand reads a command: a string, or an argv whose shell script is taken from
-// ["bash", "-lc", script] (sh, zsh, by bare name or in /bin, /usr/bin; -c) and which is
-// otherwise joined as shell words that read back as the argv.
+// codexCommand reads a command: a string, or an argv (argvCommand).
 func codexCommand(v gjson.Result) (string, bool) {
 	if v.Type == gjson.String {
 		return v.Str, true
@@ -253,14 +260,20 @@ func codexCommand(v gjson.Result) (string, bool) {
 		argv = append(argv, a.Str)
 		return true
 	})
-	if !ok || len(argv) == 0 {
+	if !ok {
 		return "", false
 	}
-	if len(argv) == 3 && (argv[1] == "-lc" || argv[1] == "-c") {
-		switch argv[0] {
-		case "bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash", "/usr/bin/zsh":
-			return argv[2], true
-		}
+	return argvCommand(argv)
+}
+
+// argvCommand is argv as one command: the script of a scriptShell's -c or -lc, else argv's
+// words joined so that they read back as argv.
+func argvCommand(argv []string) (string, bool) {
+	if len(argv) == 0 {
+		return "", false
+	}
+	if len(argv) == 3 && (argv[1] == "-lc" || argv[1] == "-c") && scriptShell(argv[0]) {
+		return argv[2], true
 	}
 	words := make([]string, len(argv))
 	for i, a := range argv {
@@ -271,6 +284,17 @@ func codexCommand(v gjson.Result) (string, bool) {
 		words[i] = w
 	}
 	return strings.Join(words, " "), true
+}
+
+// scriptShell reports whether p names a shell whose script the witness rules read as written:
+// bash or zsh (both have pipefail), by bare name or in /bin, /usr/bin. Another program of that
+// name may be the agent's own, and sh may lack pipefail.
+func scriptShell(p string) bool {
+	switch p {
+	case "bash", "zsh", "/bin/bash", "/bin/zsh", "/usr/bin/bash", "/usr/bin/zsh":
+		return true
+	}
+	return false
 }
 
 // shellWord is a as one shell word: unchanged when it holds only characters that mean nothing
