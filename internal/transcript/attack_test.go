@@ -544,3 +544,43 @@ func TestAttackExecShell(t *testing.T) {
 		}
 	}
 }
+
+// TestAttackWrappers (R41): a failing go test ./... wrapped so that the call exits 0 never
+// witnesses go test ./... passing.
+func TestAttackWrappers(t *testing.T) {
+	for _, cmd := range []string{
+		"! go test ./...",
+		"go test ./... || true",
+		"go test ./... || exit 0",
+		"go test ./...; true",
+		"go test ./... 2>&1 || :",
+		"{ go test ./...; } || true",
+		"(go test ./...) || true",
+		"alias go=true; go test ./...",
+		"go() { :; }; go test ./...",
+		"function go { :; } && go test ./...",
+		"true && go test ./... || true",
+		"cd . && go test ./... || true",
+		"set -o pipefail && go test ./... || true",
+		"time go test ./... || true",
+		"GOFLAGS=-run=NONE go test ./...",
+		"trap 'exit 0' EXIT && go test ./...",
+		"go test ./... # \n true",
+		"cd /tmp && go test ./...",
+		"cd $HOME/clone && go test ./...",
+		"bash -c 'go test ./... || true'",
+		"go test ./... &",
+		"go test ./... > >(cat) || true",
+	} {
+		s := newSession(t)
+		s.run(s.root, bash(cmd), 0)
+		if r := s.read().Lookup("go test ./..."); r != nil && r.Status == StatusPassed {
+			t.Errorf("%q witnesses go test ./... passing", cmd)
+		}
+	}
+	s := newSession(t)
+	s.run(s.root, bash("cd "+s.root+" && go test ./... 2>&1"), 0)
+	if r := s.read().Lookup("go test ./..."); r == nil || r.Status != StatusPassed {
+		t.Errorf("the plain run is not witnessed: %+v", r)
+	}
+}
