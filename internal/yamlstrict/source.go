@@ -80,8 +80,8 @@ func (ix *lineIndex) offset(line, col int) int {
 	return -1
 }
 
-// tagAt returns the tag as written at line:col ("!", "!!str", "!custom",
-// "!<tag:yaml.org,2002:str>"), or "" when no tag starts there.
+// tagAt returns the tag as written at line:col, such as "!!str", or "" when
+// no tag starts there.
 func (ix *lineIndex) tagAt(line, col int) string {
 	off := ix.offset(line, col)
 	if off < 0 || ix.src[off] != '!' {
