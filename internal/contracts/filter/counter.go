@@ -155,9 +155,9 @@ func encodeCounter(c *Counter) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// IsCounterFile reports whether data is exactly what Record writes as the counter of dispatch
-// id: a counter of this schema for id, decoded strictly and encoded back byte for byte (the gate
-// against a base takes nothing else at that name for the controller's, trust-model.md I3).
+// IsCounterFile reports whether data is exactly what Record writes as the counter of dispatch id,
+// decoded strictly and encoded back byte for byte. The gate against a base takes nothing else at
+// that name for the controller's (trust-model.md I3).
 func IsCounterFile(id string, data []byte) bool {
 	var c Counter
 	dec := json.NewDecoder(bytes.NewReader(data))

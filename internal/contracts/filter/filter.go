@@ -30,9 +30,9 @@ type Result struct {
 	Notes    []string
 }
 
-// Check applies the report-filter contract to raw (agent-contracts.md §2.4–§2.8). repo, when
-// non-nil, enables the repository checks. The error is operational only (a repository check
-// that could not run); every problem with the return itself is an Item.
+// Check applies the report-filter contract of agent-contracts.md §2.4–§2.8 to raw; a non-nil repo
+// enables the repository checks. Every problem with the return is an Item, and the error means
+// a repository check could not run.
 func Check(ctx context.Context, raw []byte, d *Declaration, repo Repo) (*Result, error) {
 	res := &Result{Mode: d.Mode, Variant: VariantComplete, Notes: []string{}}
 	src := bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf"))

@@ -181,8 +181,8 @@ func typesOf(ns []*Value) []string {
 	return out
 }
 
-// subjectMismatch compares the trimmed claimed subject with the commit subject (first message
-// line, trailing white space removed).
+// subjectMismatch compares the trimmed claimed subject with the commit subject, the first message
+// line without trailing white space.
 func subjectMismatch(r commitResult, claimed string) (string, bool) {
 	actual := strings.TrimRight(r.subject, " \t\r\n")
 	if strings.TrimSpace(claimed) == actual {

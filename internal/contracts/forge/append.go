@@ -204,7 +204,7 @@ func syncDir(dir string) error {
 	return d.Sync()
 }
 
-// recoverWAL completes or discards an interrupted append (§1.7 "Recover an interrupted append").
+// recoverWAL completes or discards an interrupted append, as §1.7 says.
 func recoverWAL(logPath, walPath string) error {
 	raw, err := readWAL(walPath)
 	if errors.Is(err, fs.ErrNotExist) {
