@@ -51,9 +51,8 @@ type Scope struct {
 // Verify is one declared verify command.
 type Verify struct {
 	Cmd string `json:"cmd"`
-	// RunBy is "mastermind" for a command the spec marks run: true (the controller runs it at
-	// post-flight and records a receipt, verification-receipts.md), else "executor": the
-	// executor runs it and reports what it observed.
+	// RunBy is "mastermind" for a command the spec marks run: true, which the controller runs at
+	// post-flight, else "executor", which runs it and reports what it observed.
 	RunBy string `json:"run_by"`
 }
 
@@ -119,8 +118,8 @@ func Template(specRel string) string {
 		"```\n<!-- mastermind:report-end -->\n"
 }
 
-// yamlString writes s as a YAML scalar: plain when it is a safe path, else double-quoted with
-// JSON escapes (a JSON string is a valid YAML double-quoted scalar).
+// yamlString writes s as a YAML scalar: plain when it is a safe path, else as a JSON string,
+// which is a valid YAML double-quoted scalar.
 func yamlString(s string) string {
 	safe := s != ""
 	for _, r := range s {

@@ -20,8 +20,8 @@ const (
 	ClassWarning Class = "warning"
 )
 
-// Field is one kind-specific key/value pair of a finding (for example {"file", "a.go"} or
-// {"reason", "report_missing"}). Fields keep their insertion order so JSON output is stable.
+// Field is one kind-specific key/value pair of a finding, such as {"file", "a.go"}. Fields keep
+// their insertion order so JSON output is stable.
 type Field struct {
 	Key   string
 	Value any

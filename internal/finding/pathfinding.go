@@ -56,7 +56,7 @@ func (r PathRun) Len() int {
 	return len(r.Files)
 }
 
-// At returns the run's i-th finding (0 <= i < Len): PathFinding(Kind, [its field]).
+// At returns the run's i-th finding, PathFinding(Kind, [its field]), for 0 <= i < Len.
 func (r PathRun) At(i int) Finding {
 	if r.Index != nil {
 		i = int(r.Index[i])
