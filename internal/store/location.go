@@ -12,8 +12,8 @@ const EnvStateDir = "MASTERMIND_STATE_DIR"
 
 // Location returns the store root of trust-model.md §3: $MASTERMIND_STATE_DIR if set, else
 // $XDG_STATE_HOME/mastermind, else ~/.local/state/mastermind; on Windows %LocalAppData%\mastermind
-// after $MASTERMIND_STATE_DIR. Relative XDG values are ignored, as the XDG rule says, and a
-// relative $MASTERMIND_STATE_DIR is made absolute.
+// after $MASTERMIND_STATE_DIR. Relative XDG values are ignored and a relative
+// $MASTERMIND_STATE_DIR is made absolute; no location is KindNoLocation.
 func Location() (string, error) {
 	return location(os.Getenv, os.UserHomeDir, runtime.GOOS)
 }

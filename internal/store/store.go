@@ -521,7 +521,8 @@ func (s *Store) checkOutside(workTree string) error { return CheckOutside(s.root
 
 // CheckOutside refuses a store root inside workTree, out of the executor's reach as
 // trust-model.md §3 requires, with an *Error of KindInWorkTree. Call it before Open creates the
-// root; a missing root is judged by its deepest existing ancestor.
+// root; a missing root is judged by its deepest existing ancestor, and an empty workTree or an
+// unresolvable path passes.
 func CheckOutside(root, workTree string) error {
 	if workTree == "" {
 		return nil
