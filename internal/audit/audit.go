@@ -227,7 +227,11 @@ func newRun(ctx context.Context, in *Inputs, cs *gitscope.ChangedSet, ev *Eviden
 	r.d, r.paths = d, paths[:0]
 	copied := false
 	for i, e := range d {
-		if f, bad := unrepresentable(e); bad {
+		f, bad := unrepresentable(e)
+		if !bad && e.SelfIgnoring {
+			f, bad = findSelfIgnoringDirectory(cs, paths[i]), true
+		}
+		if bad {
 			if !copied {
 				r.d, copied = slices.Clone(d[:i]), true
 			}

@@ -224,14 +224,17 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 			lsEntries[i].Status = StatusAdded
 		}
 	}
-	entries := mergeEntries(diffEntries, lsEntries)
+	entries, caches, hiding, err := r.snapshotToolCaches(ctx, s).apply(mergeEntries(diffEntries, lsEntries), nil)
+	if err != nil {
+		return nil, err
+	}
 	changes = append(changes, attributeFilesIn(entries)...)
 	entries, subChanges, err := r.auditSubmodules(ctx, s, store, depth, entries)
 	if err != nil {
 		return nil, err
 	}
 	changes = append(changes, subChanges...)
-	return &ChangedSet{Source: SourceGit, Entries: entries, InputChanges: changes}, nil
+	return &ChangedSet{Source: SourceGit, Entries: entries, InputChanges: changes, ToolCaches: caches, SelfIgnoring: hiding}, nil
 }
 
 // sinceDiffCmdArgs is diffCmdArgs with submodule content left to auditSubmodules (a moved

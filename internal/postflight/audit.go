@@ -123,6 +123,11 @@ func writeAuditText(b io.Writer, a *Audit) error {
 	default:
 		fmt.Fprintf(ew, "  changed files: %d (source: %s)\n", len(a.ChangedSet.Files), a.ChangedSet.Source)
 	}
+	if a.ChangedSet != nil {
+		for _, tc := range a.ChangedSet.ToolCaches {
+			fmt.Fprintf(ew, "  ignored tool cache created since the baseline: %s, %d files (%s)\n", tc.Dir, tc.Files, textsafe.Escape(tc.Tool))
+		}
+	}
 	for _, rn := range a.Renames {
 		fmt.Fprintf(ew, "  renamed %s → %s (%d%% similar)\n", textsafe.Escape(rn.From), textsafe.Escape(rn.To), rn.Similarity)
 	}
