@@ -68,6 +68,10 @@ type Inputs struct {
 	// Verify, when set, runs the spec's declared commands after the other checks
 	// (verification-receipts.md §2, check_receipts.go); nil runs nothing.
 	Verify *VerifyInputs
+	// ControllerWrites are the paths mastermind's own verification runs created, with their
+	// content ids (verification-receipts.md §2.2): an untracked path of D that still has its
+	// content id is the controller's, left out of D and listed in the evidence.
+	ControllerWrites map[string]string
 	// PathRuns, when true, returns the findings that a check makes once per changed path
 	// (unexpected_file, executor_report_missing_changed_file) as Result.PathRuns instead of in
 	// Result.Findings, so that a huge changed set holds no finding per path (gitscope.md §8.1
@@ -130,6 +134,8 @@ type run struct {
 	ev   *Evidence
 	// forbidden are the paths of d that checkForbids found forbidden.
 	forbidden map[string]bool
+	// caches are the tool caches the changed set left out (gitscope.md §4.7).
+	caches []gitscope.IgnoredDir
 }
 
 // check is one §10 check over a run with a computed changed set and a report (valid, or the
@@ -199,12 +205,17 @@ func Compute(ctx context.Context, in Inputs) (*Result, error) {
 // degraded changed set, in.RepoFindings).
 func newRun(ctx context.Context, in *Inputs, cs *gitscope.ChangedSet, ev *Evidence) (*run, []finding.Finding) {
 	d := cs.WithoutControl()
+	var controller []string
+	if len(in.ControllerWrites) > 0 {
+		d, controller = withoutControllerWrites(in.Root, d, in.ControllerWrites)
+	}
 	paths := make([]string, len(d))
 	for i, e := range d {
 		paths[i] = string(e.Path)
 	}
-	r := &run{ctx: ctx, in: in, rep: in.Report.Report, ev: ev}
+	r := &run{ctx: ctx, in: in, rep: in.Report.Report, ev: ev, caches: cs.ToolCaches}
 	ev.ChangedSet = changedEvidence(cs, d, paths)
+	ev.ChangedSet.ControllerWrites = controller
 	var fs []finding.Finding
 	for _, f := range in.SpecFindings {
 		if f.Rule == spec.RuleFrontmatterUnterminated || f.Rule == spec.RuleFrontmatterInvalid {

@@ -158,8 +158,10 @@ func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, 
 	// gate, whose tasks have no snapshot on a CI machine, against the live repository.
 	var pfGit audit.PrefetchGit = git
 	var repoFindings []finding.Finding
+	var controllerWrites map[string]string
 	if files != nil && files.st != nil {
 		pfGit = snapshotGit{Git: git, snap: files.st}
+		controllerWrites = files.controllerWrites(st.BaselineRef)
 		if p, _, w := git.GitBinary(ctx); w {
 			repoFindings = append(repoFindings, audit.FindGitBinaryUserWritable(p))
 		}
@@ -174,7 +176,7 @@ func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, 
 	// A run-task holds the per-path findings as runs (persistAudit reads them through All); the
 	// gate's callers read Findings alone.
 	in := audit.Inputs{Root: t.Root, SpecPath: t.Spec, Baseline: st.BaselineRef, Prefetch: pf, Claims: git, Verify: verify,
-		RepoFindings: repoFindings, PathRuns: files != nil}
+		RepoFindings: repoFindings, PathRuns: files != nil, ControllerWrites: controllerWrites}
 	// Another task's records are checked against this task's pre-flight snapshot (I3); a record
 	// from before I3 has none, and the gate re-audits closed tasks whose changed sets hold
 	// every later task's folder, so neither checks them.

@@ -39,6 +39,10 @@ type Git interface {
 	GitBinary(ctx context.Context) (path, version string, userWritable bool)
 	// CheckToolCaches validates the planner's tool-cache table at the baseline (gitscope.md §4.7).
 	CheckToolCaches(ctx context.Context, baseline string) error
+	// IgnoredSince and FileSystemNow give the files the audit does not see that were written
+	// since a time (verification-receipts.md §2.1).
+	IgnoredSince(ctx context.Context, baseline string, store gitscope.SnapshotStore, caches []gitscope.IgnoredDir, sinceNs int64) ([]string, error)
+	FileSystemNow() (int64, error)
 }
 
 // Mode selects the phase flags of run-task (§2).
