@@ -72,6 +72,9 @@ type Inputs struct {
 	// content ids (verification-receipts.md §2.2): an untracked path of D that still has its
 	// content id is the controller's, left out of D and listed in the evidence.
 	ControllerWrites map[string]string
+	// Transcript, when set, is the harness transcript the witness checks read
+	// (check_witness.go); nil checks nothing.
+	Transcript *TranscriptInputs
 	// PathRuns, when true, returns the findings that a check makes once per changed path
 	// (unexpected_file, executor_report_missing_changed_file) as Result.PathRuns instead of in
 	// Result.Findings, so that a huge changed set holds no finding per path (gitscope.md §8.1
@@ -144,7 +147,7 @@ type check func(*run) ([]finding.Finding, error)
 
 // checks run in this order; their findings are sorted together afterwards.
 // checkForbids runs before checkScope, which skips the paths it reported.
-var checks = []check{checkFilesModified, checkForbids, checkScope, checkDeclared, checkVerification, checkClaims}
+var checks = []check{checkFilesModified, checkForbids, checkScope, checkDeclared, checkVerification, checkWitness, checkClaims}
 
 // Compute runs post-flight steps 3–6: the report's completion and task identity (§10.1), the
 // changed set and every check of §10, and the verdict (§9.2). It writes nothing, except with

@@ -12,6 +12,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
+	"github.com/mastermind-controller/mastermind/internal/verification"
 	"github.com/mastermind-controller/mastermind/internal/verifyrun"
 )
 
@@ -65,6 +66,10 @@ func (r *run) checkReceipts(v *VerifyInputs, fs []finding.Finding) ([]finding.Fi
 	env, pinned := verifyrun.WithCachePins(env, v.CacheDir)
 	in := verifyrun.StepInputs{Root: r.in.Root, Spec: r.in.Spec, Baseline: r.in.Baseline,
 		Rows: rows, All: v.All, Rerun: v.Rerun, Store: v.Store, Env: env, Progress: v.Progress}
+	stood := r.witnessedRuns(v.All)
+	if len(stood) > 0 {
+		in.Skip = func(cmd string) bool { return stood[verification.MatchKey(cmd)] != nil }
+	}
 	// The content ids read every changed file; nothing needs them when no command is planned
 	// (gitscope.md §8.1 scenario B: 100,000 reads saved).
 	planned := len(verifyrun.Plan(r.in.Spec, v.All)) > 0
@@ -146,6 +151,7 @@ func (r *run) checkReceipts(v *VerifyInputs, fs []finding.Finding) ([]finding.Fi
 			}
 		}
 		ev.Lines = step.Lines(r.in.Spec.VerifyCommands, rows)
+		witnessedLines(ev, stood)
 	}
 	return out, step, nil
 }

@@ -28,6 +28,8 @@ type Evidence struct {
 	// Violations are the executor report's own findings, listed under
 	// executor_report_rejected{report_invalid} (§7.1).
 	Violations []finding.Finding
+	// Witness is what the harness transcript showed (check_witness.go); nil without one.
+	Witness *WitnessEvidence
 	// Renames pair deleted deletes paths with added creates paths of similar content, sorted
 	// by From; audit.md shows them under the changed files line (lifecycle-v2.md §1). Not part
 	// of the evidence JSON.
@@ -100,6 +102,9 @@ type VerificationRow struct {
 	Classification string  `json:"classification"`
 	Basis          string  `json:"basis"`
 	Runner         *string `json:"runner"`
+	// Witnessed is the row's last run in the harness transcript ("exit 0, last of 2 runs",
+	// "not witnessed"); absent without a transcript that was read.
+	Witnessed *string `json:"witnessed,omitempty"`
 }
 
 func scopeEvidence(sp *spec.Spec) *ScopeEvidence {

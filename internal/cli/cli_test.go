@@ -33,6 +33,8 @@ func TestScripts(t *testing.T) {
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"mm": cmdMM, "mmb": b.cmdMMB, "cmpstore": cmdCmpStore, "ghworkflow": cmdGHWorkflow,
+			"hookout": cmdHookOut, "hookin": cmdHookIn,
+			"transcript": cmdTranscript,
 		},
 		Condition: b.condition,
 		Setup:     scriptSetup,

@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/harness"
+	"github.com/mastermind-controller/mastermind/internal/postflight"
 	"github.com/mastermind-controller/mastermind/internal/scaffold"
+	"github.com/mastermind-controller/mastermind/internal/spec"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/spf13/cobra"
 )
@@ -84,6 +87,14 @@ included), has duplicate keys or an unexpected "hooks" shape is refused and left
 file is written atomically; a symbolic link at the file or its directory is refused. --force
 applies to --harness git only. Codex runs project hooks only when hooks are enabled and the
 project is trusted.
+
+The entry's "timeout" (seconds; both harnesses' default is 600) covers the verify budget: the
+largest sum of one open task's run: true verify command timeouts, plus 3m for the audit and the
+hook's 10s reserve, and never less than 600. The command gets the same value as --timeout, so
+hook run stops itself before the harness would kill it. With no open task (or none running a
+command) it is 600, said on stderr with how to change it: run install again after a spec changes
+its verify commands, or raise "timeout" and --timeout together by hand. A larger timeout already
+on our handler is kept.
 
 Exit status:
   0  the hook was installed, updated, or already installed
@@ -198,8 +209,10 @@ func runHarnessInstall(opts *HookInstallOptions, root string) error {
 	if opts.Subagent {
 		events = append(events, harness.EventSubagentStop)
 	}
-	command := harness.HookCommand(opts.Harness, opts.FailOn == "drift", opts.FailOpen)
-	res, err := harness.InstallSettings(root, opts.Harness, events, command)
+	budget := hookVerifyBudget(root)
+	res, err := harness.InstallSettings(root, opts.Harness, events, harness.HookOptions{
+		FailOnDrift: opts.FailOn == "drift", FailOpen: opts.FailOpen, Timeout: budget.timeout(),
+	})
 	var ie *harness.InvalidSettingsError
 	var re *harness.RefusedPathError
 	var pe *fsx.PathError
@@ -219,8 +232,88 @@ func runHarnessInstall(opts *HookInstallOptions, root string) error {
 	default:
 		msg = what + " installed: " + res.Rel
 	}
-	_, err = fmt.Fprintf(opts.IO.Out, "%s (runs: %s)\n", msg, command)
-	return err
+	if _, err := fmt.Fprintf(opts.IO.Out, "%s (runs: %s; timeout %ds)\n", msg, res.Handler.Command, res.Handler.Timeout); err != nil {
+		return err
+	}
+	for _, w := range budget.notes(res) {
+		fmt.Fprintf(opts.IO.ErrOut, "mastermind: %s\n", textsafe.Escape(w))
+	}
+	return nil
+}
+
+// hookAuditAllowance is the part of a hook's timeout kept for the audit around the verify
+// commands: run-task's own deadline for the rest of the run (DefaultTimeout) plus a minute.
+const hookAuditAllowance = DefaultTimeout + time.Minute
+
+// verifyBudget is what the open tasks' specs ask of a stop hook's time: the largest sum of the
+// run: true verify command timeouts of one task (the hook audits one task per stop).
+type verifyBudget struct {
+	need    time.Duration // the largest task's sum, 0 when no task runs a command
+	task    string        // that task
+	tasks   int           // open tasks whose spec was read
+	skipped []string      // open tasks whose spec could not be read
+}
+
+// hookVerifyBudget reads the open tasks' specs (a state that is not learned, or none yet).
+func hookVerifyBudget(root string) verifyBudget {
+	var b verifyBudget
+	infos, err := postflight.ScanTasks(root)
+	if err != nil {
+		b.skipped = append(b.skipped, postflight.TasksDir)
+		return b
+	}
+	for _, in := range infos {
+		var nt *postflight.NotTaskFolderError
+		if errors.As(in.Err, &nt) || (in.Err == nil && in.State != nil && in.State.Status == postflight.StatusLearned) {
+			continue
+		}
+		s, _, err := spec.Read(root, in.Task.Spec)
+		if err != nil || s == nil {
+			b.skipped = append(b.skipped, in.Task.Name)
+			continue
+		}
+		b.tasks++
+		var sum time.Duration
+		for _, d := range s.VerifyDeclared {
+			if d.Run {
+				sum += d.Timeout
+			}
+		}
+		if sum > b.need {
+			b.need, b.task = sum, in.Task.Name
+		}
+	}
+	return b
+}
+
+// timeout is the entry's timeout in seconds: the budget plus hookAuditAllowance and
+// hookReserve, at least the harnesses' default (harness.DefaultTimeout).
+func (b verifyBudget) timeout() int {
+	need := b.need + hookAuditAllowance
+	need += hookReserve(need)
+	return int(max(need, harness.DefaultTimeout).Round(time.Second) / time.Second)
+}
+
+// notes are the lines install prints on stderr about the timeout it wrote.
+func (b verifyBudget) notes(res harness.InstallResult) []string {
+	var out []string
+	rel := res.Rel
+	if len(b.skipped) > 0 {
+		out = append(out, fmt.Sprintf("warning: could not read the spec of %s, so the hook timeout does not count its verify commands; fix the spec and run hook install again", strings.Join(b.skipped, ", ")))
+	}
+	covers := time.Duration(res.Handler.Timeout)*time.Second - hookAuditAllowance
+	covers -= hookReserve(time.Duration(res.Handler.Timeout) * time.Second)
+	switch {
+	case b.tasks == 0:
+		out = append(out, fmt.Sprintf("warning: no open task yet, so the hook timeout is the default %ds, which leaves %s for a task's run: true verify commands; when a spec declares more, run hook install again (it recomputes the timeout), or raise \"timeout\" in %s and --timeout in its command together", res.Handler.Timeout, covers, rel))
+	case b.need == 0:
+		out = append(out, fmt.Sprintf("note: no open task runs a verify command (run: true), so the hook timeout is the default %ds (%s for verify commands); run hook install again when a spec adds some", res.Handler.Timeout, covers))
+	case res.KeptTimeout:
+		out = append(out, fmt.Sprintf("note: kept the hook timeout %ds already in %s; task %s's run: true verify commands take up to %s", res.Handler.Timeout, rel, b.task, b.need))
+	default:
+		out = append(out, fmt.Sprintf("note: hook timeout %ds covers task %s's run: true verify commands (up to %s) plus %s for the audit; run hook install again when a spec changes them", res.Handler.Timeout, b.task, b.need, hookAuditAllowance))
+	}
+	return out
 }
 
 // hookDisplayPath shows p relative to root (slash-separated) when it lies inside it, else absolute.

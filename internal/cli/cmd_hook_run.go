@@ -33,6 +33,9 @@ type HookRunOptions struct {
 	FailOn   string
 	FailOpen bool
 	Root     string
+	// Timeout is the harness's timeout for this hook (--timeout); the run stops itself
+	// hookReserve(Timeout) before it.
+	Timeout time.Duration
 	// Now is the clock of the loop-guard record; time.Now when nil.
 	Now func() time.Time
 }
@@ -61,13 +64,23 @@ looping. The record is <task>/hook-block.json.
 
 Fail closed: malformed hook JSON, an unreadable pointer, git failing or any other operational
 error blocks with the error text. --fail-open allows the stop instead (with a systemMessage).
-Exit status 2 is never used for a decision (harnesses treat it differently); it means a usage
-error in the hook's own command line.
+
+Deadline: --timeout is the harness's timeout for this hook, the "timeout" of its entry in
+.claude/settings.json or .codex/hooks.json (hook install writes both; without the flag, 600s, both
+harnesses' default). The run stops itself shortly before it (10s, or a tenth of a shorter
+timeout), killing a verify command still running, and answers as for an operational error,
+saying the run was cut short and how to give the hook more time: a harness that times a hook out
+discards its output and lets the stop through unaudited.
+
+Usage errors: a mistake in the hook's own command line (an unknown flag, --harness other than
+claude or codex, --fail-on other than broken or drift, a --timeout that is not a positive
+duration, arguments) is not exit 2, which both harnesses treat as a block that feeds the usage
+text to the agent on every stop. It prints {"systemMessage":"..."} naming the mistake and the
+settings file to fix, lets the stop through, and exits 0.
 
 Exit status:
-  0  a decision was printed (allow or block)
-  2  usage error (unknown flag, --harness other than claude or codex, --fail-on other than
-     broken or drift, arguments given)`
+  0  a decision was printed (allow or block), a usage error included
+  3  the decision could not be written to stdout`
 
 // NewCmdHookRun builds `mastermind hook run --harness claude|codex [--task SPEC] [--fail-on
 // broken|drift] [--fail-open] [--root DIR]`. runF replaces the run function in tests.
@@ -80,16 +93,20 @@ func NewCmdHookRun(io *IOStreams, runF func(*HookRunOptions) error) *cobra.Comma
 		Example: `  # .claude/settings.json: {"hooks":{"Stop":[{"hooks":[{"type":"command","command":"mastermind hook run --harness claude"}]}]}}
   echo '{"hook_event_name":"Stop","cwd":".","stop_hook_active":false}' | mastermind hook run --harness claude
   mastermind hook run --harness codex --task .mastermind/tasks/001-retry/spec.md --fail-on drift`,
-		Args: noArgs,
+		// Usage errors are decisions (hookUsageError), never exit 2.
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.Harness == "" {
-				return usageErrorf("--harness is required: claude or codex")
-			}
-			if opts.Harness != harness.Claude && opts.Harness != harness.Codex {
-				return usageErrorf("--harness must be claude or codex, got %q", opts.Harness)
-			}
-			if opts.FailOn != "broken" && opts.FailOn != "drift" {
-				return usageErrorf("--fail-on must be broken or drift, got %q", opts.FailOn)
+			switch {
+			case len(args) > 0:
+				return hookUsageError(opts, fmt.Sprintf("mastermind hook run takes no arguments, got %q", args[0]))
+			case opts.Harness == "":
+				return hookUsageError(opts, "--harness is required: claude or codex")
+			case opts.Harness != harness.Claude && opts.Harness != harness.Codex:
+				return hookUsageError(opts, fmt.Sprintf("--harness must be claude or codex, got %q", opts.Harness))
+			case opts.FailOn != "broken" && opts.FailOn != "drift":
+				return hookUsageError(opts, fmt.Sprintf("--fail-on must be broken or drift, got %q", opts.FailOn))
+			case opts.Timeout < time.Second:
+				return hookUsageError(opts, fmt.Sprintf("--timeout must be at least 1s, got %s", opts.Timeout))
 			}
 			if runF != nil {
 				return runF(opts)
@@ -97,12 +114,16 @@ func NewCmdHookRun(io *IOStreams, runF func(*HookRunOptions) error) *cobra.Comma
 			return runHookRun(cmd.Context(), opts)
 		},
 	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return hookUsageError(opts, err.Error())
+	})
 	f := cmd.Flags()
 	f.StringVar(&opts.Harness, "harness", "", "the harness running the hook: claude or codex (required)")
 	f.StringVar(&opts.Task, "task", "", "the task to audit: a spec path or task folder name (default: .mastermind/current)")
 	f.StringVar(&opts.FailOn, "fail-on", "broken", "broken or drift: the lowest verdict that blocks the stop")
 	f.BoolVar(&opts.FailOpen, "fail-open", false, "allow the stop when the audit cannot run (default: block)")
 	f.StringVar(&opts.Root, "root", "", "repository root (default: the hook input's cwd, else the current directory)")
+	f.DurationVar(&opts.Timeout, "timeout", harness.DefaultTimeout, "the harness's timeout for this hook (its entry's \"timeout\"); the run stops itself just before it")
 	for name, vals := range map[string][]string{"harness": {harness.Claude, harness.Codex}, "fail-on": {"broken", "drift"}} {
 		_ = cmd.RegisterFlagCompletionFunc(name, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return vals, cobra.ShellCompDirectiveNoFileComp
@@ -115,9 +136,39 @@ func runHookRun(ctx context.Context, opts *HookRunOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	limit := opts.Timeout
+	if limit <= 0 {
+		limit = harness.DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit-hookReserve(limit))
+	defer cancel()
 	d := hookDecide(ctx, opts)
 	_, err := opts.IO.Out.Write(d.JSON())
 	return err
+}
+
+// hookReserve is the time the hook keeps before the harness's timeout to print its decision:
+// 10s, or a tenth of a timeout under 100s.
+func hookReserve(timeout time.Duration) time.Duration {
+	return min(10*time.Second, timeout/10)
+}
+
+// hookUsageError prints the decision for a mistake in the hook's command line (the stop is let
+// through, with a note naming the mistake and the settings file) and the mistake on stderr.
+func hookUsageError(opts *HookRunOptions, msg string) error {
+	fmt.Fprintf(opts.IO.ErrOut, "mastermind: %s\n", textsafe.Escape(msg))
+	_, err := opts.IO.Out.Write(harness.DecideUsageError(msg, opts.Harness).JSON())
+	return err
+}
+
+// cutShortError is the error of a run its own deadline stopped.
+func cutShortError(opts *HookRunOptions) error {
+	limit := opts.Timeout
+	if limit <= 0 {
+		limit = harness.DefaultTimeout
+	}
+	return fmt.Errorf("the run was cut short at the hook's own deadline (%s, %s before the harness's timeout of %s, --timeout) and nothing of it was recorded; the spec's verify commands need more time than the hook has: run `mastermind hook install --harness %s` again to write a timeout that covers them, or raise \"timeout\" in %s and --timeout in the hook command together",
+		limit-hookReserve(limit), hookReserve(limit), limit, opts.Harness, harness.SettingsRel(opts.Harness))
 }
 
 // hookDecide computes the decision; it never fails, every error becomes a decision.
@@ -148,9 +199,13 @@ func hookDecide(ctx context.Context, opts *HookRunOptions) harness.Decision {
 	if spec == "" {
 		return harness.Allow() // no current task: nothing to audit
 	}
-	out, err := hookPostflight(ctx, repo, spec)
+	extra, note := hookTranscriptArgs(root, in, opts.Harness)
+	out, err := hookPostflight(ctx, repo, spec, extra...)
+	if err != nil && ctx.Err() != nil {
+		err = cutShortError(opts)
+	}
 	if err != nil {
-		return harness.DecideError(task, err, hopts)
+		return harness.WithNote(harness.DecideError(task, err, hopts), note)
 	}
 	recRel := ".mastermind/tasks/" + out.Task + "/" + harness.BlockRecordName
 	recPath := filepath.Join(root, filepath.FromSlash(recRel))
@@ -158,7 +213,7 @@ func hookDecide(ctx context.Context, opts *HookRunOptions) harness.Decision {
 	if warn != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "mastermind: warning: %s\n", textsafe.Escape(warn.Error()))
 	}
-	d := harness.Decide(in, out, last, hopts)
+	d := harness.WithNote(harness.Decide(in, out, last, hopts), note)
 	now := time.Now
 	if opts.Now != nil {
 		now = opts.Now
@@ -237,9 +292,9 @@ type hookEnvelope struct {
 // hookPostflight runs `run-task <spec> --post-only --json` in-process and turns its envelope
 // into the hook's outcome, with the inputs fingerprint of the audited inputs. An operational
 // failure (exit 3, or anything that is not an envelope) is an error.
-func hookPostflight(ctx context.Context, repo *gitscope.Repo, spec string) (harness.Outcome, error) {
+func hookPostflight(ctx context.Context, repo *gitscope.Repo, spec string, extra ...string) (harness.Outcome, error) {
 	root := repo.Root()
-	res := invoke(nil, "run-task", spec, "--post-only", "--json", "--root", root)
+	res := invokeContext(ctx, nil, append([]string{"run-task", spec, "--post-only", "--json", "--root", root}, extra...)...)
 	var env hookEnvelope
 	if err := json.Unmarshal(res.Stdout, &env); err != nil || env.Outcome == "" {
 		msg := strings.TrimSpace(string(res.Stderr))

@@ -13,7 +13,10 @@ import (
 
 	"github.com/mastermind-controller/mastermind/internal/buildinfo"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/mcpstdio"
+	"github.com/mastermind-controller/mastermind/internal/postflight"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
@@ -38,13 +41,22 @@ output as the structured result):
                                        has no --base)
   changes          {since}             changes --since <since> --json
   schema           {name}              schema <name>
-Spec and report paths are relative to the repository root. A verdict of drift or broken, an
-invalid report or a failing gate is a successful tool result (isError false) whose structured
-content is the envelope; isError is true only when the command could not run (exit 2 or 3: a bad
-argument, not a git repository, git failing, a busy lock), with the error text as content.
+Spec and report paths are relative to the repository root (an absolute path must lie inside
+it); a path outside the root or through a symbolic link is refused without reading the file. A
+verdict of drift or broken, an invalid report or a failing gate is a successful tool result
+(isError false) whose structured content is the envelope; isError is true only when the command
+could not run (exit 2 or 3: a bad argument, not a git repository, git failing, a busy lock), with
+the error text as content.
 
 Resources: mastermind://tasks/<task>/audit.md and mastermind://tasks/<task>/state.json, the
-task folder's files as they are.
+task folder's files as they are. resources/list lists them for every open task (state not
+learned) that has them; the templates cover any task.
+
+Transport: one JSON-RPC message per line. A line that is not JSON is answered with -32700 and
+one that is not a JSON-RPC 2.0 message (no "jsonrpc":"2.0", a batch, an id that is not a string
+or an integer, an id already in flight) with -32600; a line over 8 MiB is answered with -32600
+and skipped unread. The session goes on after each. When stdin closes, every request already
+read is answered before the server exits.
 
 The repository is --root, else discovered from the current directory when the server starts.
 Logs go to stderr; stdout carries only the protocol.
@@ -52,7 +64,7 @@ Logs go to stderr; stdout carries only the protocol.
 Exit status:
   0  the client closed the connection
   2  usage error
-  3  operational: not a git repository, or the transport failed`
+  3  operational: not a git repository, or reading stdin or writing stdout failed`
 
 // NewCmdMCP builds `mastermind mcp [--root DIR]`.
 func NewCmdMCP(io *IOStreams, runF func(*MCPOptions) error) *cobra.Command {
@@ -84,26 +96,18 @@ func runMCP(ctx context.Context, opts *MCPOptions) error {
 		return err
 	}
 	server := newMCPServer(repo.Root())
-	t := &mcp.IOTransport{Reader: readCloser{opts.IO.In}, Writer: writeCloser{opts.IO.Out}}
-	// Run returns nil when the client closes stdin; anything else (unparsable input, a write
-	// failure) is a transport failure, exit 3.
+	t := &mcpstdio.Transport{In: opts.IO.In, Out: opts.IO.Out, MaxLine: mcpMaxLine}
+	// Run returns nil when the client closes stdin, once every request read has been answered;
+	// a malformed line is answered and skipped, so only a read or write failure is exit 3.
 	if err := server.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}
 	return nil
 }
 
-// readCloser and writeCloser give the command's streams the Close the transport wants without
-// closing the process's stdin or stdout underneath the command.
-type readCloser struct{ r io.Reader }
-
-func (r readCloser) Read(p []byte) (int, error) { return r.r.Read(p) }
-func (readCloser) Close() error                 { return nil }
-
-type writeCloser struct{ w io.Writer }
-
-func (w writeCloser) Write(p []byte) (int, error) { return w.w.Write(p) }
-func (writeCloser) Close() error                  { return nil }
+// mcpMaxLine bounds one inbound MCP message: the largest report text (report.MaxBytes)
+// JSON-escaped at worst (six bytes per byte) plus the request around it.
+const mcpMaxLine = 8 << 20
 
 // Tool inputs. Field descriptions become the tools' JSON Schemas.
 type mcpSpecArgs struct {
@@ -140,63 +144,73 @@ func newMCPServer(root string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "mastermind", Title: "mastermind post-flight controller", Version: buildinfo.Get().Version}, &mcp.ServerOptions{
 		Instructions: "mastermind audits an AI coding agent's work against its task spec and git. Use preflight before dispatching an executor, brief for the executor's prompt, postflight after it returns, gate before merging. A drift or broken verdict is a normal result: read its findings.",
 	})
-	abs := func(p string) string {
-		if filepath.IsAbs(p) {
-			return p
+	// specTool runs args with the spec argument confined to the repository (mcpPath).
+	specTool := func(ctx context.Context, spec string, args func(abs string) []string) (*mcp.CallToolResult, any, error) {
+		abs, err := mcpPath(root, spec)
+		if err != nil {
+			return mcpError(textsafe.Escape(err.Error())), nil, nil
 		}
-		return filepath.Join(root, filepath.FromSlash(p))
+		return mcpInvoke(ctx, nil, args(abs)...)
 	}
 	mcp.AddTool(s, &mcp.Tool{Name: "preflight", Description: "Validate a task spec, record the baseline and approve the task for an executor (run-task --pre-only). Returns the run-task JSON envelope."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpSpecArgs) (*mcp.CallToolResult, any, error) {
-			return mcpInvoke(nil, "run-task", abs(in.Spec), "--pre-only", "--json", "--root", root)
+			return specTool(ctx, in.Spec, func(abs string) []string {
+				return []string{"run-task", abs, "--pre-only", "--json", "--root", root}
+			})
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "postflight", Description: "Audit the executor's work: report, changed set since the baseline, scope, verification evidence and claims (run-task --post-only). A drift or broken verdict is a successful result; read outcome, findings and state.next_step."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpPostflightArgs) (*mcp.CallToolResult, any, error) {
-			args := []string{"run-task", abs(in.Spec), "--post-only", "--json", "--root", root}
-			if in.RunVerify {
-				args = append(args, "--run-verify")
-			}
-			return mcpInvoke(nil, args...)
+			return specTool(ctx, in.Spec, func(abs string) []string {
+				args := []string{"run-task", abs, "--post-only", "--json", "--root", root}
+				if in.RunVerify {
+					args = append(args, "--run-verify")
+				}
+				return args
+			})
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "status", Description: "The planner's view of every task: status, next step, verdict (status --json)."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ mcpNoArgs) (*mcp.CallToolResult, any, error) {
-			return mcpInvoke(nil, "status", "--json", "--root", root)
+			return mcpInvoke(ctx, nil, "status", "--json", "--root", root)
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "brief", Description: "The executor's brief for a task: goals, declared scope, verify commands, report path and template, the rules that make a report pass (brief --format json)."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpSpecArgs) (*mcp.CallToolResult, any, error) {
-			return mcpInvoke(nil, "brief", abs(in.Spec), "--format", "json", "--root", root)
+			return specTool(ctx, in.Spec, func(abs string) []string {
+				return []string{"brief", abs, "--format", "json", "--root", root}
+			})
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "validate_report", Description: "Check an executor report against the v1 contract without git (report validate --json). Give path or text. An invalid report is a successful result with its violations."},
+	mcp.AddTool(s, &mcp.Tool{Name: "validate_report", Description: "Check an executor report against the v1 contract without git (report validate --json). Give path (inside the repository) or text. An invalid report is a successful result with its violations."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpValidateArgs) (*mcp.CallToolResult, any, error) {
 			switch {
 			case (in.Path == "") == (in.Text == ""):
 				return mcpError("give exactly one of path or text"), nil, nil
 			case in.Text != "":
-				return mcpInvoke(strings.NewReader(in.Text), "report", "validate", "-", "--json")
+				return mcpInvoke(ctx, strings.NewReader(in.Text), "report", "validate", "-", "--json")
 			}
-			return mcpInvoke(nil, "report", "validate", abs(in.Path), "--json")
+			abs, err := mcpPath(root, in.Path)
+			if err != nil {
+				return mcpError(textsafe.Escape(err.Error())), nil, nil
+			}
+			rel, _ := fsx.Rel(root, abs)
+			return mcpResult(reportValidateInRoot(root, rel), "report validate")
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "gate", Description: "The pre-merge gate over every open task (gate --format json); with base, against that protected base. A failing gate is a successful result."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpGateArgs) (*mcp.CallToolResult, any, error) {
 			args := []string{"gate", "--format", "json", "--root", root}
 			if in.Base != "" {
-				args = append(args, "--base", in.Base)
+				args = append(args, "--base="+in.Base)
 			}
-			return mcpInvoke(nil, args...)
+			return mcpInvoke(ctx, nil, args...)
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "changes", Description: "The changed set the audit would use since a revision (changes --json)."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpChangesArgs) (*mcp.CallToolResult, any, error) {
-			return mcpInvoke(nil, "changes", "--since", in.Since, "--json", "--root", root)
+			return mcpInvoke(ctx, nil, "changes", "--since="+in.Since, "--json", "--root", root)
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "schema", Description: "An embedded JSON Schema: executor-report-v1 or state-v1."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpSchemaArgs) (*mcp.CallToolResult, any, error) {
-			return mcpInvoke(nil, "schema", in.Name)
+			return mcpInvoke(ctx, nil, "schema", in.Name)
 		})
-	for _, name := range []string{"audit.md", "state.json"} {
-		mime := "text/markdown"
-		if strings.HasSuffix(name, ".json") {
-			mime = "application/json"
-		}
+	for _, name := range taskResourceNames {
+		mime := taskResourceMIME(name)
 		s.AddResourceTemplate(&mcp.ResourceTemplate{
 			URITemplate: "mastermind://tasks/{task}/" + name, Name: "task " + name, MIMEType: mime,
 			Description: "The task folder's " + name + " (.mastermind/tasks/<task>/" + name + ")",
@@ -204,14 +218,90 @@ func newMCPServer(root string) *mcp.Server {
 			return readTaskResource(root, req.Params.URI, name, mime)
 		})
 	}
+	// resources/list is computed on each call: the open tasks change while the server runs.
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "resources/list" {
+				return next(ctx, method, req)
+			}
+			return listTaskResources(root)
+		}
+	})
 	return s
 }
 
-// mcpInvoke runs one command and maps it to a tool result: exit 0 or 1 is a successful result
-// whose structured content is the command's JSON stdout; exit 2 or 3, or stdout that is not
-// JSON, is isError with the error text.
-func mcpInvoke(stdin io.Reader, args ...string) (*mcp.CallToolResult, any, error) {
-	res := invoke(stdin, args...)
+// taskResourceNames are the task-folder files served as resources.
+var taskResourceNames = []string{"audit.md", "state.json"}
+
+func taskResourceMIME(name string) string {
+	if strings.HasSuffix(name, ".json") {
+		return "application/json"
+	}
+	return "text/markdown"
+}
+
+// listTaskResources lists audit.md and state.json of every open task (a state that is not
+// learned, or none) that has them, in task order.
+func listTaskResources(root string) (*mcp.ListResourcesResult, error) {
+	infos, err := postflight.ScanTasks(root)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: textsafe.Escape(err.Error())}
+	}
+	// Stale at once (the tasks change while the server runs) and this repository's own.
+	res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}, Cacheable: mcp.Cacheable{TTLMs: 0, CacheScope: "private"}}
+	for _, in := range infos {
+		var nt *postflight.NotTaskFolderError
+		if errors.As(in.Err, &nt) || (in.Err == nil && in.State != nil && in.State.Status == postflight.StatusLearned) {
+			continue
+		}
+		for _, name := range taskResourceNames {
+			rel := in.Task.Dir + "/" + name
+			if fsx.CheckNoSymlink(root, rel) != nil {
+				continue
+			}
+			if fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel))); err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+			res.Resources = append(res.Resources, &mcp.Resource{
+				URI: "mastermind://tasks/" + in.Task.Name + "/" + name, Name: in.Task.Name + " " + name,
+				MIMEType: taskResourceMIME(name), Description: "Task " + in.Task.Name + "'s " + name + " (" + rel + ")",
+			})
+		}
+	}
+	return res, nil
+}
+
+// mcpPath resolves a tool's path argument inside the repository root: relative to root, or
+// absolute and inside it, with no symbolic link on the way (trust-model.md I4). A path that
+// does not exist yet is returned as is; the command reports it. The error names only the path.
+func mcpPath(root, p string) (string, error) {
+	if p == "" {
+		return "", errors.New("the path is empty; give it relative to the repository root")
+	}
+	abs := p
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(root, filepath.FromSlash(p))
+	}
+	rel, err := fsx.Rel(root, abs)
+	if err != nil || rel == "." {
+		return "", fmt.Errorf("%s is outside the repository %s; give a path inside it, relative to its root", p, root)
+	}
+	if err := fsx.CheckNoSymlink(root, rel); err != nil && fsx.ReasonOf(err) != fsx.ReasonMissing {
+		return "", err
+	}
+	return filepath.Join(root, filepath.FromSlash(rel)), nil
+}
+
+// mcpInvoke runs one command with the request's context (a client's cancellation stops it as
+// Ctrl-C would) and maps it to a tool result (mcpResult).
+func mcpInvoke(ctx context.Context, stdin io.Reader, args ...string) (*mcp.CallToolResult, any, error) {
+	return mcpResult(invokeContext(ctx, stdin, args...), args[0])
+}
+
+// mcpResult maps a command's run to a tool result: exit 0 or 1 is a successful result whose
+// structured content is the command's JSON stdout; exit 2 or 3, or stdout that is not JSON, is
+// isError with the error text.
+func mcpResult(res invocation, command string) (*mcp.CallToolResult, any, error) {
 	out := bytes.TrimSpace(res.Stdout)
 	if (res.Code == ExitOK || res.Code == ExitNotPassed) && json.Valid(out) && len(out) > 0 && out[0] == '{' {
 		return nil, json.RawMessage(out), nil
@@ -223,7 +313,7 @@ func mcpInvoke(stdin io.Reader, args ...string) (*mcp.CallToolResult, any, error
 		if json.Unmarshal(out, &env) == nil && env.Message != "" {
 			msg = env.Message
 		} else {
-			msg = fmt.Sprintf("mastermind %s exited %d", args[0], res.Code)
+			msg = fmt.Sprintf("mastermind %s exited %d", command, res.Code)
 		}
 	}
 	r := mcpError(strings.TrimPrefix(msg, "mastermind: "))
@@ -231,6 +321,18 @@ func mcpInvoke(stdin io.Reader, args ...string) (*mcp.CallToolResult, any, error
 		r.StructuredContent = json.RawMessage(out)
 	}
 	return r, nil, nil
+}
+
+// reportValidateInRoot runs `report validate <rel> --json` with the report read inside root
+// (report.ReadInRoot: no symlink on the way), as the MCP tool must; the CLI itself reads any
+// path its user names.
+func reportValidateInRoot(root, rel string) invocation {
+	var out, errOut bytes.Buffer
+	err := runReportValidate(&ReportValidateOptions{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, File: rel, JSON: true, root: root})
+	if err != nil && !silent(err) {
+		fmt.Fprintf(&errOut, "%s\n", textsafe.Escape(err.Error()))
+	}
+	return invocation{Stdout: out.Bytes(), Stderr: errOut.Bytes(), Code: exitCodeFor(err)}
 }
 
 // mcpError is an isError tool result with text.
@@ -253,7 +355,8 @@ func readTaskResource(root, uri, name, mime string) (*mcp.ReadResourceResult, er
 		if fsx.ReasonOf(err) == fsx.ReasonMissing || errors.Is(err, os.ErrNotExist) {
 			return nil, mcp.ResourceNotFoundError(uri)
 		}
-		return nil, fmt.Errorf("%s: %s", rel, textsafe.Escape(err.Error()))
+		// A symlink or another refusal: the client asked for something mastermind will not read.
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: textsafe.Escape(err.Error())}
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: string(data)}}}, nil
 }

@@ -259,3 +259,47 @@ func TestMCPToolsAgainstScratchRepository(t *testing.T) {
 		}
 	}
 }
+
+// A client's cancellation stops the tool's command: the cancelled postflight's verify command is
+// killed and its controller lock released, so the next postflight runs instead of finding the
+// lock busy.
+func TestMCPCancelStopsTheCommand(t *testing.T) {
+	root := scratchRepo(t)
+	specPath := filepath.Join(root, ".mastermind/tasks/001-greet/spec.md")
+	data, err := os.ReadFile(specPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := "verify:\n  - cmd: test -f .slow-done || { touch .slow-done; sleep 30; }\n    run: true\n---\n"
+	if err := os.WriteFile(specPath, []byte(strings.Replace(string(data), "---\n# Greeting", slow+"# Greeting", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs := mcpSession(t, root)
+	spec := ".mastermind/tasks/001-greet/spec.md"
+	if res, sc := call(t, cs, "preflight", map[string]any{"spec": spec}); res.IsError || sc["outcome"] != "pre_ready" {
+		t.Fatalf("preflight: %v %s", sc, text(res))
+	}
+	report := "<!-- mastermind:report-begin -->\n```yaml\nschema_version: 1\nspec: " + spec + "\nstatus: complete\nphases: []\n" +
+		"files_modified: []\nclaims: []\ndefects: []\nverifications: []\n```\n<!-- mastermind:report-end -->\n"
+	if err := os.WriteFile(filepath.Join(root, ".mastermind/tasks/001-greet/executor-report.md"), []byte(report), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "postflight", Arguments: map[string]any{"spec": spec}}); err == nil {
+		t.Fatal("the first postflight finished before its 30s verify command")
+	}
+	// The cancellation notice and the kill take a moment; the uncancelled command would hold the
+	// lock for 30s.
+	start := time.Now()
+	for {
+		res, sc := call(t, cs, "postflight", map[string]any{"spec": spec})
+		if !res.IsError && sc["outcome"] != nil {
+			break
+		}
+		if time.Since(start) > 15*time.Second {
+			t.Fatalf("postflight after a cancelled one: still %s after %s", text(res), time.Since(start))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}

@@ -40,6 +40,9 @@ type ReportValidateOptions struct {
 	JSON bool
 	// Format is --format: "" (text unless --json), or one of render.Formats.
 	Format string
+	// root, set by the MCP server, confines File to that repository root (File is then
+	// relative to it): report.ReadInRoot, never a path outside or through a symlink.
+	root string
 }
 
 // NewCmdReportValidate builds `mastermind report validate FILE|- [--json]`. runF replaces the run
@@ -159,6 +162,9 @@ func runReportValidate(opts *ReportValidateOptions) error {
 	if opts.File == "-" {
 		display = "<stdin>"
 		res, err = report.ReadFrom(opts.IO.In, display)
+	} else if opts.root != "" {
+		file = opts.File
+		res, err = report.ReadInRoot(opts.root, opts.File, opts.File)
 	} else {
 		res, file, err = readReportFile(opts.File)
 	}

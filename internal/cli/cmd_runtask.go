@@ -45,6 +45,9 @@ type RunTaskOptions struct {
 	// RunVerify (--run-verify) runs every declared verify command at post-flight; RerunVerify
 	// (--rerun-verify) runs them again even when receipts for the same inputs exist.
 	RunVerify, RerunVerify bool
+	// Transcript (--transcript) is a harness transcript post-flight reads as evidence, Harness
+	// (--harness) its format: claude (default) or codex (docs/design/transcripts.md).
+	Transcript, Harness string
 }
 
 // DefaultTimeout is the default --timeout of run-task and gate (trust-model.md I5).
@@ -88,6 +91,16 @@ the executor's sandbox or in CI.
 stops with exit 3, so nothing in the repository can stretch it. Controller-run verify commands
 are outside it, each bounded by its own timeout.
 
+--transcript PATH (post-flight) reads the harness's own session transcript as evidence of what
+the agent ran (--harness claude, the default, for a Claude Code session file, whose subagent files
+beside it are read too; codex for a Codex rollout): a report row claiming a pass whose last run in
+the transcript failed is broken, a claimed run the transcript never shows is drift, an edit tool
+writing outside the repository is drift, and a spec command with run: witnessed that the
+transcript shows passing on the unchanged inputs is not run again (docs/design/transcripts.md).
+Only entries after the task's pre-flight count. A transcript that is missing, a symbolic link,
+unreadable or of an unknown harness version changes nothing (audit.md says so); one inside the
+work tree is refused with exit 1.
+
 --current runs the task named by .mastermind/current (the current-task pointer an approved
 pre-flight writes and completion removes) instead of a spec argument.
 
@@ -101,7 +114,7 @@ Exit status:
   1  broken; executor report rejected; spec changed since approval; pre-flight refused or required;
      iteration budget exhausted; --post-only without state; drift with --fail-on drift; audited
      inputs changed since the held audit (rerun post-flight); no controller record for a task
-     that has a state.json; an --adopt that cannot adopt
+     that has a state.json; an --adopt that cannot adopt; a --transcript inside the work tree
   2  usage: bad flags or arguments, conflicting phase flags, a spec path outside the layout
   3  operational: not a git repository, git failing, controller lock busy (after --wait, when
      given), unreadable or corrupt state.json (never overwritten), the controller store
@@ -157,6 +170,9 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 			if opts.FailOn != "broken" && opts.FailOn != "drift" {
 				return usageErrorf("--fail-on must be broken or drift, got %q", opts.FailOn)
 			}
+			if err := transcriptFlags(cmd, opts); err != nil {
+				return err
+			}
 			if opts.MaxIterations < 0 {
 				return usageErrorf("--max-iterations must be 0 or more, got %d", opts.MaxIterations)
 			}
@@ -191,6 +207,8 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 	f.BoolVar(&opts.RunVerify, "run-verify", false, "post-flight runs every declared verify command, as if each had run: true")
 	f.BoolVar(&opts.RerunVerify, "rerun-verify", false, "post-flight runs the verify commands again even when receipts for the same inputs exist")
 	f.DurationVar(&opts.Timeout, "timeout", DefaultTimeout, "one deadline for the whole run")
+	f.StringVar(&opts.Transcript, "transcript", "", "post-flight reads this harness transcript (outside the work tree) as evidence of what the agent ran")
+	f.StringVar(&opts.Harness, "harness", "", "the --transcript's format: claude (default) or codex")
 	return cmd
 }
 
@@ -267,12 +285,17 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 	defer stop()
 	baseCtx, stopBase := signal.NotifyContext(baseCtx, os.Interrupt, syscall.SIGTERM)
 	defer stopBase()
+	tr, err := transcriptOption(repo.Root(), opts)
+	if err != nil {
+		return err
+	}
 	progress := newVerifyProgress(opts.IO)
 	res, err := postflight.Run(ctx, postflight.Options{
 		Git: repo, SpecArg: opts.Spec, Mode: mode, MaxIterations: opts.MaxIterations,
 		ForceIteration: opts.ForceIteration, Now: opts.Now, Wait: opts.Wait,
 		RunVerify: opts.RunVerify, RerunVerify: opts.RerunVerify, VerifyProgress: progress.callback(),
 		Adopt: opts.Adopt, VerifyContext: baseCtx, RestDeadline: runDeadline(opts.Timeout),
+		Transcript: tr,
 	})
 	progress.finish()
 	printWarnings(opts.IO, res.Warnings)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"strings"
 )
@@ -15,12 +16,19 @@ type invocation struct {
 // invoke runs `mastermind args...` in this process, exactly as Main would, with stdin in and
 // buffered stdout and stderr. The adapters (hook run, mcp) use it so that every call goes
 // through the same command, flags, envelope and exit-code table as the command line: they never
-// build a second copy of an audit or an envelope. Colour is off (--color never).
+// build a second copy of an audit or an envelope. Colour is off (--color never), and a usage
+// error's message comes without the CLI's pointer to --help.
 func invoke(in io.Reader, args ...string) invocation {
+	return invokeContext(context.Background(), in, args...)
+}
+
+// invokeContext is invoke with the command's context: cancelling it stops the command as Ctrl-C
+// would (a verify command's process group is killed).
+func invokeContext(ctx context.Context, in io.Reader, args ...string) invocation {
 	if in == nil {
 		in = strings.NewReader("")
 	}
 	var out, errOut bytes.Buffer
-	code := Main(append(append([]string(nil), args...), "--color", "never"), in, &out, &errOut)
+	code := run(ctx, append(append([]string(nil), args...), "--color", "never"), in, &out, &errOut, false)
 	return invocation{Stdout: out.Bytes(), Stderr: errOut.Bytes(), Code: code}
 }

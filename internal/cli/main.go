@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -12,7 +13,13 @@ import (
 // Main runs the mastermind command line with args (without the program name) and returns the exit
 // code. It is the only entry point: nothing else calls os.Exit. A panic is recovered, its stack
 // printed to stderr, and 3 returned.
-func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run(context.Background(), args, stdin, stdout, stderr, true)
+}
+
+// run is Main with the command's context; usageHint adds the line pointing at --help after a
+// usage error, which the in-process adapters (hook run, mcp) leave out of what they relay.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, usageHint bool) (code int) {
 	// With MASTERMIND_DEBUG_RSS=1, print the peak RSS just before exit (gitscope.md §8.2 item 5).
 	defer gitscope.ReportPeakRSS(stderr)
 	defer writeMemProfile()
@@ -26,13 +33,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	streams := systemStreams(stdin, stdout, stderr)
 	root := NewRootCmd(streams)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return ExitOK
 	}
 	if !silent(err) {
 		fmt.Fprintf(stderr, "mastermind: %s\n", textsafe.Escape(err.Error()))
-		if _, ok := err.(*UsageError); ok {
+		if _, ok := err.(*UsageError); ok && usageHint {
 			fmt.Fprintln(stderr, "Run 'mastermind --help' for usage.")
 		}
 	}

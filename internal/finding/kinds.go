@@ -52,6 +52,13 @@ const (
 	KindGateTaskRecordChanged   = "gate.task_record_changed"
 )
 
+// The harness transcript's witness checks (docs/design/transcripts.md §3–§4).
+const (
+	KindVerificationWitnessContradicted = "verification_witness_contradicted"
+	KindVerificationNotWitnessed        = "verification_not_witnessed"
+	KindToolEditOutsideRepository       = "tool_edit_outside_repository"
+)
+
 // Kind describes one audit finding kind: one row of spec-and-lifecycle.md §9.1 with what the
 // lifecycle, the renderers and (later) the SARIF rules and the executor brief need to know about
 // it. Every place that treats kinds differently reads this table instead of listing kinds.
@@ -127,6 +134,8 @@ var Kinds = []Kind{
 	// while the claim is not a false pass) carries its own class; the table holds the error form.
 	{ID: KindVerificationClaimContradicted, Class: ClassError, Primary: pCmd, Identity: []string{"cmd", "index"}, ReportSide: true,
 		Help: "The report's verification row disagrees with mastermind's own run of the command (an error when the report claims a pass that failed, a warning for other differences); report what the run shows."},
+	{ID: KindVerificationWitnessContradicted, Class: ClassError, Primary: pCmd, Identity: []string{"cmd", "index"}, ReportSide: true,
+		Help: "The report claims a pass for a command whose last run in the harness's own transcript (after pre-flight) failed; fix the failure and run the command again, or report result: fail."},
 	{ID: KindChangedPathUnrepresentable, Class: ClassError, Primary: pFile, Identity: []string{"file"},
 		Help: "A changed path cannot be named in files_modified (not UTF-8, or rewritten by normalisation) and cannot be audited; rename it."},
 	{ID: KindSelfIgnoringDirectory, Class: ClassError, Primary: pFile, Identity: []string{"file"},
@@ -153,6 +162,10 @@ var Kinds = []Kind{
 		Help: "The verification runs changed files in the work tree (the audit used the changed set from before them); make the tests write outside the repository or into ignored paths."},
 	{ID: KindVerificationIgnoredInput, Class: ClassWarning, Identity: []string{"files"},
 		Help: "Ignored files written since pre-flight were in the work tree when mastermind ran the declared commands, which may have read them although the audit never did; remove them (or regenerate them before pre-flight) and run post-flight again."},
+	{ID: KindVerificationNotWitnessed, Class: ClassWarning, Primary: pCmd, Identity: []string{"cmd", "index"}, ReportSide: true,
+		Help: "The report claims a run of a command that the harness's own transcript never shows in the repository root after pre-flight (the closest command it shows is named); run the command itself and report that run."},
+	{ID: KindToolEditOutsideRepository, Class: ClassWarning, Primary: pPath, Identity: []string{"path"},
+		Help: "An edit tool wrote a file outside the repository, the harness's own folders and the temporary directory, where the audit cannot see the change; make the change inside the repository or explain it to the planner."},
 	{ID: KindChangedSetDegraded, Class: ClassWarning, Identity: []string{"reason"},
 		Help: "The changed-file set was computed without the git CLI; install a supported git to get git's own answer."},
 	{ID: KindGitAttributesChanged, Class: ClassError, Identity: []string{"input"},
@@ -182,6 +195,7 @@ var (
 	pFrom       = []string{"from_symbol"}
 	pClaim      = []string{"claim_index"}
 	pTask       = []string{"task"}
+	pPath       = []string{"path"}
 )
 
 var kindIndex = func() map[string]int {

@@ -210,3 +210,15 @@ func (s *StableFile) Read(p []byte) (int, error) {
 
 // Close closes the file.
 func (s *StableFile) Close() error { return s.f.Close() }
+
+// OpenNoFollow opens the regular file at path for a streaming read without following a symlink
+// at the last component and without blocking on a FIFO, with ReadFile's refusals (ReasonMissing,
+// ReasonSymlink, ReasonNotRegular). The caller bounds what it reads, for example to the size
+// fstat gives at open for a file another process appends to.
+func OpenNoFollow(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, classifyOpenError(path, err)
+	}
+	return regularOrClose(f)
+}

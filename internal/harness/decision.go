@@ -104,6 +104,21 @@ func DecideError(task string, err error, opts Options) Decision {
 		"mastermind could not run %s: %s\nNext: fix the cause named above (or ask the user to), then stop again. The hook fails closed: it blocks until the audit can run.", what, msg)}
 }
 
+// DecideUsageError is the decision for a mistake in the hook's own command line (an unknown
+// flag, a bad --harness, arguments): allow the stop, since a block would hand the usage text to
+// the agent as its next instruction on every stop, and tell the user what to fix and where.
+// harness is the --harness value as far as it was read.
+func DecideUsageError(msg, harness string) Decision {
+	where := ClaudeSettingsRel + " or " + CodexHooksRel
+	install := "mastermind hook install --harness claude|codex"
+	if rel := SettingsRel(harness); rel != "" {
+		where, install = rel, "mastermind hook install --harness "+harness
+	}
+	return Decision{SystemMessage: fmt.Sprintf(
+		"mastermind: the stop hook's command line is wrong (%s), so this stop was allowed without an audit. Fix the hook command in %s: `%s` rewrites it; `mastermind hook run --help` lists the flags.",
+		textsafe.Escape(msg), where, install)}
+}
+
 // BlockReason renders the reason of a block: the verdict line (verdict and counts, then the
 // outcome's summary unless it is the state's own verdict line), up to MaxReasonFindings findings
 // (one per line, "- file:line:col: message [rule]"), a count of the rest with the audit.md path,

@@ -95,8 +95,42 @@ func TestDecide(t *testing.T) {
 			if err := codexSchema(t, schema).Validate(jsonValue(t, out)); err != nil {
 				t.Errorf("decision does not match %s: %v\n%s", schema, err, out)
 			}
+			if err := claudeSchema(t).Validate(jsonValue(t, out)); err != nil {
+				t.Errorf("decision does not match the Claude Code output shape: %v\n%s", err, out)
+			}
 			golden(t, filepath.Join("decisions", tt.name+".json"), out)
 		})
+	}
+}
+
+// A mistake in the hook's command line lets the stop through with a note naming the mistake and
+// the settings file of the harness when it is known, both files otherwise.
+func TestDecideUsageError(t *testing.T) {
+	for name, h := range map[string]string{"usage_claude": Claude, "usage_unknown": "cursor"} {
+		d := DecideUsageError(`unknown flag: --fail-onn`, h)
+		if d.Block || d.SystemMessage == "" || d.Record != nil {
+			t.Fatalf("%s: %+v", name, d)
+		}
+		out := d.JSON()
+		for _, s := range []string{"stop.command.output.schema.json", "subagent-stop.command.output.schema.json"} {
+			if err := codexSchema(t, s).Validate(jsonValue(t, out)); err != nil {
+				t.Errorf("%s: %s: %v", name, s, err)
+			}
+		}
+		if err := claudeSchema(t).Validate(jsonValue(t, out)); err != nil {
+			t.Errorf("%s: Claude Code shape: %v", name, err)
+		}
+		golden(t, filepath.Join("decisions", name+".json"), out)
+	}
+}
+
+// The Claude Code shape is live too.
+func TestClaudeOutputSchemaIsLive(t *testing.T) {
+	s := claudeSchema(t)
+	for _, bad := range []string{`{"decision":"block"}`, `{"decision":"approve","reason":"x"}`, `{"hookSpecificOutput":{}}`, `{"systemMessage":1}`} {
+		if s.Validate(jsonValue(t, []byte(bad))) == nil {
+			t.Errorf("%s passed the schema", bad)
+		}
 	}
 }
 

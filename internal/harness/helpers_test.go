@@ -50,6 +50,13 @@ func codexSchema(t *testing.T, name string) *jsonschema.Schema {
 	return compileSchema(t, filepath.Join("testdata", "codex-schema", name))
 }
 
+// claudeSchema compiles the Claude Code Stop / SubagentStop output shape written from its hooks
+// reference (testdata/claude-schema, SOURCES.md).
+func claudeSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	return compileSchema(t, filepath.Join("testdata", "claude-schema", "stop.output.schema.json"))
+}
+
 // compileSchema compiles the JSON Schema file at path (its $schema names the draft; draft-07
 // when it names none).
 func compileSchema(t *testing.T, path string) *jsonschema.Schema {

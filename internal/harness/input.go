@@ -26,7 +26,7 @@ const MaxInputBytes = 4 << 20
 
 // Input is the part of a Stop or SubagentStop hook input that mastermind uses (Claude Code hooks
 // reference "Stop input" / "SubagentStop input"; Codex stop.command.input and
-// subagent-stop.command.input schemas). Unknown fields (transcript_path, permission_mode,
+// subagent-stop.command.input schemas). Unknown fields (permission_mode,
 // last_assistant_message, model, turn_id, …) are ignored. A null string field reads as "".
 type Input struct {
 	SessionID      string `json:"session_id"`
@@ -37,6 +37,9 @@ type Input struct {
 	AgentID             string `json:"agent_id"`
 	AgentType           string `json:"agent_type"`
 	AgentTranscriptPath string `json:"agent_transcript_path"`
+	// TranscriptPath is the session transcript (Claude Code always passes it; Codex may pass
+	// null, read as ""); docs/design/transcripts.md §1.
+	TranscriptPath string `json:"transcript_path"`
 }
 
 // InputError is hook JSON that could not be read: not JSON, not an object, a known field of the
@@ -80,6 +83,7 @@ func ParseInput(r io.Reader) (Input, error) {
 		AgentID             *string `json:"agent_id"`
 		AgentType           *string `json:"agent_type"`
 		AgentTranscriptPath *string `json:"agent_transcript_path"`
+		TranscriptPath      *string `json:"transcript_path"`
 	}
 	if err := dec.Decode(&raw); err != nil {
 		return Input{}, decodeError(err)
@@ -94,7 +98,8 @@ func ParseInput(r io.Reader) (Input, error) {
 		return *p
 	}
 	in := Input{SessionID: s(raw.SessionID), Cwd: s(raw.Cwd), HookEventName: s(raw.HookEventName),
-		AgentID: s(raw.AgentID), AgentType: s(raw.AgentType), AgentTranscriptPath: s(raw.AgentTranscriptPath)}
+		AgentID: s(raw.AgentID), AgentType: s(raw.AgentType), AgentTranscriptPath: s(raw.AgentTranscriptPath),
+		TranscriptPath: s(raw.TranscriptPath)}
 	if raw.StopHookActive != nil {
 		in.StopHookActive = *raw.StopHookActive
 	}

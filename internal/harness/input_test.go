@@ -11,13 +11,16 @@ func TestParseInputDocumentedFixtures(t *testing.T) {
 		file string
 		want Input
 	}{
-		{"fixtures/claude-stop.json", Input{SessionID: "abc123", Cwd: "/Users/...", HookEventName: "Stop", StopHookActive: true}},
+		{"fixtures/claude-stop.json", Input{SessionID: "abc123", Cwd: "/Users/...", HookEventName: "Stop", StopHookActive: true,
+			TranscriptPath: "~/.claude/projects/.../00893aaf-19fa-41d2-8238-13269b9b3ca0.jsonl"}},
 		{"fixtures/claude-subagent-stop.json", Input{SessionID: "abc123", Cwd: "/Users/...", HookEventName: "SubagentStop",
-			AgentID: "def456", AgentType: "Explore", AgentTranscriptPath: "~/.claude/projects/.../abc123/subagents/agent-def456.jsonl"}},
+			AgentID: "def456", AgentType: "Explore", AgentTranscriptPath: "~/.claude/projects/.../abc123/subagents/agent-def456.jsonl",
+			TranscriptPath: "~/.claude/projects/.../abc123.jsonl"}},
 		{"fixtures/codex-stop.json", Input{SessionID: "019a5c1e-7f3b-7c12-9d4e-2b8f6a1c3d5e", Cwd: "/home/dev/project", HookEventName: "Stop"}},
 		{"fixtures/codex-subagent-stop.json", Input{SessionID: "019a5c1e-7f3b-7c12-9d4e-2b8f6a1c3d5e", Cwd: "/home/dev/project",
 			HookEventName: "SubagentStop", StopHookActive: true, AgentID: "019a5c1f-0000-7000-8000-000000000001", AgentType: "worker",
-			AgentTranscriptPath: "/home/dev/.codex/sessions/2026/12/01/rollout-child.jsonl"}},
+			AgentTranscriptPath: "/home/dev/.codex/sessions/2026/12/01/rollout-child.jsonl",
+			TranscriptPath:      "/home/dev/.codex/sessions/2026/12/01/rollout-parent.jsonl"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/tidwall/gjson"
@@ -32,13 +33,18 @@ func SettingsRel(harness string) string {
 	return ""
 }
 
+// DefaultTimeout is the hook timeout both harnesses apply to a command hook whose entry has no
+// "timeout" (Claude Code hooks reference; Codex hooks.json), and `hook run`'s default --timeout.
+const DefaultTimeout = 600 * time.Second
+
 // CommandMarker starts every hook command mastermind installs. An existing handler whose command
 // starts with it is ours: install updates it in place instead of adding a second one.
 const CommandMarker = "mastermind hook run"
 
 // HookCommand returns the command line a harness runs: `mastermind hook run --harness H`, with
-// `--fail-on drift` and `--fail-open` when asked.
-func HookCommand(harness string, failOnDrift, failOpen bool) string {
+// `--fail-on drift` and `--fail-open` when asked, and `--timeout <timeout>s` when timeout > 0
+// (the entry's timeout, so the run can stop itself before the harness kills it).
+func HookCommand(harness string, failOnDrift, failOpen bool, timeout int) string {
 	cmd := CommandMarker + " --harness " + harness
 	if failOnDrift {
 		cmd += " --fail-on drift"
@@ -46,7 +52,17 @@ func HookCommand(harness string, failOnDrift, failOpen bool) string {
 	if failOpen {
 		cmd += " --fail-open"
 	}
+	if timeout > 0 {
+		cmd += fmt.Sprintf(" --timeout %ds", timeout)
+	}
 	return cmd
+}
+
+// Handler is the command handler install writes: the command and the entry's "timeout" in
+// seconds (none when 0). Both harnesses read "timeout" in seconds.
+type Handler struct {
+	Command string
+	Timeout int
 }
 
 // Settings merge actions.
@@ -72,17 +88,18 @@ func (e *InvalidSettingsError) Error() string {
 	return fmt.Sprintf("%s: %s; fix the file by hand (it was not changed)", e.File, e.Detail)
 }
 
-// MergeSettings adds command as a command handler of each event in events (EventStop,
+// MergeSettings adds h as a command handler of each event in events (EventStop,
 // EventSubagentStop) to the settings document data (nil or empty for a new file), in the shape
-// both harnesses read: {"hooks":{"<Event>":[{"hooks":[{"type":"command","command":…}]}]}}.
+// both harnesses read: {"hooks":{"<Event>":[{"hooks":[{"type":"command","command":…,
+// "timeout":…}]}]}}.
 //
 // Every existing key, matcher group and handler is kept, in order. A handler whose command starts
-// with CommandMarker is ours: when its command differs it is rewritten in place, otherwise left
-// alone; a new group is appended only when the event has none of ours. The result is indented
+// with CommandMarker is ours: when its command or timeout differs it is rewritten in place,
+// otherwise left alone; a new group is appended only when the event has none of ours. The result is indented
 // with two spaces (key order and values as they were). The action is SettingsCreated,
 // SettingsAdded, SettingsUpdated or SettingsUnchanged (then out equals data). An invalid document
 // is an *InvalidSettingsError naming file.
-func MergeSettings(file string, data []byte, events []string, command string) (out []byte, action string, err error) {
+func MergeSettings(file string, data []byte, events []string, h Handler) (out []byte, action string, err error) {
 	created := len(bytes.TrimSpace(data)) == 0
 	if created {
 		data = []byte("{}")
@@ -111,26 +128,31 @@ func MergeSettings(file string, data []byte, events []string, command string) (o
 			if hs.Exists() && !hs.IsArray() {
 				return nil, "", shapeError(file, data, fmt.Sprintf("hooks.%s.%d.hooks", gjson.Escape(ev), gi), fmt.Sprintf(`"hooks.%s[%d].hooks" must be an array`, ev, gi))
 			}
-			for hi, h := range hs.Array() {
-				c := h.Get("command")
+			for hi, h2 := range hs.Array() {
+				c := h2.Get("command")
 				if c.Type != gjson.String || !isOurs(c.Str) {
 					continue
 				}
 				found = true
-				if c.Str == command {
-					continue
+				at := fmt.Sprintf("hooks.%s.%d.hooks.%d.", gjson.Escape(ev), gi, hi)
+				if c.Str != h.Command {
+					if work, err = sjson.SetBytes(work, at+"command", h.Command); err != nil {
+						return nil, "", err
+					}
+					updated = true
 				}
-				work, err = sjson.SetBytes(work, fmt.Sprintf("hooks.%s.%d.hooks.%d.command", gjson.Escape(ev), gi, hi), command)
-				if err != nil {
-					return nil, "", err
+				if to := h2.Get("timeout"); h.Timeout > 0 && (to.Type != gjson.Number || to.Raw != fmt.Sprint(h.Timeout)) {
+					if work, err = sjson.SetBytes(work, at+"timeout", h.Timeout); err != nil {
+						return nil, "", err
+					}
+					updated = true
 				}
-				updated = true
 			}
 		}
 		if found {
 			continue
 		}
-		group, err := json.Marshal(matcherGroup{Hooks: []commandHandler{{Type: "command", Command: command}}})
+		group, err := json.Marshal(matcherGroup{Hooks: []commandHandler{{Type: "command", Command: h.Command, Timeout: h.Timeout}}})
 		if err != nil {
 			return nil, "", err
 		}
@@ -202,6 +224,25 @@ type matcherGroup struct {
 type commandHandler struct {
 	Type    string `json:"type"`
 	Command string `json:"command"`
+	Timeout int    `json:"timeout,omitempty"`
+}
+
+// OurTimeout returns the largest numeric "timeout" of the handlers of ours (isOurs) for events
+// in data, 0 when there is none or data is not a settings document.
+func OurTimeout(data []byte, events []string) int {
+	best := 0
+	hooks := gjson.GetBytes(data, "hooks")
+	for _, ev := range events {
+		for _, g := range hooks.Get(gjson.Escape(ev)).Array() {
+			for _, h := range g.Get("hooks").Array() {
+				c, to := h.Get("command"), h.Get("timeout")
+				if c.Type == gjson.String && isOurs(c.Str) && to.Type == gjson.Number && to.Num > float64(best) && to.Num < 1<<31 {
+					best = int(to.Num)
+				}
+			}
+		}
+	}
+	return best
 }
 
 // isOurs reports whether a handler command is one mastermind installed: it starts with
@@ -326,13 +367,26 @@ type InstallResult struct {
 	Path   string // absolute path of the settings file
 	Rel    string // repository-relative, slash-separated
 	Action string // SettingsCreated, SettingsAdded, SettingsUpdated or SettingsUnchanged
+	// Handler is what the file now runs: the command and the timeout written.
+	Handler Handler
+	// KeptTimeout is true when a larger timeout already on a handler of ours was kept.
+	KeptTimeout bool
 }
 
-// InstallSettings merges command for events into harness's settings file under root (see
-// MergeSettings) and writes it atomically (mode 0644, the directory created when missing). A
-// symbolic link or non-regular file at the path or at its directory is a *RefusedPathError; an
-// invalid file is an *InvalidSettingsError and is never overwritten.
-func InstallSettings(root, harness string, events []string, command string) (InstallResult, error) {
+// HookOptions are the settings of the handler InstallSettings writes.
+type HookOptions struct {
+	FailOnDrift, FailOpen bool
+	// Timeout is the entry's timeout in seconds; a larger one already on a handler of ours is
+	// kept (install never lowers a timeout the user raised).
+	Timeout int
+}
+
+// InstallSettings merges mastermind's handler for events into harness's settings file under root
+// (see MergeSettings; the command is HookCommand with the final timeout) and writes it atomically
+// (mode 0644, the directory created when missing). A symbolic link or non-regular file at the
+// path or at its directory is a *RefusedPathError; an invalid file is an *InvalidSettingsError
+// and is never overwritten.
+func InstallSettings(root, harness string, events []string, opts HookOptions) (InstallResult, error) {
 	rel := SettingsRel(harness)
 	if rel == "" {
 		return InstallResult{}, fmt.Errorf("unknown harness %q (want claude or codex)", harness)
@@ -364,7 +418,12 @@ func InstallSettings(root, harness string, events []string, command string) (Ins
 	case !errors.Is(err, fs.ErrNotExist):
 		return res, err
 	}
-	out, action, err := MergeSettings(rel, data, events, command)
+	timeout := opts.Timeout
+	if prev := OurTimeout(data, events); prev > timeout {
+		timeout, res.KeptTimeout = prev, true
+	}
+	res.Handler = Handler{Command: HookCommand(harness, opts.FailOnDrift, opts.FailOpen, timeout), Timeout: timeout}
+	out, action, err := MergeSettings(rel, data, events, res.Handler)
 	if err != nil {
 		return res, err
 	}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,14 +19,15 @@ func TestMergeSettingsGoldens(t *testing.T) {
 		name   string
 		in     string // testdata/settings/<in>, "" for a new file
 		events []string
-		cmd    string
+		h      Handler
 		action string
 	}{
-		{"claude-new", "", []string{EventStop}, HookCommand(Claude, false, false), SettingsCreated},
-		{"claude-new-subagent", "", both, HookCommand(Claude, true, false), SettingsCreated},
-		{"claude-existing", "claude-existing.in.json", both, HookCommand(Claude, false, false), SettingsAdded},
-		{"claude-ours-old", "claude-ours-old.in.json", []string{EventStop}, HookCommand(Claude, false, false), SettingsUpdated},
-		{"codex-existing", "codex-existing.in.json", []string{EventStop}, HookCommand(Codex, false, true), SettingsAdded},
+		{"claude-new", "", []string{EventStop}, Handler{HookCommand(Claude, false, false, 600), 600}, SettingsCreated},
+		{"claude-new-subagent", "", both, Handler{HookCommand(Claude, true, false, 780), 780}, SettingsCreated},
+		{"claude-existing", "claude-existing.in.json", both, Handler{HookCommand(Claude, false, false, 600), 600}, SettingsAdded},
+		{"claude-ours-old", "claude-ours-old.in.json", []string{EventStop}, Handler{HookCommand(Claude, false, false, 900), 900}, SettingsUpdated},
+		{"codex-existing", "codex-existing.in.json", []string{EventStop}, Handler{HookCommand(Codex, false, true, 600), 600}, SettingsAdded},
+		{"no-timeout", "", []string{EventStop}, Handler{Command: HookCommand(Claude, false, false, 0)}, SettingsCreated},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -33,7 +35,7 @@ func TestMergeSettingsGoldens(t *testing.T) {
 			if tt.in != "" {
 				in = readFixture(t, "settings/"+tt.in)
 			}
-			out, action, err := MergeSettings("settings.json", in, tt.events, tt.cmd)
+			out, action, err := MergeSettings("settings.json", in, tt.events, tt.h)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,17 +65,20 @@ func TestMergeSettingsGoldens(t *testing.T) {
 			// Exactly one handler of ours per event, with the wanted command.
 			for _, ev := range tt.events {
 				var ours []string
-				for _, c := range gjson.GetBytes(out, "hooks."+ev+".#.hooks.#.command|@flatten").Array() {
-					if isOurs(c.Str) {
-						ours = append(ours, c.Str)
+				for _, h := range gjson.GetBytes(out, "hooks."+ev+".#.hooks|@flatten").Array() {
+					if isOurs(h.Get("command").Str) {
+						ours = append(ours, h.Get("command").Str)
+						if to := h.Get("timeout"); tt.h.Timeout > 0 && to.Int() != int64(tt.h.Timeout) {
+							t.Errorf("%s: timeout %s, want %d", ev, to.Raw, tt.h.Timeout)
+						}
 					}
 				}
-				if len(ours) != 1 || ours[0] != tt.cmd {
-					t.Errorf("%s: our handlers %q, want exactly [%q]", ev, ours, tt.cmd)
+				if len(ours) != 1 || ours[0] != tt.h.Command {
+					t.Errorf("%s: our handlers %q, want exactly [%q]", ev, ours, tt.h.Command)
 				}
 			}
 			// Idempotent: merging again changes nothing.
-			again, action2, err := MergeSettings("settings.json", out, tt.events, tt.cmd)
+			again, action2, err := MergeSettings("settings.json", out, tt.events, tt.h)
 			if err != nil || action2 != SettingsUnchanged || string(again) != string(out) {
 				t.Errorf("second merge: action %q err %v, changed=%v", action2, err, string(again) != string(out))
 			}
@@ -99,7 +104,7 @@ func TestMergeSettingsRefusesInvalid(t *testing.T) {
 	}
 	for file, want := range tests {
 		t.Run(file, func(t *testing.T) {
-			_, _, err := MergeSettings(".claude/settings.json", readFixture(t, "settings/"+file), []string{EventStop}, HookCommand(Claude, false, false))
+			_, _, err := MergeSettings(".claude/settings.json", readFixture(t, "settings/"+file), []string{EventStop}, Handler{Command: HookCommand(Claude, false, false, 0)})
 			var ie *InvalidSettingsError
 			if !errors.As(err, &ie) || !strings.Contains(err.Error(), want) {
 				t.Fatalf("err = %v, want an InvalidSettingsError containing %q", err, want)
@@ -121,7 +126,7 @@ func TestInstallSettingsNeverOverwritesInvalid(t *testing.T) {
 	if err := writeFile(path, bad); err != nil {
 		t.Fatal(err)
 	}
-	_, err := InstallSettings(root, Claude, []string{EventStop}, HookCommand(Claude, false, false))
+	_, err := InstallSettings(root, Claude, []string{EventStop}, HookOptions{Timeout: 600})
 	var ie *InvalidSettingsError
 	if !errors.As(err, &ie) {
 		t.Fatalf("err = %v", err)
@@ -139,7 +144,7 @@ func TestInstallSettingsNeverOverwritesInvalid(t *testing.T) {
 func TestInstallSettingsCreatesAndIsIdempotent(t *testing.T) {
 	root := t.TempDir()
 	for i, want := range []string{SettingsCreated, SettingsUnchanged} {
-		res, err := InstallSettings(root, Codex, []string{EventStop, EventSubagentStop}, HookCommand(Codex, false, false))
+		res, err := InstallSettings(root, Codex, []string{EventStop, EventSubagentStop}, HookOptions{Timeout: 600})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +165,7 @@ func TestInstallSettingsRefusesSymlinks(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(root, ".claude")); err != nil {
 		t.Fatal(err)
 	}
-	_, err := InstallSettings(root, Claude, []string{EventStop}, "mastermind hook run --harness claude")
+	_, err := InstallSettings(root, Claude, []string{EventStop}, HookOptions{})
 	var re *RefusedPathError
 	if !errors.As(err, &re) || err.Error() != ".claude is not a directory (a symbolic link or a file); refusing to write through it. Remove it and run hook install again" {
 		t.Fatalf("symlinked directory: err = %v, want a *RefusedPathError naming .claude", err)
@@ -179,7 +184,7 @@ func TestInstallSettingsRefusesSymlinks(t *testing.T) {
 	if err := os.Symlink(target, filepath.Join(root2, ".claude", "settings.json")); err != nil {
 		t.Fatal(err)
 	}
-	_, err = InstallSettings(root2, Claude, []string{EventStop}, "mastermind hook run --harness claude")
+	_, err = InstallSettings(root2, Claude, []string{EventStop}, HookOptions{})
 	if !errors.As(err, &re) || err.Error() != ".claude/settings.json is not a regular file (a symbolic link); refusing to replace it. Remove it and run hook install again" {
 		t.Fatalf("symlinked file: err = %v, want a *RefusedPathError naming .claude/settings.json", err)
 	}
@@ -193,7 +198,7 @@ func TestInstallSettingsRefusesSymlinks(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(root3, ".claude", "settings.json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = InstallSettings(root3, Claude, []string{EventStop}, "mastermind hook run --harness claude")
+	_, err = InstallSettings(root3, Claude, []string{EventStop}, HookOptions{})
 	if !errors.As(err, &re) || err.Error() != ".claude/settings.json is not a regular file (a FIFO); refusing to replace it. Remove it and run hook install again" {
 		t.Fatalf("FIFO: err = %v, want a *RefusedPathError naming the FIFO", err)
 	}
@@ -218,7 +223,7 @@ func FuzzMergeSettings(f *testing.F) {
 	f.Add([]byte(`{"a":1}`))
 	f.Add([]byte(`{"hooks":{"Stop":[{"hooks":[{"command":"mastermind hook run --harness claude"}]}]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		out, action, err := MergeSettings("f", data, []string{EventStop, EventSubagentStop}, HookCommand(Claude, false, false))
+		out, action, err := MergeSettings("f", data, []string{EventStop, EventSubagentStop}, Handler{HookCommand(Claude, false, false, 600), 600})
 		if err != nil {
 			return
 		}
@@ -234,7 +239,7 @@ func FuzzMergeSettings(f *testing.F) {
 // A matcher the user added to our SubagentStop group survives a re-install with other flags.
 func TestMergeSettingsKeepsUserMatcher(t *testing.T) {
 	in := []byte(`{"hooks":{"SubagentStop":[{"matcher":"implementer","hooks":[{"type":"command","command":"mastermind hook run --harness claude","timeout":900}]}]}}`)
-	out, action, err := MergeSettings("s", in, []string{EventSubagentStop}, HookCommand(Claude, true, false))
+	out, action, err := MergeSettings("s", in, []string{EventSubagentStop}, Handler{Command: HookCommand(Claude, true, false, 0)})
 	if err != nil || action != SettingsUpdated {
 		t.Fatalf("action %q err %v", action, err)
 	}
@@ -242,5 +247,30 @@ func TestMergeSettingsKeepsUserMatcher(t *testing.T) {
 	if g.Get("matcher").Str != "implementer" || g.Get("hooks.0.timeout").Int() != 900 ||
 		g.Get("hooks.0.command").Str != "mastermind hook run --harness claude --fail-on drift" || gjson.GetBytes(out, "hooks.SubagentStop.#").Int() != 1 {
 		t.Errorf("merged:\n%s", out)
+	}
+}
+
+// A timeout the user raised on our handler is kept, and the command's --timeout follows it; a
+// smaller one is raised.
+func TestInstallSettingsKeepsALargerTimeout(t *testing.T) {
+	for _, c := range []struct{ had, want int }{{1800, 1800}, {30, 780}} {
+		root := t.TempDir()
+		if err := os.Mkdir(filepath.Join(root, ".claude"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		in := fmt.Sprintf(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"mastermind hook run --harness claude","timeout":%d}]}]}}`, c.had)
+		if err := writeFile(filepath.Join(root, ".claude", "settings.json"), in); err != nil {
+			t.Fatal(err)
+		}
+		res, err := InstallSettings(root, Claude, []string{EventStop}, HookOptions{Timeout: 780})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.ReadFile(filepath.Join(root, ".claude", "settings.json"))
+		h := gjson.GetBytes(data, "hooks.Stop.0.hooks.0")
+		wantCmd := fmt.Sprintf("mastermind hook run --harness claude --timeout %ds", c.want)
+		if res.Handler.Timeout != c.want || res.KeptTimeout != (c.had > 780) || h.Get("timeout").Int() != int64(c.want) || h.Get("command").Str != wantCmd {
+			t.Errorf("had %d: result %+v, file %s", c.had, res, h.Raw)
+		}
 	}
 }

@@ -65,6 +65,7 @@ type evidenceJSON struct {
 	Scope          *audit.ScopeEvidence        `json:"scope"`
 	ExecutorReport *audit.ReportEvidence       `json:"executor_report"`
 	Verification   *audit.VerificationEvidence `json:"verification"`
+	Witness        *audit.WitnessEvidence      `json:"witness,omitempty"`
 	ClaimChecks    any                         `json:"claim_checks"`
 	Findings       []AuditFinding              `json:"findings"`
 }
@@ -146,6 +147,7 @@ func writeAuditText(b io.Writer, a *Audit) error {
 			ew.str("  " + l + "\n")
 		}
 	}
+	writeWitnessText(ew, a)
 	ew.str("\n")
 	if audit.Len(a.Findings, a.PathRuns) > 0 {
 		for f := range a.All() {
@@ -213,7 +215,7 @@ func writeEvidence(w io.Writer, a *Audit) error {
 	ev := evidenceJSON{
 		SchemaVersion: AuditSchemaVersion, Spec: a.Spec, GitRef: a.Baseline, Head: a.Head,
 		Verdict: a.Verdict, Counts: a.Counts, ChangedSet: a.ChangedSet, Scope: a.Scope,
-		ExecutorReport: a.Report, Verification: a.Verification, ClaimChecks: a.ClaimChecks,
+		ExecutorReport: a.Report, Verification: a.Verification, Witness: a.Witness, ClaimChecks: a.ClaimChecks,
 		Findings: []AuditFinding{},
 	}
 	var files []audit.ChangedFileJSON

@@ -97,6 +97,13 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 		return nil, err
 	}
 	base := FingerprintInput{Baseline: st.BaselineRef, SpecHash: st.SpecHash, Report: reportID, Changed: d, ContentIDs: ids}
+	if c.opts.Transcript != nil {
+		if in.Spec.Transcript, err = c.readTranscript(ctx, st); err != nil {
+			in.Spec.close()
+			return nil, err
+		}
+		base.Transcript = transcriptID(in.Spec.Transcript)
+	}
 	// Another task's records are audited (trust-model.md I3) but are not in D: their content
 	// is part of the inputs too, as auditTask decides whether they are checked.
 	if c.files != nil && c.files.rec != nil && c.files.rec.Foreign != nil && c.files.rec.Foreign.Baseline == st.BaselineRef {
@@ -139,6 +146,8 @@ type FingerprintInput struct {
 	// Foreign are the other tasks' records the audit compares with their pre-flight hashes
 	// (audit.ForeignRecords), in path order.
 	Foreign []ForeignRecord
+	// Transcript is the harness transcript's id (transcriptID), "" without one.
+	Transcript string
 }
 
 // ForeignRecord is another task's record and its content now: audit.ForeignRecordID (a SHA-256,
@@ -157,6 +166,7 @@ type ForeignRecord struct {
 //	verify <quoted command>\n          (one line per declared command, in order)
 //	file <status> <content id> <quoted path>\n   (one line per path of D, in path order)
 //	foreign <sha256 | - | unreadable | controller> <quoted path>\n   (one line per Foreign record, in order)
+//	transcript <harness> <digest | -reason>\n   (only with a harness transcript)
 //
 // Paths and commands are Go-quoted, so no byte of them can forge a line.
 func InputsFingerprint(in FingerprintInput) string {
@@ -179,6 +189,9 @@ func InputsFingerprint(in FingerprintInput) string {
 			id = "-"
 		}
 		fmt.Fprintf(h, "foreign %s %s\n", id, strconv.Quote(r.Path))
+	}
+	if in.Transcript != "" {
+		fmt.Fprintf(h, "transcript %s\n", in.Transcript)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -87,6 +87,8 @@ type specInput struct {
 	// (gitscope.md §8.4); auditTask uses them instead of starting its own and closes them.
 	Prefetch *audit.Prefetch
 	head     func() (oid string, unborn bool, err error)
+	// Transcript is the harness transcript readInputs read (nil without one).
+	Transcript *audit.TranscriptInputs
 }
 
 // close stops what readInputs started (a repeated post-flight audits nothing); safe to call more
@@ -182,6 +184,9 @@ func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, 
 	// every later task's folder, so neither checks them.
 	if files != nil && files.rec != nil && files.rec.Foreign != nil && files.rec.Foreign.Baseline == st.BaselineRef {
 		in.ForeignArtifacts, in.ForeignBefore, in.ControllerWrote = true, files.rec.Foreign.Records, files.controllerWrote
+	}
+	if pre != nil {
+		in.Transcript = pre.Transcript
 	}
 	if pre != nil && pre.Spec != nil {
 		in.Spec, in.SpecFindings = pre.Spec, pre.Findings

@@ -356,6 +356,8 @@ func (r *preRun) approve(ctx context.Context) (*Outcome, error) {
 		st.Risk = RiskLow
 	}
 	st.ClearVerdict()
+	// The transcript cutoff (docs/design/transcripts.md §2): every approval, to the millisecond.
+	c.files.preflightAt = c.now().UnixMilli()
 	if err := c.writeState(st); err != nil {
 		return c.res, err
 	}

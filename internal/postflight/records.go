@@ -38,6 +38,9 @@ type taskFiles struct {
 	// foreign, when set, is the snapshot of the other tasks' records the next saveState
 	// stores (taken at a baseline's first pre-flight, trust-model.md I3).
 	foreign *store.ForeignSnapshot
+	// preflightAt, when set, is the approving pre-flight's time (Unix ms) the next saveState
+	// stores.
+	preflightAt int64
 	// reported is set once an audit has turned rec.Tampered into findings; the next Save
 	// clears the list.
 	reported bool
@@ -318,6 +321,9 @@ func (tf *taskFiles) saveState(s *State, now time.Time) error {
 	rec.State, rec.TaskDir = data, tf.task.Abs(tf.task.Dir)
 	if tf.foreign != nil {
 		rec.Foreign = tf.foreign
+	}
+	if tf.preflightAt != 0 {
+		rec.PreflightAtMs = tf.preflightAt
 	}
 	rec.SetMirror(mirrorState, data)
 	if tf.reported {

@@ -112,6 +112,9 @@ type Options struct {
 	ReceiptsDir string
 	// StateDir is the controller store root (trust-model.md §3); "" uses store.Location().
 	StateDir string
+	// Transcript, when set, is the harness transcript post-flight reads as evidence
+	// (docs/design/transcripts.md).
+	Transcript *TranscriptOption
 	// Adopt (with ModePreOnly) lets the first pre-flight of a task without a store record keep
 	// the baseline of the task folder's state.json, when that commit is an ancestor of HEAD and
 	// the spec hash matches.

@@ -538,7 +538,7 @@ func (w *fmWalker) verify(ptr string) {
 			switch k {
 			case "cmd":
 			case "run":
-				item.Run = w.verifyRun(jsonptr.Append(ip, k))
+				item.Run, item.Witnessed = w.verifyRun(jsonptr.Append(ip, k))
 			case "timeout":
 				item.Timeout = w.verifyTimeout(jsonptr.Append(ip, k))
 			default:
@@ -558,7 +558,7 @@ func (w *fmWalker) verify(ptr string) {
 		fm.Verify = append(fm.Verify, item)
 		line, col := w.p.yamlPos(w.node(cp).Pos)
 		w.p.fmCmds = append(w.p.fmCmds, fmCmd{posString: posString{value: cmd, line: line, col: col, pointer: cp},
-			run: item.Run, timeout: item.Timeout})
+			run: item.Run, witnessed: item.Witnessed, timeout: item.Timeout})
 	}
 }
 

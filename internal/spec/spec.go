@@ -112,7 +112,9 @@ type VerifyItem struct {
 	Cmd   string // the cmd value as written; "" for a label
 	IsCmd bool   // true for a {cmd: …} item
 	// Run is the item's run field: true asks mastermind to run the command at post-flight.
-	Run bool
+	// Witnessed is run: witnessed (Run is then true too): the harness transcript may stand in
+	// for the run (docs/design/transcripts.md §6).
+	Run, Witnessed bool
 	// Timeout is the item's timeout field, 0 when absent (the default applies, see
 	// DefaultVerifyTimeout).
 	Timeout time.Duration

@@ -39,9 +39,9 @@ func (p *parser) readVerify() {
 				fmt.Sprintf("%s is blank; give the command to run, or remove the item", yamlstrict.FieldName(c.pointer)))
 			continue
 		}
-		d := DeclaredCommand{Run: c.run, Timeout: c.effectiveTimeout(), Line: c.line}
+		d := DeclaredCommand{Run: c.run, Witnessed: c.witnessed, Timeout: c.effectiveTimeout(), Line: c.line}
 		if i, dup := add(c.value, d); dup {
-			if prev := p.spec.VerifyDeclared[i]; prev.Run != d.Run || prev.Timeout != d.Timeout {
+			if prev := p.spec.VerifyDeclared[i]; prev.Run != d.Run || prev.Witnessed != d.Witnessed || prev.Timeout != d.Timeout {
 				p.add(RuleFrontmatterInvalid, c.line, c.col, c.pointer, fmt.Sprintf(
 					"%s repeats the command declared on line %d with a different run or timeout; declare each command once",
 					yamlstrict.FieldName(c.pointer), prev.Line))

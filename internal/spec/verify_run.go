@@ -18,9 +18,11 @@ const (
 type DeclaredCommand struct {
 	// Cmd is the command, trimmed, byte for byte as in VerifyCommands.
 	Cmd string
-	// Run is true when the frontmatter item says run: true. Body VERIFY lines never set it;
-	// run-task --run-verify runs every declared command regardless.
-	Run bool
+	// Run is true when the frontmatter item says run: true or run: witnessed. Body VERIFY
+	// lines never set it; run-task --run-verify runs every declared command regardless.
+	// Witnessed is true for run: witnessed: a run the harness transcript shows passing on the
+	// unchanged inputs stands in for mastermind's (docs/design/transcripts.md §6).
+	Run, Witnessed bool
 	// Timeout is the effective timeout: the item's timeout, or DefaultVerifyTimeout.
 	Timeout time.Duration
 	// Line is the spec.md line that declared the command (its first declaration).
@@ -33,8 +35,8 @@ var verifyFields = []string{"cmd", "run", "timeout"}
 // fmCmd is a frontmatter {cmd} item with its position and options.
 type fmCmd struct {
 	posString
-	run     bool
-	timeout time.Duration // 0 when absent or invalid
+	run, witnessed bool
+	timeout        time.Duration // 0 when absent or invalid
 }
 
 func (c fmCmd) effectiveTimeout() time.Duration {
@@ -44,24 +46,32 @@ func (c fmCmd) effectiveTimeout() time.Duration {
 	return c.timeout
 }
 
-// verifyRun checks verify[i].run: a boolean. An invalid value is recorded and reads as false.
-func (w *fmWalker) verifyRun(ptr string) bool {
+// RunWitnessed is the verify run value that lets the harness transcript stand in for
+// mastermind's run (docs/design/transcripts.md §6).
+const RunWitnessed = "witnessed"
+
+// verifyRun checks verify[i].run: a boolean, or the string witnessed (run is then true too). An
+// invalid value is recorded and reads as false.
+func (w *fmWalker) verifyRun(ptr string) (run, witnessed bool) {
 	v := w.value(ptr)
 	if v == nil {
 		w.invalid = true
-		return false
+		return false, false
+	}
+	if s, ok := v.(string); ok && s == RunWitnessed {
+		return true, true
 	}
 	b, ok := v.(bool)
 	if !ok {
 		n := w.node(ptr)
-		msg := fmt.Sprintf("%s must be a boolean (true or false); got %s", yamlstrict.FieldName(ptr), kindName(n))
+		msg := fmt.Sprintf("%s must be true, false or witnessed; got %s", yamlstrict.FieldName(ptr), kindName(n))
 		if n.Kind == yamlstrict.KindString && !n.Plain && (n.Literal == "true" || n.Literal == "false") {
 			msg += " — remove the quotes"
 		}
 		w.fail(ptr, msg)
-		return false
+		return false, false
 	}
-	return b
+	return b, false
 }
 
 // verifyTimeout checks verify[i].timeout: a Go duration string (such as 90s, 10m or 1h30m) above

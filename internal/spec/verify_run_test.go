@@ -62,9 +62,9 @@ func TestVerifyRunTimeoutErrors(t *testing.T) {
 		msg          string
 	}{
 		{"run string", "  - cmd: x\n    run: yes\n", 5, 10, "/verify/0/run",
-			"verify[0].run must be a boolean (true or false); got string yes"},
+			"verify[0].run must be true, false or witnessed; got string yes"},
 		{"run quoted", "  - cmd: x\n    run: \"true\"\n", 5, 10, "/verify/0/run",
-			"verify[0].run must be a boolean (true or false); got string true — remove the quotes"},
+			"verify[0].run must be true, false or witnessed; got string true — remove the quotes"},
 		{"timeout integer", "  - cmd: x\n    timeout: 600\n", 5, 14, "/verify/0/timeout",
 			"verify[0].timeout must be a duration such as 90s, 10m or 1h30m; got int 600 — add a unit, for example 600s"},
 		{"timeout unparsable", "  - cmd: x\n    timeout: ten minutes\n", 5, 14, "/verify/0/timeout",

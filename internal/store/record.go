@@ -29,7 +29,7 @@ var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
 //	 "state": {…the state.json object of spec-and-lifecycle.md §5.1…},
 //	 "mirrors": {"audit.md": {"sha256": "…", "earlier": ["…", …]}, "state.json": {…}},
 //	 "tampered": [{"file": "state.json", "expected": "…", "found": "…", "at": <unix seconds>}],
-//	 "updated_at": <unix seconds>}
+//	 "updated_at": <unix seconds>, "preflight_at_ms": <unix milliseconds>}
 //
 // State holds the §5.1 object, which the caller validates with the same rules as the mirror; the
 // store only checks that it is a JSON object. Mirrors records, per task-folder file name, the
@@ -48,6 +48,10 @@ type Record struct {
 	// Foreign is what the other tasks' records in the work tree held at this baseline's first
 	// pre-flight (trust-model.md I3); nil in a record from before I3.
 	Foreign *ForeignSnapshot `json:"foreign,omitempty"`
+	// PreflightAtMs is the time of the task's last approving pre-flight in Unix milliseconds
+	// (0 in a record from before it was kept): a harness transcript's entries count only
+	// strictly after it (docs/design/transcripts.md §2).
+	PreflightAtMs int64 `json:"preflight_at_ms,omitempty"`
 }
 
 // ForeignSnapshot holds, for one baseline, the SHA-256 of every record of another task
@@ -206,6 +210,9 @@ func (r *Record) validate(task string) error {
 				return fmt.Errorf("foreign record %q: not a task record path with a SHA-256", p)
 			}
 		}
+	}
+	if r.PreflightAtMs < 0 {
+		return fmt.Errorf("preflight_at_ms %d is negative", r.PreflightAtMs)
 	}
 	for _, tp := range r.Tampered {
 		if !validEntryName(tp.File) {

@@ -3,6 +3,7 @@
 package store
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -94,6 +95,9 @@ func TestHelperStoreWriter(t *testing.T) {
 		if err := tk.Put("sub/0123456789abcdef/index.snapshot", bytes.NewReader(payload(i))); err != nil {
 			t.Fatal(err)
 		}
+		if i == 1 {
+			fmt.Println("wrote")
+		}
 	}
 }
 
@@ -126,7 +130,8 @@ func helperCmd(run, root, gitDir string) *exec.Cmd {
 }
 
 // TestKillDuringStoreWritesFault kills a process that keeps writing the record, a mirror copy,
-// two snapshot blobs (one nested) with SIGKILL after a random 10–60 ms, 12 times: the record
+// two snapshot blobs (one nested) with SIGKILL a random 0–50 ms after its first whole round of
+// writes, 12 times: the record
 // always loads (never torn or mixed), its state is one whole version, the mirror copy it names
 // exists and matches its hash, each snapshot is one whole version, and the next writes succeed
 // over whatever temporary files the kill left.
@@ -151,10 +156,21 @@ func TestKillDuringStoreWritesFault(t *testing.T) {
 	progressed := 0
 	for i := 0; i < 12; i++ {
 		cmd := helperCmd("TestHelperStoreWriter", root, gitDir)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(10+rand.IntN(51)) * time.Millisecond)
+		// The kill waits for the helper's first round of writes, so a loaded machine that is
+		// slow to start the helper cannot make every kill land before anything was written.
+		if !waitLine(out, "wrote") {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatalf("kill %d: the helper ended before its first write", i)
+		}
+		time.Sleep(time.Duration(rand.IntN(51)) * time.Millisecond)
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		_ = cmd.Wait()
 		r, err := tk.Load()
@@ -222,14 +238,8 @@ func TestTwoControllersFault(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	buf := make([]byte, 4096)
-	var got []byte
-	for !bytes.Contains(got, []byte("locked")) {
-		n, err := out.Read(buf)
-		if err != nil {
-			t.Fatalf("helper: %v (%s)", err, got)
-		}
-		got = append(got, buf[:n]...)
+	if !waitLine(out, "locked") {
+		t.Fatal("helper: ended before it held the lock")
 	}
 	_, tk := openFaultTask(t, root, gitDir)
 	start := time.Now()
@@ -324,4 +334,17 @@ func TestFullStoreFault(t *testing.T) {
 			t.Fatalf("a temporary file was left: %s", e.Name())
 		}
 	}
+}
+
+// waitLine reads r until a line equal to want arrives (true) or r ends (false). The rest of r is
+// drained in the background so the helper never blocks on a full pipe.
+func waitLine(r io.Reader, want string) bool {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		if sc.Text() == want {
+			go func() { _, _ = io.Copy(io.Discard, r) }()
+			return true
+		}
+	}
+	return false
 }

@@ -243,3 +243,16 @@ func contains(l []string, s string) bool {
 
 // grammars holds each runner's grammar; the per-runner files fill it.
 var grammars = map[Runner]grammar{}
+
+// RunArgs returns the runner of a recognised command (Recognize) and its tokens after the
+// launcher and the runner's prefix, so that two spellings of one run compare equal:
+// "python -m pytest X" and "pytest X", "npx jest" and "jest". ok is false when cmd is not
+// recognised.
+func RunArgs(cmd string) (r Runner, args []string, ok bool) {
+	if _, ok := parse(cmd); !ok {
+		return "", nil, false
+	}
+	toks := strings.FieldsFunc(strings.TrimSpace(cmd), func(r rune) bool { return r == ' ' || r == '\t' })
+	r, rest, _, _ := matchPrefix(toks)
+	return r, rest, true
+}

@@ -1,6 +1,9 @@
 package verification
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestRecognizeExamples covers every recognised and unrecognised example of §10.5.3.
 func TestRecognizeExamples(t *testing.T) {
@@ -183,5 +186,29 @@ func TestRecognizeLaunchForms(t *testing.T) {
 		if !ok || got != tc.want {
 			t.Errorf("Recognize(%q) = %q, %v; want %q", tc.cmd, got, ok, tc.want)
 		}
+	}
+}
+
+func TestRunArgs(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"python -m pytest tests/x.py -v", "pytest tests/x.py -v", true},
+		{"npx jest", "jest", true},
+		{"uv run pytest -q", "python3 -m pytest -q", true},
+		{"pytest tests/x.py", "pytest tests/y.py", false},
+		{"go test ./...", "go test -v ./...", false},
+		{"jest", "vitest run", false},
+	} {
+		ra, aa, oka := RunArgs(tc.a)
+		rb, ab, okb := RunArgs(tc.b)
+		same := oka && okb && ra == rb && strings.Join(aa, " ") == strings.Join(ab, " ")
+		if same != tc.same {
+			t.Errorf("%q vs %q: same=%v, want %v", tc.a, tc.b, same, tc.same)
+		}
+	}
+	if _, _, ok := RunArgs("make test"); ok {
+		t.Error("make test is not a recognised runner")
 	}
 }

@@ -13,6 +13,9 @@ import (
 const (
 	BasisRan     = "ran by mastermind"
 	BasisClaimed = "claimed by the report"
+	// BasisWitnessed: a run: witnessed command the harness transcript showed passing on the
+	// unchanged inputs, not run again (docs/design/transcripts.md §6).
+	BasisWitnessed = "witnessed in the transcript"
 )
 
 // Row classifications in audit evidence (spec-and-lifecycle.md §7.2, verification-receipts.md
@@ -23,6 +26,8 @@ const (
 	ClassClaimed      = "claimed"
 	ClassUnobserved   = verification.ClassUnobserved
 	ClassUnsuccessful = verification.ClassUnsuccessful
+	// ClassWitnessed is a run: witnessed command's row whose witness was accepted.
+	ClassWitnessed = "witnessed"
 )
 
 // ReceiptEvidence is one receipt in audit.md's evidence and the --json envelope: what ran, how

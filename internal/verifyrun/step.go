@@ -2,6 +2,7 @@ package verifyrun
 
 import (
 	"context"
+	"slices"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/spec"
@@ -29,6 +30,9 @@ type StepInputs struct {
 	// Env is the base environment (nil: os.Environ()); Progress as in Options.
 	Env      []string
 	Progress func(Progress)
+	// Skip, when set, reports the run: witnessed commands whose witnessed run stands in for
+	// mastermind's (docs/design/transcripts.md §6): they are left out of the plan.
+	Skip func(cmd string) bool
 	// After recomputes D once the commands ran, with content ids; nil skips the comparison.
 	// It is not called when the receipts were reused (nothing ran).
 	After func(ctx context.Context) ([]PathState, error)
@@ -67,6 +71,9 @@ type StepResult struct {
 // RunAll and in.After.
 func Step(ctx context.Context, in StepInputs) (*StepResult, error) {
 	plan := Plan(in.Spec, in.All)
+	if in.Skip != nil {
+		plan = slices.DeleteFunc(slices.Clone(plan), func(d spec.DeclaredCommand) bool { return d.Witnessed && in.Skip(d.Cmd) })
+	}
 	res := &StepResult{Plan: plan}
 	if len(plan) == 0 {
 		return res, nil

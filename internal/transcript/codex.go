@@ -1,0 +1,293 @@
+package transcript
+
+import (
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// codexItems are the response_item payload types of codex-rs/protocol's ResponseItem that hold
+// no shell command or patch: read and skipped, not counted as unknown.
+var codexItems = map[string]bool{
+	"message": true, "reasoning": true, "web_search_call": true, "ghost_snapshot": true,
+	"compaction": true, "compaction_summary": true, "context_compaction": true,
+	"tool_search_call": true, "tool_search_output": true, "image_generation_call": true,
+	"additional_tools": true, "agent_message": true, "other": true,
+}
+
+// codexLines are the rollout line types of RolloutItem other than response_item.
+var codexLines = map[string]bool{
+	"compacted": true, "inter_agent_communication": true, "inter_agent_communication_metadata": true,
+	"world_state": true,
+}
+
+// The exit status in a Codex tool output's header (the lines before "Output:"): shell_command
+// and apply_patch write "Exit code: N", unified exec "Process exited with code N" or, for a
+// command still running, "Process running with session ID N".
+var (
+	codexExit    = regexp.MustCompile(`(?m)^(?:Exit code:|Process exited with code) (-?\d+)\s*$`)
+	codexRunning = regexp.MustCompile(`(?m)^Process running with session ID (\d+)\s*$`)
+)
+
+// codexLine reads one rollout line {timestamp, type, payload}.
+func (r *reader) codexLine(line []byte) {
+	if !gjson.ValidBytes(line) {
+		r.sess.Unknown++
+		return
+	}
+	e := gjson.ParseBytes(line)
+	ts, ok := parseTime(e.Get("timestamp"))
+	p := e.Get("payload")
+	if !ok || !p.IsObject() {
+		r.sess.Unknown++
+		return
+	}
+	before := !r.counts(ts)
+	ord := Order{At: ts, File: r.file, Line: r.line}
+	switch typ := e.Get("type").String(); typ {
+	case "session_meta":
+		r.known++
+		if v := p.Get("cli_version"); v.Type == gjson.String {
+			r.version(v.Str)
+		}
+		if cwd := p.Get("cwd").String(); cwd != "" {
+			r.codexCwd = cwd
+		}
+	case "turn_context":
+		r.known++
+		if cwd := p.Get("cwd").String(); cwd != "" {
+			r.codexCwd = cwd
+		}
+	case "response_item":
+		r.codexItem(p, ord, before)
+	case "event_msg":
+		r.known++
+		r.codexEvent(p)
+	default:
+		if !codexLines[typ] {
+			r.sess.Unknown++
+			return
+		}
+		r.known++
+	}
+}
+
+// codexItem reads a response_item payload.
+func (r *reader) codexItem(p gjson.Result, ord Order, before bool) {
+	c := &call{id: p.Get("call_id").String(), order: ord, before: before}
+	switch typ := p.Get("type").String(); typ {
+	case "function_call":
+		args := p.Get("arguments")
+		if c.id == "" || args.Type != gjson.String || !gjson.Valid(args.Str) {
+			r.sess.Unknown++
+			return
+		}
+		a := gjson.Parse(args.Str)
+		dir := r.codexDir(a.Get("workdir").String())
+		switch name := p.Get("name").String(); name {
+		case "exec_command":
+			cmd := a.Get("cmd")
+			if cmd.Type != gjson.String {
+				r.sess.Unknown++
+				return
+			}
+			c.kind, c.cmd, c.dir = callShell, cmd.Str, dir
+		case "shell", "container.exec", "shell_command", "local_shell":
+			cmd, ok := codexCommand(a.Get("command"))
+			if !ok {
+				r.sess.Unknown++
+				return
+			}
+			c.kind, c.cmd, c.dir = callShell, cmd, dir
+		case "apply_patch":
+			in := a.Get("input")
+			if in.Type != gjson.String {
+				in = a.Get("patch")
+			}
+			if !r.patchCall(c, in, dir) {
+				return
+			}
+		case "write_stdin":
+			// Polls a unified-exec session; its output may carry the exit code of the command
+			// that session runs.
+			c.kind, c.tool = callEdit, "write_stdin"
+			c.paths = nil
+			c.cmd = strconv.FormatInt(a.Get("session_id").Int(), 10)
+			r.known++
+			r.addPending(c)
+			return
+		default:
+			r.known++
+			return
+		}
+	case "local_shell_call":
+		cmd, ok := codexCommand(p.Get("action.command"))
+		if c.id == "" || !ok {
+			r.sess.Unknown++
+			return
+		}
+		c.kind, c.cmd, c.dir = callShell, cmd, r.codexDir(p.Get("action.working_directory").String())
+	case "custom_tool_call":
+		if p.Get("name").String() != "apply_patch" {
+			// Another freeform tool (code mode's exec runs commands mastermind cannot see).
+			r.sess.Unknown++
+			return
+		}
+		if c.id == "" || !r.patchCall(c, p.Get("input"), r.codexDir("")) {
+			return
+		}
+	case "function_call_output", "custom_tool_call_output":
+		r.known++
+		pc := r.take(c.id)
+		if pc == nil {
+			return
+		}
+		res := codexResult(p.Get("output"))
+		if pc.tool == "write_stdin" {
+			id, _ := strconv.ParseInt(pc.cmd, 10, 64)
+			if run := r.running[id]; run != nil && res.running == 0 && res.status != StatusUnknown {
+				delete(r.running, id)
+				r.settle(run, res)
+			}
+			return
+		}
+		r.settle(pc, res)
+		return
+	default:
+		if !codexItems[typ] {
+			r.sess.Unknown++
+			return
+		}
+		r.known++
+		return
+	}
+	r.known++
+	r.addPending(c)
+}
+
+// patchCall fills c as an apply_patch edit of the paths its patch text names.
+func (r *reader) patchCall(c *call, in gjson.Result, dir string) bool {
+	if in.Type != gjson.String {
+		r.sess.Unknown++
+		return false
+	}
+	c.kind, c.tool = callEdit, "apply_patch"
+	for _, l := range strings.Split(in.Str, "\n") {
+		for _, pre := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+			if rest, ok := strings.CutPrefix(l, pre); ok {
+				if abs := absIn(strings.TrimSpace(rest), dir); abs != "" {
+					c.paths = append(c.paths, abs)
+				}
+			}
+		}
+	}
+	return true
+}
+
+// codexEvent reads the event_msg payloads that carry a call's outcome.
+func (r *reader) codexEvent(p gjson.Result) {
+	switch p.Get("type").String() {
+	case "exec_command_end":
+		if c := r.pending[p.Get("call_id").String()]; c != nil {
+			if code := p.Get("exit_code"); code.Type == gjson.Number {
+				n := int(code.Int())
+				c.exit = &n
+			}
+		}
+	case "patch_apply_end":
+		if c := r.pending[p.Get("call_id").String()]; c != nil && p.Get("success").Type != gjson.Null {
+			if !p.Get("success").Bool() {
+				n := 1
+				c.exit = &n
+			}
+		}
+	}
+}
+
+// codexDir is the directory of a call: its workdir (relative to the turn's cwd), else the cwd.
+func (r *reader) codexDir(workdir string) string {
+	if workdir == "" {
+		return r.codexCwd
+	}
+	return absIn(workdir, r.codexCwd)
+}
+
+// codexCommand reads a command: a string, or an argv whose shell script is taken from
+// ["bash", "-lc", script] (sh, zsh; -c) and which is otherwise joined with spaces.
+func codexCommand(v gjson.Result) (string, bool) {
+	if v.Type == gjson.String {
+		return v.Str, true
+	}
+	if !v.IsArray() {
+		return "", false
+	}
+	var argv []string
+	ok := true
+	v.ForEach(func(_, a gjson.Result) bool {
+		if a.Type != gjson.String {
+			ok = false
+			return false
+		}
+		argv = append(argv, a.Str)
+		return true
+	})
+	if !ok || len(argv) == 0 {
+		return "", false
+	}
+	if len(argv) == 3 && (argv[1] == "-lc" || argv[1] == "-c") {
+		switch filepath.Base(argv[0]) {
+		case "bash", "sh", "zsh":
+			return argv[2], true
+		}
+	}
+	return strings.Join(argv, " "), true
+}
+
+// codexResult reads a function_call_output's output: a string, an object {content, success}
+// or an array of content items. The status is the header's exit code, or a legacy JSON
+// output's metadata.exit_code; a command still running is unknown until a write_stdin output
+// gives its exit code.
+func codexResult(out gjson.Result) result {
+	text, success := "", gjson.Result{}
+	switch {
+	case out.Type == gjson.String:
+		text = out.Str
+	case out.IsObject():
+		text, success = out.Get("content").String(), out.Get("success")
+	case out.IsArray():
+		text = resultText(out)
+	}
+	if t := strings.TrimSpace(text); strings.HasPrefix(t, "{") && gjson.Valid(t) {
+		if code := gjson.Get(t, "metadata.exit_code"); code.Type == gjson.Number {
+			return exitResult(int(code.Int()))
+		}
+	}
+	head := clip(text)
+	if i := strings.Index(head, "\nOutput:"); i >= 0 {
+		head = head[:i]
+	}
+	if m := codexExit.FindStringSubmatch(head); m != nil {
+		if n, err := strconv.Atoi(m[1]); err == nil {
+			return exitResult(n)
+		}
+	}
+	if m := codexRunning.FindStringSubmatch(head); m != nil {
+		id, _ := strconv.ParseInt(m[1], 10, 64)
+		return result{running: id, note: "background", ok: true}
+	}
+	res := result{note: "no exit code", ok: !(success.Exists() && !success.Bool())}
+	if strings.Contains(head, "aborted") || strings.Contains(head, "rejected by user") {
+		res.note = "cancelled"
+	}
+	return res
+}
+
+func exitResult(n int) result {
+	if n == 0 {
+		return result{status: StatusPassed, ok: true}
+	}
+	return result{status: StatusFailed, code: n}
+}
