@@ -75,11 +75,15 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// PinnedAway reports whether the controller's runs never read the work-tree file rel because
-// its tool's cache was pointed elsewhere (pinned from WithCachePins): bytecode in a
-// __pycache__ directory, a file in .pytest_cache, .mypy_cache or .ruff_cache, or in a cargo
-// target directory (one holding CACHEDIR.TAG) below root.
+// PinnedAway reports whether the work-tree file rel is no input of the controller's runs: its
+// tool's cache was pointed elsewhere (pinned from WithCachePins) — bytecode in a __pycache__
+// directory, a file in .pytest_cache, .mypy_cache or .ruff_cache, or in a cargo target
+// directory (one holding CACHEDIR.TAG) below root — or it is vitest's results file, which
+// orders the tests and decides no outcome.
 func PinnedAway(root, rel string, pinned map[string]bool) bool {
+	if isVitestResults(rel) {
+		return true
+	}
 	parts := strings.Split(rel, "/")
 	for i, c := range parts[:len(parts)-1] {
 		if !pinned[c] {
@@ -125,4 +129,19 @@ func IgnoredInput(paths []string) *finding.Finding {
 			strings.Join(shown, ", ") + more + "; remove them, or create them before pre-flight, and run post-flight again with --rerun-verify",
 		Fields: []finding.Field{{Key: "files", Value: shown}, {Key: "count", Value: len(paths)}}}
 	return &f
+}
+
+// isVitestResults matches node_modules/.vite/vitest/results.json and vitest 2's per-project
+// node_modules/.vite/vitest/<hash>/results.json, at any depth.
+func isVitestResults(rel string) bool {
+	i := strings.LastIndex(rel, "node_modules/.vite/vitest/")
+	if i < 0 || (i > 0 && rel[i-1] != '/') {
+		return false
+	}
+	rest := rel[i+len("node_modules/.vite/vitest/"):]
+	if rest == "results.json" {
+		return true
+	}
+	h, f, ok := strings.Cut(rest, "/")
+	return ok && f == "results.json" && h != "" && !strings.ContainsAny(h, "/.")
 }
