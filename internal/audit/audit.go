@@ -210,7 +210,7 @@ func newRun(ctx context.Context, in *Inputs, cs *gitscope.ChangedSet, ev *Eviden
 	d := cs.WithoutControl()
 	var controller []string
 	if len(in.ControllerWrites) > 0 {
-		d, controller = withoutControllerWrites(in.Root, d, in.ControllerWrites)
+		d, controller = WithoutControllerWrites(in.Root, d, in.ControllerWrites)
 	}
 	paths := make([]string, len(d))
 	for i, e := range d {

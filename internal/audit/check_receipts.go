@@ -267,10 +267,10 @@ func createdLine(created []string) string {
 // maxControllerWrites is store.MaxControllerWrites (the audit does not import the store).
 const maxControllerWrites = 20000
 
-// withoutControllerWrites returns d without the untracked entries that writes records with
+// WithoutControllerWrites returns d without the untracked entries that writes records with
 // their present content id, and those paths (escaped, sorted as d is). d is copied only when
 // an entry is left out.
-func withoutControllerWrites(root string, d []gitscope.Entry, writes map[string]string) ([]gitscope.Entry, []string) {
+func WithoutControllerWrites(root string, d []gitscope.Entry, writes map[string]string) ([]gitscope.Entry, []string) {
 	var out []gitscope.Entry
 	var left []string
 	for i, e := range d {

@@ -168,6 +168,10 @@ func (c *controller) currentSnapshot(ctx context.Context, st *State) (string, er
 		return "", err
 	}
 	in.Changed = cs.WithoutControl()
+	if w := c.files.controllerWrites(st.BaselineRef); len(w) > 0 {
+		// The held audit left them out (verification-receipts.md §2.2); so does its snapshot.
+		in.Changed, _ = audit.WithoutControllerWrites(c.task.Root, in.Changed, w)
+	}
 	snap, err := HistorySnapshot(c.task.Root, in)
 	if err != nil {
 		return "", nil
