@@ -43,9 +43,9 @@ func checkReport(in *Inputs, ev *Evidence) *Rejection {
 func checkCompletion(root, specPath string, rep *report.Report) (finding.Finding, bool) {
 	switch rep.Status {
 	case "partial":
-		return findReportRejected(ReasonStatusPartial, "the executor reported status partial"+defectDetail(rep)), false
+		return stoppedRejection(ReasonStatusPartial, rep), false
 	case "failed":
-		return findReportRejected(ReasonStatusFailed, "the executor reported status failed"+defectDetail(rep)), false
+		return stoppedRejection(ReasonStatusFailed, rep), false
 	}
 	if len(rep.Defects) > 0 {
 		return findReportRejected(ReasonCompletionInconsistent, "status complete with a defect"), false
@@ -86,6 +86,23 @@ func checkIdentity(root, specPath string, rep *report.Report) (finding.Finding, 
 		return findReportRejected(ReasonTaskSourceUnavailable, fmt.Sprintf("spec %s cannot be read as a repository file: %v", norm, err)), false
 	}
 	return finding.Finding{}, true
+}
+
+// stoppedRejection is the rejection of a valid report whose executor stopped (status partial or
+// failed): besides reason it carries the first defect's kind (defect) and the first failed
+// verification's command (failed_cmd), so the next step can name them without reading the message.
+func stoppedRejection(reason string, rep *report.Report) finding.Finding {
+	f := findReportRejected(reason, "the executor reported status "+rep.Status+defectDetail(rep))
+	if len(rep.Defects) > 0 {
+		f.Fields = append(f.Fields, finding.Field{Key: "defect", Value: rep.Defects[0].Kind})
+	}
+	for _, v := range rep.Verifications {
+		if v.Result == "fail" {
+			f.Fields = append(f.Fields, finding.Field{Key: "failed_cmd", Value: v.Cmd})
+			break
+		}
+	}
+	return f
 }
 
 func defectDetail(rep *report.Report) string {

@@ -11,12 +11,16 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mastermind-controller/mastermind/internal/buildinfo"
+	"github.com/mastermind-controller/mastermind/internal/testenv"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // builds holds the two real mastermind binaries that scenarios compare with `mmb`: the standard
-// build (cgo, every claims backend) and the pure-Go build (CGO_ENABLED=0). They are built once,
-// on first use, into dir with `go build`.
+// build (cgo, every claims backend) and the pure-Go build (CGO_ENABLED=0). The standard build is
+// this package's test binary (testenv.Main) when it was built with cgo, as `go test` does with a C
+// compiler; the pure-Go build, a second configuration of every package, is built once on first use
+// into dir with `go build`.
 type builds struct {
 	dir  string
 	once sync.Once
@@ -45,7 +49,13 @@ func (b *builds) build() {
 			return
 		}
 		b.bins = map[string]string{}
+		if bin := testenv.Binary(); bin != "" && buildinfo.Get().CGO {
+			b.bins["cgo"] = bin
+		}
 		for _, bd := range []struct{ name, cgo string }{{"cgo", "1"}, {"purego", "0"}} {
+			if b.bins[bd.name] != "" {
+				continue
+			}
 			bin := filepath.Join(b.dir, "mastermind-"+bd.name)
 			cmd := exec.Command(gotool, "build", "-o", bin, "github.com/mastermind-controller/mastermind/cmd/mastermind")
 			cmd.Env = append(os.Environ(), "CGO_ENABLED="+bd.cgo)

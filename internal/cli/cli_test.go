@@ -10,15 +10,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mastermind-controller/mastermind/internal/testenv"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// TestMain registers the mastermind binary for the testscript scenarios: `exec mastermind ...`
-// inside a .txtar runs Main in a subprocess of the test binary.
+// TestMain makes this test binary the mastermind binary of the package's tests (testenv.Main):
+// `exec mastermind ...` inside a .txtar runs Main in a subprocess of the test binary.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
-		"mastermind": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-	})
+	testenv.Main(m, Main)
 }
 
 // TestScripts runs every internal/cli/testdata/script/*.txtar scenario. Each builds its own git

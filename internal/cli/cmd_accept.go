@@ -23,7 +23,8 @@ type AcceptOptions struct {
 	Now func() time.Time
 }
 
-const acceptLong = `Accept a task's drift verdict as the planner (lifecycle-v2.md §3).
+const acceptLong = `Accept a task's drift verdict as the planner (lifecycle-v2.md §3). The task is given as its
+spec, its task folder (.mastermind/tasks/<NNN>-<slug>) or its folder name (<NNN>-<slug>).
 
 A drift audit (files outside the declared scope, a declared file left unchanged, a warning) does
 not pass on its own. When the planner has read audit.md and the drift is acceptable, accept
@@ -43,7 +44,8 @@ Exit status:
   0  accepted (or accepted and closed, when a complete review for this snapshot exists)
   1  refused: the status is not drift (named in the message), or the inputs changed since the
      drift audit (rerun post-flight first)
-  2  usage: no or empty --reason, bad arguments, a spec path outside the layout
+  2  usage: no or empty --reason, bad arguments, a task that is not a spec, task folder or
+     folder name of the layout
   3  operational: not a git repository, git failing, controller lock busy, corrupt state, I/O error`
 
 // NewCmdAccept builds `mastermind accept`. runF replaces the run function in tests.

@@ -25,7 +25,8 @@ type BriefOptions struct {
 }
 
 const briefLong = `Print the executor's brief for one task (integrations.md §1): what an orchestrator pastes into
-the executor's prompt so its report can pass the post-flight.
+the executor's prompt so its report can pass the post-flight. The task is given as its spec, its
+task folder (.mastermind/tasks/<NNN>-<slug>) or its folder name (<NNN>-<slug>).
 
 The brief holds the task id and title, the spec's goals, the declared scope (touches, creates,
 deletes, expected_docs: the only files the executor may change; forbids: patterns no change may
@@ -47,7 +48,8 @@ Exit status:
   0  the brief was printed
   1  the spec cannot be read or does not pass the pre-flight spec rules (the findings are printed
      on stderr): there is no contract to brief
-  2  usage error (bad flags, a spec path outside .mastermind/tasks/<NNN>-<slug>/spec.md)
+  2  usage error (bad flags, a task that is not a spec, task folder or
+     folder name of .mastermind/tasks/<NNN>-<slug>)
   3  operational: not a git repository, I/O error`
 
 // NewCmdBrief builds `mastermind brief (<spec> | --current) [--format markdown|json]`.
@@ -106,11 +108,12 @@ type briefEnvelope struct {
 	brief.Brief
 }
 
-// auditRules are the non-reserved rows of the finding-kind table, as the brief states them.
+// auditRules are the rows of the finding-kind table the executor answers for (not reserved, not
+// the planner's), as the brief states them.
 func auditRules() []brief.Rule {
 	var out []brief.Rule
 	for _, k := range finding.Kinds {
-		if !k.Reserved {
+		if !k.Reserved && !k.Planner {
 			out = append(out, brief.Rule{ID: k.ID, Class: k.Class, Text: k.Help})
 		}
 	}

@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/postflight"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -34,11 +37,15 @@ func NewCmdDemo(io *IOStreams, runF func(*DemoOptions) error) *cobra.Command {
   broken  the executor leaves a changed file out of the report's files_modified
 
 Each variant writes a spec, runs pre-flight, makes an executor-like change, writes an executor
-report, runs post-flight and prints the audit. Only git is needed; the scratch repositories set
-their own user.name and user.email and ignore the global and system git configuration.
+report and runs post-flight. The demo prints, per variant, the pre-flight result, the change,
+the post-flight verdict with its findings and exit code, then a summary. Only git is needed; the
+scratch repositories set their own user.name and user.email and ignore the global and system git
+configuration.
 
---keep DIR builds the repositories in DIR (which must not exist or be empty) and keeps them;
-otherwise a temporary directory is used and removed afterwards.
+--keep DIR builds the repositories in DIR (which must not exist or be empty) and keeps them, one
+folder per variant (DIR/held, DIR/drift, DIR/broken), so each audit.md (the evidence JSON at its
+end), state.json and the held variant's release notes can be read; the demo's controller store
+is DIR/.store. Otherwise a temporary directory is used and removed afterwards.
 
 Exit status:
   0  every variant produced its expected verdict
@@ -60,19 +67,20 @@ Exit status:
 type demoVariant struct {
 	name    string
 	verdict string
+	what    string // what the executor does, as the help lists it
 	// files written by the executor (path → content) and the report's files_modified.
 	files  map[string]string
 	listed []string
 }
 
 var demoVariants = []demoVariant{
-	{name: "held", verdict: postflight.VerdictHeld,
+	{name: "held", verdict: postflight.VerdictHeld, what: "the executor changes exactly the declared files and reports them",
 		files:  map[string]string{"src/app.go": demoAppChanged, "src/helper.go": demoHelper},
 		listed: []string{"src/app.go", "src/helper.go"}},
-	{name: "drift", verdict: postflight.VerdictDrift,
+	{name: "drift", verdict: postflight.VerdictDrift, what: "the executor also adds a file outside the declared scope (and reports it)",
 		files:  map[string]string{"src/app.go": demoAppChanged, "src/helper.go": demoHelper, "notes.txt": "scratch notes\n"},
 		listed: []string{"src/app.go", "src/helper.go", "notes.txt"}},
-	{name: "broken", verdict: postflight.VerdictBroken,
+	{name: "broken", verdict: postflight.VerdictBroken, what: "the executor leaves a changed file out of the report's files_modified",
 		files:  map[string]string{"src/app.go": demoAppChanged, "src/helper.go": demoHelper},
 		listed: []string{"src/app.go"}},
 }
@@ -156,36 +164,49 @@ func runDemo(ctx context.Context, opts *DemoOptions) error {
 		}
 	}
 	out := opts.IO.Out
-	var failed []string
+	fmt.Fprintf(out, "mastermind demo: one task (%s) on three scratch repositories: pre-flight, an executor change, post-flight\n\n", demoSpecRel)
+	var failed, got []string
 	for _, v := range demoVariants {
 		// The demo's controller store sits beside its scratch repositories, so the user's own
 		// store gets no records of them.
-		got, err := runDemoVariant(ctx, opts, filepath.Join(base, v.name), filepath.Join(base, ".store"), v)
+		verdict, err := runDemoVariant(ctx, opts, filepath.Join(base, v.name), filepath.Join(base, ".store"), v)
 		if err != nil {
 			return &ExitError{Code: ExitOperational, Msg: fmt.Sprintf("demo %s: %v", v.name, err), Err: err}
 		}
 		mark := "ok"
-		if got != v.verdict {
+		if verdict != v.verdict {
 			mark = "UNEXPECTED"
 			failed = append(failed, v.name)
 		}
-		fmt.Fprintf(out, "result: %s variant — verdict %s, expected %s: %s\n\n", v.name, got, v.verdict, mark)
+		got = append(got, verdict)
+		fmt.Fprintf(out, "  verdict %s, expected %s: %s\n\n", verdict, v.verdict, mark)
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(out, "demo: variants with an unexpected verdict: %s\n", strings.Join(failed, ", "))
+	} else {
+		fmt.Fprintf(out, "demo: every variant produced its expected verdict (%s)\n", strings.Join(got, ", "))
 	}
 	if opts.Keep != "" {
-		fmt.Fprintf(out, "scratch repositories kept in %s\n", base)
+		fmt.Fprintf(out, "kept in %s: held/, drift/ and broken/, one scratch repository per variant; each has %s/audit.md and state.json (the evidence JSON is at the end of audit.md), and held/ has .mastermind/releases/001-greeting-prefix.md; the demo's controller store is %s\n",
+			base, path.Dir(demoSpecRel), filepath.Join(base, ".store"))
+	} else {
+		fmt.Fprintln(out, "the scratch repositories were removed; to read each audit.md and state.json, run: mastermind demo --keep DIR")
 	}
 	if len(failed) > 0 {
 		return &ExitError{Code: ExitOperational, Msg: "demo variants with an unexpected verdict: " + strings.Join(failed, ", ")}
 	}
-	fmt.Fprintln(out, "demo: every variant produced its expected verdict")
 	return nil
 }
 
+// demoSpecRel is the demo task's spec path in each scratch repository.
+const demoSpecRel = ".mastermind/tasks/001-greeting-prefix/spec.md"
+
 // runDemoVariant builds one scratch repository and runs pre-flight, the executor change and
-// post-flight through postflight.Run, the same code path as run-task. It returns the verdict.
+// post-flight through postflight.Run, the same code path as run-task, printing a few lines for
+// each step. It returns the verdict.
 func runDemoVariant(ctx context.Context, opts *DemoOptions, dir, stateDir string, v demoVariant) (string, error) {
 	out := opts.IO.Out
-	fmt.Fprintf(out, "=== variant %s (expected verdict: %s) — %s\n\n", v.name, v.verdict, dir)
+	fmt.Fprintf(out, "%-9s %s\n", v.name, v.what)
 	if err := os.MkdirAll(filepath.Join(dir, "src"), 0o755); err != nil {
 		return "", err
 	}
@@ -205,8 +226,7 @@ func runDemoVariant(ctx context.Context, opts *DemoOptions, dir, stateDir string
 	if err := gitscope.InitScratch(ctx, dir); err != nil {
 		return "", err
 	}
-	const specRel = ".mastermind/tasks/001-greeting-prefix/spec.md"
-	if err := write(specRel, demoSpec); err != nil {
+	if err := write(demoSpecRel, demoSpec); err != nil {
 		return "", err
 	}
 	repo, err := gitscope.Open(dir)
@@ -222,41 +242,50 @@ func runDemoVariant(ctx context.Context, opts *DemoOptions, dir, stateDir string
 	}
 	defer os.Chdir(wd)
 	run := func(mode postflight.Mode) (*postflight.Outcome, error) {
-		res, err := postflight.Run(ctx, postflight.Options{Git: repo, SpecArg: specRel, Mode: mode,
+		res, err := postflight.Run(ctx, postflight.Options{Git: repo, SpecArg: demoSpecRel, Mode: mode,
 			MaxIterations: postflight.DefaultMaxIterations, Now: opts.Now, StateDir: stateDir})
 		printWarnings(opts.IO, res.Warnings)
 		return res, err
 	}
-	fmt.Fprintf(out, "$ mastermind run-task %s --pre-only\n", specRel)
 	pre, err := run(postflight.ModePreOnly)
 	if err != nil {
 		return "", err
 	}
-	fmt.Fprintln(out, runTaskText(pre))
 	if pre.Outcome != postflight.OutcomePreReady {
+		fmt.Fprintf(out, "  pre-flight   ❌ refused: %s\n", textsafe.Escape(pre.Message))
 		return "pre-flight refused", nil
 	}
+	fmt.Fprintf(out, "  pre-flight   ✅ approved (iteration %s)\n", iterationText(pre.State.Iteration, pre.Budget))
 	for rel, content := range v.files {
 		if err := write(rel, content); err != nil {
 			return "", err
 		}
 	}
-	if err := write(".mastermind/tasks/001-greeting-prefix/executor-report.md", demoReport(specRel, v.listed)); err != nil {
+	if err := write(path.Dir(demoSpecRel)+"/executor-report.md", demoReport(demoSpecRel, v.listed)); err != nil {
 		return "", err
 	}
-	fmt.Fprintf(out, "(executor changed %s and wrote executor-report.md listing %s)\n\n", demoKeys(v.files), strings.Join(v.listed, ", "))
-	fmt.Fprintf(out, "$ mastermind run-task %s --post-only\n", specRel)
+	fmt.Fprintf(out, "  executor     changed %s; the report lists %s\n", demoKeys(v.files), strings.Join(v.listed, ", "))
 	post, err := run(postflight.ModePostOnly)
 	if err != nil {
 		return "", err
 	}
-	audit, err := os.ReadFile(filepath.Join(dir, ".mastermind/tasks/001-greeting-prefix/audit.md"))
-	if err != nil {
-		return "", err
-	}
-	fmt.Fprintf(out, "--- audit.md (exit %d, outcome %s)\n%s\n", runTaskExitCode(post.Outcome, false), post.Outcome, audit)
-	if post.State == nil {
+	if post.State == nil || post.State.Findings == nil {
+		fmt.Fprintf(out, "  post-flight  no verdict: %s\n", textsafe.Escape(post.Message))
 		return "no verdict", nil
+	}
+	exit := fmt.Sprintf("exit %d", runTaskExitCode(post.Outcome, false))
+	if post.Outcome == postflight.OutcomePostDrift {
+		exit += fmt.Sprintf("; %d with --fail-on drift", runTaskExitCode(post.Outcome, true))
+	}
+	icon := map[string]string{postflight.VerdictHeld: "✅ Held", postflight.VerdictDrift: "⚠️ Drift", postflight.VerdictBroken: "❌ Broken"}[post.Verdict]
+	c := post.State.Findings
+	fmt.Fprintf(out, "  post-flight  %s — errors: %d, warnings: %d (%s)\n", icon, c.Errors, c.Warnings, exit)
+	for f := range post.AllFindings() {
+		mark := "⚠️"
+		if f.Class == finding.ClassError {
+			mark = "❌"
+		}
+		fmt.Fprintf(out, "    %s %s: %s\n", mark, f.Rule, textsafe.Escape(f.Text()))
 	}
 	return post.State.Verdict, nil
 }

@@ -38,24 +38,38 @@ type GateOptions struct {
 // debugGateEnv turns on the gate's work counters on stderr.
 const debugGateEnv = "MASTERMIND_DEBUG_GATE"
 
-const gateLong = `Pre-merge gate: audit every open task under .mastermind/tasks/ and pass only when all of
-them pass.
+const gateLong = `Pre-merge gate: is everything on this branch owned by a task and audited? Passes only when
+every gated task passes and every change is owned.
 
-Every task folder (.mastermind/tasks/<NNN>-<slug>/) whose state is not learned is audited with
-exactly the checks of post-flight (run-task --post-only) against the current working tree:
-spec binding, executor report, changed set since the task's baseline, scope, declared files,
-verification evidence and claims. Nothing is written and no lifecycle state changes, unless
---record is given: then each audited task goes through the normal post-flight, which writes
-audit.md and state.json (and release notes and history-review.md for held) under the task's
-controller lock. The changed set of each distinct baseline is computed once and shared by all
-tasks with that baseline; each spec and report is read and parsed once. mastermind never runs a
-command that a spec or report names.
+Every task is audited with exactly the checks of post-flight (run-task --post-only) and from the
+same inputs: its controller-store record (baseline, spec hash, status) and its pre-flight
+snapshots, so an edit hidden from git after pre-flight (assume-unchanged, skip-worktree, a forged
+index, a new ignore rule) is as visible to the gate as to post-flight: spec binding, executor
+report, changed set since the task's baseline, scope, declared files, verification evidence and
+claims. A task that needs an audit but has no record on this machine is refused (it cannot be
+audited under its snapshots; its state.json is not used). Nothing is written and no lifecycle
+state changes, unless --record is given: then each audited task goes through the normal
+post-flight, which writes audit.md and state.json (and release notes and history-review.md for
+held) under the task's controller lock. Each spec and report is read and parsed once. mastermind
+never runs a command that a spec or report names.
+
+Without --base, the gate gates the branch against its upstream: the current branch's
+@{upstream}, else the remote's default branch (refs/remotes/origin/HEAD, or that of the only
+remote). With B = merge-base(upstream, HEAD) it checks B..HEAD plus the work tree the way --base
+does (below): every changed path must be owned, task folders changed on the branch are
+re-audited (each from its record), closed tasks own nothing, and deleted or rewritten task records
+fail; the tasks the range does not touch are gated as open tasks. The upstream and the merge base
+are printed: refs and configuration are the executor's to write, so a pushed branch is gated
+again with --base against the protected base (CI, the pre-push hook). Without an upstream the
+gate gates the open tasks (every task folder that is not learned) and prints that it could not
+check whether every change is owned.
 
 With --since REV only the tasks whose folder, or one of whose declared scope files, changed
 since the commit REV are gated (committed, staged, unstaged or untracked alike). A task whose
 spec cannot be read is always selected. --since is a convenience for a trusted work tree, not a
 gate: a change that touches neither a task folder nor a declared scope file selects no task and
-passes. Use --base to gate a branch.
+passes, and the output says that ownership was not checked. --record gates the open tasks
+likewise. Use mastermind gate (with an upstream) or --base to gate a branch.
 
 With --base REV (CI, pre-push; trust-model.md §5) the gate trusts only the protected base REV
 and reads committed content only — the work tree, the index and uncommitted files are never
@@ -68,26 +82,41 @@ fresh checkout) is audited in place instead. B = merge-base(REV, HEAD), or of RE
     .mastermind/releases/<task>.md, .mastermind/tasks/_lessons.md), must be owned: in the
     declared scope of a task folder changed in the range and listed in that task's report;
     otherwise gate.unowned_change (error) names the path and the tasks whose scope is nearest;
-  - every task folder added or changed in the range is re-audited from its committed spec and
-    report against the head commit, whatever state.json says (learned exempts nothing), with the
-    recorded baseline only when it is an ancestor of the head commit, otherwise
+  - a task closed at B (held, accepted or in history review, or learned: read from B's
+    committed state.json) owns nothing: a path in its scope that no open task owns is
+    gate.closed_task_changed (error); its record is final — a learned task's folder must not
+    change, a held one may only be closed (its review and state.json), anything else
+    (its spec, its report, a hook-block.json) is gate.task_record_changed (error);
+  - every other task folder added or changed in the range is re-audited from its committed spec
+    and report against the head commit, whatever state.json says (learned exempts nothing), with
+    the recorded baseline only when it is an ancestor of the head commit, otherwise
     gate.baseline_not_ancestor (error); a path another re-audited task owns is that task's
     change and is left out of this task's changed set;
-  - a task folder present at B and missing at the head commit, or a task learned at B whose
-    folder or release notes changed, is gate.task_record_changed (error).
+  - a drift accepted on the branch (mastermind accept, committed) passes as accepted when the
+    re-audit reproduces the accepted findings on the accepted inputs (its history snapshot is
+    the accepted one); its reported paths then count as owned by it. Any other change since the
+    acceptance makes it a normal drift;
+  - a task folder present at B and missing at the head commit, or release notes of a task
+    closed at B that changed, is gate.task_record_changed (error).
 Tasks untouched by the range are not listed. The range findings are printed after the tasks
-and fail the gate. A note then names the tasks the range adds and the specs it rewrites: those
-contracts come from the branch itself, and only a reviewer can approve them. CI must fetch enough history for the merge base (actions/checkout with
-fetch-depth: 0). In CI (CI=true) a gate without --base prints a warning: there, every task
-record on the branch is the executor's to write.
+and fail the gate. Notes then name the tasks the range adds, the specs it rewrites, every task
+folder it touches and the drifts accepted on it with their reasons: those contracts and
+decisions come from the branch itself, and only a reviewer can approve them. CI must fetch
+enough history for the merge base (actions/checkout with fetch-depth: 0). In CI (CI=true) a gate
+without --base prints a warning: there, every task record on the branch is the executor's to
+write.
 
 One line per task, sorted by task name, then a summary line:
   <icon> <task>: <status> — <first blocking reason>
 Statuses and whether they pass:
   held         the audit verdict is held                                  passes
+  accepted     a drift the planner accepted (mastermind accept) whose inputs are unchanged
+               since the acceptance                                       passes
   drift        the audit verdict is drift                passes unless --fail-on drift
-  broken       the audit verdict is broken (also a rejected report)       fails
-  refused      the spec changed since approval, or pre-flight is required fails
+  broken       the audit verdict is broken; also a rejected executor report, whose
+               state.json status is blocked (verdict broken)              fails
+  refused      the spec changed since approval, pre-flight is required, or
+               no controller record on this machine to audit it from       fails
   learned      closed and not re-audited; passes only when history-review.md is a complete
                review whose Audit snapshot equals the state's history_snapshot_sha256
                (otherwise, for example a hand-written "learned" state, it fails)
@@ -107,9 +136,10 @@ such as _lessons.md, are not tasks and are ignored.
 --format text (default) prints the lines. --format json prints {schema_version: 1, command:
 "gate", outcome, exit_code, message, since, fail_on, record, tasks: [{task, spec, status,
 passed, state_status, baseline, verdict, counts, reason, findings, report_violations, error,
-recorded}], summary}, and with --base also range: {base, head, merge_base, changed_paths,
-added_tasks, changed_specs, in_place} and findings (the range findings, in the audit-finding
-shape of tasks[].findings); --json is the same. --format github prints GitHub Actions ::error /
+recorded}], summary, ownership_checked, note}, and over a range (--base, or an upstream) also
+range: {base, head, merge_base, changed_paths, added_tasks, changed_specs, touched_tasks,
+accepted: [{task, reason}], in_place, upstream, work_tree} and findings (the range findings, in
+the audit-finding shape of tasks[].findings); --json is the same. --format github prints GitHub Actions ::error /
 ::warning annotations (at most 10 of each, then a ::notice with the number omitted) followed by
 the text log. --format sarif prints a SARIF 2.1.0 log for code scanning, --format rdjson
 reviewdog's rdjson, --format markdown a job summary for $GITHUB_STEP_SUMMARY rendered from the
@@ -137,7 +167,7 @@ func NewCmdGate(io *IOStreams, runF func(*GateOptions) error) *cobra.Command {
 	opts := &GateOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "gate [--base REV [--head REV] | --since REV] [--root DIR] [--format text|json|github|sarif|rdjson|markdown] [--json] [--fail-on broken|drift] [--record]",
-		Short: "Pre-merge gate over every open task",
+		Short: "Pre-merge gate: the branch against its upstream (or --base), every task audited",
 		Long:  gateLong,
 		Example: `  mastermind gate
   mastermind gate --base origin/main --fail-on drift
@@ -179,7 +209,7 @@ func NewCmdGate(io *IOStreams, runF func(*GateOptions) error) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Since, "since", "", "gate only tasks whose folder or declared scope changed since this commit")
+	f.StringVar(&opts.Since, "since", "", "gate only tasks whose folder or declared scope changed since this commit (no ownership check)")
 	f.StringVar(&opts.Base, "base", "", "gate the commits since merge-base(REV, head) against the protected base REV, from committed content only")
 	f.StringVar(&opts.Head, "head", "", "with --base: the commit to gate (default HEAD)")
 	f.StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
@@ -221,6 +251,33 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 			}
 		}
 	}
+	// Without --since and --record the gate gates the branch against its upstream (trust-model.md
+	// §5): merge-base..HEAD plus the work tree, every path owned.
+	note := ""
+	switch {
+	case since != "":
+		note = fmt.Sprintf(sinceNote, postflight.ShortOID(since))
+	case opts.Record:
+		note = recordNote
+	default:
+		name, oid, err := repo.Upstream(ctx)
+		if err != nil {
+			return gateError(opts, "", fmt.Errorf("finding the upstream: %w", err))
+		}
+		head, unborn, herr := repo.Head(ctx)
+		if herr != nil {
+			return gateError(opts, "", fmt.Errorf("HEAD: %w", herr))
+		}
+		if name != "" && !unborn {
+			res, err := postflight.Gate(ctx, postflight.GateOptions{Git: repo, Base: oid, Head: head, Upstream: name,
+				FailOnDrift: opts.FailOn == "drift"})
+			if err != nil {
+				return gateError(opts, "", err)
+			}
+			return finishGate(opts, res, "")
+		}
+		note = noUpstreamNote
+	}
 	res, err := postflight.Gate(ctx, postflight.GateOptions{Git: repo, Since: since, FailOnDrift: opts.FailOn == "drift",
 		Record: opts.Record, Wait: opts.Wait})
 	if res != nil {
@@ -234,11 +291,19 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 	if err != nil {
 		return gateError(opts, since, err)
 	}
-	return finishGate(opts, res)
+	return finishGate(opts, res, note)
 }
 
-// finishGate prints a gate result and returns its exit error.
-func finishGate(opts *GateOptions, res *postflight.GateResult) error {
+// The notes of a gate that could not check that every change is owned (trust-model.md §5).
+const (
+	noUpstreamNote = "note: no upstream (no @{upstream}, no refs/remotes/origin/HEAD): the open tasks were gated, but not whether every change on the branch is owned by a task; set one (git branch --set-upstream-to origin/main) or run mastermind gate --base <base>"
+	sinceNote      = "note: --since %s gates only the tasks whose folder or declared scope changed since then; it does not check that every change is owned (run mastermind gate, or gate --base <base>)"
+	recordNote     = "note: --record gates the open tasks; it does not check that every change on the branch is owned (run mastermind gate without --record, or gate --base <base>)"
+)
+
+// finishGate prints a gate result and returns its exit error. note, when non-empty, says what
+// the gate could not check.
+func finishGate(opts *GateOptions, res *postflight.GateResult, note string) error {
 	if os.Getenv(debugGateEnv) == "1" {
 		s := res.Stats
 		fmt.Fprintf(opts.IO.ErrOut, "mastermind: debug: gate: tasks %d, selected %d, audited %d, baselines %d, changed-set computations %d, spec reads %d, spec parses %d\n",
@@ -246,7 +311,7 @@ func finishGate(opts *GateOptions, res *postflight.GateResult) error {
 	}
 	code := gateExitCode(res)
 	summary := gateSummary(res, opts, code)
-	if err := show(opts.IO, opts.Format, gateView{res: res, opts: opts, summary: summary, exit: code}); err != nil {
+	if err := show(opts.IO, opts.Format, gateView{res: res, opts: opts, summary: summary, exit: code, note: note}); err != nil {
 		return err
 	}
 	return resultError(code, summary)
@@ -304,6 +369,9 @@ type gateView struct {
 	summary string
 	exit    int
 	err     string
+	// note says what the gate could not check (no upstream, --since, --record): printed before
+	// the summary, and ownership_checked false in JSON.
+	note string
 }
 
 // gateTone is the colour of a task line: passing green, drift and not started yellow (they are
@@ -353,6 +421,9 @@ func (v gateView) WriteText(t *render.Text) {
 		for _, l := range contractLines(r) {
 			t.Line(render.ToneWarn, l)
 		}
+	}
+	if v.note != "" {
+		t.Line(render.ToneWarn, v.note)
 	}
 	tone := render.ToneFail
 	if v.exit == ExitOK {
@@ -411,9 +482,14 @@ type gateJSON struct {
 	Record   bool           `json:"record"`
 	Tasks    []gateTaskJSON `json:"tasks"`
 	Summary  *gateSummaryJS `json:"summary,omitempty"`
-	// Range and Findings are present only for gate --base.
+	// Range and Findings are present only for a gate over a range (gate --base, or the local
+	// gate of a branch with an upstream).
 	Range    *gateRangeJSON `json:"range,omitempty"`
 	Findings *render.Array  `json:"findings,omitempty"`
+	// OwnershipChecked: every change of the range was checked to be owned by a task (false
+	// without an upstream, with --since or --record); Note says why not.
+	OwnershipChecked bool    `json:"ownership_checked"`
+	Note             *string `json:"note,omitempty"`
 }
 
 type gateTaskJSON struct {
@@ -494,5 +570,6 @@ func (v gateView) JSON() any {
 	}
 	env.Summary = sum
 	env.Range, env.Findings = rangeJSON(res)
+	env.OwnershipChecked, env.Note = res.Range != nil, strOrNull(v.note)
 	return env
 }

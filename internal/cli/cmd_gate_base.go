@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -70,7 +71,7 @@ func runGateBase(ctx context.Context, opts *GateOptions, repo *gitscope.Repo) er
 	if err != nil {
 		return gateError(opts, "", err)
 	}
-	return finishGate(opts, res)
+	return finishGate(opts, res, "")
 }
 
 // revError returns a usage error as it is and reports any other as the gate's operational
@@ -101,13 +102,19 @@ func resolveGateRev(ctx context.Context, repo *gitscope.Repo, flag, rev string) 
 func baseSummary(res *postflight.GateResult, opts *GateOptions, word string) string {
 	r := res.Range
 	head := fmt.Sprintf("gate --base %s..%s: %s", postflight.ShortOID(r.MergeBase), postflight.ShortOID(r.Head), word)
+	verb := "re-audited"
+	if r.Upstream != "" {
+		// The local gate of a branch: "gate origin/main..HEAD + work tree (merge base <B>): ...".
+		head = fmt.Sprintf("gate %s..HEAD + work tree (merge base %s): %s", textsafe.Escape(r.Upstream), postflight.ShortOID(r.MergeBase), word)
+		verb = "gated"
+	}
 	var parts []string
 	for _, s := range gateStatuses {
 		if n := res.Count(s); n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, strings.ReplaceAll(s, "_", " ")))
 		}
 	}
-	s := fmt.Sprintf("%s — %d path(s) changed, %d task(s) re-audited", head, r.Changed, len(res.Tasks))
+	s := fmt.Sprintf("%s — %d path(s) changed, %d task(s) %s", head, r.Changed, len(res.Tasks), verb)
 	if len(parts) > 0 {
 		s += ": " + strings.Join(parts, ", ")
 	}
@@ -129,6 +136,21 @@ func contractLines(r *postflight.RangeInfo) []string {
 	}
 	if len(r.ChangedSpecs) > 0 {
 		out = append(out, fmt.Sprintf("note: %d spec(s) the base holds were rewritten on this branch; review them: %s", len(r.ChangedSpecs), strings.Join(r.ChangedSpecs, ", ")))
+	}
+	if len(r.TouchedTasks) > 0 {
+		out = append(out, fmt.Sprintf("note: %d task folder(s) changed on this branch; review their records: %s", len(r.TouchedTasks), strings.Join(r.TouchedTasks, ", ")))
+	}
+	if len(r.Accepted) > 0 {
+		out = append(out, fmt.Sprintf("note: %d drift(s) accepted on this branch; review the decisions: %s", len(r.Accepted), strings.Join(acceptedList(r.Accepted, strconv.Quote), ", ")))
+	}
+	return out
+}
+
+// acceptedList renders each accepted task as "<task> (<reason>)", the reason through quote.
+func acceptedList(as []postflight.AcceptedTask, quote func(string) string) []string {
+	out := make([]string, len(as))
+	for i, a := range as {
+		out[i] = a.Task + " (" + quote(a.Reason) + ")"
 	}
 	return out
 }
@@ -168,8 +190,22 @@ type gateRangeJSON struct {
 	AddedTasks []string `json:"added_tasks"`
 	// ChangedSpecs are the task folders whose spec.md the range rewrites.
 	ChangedSpecs []string `json:"changed_specs"`
+	// TouchedTasks are every task folder with a changed path in the range.
+	TouchedTasks []string `json:"touched_tasks"`
+	// Accepted are the tasks that passed as accepted drifts, with the planner's reason.
+	Accepted []gateAcceptedJSON `json:"accepted"`
 	// InPlace: the work tree held exactly the head commit and was audited in place.
 	InPlace bool `json:"in_place"`
+	// Upstream names the upstream of the local gate of a branch (null for gate --base); WorkTree
+	// says the work tree was part of the range.
+	Upstream *string `json:"upstream"`
+	WorkTree bool    `json:"work_tree"`
+}
+
+// gateAcceptedJSON is one accepted drift of the range.
+type gateAcceptedJSON struct {
+	Task   string `json:"task"`
+	Reason string `json:"reason"`
 }
 
 func rangeJSON(res *postflight.GateResult) (*gateRangeJSON, *render.Array) {
@@ -178,8 +214,14 @@ func rangeJSON(res *postflight.GateResult) (*gateRangeJSON, *render.Array) {
 	}
 	r := res.Range
 	fs := auditArray(res.Findings)
+	acc := []gateAcceptedJSON{}
+	for _, a := range r.Accepted {
+		acc = append(acc, gateAcceptedJSON{Task: a.Task, Reason: a.Reason})
+	}
 	return &gateRangeJSON{Base: r.Base, Head: r.Head, MergeBase: r.MergeBase, Changed: r.Changed,
-		AddedTasks: append([]string{}, r.AddedTasks...), ChangedSpecs: append([]string{}, r.ChangedSpecs...), InPlace: r.InPlace}, &fs
+		AddedTasks: append([]string{}, r.AddedTasks...), ChangedSpecs: append([]string{}, r.ChangedSpecs...),
+		TouchedTasks: append([]string{}, r.TouchedTasks...), Accepted: acc, InPlace: r.InPlace,
+		Upstream: strOrNull(r.Upstream), WorkTree: r.WorkTree}, &fs
 }
 
 // auditArray is fs in their audit shape (spec-and-lifecycle.md §7.2), converted one at a time as
@@ -210,16 +252,29 @@ func (v gateView) WriteMarkdown(m *render.Markdown) bool {
 	case ExitOperational:
 		icon, word = "❌", "error"
 	}
-	m.Heading(2, fmt.Sprintf("%s %s: %s", icon, t("mastermind gate --base"), word))
 	r := v.res.Range
-	m.Para(fmt.Sprintf("Range %s..%s (merge base of %s and %s): %d path(s) changed, %d task(s) re-audited from committed content.",
-		c(postflight.ShortOID(r.MergeBase)), c(postflight.ShortOID(r.Head)), c(postflight.ShortOID(r.Base)), c(postflight.ShortOID(r.Head)),
-		r.Changed, len(v.res.Tasks)))
+	if r.Upstream != "" {
+		m.Heading(2, fmt.Sprintf("%s %s: %s", icon, t("mastermind gate"), word))
+		m.Para(fmt.Sprintf("Range %s..HEAD and the work tree (merge base of %s and HEAD): %d path(s) changed, %d task(s) gated from their controller records and pre-flight snapshots.",
+			c(postflight.ShortOID(r.MergeBase)), c(r.Upstream), r.Changed, len(v.res.Tasks)))
+	} else {
+		m.Heading(2, fmt.Sprintf("%s %s: %s", icon, t("mastermind gate --base"), word))
+		m.Para(fmt.Sprintf("Range %s..%s (merge base of %s and %s): %d path(s) changed, %d task(s) re-audited from committed content.",
+			c(postflight.ShortOID(r.MergeBase)), c(postflight.ShortOID(r.Head)), c(postflight.ShortOID(r.Base)), c(postflight.ShortOID(r.Head)),
+			r.Changed, len(v.res.Tasks)))
+	}
 	if len(r.AddedTasks) > 0 {
 		m.Para("Tasks added on this branch — their specs are contracts the branch brings itself; review them: " + codeList(r.AddedTasks) + ".")
 	}
 	if len(r.ChangedSpecs) > 0 {
 		m.Para("Specs rewritten on this branch — contracts the base holds, changed by the branch; review them: " + codeList(r.ChangedSpecs) + ".")
+	}
+	if len(r.TouchedTasks) > 0 {
+		m.Para("Task folders changed on this branch — review their records: " + codeList(r.TouchedTasks) + ".")
+	}
+	if len(r.Accepted) > 0 {
+		m.Para("Drifts accepted on this branch — the planner's decisions come with the branch; review them: " +
+			strings.Join(acceptedList(r.Accepted, func(s string) string { return t(s) }), ", ") + ".")
 	}
 	var rows [][]string
 	for _, task := range v.res.Tasks {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/harness"
 	"github.com/mastermind-controller/mastermind/internal/postflight"
 	"github.com/mastermind-controller/mastermind/internal/scaffold"
@@ -86,7 +87,9 @@ updated in place, never duplicated, so running install again is idempotent. A fi
 included), has duplicate keys or an unexpected "hooks" shape is refused and left unchanged. The
 file is written atomically; a symbolic link at the file or its directory is refused. --force
 applies to --harness git only. Codex runs project hooks only when hooks are enabled and the
-project is trusted.
+project is trusted. Install before pre-flight and commit the file: it is a work-tree file, so a
+change after a task's baseline counts as that task's executor's change. When the file changes
+while tasks are open, install warns (stderr) naming them and what to do.
 
 The entry's "timeout" (seconds; both harnesses' default is 600) covers the verify budget: the
 largest sum of one open task's run: true verify command timeouts, plus 3m for the audit and the
@@ -174,7 +177,7 @@ func runHookInstall(ctx context.Context, opts *HookInstallOptions) error {
 	}
 	root := repo.Root()
 	if opts.Harness == harness.Claude || opts.Harness == harness.Codex {
-		return runHarnessInstall(opts, root)
+		return runHarnessInstall(opts, repo)
 	}
 	res, err := scaffold.InstallHook(ctx, repo, scaffold.HookOptions{FailOn: opts.FailOn, Force: opts.Force})
 	display := textsafe.Escape(hookDisplayPath(root, res.Path))
@@ -203,8 +206,10 @@ func runHookInstall(ctx context.Context, opts *HookInstallOptions) error {
 	return err
 }
 
-// runHarnessInstall merges the stop hook into the harness's settings file under root.
-func runHarnessInstall(opts *HookInstallOptions, root string) error {
+// runHarnessInstall merges the stop hook into the harness's settings file of repo, and warns
+// when the change lands inside an open task's audit.
+func runHarnessInstall(opts *HookInstallOptions, repo *gitscope.Repo) error {
+	root := repo.Root()
 	events := []string{harness.EventStop}
 	if opts.Subagent {
 		events = append(events, harness.EventSubagentStop)
@@ -238,7 +243,50 @@ func runHarnessInstall(opts *HookInstallOptions, root string) error {
 	for _, w := range budget.notes(res) {
 		fmt.Fprintf(opts.IO.ErrOut, "mastermind: %s\n", textsafe.Escape(w))
 	}
+	if res.Action != harness.SettingsUnchanged {
+		warnOpenTasks(opts.IO, repo, res.Rel)
+	}
 	return nil
+}
+
+// warnOpenTasks warns when tasks are open while the harness settings file rel changed: each was
+// pre-flighted before the change, so its post-flight counts the file as its executor's
+// (integrations.md §2). A re-pre-flight keeps the old baseline; only undoing the change or
+// starting the task over helps. The check is advisory: a scan that fails warns about nothing.
+func warnOpenTasks(io *IOStreams, repo *gitscope.Repo, rel string) {
+	gitDir, err := repo.GitDir()
+	if err != nil {
+		return
+	}
+	view, err := postflight.OpenStoreView("", gitDir)
+	if err != nil {
+		return
+	}
+	defer view.Close()
+	infos, err := postflight.ScanTasksWith(repo.Root(), view)
+	if err != nil {
+		return
+	}
+	var open, names []string
+	for _, in := range infos {
+		if in.Err == nil && in.State != nil && in.State.Status != postflight.StatusLearned {
+			open = append(open, fmt.Sprintf("%s (%s/%s)", in.Task.Name, in.State.Status, in.State.NextStep))
+			names = append(names, in.Task.Name)
+		}
+	}
+	if len(open) == 0 {
+		return
+	}
+	// One task, or several: the same advice in the singular or the plural.
+	w := struct{ subj, be, was, its, it, folder, run string }{"task " + open[0], "is", "was", "its", "the task",
+		postflight.TasksDir + "/" + names[0], "mastermind run-task " + names[0] + " --pre-only"}
+	if len(open) > 1 {
+		w.subj, w.be, w.was, w.its, w.it = "tasks "+strings.Join(open, ", "), "are", "were", "their", "each task"
+		w.folder, w.run = "its folder", "mastermind run-task <task> --pre-only"
+	}
+	fmt.Fprintf(io.ErrOut, "mastermind: warning: %s %s open and %s pre-flighted before this change, so %s post-flight will count %s as %s executor's change; install the hook before pre-flight. "+
+		"Undo this change until %s is closed, or commit %s and, before the executor has changed anything, start %s over from a baseline that has it (a re-pre-flight keeps the old baseline): move %s out of %s, run mastermind store gc, move it back, then run %s\n",
+		textsafe.Escape(w.subj), w.be, w.was, w.its, rel, w.its, w.it, rel, w.it, textsafe.Escape(w.folder), postflight.TasksDir, w.run)
 }
 
 // hookAuditAllowance is the part of a hook's timeout kept for the audit around the verify

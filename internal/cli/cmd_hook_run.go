@@ -3,16 +3,12 @@ package cli
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -49,11 +45,12 @@ hook's decision on stdout with exit status 0:
   {"decision":"block","reason":"..."}      keep the agent working: the reason is the verdict
                                            line, up to 20 findings and the next step
   {"systemMessage":"..."}                  allow, with a note for the user (loop guard,
-                                           --fail-open)
+                                           --fail-open, no git repository)
 
-Task: --task (a spec path, relative to the hook's cwd, or a task folder name), else the
+Task: --task (a spec or task folder, relative to the hook's cwd, or a folder name), else the
 current-task pointer .mastermind/current that pre-flight writes and completion removes. No task
-means nothing to audit: allow.
+means nothing to audit: allow. A folder with no git repository (none there or above it) has no
+task either: allow, with a systemMessage saying so.
 
 Repository: --root, else the hook input's cwd, else the current directory.
 
@@ -62,8 +59,9 @@ changed set) are the same as at the last block, the stop is allowed and the task
 planner (next_step: planner_review), so an agent that cannot fix its work hands back instead of
 looping. The record is <task>/hook-block.json.
 
-Fail closed: malformed hook JSON, an unreadable pointer, git failing or any other operational
-error blocks with the error text. --fail-open allows the stop instead (with a systemMessage).
+Fail closed: malformed hook JSON, an unreadable pointer, a repository that is there but cannot be
+used (a broken .git, a bare repository), git failing or any other operational error blocks with
+the error text. --fail-open allows the stop instead (with a systemMessage).
 
 Deadline: --timeout is the harness's timeout for this hook, the "timeout" of its entry in
 .claude/settings.json or .codex/hooks.json (hook install writes both; without the flag, 600s, both
@@ -119,7 +117,7 @@ func NewCmdHookRun(io *IOStreams, runF func(*HookRunOptions) error) *cobra.Comma
 	})
 	f := cmd.Flags()
 	f.StringVar(&opts.Harness, "harness", "", "the harness running the hook: claude or codex (required)")
-	f.StringVar(&opts.Task, "task", "", "the task to audit: a spec path or task folder name (default: .mastermind/current)")
+	f.StringVar(&opts.Task, "task", "", "the task to audit: a spec, a task folder or a folder name (default: .mastermind/current)")
 	f.StringVar(&opts.FailOn, "fail-on", "broken", "broken or drift: the lowest verdict that blocks the stop")
 	f.BoolVar(&opts.FailOpen, "fail-open", false, "allow the stop when the audit cannot run (default: block)")
 	f.StringVar(&opts.Root, "root", "", "repository root (default: the hook input's cwd, else the current directory)")
@@ -188,6 +186,9 @@ func hookDecide(ctx context.Context, opts *HookRunOptions) harness.Decision {
 		}
 	}
 	repo, err := openRepoAt(dir)
+	if errors.Is(err, gitscope.ErrNoRepository) {
+		return harness.AllowNoRepository(dir) // no repository, so no task
+	}
 	if err != nil {
 		return harness.DecideError("", err, hopts)
 	}
@@ -247,9 +248,10 @@ func openRepoAt(dir string) (*gitscope.Repo, error) {
 	return gitscope.Discover(abs)
 }
 
-// hookTaskSpec resolves the task to audit: flag (a task folder name, or a spec path relative to
-// the hook's cwd or absolute), else the current-task pointer. It returns the absolute spec path
-// and the task name, or "" for both when there is no task.
+// hookTaskSpec resolves the task to audit: flag (a task folder name, or a spec path or task
+// folder relative to the hook's cwd or absolute, as postflight.ResolveTask takes them), else the
+// current-task pointer. It returns the absolute spec path and the task name, or "" for both when
+// there is no task.
 func hookTaskSpec(root, cwd, flag string) (spec, task string, err error) {
 	if flag == "" {
 		task, err = readCurrentTask(root)
@@ -258,11 +260,8 @@ func hookTaskSpec(root, cwd, flag string) (spec, task string, err error) {
 		}
 		return filepath.Join(root, filepath.FromSlash(specForTask(task))), task, nil
 	}
-	if scaffold.TaskNamePattern.MatchString(flag) { // a folder name (the pattern allows no "/")
-		return filepath.Join(root, filepath.FromSlash(specForTask(flag))), flag, nil
-	}
 	p := flag
-	if !filepath.IsAbs(p) {
+	if !filepath.IsAbs(p) && !scaffold.TaskNamePattern.MatchString(p) { // a folder name has no "/"
 		base := cwd
 		if base == "" {
 			if base, err = os.Getwd(); err != nil {
@@ -271,7 +270,11 @@ func hookTaskSpec(root, cwd, flag string) (spec, task string, err error) {
 		}
 		p = filepath.Join(base, p)
 	}
-	return p, filepath.Base(filepath.Dir(p)), nil
+	t, err := postflight.ResolveTask(root, p)
+	if err != nil {
+		return "", "", err
+	}
+	return t.Abs(t.Spec), t.Name, nil
 }
 
 // hookEnvelope is the part of the run-task --json envelope (spec-and-lifecycle.md §13.2) the
@@ -287,10 +290,11 @@ type hookEnvelope struct {
 	Artifact struct {
 		Audit *string `json:"audit"`
 	} `json:"artifacts"`
+	InputsFingerprint string `json:"inputs_fingerprint"`
 }
 
 // hookPostflight runs `run-task <spec> --post-only --json` in-process and turns its envelope
-// into the hook's outcome, with the inputs fingerprint of the audited inputs. An operational
+// into the hook's outcome, with the post-flight's own inputs fingerprint. An operational
 // failure (exit 3, or anything that is not an envelope) is an error.
 func hookPostflight(ctx context.Context, repo *gitscope.Repo, spec string, extra ...string) (harness.Outcome, error) {
 	root := repo.Root()
@@ -303,13 +307,22 @@ func hookPostflight(ctx context.Context, repo *gitscope.Repo, spec string, extra
 		}
 		return harness.Outcome{}, errors.New(strings.TrimPrefix(msg, "mastermind: "))
 	}
-	out := harness.Outcome{Task: env.Task, Summary: env.Message}
+	// The loop guard compares the fingerprint of the inputs the post-flight decided from.
+	out := harness.Outcome{Task: env.Task, Summary: env.Message, InputsFingerprint: env.InputsFingerprint}
 	if env.Artifact.Audit != nil {
 		out.Audit = *env.Artifact.Audit
 	}
 	switch env.Outcome {
 	case postflight.OutcomePostHeld:
 		out.Verdict = harness.VerdictHeld
+	case postflight.OutcomeCompleted:
+		// The post-flight of a learned task, a read of its closed record: its stop is allowed
+		// while its inputs are those it closed on; work since is no task's, so the agent is
+		// told (and the loop guard hands back once nothing changes).
+		out.Verdict = harness.VerdictHeld
+		if env.State != nil && env.InputsFingerprint != env.State.InputsFingerprint {
+			out.Verdict = harness.VerdictRefused
+		}
 	case postflight.OutcomePostDrift:
 		out.Verdict = harness.VerdictDrift
 	case postflight.OutcomePostBroken:
@@ -325,13 +338,6 @@ func hookPostflight(ctx context.Context, repo *gitscope.Repo, spec string, extra
 			return out, fmt.Errorf("reading the post-flight findings: %w", err)
 		}
 		out.Findings = append(out.Findings, f)
-	}
-	if env.State != nil && out.Verdict != harness.VerdictHeld {
-		fp, err := hookInputsFingerprint(ctx, repo, env.Spec, env.State.BaselineRef)
-		if err != nil {
-			return out, fmt.Errorf("fingerprinting the audited inputs: %w", err)
-		}
-		out.InputsFingerprint = fp
 	}
 	return out, nil
 }
@@ -384,64 +390,4 @@ func findingFromJSON(raw json.RawMessage) (finding.Finding, error) {
 		}
 	}
 	return f, nil
-}
-
-// maxFingerprintFile bounds the bytes hashed per changed file; a larger file is identified by
-// its size and modification time instead.
-const maxFingerprintFile = 64 << 20
-
-// hookInputsFingerprint fingerprints what the post-flight audits: the spec and report bytes,
-// the baseline and the changed set since it (paths, statuses, and each file's content SHA-256 or
-// symlink target), so the loop guard sees any edit, not only a changed list of paths.
-func hookInputsFingerprint(ctx context.Context, repo *gitscope.Repo, spec, baseline string) (string, error) {
-	root := repo.Root()
-	read := func(rel string) []byte {
-		b, err := fsx.ReadInRoot(root, rel, maxFingerprintFile)
-		if err != nil {
-			return nil
-		}
-		return b
-	}
-	in := harness.Inputs{Spec: read(spec), Report: read(filepath.ToSlash(filepath.Join(filepath.Dir(spec), "executor-report.md"))), Baseline: baseline}
-	if baseline != "" {
-		cs, err := repo.ChangedSet(ctx, baseline)
-		if err != nil {
-			return "", err
-		}
-		for _, e := range cs.WithoutControl() {
-			in.Changed = append(in.Changed, harness.ChangedEntry{Path: e.Path, Status: string(e.Status), Content: contentID(root, e)})
-		}
-	}
-	return harness.InputsFingerprint(in), nil
-}
-
-// contentID identifies a changed path's current content without following symlinks.
-func contentID(root string, e gitscope.Entry) string {
-	p := filepath.Join(root, filepath.FromSlash(string(e.Path)))
-	if err := fsx.CheckNoSymlink(root, string(e.Path)); err != nil && fsx.ReasonOf(err) != fsx.ReasonSymlink {
-		// Missing, or reached through a symlinked directory: never read through it.
-		return "unreachable:" + string(fsx.ReasonOf(err))
-	}
-	fi, err := os.Lstat(p)
-	switch {
-	case err != nil:
-		return "absent"
-	case fi.Mode()&os.ModeSymlink != 0:
-		t, _ := os.Readlink(p)
-		return "link:" + t
-	case fi.IsDir():
-		return fmt.Sprintf("dir:%d", fi.ModTime().UnixNano())
-	case !fi.Mode().IsRegular() || fi.Size() > maxFingerprintFile:
-		return fmt.Sprintf("stat:%s:%d:%d", fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
-	}
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return "unreadable"
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "unreadable"
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }

@@ -111,11 +111,11 @@ const mcpMaxLine = 8 << 20
 
 // Tool inputs. Field descriptions become the tools' JSON Schemas.
 type mcpSpecArgs struct {
-	Spec string `json:"spec" jsonschema:"the task spec, .mastermind/tasks/<NNN>-<slug>/spec.md, relative to the repository root"`
+	Spec string `json:"spec" jsonschema:"the task: its spec .mastermind/tasks/<NNN>-<slug>/spec.md or its task folder, relative to the repository root, or its folder name <NNN>-<slug>"`
 }
 
 type mcpPostflightArgs struct {
-	Spec      string `json:"spec" jsonschema:"the task spec, .mastermind/tasks/<NNN>-<slug>/spec.md, relative to the repository root"`
+	Spec      string `json:"spec" jsonschema:"the task: its spec .mastermind/tasks/<NNN>-<slug>/spec.md or its task folder, relative to the repository root, or its folder name <NNN>-<slug>"`
 	RunVerify bool   `json:"run_verify,omitempty" jsonschema:"run every declared verify command under the controller and trust only what it observes (run-task --run-verify, verification-receipts.md)"`
 }
 
@@ -125,7 +125,7 @@ type mcpValidateArgs struct {
 }
 
 type mcpGateArgs struct {
-	Base string `json:"base,omitempty" jsonschema:"the protected base revision to gate against (default: every open task against the working tree)"`
+	Base string `json:"base,omitempty" jsonschema:"the protected base revision to gate against (default: the branch against its upstream, or the open tasks without one, each task from its controller record)"`
 }
 
 type mcpChangesArgs struct {
@@ -146,6 +146,9 @@ func newMCPServer(root string) *mcp.Server {
 	})
 	// specTool runs args with the spec argument confined to the repository (mcpPath).
 	specTool := func(ctx context.Context, spec string, args func(abs string) []string) (*mcp.CallToolResult, any, error) {
+		if isTaskName(spec) {
+			spec = specForTask(spec) // a folder name, as every command takes it (spec-and-lifecycle.md §0)
+		}
 		abs, err := mcpPath(root, spec)
 		if err != nil {
 			return mcpError(textsafe.Escape(err.Error())), nil, nil
@@ -193,7 +196,7 @@ func newMCPServer(root string) *mcp.Server {
 			rel, _ := fsx.Rel(root, abs)
 			return mcpResult(reportValidateInRoot(root, rel), "report validate")
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "gate", Description: "The pre-merge gate over every open task (gate --format json); with base, against that protected base. A failing gate is a successful result."},
+	mcp.AddTool(s, &mcp.Tool{Name: "gate", Description: "The pre-merge gate (gate --format json): the branch against its upstream, every task audited as post-flight audits it; with base, against that protected base. A failing gate is a successful result."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpGateArgs) (*mcp.CallToolResult, any, error) {
 			args := []string{"gate", "--format", "json", "--root", root}
 			if in.Base != "" {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/mastermind-controller/mastermind/internal/testenv"
 )
 
 // mcpSDKEnv names the node_modules folder that holds @modelcontextprotocol/sdk, the MCP
@@ -20,11 +22,11 @@ const (
 	mcpSDKRequireEnv = "MASTERMIND_TEST_REQUIRE_CLIENTS"
 )
 
-// TestMCPTypeScriptSDKClient drives the real mastermind binary with the MCP TypeScript SDK's
-// Client (testdata/mcp-client/drive.mjs): every tool, every resource listed and read, the
-// malformed-line cases (bad JSON, no jsonrpc, batches, object and array ids, a 100 MB line) on
-// one session that must go on after each, a request before initialize, and the reply to a
-// request written just before stdin closes, ten runs in a row.
+// TestMCPTypeScriptSDKClient drives a mastermind process (the test binary, testenv.Main) with the
+// MCP TypeScript SDK's Client (testdata/mcp-client/drive.mjs): every tool, every resource listed
+// and read, the malformed-line cases (bad JSON, no jsonrpc, batches, object and array ids, a
+// 100 MB line) on one session that must go on after each, a request before initialize, and the
+// reply to a request written just before stdin closes, ten runs in a row.
 func TestMCPTypeScriptSDKClient(t *testing.T) {
 	skip := func(why string) {
 		t.Helper()
@@ -47,14 +49,7 @@ func TestMCPTypeScriptSDKClient(t *testing.T) {
 	if err != nil {
 		skip("node is not on PATH")
 	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build mastermind")
-	}
-	bin := filepath.Join(t.TempDir(), "mastermind")
-	if out, err := exec.Command(goBin, "build", "-o", bin, "github.com/mastermind-controller/mastermind/cmd/mastermind").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testenv.Mastermind(t)
 
 	root := scratchRepo(t)
 	outside := filepath.Join(filepath.Dir(root), "outside")

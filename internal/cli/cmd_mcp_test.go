@@ -160,6 +160,12 @@ func TestMCPToolsAgainstScratchRepository(t *testing.T) {
 		t.Fatalf("brief: %v %s", sc, text(res))
 	}
 	tmpl := sc["report"].(map[string]any)["template"].(string)
+	// The task folder and its name are the same task (spec-and-lifecycle.md §0).
+	for _, arg := range []string{"001-greet", ".mastermind/tasks/001-greet"} {
+		if res, sc = call(t, cs, "brief", map[string]any{"spec": arg}); res.IsError || sc["task"] != "001-greet" {
+			t.Fatalf("brief %s: %v %s", arg, sc, text(res))
+		}
+	}
 
 	// No report yet: a broken verdict is a successful result carrying the envelope.
 	res, sc = call(t, cs, "postflight", map[string]any{"spec": spec})

@@ -62,7 +62,7 @@ not 0 (observed_exit_code_non_zero), that observed 0 tests for a recognised test
 input.
 
 Each finding prints as "file:line:column: message [rule]" on stdout; a valid report prints
-nothing. --json (or --format json) prints {schema_version, command, file, form, valid,
+one line, "file: valid executor report (sentinel form, schema_version 1)". --json (or --format json) prints {schema_version, command, file, form, valid,
 findings}. --format github prints a GitHub Actions ::error annotation per finding (at most 10,
 then a ::notice with the number omitted), then the text lines. --format sarif, rdjson and
 markdown write the violations as a SARIF 2.1.0 log, reviewdog rdjson or a job summary
@@ -121,8 +121,12 @@ func (v reportView) WriteText(t *render.Text) {
 	if v.err != nil {
 		return
 	}
-	for _, f := range v.res.All() {
+	all := v.res.All()
+	for _, f := range all {
 		t.Printf("%s\n", textsafe.Escape(f.String()))
+	}
+	if len(all) == 0 && v.res.Report != nil {
+		t.Printf("%s: valid executor report (%s form, schema_version %d)\n", textsafe.Escape(v.display), v.res.Form, v.res.Report.SchemaVersion)
 	}
 }
 

@@ -53,7 +53,8 @@ type RunTaskOptions struct {
 // DefaultTimeout is the default --timeout of run-task and gate (trust-model.md I5).
 const DefaultTimeout = 120 * time.Second
 
-const runTaskLong = `Run the task lifecycle for one spec (.mastermind/tasks/<NNN>-<slug>/spec.md).
+const runTaskLong = `Run the task lifecycle for one spec (.mastermind/tasks/<NNN>-<slug>/spec.md). The task is given as
+its spec, its task folder (.mastermind/tasks/<NNN>-<slug>) or its folder name (<NNN>-<slug>).
 
 Without state, run-task runs pre-flight: it validates the spec, records the baseline (the HEAD
 commit, or the empty tree in a repository without commits), writes state.json as
@@ -115,7 +116,8 @@ Exit status:
      iteration budget exhausted; --post-only without state; drift with --fail-on drift; audited
      inputs changed since the held audit (rerun post-flight); no controller record for a task
      that has a state.json; an --adopt that cannot adopt; a --transcript inside the work tree
-  2  usage: bad flags or arguments, conflicting phase flags, a spec path outside the layout
+  2  usage: bad flags or arguments, conflicting phase flags, a task that is not a spec, task
+     folder or folder name of the layout
   3  operational: not a git repository, git failing, controller lock busy (after --wait, when
      given), unreadable or corrupt state.json (never overwritten), the controller store
      unwritable, full or corrupt, the task folder moved or replaced by a symbolic link during the

@@ -37,7 +37,7 @@ every other task is still listed. A directory under .mastermind/tasks whose name
 (it is not an error for status, but the gate fails on it).
 
 --json prints {schema_version: 1, command: "status", outcome, exit_code, message, store,
-tasks: [{task, spec, status, next_step, verdict, findings, risk, iteration, baseline,
+tasks: [{task, spec, status, next_step, verdict, findings, risk, outcome_risk, iteration, baseline,
 baseline_ref, last_artifact, blocking_reason, blocking_streak, started_at, updated_at,
 age_seconds, error, source}]}; times are RFC 3339 in UTC, age_seconds is an integer, and absent
 values are null.

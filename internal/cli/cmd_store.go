@@ -113,9 +113,9 @@ func runStoreGC(opts *StoreGCOptions) error {
 	if err != nil {
 		return fail(err)
 	}
-	verb := "removed"
+	verb, passive := "removed", "removed"
 	if opts.DryRun {
-		verb = "would remove"
+		verb, passive = "would remove", "would be removed"
 	}
 	return show(opts.IO, outputFormat(opts.JSON, ""), render.Plain{Envelope: env, Text: func(t *render.Text) {
 		t.Printf("controller store: %s\n", textsafe.Escape(root))
@@ -125,7 +125,7 @@ func runStoreGC(opts *StoreGCOptions) error {
 		for _, e := range rep.Skipped {
 			t.Printf("kept %s: %s\n", textsafe.Escape(gcName(e)), textsafe.Escape(e.Reason))
 		}
-		t.Printf("%d record(s) %s, %d skipped, %d task record(s) kept\n", len(rep.Removed), verb, len(rep.Skipped), rep.Kept)
+		t.Printf("%d record(s) %s, %d skipped, %d task record(s) kept\n", len(rep.Removed), passive, len(rep.Skipped), rep.Kept)
 	}})
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mastermind-controller/mastermind/internal/testenv"
 	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -156,12 +157,13 @@ func sarifMultitool(t *testing.T) string {
 	return bin
 }
 
-// The rdjson the commands print is read by the real reviewdog (skipped only when it cannot be
-// built here).
+// The rdjson the commands print is read by the real reviewdog (with MASTERMIND_TEST_FULL=1;
+// skipped only when it cannot be built here).
 func TestCommandRDJSONReadByReviewdog(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: not building reviewdog")
 	}
+	testenv.Full(t, "builds reviewdog")
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		missingClient(t, "no go command to build reviewdog")

@@ -33,14 +33,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	streams := systemStreams(stdin, stdout, stderr)
 	root := NewRootCmd(streams)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return ExitOK
 	}
 	if !silent(err) {
 		fmt.Fprintf(stderr, "mastermind: %s\n", textsafe.Escape(err.Error()))
 		if _, ok := err.(*UsageError); ok && usageHint {
-			fmt.Fprintln(stderr, "Run 'mastermind --help' for usage.")
+			// The hint names the command whose usage was wrong: its own help has its flags.
+			path := root.Name()
+			if cmd != nil {
+				path = cmd.CommandPath()
+			}
+			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", path)
 		}
 	}
 	return exitCodeFor(err)

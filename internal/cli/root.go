@@ -47,7 +47,7 @@ func NewRootCmd(io *IOStreams) *cobra.Command {
   mastermind new-spec "Add a retry helper"              # create .mastermind/tasks/NNN-add-a-retry-helper/spec.md
   mastermind run-task .mastermind/tasks/001-add-a-retry-helper/spec.md --pre-only
   mastermind run-task .mastermind/tasks/001-add-a-retry-helper/spec.md --post-only
-  mastermind gate --fail-on drift                       # pre-merge gate over every open task
+  mastermind gate --fail-on drift                       # pre-merge gate: the branch and its tasks
   mastermind status --json                              # the planner's view`,
 		SilenceUsage:  true,
 		SilenceErrors: true,

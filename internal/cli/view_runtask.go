@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/postflight"
 	"github.com/mastermind-controller/mastermind/internal/render"
@@ -89,6 +90,18 @@ func (v runTaskView) WriteText(t *render.Text) {
 		}
 		t.Printf("  next: complete %s, then run: %s\n", o.Next.Edit, o.Next.Run)
 	case postflight.OutcomeCompleted:
+		if o.Phase == postflight.PhasePostflight && o.Repeated {
+			// The post-flight of a learned task: a read of its record.
+			writeAuditSummary(t, o)
+			t.Printf("audit: %s\nrelease notes: %s\n", o.Artifacts.Audit, o.Artifacts.ReleaseNotes)
+			if o.State != nil && o.InputsFingerprint != o.State.InputsFingerprint {
+				t.Line(render.ToneWarn, "⚠️ "+o.Message)
+				return
+			}
+			t.Line(render.TonePass, "✅ "+o.Message)
+			t.Printf("  next: nothing; the task is closed\n")
+			return
+		}
 		if o.Phase == postflight.PhasePostflight {
 			// A held post-flight whose history review was already complete (§4 step 11.5).
 			writeAuditSummary(t, o)
@@ -97,7 +110,7 @@ func (v runTaskView) WriteText(t *render.Text) {
 		if o.Next.Run != "" {
 			// Learned already: nothing was done.
 			t.Line(render.TonePass, "✅ "+o.Message)
-			t.Printf("  history review: %s\n  to re-audit it, run: %s\n", o.Artifacts.HistoryReview, o.Next.Run)
+			t.Printf("  history review: %s\n  to reopen it, run: %s\n", o.Artifacts.HistoryReview, o.Next.Run)
 			t.Printf("  next: nothing; the task is closed\n")
 			return
 		}
@@ -120,11 +133,43 @@ func blockedNext(o *postflight.Outcome) string {
 	case o.Next.Step == postflight.NextReturnToDesign:
 		return fmt.Sprintf("next: planner: return to design — revise %s (or ask the user), then run: %s", spec, pre)
 	case st != nil && st.Status == postflight.StatusBlocked:
+		if line := stoppedNext(o, post, pre); line != "" {
+			return line
+		}
 		return fmt.Sprintf("next: executor: write a valid %s (check it with: mastermind report validate %s), then run: %s", o.Task.ReportRel(), o.Task.ReportRel(), post)
 	case o.Outcome == postflight.OutcomePostDrift:
 		return fmt.Sprintf("next: planner: review %s — accept the drift (mastermind accept %s --reason TEXT), have the executor fix it and run: %s, or revise the spec and run: %s", o.Task.AuditRel(), spec, post, pre)
 	}
 	return fmt.Sprintf("next: executor: fix the work or %s as %s lists, then run: %s (or the planner revises the spec and runs: %s)", o.Task.ReportRel(), o.Task.AuditRel(), post, pre)
+}
+
+// stoppedNext is the "next:" line of a valid report whose executor stopped (status partial or
+// failed): the planner acts on the defect (and failed verification) the rejection names. "" for
+// any other rejection, which the executor fixes by writing a valid report.
+func stoppedNext(o *postflight.Outcome, post, pre string) string {
+	for _, f := range o.Findings {
+		if f.Rule != finding.KindExecutorReportRejected {
+			continue
+		}
+		var status string
+		switch f.FieldString("reason") {
+		case audit.ReasonStatusPartial:
+			status = "partial"
+		case audit.ReasonStatusFailed:
+			status = "failed"
+		default:
+			return ""
+		}
+		what := "the executor reported status " + status
+		if d := f.FieldString("defect"); d != "" {
+			what += " with defect " + textsafe.Escape(d)
+		}
+		if c := f.FieldString("failed_cmd"); c != "" {
+			what += fmt.Sprintf(", and verification \"%s\" failed", textsafe.Escape(c))
+		}
+		return fmt.Sprintf("next: planner: %s; resolve it (or ask the user), then have the executor finish the task and run: %s, or revise the spec and run: %s", what, post, pre)
+	}
+	return ""
 }
 
 // writeRepeated says that a post-flight on unchanged inputs returned the recorded outcome
@@ -182,6 +227,9 @@ type runTaskEnvelope struct {
 	// when none was planned.
 	Receipts  []verifyrun.ReceiptEvidence `json:"receipts"`
 	Artifacts envelopeArtifacts           `json:"artifacts"`
+	// InputsFingerprint identifies what a post-flight decided from (Outcome.InputsFingerprint):
+	// the hook's loop guard compares it; absent when there is none.
+	InputsFingerprint string `json:"inputs_fingerprint,omitempty"`
 }
 
 // envelopeArtifacts are the artifact paths, null when not written.
@@ -203,7 +251,7 @@ func (v runTaskView) JSON() any {
 	e := runTaskEnvelope{Header: render.NewHeader("run-task"), Phase: r.Phase, Outcome: r.Outcome, ExitCode: v.exit,
 		Repeated: r.Repeated, Message: r.Message, Task: r.Task.Name, Spec: r.Task.Spec, State: r.State,
 		Receipts:  r.Receipts,
-		Artifacts: artifactsOf(r.Artifacts)}
+		Artifacts: artifactsOf(r.Artifacts), InputsFingerprint: r.InputsFingerprint}
 	if e.Phase == "" {
 		e.Phase = postflight.PhasePreflight
 	}

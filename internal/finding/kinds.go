@@ -50,6 +50,9 @@ const (
 	KindGateUnownedChange       = "gate.unowned_change"
 	KindGateBaselineNotAncestor = "gate.baseline_not_ancestor"
 	KindGateTaskRecordChanged   = "gate.task_record_changed"
+	KindGateClosedTaskChanged   = "gate.closed_task_changed"
+	// A pre-flight warning about the spec (spec-and-lifecycle.md §3.2); never in an audit.
+	KindPreflightCreatesGlob = "preflight.creates_glob"
 )
 
 // The harness transcript's witness checks (docs/design/transcripts.md §3–§4).
@@ -79,6 +82,8 @@ type Kind struct {
 	ReportSide bool
 	// Reserved kinds are never emitted by v1 (§9.1 "reserved").
 	Reserved bool
+	// Planner kinds are pre-flight findings about the spec: the executor's brief leaves them out.
+	Planner bool
 	// Help is one sentence on what the finding means and what fixes it (rule help text).
 	Help string
 }
@@ -182,6 +187,10 @@ var Kinds = []Kind{
 		Help: "A task's recorded baseline is not an ancestor of the gated commit (the branch was rebased, or the state was forged), so its changes cannot be audited against it; rerun pre-flight on the branch and audit the task again."},
 	{ID: KindGateTaskRecordChanged, Class: ClassError, Primary: pTask, Identity: []string{"task", "reason"},
 		Help: "A task record the protected base holds was deleted, or a task closed at the base had its folder or release notes changed; restore the record from the base and put new work in a new task."},
+	{ID: KindGateClosedTaskChanged, Class: ClassError, Primary: pFile, Identity: []string{"file"},
+		Help: "A path in the declared scope of a task closed at the base (held, accepted, in history review or learned) changed in the range and no open task owns it; a closed task owns nothing new, so put the change in a new task with its own spec and report."},
+	{ID: KindPreflightCreatesGlob, Class: ClassWarning, Primary: pFile, Identity: []string{"file"}, Planner: true,
+		Help: "A creates path holds a glob character (*, ? or [); declared paths are exact and never expanded, so the task can only end broken: list each file the task creates."},
 }
 
 // PrimaryFallback are the §9.3 primary fields in preference order for a kind outside Kinds.

@@ -12,6 +12,16 @@ import (
 // repository is bare. The CLI maps it to exit 3.
 var ErrNotRepository = errors.New("not a git repository (or any of the parent directories)")
 
+// ErrNoRepository is Discover's error when neither the start directory nor any parent holds a
+// .git entry or is a bare repository: there is no repository at all, as opposed to one that
+// cannot be used. errors.Is(err, ErrNotRepository) holds for it too.
+var ErrNoRepository error = noRepositoryError{}
+
+type noRepositoryError struct{}
+
+func (noRepositoryError) Error() string        { return ErrNotRepository.Error() }
+func (noRepositoryError) Is(target error) bool { return target == ErrNotRepository }
+
 // ErrBaselineUnavailable: the saved baseline OID is not a commit (or, for EmptyTreeOID, a tree)
 // in the object database, for example after a history rewrite or outside a shallow history
 // (gitscope.md §4.3). Post-flight exits 3 with this message.

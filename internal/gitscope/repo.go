@@ -68,7 +68,7 @@ func DiscoverWith(start string, opts Options) (*Repo, error) {
 			}
 			return nil, bareError(bare)
 		}
-		return nil, ErrNotRepository
+		return nil, ErrNoRepository
 	}
 	if dotgit := filepath.Join(top, ".git"); abs == dotgit || strings.HasPrefix(abs, dotgit+string(filepath.Separator)) {
 		// git refuses to find a work tree from inside a git directory (or, for a submodule's

@@ -58,14 +58,24 @@ type Decision struct {
 }
 
 // DefaultNextStep ends a block reason with findings; DefaultRefusedStep ends one without
-// findings (a refusal).
+// findings (a refusal). Neither may invite the agent to remove its own hook or edit the
+// controller's settings and records (integrations.md §2): a finding about those is the planner's,
+// and an unchanged second stop hands the task back (the loop guard).
 const (
-	DefaultNextStep    = "Fix every finding above, update executor-report.md to match what you changed, then stop again: mastermind re-runs the post-flight when you stop."
+	DefaultNextStep = "Fix the findings about your work above and update executor-report.md to match what you changed, then stop again: mastermind re-runs the post-flight when you stop. " +
+		"Do not edit or remove the mastermind hook, the harness settings (.claude/settings.json, .codex/hooks.json) or mastermind's records under .mastermind/ (only executor-report.md is yours): " +
+		"a finding about them is for the planner, so if only such findings remain, stop again without changing anything and the task goes back to the planner."
 	DefaultRefusedStep = "Resolve the problem above (or ask the user to), then stop again: mastermind re-runs the post-flight when you stop."
 )
 
 // Allow is the plain "let the agent stop" decision: `{}`.
 func Allow() Decision { return Decision{} }
+
+// AllowNoRepository is the decision in a folder with no git repository (dir, and none above
+// it): there is no task to audit, so the stop is allowed, with a note saying why.
+func AllowNoRepository(dir string) Decision {
+	return Decision{SystemMessage: fmt.Sprintf("mastermind: no git repository at %s or above it, so there is no task to audit; the stop is allowed.", textsafe.Escape(dir))}
+}
 
 // Decide turns a post-flight outcome into the hook decision (integrations.md §2):
 //   - held, and drift without opts.FailOnDrift: allow;

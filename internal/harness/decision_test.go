@@ -188,29 +188,3 @@ func TestBlockRecordRoundTrip(t *testing.T) {
 		t.Fatalf("damaged record: %v %v", r, err)
 	}
 }
-
-func TestInputsFingerprint(t *testing.T) {
-	base := Inputs{Spec: []byte("spec"), Report: []byte("report"), Baseline: "b",
-		Changed: []ChangedEntry{{Path: []byte("a.go"), Status: "modified", Content: "c1"}}}
-	fp := InputsFingerprint(base)
-	if len(fp) != 64 || fp != InputsFingerprint(base) {
-		t.Fatalf("fingerprint %q not stable", fp)
-	}
-	variants := map[string]Inputs{
-		"content":      {Spec: base.Spec, Report: base.Report, Baseline: "b", Changed: []ChangedEntry{{Path: []byte("a.go"), Status: "modified", Content: "c2"}}},
-		"status":       {Spec: base.Spec, Report: base.Report, Baseline: "b", Changed: []ChangedEntry{{Path: []byte("a.go"), Status: "added", Content: "c1"}}},
-		"report":       {Spec: base.Spec, Report: []byte("report2"), Baseline: "b", Changed: base.Changed},
-		"no report":    {Spec: base.Spec, Baseline: "b", Changed: base.Changed},
-		"empty report": {Spec: base.Spec, Report: []byte{}, Baseline: "b", Changed: base.Changed},
-		"shifted":      {Spec: []byte("specr"), Report: []byte("eport"), Baseline: "b", Changed: base.Changed},
-		"no change":    {Spec: base.Spec, Report: base.Report, Baseline: "b"},
-	}
-	seen := map[string]string{fp: "base"}
-	for name, in := range variants {
-		got := InputsFingerprint(in)
-		if prev, dup := seen[got]; dup {
-			t.Errorf("%s has the same fingerprint as %s", name, prev)
-		}
-		seen[got] = name
-	}
-}

@@ -133,7 +133,7 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 	auditSHA := c.recordedAudit
 	// readInputs parsed the spec (a non-empty fingerprint means it is the approved spec).
 	d := in.Changed.WithoutControl()
-	notes, err := c.releaseNotes(ctx, in.Spec.Spec, st.BaselineRef, in.Changed, d, "Audit: ⚠️ Drift, accepted by the planner: "+reason)
+	notes, err := c.releaseNotes(ctx, in.Spec.Spec, in.Changed, d, "Audit: ⚠️ Drift, accepted by the planner: "+reason)
 	if err != nil {
 		return res, err
 	}
@@ -156,7 +156,7 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 	}
 	ns := *st
 	at := c.now().Unix()
-	ns.Status, ns.NextStep, ns.Risk, ns.LastArtifact = StatusHistoryReviewRequired, NextReviewHistory, RiskMedium, ArtifactHistoryReview
+	ns.Status, ns.NextStep, ns.OutcomeRisk, ns.LastArtifact = StatusHistoryReviewRequired, NextReviewHistory, RiskMedium, ArtifactHistoryReview
 	ns.BlockingReason, ns.HistorySnapshotSHA256 = "", snap
 	ns.BlockingStreak, ns.BlockingFingerprint = 0, ""
 	ns.AcceptedReason, ns.AcceptedAt, ns.AcceptedSnapshot = reason, &at, snap

@@ -7,14 +7,14 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 )
 
-// blockingLookupGit is a Git whose baseline lookup waits for its context to end, and records
+// blockingLookup is a source whose baseline lookup waits for its context to end, and records
 // when it does.
-type blockingLookupGit struct {
-	Git
+type blockingLookup struct {
+	source
 	started, ended chan struct{}
 }
 
-func (g blockingLookupGit) BaselineEntries(ctx context.Context, baseline string, paths []string) (map[string]gitscope.EntryType, error) {
+func (g blockingLookup) BaselineEntries(ctx context.Context, paths []string) (map[string]gitscope.EntryType, error) {
 	g.started <- struct{}{}
 	<-ctx.Done()
 	g.ended <- struct{}{}
@@ -28,8 +28,15 @@ func TestAcceptClosesTheInputsLookups(t *testing.T) {
 	root, opts := newTaskRepo(t)
 	driftWith(t, root, "internal/cache/shard.go")
 	wantOutcome(t, run(t, opts, ModePostOnly), OutcomePostDrift, StatusDrift, NextPlannerReview)
-	g := blockingLookupGit{Git: opts.Git, started: make(chan struct{}, 4), ended: make(chan struct{}, 4)}
-	res, err := Accept(context.Background(), AcceptOptions{Git: g, SpecArg: taskSpec, Reason: "the shard is wanted", Now: fixedNow, StateDir: opts.StateDir})
+	g := blockingLookup{started: make(chan struct{}, 4), ended: make(chan struct{}, 4)}
+	orig := newSnapshotView
+	t.Cleanup(func() { newSnapshotView = orig })
+	newSnapshotView = func(ctx context.Context, git Git, baseline string, snap gitscope.SnapshotStore) (source, error) {
+		src, err := orig(ctx, git, baseline, snap)
+		g.source = src
+		return g, err
+	}
+	res, err := Accept(context.Background(), AcceptOptions{Git: opts.Git, SpecArg: taskSpec, Reason: "the shard is wanted", Now: fixedNow, StateDir: opts.StateDir})
 	if err != nil {
 		t.Fatalf("Accept: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
 // reasonInputsChanged is the blocking_reason of §8.3 step 1.
@@ -46,8 +47,8 @@ func (c *controller) completion(ctx context.Context, st *State) (*Outcome, error
 		res.Outcome = OutcomeCompleted
 		res.Message = fmt.Sprintf("task %s is learned (learned/close); nothing to do", c.task.Name)
 		res.Artifacts.HistoryReview = c.task.HistoryReviewRel()
-		// Closed already: the only step left is a deliberate re-audit.
-		res.Next = Next{Step: NextClose, Run: "mastermind run-task " + c.task.Spec + " --post-only"}
+		// Closed already: the only step left is a deliberate reopening (a re-pre-flight).
+		res.Next = Next{Step: NextClose, Run: "mastermind run-task " + c.task.Spec + " --pre-only"}
 		return res, nil
 	}
 	snap, err := c.currentSnapshot(ctx, st)
@@ -76,6 +77,43 @@ func (c *controller) completion(ctx context.Context, st *State) (*Outcome, error
 	return c.learn(st)
 }
 
+// closedRead is the post-flight of a learned task (run-task --post-only, hook run, MCP): a read
+// of its record, never an audit that could reopen it (spec-and-lifecycle.md §8.3). The recorded
+// outcome is returned with nothing written; when the task's history snapshot recomputed now
+// (from its source, as completion computes it) is not the one it closed on, the outcome says so
+// and names the next step: new work is a new task, and a deliberate reopening is a re-pre-flight.
+func (c *controller) closedRead(ctx context.Context, st *State) (*Outcome, error) {
+	res := c.res
+	res.Phase = PhasePostflight
+	if files := c.files.tamperedFiles(); len(files) > 0 {
+		// A forged mirror is reported by an audit; the task's closure stands on the store.
+		return c.completion(ctx, st)
+	}
+	snap, err := c.currentSnapshot(ctx, st)
+	if err != nil {
+		return res, err
+	}
+	out, ok := c.repeated(st)
+	if !ok {
+		out = c.res
+		out.Verdict = st.Verdict
+		out.Artifacts.HistoryReview = c.task.HistoryReviewRel()
+		out.Next = Next{Step: NextClose}
+	}
+	out.Outcome, out.Repeated, out.InputsFingerprint = OutcomeCompleted, true, st.InputsFingerprint
+	out.Message = fmt.Sprintf("task %s is learned (closed); post-flight reads its record and audits nothing", c.task.Name)
+	out.Next.Run = ""
+	if snap != st.HistorySnapshotSHA256 {
+		out.Message += fmt.Sprintf("; the spec, the executor report or the work changed since it closed: put new work in a new task (mastermind new-spec \"TITLE\"), or reopen this one with mastermind run-task %s --pre-only", c.task.Spec)
+		// What is there now, so that the hook's loop guard sees a further change as a change.
+		out.InputsFingerprint = snap
+		if snap == "" {
+			out.InputsFingerprint = refusalFingerprint(out.Message, "")
+		}
+	}
+	return out, nil
+}
+
 // reviewProblems reads history-review.md and checks it against snap (§8.2 "Complete").
 func (c *controller) reviewProblems(snap string) ([]ReviewProblem, error) {
 	data, prob, err := readReviewWith(c.task, c.readTaskFile)
@@ -85,7 +123,53 @@ func (c *controller) reviewProblems(snap string) ([]ReviewProblem, error) {
 	if prob != nil {
 		return []ReviewProblem{*prob}, nil
 	}
-	return CheckReview(data, snap), nil
+	return c.checkReview(data, snap), nil
+}
+
+// checkReview is CheckReview plus the lessons-file check of a Lesson "updated" (§8.2), for every
+// place a review may close the task: completion, and a held audit or accept that finds a
+// complete review for its snapshot.
+func (c *controller) checkReview(data []byte, snap string) []ReviewProblem {
+	ps := CheckReview(data, snap)
+	if occ := ParseReviewFields(data)[ReviewLesson]; len(occ) == 1 && strings.EqualFold(occ[0].Value, "updated") {
+		// Context and Lesson problems come before Reason's: keep the field order.
+		lp := c.lessonProblems(occ[0].Line)
+		at := len(ps)
+		for i, p := range ps {
+			if p.Field == ReviewReason || p.Field == ReviewEvidence {
+				at = i
+				break
+			}
+		}
+		ps = append(ps[:at], append(lp, ps[at:]...)...)
+	}
+	return ps
+}
+
+// lessonProblems checks a review's Lesson "updated" (at line) against the lessons file (§8.2):
+// an entry of this task whose Reusable lesson is still pending means no lesson was recorded.
+// A missing lessons file has no entry; one that cannot be read cannot confirm the claim.
+func (c *controller) lessonProblems(line int) []ReviewProblem {
+	rel := c.task.LessonsRel()
+	var data []byte
+	td, err := fsx.OpenDir(c.task.Root, TasksDir)
+	if err == nil {
+		data, err = td.ReadFile(lessonsName, MaxLessonsBytes)
+		td.Close()
+	}
+	switch {
+	case err != nil && fsx.ReasonOf(err) == fsx.ReasonMissing:
+		return nil
+	case err != nil:
+		return []ReviewProblem{{Field: ReviewLesson, Line: line,
+			Message: fmt.Sprintf("field %q is \"updated\" but %s cannot be read to check it (%s); fix the file, or set Lesson to \"not applicable\"", ReviewLesson, rel, textsafe.Escape(err.Error()))}}
+	}
+	var ps []ReviewProblem
+	for _, p := range PendingLessons(data, c.task.Name) {
+		ps = append(ps, ReviewProblem{Field: ReviewLesson, Line: line,
+			Message: fmt.Sprintf("field %q is \"updated\" but the entry %s of this task in %s (line %d) still says \"Reusable lesson: pending semantic review\"; write the reusable lesson there, or set Lesson to \"not applicable\"", ReviewLesson, textsafe.Escape(p.ID), rel, p.Line)})
+	}
+	return ps
 }
 
 // historyPending ends a completion whose review is incomplete: state unchanged, exit 0.
@@ -163,7 +247,13 @@ func (c *controller) currentSnapshot(ctx context.Context, st *State) (string, er
 		return "", fmt.Errorf("read %s: %w", c.task.AuditRel(), err)
 	}
 	in.AuditSHA256 = sum
-	cs, err := c.git.ChangedSet(ctx, st.BaselineRef)
+	// The changed set under the task's pre-flight snapshots, as its audit computed it: a change
+	// hidden from the live index after the held audit still changes the snapshot.
+	src, err := c.source(ctx, st)
+	if err != nil {
+		return "", err
+	}
+	cs, err := src.ChangedSet(ctx)
 	if err != nil {
 		return "", err
 	}

@@ -47,6 +47,12 @@ func completeTheReview(t *testing.T, root string) {
 	s = strings.Replace(s, "- **Lesson:** pending", "- **Lesson:** Updated", 1)
 	s = strings.Replace(s, "- **Reason:** semantic review required", "- **Reason:** No context docs exist; the LRU lesson was recorded.", 1)
 	writeFile(t, root, reviewRel, s)
+	// Lesson "updated": the task's candidate lessons, when an earlier audit wrote any, are
+	// written too (§8.2).
+	const lessons = ".mastermind/tasks/_lessons.md"
+	if l, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(lessons))); err == nil {
+		writeFile(t, root, lessons, strings.ReplaceAll(string(l), "- **Reusable lesson:** pending semantic review", "- **Reusable lesson:** Keep the LRU bounded."))
+	}
 }
 
 func wantOutcome(t *testing.T, res *Outcome, outcome string, status, next string) {
@@ -128,11 +134,22 @@ func TestCompletionLifecycle(t *testing.T) {
 	res = run(t, opts, ModeAuto)
 	wantOutcome(t, res, OutcomeCompleted, "", "")
 	if !bytes.Equal(learned, readFile(t, root, stateRel)) || !strings.Contains(res.Message, "is learned") ||
-		res.Next.Run != "mastermind run-task "+taskSpec+" --post-only" {
+		res.Next.Run != "mastermind run-task "+taskSpec+" --pre-only" {
 		t.Fatalf("learned task changed or wrong outcome: %+v", res)
 	}
 
-	// --post-only re-audits: the unrelated file is outside the scope and unlisted.
+	// --post-only on a closed task is a read (lifecycle-v2.md §5): the record's outcome, with a
+	// note that the work changed since it closed, and nothing written.
+	res = run(t, opts, ModePostOnly)
+	wantOutcome(t, res, OutcomeCompleted, StatusLearned, NextClose)
+	if !bytes.Equal(learned, readFile(t, root, stateRel)) || !res.Repeated ||
+		!strings.Contains(res.Message, "the spec, the executor report or the work changed since it closed: put new work in a new task") {
+		t.Fatalf("the post-flight of a learned task was not a read: %+v", res)
+	}
+
+	// Reopened on purpose (a re-pre-flight), it is audited again: the unrelated file is outside
+	// the scope and unlisted.
+	wantOutcome(t, run(t, opts, ModePreOnly), OutcomePreReady, StatusApproved, NextRunExecutor)
 	res = run(t, opts, ModePostOnly)
 	wantOutcome(t, res, OutcomePostBroken, StatusBroken, NextPlannerReview)
 	if res.State.HistorySnapshotSHA256 != "" {
@@ -140,8 +157,8 @@ func TestCompletionLifecycle(t *testing.T) {
 	}
 }
 
-// TestHeldWithCompleteReviewGoesStraightToLearned: §4 step 11.5 — re-auditing a learned task whose
-// inputs did not change finds the complete review for the same snapshot and closes it again.
+// TestHeldWithCompleteReviewGoesStraightToLearned: the post-flight of a learned task whose inputs
+// did not change is a read of the record that closed it: held, learned, the review untouched.
 func TestHeldWithCompleteReviewGoesStraightToLearned(t *testing.T) {
 	root, opts := newTaskRepo(t)
 	heldWork(t, root)
@@ -313,7 +330,8 @@ func schemaValid(t *testing.T, root string) {
 // the frontmatter title to the task name (escaped), and absent sections get the §8.1 placeholders.
 func TestReleaseNotesTitleAndMissingSections(t *testing.T) {
 	root, opts := newTaskRepo(t)
-	c := &controller{opts: opts, git: opts.Git, task: Task{Root: root, Name: "020-cache", Dir: ".mastermind/tasks/020-cache", Spec: taskSpec}, res: &Outcome{}}
+	view := taskSource(t, opts, "020-cache")
+	c := &controller{opts: opts, git: opts.Git, task: Task{Root: root, Name: "020-cache", Dir: ".mastermind/tasks/020-cache", Spec: taskSpec}, res: &Outcome{}, src: view}
 	cs, err := opts.Git.ChangedSet(t.Context(), readState(t, root).BaselineRef)
 	if err != nil {
 		t.Fatal(err)
@@ -324,7 +342,7 @@ func TestReleaseNotesTitleAndMissingSections(t *testing.T) {
 		{"# Body title\n\n## Tests Plan\n\nT.\n", "# Body title\n\n## Summary\n\n_The spec has no Goals section._\n\n## Tests\n\nT.\n"},
 	} {
 		sp, _ := spec.Parse([]byte(tc.src), taskSpec)
-		notes, err := c.releaseNotes(t.Context(), sp, readState(t, root).BaselineRef, cs, nil, "Audit: ✅ Held")
+		notes, err := c.releaseNotes(t.Context(), sp, cs, nil, "Audit: ✅ Held")
 		if err != nil {
 			t.Fatal(err)
 		}

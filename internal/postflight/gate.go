@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/audit"
@@ -17,13 +16,15 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/spec"
+	"github.com/mastermind-controller/mastermind/internal/store"
 )
 
 // GateOptions configure one run of the pre-merge gate (`mastermind gate`).
 type GateOptions struct {
 	Git Git
 	// Since, when non-empty, is a full commit OID: only the tasks whose folder or declared scope
-	// files changed since that commit are gated. Empty gates every task.
+	// files changed since that commit are gated. Empty gates every task (or the range, with
+	// Upstream).
 	Since string
 	// Base, when non-empty, is a full commit OID: the gate against a protected base of
 	// trust-model.md §5 (gate_base.go) over merge-base(Base, Head)..Head, reading committed
@@ -32,6 +33,12 @@ type GateOptions struct {
 	// Head is the full OID of the commit gated with Base (the caller resolves HEAD when the user
 	// gave none).
 	Head string
+	// Upstream, with Base (the upstream's commit) and Head (HEAD), makes the gate the local gate
+	// of a branch (trust-model.md §5): the range merge-base(Base, HEAD)..HEAD plus the work tree,
+	// each task decided from its controller-store record and pre-flight snapshots, the tasks the
+	// range does not touch gated as open tasks. Upstream names the upstream for the output
+	// ("origin/main"). Git must be a RangeGit.
+	Upstream string
 	// InPlace allows the gate against a base to audit the work tree in place when it holds
 	// exactly Head. Only for a checkout the executor never had (CI): elsewhere the executor can
 	// have written .git/index, whose stat data decides what "unchanged" means.
@@ -45,9 +52,9 @@ type GateOptions struct {
 	Now func() time.Time
 	// Wait is passed to post-flight with Record: how long to wait for a busy controller lock.
 	Wait time.Duration
-	// StateDir is the controller store root ("" for store.Location()). Tasks the store has a
-	// record of are gated from it (trust-model.md I2); the others from their state.json (a CI
-	// runner has no store: trust-model.md I6).
+	// StateDir is the controller store root ("" for store.Location()). A local gate decides each
+	// task from its record (trust-model.md I2) and audits it under its pre-flight snapshots; a
+	// task that needs an audit and has no record on this machine does not pass.
 	StateDir string
 }
 
@@ -95,11 +102,14 @@ type GateTask struct {
 
 // GateStats count the work done, for the MASTERMIND_DEBUG_GATE report and the benchmark.
 type GateStats struct {
-	Tasks       int // task folders found
-	Selected    int // tasks gated (all, or those changed since Since)
-	Audited     int // tasks audited (not learned, not never-started, not corrupt)
-	Baselines   int // distinct baselines among the audited tasks
-	ChangedSets int // changed-set computations (one per distinct baseline, plus Since)
+	Tasks     int // task folders found
+	Selected  int // tasks gated (all, or those changed since Since)
+	Audited   int // tasks audited (not learned, not never-started, not corrupt)
+	Baselines int // distinct baselines among the audited tasks
+	// ChangedSets counts changed-set computations: one per audited task with a store record (its
+	// own snapshots), one per distinct baseline against a base, plus Since, the range diff and
+	// the live work tree of a local range gate without an open task.
+	ChangedSets int
 	SpecReads   int // spec.md files read (each at most once)
 	SpecParses  int // spec.md files parsed (each at most once)
 }
@@ -144,19 +154,21 @@ func (r *GateResult) Count(status string) int {
 
 // Gate audits every task under .mastermind/tasks/ that is not learned (or, with Since, the
 // tasks whose folder or declared scope files changed since that commit) and decides whether the
-// working tree may be merged. Without Record nothing is written: each task goes through the
-// same checks as post-flight (auditTask, audit.Compute) and its state is left byte-for-byte unchanged. The
-// changed set of each distinct baseline is computed once and shared; each spec is read and
-// parsed at most once. Nothing named by a spec or report is executed.
+// working tree may be merged; with Base, the range against a base (gateBase), and with Upstream
+// the branch against its upstream (gateLocalRange). Without Record nothing is written: each task
+// goes through the same checks as post-flight (auditTask, audit.Compute) over the same source
+// (sourceFor: its store record's pre-flight snapshots) and its state is left byte-for-byte
+// unchanged. Each spec is read and parsed at most once. Nothing named by a spec or report is
+// executed.
 //
 // Per task: no state → GateNotStarted (fails: the gate is fail-closed, and a spec without an
 // approved state is open work); learned → GateLearned, passing only when history-review.md is a
 // complete review (§8.2) whose Audit snapshot equals the state's history_snapshot_sha256 (the
-// snapshot is not recomputed: a closed task is stable, §8.3); next_step run_preflight or a spec
-// changed since approval → GateRefused; corrupt state, an unusable or misnamed task folder, or a
-// git failure for its baseline → GateError; otherwise the audit verdict. The returned error is operational
-// for the whole gate: the task folder cannot be listed, or the Since changed set cannot be
-// computed.
+// snapshot is not recomputed: a closed task is stable, §8.3); next_step run_preflight, a spec
+// changed since approval or no store record on this machine → GateRefused; corrupt state, an
+// unusable or misnamed task folder, or a git failure for its baseline → GateError; otherwise the
+// audit verdict. The returned error is operational for the whole gate: the task folder cannot
+// be listed, or the Since changed set cannot be computed.
 func Gate(ctx context.Context, opts GateOptions) (*GateResult, error) {
 	if opts.Git == nil {
 		return nil, errors.New("internal error: no repository")
@@ -164,21 +176,16 @@ func Gate(ctx context.Context, opts GateOptions) (*GateResult, error) {
 	if opts.Base != "" {
 		rg, ok := opts.Git.(RangeGit)
 		if !ok || !gitscope.IsFullOID(opts.Base) || !gitscope.IsFullOID(opts.Head) {
-			return nil, errors.New("internal error: the gate against a base needs full base and head OIDs and a RangeGit")
+			return nil, errors.New("internal error: a gate over a range needs full base and head OIDs and a RangeGit")
+		}
+		if opts.Upstream != "" {
+			return gateLocalRange(ctx, opts, rg)
 		}
 		return gateBase(ctx, opts, rg)
 	}
-	g := &gater{opts: opts, git: newSharedGit(opts.Git), specs: map[string]*specInput{}}
-	root := opts.Git.Root()
-	var view *StoreView
-	if gitDir, err := opts.Git.GitDir(); err == nil {
-		// Without a usable store (CI, no home directory) every task is gated from its mirror.
-		if v, err := OpenStoreView(opts.StateDir, gitDir); err == nil {
-			view = v
-			defer v.Close()
-		}
-	}
-	infos, err := ScanTasksWith(root, view)
+	g := newLocalGater(ctx, opts)
+	defer g.close()
+	infos, err := ScanTasksWith(opts.Git.Root(), g.view)
 	if err != nil {
 		return nil, err
 	}
@@ -186,44 +193,81 @@ func Gate(ctx context.Context, opts GateOptions) (*GateResult, error) {
 	res.Stats.Tasks = len(infos)
 	var changed *sinceSet
 	if opts.Since != "" {
-		cs, err := g.git.ChangedSet(ctx, opts.Since)
+		// The selection of --since is not an audit: the live changed set names the candidates,
+		// and each selected task is then audited from its own source.
+		cs, err := opts.Git.ChangedSet(ctx, opts.Since)
 		if err != nil {
 			return nil, err
 		}
+		g.stats.ChangedSets++
 		changed = newSinceSet(cs)
 	}
-	baselines := map[string]bool{}
 	for _, in := range infos {
 		if changed != nil && !g.selected(in, changed) {
 			continue
 		}
 		res.Stats.Selected++
 		t := g.gateTask(ctx, in)
-		if t.audited {
-			res.Stats.Audited++
-			baselines[t.Baseline] = true
-		}
 		res.Tasks = append(res.Tasks, t.GateTask)
 	}
-	res.Stats.Baselines = len(baselines)
-	res.Stats.ChangedSets = g.git.computed
-	res.Stats.SpecReads, res.Stats.SpecParses = g.specReads, g.specParses
+	g.finishStats(&res.Stats)
 	return res, nil
 }
 
 // gater carries one gate run.
 type gater struct {
-	opts       GateOptions
-	git        *sharedGit
-	specs      map[string]*specInput // by task name
-	specErrs   map[string]error
-	specReads  int
-	specParses int
+	opts GateOptions
+	// b is the door's input builder; view the controller store's records (local gates, nil
+	// against a base); repoFindings the door's findings about the repository.
+	b            builder
+	view         *StoreView
+	repoFindings []finding.Finding
+	specs        map[string]*specInput // by task name
+	specErrs     map[string]error
+	specReads    int
+	specParses   int
+	// changed are the sources' changed sets, computed once each (sourceKey); opened the store
+	// folders to close.
+	changed   map[string]*changedOnce
+	opened    []*store.Task
+	stats     GateStats
+	baselines map[string]bool
+}
+
+// newLocalGater is the gater of a gate without --base: the snapshot door, over this work tree's
+// controller store records. Without a usable store (CI, no home directory) no task has a record.
+func newLocalGater(ctx context.Context, opts GateOptions) *gater {
+	g := newGater(opts, builder{git: opts.Git})
+	g.repoFindings = g.b.repoFindings(ctx)
+	if gitDir, err := opts.Git.GitDir(); err == nil {
+		if v, err := OpenStoreView(opts.StateDir, gitDir); err == nil {
+			g.view = v
+		}
+	}
+	return g
+}
+
+func newGater(opts GateOptions, b builder) *gater {
+	return &gater{opts: opts, b: b, specs: map[string]*specInput{}, changed: map[string]*changedOnce{}, baselines: map[string]bool{}}
+}
+
+// close releases the store folders and the store.
+func (g *gater) close() {
+	for _, t := range g.opened {
+		t.Close()
+	}
+	g.view.Close()
+}
+
+// finishStats copies the run's counters into s.
+func (g *gater) finishStats(s *GateStats) {
+	s.Audited, s.ChangedSets = g.stats.Audited, s.ChangedSets+g.stats.ChangedSets
+	s.Baselines = len(g.baselines)
+	s.SpecReads, s.SpecParses = g.specReads, g.specParses
 }
 
 type gateTask struct {
 	GateTask
-	audited bool
 }
 
 // spec reads and parses a task's spec once. A read refusal (missing, symlink, too large, ...)
@@ -254,6 +298,38 @@ func (g *gater) spec(t Task) (*specInput, error) {
 	return in, nil
 }
 
+// source is the changed set of task in's source (sourceFor), computed at most once per gate:
+// the snapshot view of its store record in a local gate (ErrNoRecord without one), the head
+// commit against a base (one diff per baseline, shared).
+func (g *gater) source(ctx context.Context, in TaskInfo) (*changedOnce, error) {
+	baseline := in.State.BaselineRef
+	key := "task " + in.Task.Name
+	if g.b.head != nil {
+		key = "baseline " + baseline
+	}
+	if c, ok := g.changed[key]; ok {
+		return c, nil
+	}
+	var snap gitscope.SnapshotStore
+	if g.b.head == nil && in.Recorded {
+		st, err := g.view.snapshots(in.Task.Name)
+		if err != nil {
+			return nil, err
+		}
+		if st != nil {
+			g.opened = append(g.opened, st)
+			snap = st
+		}
+	}
+	src, err := g.b.sourceFor(ctx, baseline, snap)
+	if err != nil {
+		return nil, err
+	}
+	c := &changedOnce{src: src}
+	g.changed[key] = c
+	return c, nil
+}
+
 // selected applies the Since rule: the task folder, or a path of the spec's declared scope,
 // changed since Since. A spec that cannot be read or parsed selects the task (fail closed).
 func (g *gater) selected(in TaskInfo, cs *sinceSet) bool {
@@ -275,7 +351,7 @@ func (g *gater) selected(in TaskInfo, cs *sinceSet) bool {
 	return false
 }
 
-// gateTask decides one task.
+// gateTask decides one task under the open-task rules.
 func (g *gater) gateTask(ctx context.Context, in TaskInfo) gateTask {
 	t := gateTask{GateTask: GateTask{Task: in.Task}}
 	if in.State != nil {
@@ -288,36 +364,62 @@ func (g *gater) gateTask(ctx context.Context, in TaskInfo) gateTask {
 		t.Status, t.Passed, t.Reason = GateNotStarted, false, notStartedReason(in.Task)
 	case in.Tampered != "":
 		t.Status, t.Reason = GateBroken, in.Tampered
-	case in.State.Status == StatusLearned && in.Recorded && g.specChanged(in):
-		t.Status, t.Verdict = GateLearned, in.State.Verdict
-		t.Reason = "the spec changed since the task was closed (its hash is not the controller store's); reopen it with: mastermind run-task " + in.Task.Spec + " --pre-only"
 	case in.State.Status == StatusLearned:
-		t.Status, t.Verdict = GateLearned, in.State.Verdict
-		if in.State.Findings != nil {
-			c := *in.State.Findings
-			t.Counts = &c
-		}
-		reason, err := learnedProblem(in.Task, in.State)
-		switch {
-		case err != nil:
-			t.fail(GateError, err)
-		case reason != "":
-			t.Reason = reason
-		default:
-			t.Passed = true
-		}
+		g.learned(in, &t)
 	case g.opts.Record:
-		t.audited = true
+		g.stats.Audited++
 		g.record(ctx, in, &t)
-	case in.State.Accepted() && in.State.Status == StatusHistoryReviewRequired && g.accepted(ctx, in, &t):
+	case in.State.Accepted() && in.State.Status == StatusHistoryReviewRequired && g.acceptedUnchanged(ctx, in, &t):
 		// Passing: the inputs are the accepted ones.
 	case in.State.NextStep == NextRunPreflight:
 		t.Status, t.Reason = GateRefused, "pre-flight is required: "+in.State.BlockingReason+preflightNext(in.Task, in.State, DefaultMaxIterations)
 	default:
-		t.audited = true
-		g.audit(ctx, in, &t)
+		g.audit(ctx, in, &t, nil)
 	}
 	return t
+}
+
+// acceptedUnchanged reports whether an accepted drift task's inputs are unchanged since the
+// acceptance (acceptedNow over its source's changed set), and then marks t accepted and passing;
+// otherwise (or on an error) the task is audited as usual.
+func (g *gater) acceptedUnchanged(ctx context.Context, in TaskInfo, t *gateTask) bool {
+	si, err := g.spec(in.Task)
+	if err != nil || si.Err != nil || sha256Hex(si.Raw) != in.State.SpecHash {
+		return false
+	}
+	co, err := g.source(ctx, in)
+	if err != nil {
+		return false
+	}
+	cs, err := co.get(ctx, &g.stats)
+	if err != nil || !acceptedNow(in.Task, in.State, cs) {
+		return false
+	}
+	t.markAccepted(in.State, "inputs unchanged since")
+	return true
+}
+
+// learned decides a learned task without re-auditing it: its history review must back the
+// closure, and a task the store has a record of must still have the spec the record closed.
+func (g *gater) learned(in TaskInfo, t *gateTask) {
+	t.Status, t.Verdict = GateLearned, in.State.Verdict
+	if in.Recorded && g.specChanged(in) {
+		t.Reason = "the spec changed since the task was closed (its hash is not the controller store's); reopen it with: mastermind run-task " + in.Task.Spec + " --pre-only"
+		return
+	}
+	if in.State.Findings != nil {
+		c := *in.State.Findings
+		t.Counts = &c
+	}
+	reason, err := learnedProblem(in.Task, in.State)
+	switch {
+	case err != nil:
+		t.fail(GateError, err)
+	case reason != "":
+		t.Reason = reason
+	default:
+		t.Passed = true
+	}
 }
 
 // specChanged reports whether a task's spec no longer hashes to its state's spec_hash (an
@@ -325,6 +427,13 @@ func (g *gater) gateTask(ctx context.Context, in TaskInfo) gateTask {
 func (g *gater) specChanged(in TaskInfo) bool {
 	si, err := g.spec(in.Task)
 	return err != nil || si.Err != nil || sha256Hex(si.Raw) != in.State.SpecHash
+}
+
+// noRecordReason is the row of a task a local gate cannot audit: this machine's store has no
+// record of it, so its pre-flight snapshots cannot be applied (trust-model.md I1).
+func noRecordReason(t Task) string {
+	return fmt.Sprintf("%s: its audit cannot apply the pre-flight snapshots, and its state.json is not used; run mastermind run-task %s --pre-only on this machine, or gate the committed branch with mastermind gate --base <base>",
+		strings.TrimSuffix(MsgNoRecord, "; run --pre-only"), t.Spec)
 }
 
 // notStartedReason explains a task folder without state.json. When the folder already holds
@@ -349,7 +458,7 @@ func notStartedReason(t Task) string {
 // history_snapshot_sha256. It returns "" when the closure is backed, otherwise the reason the
 // task fails the gate; err is an I/O failure other than a refused review file.
 func learnedProblem(t Task, st *State) (string, error) {
-	redo := fmt.Sprintf("; re-audit it with mastermind run-task %s --post-only", t.Spec)
+	redo := fmt.Sprintf("; reopen it with mastermind run-task %s --pre-only and audit it again", t.Spec)
 	if !hex64.MatchString(st.HistorySnapshotSHA256) {
 		return "state.json says learned but has no history_snapshot_sha256" + redo, nil
 	}
@@ -371,57 +480,110 @@ func learnedProblem(t Task, st *State) (string, error) {
 	return "state.json says learned, but the history review does not back it: " + audit.FirstPlus(msgs) + redo, nil
 }
 
-// accepted reports whether an accepted drift task's inputs are unchanged since the acceptance:
-// the §8.2 history snapshot recomputed now equals accepted_snapshot. It then marks t accepted and
-// passing; otherwise (or on an error) the task is audited as usual.
-func (g *gater) accepted(ctx context.Context, in TaskInfo, t *gateTask) bool {
-	snap, err := (&controller{git: g.git, task: in.Task}).currentSnapshot(ctx, in.State)
-	if err != nil || snap != in.State.AcceptedSnapshot {
+// snapshotNow is the §8.2 history snapshot of a task recomputed now from its spec, report,
+// audit.md and release notes under its root and D of cs, the changed set its audit used; false
+// when an input cannot be read (it cannot match then).
+func snapshotNow(t Task, st *State, cs *gitscope.ChangedSet) (string, bool) {
+	if cs == nil {
+		return "", false
+	}
+	in := SnapshotInput{Baseline: st.BaselineRef, Iteration: st.Iteration, Changed: cs.WithoutControl()}
+	for _, f := range []struct {
+		rel string
+		dst *[]byte
+	}{{t.Spec, &in.Spec}, {t.ReportRel(), &in.Report}, {t.ReleaseNotesRel(), &in.Release}} {
+		data, err := fsx.ReadInRoot(t.Root, f.rel, MaxSnapshotFileBytes)
+		if err != nil {
+			return "", false
+		}
+		*f.dst = data
+	}
+	a, err := fsx.ReadInRoot(t.Root, t.AuditRel(), MaxAuditBytes)
+	if err != nil {
+		return "", false
+	}
+	in.AuditSHA256 = sha256Hex(a)
+	snap, err := HistorySnapshot(t.Root, in)
+	return snap, err == nil
+}
+
+// acceptedNow reports whether the inputs of an accepted drift task are the accepted ones: its
+// history snapshot now (snapshotNow over cs) equals accepted_snapshot.
+func acceptedNow(t Task, st *State, cs *gitscope.ChangedSet) bool {
+	if !st.Accepted() || st.AcceptedSnapshot == "" {
 		return false
 	}
-	t.Status, t.Passed, t.Verdict = GateAccepted, true, in.State.Verdict
-	if in.State.Findings != nil {
-		c := *in.State.Findings
+	snap, ok := snapshotNow(t, st, cs)
+	return ok && snap == st.AcceptedSnapshot
+}
+
+// markAccepted makes t an accepted drift: passing, also under --fail-on drift.
+func (t *gateTask) markAccepted(st *State, why string) {
+	t.Status, t.Passed, t.Verdict = GateAccepted, true, VerdictDrift
+	if st.Findings != nil && t.Counts == nil {
+		c := *st.Findings
 		t.Counts = &c
 	}
-	t.Reason = "drift accepted by the planner: " + in.State.AcceptedReason + "; inputs unchanged since"
-	return true
+	t.Reason = "drift accepted by the planner: " + st.AcceptedReason + "; " + why
 }
 
 func (t *gateTask) fail(status string, err error) {
 	t.Status, t.Passed, t.Err, t.Reason = status, false, err, err.Error()
 }
 
-// audit runs the read-only audit (post-flight steps 2–6) for a task with state.
-func (g *gater) audit(ctx context.Context, in TaskInfo, t *gateTask) {
-	g.auditWith(ctx, in, t, g.git)
-}
-
-// auditWith is audit over the repository view git.
-func (g *gater) auditWith(ctx context.Context, in TaskInfo, t *gateTask, git Git) {
+// audit runs the read-only audit (post-flight steps 2–6) of a task with state from its source,
+// leaving out of its changed set the paths in exclude (those other re-audited tasks of a range
+// own). It returns the changed set the audit used (nil when none was computed). An accepted
+// drift task whose inputs are the accepted ones passes as accepted (lifecycle-v2.md §3).
+func (g *gater) audit(ctx context.Context, in TaskInfo, t *gateTask, exclude map[string]bool) *gitscope.ChangedSet {
 	si, err := g.spec(in.Task)
 	if err != nil {
 		t.fail(GateError, err)
-		return
+		return nil
 	}
 	st := *in.State
-	ar, err := auditTask(ctx, git, in.Task, &st, si, nil, nil) // the gate never runs a command
+	if si.Err != nil || sha256Hex(si.Raw) != st.SpecHash {
+		t.Status, t.Reason = GateRefused, reasonSpecChanged+preflightNext(in.Task, &st, DefaultMaxIterations)
+		return nil
+	}
+	co, err := g.source(ctx, in)
+	if errors.Is(err, ErrNoRecord) {
+		t.Status, t.Reason = GateRefused, noRecordReason(in.Task)
+		return nil
+	}
 	if err != nil {
 		t.fail(GateError, err)
-		return
+		return nil
+	}
+	g.stats.Audited++
+	g.baselines[st.BaselineRef] = true
+	cs, err := co.get(ctx, &g.stats)
+	if err != nil {
+		t.fail(GateError, err)
+		return nil
+	}
+	cs = without(cs, exclude)
+	ar, err := auditTask(ctx, auditRequest{Task: in.Task, State: &st, Src: co.src, Spec: si, Changed: cs, RepoFindings: g.repoFindings})
+	if err != nil {
+		t.fail(GateError, err)
+		return nil
 	}
 	if ar.SpecChanged {
 		t.Status, t.Reason = GateRefused, reasonSpecChanged+preflightNext(in.Task, &st, DefaultMaxIterations)
-		return
+		return nil
 	}
 	e, w := ar.Counts()
 	t.setVerdict(ar.Verdict, Counts{e, w}, ar.Findings, ar.Evidence.Violations, g.opts.FailOnDrift)
+	if ar.Verdict == VerdictDrift && st.Accepted() && (st.Status == StatusHistoryReviewRequired || st.Status == StatusLearned) &&
+		st.Findings != nil && *st.Findings == (Counts{e, w}) && acceptedNow(in.Task, &st, cs) {
+		t.markAccepted(&st, "its re-audit reproduces the accepted findings and its inputs are unchanged since")
+	}
+	return cs
 }
 
-// record runs the normal post-flight for a task (Run with ModePostOnly), sharing the changed
-// sets, and maps its outcome.
+// record runs the normal post-flight for a task (Run with ModePostOnly) and maps its outcome.
 func (g *gater) record(ctx context.Context, in TaskInfo, t *gateTask) {
-	res, err := Run(ctx, Options{Git: g.git, SpecArg: filepath.Join(t.Task.Root, filepath.FromSlash(t.Task.Spec)),
+	res, err := Run(ctx, Options{Git: g.opts.Git, SpecArg: filepath.Join(t.Task.Root, filepath.FromSlash(t.Task.Spec)),
 		Mode: ModePostOnly, MaxIterations: DefaultMaxIterations,
 		Now: g.opts.Now, Wait: g.opts.Wait, StateDir: g.opts.StateDir})
 	t.Warnings = res.Warnings
@@ -461,7 +623,7 @@ func (g *gater) record(ctx context.Context, in TaskInfo, t *gateTask) {
 // setVerdict records an audit verdict and its first blocking reason.
 func (t *gateTask) setVerdict(verdict string, counts Counts, fs, violations []finding.Finding, failOnDrift bool) {
 	c := counts
-	t.Verdict, t.Counts, t.Findings, t.ReportViolations = verdict, &c, fs, violations
+	t.Verdict, t.Counts, t.Findings, t.ReportViolations, t.Passed, t.Reason = verdict, &c, fs, violations, false, ""
 	switch verdict {
 	case VerdictHeld:
 		t.Status, t.Passed = GateHeld, true
@@ -498,83 +660,6 @@ func newSinceSet(cs *gitscope.ChangedSet) *sinceSet {
 		}
 	}
 	return s
-}
-
-// sharedGit wraps a Git so that the changed set of each baseline, HEAD and the file list are
-// computed once per gate run and shared by every task (the working tree is treated as fixed
-// for the duration of the gate). Errors are cached too, so every task with a failing baseline
-// reports the same error without running git again.
-type sharedGit struct {
-	Git
-	mu       sync.Mutex // post-flight computes the changed set on its own goroutine
-	sets     map[string]csResult
-	head     *headResult
-	files    *filesResult
-	computed int
-}
-
-type csResult struct {
-	cs  *gitscope.ChangedSet
-	err error
-}
-
-type headResult struct {
-	oid    string
-	unborn bool
-	err    error
-}
-
-type filesResult struct {
-	files []string
-	err   error
-}
-
-func newSharedGit(g Git) *sharedGit { return &sharedGit{Git: g, sets: map[string]csResult{}} }
-
-// ChangedSet returns the cached changed set for baseline, computing it on first use.
-//
-// The computation ignores the caller's cancellation, not its deadline (post-flight cancels its speculative changed
-// set when a task's report is rejected): the result is shared, so it is finished and kept for
-// the other tasks with the same baseline rather than thrown away.
-func (g *sharedGit) ChangedSet(ctx context.Context, baseline string) (*gitscope.ChangedSet, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if r, ok := g.sets[baseline]; ok {
-		return r.cs, r.err
-	}
-	g.computed++
-	// The gate's one deadline (trust-model.md I5) still applies.
-	cctx := context.WithoutCancel(ctx)
-	if dl, ok := ctx.Deadline(); ok {
-		var cancel context.CancelFunc
-		cctx, cancel = context.WithDeadline(cctx, dl)
-		defer cancel()
-	}
-	cs, err := g.Git.ChangedSet(cctx, baseline)
-	g.sets[baseline] = csResult{cs, err}
-	return cs, err
-}
-
-// Head returns the cached HEAD.
-func (g *sharedGit) Head(ctx context.Context) (string, bool, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.head == nil {
-		oid, unborn, err := g.Git.Head(ctx)
-		g.head = &headResult{oid, unborn, err}
-	}
-	return g.head.oid, g.head.unborn, g.head.err
-}
-
-// ListFiles returns a copy of the cached file list.
-func (g *sharedGit) ListFiles(ctx context.Context) ([]string, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.files == nil {
-		files, err := g.Git.ListFiles(ctx)
-		g.files = &filesResult{files, err}
-	}
-	return slices.Clone(g.files.files), g.files.err
 }
 
 // LearnedReason is the reason shown for a learned task that passes the gate.

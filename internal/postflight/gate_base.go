@@ -16,6 +16,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/repopath"
 	"github.com/mastermind-controller/mastermind/internal/report"
+	"github.com/mastermind-controller/mastermind/internal/spec"
 )
 
 // The gate against a protected base (trust-model.md §5, invariant I6). In CI there is no
@@ -30,6 +31,7 @@ const (
 	KindUnownedChange       = finding.KindGateUnownedChange
 	KindBaselineNotAncestor = finding.KindGateBaselineNotAncestor
 	KindTaskRecordChanged   = finding.KindGateTaskRecordChanged
+	KindClosedTaskChanged   = finding.KindGateClosedTaskChanged
 )
 
 // task_record_changed reasons.
@@ -39,8 +41,8 @@ const (
 	ReasonReleaseNotesChange = "closed_task_release_notes_changed"
 )
 
-// RangeGit is what the gate against a base reads from the repository besides Git;
-// *gitscope.Repo implements it. Every method reads committed objects only.
+// RangeGit is what the gates over a range read from the repository besides Git; *gitscope.Repo
+// implements it. Every method reads committed objects only.
 type RangeGit interface {
 	Git
 	MergeBase(ctx context.Context, a, b string) (string, error)
@@ -48,23 +50,41 @@ type RangeGit interface {
 	Materialize(ctx context.Context, commit, dir string) ([]string, error)
 	WorktreeIs(ctx context.Context, commit string) (bool, error)
 	CommitFiles(ctx context.Context, commit string) ([]string, error)
+	// BaselineBlob reads one file of a commit's tree (the base's task records, a task's
+	// baseline for the claims).
+	BaselineBlob(ctx context.Context, commit, path string) (data []byte, ok bool, err error)
 }
 
-// RangeInfo describes the range a gate against a base checked.
+// RangeInfo describes the range a gate over a range checked.
 type RangeInfo struct {
-	Base      string // the --base commit
+	Base      string // the --base commit, or the upstream's
 	Head      string // the --head commit (HEAD when not given)
 	MergeBase string // B = merge-base(Base, Head)
-	Changed   int    // paths changed in B..Head
+	// Upstream names the upstream of the local gate ("origin/main"); "" for gate --base.
+	Upstream string
+	// WorkTree: the range includes the work tree (the local gate), not only Head's commits.
+	WorkTree bool
+	Changed  int // paths changed in B..Head (and the work tree)
 	// AddedTasks are the task folders whose spec.md the range adds, sorted: their contracts come
 	// with the branch and are the reviewer's to approve.
 	AddedTasks []string
 	// ChangedSpecs are the task folders whose spec.md the range modifies, sorted: a contract the
 	// base holds, rewritten on the branch.
 	ChangedSpecs []string
+	// TouchedTasks are every task folder with a changed path in the range, sorted: the task
+	// records the branch brings or changes, for the reviewer.
+	TouchedTasks []string
+	// Accepted are the tasks that pass as an accepted drift, with the planner's reason: an
+	// acceptance on the branch is a decision the reviewer sees, like a spec the branch adds.
+	Accepted []AcceptedTask
 	// InPlace is true when the work tree held exactly the head commit (RangeGit.WorktreeIs) and
 	// was audited in place; false when the head tree was written to a temporary directory.
 	InPlace bool
+}
+
+// AcceptedTask is a task that passed a range gate as an accepted drift.
+type AcceptedTask struct {
+	Task, Reason string
 }
 
 // headTree is where the audits read the head commit: with allowInPlace (CI), the work tree itself
@@ -104,10 +124,11 @@ func headTree(ctx context.Context, rg RangeGit, head string, allowInPlace bool) 
 // merge base and R the diff B..Head (one range diff). Every read of the audit — task folders,
 // specs, reports, declared files, claims — goes to the head commit's tree (headTree: the work
 // tree when it holds exactly that commit, otherwise a private temporary copy removed on return);
-// each task's changed set is the diff from its baseline to Head, computed once per distinct
-// baseline, as is the ancestry of each baseline. Nothing is written in the repository. Tasks the range does not touch are not gated
-// and own nothing. The returned error is operational for the whole gate (no merge base, grafts,
-// an unreadable or refused head tree, a git failure).
+// each task's changed set is the diff from its baseline to Head (its source, headCommit),
+// computed once per distinct baseline, as is the ancestry of each baseline. Nothing is written
+// in the repository. Tasks the range does not touch are not gated and own nothing. The returned
+// error is operational for the whole gate (no merge base, grafts, an unreadable or refused head
+// tree, a git failure).
 func gateBase(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, error) {
 	b, err := rg.MergeBase(ctx, opts.Base, opts.Head)
 	if err != nil {
@@ -122,66 +143,205 @@ func gateBase(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, 
 		return nil, err
 	}
 	defer cleanup()
-	cg := &commitGit{RangeGit: rg, root: dir, head: opts.Head, files: files}
 	infos, err := ScanTasks(dir)
 	if err != nil {
 		return nil, err
 	}
-	added, rewritten := specChanges(rangeSet)
-	res := &GateResult{Range: &RangeInfo{Base: opts.Base, Head: opts.Head, MergeBase: b, Changed: len(rangeSet.Entries),
-		AddedTasks: added, ChangedSpecs: rewritten, InPlace: inPlace}}
-	res.Stats.Tasks = len(infos)
-	g := &gater{opts: opts, git: newSharedGit(cg), specs: map[string]*specInput{}}
+	g := newGater(opts, builder{git: rg, head: &headCommit{rg: rg, head: opts.Head, files: files}})
+	defer g.close()
+	r := &rangeRun{g: g, rg: rg, b: b, head: opts.Head, rangeSet: rangeSet, infos: infos,
+		info: RangeInfo{Base: opts.Base, Head: opts.Head, MergeBase: b, InPlace: inPlace}}
+	res, err := r.run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res.Stats.ChangedSets++ // the range diff
+	return res, nil
+}
 
-	touched := touchedTasks(rangeSet)
-	atHead := map[string]TaskInfo{}
+// gateLocalRange is the local gate of a branch with an upstream (trust-model.md §5): B =
+// merge-base(upstream, HEAD), and the range is B..HEAD plus the work tree. The work tree's part
+// is the changed sets of the open tasks pre-flighted at or after B (each covers the work tree
+// under its own snapshots, so an index or ignore trick hides nothing from it); without such a
+// task, the live changed set since HEAD. Every task is decided from its controller-store record
+// and audited under its pre-flight snapshots, the tasks the range touches by the range rules
+// and the others as open tasks.
+func gateLocalRange(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, error) {
+	b, err := rg.MergeBase(ctx, opts.Base, opts.Head)
+	if err != nil {
+		return nil, fmt.Errorf("merge base of %s (%s) and HEAD: %w", opts.Upstream, ShortOID(opts.Base), err)
+	}
+	g := newLocalGater(ctx, opts)
+	defer g.close()
+	infos, err := ScanTasksWith(rg.Root(), g.view)
+	if err != nil {
+		return nil, err
+	}
+	rangeSet := &gitscope.ChangedSet{}
+	if b != opts.Head {
+		committed, err := rg.DiffCommits(ctx, b, opts.Head)
+		if err != nil {
+			return nil, fmt.Errorf("diff %s..%s: %w", ShortOID(b), ShortOID(opts.Head), err)
+		}
+		g.stats.ChangedSets++
+		rangeSet.Entries = committed.Entries
+	}
+	work, err := workTreeChanges(ctx, g, rg, b, opts.Head, infos)
+	if err != nil {
+		return nil, err
+	}
+	rangeSet = union(rangeSet, work)
+	r := &rangeRun{g: g, rg: rg, b: b, head: opts.Head, rangeSet: rangeSet, infos: infos, local: true,
+		info: RangeInfo{Base: opts.Base, Head: opts.Head, MergeBase: b, Upstream: opts.Upstream, WorkTree: true}}
+	return r.run(ctx)
+}
+
+// workTreeChanges are the changed sets of the open tasks with a store record whose baseline is B
+// or a descendant of it (their audits need them anyway), or, without such a task, the live
+// changed set since head.
+func workTreeChanges(ctx context.Context, g *gater, rg RangeGit, b, head string, infos []TaskInfo) ([]*gitscope.ChangedSet, error) {
+	var out []*gitscope.ChangedSet
+	after := map[string]bool{}
 	for _, in := range infos {
+		st := in.State
+		if in.Err != nil || st == nil || !in.Recorded || in.Tampered != "" || st.Status == StatusLearned || st.NextStep == NextRunPreflight || g.specChanged(in) {
+			continue
+		}
+		ok, seen := after[st.BaselineRef]
+		if !seen {
+			ok = st.BaselineRef == b
+			if !ok {
+				var err error
+				if ok, err = rg.IsAncestor(ctx, b, st.BaselineRef); err != nil && !errors.Is(err, gitscope.ErrBaselineUnavailable) {
+					return nil, err
+				}
+			}
+			after[st.BaselineRef] = ok
+		}
+		if !ok {
+			continue
+		}
+		co, err := g.source(ctx, in)
+		if err != nil {
+			continue // the task's own row reports it
+		}
+		if cs, err := co.get(ctx, &g.stats); err == nil {
+			out = append(out, cs)
+		}
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	live, err := rg.ChangedSet(ctx, head)
+	if err != nil {
+		return nil, fmt.Errorf("the work tree's changes since %s: %w", ShortOID(head), err)
+	}
+	g.stats.ChangedSets++
+	return []*gitscope.ChangedSet{live}, nil
+}
+
+// union is cs with the entries of more whose paths it lacks, sorted by path bytes.
+func union(cs *gitscope.ChangedSet, more []*gitscope.ChangedSet) *gitscope.ChangedSet {
+	out := *cs
+	have := make(map[string]bool, len(cs.Entries))
+	out.Entries = slices.Clone(cs.Entries)
+	for _, e := range out.Entries {
+		have[string(e.Path)] = true
+	}
+	for _, m := range more {
+		for _, e := range m.Entries {
+			if !have[string(e.Path)] {
+				have[string(e.Path)] = true
+				out.Entries = append(out.Entries, e)
+			}
+		}
+	}
+	slices.SortFunc(out.Entries, func(a, b gitscope.Entry) int { return strings.Compare(string(a.Path), string(b.Path)) })
+	return &out
+}
+
+// rangeRun is one gate over a range: the gate against a base, or the local gate of a branch
+// (local: the tasks the range does not touch are gated as open tasks, and every task is decided
+// from its store record).
+type rangeRun struct {
+	g        *gater
+	rg       RangeGit
+	b, head  string
+	rangeSet *gitscope.ChangedSet
+	infos    []TaskInfo
+	local    bool
+	info     RangeInfo
+	atBase   map[string]*baseTask
+}
+
+// run applies trust-model.md §5 steps 2–5 to the range.
+func (r *rangeRun) run(ctx context.Context) (*GateResult, error) {
+	g := r.g
+	added, rewritten := specChanges(r.rangeSet)
+	touched := touchedTasks(r.rangeSet)
+	r.info.Changed, r.info.AddedTasks, r.info.ChangedSpecs = len(r.rangeSet.Entries), added, rewritten
+	r.info.TouchedTasks = slices.Sorted(maps.Keys(touched))
+	res := &GateResult{Range: &r.info}
+	res.Stats.Tasks = len(r.infos)
+	atHead := map[string]TaskInfo{}
+	names := maps.Clone(touched)
+	for _, in := range r.infos {
 		atHead[in.Task.Name] = in
+		if r.local {
+			names[in.Task.Name] = touched[in.Task.Name]
+		}
+	}
+	r.atBase = map[string]*baseTask{}
+	for _, in := range r.infos {
+		if err := r.readBase(ctx, in.Task); err != nil {
+			return nil, err
+		}
 	}
 	var (
 		rows    []gateTask
 		pending []int // indexes in rows of the tasks to audit
 		owners  []owner
 	)
-	baselines := map[string]bool{}
 	type ancestry struct {
 		ok  bool
 		err error
 	}
 	ancestors := map[string]ancestry{}
-	for _, name := range slices.Sorted(maps.Keys(touched)) {
+	for _, name := range slices.Sorted(maps.Keys(names)) {
 		in, present := atHead[name]
+		tt, isTouched := touched[name]
 		if !present {
-			if touched[name].deleted {
+			if tt.deleted {
 				res.Findings = append(res.Findings, findTaskRecordChanged(name, ReasonTaskFolderDeleted,
 					fmt.Sprintf("task folder %s/%s is present at the base %s and missing at %s; a task record is never deleted on a branch — restore the folder (git checkout %s -- %s/%s)",
-						TasksDir, name, ShortOID(b), ShortOID(opts.Head), ShortOID(b), TasksDir, name)))
+						TasksDir, name, ShortOID(r.b), ShortOID(r.head), ShortOID(r.b), TasksDir, name)))
 			}
 			continue
 		}
 		res.Stats.Selected++
+		if !isTouched {
+			// The local gate only: a task the range does not touch is gated as an open task, and
+			// owns nothing.
+			rows = append(rows, g.gateTask(ctx, in))
+			continue
+		}
 		t := gateTask{GateTask: GateTask{Task: in.Task}}
 		if in.State != nil {
 			t.StateStatus, t.Baseline = in.State.Status, in.State.BaselineRef
 		}
-		closed, err := closedAt(ctx, rg, b, in.Task)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case closed:
-			f := findTaskRecordChanged(name, ReasonClosedTaskChanged,
-				fmt.Sprintf("task %s is closed (learned) at the base %s, and its folder changed in the range; a closed task's record is final — revert the change to %s and put new work in a new task",
-					name, ShortOID(b), in.Task.Dir))
-			t.setVerdict(VerdictBroken, Counts{Errors: 1}, []finding.Finding{f}, nil, opts.FailOnDrift)
+		switch base := r.atBase[name]; {
+		case base.closed():
+			r.closedRow(in, base, tt, &t)
 		case in.Err != nil:
 			t.fail(GateError, in.Err)
 		case in.State == nil:
 			t.Status, t.Reason = GateNotStarted, notStartedReason(in.Task)
+		case in.Tampered != "":
+			t.Status, t.Reason = GateBroken, in.Tampered
 		default:
 			a, seen := ancestors[in.State.BaselineRef]
 			if !seen {
-				a.ok, a.err = rg.IsAncestor(ctx, in.State.BaselineRef, opts.Head)
+				a.ok, a.err = r.rg.IsAncestor(ctx, in.State.BaselineRef, r.head)
 				if errors.Is(a.err, gitscope.ErrBaselineUnavailable) {
 					a.ok, a.err = false, nil // not a commit here (or not an OID): not on the branch
 				}
@@ -192,15 +352,15 @@ func gateBase(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, 
 			case err != nil:
 				t.fail(GateError, err)
 			case !ok:
-				f := findBaselineNotAncestor(name, in.State.BaselineRef, opts.Head)
-				t.setVerdict(VerdictBroken, Counts{Errors: 1}, []finding.Finding{f}, nil, opts.FailOnDrift)
+				f := findBaselineNotAncestor(name, in.State.BaselineRef, r.head)
+				t.setVerdict(VerdictBroken, Counts{Errors: 1}, []finding.Finding{f}, nil, g.opts.FailOnDrift)
 			case in.State.Status != StatusLearned && in.State.NextStep == NextRunPreflight:
 				t.Status, t.Reason = GateRefused, "pre-flight is required: "+in.State.BlockingReason+preflightNext(in.Task, in.State, DefaultMaxIterations)
 			default:
 				// learned never exempts a task whose folder changed: it is audited like an open one.
-				t.audited = true
 				pending = append(pending, len(rows))
 				if o, ok := g.owner(in.Task); ok {
+					o.accepted = in.State.Accepted()
 					owners = append(owners, o)
 				}
 			}
@@ -210,24 +370,152 @@ func gateBase(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, 
 	for _, i := range pending {
 		t := &rows[i]
 		in := atHead[t.Task.Name]
-		baselines[in.State.BaselineRef] = true
-		g.auditWith(ctx, in, t, &siblingGit{sharedGit: g.git, exclude: ownedByOthers(t.Task.Name, owners)})
-		res.Stats.Audited++
+		cs := g.audit(ctx, in, t, ownedByOthers(t.Task.Name, owners))
+		oi := slices.IndexFunc(owners, func(o owner) bool { return o.name == t.Task.Name })
+		if t.Status == GateAccepted {
+			r.info.Accepted = append(r.info.Accepted, AcceptedTask{Task: t.Task.Name, Reason: in.State.AcceptedReason})
+			if oi >= 0 {
+				owners[oi].changed = map[string]bool{}
+				for _, e := range cs.WithoutControl() {
+					owners[oi].changed[string(e.Path)] = true
+				}
+			}
+		} else if oi >= 0 {
+			owners[oi].accepted = false
+		}
+		if r.local && in.Recorded && in.State.Status == StatusLearned && t.Passed && !closureHolds(in, cs, owners) {
+			f := findTaskRecordChanged(t.Task.Name, ReasonClosedTaskChanged,
+				fmt.Sprintf("task %s was closed (learned) on this branch, and its audited inputs changed since (its history snapshot is not the one the controller store closed it on); a closed task's record is final — put new work in a new task (mastermind new-spec), or reopen it with mastermind run-task %s --pre-only",
+					t.Task.Name, t.Task.Spec))
+			t.setVerdict(VerdictBroken, Counts{Errors: 1}, []finding.Finding{f}, nil, g.opts.FailOnDrift)
+		}
 	}
+
 	for _, t := range rows {
 		res.Tasks = append(res.Tasks, t.GateTask)
 	}
-	res.Findings = append(res.Findings, releaseNotesChanged(ctx, rg, b, rangeSet)...)
-	res.Findings = append(res.Findings, unowned(rangeSet, owners, infos, g)...)
+	res.Findings = append(res.Findings, r.releaseNotesChanged()...)
+	res.Findings = append(res.Findings, r.unowned(owners)...)
 	audit.Sort(res.Findings)
-	res.Stats.Baselines = len(baselines)
-	res.Stats.ChangedSets = g.git.computed + 1 // the range diff
-	res.Stats.SpecReads, res.Stats.SpecParses = g.specReads, g.specParses
+	g.finishStats(&res.Stats)
 	return res, nil
 }
 
-// touched is what the range does to one task folder.
-type touched struct{ deleted bool }
+// closureHolds reports whether a task closed on the branch (learned in its store record) is
+// still closed on the inputs it was closed on: its history snapshot now (over cs, the changed set
+// its re-audit used) is the recorded one. When another re-audited task owns a path of its changed
+// set, a later task changed what this one had changed: that is the later task's to own, and the
+// re-audit alone decides.
+func closureHolds(in TaskInfo, cs *gitscope.ChangedSet, owners []owner) bool {
+	if cs == nil {
+		return true // not audited: the row already fails
+	}
+	for _, e := range cs.WithoutControl() {
+		if slices.ContainsFunc(owners, func(o owner) bool { return o.name != in.Task.Name && o.owns(string(e.Path)) }) {
+			return true
+		}
+	}
+	snap, ok := snapshotNow(in.Task, in.State, cs)
+	return ok && snap == in.State.HistorySnapshotSHA256
+}
+
+// baseTask is a task's record at the base B, the protected side: what its committed state.json
+// says, and, for a closed task, its spec's declared scope there.
+type baseTask struct {
+	Status   string `json:"status"`
+	Baseline string `json:"baseline_ref"`
+	SpecHash string `json:"spec_hash"`
+	Snapshot string `json:"history_snapshot_sha256"`
+	scope    []string
+}
+
+// closed reports whether the task is closed at the base: held or accepted and in history
+// review, or learned. A closed task's record is final and it owns nothing new.
+func (b *baseTask) closed() bool {
+	return b != nil && (b.Status == StatusHistoryReviewRequired || b.Status == StatusLearned)
+}
+
+// describe names the closed status for a message.
+func (b *baseTask) describe() string {
+	if b.Status == StatusLearned {
+		return "learned"
+	}
+	return "held, in history review"
+}
+
+// readBase reads task t's record at B into r.atBase (nil when B has no state.json for it, or one
+// that cannot be parsed: the task is then audited).
+func (r *rangeRun) readBase(ctx context.Context, t Task) error {
+	data, ok, err := r.rg.BaselineBlob(ctx, r.b, t.StateRel())
+	if err != nil || !ok {
+		return err
+	}
+	var bt baseTask
+	if json.Unmarshal(data, &bt) != nil {
+		return nil
+	}
+	if bt.closed() {
+		if raw, ok, err := r.rg.BaselineBlob(ctx, r.b, t.Spec); err != nil {
+			return err
+		} else if ok {
+			sp, _ := spec.Parse(raw, t.Spec)
+			if sp != nil {
+				bt.scope = sp.Scope.Declared
+			}
+		}
+	}
+	r.atBase[t.Name] = &bt
+	return nil
+}
+
+// closingFile reports whether name is a file of a task folder that the close of a task held at
+// the base writes (completion): the review, an archived review, the state.
+func closingFile(name string) bool {
+	return name == "state.json" || name == "history-review.md" ||
+		(strings.HasPrefix(name, "history-review.") && strings.HasSuffix(name, ".md"))
+}
+
+// closedRow decides a task closed at B whose folder the range touches: its record is final. A
+// task learned at B must not change at all; one held at B may only be closed (its review
+// completed, its state learned with the base's baseline, spec and snapshot). Anything else is
+// gate.task_record_changed (closed_task_changed). It never owns a path.
+func (r *rangeRun) closedRow(in TaskInfo, base *baseTask, tt touched, t *gateTask) {
+	g := r.g
+	var changed []string
+	for _, f := range tt.files {
+		if base.Status == StatusLearned || !closingFile(f) {
+			changed = append(changed, f)
+		}
+	}
+	st := in.State
+	closing := st != nil && st.BaselineRef == base.Baseline && st.SpecHash == base.SpecHash &&
+		(st.Status == StatusLearned || st.Status == StatusHistoryReviewRequired) &&
+		(st.HistorySnapshotSHA256 == base.Snapshot)
+	if len(changed) == 0 && !closing {
+		changed = []string{"state.json"}
+	}
+	if len(changed) > 0 {
+		f := findTaskRecordChanged(in.Task.Name, ReasonClosedTaskChanged,
+			fmt.Sprintf("task %s is closed (%s) at the base %s, and its folder changed in the range (%s); a closed task's record is final — revert the change to %s and put new work in a new task",
+				in.Task.Name, base.describe(), ShortOID(r.b), strings.Join(changed, ", "), in.Task.Dir))
+		t.setVerdict(VerdictBroken, Counts{Errors: 1}, []finding.Finding{f}, nil, g.opts.FailOnDrift)
+		return
+	}
+	// Held at B and closed on the branch: the review must back the base's snapshot.
+	if st.Status == StatusLearned {
+		g.learned(in, t)
+		return
+	}
+	t.Status, t.Passed, t.Verdict = GateHeld, true, st.Verdict
+	t.Reason = fmt.Sprintf("closed (held) at the base %s: not re-audited, and it owns nothing in the range", ShortOID(r.b))
+}
+
+// touched is what the range does to one task folder: whether a path in it was deleted, and the
+// changed files' names below the folder.
+type touched struct {
+	deleted bool
+	files   []string
+}
 
 // touchedTasks maps each task folder name with a changed path in the range (below
 // .mastermind/tasks/<name>/) to what changed. Files directly under .mastermind/tasks
@@ -239,65 +527,65 @@ func touchedTasks(cs *gitscope.ChangedSet) map[string]touched {
 		if !ok {
 			continue
 		}
-		name, _, ok := strings.Cut(rest, "/")
+		name, file, ok := strings.Cut(rest, "/")
 		if !ok {
 			continue
 		}
 		t := out[name]
 		t.deleted = t.deleted || e.Status == gitscope.StatusDeleted
+		t.files = append(t.files, file)
 		out[name] = t
 	}
 	return out
 }
 
-// closedAt reports whether the task's state.json at commit b says learned. Only the status is
-// read; a state at b that cannot be parsed is not closed (the task is then audited).
-func closedAt(ctx context.Context, rg RangeGit, b string, t Task) (bool, error) {
-	data, ok, err := rg.BaselineBlob(ctx, b, t.StateRel())
-	if err != nil || !ok {
-		return false, err
-	}
-	var st struct {
-		Status string `json:"status"`
-	}
-	if json.Unmarshal(data, &st) != nil {
-		return false, nil
-	}
-	return st.Status == StatusLearned, nil
-}
-
-// releaseNotesChanged: release notes of a task closed at b (.mastermind/releases/<task>.md)
+// releaseNotesChanged: release notes of a task closed at B (.mastermind/releases/<task>.md)
 // changed in the range.
-func releaseNotesChanged(ctx context.Context, rg RangeGit, b string, cs *gitscope.ChangedSet) []finding.Finding {
+func (r *rangeRun) releaseNotesChanged() []finding.Finding {
 	var fs []finding.Finding
-	for _, e := range cs.Entries {
+	for _, e := range r.rangeSet.Entries {
 		rest, ok := strings.CutPrefix(string(e.Path), ".mastermind/releases/")
 		name, isMD := strings.CutSuffix(rest, ".md")
 		if !ok || !isMD || strings.Contains(name, "/") || !taskRe.MatchString(name) {
 			continue
 		}
-		t := Task{Name: name, Dir: TasksDir + "/" + name}
-		if closed, err := closedAt(ctx, rg, b, t); err == nil && !closed {
+		base, seen := r.atBase[name]
+		if !seen {
+			// A task no longer at the head: read its record at B now.
+			if err := r.readBase(context.Background(), Task{Name: name, Dir: TasksDir + "/" + name, Spec: TasksDir + "/" + name + "/spec.md"}); err == nil {
+				base = r.atBase[name]
+			}
+		}
+		if !base.closed() {
 			continue
 		}
 		fs = append(fs, findTaskRecordChanged(name, ReasonReleaseNotesChange,
-			fmt.Sprintf("the release notes %s of task %s, closed at the base %s, changed in the range; revert them", e.Path, name, ShortOID(b))))
+			fmt.Sprintf("the release notes %s of task %s, closed at the base %s, changed in the range; revert them", e.Path, name, ShortOID(r.b))))
 	}
 	return fs
 }
 
 // owner is one re-audited task's claim on changed paths: its declared scope and the paths its
-// report lists.
+// report lists. An accepted drift task (accepted, until its audit shows otherwise) also owns the
+// reported paths of its changed set outside its scope: changed is that set once the audit
+// confirmed the acceptance.
 type owner struct {
 	name     string
 	scope    map[string]bool
 	reported map[string]bool
+	accepted bool
+	changed  map[string]bool
 }
 
-func (o owner) owns(p string) bool { return o.scope[p] && o.reported[p] }
+func (o owner) owns(p string) bool {
+	if !o.reported[p] {
+		return false
+	}
+	return o.scope[p] || (o.accepted && (o.changed == nil || o.changed[p]))
+}
 
-// owner reads task t's ownership from its committed spec and report; false when either cannot
-// be used (such a task's audit is broken anyway, and it owns nothing).
+// owner reads task t's ownership from its spec and report under its root; false when either
+// cannot be used (such a task's audit is broken anyway, and it owns nothing).
 func (g *gater) owner(t Task) (owner, bool) {
 	si, err := g.spec(t)
 	if err != nil || si.Spec == nil {
@@ -319,11 +607,12 @@ func (g *gater) owner(t Task) (owner, bool) {
 
 // unowned applies trust-model.md §5 step 2: every path of the range outside the controller's
 // artifact names and contract files (repopath.IsControllerArtifact, trust-model.md §2 I3, the
-// list the changed set uses) must be owned by a task re-audited in this gate; every other path,
-// under .mastermind/ or not, is a change a task must own.
-func unowned(cs *gitscope.ChangedSet, owners []owner, infos []TaskInfo, g *gater) []finding.Finding {
+// list the changed set uses) must be owned by a task re-audited in this gate. A path no task
+// owns is gate.closed_task_changed when it is in the declared scope of tasks closed at B (their
+// scope there), otherwise gate.unowned_change.
+func (r *rangeRun) unowned(owners []owner) []finding.Finding {
 	var fs []finding.Finding
-	for _, e := range cs.Entries {
+	for _, e := range r.rangeSet.Entries {
 		p := string(e.Path)
 		if repopath.IsControllerArtifact(p) {
 			continue
@@ -331,9 +620,25 @@ func unowned(cs *gitscope.ChangedSet, owners []owner, infos []TaskInfo, g *gater
 		if slices.ContainsFunc(owners, func(o owner) bool { return o.owns(p) }) {
 			continue
 		}
-		fs = append(fs, findUnownedChange(p, nearestTasks(p, infos, g)))
+		if closed := r.closedScopes(p); len(closed) > 0 {
+			fs = append(fs, findClosedTaskChanged(p, closed, r.b))
+			continue
+		}
+		fs = append(fs, findUnownedChange(p, nearestTasks(p, r.infos, r.g)))
 	}
 	return fs
+}
+
+// closedScopes names the tasks closed at B whose declared scope there holds p, sorted.
+func (r *rangeRun) closedScopes(p string) []string {
+	var out []string
+	for name, b := range r.atBase {
+		if b.closed() && slices.Contains(b.scope, p) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // nearestTasks names up to three tasks present at HEAD whose declared scope shares the longest
@@ -401,7 +706,7 @@ func specChanges(cs *gitscope.ChangedSet) (added, modified []string) {
 			continue
 		}
 		switch e.Status {
-		case gitscope.StatusAdded:
+		case gitscope.StatusAdded, gitscope.StatusUntracked: // untracked: in the local gate's work tree
 			added = append(added, name)
 		case gitscope.StatusModified:
 			modified = append(modified, name)
@@ -432,6 +737,13 @@ func findTaskRecordChanged(task, reason, msg string) finding.Finding {
 		Fields: []finding.Field{{Key: "task", Value: task}, {Key: "reason", Value: reason}}}
 }
 
+func findClosedTaskChanged(p string, tasks []string, b string) finding.Finding {
+	return finding.Finding{Rule: KindClosedTaskChanged, Class: finding.KindClass(KindClosedTaskChanged), File: p,
+		Message: fmt.Sprintf("%s changed in the range, in the declared scope of %s, closed at the base %s; a closed task owns nothing new — put the change in a new task (its own spec and report)",
+			p, strings.Join(tasks, ", "), ShortOID(b)),
+		Fields: []finding.Field{{Key: "file", Value: p}, {Key: "tasks", Value: tasks}}}
+}
+
 // ownedByOthers is the set of paths that a re-audited task other than name owns (in its scope
 // and its report) and that name's own report does not list: those are the other task's changes
 // and are left out of name's changed set, so that two tasks on one branch do not each see the
@@ -458,53 +770,47 @@ func ownedByOthers(name string, owners []owner) map[string]bool {
 	return out
 }
 
-// siblingGit is the shared repository view of one task's audit: its changed sets leave out the
-// paths in exclude (ownedByOthers).
-type siblingGit struct {
-	*sharedGit
-	exclude map[string]bool
-}
-
-func (s *siblingGit) ChangedSet(ctx context.Context, baseline string) (*gitscope.ChangedSet, error) {
-	cs, err := s.sharedGit.ChangedSet(ctx, baseline)
-	if err != nil || len(s.exclude) == 0 {
-		return cs, err
-	}
-	out := *cs
-	out.Entries = make([]gitscope.Entry, 0, len(cs.Entries))
-	for _, e := range cs.Entries {
-		if !s.exclude[string(e.Path)] {
-			out.Entries = append(out.Entries, e)
-		}
-	}
-	return &out, nil
-}
-
-// commitGit is the repository as of one commit: Root is a directory holding that commit's tree,
-// HEAD is the commit, the changed set of a baseline is the diff between the two commits and the
-// file list is the commit's tree. Nothing reads the index or the work tree. It caches nothing:
-// the gate reads it through a sharedGit, which computes each baseline's changed set once.
-type commitGit struct {
-	RangeGit
-	root  string
+// headCommit is the head commit of a gate against a base, as every task's source reads it: its
+// tree written out (or the CI checkout in place) and its file list. Nothing reads the index or
+// the work tree.
+type headCommit struct {
+	rg    RangeGit
 	head  string
 	files []string
 }
 
-func (c *commitGit) Root() string { return c.root }
+// source is the source of a task whose baseline is baseline: its changed set is the diff
+// between the two commits.
+func (h *headCommit) source(baseline string) source { return commitSource{h: h, baseline: baseline} }
 
-func (c *commitGit) Head(context.Context) (string, bool, error) { return c.head, false, nil }
+// commitSource is one task's source against a base (headCommit.source).
+type commitSource struct {
+	h        *headCommit
+	baseline string
+}
 
-func (c *commitGit) ChangedSet(ctx context.Context, baseline string) (*gitscope.ChangedSet, error) {
-	cs, err := c.RangeGit.DiffCommits(ctx, baseline, c.head)
+func (c commitSource) ChangedSet(ctx context.Context) (*gitscope.ChangedSet, error) {
+	cs, err := c.h.rg.DiffCommits(ctx, c.baseline, c.h.head)
 	if errors.Is(err, gitscope.ErrBaselineUnavailable) {
-		err = fmt.Errorf("baseline %s: %w", ShortOID(baseline), err)
+		err = fmt.Errorf("baseline %s: %w", ShortOID(c.baseline), err)
 	}
 	return cs, err
 }
 
-func (c *commitGit) ListFiles(context.Context) ([]string, error) { return slices.Clone(c.files), nil }
+func (c commitSource) Head(context.Context) (string, bool, error) { return c.h.head, false, nil }
 
-func (c *commitGit) DiffStat(context.Context, string) (string, error) {
+func (c commitSource) BaselineEntries(ctx context.Context, paths []string) (map[string]gitscope.EntryType, error) {
+	return c.h.rg.BaselineEntries(ctx, c.baseline, paths)
+}
+
+func (c commitSource) BaselineBlob(ctx context.Context, path string) ([]byte, bool, error) {
+	return c.h.rg.BaselineBlob(ctx, c.baseline, path)
+}
+
+func (c commitSource) ListFiles(context.Context) ([]string, error) {
+	return slices.Clone(c.h.files), nil
+}
+
+func (c commitSource) DiffStat(context.Context) (string, error) {
 	return "", errors.New("internal error: the gate against a base writes no release notes")
 }

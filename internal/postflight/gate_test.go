@@ -1,7 +1,6 @@
 package postflight
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -45,7 +44,8 @@ func liteReport(specPath string, files []string) string {
 
 func specOf(name string) string { return ".mastermind/tasks/" + name + "/spec.md" }
 
-// countingGit counts the changed-set computations reaching the repository.
+// countingGit counts the changed-set computations reaching the repository: the live ones under
+// their baseline, the snapshot views' under "since " + baseline (countViews).
 type countingGit struct {
 	*gitscope.Repo
 	changedSets map[string]int
@@ -56,10 +56,29 @@ func (g *countingGit) ChangedSet(ctx context.Context, baseline string) (*gitscop
 	return g.Repo.ChangedSet(ctx, baseline)
 }
 
-// ChangedSetSince counts under "since " + baseline: post-flight's snapshot runs.
-func (g *countingGit) ChangedSetSince(ctx context.Context, baseline string, st gitscope.SnapshotStore) (*gitscope.ChangedSet, error) {
-	g.changedSets["since "+baseline]++
-	return g.Repo.ChangedSetSince(ctx, baseline, st)
+// countedView is a snapshot view whose changed sets are counted.
+type countedView struct {
+	source
+	baseline string
+	counts   map[string]int
+}
+
+func (v countedView) ChangedSet(ctx context.Context) (*gitscope.ChangedSet, error) {
+	v.counts["since "+v.baseline]++
+	return v.source.ChangedSet(ctx)
+}
+
+// countViews counts every snapshot view's changed set in g.changedSets for the rest of the test.
+func countViews(t *testing.T, g *countingGit) {
+	orig := newSnapshotView
+	t.Cleanup(func() { newSnapshotView = orig })
+	newSnapshotView = func(ctx context.Context, git Git, baseline string, snap gitscope.SnapshotStore) (source, error) {
+		src, err := orig(ctx, git, baseline, snap)
+		if err != nil {
+			return nil, err
+		}
+		return countedView{source: src, baseline: baseline, counts: g.changedSets}, nil
+	}
 }
 
 // gateRepo builds a repository with seven tasks sharing one baseline B0 and one change (a.go):
@@ -129,7 +148,9 @@ func gateRepo(t *testing.T) (string, *countingGit, string) {
 	// reads its state.json (a hand-written learned state over a record is tampering).
 	forgetRecord(t, root, "004-learned")
 	writeFile(t, root, ".mastermind/tasks/006-corrupt/state.json", "{not json")
-	return root, &countingGit{Repo: repo, changedSets: map[string]int{}}, b0
+	g := &countingGit{Repo: repo, changedSets: map[string]int{}}
+	countViews(t, g)
+	return root, g, b0
 }
 
 // snapshotStates returns every state.json's bytes by task.
@@ -197,11 +218,13 @@ func TestGateReadOnly(t *testing.T) {
 	if res.Count(GateError) != 1 || res.Passed() {
 		t.Errorf("a corrupt state did not fail closed: %+v", gateRows(res))
 	}
-	// One changed set for the shared baseline, computed once for four audited tasks.
-	if d := cmp.Diff(map[string]int{b0: 1}, g.changedSets); d != "" {
+	// Each audited task's changed set is its own, under its own pre-flight snapshots, as its
+	// post-flight computes it (trust-model.md I1): three snapshot runs, no live one. 007's
+	// changed spec refuses it before its changed set is needed.
+	if d := cmp.Diff(map[string]int{"since " + b0: 3}, g.changedSets); d != "" {
 		t.Errorf("changed-set computations (-want +got):\n%s", d)
 	}
-	wantStats := GateStats{Tasks: 7, Selected: 7, Audited: 4, Baselines: 1, ChangedSets: 1, SpecReads: 4, SpecParses: 4}
+	wantStats := GateStats{Tasks: 7, Selected: 7, Audited: 3, Baselines: 1, ChangedSets: 3, SpecReads: 4, SpecParses: 4}
 	if d := cmp.Diff(wantStats, res.Stats); d != "" {
 		t.Errorf("stats (-want +got):\n%s", d)
 	}
@@ -365,8 +388,9 @@ func taskIndex(r *GateResult, name string) int {
 	return -1
 }
 
-// TestSharedGitCachesErrors: a failing baseline is asked once and every task gets its error.
-func TestSharedGitCachesErrors(t *testing.T) {
+// TestChangedOnceCachesErrors: a failing changed set is computed once and every reader gets its
+// error.
+func TestChangedOnceCachesErrors(t *testing.T) {
 	gitEnv(t)
 	root := t.TempDir()
 	writeFile(t, root, "a", "x\n")
@@ -377,22 +401,17 @@ func TestSharedGitCachesErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cg := &countingGit{Repo: repo, changedSets: map[string]int{}}
-	sg := newSharedGit(cg)
+	head := git(t, root, "rev-parse", "HEAD")
 	missing := strings.Repeat("1", 40)
-	_, err1 := sg.ChangedSet(context.Background(), missing)
-	_, err2 := sg.ChangedSet(context.Background(), missing)
+	co := &changedOnce{src: (&headCommit{rg: repo, head: head}).source(missing)}
+	var stats GateStats
+	_, err1 := co.get(context.Background(), &stats)
+	_, err2 := co.get(context.Background(), &stats)
 	if err1 == nil || err2 == nil || err1.Error() != err2.Error() {
 		t.Fatalf("errors: %v / %v", err1, err2)
 	}
-	if cg.changedSets[missing] != 1 || sg.computed != 1 {
-		t.Errorf("computed %d (%d), want 1", cg.changedSets[missing], sg.computed)
-	}
-	f1, _ := sg.ListFiles(context.Background())
-	f1[0] = "mutated"
-	f2, _ := sg.ListFiles(context.Background())
-	if !bytes.Equal([]byte(f2[0]), []byte("a")) {
-		t.Errorf("ListFiles cache was mutated through a returned slice: %v", f2)
+	if stats.ChangedSets != 1 {
+		t.Errorf("computed %d, want 1", stats.ChangedSets)
 	}
 }
 

@@ -27,7 +27,7 @@ const (
 func (c *controller) held(ctx context.Context, st *State, cs *gitscope.ChangedSet, d []gitscope.Entry, specRaw []byte, auditSHA, summary string) (*Outcome, error) {
 	res := c.res
 	sp, _ := spec.Parse(specRaw, c.task.Spec)
-	notes, err := c.releaseNotes(ctx, sp, st.BaselineRef, cs, d, "Audit: ✅ Held")
+	notes, err := c.releaseNotes(ctx, sp, cs, d, "Audit: ✅ Held")
 	if err != nil {
 		return res, err
 	}
@@ -43,7 +43,7 @@ func (c *controller) held(ctx context.Context, st *State, cs *gitscope.ChangedSe
 	}
 	st.BlockingStreak, st.BlockingFingerprint = 0, ""
 	if err != nil {
-		st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusBlocked, NextPlannerReview, RiskMedium, ArtifactAudit
+		st.Status, st.NextStep, st.OutcomeRisk, st.LastArtifact = StatusBlocked, NextPlannerReview, RiskMedium, ArtifactAudit
 		st.BlockingReason = "audit inputs unavailable: " + err.Error()
 		st.InputsFingerprint = ""
 		if werr := c.writeState(st); werr != nil {
@@ -55,7 +55,7 @@ func (c *controller) held(ctx context.Context, st *State, cs *gitscope.ChangedSe
 	if err != nil {
 		return res, err
 	}
-	st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusHistoryReviewRequired, NextReviewHistory, RiskLow, ArtifactHistoryReview
+	st.Status, st.NextStep, st.OutcomeRisk, st.LastArtifact = StatusHistoryReviewRequired, NextReviewHistory, RiskLow, ArtifactHistoryReview
 	st.BlockingReason, st.HistorySnapshotSHA256 = "", snap
 	res.Artifacts.HistoryReview = c.task.HistoryReviewRel()
 	res.AuditSummary, res.Verdict = summary, VerdictHeld
@@ -74,7 +74,7 @@ func (c *controller) held(ctx context.Context, st *State, cs *gitscope.ChangedSe
 
 // releaseNotes renders §8.1; trailer is the last line ("Audit: ✅ Held", or the accepted drift of
 // lifecycle-v2.md §3).
-func (c *controller) releaseNotes(ctx context.Context, sp *spec.Spec, baseline string, cs *gitscope.ChangedSet, d []gitscope.Entry, trailer string) ([]byte, error) {
+func (c *controller) releaseNotes(ctx context.Context, sp *spec.Spec, cs *gitscope.ChangedSet, d []gitscope.Entry, trailer string) ([]byte, error) {
 	title := sp.Title
 	if title == "" {
 		title = sp.Frontmatter.Title
@@ -90,7 +90,7 @@ func (c *controller) releaseNotes(ctx context.Context, sp *spec.Spec, baseline s
 	}
 	stat := "diff stat unavailable (degraded)\n"
 	if !cs.Degraded {
-		s, err := c.git.DiffStat(ctx, baseline)
+		s, err := c.src.DiffStat(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -230,7 +230,7 @@ func (c *controller) writeHistoryReview(snap string) (complete bool, err error) 
 	case err == nil:
 		oldSnap := reviewSnapshot(old)
 		if oldSnap == snap {
-			return len(CheckReview(old, snap)) == 0, nil
+			return len(c.checkReview(old, snap)) == 0, nil
 		}
 		if oldSnap == "" {
 			oldSnap = sha256Hex(old)

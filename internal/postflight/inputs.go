@@ -45,12 +45,13 @@ func (in *inputs) fingerprintFor(runAll bool) string {
 }
 
 // readInputs reads the task's audited inputs for state st — the spec and the report through
-// c.readTaskFile (the task folder's handle in a run-task), the changed set from git — and computes
-// their fingerprint. runAll is --run-verify (every declared command runs at post-flight), which
-// changes what the audit checks and so is part of the fingerprint. An error is operational (git
-// failing, an I/O error other than a refused file).
+// c.readTaskFile (the task folder's handle in a run-task), the changed set from the task's
+// source (sourceFor: the snapshot view of its store record) — and computes their fingerprint,
+// the one inputs fingerprint of every door. runAll is --run-verify (every declared command runs
+// at post-flight), which changes what the audit checks and so is part of the fingerprint. It
+// sets c.src. An error is operational (git failing, an I/O error other than a refused file).
 func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*inputs, error) {
-	git, t := c.git, c.task
+	t := c.task
 	raw, err := c.readTaskFile("spec.md", t.Spec, spec.MaxBytes)
 	if err != nil && fsx.ReasonOf(err) == "" {
 		return nil, fmt.Errorf("read %s: %w", t.Spec, err)
@@ -60,18 +61,18 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 		return in, nil
 	}
 	in.Spec.Spec, in.Spec.Findings = spec.Parse(raw, t.Spec)
-	// The changed set the audit uses: against the task's pre-flight snapshots in a run-task
-	// (trust-model.md I1), as auditTask computes it.
-	if c.files != nil && c.files.st != nil {
-		git = snapshotGit{Git: git, snap: c.files.st}
+	src, err := c.source(ctx, st)
+	if err != nil {
+		return nil, err
 	}
 	// The audit's git work starts here, all of it at once: the changed set, the baseline lookup
 	// of the declared creations and HEAD (auditTask uses them; gitscope.md §8.4).
-	pf := audit.StartChangedSet(ctx, git, st.BaselineRef)
-	pf.LookupBaseline(ctx, git, st.BaselineRef, in.Spec.Spec.Scope.Creates)
+	ag := auditGit{src: src, baseline: st.BaselineRef}
+	pf := audit.StartChangedSet(ctx, ag, st.BaselineRef)
+	pf.LookupBaseline(ctx, ag, st.BaselineRef, in.Spec.Spec.Scope.Creates)
 	headCh := make(chan headResult, 1)
 	go func() {
-		oid, unborn, err := c.git.Head(ctx)
+		oid, unborn, err := src.Head(ctx)
 		headCh <- headResult{oid, unborn, err}
 	}()
 	head := sync.OnceValue(func() headResult { return <-headCh })
@@ -117,6 +118,12 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 	}
 	in.Fingerprint = in.fingerprintFor(runAll)
 	return in, nil
+}
+
+type headResult struct {
+	oid    string
+	unborn bool
+	err    error
 }
 
 // verifyLines are the declared verify commands as the fingerprint sees them, in order, then a
@@ -364,26 +371,4 @@ func nonRegularID(fi fs.FileInfo, readlink func() (string, error)) (string, erro
 		return "dir", nil
 	}
 	return "special:" + fi.Mode().Type().String(), nil
-}
-
-// fixedGit is a Git whose changed set for one baseline is already computed (readInputs, with the
-// snapshots when the run has them), so that the audit does not run the git recipe a second time.
-type fixedGit struct {
-	Git
-	baseline string
-	cs       *gitscope.ChangedSet
-}
-
-func (g fixedGit) ChangedSet(ctx context.Context, baseline string) (*gitscope.ChangedSet, error) {
-	if baseline == g.baseline && g.cs != nil {
-		return g.cs, nil
-	}
-	return g.Git.ChangedSet(ctx, baseline)
-}
-
-func (g fixedGit) ChangedSetSince(ctx context.Context, baseline string, store gitscope.SnapshotStore) (*gitscope.ChangedSet, error) {
-	if baseline == g.baseline && g.cs != nil {
-		return g.cs, nil
-	}
-	return g.Git.ChangedSetSince(ctx, baseline, store)
 }

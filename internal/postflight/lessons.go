@@ -123,6 +123,58 @@ const lessonsName = "_lessons.md"
 // lessonField matches an entry field line "- **Name:** value" (§11 entry shape).
 var lessonField = regexp.MustCompile(`^- \*\*([A-Za-z ]+):\*\*(.*)$`)
 
+// PendingLesson is an entry of the lessons file whose Reusable lesson is still pending.
+type PendingLesson struct {
+	ID   string // "lesson-<16 hex>", the entry's heading
+	Line int    // 1-based line of its Reusable lesson field
+}
+
+// PendingLessons returns, in file order, the entries of the lessons file content data whose Task
+// is task and whose Reusable lesson still starts with "pending" (any case), as mastermind writes
+// it ("pending semantic review"). Only prose lines count, as for the upsert.
+func PendingLessons(data []byte, task string) []PendingLesson {
+	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	d := markdown.Parse([]byte(text))
+	prose := ProseLines(d)
+	var out []PendingLesson
+	var id, owner, lesson string
+	line := 0
+	flush := func() {
+		if id != "" && owner == task && strings.HasPrefix(strings.ToLower(lesson), "pending") {
+			out = append(out, PendingLesson{ID: id, Line: line})
+		}
+		id, owner, lesson, line = "", "", "", 0
+	}
+	for i, l := range strings.Split(text, "\n") {
+		if i+1 >= len(prose) || !prose[i+1] {
+			continue
+		}
+		if strings.HasPrefix(l, "#") {
+			flush()
+			if h, ok := strings.CutPrefix(strings.TrimRight(l, " \t"), "## "); ok && strings.HasPrefix(h, "lesson-") {
+				id = h
+			}
+			continue
+		}
+		m := lessonField.FindStringSubmatch(l)
+		if id == "" || m == nil {
+			continue
+		}
+		switch v := strings.TrimSpace(m[2]); m[1] {
+		case "Task":
+			if owner == "" {
+				owner = v
+			}
+		case "Reusable lesson":
+			if line == 0 {
+				lesson, line = v, i+1
+			}
+		}
+	}
+	flush()
+	return out
+}
+
 // UpsertLesson returns the lessons file content after upserting the entry (task, kind) with the
 // given Observed text and date (YYYY-MM-DD), or nil when nothing may be written: the entry exists
 // with a Status other than candidate, or it is malformed (see UpsertLessonText).

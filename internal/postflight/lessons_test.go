@@ -2,6 +2,7 @@ package postflight
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -208,4 +209,19 @@ func FuzzUpsertLessonText(f *testing.F) {
 			t.Fatal("entry heading lost")
 		}
 	})
+}
+
+// PendingLessons finds the task's entries whose Reusable lesson is still pending, in prose
+// only: another task's entry, a filled-in lesson and a copy in a code fence do not count.
+func TestPendingLessons(t *testing.T) {
+	data := "# mastermind lessons\r\n\r\n## lesson-aaaa\r\n\r\n- **Task:** 001-a\r\n- **Reusable lesson:** pending semantic review\r\n" +
+		"\n## lesson-bbbb\n\n- **Task:** 002-b\n- **Reusable lesson:** pending semantic review\n" +
+		"\n## lesson-cccc\n\n- **Task:** 001-a\n- **Reusable lesson:** Report every changed file.\n" +
+		"\n```\n## lesson-dddd\n- **Task:** 001-a\n- **Reusable lesson:** pending\n```\n" +
+		"\n## lesson-eeee\n\n- **Reusable lesson:** PENDING\n- **Task:** 001-a\n"
+	got := PendingLessons([]byte(data), "001-a")
+	want := []PendingLesson{{ID: "lesson-aaaa", Line: 6}, {ID: "lesson-eeee", Line: 26}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
 }

@@ -14,8 +14,8 @@ import (
 // taskRe is the canonical task folder name of §0.
 var taskRe = regexp.MustCompile(`^[0-9]{3,}-[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
-// ErrSpecPath is the usage error of §0 for a spec path outside the canonical layout (exit 2).
-var ErrSpecPath = errors.New("the spec must be .mastermind/tasks/<NNN>-<slug>/spec.md inside the repository")
+// ErrSpecPath is the usage error of §0 for a task argument outside the canonical layout (exit 2).
+var ErrSpecPath = errors.New("the task must be its spec .mastermind/tasks/<NNN>-<slug>/spec.md, its task folder or its folder name <NNN>-<slug>, inside the repository")
 
 // SpecPathError wraps ErrSpecPath with the detail of what was wrong.
 type SpecPathError struct {
@@ -54,9 +54,11 @@ func (t Task) LessonsRel() string       { return ".mastermind/tasks/_lessons.md"
 // Abs converts a task-relative artifact path to an absolute path.
 func (t Task) Abs(rel string) string { return filepath.Join(t.Root, filepath.FromSlash(rel)) }
 
-// ResolveTask applies the spec path rules of §0 to arg (relative to the current directory) inside
-// root (absolute, clean). A violation is a *SpecPathError (usage, exit 2). A missing spec file is
-// not an error here: pre-flight reports it as spec.unreadable.
+// ResolveTask applies the task argument rules of §0 to arg inside root (absolute, clean): the
+// spec path or the task folder (relative to the current directory), or the bare folder name
+// "<NNN>-<slug>" of a task under .mastermind/tasks. Every command that takes a task resolves it
+// here. A violation is a *SpecPathError (usage, exit 2). A missing spec file is not an error
+// here: pre-flight reports it as spec.unreadable.
 func ResolveTask(root, arg string) (Task, error) {
 	if !utf8.ValidString(arg) {
 		return Task{}, &SpecPathError{Arg: arg, Detail: "the path is not valid UTF-8"}
@@ -64,11 +66,22 @@ func ResolveTask(root, arg string) (Task, error) {
 	if strings.Contains(arg, `\`) {
 		return Task{}, &SpecPathError{Arg: arg, Detail: "the path contains a backslash"}
 	}
-	// The working directory may be reached through a symlink (for example /tmp on macOS):
-	// RelReal compares real paths of the root and of the argument's directory then.
-	rel, err := fsx.RelReal(root, arg)
-	if err != nil {
-		return Task{}, &SpecPathError{Arg: arg, Detail: "it is outside the repository " + root}
+	var rel string
+	if taskRe.MatchString(arg) && !strings.Contains(arg, "..") {
+		// A folder name: the pattern allows no "/", so it is never a path from the current
+		// directory.
+		rel = TasksDir + "/" + arg + "/spec.md"
+	} else {
+		// The working directory may be reached through a symlink (for example /tmp on macOS):
+		// RelReal compares real paths of the root and of the argument's directory then.
+		r, err := fsx.RelReal(root, arg)
+		if err != nil {
+			return Task{}, &SpecPathError{Arg: arg, Detail: "it is outside the repository " + root}
+		}
+		rel = r
+		if p := strings.Split(rel, "/"); len(p) == 3 && p[0] == ".mastermind" && p[1] == "tasks" {
+			rel += "/spec.md" // the task folder
+		}
 	}
 	parts := strings.Split(rel, "/")
 	if len(parts) != 4 || parts[0] != ".mastermind" || parts[1] != "tasks" || parts[3] != "spec.md" ||

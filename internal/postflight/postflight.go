@@ -29,6 +29,10 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Outcome, err
 		return res, err
 	}
 	defer in.Spec.close()
+	res.InputsFingerprint = in.Fingerprint
+	if in.Fingerprint == "" {
+		res.InputsFingerprint = refusalFingerprint(reasonSpecChanged, sha256Hex(in.Spec.Raw))
+	}
 	// --rerun-verify asks for new runs of the verify commands, and a mirror found tampered with
 	// must be reported by an audit (controller_record_tampered), so both always audit.
 	tampered := c.files != nil && len(c.files.tamperFindings()) > 0
@@ -45,11 +49,8 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Outcome, err
 	if err := c.writeState(&st); err != nil {
 		return res, err
 	}
-	git := c.git
-	if in.Changed != nil {
-		git = fixedGit{Git: c.git, baseline: st.BaselineRef, cs: in.Changed}
-	}
-	ar, err := auditTask(ctx, git, c.task, &st, in.Spec, c.files, c.verifyInputs(&st))
+	ar, err := auditTask(ctx, auditRequest{Task: c.task, State: &st, Src: c.src, Spec: in.Spec, Files: c.files,
+		Verify: c.verifyInputs(&st), RepoFindings: builder{git: c.git}.repoFindings(ctx), Foreign: c.foreignInputs(&st)})
 	if err != nil {
 		return res, err
 	}
@@ -105,7 +106,7 @@ func (s *specInput) close() {
 func (c *controller) persistAudit(ctx context.Context, st *State, ar *auditRun) (*Outcome, error) {
 	switch {
 	case ar.SpecChanged:
-		st.Status, st.NextStep, st.Risk, st.BlockingReason, st.LastArtifact = StatusBlocked, NextRunPreflight, RiskMedium, reasonSpecChanged, ArtifactSpec
+		st.Status, st.NextStep, st.OutcomeRisk, st.BlockingReason, st.LastArtifact = StatusBlocked, NextRunPreflight, RiskMedium, reasonSpecChanged, ArtifactSpec
 		if err := c.writeState(st); err != nil {
 			return c.res, err
 		}
@@ -119,32 +120,63 @@ func (c *controller) persistAudit(ctx context.Context, st *State, ar *auditRun) 
 	return c.finish(ctx, st, newAudit(ar.Result), ar.Findings, ar.Changed, ar.D, ar.SpecRaw)
 }
 
-// auditTask runs post-flight steps 2–6 for task t with state st without writing anything (but
-// verification receipts, with verify): the spec binding (step 2), then audit.Compute over the
-// spec, the executor report and the changed set. pre, when non-nil, is the spec as already read
-// and parsed. files, when non-nil (a run-task), is the task folder's handle the spec and report
-// are read through (trust-model.md I4); the gate's read-only audit reads them by path. verify,
-// when non-nil, runs the declared verification commands (run-task only, never the gate). An
-// error is operational (exit 3).
-func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, files *taskFiles, verify *audit.VerifyInputs) (*auditRun, error) {
-	// Step 2: spec binding.
-	var raw []byte
-	var err error
-	if pre != nil {
-		raw, err = pre.Raw, pre.Err
-	} else if files != nil {
-		raw, err = files.readFile("spec.md", spec.MaxBytes)
-	} else {
-		raw, err = fsx.ReadInRoot(t.Root, t.Spec, spec.MaxBytes)
+// auditRequest is one audit as a door asks for it (auditTask); nothing is inferred from a field
+// left empty but what its comment says.
+type auditRequest struct {
+	Task  Task
+	State *State
+	// Src is the task's source (sourceFor).
+	Src source
+	// Spec is the spec as the door read and parsed it (readInputs, gater.spec); its Prefetch, when
+	// set, is the audit's git work already started.
+	Spec *specInput
+	// Changed, when set, is the changed set the door already computed from Src (the gate), with
+	// the paths other re-audited tasks own left out.
+	Changed *gitscope.ChangedSet
+	// Files is a run-task's task folder: the report is read through its handle (trust-model.md
+	// I4) and the per-path findings are kept as runs. nil for the gate's read-only audit, which
+	// reads the report by path under the task's root.
+	Files *taskFiles
+	// Verify runs the declared verification commands (run-task only, never a gate).
+	Verify *audit.VerifyInputs
+	// RepoFindings are the door's findings about the repository itself (builder.repoFindings).
+	RepoFindings []finding.Finding
+	// Foreign checks other tasks' records against the task's pre-flight snapshot of them
+	// (trust-model.md I3); nil checks none.
+	Foreign *foreignInputs
+}
+
+// foreignInputs are the other tasks' records as the task's pre-flight saw them (I3).
+type foreignInputs struct {
+	Before          map[string]string
+	ControllerWrote func(task, name, sha string) bool
+}
+
+// foreignInputs is the run-task's I3 check for state st: the store record's snapshot of the
+// other tasks' records, when it was taken at st's baseline (a record from before I3 has none).
+func (c *controller) foreignInputs(st *State) *foreignInputs {
+	if c.files == nil || c.files.rec == nil || c.files.rec.Foreign == nil || c.files.rec.Foreign.Baseline != st.BaselineRef {
+		return nil
 	}
+	return &foreignInputs{Before: c.files.rec.Foreign.Records, ControllerWrote: c.files.controllerWrote}
+}
+
+// auditTask runs post-flight steps 2–6 for one audit request without writing anything (but
+// verification receipts, with Verify): the spec binding (step 2), then audit.Compute over the
+// spec, the executor report and the changed set from the request's source. An error is
+// operational (exit 3).
+func auditTask(ctx context.Context, req auditRequest) (*auditRun, error) {
+	t, st, pre := req.Task, req.State, req.Spec
+	// Step 2: spec binding.
+	raw, err := pre.Raw, pre.Err
 	if err != nil && fsx.ReasonOf(err) == "" {
 		return nil, fmt.Errorf("read %s: %w", t.Spec, err)
 	}
 	if err != nil || sha256Hex(raw) != st.SpecHash {
 		return &auditRun{SpecChanged: true}, nil
 	}
-	head := git.Head
-	if pre != nil && pre.head != nil {
+	head := req.Src.Head
+	if pre.head != nil {
 		head = func(context.Context) (string, bool, error) { return pre.head() }
 	}
 	headOID, unborn, err := head(ctx)
@@ -152,56 +184,38 @@ func auditTask(ctx context.Context, git Git, t Task, st *State, pre *specInput, 
 		return nil, err
 	}
 	// Step 4 starts here (or, in a run-task, already started in readInputs: pre.Prefetch),
-	// concurrently with parsing the spec and validating the report, so that nothing runs
-	// serially before the git recipe (gitscope.md §8.4). A rejected report uses it too (its
-	// feedback round, lifecycle-v2.md §6). Close waits for every lookup on every return, so none
-	// outlives the audit.
-	// A run-task computes it against the task's pre-flight snapshots (trust-model.md I1); the
-	// gate, whose tasks have no snapshot on a CI machine, against the live repository.
-	var pfGit audit.PrefetchGit = git
-	var repoFindings []finding.Finding
-	var controllerWrites map[string]string
-	if files != nil && files.st != nil {
-		pfGit = snapshotGit{Git: git, snap: files.st}
-		controllerWrites = files.controllerWrites(st.BaselineRef)
-		if p, _, w := git.GitBinary(ctx); w {
-			repoFindings = append(repoFindings, audit.FindGitBinaryUserWritable(p))
-		}
-	}
-	var pf *audit.Prefetch
-	if pre != nil && pre.Prefetch != nil {
-		pf = pre.Prefetch
-	} else {
-		pf = audit.StartChangedSet(ctx, pfGit, st.BaselineRef)
+	// concurrently with validating the report, so that nothing runs serially before the git
+	// recipe (gitscope.md §8.4). A rejected report uses it too (its feedback round,
+	// lifecycle-v2.md §6). Close waits for every lookup on every return, so none outlives the
+	// audit.
+	ag := auditGit{src: req.Src, baseline: st.BaselineRef, changed: req.Changed}
+	pf := pre.Prefetch
+	if pf == nil {
+		pf = audit.StartChangedSet(ctx, ag, st.BaselineRef)
 	}
 	defer pf.Close()
 	// A run-task holds the per-path findings as runs (persistAudit reads them through All); the
 	// gate's callers read Findings alone.
-	in := audit.Inputs{Root: t.Root, SpecPath: t.Spec, Baseline: st.BaselineRef, Prefetch: pf, Claims: git, Verify: verify,
-		RepoFindings: repoFindings, PathRuns: files != nil, ControllerWrites: controllerWrites}
-	// Another task's records are checked against this task's pre-flight snapshot (I3); a record
-	// from before I3 has none, and the gate re-audits closed tasks whose changed sets hold
-	// every later task's folder, so neither checks them.
-	if files != nil && files.rec != nil && files.rec.Foreign != nil && files.rec.Foreign.Baseline == st.BaselineRef {
-		in.ForeignArtifacts, in.ForeignBefore, in.ControllerWrote = true, files.rec.Foreign.Records, files.controllerWrote
+	in := audit.Inputs{Root: t.Root, SpecPath: t.Spec, Baseline: st.BaselineRef, Prefetch: pf, Claims: ag, Verify: req.Verify,
+		RepoFindings: req.RepoFindings, PathRuns: req.Files != nil, ControllerWrites: req.Files.controllerWrites(st.BaselineRef)}
+	if f := req.Foreign; f != nil {
+		in.ForeignArtifacts, in.ForeignBefore, in.ControllerWrote = true, f.Before, f.ControllerWrote
 	}
-	if pre != nil {
-		in.Transcript = pre.Transcript
-	}
-	if pre != nil && pre.Spec != nil {
+	in.Transcript = pre.Transcript
+	if pre.Spec != nil {
 		in.Spec, in.SpecFindings = pre.Spec, pre.Findings
 	} else {
 		in.Spec, in.SpecFindings = spec.Parse(raw, t.Spec)
 	}
-	if pre == nil || pre.Prefetch == nil {
-		pf.LookupBaseline(ctx, git, st.BaselineRef, in.Spec.Scope.Creates)
+	if pre.Prefetch == nil {
+		pf.LookupBaseline(ctx, ag, st.BaselineRef, in.Spec.Scope.Creates)
 	}
 	if !unborn {
 		in.Head = &headOID
 	}
 	// Step 3: executor report.
-	if files != nil {
-		in.Report, err = report.ReadDir(files.dir, "executor-report.md", t.ReportRel())
+	if req.Files != nil {
+		in.Report, err = report.ReadDir(req.Files.dir, "executor-report.md", t.ReportRel())
 	} else {
 		in.Report, err = report.ReadInRepo(t.Root, t.ReportRel())
 	}
@@ -257,10 +271,10 @@ func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []findi
 		st.NextStep = NextReturnToDesign
 	}
 	icon := "❌ Broken"
-	st.Status, st.Risk = StatusBroken, RiskHigh
+	st.Status, st.OutcomeRisk = StatusBroken, RiskHigh
 	if verdict == VerdictDrift {
 		icon = "⚠️ Drift"
-		st.Status, st.Risk = StatusDrift, RiskMedium
+		st.Status, st.OutcomeRisk = StatusDrift, RiskMedium
 	}
 	st.BlockingReason = fmt.Sprintf("post-flight verdict: %s — errors: %d, warnings: %d", icon, e, w)
 	if returned {
@@ -287,7 +301,7 @@ func (c *controller) writeAudit(st *State, a *Audit) (sha string, summary string
 	sum := newSummaryCap(MaxSummaryFindings)
 	sha, err = c.files.saveAudit(func(w io.Writer) error { return writeAudit(w, a, sum) }, c.now())
 	if err != nil {
-		st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusBlocked, NextPlannerReview, RiskHigh, ArtifactSpec
+		st.Status, st.NextStep, st.OutcomeRisk, st.LastArtifact = StatusBlocked, NextPlannerReview, RiskHigh, ArtifactSpec
 		st.BlockingReason = "failed to persist audit.md: " + err.Error()
 		st.ClearVerdict()
 		if werr := c.writeState(st); werr != nil {
@@ -322,7 +336,7 @@ func (c *controller) rejectCommon(st *State, a *Audit, r audit.Rejection, fs []f
 		return res, err
 	}
 	applyStreak(st, streak, fingerprint)
-	st.Status, st.NextStep, st.Risk, st.LastArtifact = StatusBlocked, NextPlannerReview, RiskMedium, ArtifactReport
+	st.Status, st.NextStep, st.OutcomeRisk, st.LastArtifact = StatusBlocked, NextPlannerReview, RiskMedium, ArtifactReport
 	if returned {
 		st.NextStep = NextReturnToDesign
 		blocking += streakSuffix

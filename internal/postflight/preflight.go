@@ -133,8 +133,27 @@ func (r *preRun) validateSpec(context.Context) error {
 	if sp != nil && sp.Scope.Source == spec.SourceFrontmatter {
 		r.fs = append(r.fs, setFile(spec.CheckDeclaredFiles(c.task.Root, sp), c.task.Spec)...)
 		r.fs = append(r.fs, setFile(spec.CheckCreates(c.task.Root, sp), c.task.Spec)...)
+		r.warnCreatesGlobs()
 	}
 	return nil
+}
+
+// warnCreatesGlobs warns about every creates path with a glob character: declared paths are
+// exact (§1.4), so only a file literally named so can be added and the approval can only end
+// broken. A warning, not a refusal: such a file name is legal.
+func (r *preRun) warnCreatesGlobs() {
+	c, sp := r.c, r.sp
+	for _, p := range sp.Scope.Creates {
+		if !strings.ContainsAny(p, "*?[") {
+			continue
+		}
+		f := finding.Finding{Rule: finding.KindPreflightCreatesGlob, Class: finding.ClassWarning, File: c.task.Spec,
+			Message: fmt.Sprintf("creates path %s contains a glob character, but declared paths are exact and never expanded: the executor can add only a file literally named %s, so this approval can only end broken; list each file the task creates, then run: mastermind run-task %s --pre-only",
+				textsafe.Escape(p), textsafe.Escape(p), c.task.Spec),
+			Fields: []finding.Field{{Key: "file", Value: p}}}
+		f.Line, f.Column, f.Pointer, _ = sp.DeclarationPos("creates", p)
+		r.warnings = append(r.warnings, f)
+	}
 }
 
 // resolveBaseline is step 4: HEAD (or the empty tree) on the first pre-flight; the saved
@@ -235,7 +254,11 @@ func (r *preRun) preexistingChanges(ctx context.Context) error {
 		return fmt.Errorf("pre-flight snapshot: %w", err)
 	}
 	r.snapped = true
-	cs, err := (snapshotGit{Git: c.git, snap: snap}).ChangedSet(ctx, r.baseline)
+	view, err := c.git.SnapshotView(ctx, r.baseline, snap)
+	if err != nil {
+		return err
+	}
+	cs, err := view.ChangedSet(ctx)
 	if err != nil {
 		return err
 	}
@@ -351,7 +374,7 @@ func (r *preRun) approve(ctx context.Context) (*Outcome, error) {
 	}
 	st.Status, st.NextStep, st.BlockingReason, st.LastArtifact = StatusApproved, NextRunExecutor, "", ArtifactSpec
 	st.SpecHash, st.BaselineRef, st.Iteration = sp.Hash, r.baseline, r.iter
-	st.Risk = sp.Frontmatter.Risk
+	st.Risk, st.OutcomeRisk = sp.Frontmatter.Risk, ""
 	if st.Risk == "" {
 		st.Risk = RiskLow
 	}

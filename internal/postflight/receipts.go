@@ -38,7 +38,13 @@ func (c *controller) verifyInputs(st *State) *audit.VerifyInputs {
 	}
 	snap := c.files.st
 	v.Recompute = func(ctx context.Context) (*gitscope.ChangedSet, error) {
-		return snapshotGit{Git: c.git, snap: snap}.ChangedSet(ctx, baseline)
+		// The pre-flight rules with the tool-cache rule (gitscope.md §4.7): a cache the run
+		// creates (.pytest_cache) is left out here as in the audit.
+		view, err := c.git.SnapshotView(ctx, baseline, snap)
+		if err != nil {
+			return nil, err
+		}
+		return view.ChangedSet(ctx)
 	}
 	v.Ignored = func(ctx context.Context, caches []gitscope.IgnoredDir, since int64) ([]string, error) {
 		return c.git.IgnoredSince(ctx, baseline, snap, caches, since)

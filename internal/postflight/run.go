@@ -15,25 +15,25 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/verifyrun"
 )
 
-// Git is the part of *gitscope.Repo the lifecycle uses. *gitscope.Repo implements it.
+// Git is the part of *gitscope.Repo the lifecycle uses. *gitscope.Repo implements it. No audit
+// reads the repository through it: an audit's inputs come from the task's source (sourceFor).
 type Git interface {
 	Root() string
 	Head(ctx context.Context) (oid string, unborn bool, err error)
 	ValidateBaseline(ctx context.Context, oid string) error
+	// ChangedSet is the live changed set, without the pre-flight snapshots: pre-flight's
+	// pre-existing changes and the selection of gate --since, never an audit.
 	ChangedSet(ctx context.Context, baseline string) (*gitscope.ChangedSet, error)
+	// BaselineEntries serves pre-flight's check of the declared creations and deletions.
 	BaselineEntries(ctx context.Context, baseline string, paths []string) (map[string]gitscope.EntryType, error)
-	DiffStat(ctx context.Context, baseline string) (string, error)
-	// BaselineBlob and ListFiles feed the claims checks (§10.6).
-	BaselineBlob(ctx context.Context, baseline, path string) (data []byte, ok bool, err error)
-	ListFiles(ctx context.Context) ([]string, error)
 	// GitDir keys the controller store (trust-model.md §3); IsAncestor checks an adopted
-	// baseline (run-task --pre-only --adopt).
+	// baseline (run-task --pre-only --adopt) and the gates' baselines.
 	GitDir() (string, error)
 	IsAncestor(ctx context.Context, ancestor, descendant string) (bool, error)
-	// The pre-flight snapshots of trust-model.md §4, held in the controller store: taken at
-	// pre-flight, the changed set of post-flight is computed against them.
+	// TakeSnapshot takes the pre-flight snapshots of trust-model.md §4 into the controller store;
+	// SnapshotView is the repository under them, the source of every audit of the task.
 	TakeSnapshot(ctx context.Context, baseline string, store gitscope.SnapshotStore) error
-	ChangedSetSince(ctx context.Context, baseline string, store gitscope.SnapshotStore) (*gitscope.ChangedSet, error)
+	SnapshotView(ctx context.Context, baseline string, store gitscope.SnapshotStore) (*gitscope.SnapshotView, error)
 	// GitBinary names the git that runs and whether the current user could have replaced it
 	// (trust-model.md §6).
 	GitBinary(ctx context.Context) (path, version string, userWritable bool)
@@ -194,6 +194,11 @@ type Outcome struct {
 	Budget int
 	// Review lists what a history review still lacks, each as "<file>:<line>: <message>".
 	Review []string
+	// InputsFingerprint identifies what a post-flight decided from: the inputs fingerprint of
+	// lifecycle-v2.md §5 over the changed set its audit used (the task's source), or for a
+	// refusal refusalFingerprint; "" for the other phases. Every door that needs one (the hook's
+	// loop guard) reads this one.
+	InputsFingerprint string
 	// Repeated is true when the post-flight's inputs fingerprint equalled the recorded one
 	// (lifecycle-v2.md §5): the outcome is the recorded one and nothing was written.
 	Repeated bool
@@ -247,6 +252,9 @@ type controller struct {
 	git  Git
 	task Task
 	res  *Outcome
+	// src is the task's source for this run (sourceFor, opened by c.source); nil until an audit
+	// input is read.
+	src source
 	// inputsFP is the inputs fingerprint of the post-flight in progress (readInputs), stored with
 	// its verdict.
 	inputsFP string
@@ -258,6 +266,24 @@ type controller struct {
 	// recordedAudit is the SHA-256 of the audit.md that repeated last rebuilt an outcome from
 	// (hashed as it was read), for accept's history snapshot.
 	recordedAudit string
+}
+
+// source returns the run's source for state st: the snapshot view of the task's store record
+// (sourceFor), opened once per run.
+func (c *controller) source(ctx context.Context, st *State) (source, error) {
+	if c.src != nil {
+		return c.src, nil
+	}
+	var snap gitscope.SnapshotStore
+	if c.files != nil && c.files.st != nil && c.files.rec != nil {
+		snap = c.files.st
+	}
+	src, err := builder{git: c.git}.sourceFor(ctx, st.BaselineRef, snap)
+	if err != nil {
+		return nil, err
+	}
+	c.src = src
+	return src, nil
 }
 
 func (c *controller) now() time.Time {
@@ -313,6 +339,9 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	}
 	c.warnRewritten(ld)
 	out, err := c.dispatch(ctx, ld)
+	if err == nil && out.Outcome == OutcomePostRefused && out.InputsFingerprint == "" {
+		out.InputsFingerprint = refusalFingerprint(out.Message, "")
+	}
 	if err == nil {
 		// Every write checked the folder; a swap after the last one still fails the run.
 		err = tf.check()
@@ -351,6 +380,8 @@ func (c *controller) dispatch(ctx context.Context, ld *loaded) (*Outcome, error)
 		return c.refuse(PhasePostflight, OutcomePostRefused, "pre-flight is required: "+st.BlockingReason+c.nextPreflight(st)), nil
 	case opts.Mode == ModeAuto && (st.Status == StatusHistoryReviewRequired || st.Status == StatusLearned):
 		return c.completion(ctx, st)
+	case st.Status == StatusLearned:
+		return c.closedRead(ctx, st)
 	}
 	// A return to design (§6) is said in audit.md, whose text part is the printed result.
 	return c.postflight(ctx, st)
@@ -389,6 +420,12 @@ func (c *controller) writeState(st *State) error {
 	c.res.State = &cp
 	c.res.Artifacts.State = c.task.StateRel()
 	return nil
+}
+
+// refusalFingerprint identifies a post-flight refusal: the SHA-256 of its message and, when the
+// refusal was decided from the spec's bytes, their hash. An unchanged refusal has the same one.
+func refusalFingerprint(msg, specSHA string) string {
+	return sha256Hex([]byte("mastermind-refusal v1\nspec " + specSHA + "\nmessage " + msg + "\n"))
 }
 
 // AllFindings yields every finding of the outcome, Findings and PathRuns, in audit order

@@ -86,23 +86,27 @@ type Counts struct {
 // State is state.json (spec-and-lifecycle.md §5.1). Field order is the documented key order, so
 // json.Marshal writes keys in table order. Optional fields are pointers or omitted when empty.
 type State struct {
-	SchemaVersion         int     `json:"schema_version"`
-	Status                string  `json:"status"`
-	NextStep              string  `json:"next_step"`
-	Verdict               string  `json:"verdict,omitempty"`
-	Findings              *Counts `json:"findings,omitempty"`
-	Risk                  string  `json:"risk"`
-	BlockingReason        string  `json:"blocking_reason,omitempty"`
-	LastArtifact          string  `json:"last_artifact"`
-	SpecPath              string  `json:"spec_path"`
-	SpecHash              string  `json:"spec_hash"`
-	BaselineRef           string  `json:"baseline_ref"`
-	StartedAt             int64   `json:"started_at"`
-	Iteration             int     `json:"iteration"`
-	Degraded              *bool   `json:"degraded,omitempty"`
-	HistorySnapshotSHA256 string  `json:"history_snapshot_sha256,omitempty"`
-	BlockingFingerprint   string  `json:"blocking_fingerprint,omitempty"`
-	BlockingStreak        int     `json:"blocking_streak"`
+	SchemaVersion int     `json:"schema_version"`
+	Status        string  `json:"status"`
+	NextStep      string  `json:"next_step"`
+	Verdict       string  `json:"verdict,omitempty"`
+	Findings      *Counts `json:"findings,omitempty"`
+	Risk          string  `json:"risk"`
+	// OutcomeRisk is the risk the last post-flight's outcome implies (held low, drift or a
+	// rejected report medium, broken high); Risk stays the spec's. Absent until a post-flight
+	// sets it, removed by pre-flight.
+	OutcomeRisk           string `json:"outcome_risk,omitempty"`
+	BlockingReason        string `json:"blocking_reason,omitempty"`
+	LastArtifact          string `json:"last_artifact"`
+	SpecPath              string `json:"spec_path"`
+	SpecHash              string `json:"spec_hash"`
+	BaselineRef           string `json:"baseline_ref"`
+	StartedAt             int64  `json:"started_at"`
+	Iteration             int    `json:"iteration"`
+	Degraded              *bool  `json:"degraded,omitempty"`
+	HistorySnapshotSHA256 string `json:"history_snapshot_sha256,omitempty"`
+	BlockingFingerprint   string `json:"blocking_fingerprint,omitempty"`
+	BlockingStreak        int    `json:"blocking_streak"`
 	// InputsFingerprint is the lifecycle-v2.md §5 fingerprint of the inputs the recorded verdict
 	// was computed from (present with verdict when a post-flight audited them).
 	InputsFingerprint string `json:"inputs_fingerprint,omitempty"`
@@ -182,6 +186,11 @@ func (s *State) Validate() string {
 	case RiskLow, RiskMedium, RiskHigh:
 	default:
 		return fmt.Sprintf("risk %q is not one of low, medium, high", s.Risk)
+	}
+	switch s.OutcomeRisk {
+	case "", RiskLow, RiskMedium, RiskHigh:
+	default:
+		return fmt.Sprintf("outcome_risk %q is not one of low, medium, high", s.OutcomeRisk)
 	}
 	switch s.LastArtifact {
 	case ArtifactSpec, ArtifactReport, ArtifactAudit, ArtifactHistoryReview:

@@ -159,6 +159,7 @@ type StatusEntry struct {
 	Verdict        *string `json:"verdict"`
 	Findings       *Counts `json:"findings"`
 	Risk           *string `json:"risk"`
+	OutcomeRisk    *string `json:"outcome_risk"`
 	Iteration      *int    `json:"iteration"`
 	Baseline       *string `json:"baseline"` // the first 12 hex digits of baseline_ref
 	BaselineRef    *string `json:"baseline_ref"`
@@ -217,6 +218,7 @@ func StatusEntries(infos []TaskInfo, now time.Time) []StatusEntry {
 				e.Findings = &c
 			}
 			e.Risk = strPtr(st.Risk)
+			e.OutcomeRisk = strOrNil(st.OutcomeRisk)
 			e.Iteration = intPtr(st.Iteration)
 			e.Baseline = strPtr(ShortOID(st.BaselineRef))
 			e.BaselineRef = strPtr(st.BaselineRef)

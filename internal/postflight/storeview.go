@@ -90,3 +90,12 @@ func (v *StoreView) overlay(in *TaskInfo) {
 	}
 	in.State = s
 }
+
+// snapshots opens the store folder of task, which holds the pre-flight snapshots its audits
+// read (a gitscope.SnapshotStore); nil without a record. The caller closes it.
+func (v *StoreView) snapshots(task string) (*store.Task, error) {
+	if v == nil || v.s == nil {
+		return nil, nil
+	}
+	return v.s.FindTask(v.gitDir, task)
+}

@@ -69,8 +69,15 @@ func TestResolveTask(t *testing.T) {
 	if err != nil || tk.Name != "014-retry-helper" || tk.Spec != ".mastermind/tasks/014-retry-helper/spec.md" {
 		t.Fatalf("%+v %v", tk, err)
 	}
+	// The task folder (from the current directory, with or without a trailing slash) and the
+	// folder name resolve to the same task (§0).
+	for _, arg := range []string{"014-retry-helper", ".mastermind/tasks/014-retry-helper", "./.mastermind/tasks/014-retry-helper/", filepath.Join(root, ".mastermind/tasks/014-retry-helper")} {
+		if got, err := ResolveTask(root, arg); err != nil || got != tk {
+			t.Errorf("%q: %+v %v", arg, got, err)
+		}
+	}
 	for _, bad := range []string{
-		"spec.md", ".mastermind/tasks/14-x/spec.md", ".mastermind/tasks/014-x/notspec.md",
+		"spec.md", ".mastermind/tasks/14-x/spec.md", "014-missing", "015-x", ".mastermind/tasks", ".mastermind/tasks/14-x", ".mastermind/tasks/014-x/notspec.md",
 		".mastermind/tasks/014-a..b/spec.md", ".mastermind/tasks/014-x\\y/spec.md", "../spec.md",
 		".mastermind/tasks/015-x/spec.md", ".mastermind/tasks/016-missing/spec.md",
 		".mastermind/tasks/014-retry-helper/../014-retry-helper/spec.md/x",

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mastermind-controller/mastermind/internal/testenv"
 )
 
 // reviewdogVersion is the reviewdog release the rdjson goldens are checked with.
@@ -18,13 +20,14 @@ const reviewdogVersion = "v0.21.0"
 // (`reviewdog -f=rdjson -reporter=local -filter-mode=nofilter`, built from the Go module proxy)
 // and asserts that it prints every diagnostic: its message, its code and its path, and on the
 // non-ASCII lines of positions.rdjson the column reviewdog's Position defines (UTF-8 bytes: the
-// byte offset of the value in the line, not its code-point column). It is skipped, with the
-// reason, only when reviewdog cannot be built here (no go command or no module proxy), and fails
-// then under MASTERMIND_TEST_REQUIRE_CLIENTS=1.
+// byte offset of the value in the line, not its code-point column). It runs with
+// MASTERMIND_TEST_FULL=1 and is skipped, with the reason, only when reviewdog cannot be built here
+// (no go command or no module proxy), and fails then under MASTERMIND_TEST_REQUIRE_CLIENTS=1.
 func TestRDJSONGoldensReadByReviewdog(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: not building reviewdog")
 	}
+	testenv.Full(t, "builds reviewdog")
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		missingClient(t, "no go command on PATH to build reviewdog: %v", err)

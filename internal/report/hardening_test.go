@@ -207,6 +207,22 @@ func TestNoBlockExplainsBareFailure(t *testing.T) {
 	if len(res.Findings) != 1 || res.Findings[0].Message != noBlockMessage {
 		t.Errorf("prose: %v", res.Findings)
 	}
+	// A Markdown report without the sentinels is prose around the block, not a failed bare
+	// report: the YAML error the prose gives is no help and is left out. Another file name (or
+	// standard input) keeps the hint.
+	prose := "# Executor report\n\nDone: every test passes.\n\n```yaml\nschema_version: 1\nstatus: complete\n```\n"
+	for _, name := range []string{"executor-report.md", "notes.MARKDOWN"} {
+		res = Validate([]byte(prose), name)
+		if len(res.Findings) != 1 || res.Findings[0].Message != noBlockMessage {
+			t.Errorf("%s: %v, want only %q", name, res.Findings, noBlockMessage)
+		}
+	}
+	for _, name := range []string{"report.yaml", "<stdin>"} {
+		res = Validate([]byte(prose), name)
+		if len(res.Findings) != 1 || !strings.Contains(res.Findings[0].Message, "not a bare YAML report either") {
+			t.Errorf("%s: %v, want the bare-form hint", name, res.Findings)
+		}
+	}
 }
 
 // Invisible characters in field names and values are escaped in messages: "status\u200b" must not

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -333,6 +334,10 @@ func (c *checker) locateBare(text []byte) *located {
 	}
 	bare := false
 	defer func() {
+		if !bare && isMarkdownName(c.file) && !startsLikeBare(text) {
+			// Markdown prose without the sentinels: its YAML error says nothing useful.
+			return
+		}
 		if !bare {
 			if doc == nil && jsonIssues != nil {
 				// Neither JSON nor YAML: a text that starts with '{' was meant as JSON, so its
@@ -480,6 +485,20 @@ func bareHint(text []byte, isJSON bool, doc *yamlstrict.Doc, issues []yamlstrict
 		return fmt.Sprintf("; the file is not a bare %s report either (its root mapping has no schema_version key)", form)
 	}
 	return ""
+}
+
+// isMarkdownName reports whether the display name is a Markdown file (.md, .markdown, any case).
+func isMarkdownName(name string) bool {
+	ext := strings.ToLower(path.Ext(name))
+	return ext == ".md" || ext == ".markdown"
+}
+
+// startsLikeBare reports whether the first non-blank line of text opens a bare report: a JSON
+// object, a YAML document start or the schema_version key. A Markdown file that starts any
+// other way is prose, and the bare-form hint is not given for it.
+func startsLikeBare(text []byte) bool {
+	t := bytes.TrimLeft(bytes.TrimPrefix(text, bom), " \t\r\n")
+	return bytes.HasPrefix(t, []byte("{")) || bytes.HasPrefix(t, []byte("---")) || bytes.HasPrefix(t, []byte("schema_version"))
 }
 
 // mayHoldSentinel reports whether text contains, in any case, one of the tokens that make a

@@ -59,7 +59,7 @@ func Skeleton(o SpecOptions) []byte {
 	b.WriteString(`# Declared scope: exact repository-relative file paths, no globs. Pre-flight
 # refuses this spec while any of the three keys below is left empty: list the
 # paths each key needs and delete the keys you do not need.
-#   touches:       files that exist now and will be edited ({file: path} items)
+#   touches:       files that exist now and will be edited (path or {file: path} items)
 #   creates:       files that must not exist at the baseline
 #   expected_docs: documents that must exist and change
 touches:

@@ -6,6 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agnivade/levenshtein"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
@@ -30,8 +36,9 @@ func CheckDeclaredFiles(root string, s *Spec) []finding.Finding {
 	}
 	var out []finding.Finding
 	seen := map[string]bool{}
+	touches := len(s.Scope.Touches)
 	paths := append(append([]string(nil), s.Scope.Touches...), s.Scope.ExpectedDocs...)
-	for _, p := range paths {
+	for i, p := range paths {
 		if seen[p] {
 			continue
 		}
@@ -40,11 +47,122 @@ func CheckDeclaredFiles(root string, s *Spec) []finding.Finding {
 		if reason == "" {
 			continue
 		}
+		msg := fmt.Sprintf("declared file %s is unavailable (%s)", textsafe.Escape(p), reason)
+		fields := []finding.Field{{Key: "file", Value: p}, {Key: "reason", Value: reason}}
+		if reason == ReasonTargetMissing {
+			list := "touches"
+			if i >= touches {
+				list = "expected_docs"
+			}
+			closest := ClosestPath(root, p)
+			if closest != "" {
+				msg += fmt.Sprintf(": it does not exist; did you mean %s? If the task creates %s, list it under creates instead of %s",
+					textsafe.Escape(closest), textsafe.Escape(p), list)
+				fields = append(fields, finding.Field{Key: "closest", Value: closest})
+			} else {
+				msg += ": it does not exist; if the task creates it, list it under creates instead of " + list
+			}
+		}
 		out = append(out, finding.Finding{Rule: RuleDeclaredFileUnavailable, Class: finding.ClassError, File: s.file,
-			Message: fmt.Sprintf("declared file %s is unavailable (%s)", textsafe.Escape(p), reason),
-			Fields:  []finding.Field{{Key: "file", Value: p}, {Key: "reason", Value: reason}}})
+			Message: msg, Fields: fields})
 	}
 	return out
+}
+
+// maxSuggestEntries bounds the directory entries ClosestPath compares per directory.
+const maxSuggestEntries = 10000
+
+// ClosestPath suggests the existing regular file nearest to the missing repository-relative
+// path rel: each component is matched, from the root down, to the closest entry of its
+// directory (by Levenshtein distance without case; directories for the inner components, a
+// regular file for the last; never .git). Directories are opened without following symbolic
+// links. The result is "" when nothing is within a third of the longer path's length, so a path
+// that was never a typo gets no suggestion.
+func ClosestPath(root, rel string) string {
+	parts := strings.Split(rel, "/")
+	if len(parts) > 64 || len(rel) > 4096 {
+		return ""
+	}
+	d, err := fsx.OpenDir(root, "")
+	if err != nil {
+		return ""
+	}
+	defer func() { d.Close() }()
+	got := make([]string, 0, len(parts))
+	for i, want := range parts {
+		last := i == len(parts)-1
+		name := closestEntry(d, want, last)
+		if name == "" {
+			return ""
+		}
+		got = append(got, name)
+		if !last {
+			sub, err := d.Sub(name)
+			if err != nil {
+				return ""
+			}
+			d.Close()
+			d = sub
+		}
+	}
+	cand := strings.Join(got, "/")
+	a, b := strings.ToLower(rel), strings.ToLower(cand)
+	if cand == rel || levenshtein.ComputeDistance(a, b) > max(utf8.RuneCountInString(a), utf8.RuneCountInString(b))/3 {
+		return ""
+	}
+	return cand
+}
+
+// closestEntry returns the entry of d nearest to want (an exact name first, then the smallest
+// distance without case, then with case, then by name), a regular file when file is true and a
+// directory otherwise, or "".
+func closestEntry(d *fsx.Dir, want string, file bool) string {
+	names, err := d.Names()
+	if err != nil {
+		return ""
+	}
+	sort.Strings(names)
+	if len(names) > maxSuggestEntries {
+		names = names[:maxSuggestEntries]
+	}
+	isKind := func(n string) bool {
+		fi, err := d.Lstat(n)
+		if err != nil {
+			return false
+		}
+		if file {
+			return fi.Mode().IsRegular()
+		}
+		return fi.IsDir()
+	}
+	if slices.Contains(names, want) && isKind(want) {
+		return want
+	}
+	lw, wn := strings.ToLower(want), utf8.RuneCountInString(want)
+	best, bestD, bestExact := "", -1, -1
+	for _, n := range names {
+		if n == ".git" || n == want {
+			continue
+		}
+		if bestD >= 0 && abs(utf8.RuneCountInString(n)-wn) > bestD {
+			continue // the distance is at least the difference in length
+		}
+		dist, exact := levenshtein.ComputeDistance(lw, strings.ToLower(n)), levenshtein.ComputeDistance(want, n)
+		if bestD >= 0 && (dist > bestD || (dist == bestD && exact >= bestExact)) {
+			continue
+		}
+		if isKind(n) {
+			best, bestD, bestExact = n, dist, exact
+		}
+	}
+	return best
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // DeclaredFileReason returns the §10.4 reason why the repository-relative path rel is not a

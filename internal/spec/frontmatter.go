@@ -410,16 +410,22 @@ var (
 	removedField = []string{"name", "file", "reason"}
 )
 
-// touches checks the touches list of {file, language?, symbols?}.
+// touches checks the touches list: each item is a path string (the plain form that creates,
+// deletes and expected_docs take) or {file, language?, symbols?}.
 func (w *fmWalker) touches(ptr string) {
 	items, ok := w.list(ptr)
 	if !ok {
 		return
 	}
 	fm := &w.p.spec.Frontmatter
-	for i := range items {
+	for i, it := range items {
 		ip := jsonptr.AppendIndex(ptr, i)
-		m, keys, ok := w.mapping(ip, "a mapping with a file field")
+		if s, ok := it.(string); ok {
+			fm.Touches = append(fm.Touches, Touch{File: s})
+			w.addDecl("touches", ip, s)
+			continue
+		}
+		m, keys, ok := w.mapping(ip, "a path or a mapping with a file field")
 		if !ok {
 			continue
 		}

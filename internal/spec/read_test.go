@@ -86,6 +86,8 @@ func TestCheckDeclaredFiles(t *testing.T) {
 	writeFile(t, filepath.Join(root, "ok.go"), "package x\n")
 	writeFile(t, filepath.Join(root, "real/doc.md"), "x\n")
 	writeFile(t, filepath.Join(root, "plain"), "x\n")
+	writeFile(t, filepath.Join(root, "README.md"), "x\n")
+	writeFile(t, filepath.Join(root, "src/app.go"), "x\n")
 	if err := os.MkdirAll(filepath.Join(root, "adir"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -103,8 +105,12 @@ touches:
   - file: adir
   - file: alias.go
   - file: ok.go
+  - READMEE.md
+  - scr/app.go
 expected_docs:
   - link/doc.md
+  - Real/Doc.md
+  - linkk/doc.md
   - real/doc.md
   - plain/child.md
 creates:
@@ -123,12 +129,20 @@ g
 			t.Errorf("bad finding %v", f)
 		}
 		got = append(got, f.FieldString("file")+" "+f.FieldString("reason")+" | "+f.Message)
+		if c := f.FieldString("closest"); c != "" && !strings.Contains(f.Message, "did you mean "+c+"?") {
+			t.Errorf("field closest %q is not the suggestion in %q", c, f.Message)
+		}
 	}
 	want := []string{
-		"gone.go target_missing | declared file gone.go is unavailable (target_missing)",
+		"gone.go target_missing | declared file gone.go is unavailable (target_missing): it does not exist; if the task creates it, list it under creates instead of touches",
 		"adir target_not_regular | declared file adir is unavailable (target_not_regular)",
 		"alias.go target_not_regular | declared file alias.go is unavailable (target_not_regular)",
+		"READMEE.md target_missing | declared file READMEE.md is unavailable (target_missing): it does not exist; did you mean README.md? If the task creates READMEE.md, list it under creates instead of touches",
+		"scr/app.go target_missing | declared file scr/app.go is unavailable (target_missing): it does not exist; did you mean src/app.go? If the task creates scr/app.go, list it under creates instead of touches",
 		"link/doc.md target_not_regular | declared file link/doc.md is unavailable (target_not_regular)",
+		"Real/Doc.md target_missing | declared file Real/Doc.md is unavailable (target_missing): it does not exist; did you mean real/doc.md? If the task creates Real/Doc.md, list it under creates instead of expected_docs",
+		// The symbolic link "link" is never followed for a suggestion.
+		"linkk/doc.md target_missing | declared file linkk/doc.md is unavailable (target_missing): it does not exist; if the task creates it, list it under creates instead of expected_docs",
 		"plain/child.md target_not_regular | declared file plain/child.md is unavailable (target_not_regular)",
 	}
 	if d := cmp.Diff(want, got); d != "" {

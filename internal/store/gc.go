@@ -235,7 +235,7 @@ func taskGone(td *fsx.Dir, n string) string {
 	case err != nil:
 		return "" // a corrupt record is kept for the user to inspect; run-task reports it
 	case r == nil:
-		return "no record (an interrupted first pre-flight)"
+		return "no record: its first pre-flight was refused or did not finish"
 	case !filepath.IsAbs(r.TaskDir):
 		return ""
 	case !exists(r.TaskDir):

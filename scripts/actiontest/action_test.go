@@ -7,6 +7,8 @@ package actiontest
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -15,12 +17,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mastermind-controller/mastermind/internal/cli"
+	"github.com/mastermind-controller/mastermind/internal/testenv"
 	"go.yaml.in/yaml/v3"
 )
+
+// TestMain makes this test binary the mastermind of the test's own pre-flight (testenv.Main), so
+// that the package builds no mastermind besides the action's build step.
+func TestMain(m *testing.M) {
+	testenv.Main(m, cli.Main)
+}
 
 type step struct {
 	Name             string            `yaml:"name"`
 	ID               string            `yaml:"id"`
+	If               string            `yaml:"if"`
 	Uses             string            `yaml:"uses"`
 	With             map[string]string `yaml:"with"`
 	Shell            string            `yaml:"shell"`
@@ -42,6 +53,20 @@ type action struct {
 	} `yaml:"runs"`
 }
 
+// stepIDs are the action's steps in order; the tests find each by its id.
+var stepIDs = []string{"setup-go", "go-cache", "go-cache-restore", "build", "go-cache-save", "gate"}
+
+func (a action) step(t *testing.T, id string) step {
+	t.Helper()
+	for _, s := range a.Runs.Steps {
+		if s.ID == id {
+			return s
+		}
+	}
+	t.Fatalf("action.yml has no step with id %s", id)
+	return step{}
+}
+
 var exprRe = regexp.MustCompile(`\$\{\{\s*([^}]*?)\s*\}\}`)
 
 // runner executes composite steps like the Actions runner, for the expressions action.yml uses.
@@ -55,23 +80,75 @@ type runner struct {
 	outputs map[string]map[string]string
 	summary string
 	env     []string
+	cache   *localCache       // runs the actions/cache steps; nil: they are checked, not run
+	stdout  map[string]string // by step id
+	stderr  map[string]string
+}
+
+func (r *runner) value(e string) string {
+	switch {
+	case strings.HasPrefix(e, "inputs."):
+		return r.inputs[strings.TrimPrefix(e, "inputs.")]
+	case strings.HasPrefix(e, "github."):
+		return r.github[strings.TrimPrefix(e, "github.")]
+	case strings.HasPrefix(e, "steps."):
+		parts := strings.Split(e, ".") // steps.<id>.outputs.<name>
+		if len(parts) == 4 && parts[2] == "outputs" {
+			return r.outputs[parts[1]][parts[3]]
+		}
+	}
+	r.t.Fatalf("action.yml uses an expression the test runner does not know: %s", e)
+	return ""
 }
 
 func (r *runner) eval(s string) string {
 	return exprRe.ReplaceAllStringFunc(s, func(m string) string {
-		e := exprRe.FindStringSubmatch(m)[1]
-		switch {
-		case strings.HasPrefix(e, "inputs."):
-			return r.inputs[strings.TrimPrefix(e, "inputs.")]
-		case strings.HasPrefix(e, "github."):
-			return r.github[strings.TrimPrefix(e, "github.")]
-		case strings.HasPrefix(e, "steps."):
-			parts := strings.Split(e, ".") // steps.<id>.outputs.<name>
-			return r.outputs[parts[1]][parts[3]]
-		}
-		r.t.Fatalf("action.yml uses an expression the test runner does not know: %s", e)
-		return ""
+		return r.value(exprRe.FindStringSubmatch(m)[1])
 	})
+}
+
+var condRe = regexp.MustCompile(`^(\S+) (==|!=) '([^']*)'$`)
+
+// cond evaluates a step's if: the forms action.yml uses (empty, or a comparison of a context
+// value with a string literal).
+func (r *runner) cond(s step) bool {
+	c := strings.TrimSpace(s.If)
+	if m := exprRe.FindStringSubmatch(c); m != nil && m[0] == c {
+		c = m[1]
+	}
+	if c == "" {
+		return true
+	}
+	m := condRe.FindStringSubmatch(c)
+	if m == nil {
+		r.t.Fatalf("step %q: if %q is not a form the test runner knows", s.Name, s.If)
+	}
+	return (r.value(m[1]) == m[3]) == (m[2] == "==")
+}
+
+// setup runs every step before the gate: the Go set-up is the host's (checked, not run), the
+// cache steps run only with a local cache, and the bash steps run.
+func (r *runner) setup(workspace string) {
+	r.t.Helper()
+	for _, s := range r.act.Runs.Steps {
+		switch {
+		case s.ID == "gate":
+			return
+		case !r.cond(s):
+			r.t.Logf("step %q skipped (if: %s)", s.Name, s.If)
+		case strings.HasPrefix(s.Uses, "actions/setup-go@"):
+		case strings.HasPrefix(s.Uses, "actions/cache/"):
+			if r.cache != nil {
+				r.cache.run(r, s)
+			}
+		case s.Uses != "":
+			r.t.Fatalf("step %q uses %s, which the test runner does not know", s.Name, s.Uses)
+		default:
+			if code, _ := r.run(s, workspace); code != 0 {
+				r.t.Fatalf("step %q exited %d", s.Name, code)
+			}
+		}
+	}
 }
 
 // run executes one bash step and returns its exit status and stdout.
@@ -114,7 +191,16 @@ func (r *runner) run(s step, workspace string) (int, string) {
 	} else if err != nil {
 		r.t.Fatal(err)
 	}
-	r.t.Logf("step %q exited %d\nstdout:\n%s\nstderr:\n%s", s.Name, code, stdout.String(), stderr.String())
+	// A step's -x output can be long: cut it in the log, except when the step failed.
+	logged := stderr.String()
+	if code == 0 && len(logged) > 4000 {
+		logged = logged[:2000] + "\n…\n" + logged[len(logged)-2000:]
+	}
+	r.t.Logf("step %q exited %d\nstdout:\n%s\nstderr:\n%s", s.Name, code, stdout.String(), logged)
+	if r.stderr == nil {
+		r.stdout, r.stderr = map[string]string{}, map[string]string{}
+	}
+	r.stdout[s.ID], r.stderr[s.ID] = stdout.String(), stderr.String()
 	out := map[string]string{}
 	data, _ := os.ReadFile(files["GITHUB_OUTPUT"])
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -207,10 +293,11 @@ func report(files string) string {
 		"status: complete\nphases: []\nfiles_modified: [" + files + "]\nclaims: []\ndefects: []\nverifications: []\n```\n<!-- mastermind:report-end -->\n"
 }
 
-func TestActionStepsAgainstLocalRemote(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: the action test builds mastermind")
-	}
+// loadAction reads action.yml and checks its shape: the inputs, the steps in order, and the
+// wiring of the Go set-up and of the build cache (key from go.sum and the Go version, restored
+// before the build, saved after it unless the restore hit the key).
+func loadAction(t *testing.T) (action, string) {
+	t.Helper()
 	for _, tool := range []string{"git", "go", "bash"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s not on PATH", tool)
@@ -228,18 +315,76 @@ func TestActionStepsAgainstLocalRemote(t *testing.T) {
 	if err := yaml.Unmarshal(data, &act); err != nil {
 		t.Fatalf("action.yml: %v", err)
 	}
-	if act.Runs.Using != "composite" || len(act.Runs.Steps) != 3 {
-		t.Fatalf("action.yml: using %q with %d steps", act.Runs.Using, len(act.Runs.Steps))
+	var ids []string
+	for _, s := range act.Runs.Steps {
+		ids = append(ids, s.ID)
+	}
+	if act.Runs.Using != "composite" || strings.Join(ids, ",") != strings.Join(stepIDs, ",") {
+		t.Fatalf("action.yml: using %q with steps %v, want composite with %v", act.Runs.Using, ids, stepIDs)
 	}
 	for _, in := range []string{"fail-on", "base", "sarif", "working-directory"} {
 		if _, ok := act.Inputs[in]; !ok {
 			t.Errorf("action.yml lacks input %s", in)
 		}
 	}
-	setup := act.Runs.Steps[0]
+	setup := act.step(t, "setup-go")
 	if !strings.HasPrefix(setup.Uses, "actions/setup-go@") || setup.With["go-version-file"] != "${{ github.action_path }}/go.mod" {
 		t.Errorf("first step must set up Go from the action's go.mod: %+v", setup)
 	}
+	// setup-go's cache cannot hash the action's go.sum (outside the workspace): it must be off,
+	// not fail with a warning on every run.
+	if setup.With["cache"] != "false" {
+		t.Errorf("setup-go: cache %q, want false (the action caches the build itself)", setup.With["cache"])
+	}
+	paths := "${{ steps.go-cache.outputs.gocache }}\n${{ steps.go-cache.outputs.gomodcache }}\n"
+	restore, save := act.step(t, "go-cache-restore"), act.step(t, "go-cache-save")
+	if !strings.HasPrefix(restore.Uses, "actions/cache/restore@") || restore.With["path"] != paths ||
+		restore.With["key"] != "${{ steps.go-cache.outputs.key }}" || restore.With["restore-keys"] != "${{ steps.go-cache.outputs.restore-key }}" {
+		t.Errorf("cache restore step: %+v", restore)
+	}
+	if !strings.HasPrefix(save.Uses, "actions/cache/save@") || save.With["path"] != paths ||
+		save.With["key"] != "${{ steps.go-cache-restore.outputs.cache-primary-key }}" ||
+		save.If != "steps.go-cache-restore.outputs.cache-hit != 'true'" {
+		t.Errorf("cache save step: %+v", save)
+	}
+	return act, repoRoot
+}
+
+func goEnv(t *testing.T, env []string, name string) string {
+	t.Helper()
+	cmd := exec.Command("go", "env", name)
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go env %s: %v", name, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// checkCacheKey checks the go-cache step's outputs: the key is the Go version and platform
+// followed by the SHA-256 of the action's go.sum, and the paths are the go command's caches.
+func checkCacheKey(t *testing.T, r *runner, repoRoot string) {
+	t.Helper()
+	sum, err := os.ReadFile(filepath.Join(repoRoot, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.Sum256(sum)
+	prefix := "mastermind-go-build-" + goEnv(t, r.env, "GOOS") + "-" + goEnv(t, r.env, "GOARCH") + "-" + goEnv(t, r.env, "GOVERSION") + "-"
+	out := r.outputs["go-cache"]
+	if out["key"] != prefix+hex.EncodeToString(h[:]) || out["restore-key"] != prefix {
+		t.Errorf("cache key %q, restore key %q; want %q and its prefix %q", out["key"], out["restore-key"], prefix+hex.EncodeToString(h[:]), prefix)
+	}
+	if out["gocache"] != goEnv(t, r.env, "GOCACHE") || out["gomodcache"] != goEnv(t, r.env, "GOMODCACHE") {
+		t.Errorf("cache paths %q %q, want go env GOCACHE and GOMODCACHE", out["gocache"], out["gomodcache"])
+	}
+}
+
+func TestActionStepsAgainstLocalRemote(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the action test builds mastermind")
+	}
+	act, repoRoot := loadAction(t)
 
 	// The pull request: a bare remote, a base commit, and a head with one task.
 	top := t.TempDir()
@@ -257,12 +402,7 @@ func TestActionStepsAgainstLocalRemote(t *testing.T) {
 	git(t, dev, "push", "-q", "origin", "main")
 	base := git(t, dev, "rev-parse", "HEAD")
 
-	mm := filepath.Join(top, "mm")
-	build := exec.Command("go", "build", "-o", mm, "./cmd/mastermind")
-	build.Dir = repoRoot
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	mm := testenv.Mastermind(t)
 	mastermind := func(dir string, args ...string) {
 		t.Helper()
 		cmd := exec.Command(mm, args...)
@@ -300,18 +440,18 @@ func TestActionStepsAgainstLocalRemote(t *testing.T) {
 		}
 		return r
 	}
+	gate := act.step(t, "gate")
 
-	// Broken: src/extra.go changed but is not in the report. With sarif: true.
+	// Broken: src/extra.go changed but is not in the report. With sarif: true. The steps before
+	// the gate run with the host's Go caches, where go test left every package the build needs.
 	r := newRunner(map[string]string{"sarif": "true"})
-	code, stdout := r.run(act.Runs.Steps[1], workspace)
-	if code != 0 {
-		t.Fatalf("build step exited %d", code)
-	}
+	r.setup(workspace)
+	checkCacheKey(t, r, repoRoot)
 	// The action's ref is the version: the runner's copy of an action has no .git to stamp from.
-	if !strings.Contains(stdout, "mastermind v1.2.3-actiontest (") {
-		t.Errorf("build step: mastermind version printed %q", stdout)
+	if !strings.Contains(r.stdout["build"], "mastermind v1.2.3-actiontest (") {
+		t.Errorf("build step: mastermind version printed %q", r.stdout["build"])
 	}
-	code, stdout = r.run(act.Runs.Steps[2], workspace)
+	code, stdout := r.run(gate, workspace)
 	if code != 1 {
 		t.Fatalf("gate step exited %d, want 1", code)
 	}
@@ -354,7 +494,7 @@ func TestActionStepsAgainstLocalRemote(t *testing.T) {
 	git(t, workspace, "commit", "-q", "-m", "fix report")
 	r2 := newRunner(nil)
 	r2.path = r.path
-	code, stdout = r2.run(act.Runs.Steps[2], workspace)
+	code, stdout = r2.run(gate, workspace)
 	if code != 1 || !strings.Contains(stdout, "::warning file=src/extra.go") || !strings.Contains(stdout, "gate.unowned_change") || r2.outputs["gate"]["exit-code"] != "1" {
 		t.Errorf("unowned with fail-on broken: exit %d, outputs %v\n%s", code, r2.outputs["gate"], stdout)
 	}
@@ -363,20 +503,20 @@ func TestActionStepsAgainstLocalRemote(t *testing.T) {
 	}
 	r2b := newRunner(map[string]string{"fail-on": "drift"})
 	r2b.path = r.path
-	if code, stdout := r2b.run(act.Runs.Steps[2], workspace); code != 1 || !strings.Contains(stdout, "--fail-on drift") {
+	if code, stdout := r2b.run(gate, workspace); code != 1 || !strings.Contains(stdout, "--fail-on drift") {
 		t.Errorf("drift with fail-on drift: exit %d\n%s", code, stdout)
 	}
 
 	// Input errors.
 	r3 := newRunner(map[string]string{"fail-on": "warning"})
 	r3.path = r.path
-	if code, stdout := r3.run(act.Runs.Steps[2], workspace); code != 2 || !strings.Contains(stdout, "input fail-on must be broken or drift") {
+	if code, stdout := r3.run(gate, workspace); code != 2 || !strings.Contains(stdout, "input fail-on must be broken or drift") {
 		t.Errorf("bad fail-on: exit %d %s", code, stdout)
 	}
 	r4 := newRunner(nil)
 	r4.path = r.path
 	r4.github["event.pull_request.base.sha"] = ""
-	if code, stdout := r4.run(act.Runs.Steps[2], workspace); code != 2 || !strings.Contains(stdout, "no base revision") {
+	if code, stdout := r4.run(gate, workspace); code != 2 || !strings.Contains(stdout, "no base revision") {
 		t.Errorf("no base: exit %d %s", code, stdout)
 	}
 }

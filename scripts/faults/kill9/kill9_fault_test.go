@@ -7,15 +7,13 @@ import (
 	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/cli"
+	"github.com/mastermind-controller/mastermind/internal/testenv"
 )
 
-// TestMain lets the test binary stand in for the mastermind binary: with KILL9_AS_MASTERMIND=1
-// it runs cli.Main on its arguments, so the loop kills a real mastermind process.
+// TestMain lets the test binary stand in for the mastermind binary (testenv.Main), so the loop
+// kills a real mastermind process.
 func TestMain(m *testing.M) {
-	if os.Getenv("KILL9_AS_MASTERMIND") == "1" {
-		os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-	}
-	os.Exit(m.Run())
+	testenv.Main(m, cli.Main)
 }
 
 // TestKill9Loop is the short variant of scripts/faults/kill9.sh: a few SIGKILLs per scenario
@@ -25,14 +23,11 @@ func TestKill9Loop(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	if os.Getenv("KILL9_AS_MASTERMIND") != "" {
-		t.Fatal("nested run: the test binary was started without KILL9_AS_MASTERMIND=1")
-	}
 	n := 4
 	if v, err := strconv.Atoi(os.Getenv("FAULT_ITERATIONS")); err == nil && v > 0 {
 		n = v
 	}
-	figs, err := run(config{Bin: os.Args[0], Env: []string{"KILL9_AS_MASTERMIND=1"}, N: n, Seed: uint64(time.Now().UnixNano()),
+	figs, err := run(config{Bin: testenv.Mastermind(t), N: n, Seed: uint64(time.Now().UnixNano()),
 		Dir: t.TempDir(), Log: testWriter{t}, Delay: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

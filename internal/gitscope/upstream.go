@@ -1,0 +1,67 @@
+package gitscope
+
+import (
+	"context"
+	"errors"
+	"strings"
+)
+
+// Upstream names the upstream the local gate compares the branch with (trust-model.md §5): the
+// current branch's @{upstream}, else the default branch of a remote (refs/remotes/<remote>/HEAD,
+// origin first, then the only other remote). name is git's short name ("origin/main") and oid
+// its commit; both are "" when there is none (no remote, a detached HEAD without one, or no
+// usable git). Refs and configuration are the executor's to write: the caller prints what it
+// found. An error is git failing for another reason than a missing upstream.
+func (r *Repo) Upstream(ctx context.Context) (name, oid string, err error) {
+	if !r.gitUsable() {
+		return "", "", nil
+	}
+	short := func(args ...string) (string, bool, error) {
+		out, err := r.runSimple(ctx, r.root, args...)
+		var gf *ErrGitFailed
+		if errors.As(err, &gf) && gf.Exit > 0 {
+			return "", false, nil // no such ref or no upstream: git's answer, not a failure
+		}
+		if err != nil {
+			return "", false, err
+		}
+		s := strings.TrimSpace(string(out))
+		return s, s != "", nil
+	}
+	name, ok, err := short("rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
+	if err != nil {
+		return "", "", err
+	}
+	if !ok {
+		remotes, _, err := short("remote")
+		if err != nil {
+			return "", "", err
+		}
+		var cands []string
+		for _, rm := range strings.Fields(remotes) {
+			if rm == "origin" {
+				cands = append([]string{rm}, cands...)
+			} else if !strings.HasPrefix(rm, "-") {
+				cands = append(cands, rm)
+			}
+		}
+		if len(cands) > 1 && cands[0] != "origin" {
+			cands = nil // several remotes and no origin: which one is the base is not ours to guess
+		}
+		for _, rm := range cands {
+			if name, ok, err = short("symbolic-ref", "-q", "--short", "refs/remotes/"+rm+"/HEAD"); err != nil {
+				return "", "", err
+			} else if ok {
+				break
+			}
+		}
+	}
+	if !ok || strings.HasPrefix(name, "-") {
+		return "", "", nil
+	}
+	oid, err = r.ResolveRevision(ctx, name)
+	if errors.Is(err, ErrRevisionNotFound) {
+		return "", "", nil
+	}
+	return name, oid, err
+}
