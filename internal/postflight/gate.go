@@ -311,6 +311,7 @@ func (g *gater) source(ctx context.Context, in TaskInfo) (*changedOnce, error) {
 		return c, nil
 	}
 	var snap gitscope.SnapshotStore
+	var writes map[string]string
 	if g.b.head == nil && in.Recorded {
 		st, err := g.view.snapshots(in.Task.Name)
 		if err != nil {
@@ -319,13 +320,14 @@ func (g *gater) source(ctx context.Context, in TaskInfo) (*changedOnce, error) {
 		if st != nil {
 			g.opened = append(g.opened, st)
 			snap = st
+			writes = recordedWrites(st, baseline)
 		}
 	}
 	src, err := g.b.sourceFor(ctx, baseline, snap)
 	if err != nil {
 		return nil, err
 	}
-	c := &changedOnce{src: src}
+	c := &changedOnce{src: src, writes: writes}
 	g.changed[key] = c
 	return c, nil
 }
@@ -563,7 +565,8 @@ func (g *gater) audit(ctx context.Context, in TaskInfo, t *gateTask, exclude map
 		return nil
 	}
 	cs = without(cs, exclude)
-	ar, err := auditTask(ctx, auditRequest{Task: in.Task, State: &st, Src: co.src, Spec: si, Changed: cs, RepoFindings: g.repoFindings})
+	ar, err := auditTask(ctx, auditRequest{Task: in.Task, State: &st, Src: co.src, Spec: si, Changed: cs, RepoFindings: g.repoFindings,
+		ControllerWrites: co.writes})
 	if err != nil {
 		t.fail(GateError, err)
 		return nil

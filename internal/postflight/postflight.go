@@ -50,7 +50,8 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Outcome, err
 		return res, err
 	}
 	ar, err := auditTask(ctx, auditRequest{Task: c.task, State: &st, Src: c.src, Spec: in.Spec, Files: c.files,
-		Verify: c.verifyInputs(&st), RepoFindings: builder{git: c.git}.repoFindings(ctx), Foreign: c.foreignInputs(&st)})
+		Verify: c.verifyInputs(&st), RepoFindings: builder{git: c.git}.repoFindings(ctx), Foreign: c.foreignInputs(&st),
+		ControllerWrites: c.files.controllerWrites(st.BaselineRef)})
 	if err != nil {
 		return res, err
 	}
@@ -144,6 +145,9 @@ type auditRequest struct {
 	// Foreign checks other tasks' records against the task's pre-flight snapshot of them
 	// (trust-model.md I3); nil checks none.
 	Foreign *foreignInputs
+	// ControllerWrites are the files the controller's verification runs created, from the
+	// task's store record (verification-receipts.md §2.2); nil without one.
+	ControllerWrites map[string]string
 }
 
 // foreignInputs are the other tasks' records as the task's pre-flight saw them (I3).
@@ -197,7 +201,7 @@ func auditTask(ctx context.Context, req auditRequest) (*auditRun, error) {
 	// A run-task holds the per-path findings as runs (persistAudit reads them through All); the
 	// gate's callers read Findings alone.
 	in := audit.Inputs{Root: t.Root, SpecPath: t.Spec, Baseline: st.BaselineRef, Prefetch: pf, Claims: ag, Verify: req.Verify,
-		RepoFindings: req.RepoFindings, PathRuns: req.Files != nil, ControllerWrites: req.Files.controllerWrites(st.BaselineRef)}
+		RepoFindings: req.RepoFindings, PathRuns: req.Files != nil, ControllerWrites: req.ControllerWrites}
 	if f := req.Foreign; f != nil {
 		in.ForeignArtifacts, in.ForeignBefore, in.ControllerWrote = true, f.Before, f.ControllerWrote
 	}

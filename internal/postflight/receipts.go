@@ -62,10 +62,19 @@ func (c *controller) verifyInputs(st *State) *audit.VerifyInputs {
 // record of them), nil when there are none or they belong to another baseline. A damaged record
 // counts as none: its paths are then the executor's to explain.
 func (f *taskFiles) controllerWrites(baseline string) map[string]string {
-	if f == nil || f.st == nil {
+	if f == nil {
 		return nil
 	}
-	w, err := f.st.LoadWrites()
+	return recordedWrites(f.st, baseline)
+}
+
+// recordedWrites are the controller's writes for baseline in the store record st (nil: none);
+// every door reads them through it.
+func recordedWrites(st *store.Task, baseline string) map[string]string {
+	if st == nil {
+		return nil
+	}
+	w, err := st.LoadWrites()
 	if err != nil || w == nil || w.Baseline != baseline {
 		return nil
 	}

@@ -134,10 +134,12 @@ func without(cs *gitscope.ChangedSet, exclude map[string]bool) *gitscope.Changed
 // post-flight cancels a speculative changed set when a report is rejected, but this one is
 // shared, so it is finished and kept.
 type changedOnce struct {
-	src  source
-	once sync.Once
-	cs   *gitscope.ChangedSet
-	err  error
+	src source
+	// writes are the controller's recorded writes for the task (a local gate's store record).
+	writes map[string]string
+	once   sync.Once
+	cs     *gitscope.ChangedSet
+	err    error
 }
 
 func (c *changedOnce) get(ctx context.Context, stats *GateStats) (*gitscope.ChangedSet, error) {
