@@ -11,6 +11,7 @@ import (
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/repopath"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/mastermind-controller/mastermind/internal/verification"
 	"github.com/mastermind-controller/mastermind/internal/verifyrun"
@@ -104,7 +105,7 @@ func (r *run) checkReceipts(v *VerifyInputs, fs []finding.Finding) ([]finding.Fi
 			}
 			afterCS = cs
 			var d []gitscope.Entry
-			for _, e := range cs.WithoutControl() {
+			for _, e := range cs.WithoutControl(r.in.Control) {
 				if _, bad := unrepresentable(e); !bad {
 					d = append(d, e)
 				}
@@ -266,6 +267,18 @@ func createdLine(created []string) string {
 
 // maxControllerWrites is store.MaxControllerWrites (the audit does not import the store).
 const maxControllerWrites = 20000
+
+// TaskD is the changed set D a task's audit charges to the executor, the one rule of every
+// door: cs without the controller's paths below .mastermind/ (rule) and without the files its
+// verification runs created that still hold their recorded content (writes), with those files'
+// paths (escaped, sorted).
+func TaskD(root string, cs *gitscope.ChangedSet, rule repopath.ControlRule, writes map[string]string) ([]gitscope.Entry, []string) {
+	d := cs.WithoutControl(rule)
+	if len(writes) == 0 {
+		return d, nil
+	}
+	return WithoutControllerWrites(root, d, writes)
+}
 
 // WithoutControllerWrites returns d without the untracked entries that writes records with
 // their present content id, and those paths (escaped, sorted as d is). d is copied only when

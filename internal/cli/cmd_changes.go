@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/postflight"
 	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/spf13/cobra"
@@ -150,7 +151,15 @@ func runChanges(ctx context.Context, opts *ChangesOptions) (err error) {
 				textsafe.Escape(tc.Dir), tc.Files, textsafe.Escape(tc.Tool))
 		}
 	}
-	return show(opts.IO, outputFormat(opts.JSON, ""), changesView{oid: oid, cs: cs, entries: cs.WithoutControl()})
+	// The controller names are decided as the current task's post-flight decides them
+	// (trust-model.md I3), from the store.
+	gitDir, err := repo.GitDir()
+	if err != nil {
+		return err
+	}
+	rule, closeRule := postflight.ControlRuleFor(repo.Root(), gitDir, "", "")
+	defer closeRule()
+	return show(opts.IO, outputFormat(opts.JSON, ""), changesView{oid: oid, cs: cs, entries: cs.WithoutControl(rule)})
 }
 
 // changesView is the changed set since oid; the envelope and the text are built only for the

@@ -374,15 +374,21 @@ func (r *Repo) CheckToolCaches(ctx context.Context, baseline string) error {
 }
 
 // snapshotToolCaches is the tool-cache scan of a snapshot run: baseline directories from the
-// snapshot, the table extension from the baseline.
-func (r *Repo) snapshotToolCaches(ctx context.Context, s *inputsSnapshot) toolCacheScan {
+// snapshot, the table extension from the baseline, read through objs (verified as read).
+func (r *Repo) snapshotToolCaches(ctx context.Context, s *inputsSnapshot, objs *auditObjects) toolCacheScan {
 	return toolCacheScan{root: r.root,
 		isBaselineDir: func(d string) (bool, error) {
 			_, a := slices.BinarySearch(s.Dirs, d)
 			_, b := slices.BinarySearch(s.AttrDirs, d)
 			return a || b, nil
 		},
-		config: func() ([]ToolCache, error) { return r.baselineToolCaches(ctx, s.Baseline) }}
+		config: func() ([]ToolCache, error) {
+			b, ok, err := objs.baselineBlob(ctx, s.Baseline, ToolCachesConfig)
+			if err != nil || !ok {
+				return nil, err
+			}
+			return ParseToolCaches(b)
+		}}
 }
 
 // liveToolCaches is the tool-cache scan of a run without a snapshot: baseline directories looked

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mastermind-controller/mastermind/internal/audit"
 )
 
 // Phase and outcomes of `mastermind accept` (lifecycle-v2.md §3).
@@ -132,7 +134,11 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 	// repeated has read audit.md and checked that it is the recorded audit.
 	auditSHA := c.recordedAudit
 	// readInputs parsed the spec (a non-empty fingerprint means it is the approved spec).
-	d := in.Changed.WithoutControl()
+	rule, err := c.control(st)
+	if err != nil {
+		return res, err
+	}
+	d, _ := audit.TaskD(task.Root, in.Changed, rule, c.files.controllerWrites(st.BaselineRef))
 	notes, err := c.releaseNotes(ctx, in.Spec.Spec, in.Changed, d, "Audit: ⚠️ Drift, accepted by the planner: "+reason)
 	if err != nil {
 		return res, err

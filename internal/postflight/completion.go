@@ -257,11 +257,13 @@ func (c *controller) currentSnapshot(ctx context.Context, st *State) (string, er
 	if err != nil {
 		return "", err
 	}
-	in.Changed = cs.WithoutControl()
-	if w := c.files.controllerWrites(st.BaselineRef); len(w) > 0 {
-		// The held audit left them out (verification-receipts.md §2.2); so does its snapshot.
-		in.Changed, _ = audit.WithoutControllerWrites(c.task.Root, in.Changed, w)
+	rule, err := c.control(st)
+	if err != nil {
+		return "", err
 	}
+	// The held audit left the controller's writes out (verification-receipts.md §2.2); so does
+	// its snapshot.
+	in.Changed, _ = audit.TaskD(c.task.Root, cs, rule, c.files.controllerWrites(st.BaselineRef))
 	snap, err := HistorySnapshot(c.task.Root, in)
 	if err != nil {
 		return "", nil

@@ -149,6 +149,7 @@ func gateBase(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, 
 	}
 	g := newGater(opts, builder{git: rg, head: &headCommit{rg: rg, head: opts.Head, files: files}})
 	defer g.close()
+	g.rule = newCommittedRule(dir, infos)
 	r := &rangeRun{g: g, rg: rg, b: b, head: opts.Head, rangeSet: rangeSet, infos: infos,
 		info: RangeInfo{Base: opts.Base, Head: opts.Head, MergeBase: b, InPlace: inPlace}}
 	res, err := r.run(ctx)
@@ -229,15 +230,45 @@ func workTreeChanges(ctx context.Context, g *gater, rg RangeGit, b, head string,
 			out = append(out, cs)
 		}
 	}
-	if len(out) > 0 {
-		return out, nil
+	if len(out) == 0 {
+		live, err := rg.ChangedSet(ctx, head)
+		if err != nil {
+			return nil, fmt.Errorf("the work tree's changes since %s: %w", ShortOID(head), err)
+		}
+		g.stats.ChangedSets++
+		out = append(out, live)
 	}
-	live, err := rg.ChangedSet(ctx, head)
-	if err != nil {
-		return nil, fmt.Errorf("the work tree's changes since %s: %w", ShortOID(head), err)
+	// A file a controller run of any recorded task created is the controller's in the branch's
+	// work tree too while it holds its recorded content: a task's own set leaves out only its
+	// own, and the live set none (verification-receipts.md §2.2).
+	ws := g.branchWrites(infos)
+	for i, cs := range out {
+		for _, w := range ws {
+			cs = withoutWrites(rg.Root(), cs, w)
+		}
+		out[i] = cs
 	}
-	g.stats.ChangedSets++
-	return []*gitscope.ChangedSet{live}, nil
+	return out, nil
+}
+
+// branchWrites are the controller's recorded writes of every task with a store record on this
+// machine, one map per task.
+func (g *gater) branchWrites(infos []TaskInfo) []map[string]string {
+	var out []map[string]string
+	for _, in := range infos {
+		if !in.Recorded || in.State == nil {
+			continue
+		}
+		st, err := g.view.snapshots(in.Task.Name)
+		if err != nil || st == nil {
+			continue
+		}
+		g.opened = append(g.opened, st)
+		if w := recordedWrites(st, in.State.BaselineRef); len(w) > 0 {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // union is cs with the entries of more whose paths it lacks, sorted by path bytes.
@@ -376,14 +407,14 @@ func (r *rangeRun) run(ctx context.Context) (*GateResult, error) {
 			r.info.Accepted = append(r.info.Accepted, AcceptedTask{Task: t.Task.Name, Reason: in.State.AcceptedReason})
 			if oi >= 0 {
 				owners[oi].changed = map[string]bool{}
-				for _, e := range cs.WithoutControl() {
+				for _, e := range cs.WithoutControl(g.control(t.Task, in.State)) {
 					owners[oi].changed[string(e.Path)] = true
 				}
 			}
 		} else if oi >= 0 {
 			owners[oi].accepted = false
 		}
-		if r.local && in.Recorded && in.State.Status == StatusLearned && t.Passed && !closureHolds(in, cs, owners) {
+		if r.local && in.Recorded && in.State.Status == StatusLearned && t.Passed && !closureHolds(in, cs, owners, g.control(in.Task, in.State)) {
 			f := findTaskRecordChanged(t.Task.Name, ReasonClosedTaskChanged,
 				fmt.Sprintf("task %s was closed (learned) on this branch, and its audited inputs changed since (its history snapshot is not the one the controller store closed it on); a closed task's record is final — put new work in a new task (mastermind new-spec), or reopen it with mastermind run-task %s --pre-only",
 					t.Task.Name, t.Task.Spec))
@@ -406,16 +437,16 @@ func (r *rangeRun) run(ctx context.Context) (*GateResult, error) {
 // its re-audit used) is the recorded one. When another re-audited task owns a path of its changed
 // set, a later task changed what this one had changed: that is the later task's to own, and the
 // re-audit alone decides.
-func closureHolds(in TaskInfo, cs *gitscope.ChangedSet, owners []owner) bool {
+func closureHolds(in TaskInfo, cs *gitscope.ChangedSet, owners []owner, rule repopath.ControlRule) bool {
 	if cs == nil {
 		return true // not audited: the row already fails
 	}
-	for _, e := range cs.WithoutControl() {
+	for _, e := range cs.WithoutControl(rule) {
 		if slices.ContainsFunc(owners, func(o owner) bool { return o.name != in.Task.Name && o.owns(string(e.Path)) }) {
 			return true
 		}
 	}
-	snap, ok := snapshotNow(in.Task, in.State, cs)
+	snap, ok := snapshotNow(in.Task, in.State, cs, rule)
 	return ok && snap == in.State.HistorySnapshotSHA256
 }
 
@@ -605,18 +636,15 @@ func (g *gater) owner(t Task) (owner, bool) {
 	return o, true
 }
 
-// unowned applies trust-model.md §5 step 2: every path of the range outside the controller's
-// artifact names and contract files (repopath.IsControllerArtifact, trust-model.md §2 I3, the
-// list the changed set uses) must be owned by a task re-audited in this gate. A path no task
-// owns is gate.closed_task_changed when it is in the declared scope of tasks closed at B (their
-// scope there), otherwise gate.unowned_change.
+// unowned applies trust-model.md §5 step 2: every path of the range that the door's rule does
+// not leave out as the controller's (repopath.LeftOut, trust-model.md I3: rangeRule, the rule the
+// tasks' changed sets use) must be owned by a task re-audited in this gate. A path no task owns is
+// gate.closed_task_changed when it is in the declared scope of tasks closed at B (their scope
+// there), otherwise gate.unowned_change.
 func (r *rangeRun) unowned(owners []owner) []finding.Finding {
 	var fs []finding.Finding
-	for _, e := range r.rangeSet.Entries {
+	for _, e := range r.rangeSet.WithoutControl(r.g.rangeRule(r.rg.Root())) {
 		p := string(e.Path)
-		if repopath.IsControllerArtifact(p) {
-			continue
-		}
 		if slices.ContainsFunc(owners, func(o owner) bool { return o.owns(p) }) {
 			continue
 		}
@@ -798,6 +826,9 @@ func (c commitSource) ChangedSet(ctx context.Context) (*gitscope.ChangedSet, err
 }
 
 func (c commitSource) Head(context.Context) (string, bool, error) { return c.h.head, false, nil }
+
+// Close does nothing: the head commit's reader is the gate's, closed with it.
+func (commitSource) Close() error { return nil }
 
 func (c commitSource) BaselineEntries(ctx context.Context, paths []string) (map[string]gitscope.EntryType, error) {
 	return c.h.rg.BaselineEntries(ctx, c.baseline, paths)

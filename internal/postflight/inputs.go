@@ -91,7 +91,13 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 		in.Spec.close()
 		return nil, fmt.Errorf("read %s: %w", t.ReportRel(), err)
 	}
-	d := in.Changed.WithoutControl()
+	rule, err := c.control(st)
+	if err != nil {
+		in.Spec.close()
+		return nil, err
+	}
+	// The D the audit charges (audit.TaskD): a file the controller's own run created is no input.
+	d, _ := audit.TaskD(t.Root, in.Changed, rule, c.files.controllerWrites(st.BaselineRef))
 	ids, err := contentIDs(t.Root, d)
 	if err != nil {
 		in.Spec.close()

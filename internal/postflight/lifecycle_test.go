@@ -104,11 +104,19 @@ func newTaskRepo(t *testing.T) (string, Options) {
 // newTaskRepoWith is newTaskRepo with extra files in the baseline commit.
 func newTaskRepoWith(t *testing.T, extra map[string]string) (string, Options) {
 	t.Helper()
+	return newTaskRepoBefore(t, func(root string) {
+		for rel, c := range extra {
+			writeFile(t, root, rel, c)
+		}
+	})
+}
+
+// newTaskRepoBefore is newTaskRepo with before run on the root ahead of the baseline commit.
+func newTaskRepoBefore(t *testing.T, before func(root string)) (string, Options) {
+	t.Helper()
 	gitEnv(t)
 	root := t.TempDir()
-	for rel, c := range extra {
-		writeFile(t, root, rel, c)
-	}
+	before(root)
 	writeFile(t, root, "internal/cache/cache.go", "package cache\n")
 	writeFile(t, root, "docs/cache.md", "# Cache\n")
 	writeFile(t, root, taskSpec, specText)

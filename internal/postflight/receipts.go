@@ -44,6 +44,7 @@ func (c *controller) verifyInputs(st *State) *audit.VerifyInputs {
 		if err != nil {
 			return nil, err
 		}
+		defer view.Close()
 		return view.ChangedSet(ctx)
 	}
 	v.Ignored = func(ctx context.Context, caches []gitscope.IgnoredDir, since int64) ([]string, error) {

@@ -25,7 +25,8 @@ import (
 
 // source is the repository as one task's audit reads it, its baseline fixed: the changed set C,
 // HEAD, the baseline tree's entries and blobs, the claims' file list and the release notes' diff
-// stat. *gitscope.SnapshotView and commitSource implement it.
+// stat. *gitscope.SnapshotView and commitSource implement it; Close releases what it holds (the
+// view's git processes) once the door is done with it.
 type source interface {
 	ChangedSet(ctx context.Context) (*gitscope.ChangedSet, error)
 	Head(ctx context.Context) (oid string, unborn bool, err error)
@@ -33,6 +34,7 @@ type source interface {
 	BaselineBlob(ctx context.Context, path string) ([]byte, bool, error)
 	ListFiles(ctx context.Context) ([]string, error)
 	DiffStat(ctx context.Context) (string, error)
+	Close() error
 }
 
 // ErrNoRecord: the door cannot apply the task's pre-flight snapshots, because this machine's
@@ -59,14 +61,14 @@ func (b builder) sourceFor(ctx context.Context, baseline string, snap gitscope.S
 }
 
 // repoFindings are the findings about the repository every snapshot door adds to its audits: a
-// git binary the current user could have replaced (trust-model.md §6). The gate against a base
-// reads committed objects only and adds none.
+// git binary that may not be the system's own (trust-model.md §6). The gate against a base reads
+// committed objects only and adds none.
 func (b builder) repoFindings(ctx context.Context) []finding.Finding {
 	if b.head != nil {
 		return nil
 	}
-	if p, _, w := b.git.GitBinary(ctx); w {
-		return []finding.Finding{audit.FindGitBinaryUserWritable(p)}
+	if p, _, risk := b.git.GitBinary(ctx); risk != "" {
+		return []finding.Finding{audit.FindGitBinaryRisk(p, risk)}
 	}
 	return nil
 }
@@ -135,8 +137,10 @@ func without(cs *gitscope.ChangedSet, exclude map[string]bool) *gitscope.Changed
 // shared, so it is finished and kept.
 type changedOnce struct {
 	src source
-	// writes are the controller's recorded writes for the task (a local gate's store record).
+	// writes are the files the controller's verification runs created, from the task's store
+	// record (a local gate), left out of the changed set while unchanged; root is the work tree.
 	writes map[string]string
+	root   string
 	once   sync.Once
 	cs     *gitscope.ChangedSet
 	err    error
@@ -152,6 +156,26 @@ func (c *changedOnce) get(ctx context.Context, stats *GateStats) (*gitscope.Chan
 			defer cancel()
 		}
 		c.cs, c.err = c.src.ChangedSet(cctx)
+		if c.err == nil {
+			// Left out here, the audit, the acceptance and closure snapshots and the branch's
+			// ownership all see the D the run-task post-flight charged (audit.TaskD).
+			c.cs = withoutWrites(c.root, c.cs, c.writes)
+		}
 	})
 	return c.cs, c.err
+}
+
+// withoutWrites is cs without the controller's writes that still hold their recorded content
+// (a copy when one is left out; cs is unchanged).
+func withoutWrites(root string, cs *gitscope.ChangedSet, writes map[string]string) *gitscope.ChangedSet {
+	if cs == nil || len(writes) == 0 {
+		return cs
+	}
+	entries, left := audit.WithoutControllerWrites(root, cs.Entries, writes)
+	if len(left) == 0 {
+		return cs
+	}
+	out := *cs
+	out.Entries = entries
+	return &out
 }
