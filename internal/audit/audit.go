@@ -65,6 +65,10 @@ type Inputs struct {
 	// Verify, when set, runs the spec's declared commands after the other checks; nil runs
 	// nothing.
 	Verify *VerifyInputs
+	// ControllerWrites are the paths mastermind's own verification runs created, with their
+	// content ids (verification-receipts.md §2.2): an untracked path of D that still has its
+	// content id is the controller's, left out of D and listed in the evidence.
+	ControllerWrites map[string]string
 	// Transcript, when set, is the harness transcript the witness checks read.
 	Transcript *TranscriptInputs
 	// PathRuns, when true, returns the findings a check makes once per changed path as
@@ -126,6 +130,8 @@ type run struct {
 	ev   *Evidence
 	// forbidden are the paths of d that checkForbids found forbidden.
 	forbidden map[string]bool
+	// caches are the tool caches the changed set left out (gitscope.md §4.7).
+	caches []gitscope.IgnoredDir
 }
 
 // check is one §10 check over a run with a computed changed set and a report: a valid one, the
@@ -185,13 +191,14 @@ func Compute(ctx context.Context, in Inputs) (*Result, error) {
 // D into representable paths and changed_path_unrepresentable findings, and returns those with
 // the findings that need no check.
 func newRun(ctx context.Context, in *Inputs, cs *gitscope.ChangedSet, ev *Evidence) (*run, []finding.Finding) {
-	d := cs.WithoutControl(in.Control)
+	d, controller := TaskD(in.Root, cs, in.Control, in.ControllerWrites)
 	paths := make([]string, len(d))
 	for i, e := range d {
 		paths[i] = string(e.Path)
 	}
-	r := &run{ctx: ctx, in: in, rep: in.Report.Report, ev: ev}
+	r := &run{ctx: ctx, in: in, rep: in.Report.Report, ev: ev, caches: cs.ToolCaches}
 	ev.ChangedSet = changedEvidence(cs, d, paths)
+	ev.ChangedSet.ControllerWrites = controller
 	var fs []finding.Finding
 	for _, f := range in.SpecFindings {
 		if f.Rule == spec.RuleFrontmatterUnterminated || f.Rule == spec.RuleFrontmatterInvalid {
@@ -214,7 +221,11 @@ func newRun(ctx context.Context, in *Inputs, cs *gitscope.ChangedSet, ev *Eviden
 	r.d, r.paths = d, paths[:0]
 	copied := false
 	for i, e := range d {
-		if f, bad := unrepresentable(e); bad {
+		f, bad := unrepresentable(e)
+		if !bad && e.SelfIgnoring {
+			f, bad = findSelfIgnoringDirectory(cs, paths[i]), true
+		}
+		if bad {
 			if !copied {
 				r.d, copied = slices.Clone(d[:i]), true
 			}

@@ -113,7 +113,7 @@ func (e *MaterializeError) Error() string {
 }
 
 // Materialize writes the committed content of commit into the existing empty directory dir and
-// returns the sorted repository-relative paths of its files, by the rules of gitscope.md §4.7.
+// returns the sorted repository-relative paths of its files, by the rules of gitscope.md §4.8.
 // Entries are checked by name before anything is written below them.
 func (r *Repo) Materialize(ctx context.Context, commit, dir string) ([]string, error) {
 	if !IsFullOID(commit) {
@@ -481,7 +481,7 @@ var lsIgnoredArgs = slices.Concat(globalArgs, untrackedGuardArgs, []string{
 
 // WorktreeIs reports whether the work tree holds exactly the tree of commit, so that the gate
 // against a base can audit in place instead of writing the tree out. The conditions are in
-// gitscope.md §4.7; any doubt is false, and the first difference found cancels the other checks.
+// gitscope.md §4.8; any doubt is false, and the first difference found cancels the other checks.
 func (r *Repo) WorktreeIs(ctx context.Context, commit string) (bool, error) {
 	if !IsFullOID(commit) || !r.gitUsable() {
 		return false, nil

@@ -13,7 +13,7 @@ const maxFilterDrivers = 1000
 
 // filterGuardArgs returns the -c settings that disable every filter driver the configuration
 // defines for one command, because a clean or process driver could rewrite an edited file into
-// the baseline's bytes when git hashes it (gitscope.md §4.7). It also refuses a FIFO, socket or
+// the baseline's bytes when git hashes it (gitscope.md §4.8). It also refuses a FIFO, socket or
 // device at the core.excludesFile and core.attributesFile the configuration names.
 func (r *Repo) filterGuardArgs(ctx context.Context) ([]string, error) {
 	list, err := r.configList(ctx)

@@ -20,7 +20,7 @@ var errAlternates = errors.New("objects/info/alternates (a --shared or --referen
 
 // openGoGit opens the repository at root for go-git as git.PlainOpenWithOptions does with
 // EnableDotGitCommonDir, but refuses a common directory with objects/info/alternates and any
-// FIFO, socket or device go-git would read (gitscope.md §4.7). Every go-git open of a work tree
+// FIFO, socket or device go-git would read (gitscope.md §4.8). Every go-git open of a work tree
 // comes here.
 func openGoGit(root string) (*git.Repository, error) {
 	gitDir, commonDir, ok := gitDirOf(root)

@@ -17,7 +17,7 @@ const maxIndexBytes = 2 << 30
 // privateIndex is a byte-identical copy of the repository's index that keeps its modification
 // time, so that `git diff <commit>` refreshes its stat cache into the copy instead of rewriting
 // the repository's index. git reads it exactly as the real one, racy-git check included
-// (gitscope.md §4.7).
+// (gitscope.md §4.8).
 type privateIndex struct {
 	dir      string // temporary directory holding the copy; "" when there is nothing to clean up
 	path     string // value for GIT_INDEX_FILE
@@ -124,7 +124,7 @@ func (r *Repo) indexPath(ctx context.Context) (string, error) {
 
 // linkOrCopyIndex gives dst, which must not exist, src's bytes and modification time: a hard
 // link when src is a small regular file on the same file system, otherwise a copy. The link
-// saves 20–30 ms on a 100,000-file index and is as safe as the copy (gitscope.md §4.7).
+// saves 20–30 ms on a 100,000-file index and is as safe as the copy (gitscope.md §4.8).
 func linkOrCopyIndex(src, dst string) error {
 	if fi, err := os.Lstat(src); err == nil && indexLinkable(fi) && os.Link(src, dst) == nil {
 		if li, err := os.Lstat(dst); err == nil && indexLinkable(li) {

@@ -9,7 +9,7 @@ import (
 
 // pinArgs are the global arguments every git command run in the repository carries, computed
 // once per Repo. They override the settings an executor can write into .git/config to hide a
-// change from the recipe; each pin and why is in gitscope.md §4.7.
+// change from the recipe; each pin and why is in gitscope.md §4.8.
 func (r *Repo) pinArgs() []string {
 	r.pinOnce.Do(func() {
 		r.pins = []string{
@@ -41,7 +41,7 @@ var untrackedGuardArgs = []string{"-c", "core.untrackedCache=false"}
 
 // probeIgnoreCase reports whether the file system holding the work tree root folds ASCII case,
 // by looking a directory of root up with its name's case swapped; it writes nothing. Any doubt
-// answers false, under which git hides the fewest paths (gitscope.md §4.7).
+// answers false, under which git hides the fewest paths (gitscope.md §4.8).
 func probeIgnoreCase(root string) bool {
 	if fi, err := os.Lstat(filepath.Join(root, ".git")); err == nil && fi.IsDir() {
 		return sameUnderSwappedCase(root, ".git", fi)

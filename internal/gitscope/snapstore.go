@@ -22,7 +22,7 @@ type SnapshotStore interface {
 
 // LocalSnapshotStore is an optional interface of a SnapshotStore that keeps its blobs as local
 // files, whose SnapshotPath returns the file of a stored blob. gitscope then hard-links the index
-// snapshot as post-flight's private index instead of copying it (gitscope.md §4.7).
+// snapshot as post-flight's private index instead of copying it (gitscope.md §4.8).
 type LocalSnapshotStore interface {
 	SnapshotStore
 	SnapshotPath(name string) (string, error)
