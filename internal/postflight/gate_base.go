@@ -359,8 +359,7 @@ func (r *rangeRun) run(ctx context.Context) (*GateResult, error) {
 			default:
 				// learned never exempts a task whose folder changed: it is audited like an open one.
 				pending = append(pending, len(rows))
-				if o, ok := g.owner(in.Task); ok {
-					o.accepted = in.State.Accepted()
+				if o, ok := g.owner(ctx, in); ok {
 					owners = append(owners, o)
 				}
 			}
@@ -370,16 +369,10 @@ func (r *rangeRun) run(ctx context.Context) (*GateResult, error) {
 	for _, i := range pending {
 		t := &rows[i]
 		in := atHead[t.Task.Name]
-		cs := g.audit(ctx, in, t, ownedByOthers(t.Task.Name, owners))
+		cs := g.audit(ctx, in, t, r.leftOut(in, owners))
 		oi := slices.IndexFunc(owners, func(o owner) bool { return o.name == t.Task.Name })
 		if t.Status == GateAccepted {
 			r.info.Accepted = append(r.info.Accepted, AcceptedTask{Task: t.Task.Name, Reason: in.State.AcceptedReason})
-			if oi >= 0 {
-				owners[oi].changed = map[string]bool{}
-				for _, e := range cs.WithoutControl() {
-					owners[oi].changed[string(e.Path)] = true
-				}
-			}
 		} else if oi >= 0 {
 			owners[oi].accepted = false
 		}
@@ -565,44 +558,69 @@ func (r *rangeRun) releaseNotesChanged() []finding.Finding {
 	return fs
 }
 
-// owner is one re-audited task's claim on changed paths: its declared scope and the paths its
-// report lists. An accepted drift task (accepted, until its audit shows otherwise) also owns the
-// reported paths of its changed set outside its scope: changed is that set once the audit
-// confirmed the acceptance.
+// owner is one re-audited task's claim on changed paths: the paths of its own changed set (since
+// its baseline, from its source) that its report lists and its declared scope holds. A task owns
+// nothing it did not change, so a task written after a change cannot take it over. An accepted
+// drift task (accepted, until its audit shows otherwise) also owns the reported paths of its
+// changed set outside its scope.
 type owner struct {
 	name     string
 	scope    map[string]bool
 	reported map[string]bool
-	accepted bool
 	changed  map[string]bool
+	accepted bool
 }
 
 func (o owner) owns(p string) bool {
-	if !o.reported[p] {
+	if !o.reported[p] || !o.changed[p] {
 		return false
 	}
-	return o.scope[p] || (o.accepted && (o.changed == nil || o.changed[p]))
+	return o.scope[p] || o.accepted
 }
 
-// owner reads task t's ownership from its spec and report under its root; false when either
-// cannot be used (such a task's audit is broken anyway, and it owns nothing).
-func (g *gater) owner(t Task) (owner, bool) {
+// owner reads the ownership of task in: its approved spec and its report under its root, and its
+// changed set from its source (computed once, shared with its audit); false when any cannot be
+// used (such a task's audit fails anyway, and it owns nothing).
+func (g *gater) owner(ctx context.Context, in TaskInfo) (owner, bool) {
+	t := in.Task
 	si, err := g.spec(t)
-	if err != nil || si.Spec == nil {
+	if err != nil || si.Spec == nil || sha256Hex(si.Raw) != in.State.SpecHash {
 		return owner{}, false
 	}
 	rr, err := report.ReadInRepo(t.Root, t.ReportRel())
 	if err != nil || rr.Report == nil || len(rr.Findings) > 0 {
 		return owner{}, false
 	}
-	o := owner{name: t.Name, scope: map[string]bool{}, reported: map[string]bool{}}
+	co, err := g.source(ctx, in)
+	if err != nil {
+		return owner{}, false
+	}
+	cs, err := co.get(ctx, &g.stats)
+	if err != nil {
+		return owner{}, false
+	}
+	o := owner{name: t.Name, scope: map[string]bool{}, reported: map[string]bool{}, changed: map[string]bool{}, accepted: in.State.Accepted()}
 	for _, p := range si.Spec.Scope.Declared {
 		o.scope[p] = true
 	}
 	for _, f := range rr.Report.FilesModified {
 		o.reported[f.Path] = true
 	}
+	for _, e := range cs.WithoutControl() {
+		o.changed[string(e.Path)] = true
+	}
 	return o, true
+}
+
+// leftOut is what the re-audit of task in leaves out of its changed set: the paths other
+// re-audited tasks own (ownedByOthers). Not in the local gate for a task whose store record is
+// open: its verdict there is its post-flight's, which audits every change since its baseline
+// as its own (trust-model.md §5).
+func (r *rangeRun) leftOut(in TaskInfo, owners []owner) map[string]bool {
+	if r.local && in.Recorded && in.State.Status != StatusLearned {
+		return nil
+	}
+	return ownedByOthers(in.Task.Name, owners)
 }
 
 // unowned applies trust-model.md §5 step 2: every path of the range outside the controller's
@@ -762,7 +780,7 @@ func ownedByOthers(name string, owners []owner) map[string]bool {
 			continue
 		}
 		for p := range o.reported {
-			if o.scope[p] && !self.reported[p] {
+			if o.scope[p] && o.changed[p] && !self.reported[p] {
 				out[p] = true
 			}
 		}
