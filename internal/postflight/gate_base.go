@@ -74,6 +74,10 @@ type RangeInfo struct {
 	// TouchedTasks are every task folder with a changed path in the range, sorted: the task
 	// records the branch brings or changes, for the reviewer.
 	TouchedTasks []string
+	// ControllerFiles are the controller's own files outside the task folders that the range
+	// changes (lessons, release notes, dispatch records, .mastermind/.gitignore), sorted: the
+	// ownership check leaves them out and no audit reads them, so the reviewer is shown them.
+	ControllerFiles []string
 	// Accepted are the tasks that pass as an accepted drift, with the planner's reason: an
 	// acceptance on the branch is a decision the reviewer sees, like a spec the branch adds.
 	Accepted []AcceptedTask
@@ -281,6 +285,7 @@ func (r *rangeRun) run(ctx context.Context) (*GateResult, error) {
 	touched := touchedTasks(r.rangeSet)
 	r.info.Changed, r.info.AddedTasks, r.info.ChangedSpecs = len(r.rangeSet.Entries), added, rewritten
 	r.info.TouchedTasks = slices.Sorted(maps.Keys(touched))
+	r.info.ControllerFiles = controllerFiles(r.rangeSet)
 	res := &GateResult{Range: &r.info}
 	res.Stats.Tasks = len(r.infos)
 	atHead := map[string]TaskInfo{}
@@ -528,6 +533,23 @@ func touchedTasks(cs *gitscope.ChangedSet) map[string]touched {
 		t.deleted = t.deleted || e.Status == gitscope.StatusDeleted
 		t.files = append(t.files, file)
 		out[name] = t
+	}
+	return out
+}
+
+// controllerFiles are the paths of cs that are controller artifacts (repopath.IsControllerArtifact)
+// outside every task folder, in cs's order (sorted by path bytes).
+func controllerFiles(cs *gitscope.ChangedSet) []string {
+	var out []string
+	for _, e := range cs.Entries {
+		p := string(e.Path)
+		if !repopath.IsControllerArtifact(p) {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(p, TasksDir+"/"); ok && strings.Contains(rest, "/") {
+			continue // in a task folder: TouchedTasks names it
+		}
+		out = append(out, p)
 	}
 	return out
 }
