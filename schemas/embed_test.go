@@ -46,6 +46,16 @@ func TestEveryEmbeddedSchemaCompiles(t *testing.T) {
 	}
 }
 
+// TestEveryEmbeddedSchemaMeetsTheMetaschema validates each embedded schema against the draft
+// 2020-12 metaschema, the check Compile leaves out at run time.
+func TestEveryEmbeddedSchemaMeetsTheMetaschema(t *testing.T) {
+	for _, n := range Names() {
+		if _, err := compile(n, false); err != nil {
+			t.Errorf("%s: %v", n, err)
+		}
+	}
+}
+
 // TestExamples validates testdata/<name>/valid/*.json (must pass) and
 // testdata/<name>/invalid/*.json (must fail) against each embedded schema. The valid
 // executor-report-v1 instances are the §8.1 examples V1–V3.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/repopath"
 	"github.com/mastermind-controller/mastermind/internal/report"
 	"github.com/mastermind-controller/mastermind/internal/spec"
 	"github.com/mastermind-controller/mastermind/internal/verifyrun"
@@ -49,6 +50,9 @@ type Inputs struct {
 	Prefetch *Prefetch
 	// Claims reads baseline blobs and the file list for the claims checks (§10.6).
 	Claims ClaimsGit
+	// Control decides which changed paths below .mastermind/ are the controller's and so left
+	// out of D (repopath.LeftOut, trust-model.md I3); nil leaves out only the contract files.
+	Control repopath.ControlRule
 	// RepoFindings are findings the caller established about the repository itself, added to
 	// the audit as they are (for example gitscope's git_config_changed and
 	// git_attributes_changed of trust-model.md §4, when pre-flight snapshots are compared).
@@ -101,8 +105,8 @@ type Result struct {
 	// Verify is the verification step's outcome (receipts, reuse); nil when Inputs.Verify was
 	// nil or the report was rejected.
 	Verify *verifyrun.StepResult
-	// Changed is the changed set and D its entries that are not controller artifacts
-	// (repopath.IsControllerArtifact) and whose paths are
+	// Changed is the changed set and D its entries that Inputs.Control does not leave out
+	// (repopath.LeftOut) and whose paths are
 	// representable (UTF-8 and clean, sorted by path bytes), computed for a rejected report too.
 	// The held path snapshots D (§8.2) and lists its untracked files in the release notes.
 	Changed *gitscope.ChangedSet
@@ -201,7 +205,7 @@ func Compute(ctx context.Context, in Inputs) (*Result, error) {
 // findings, and returns those with the findings that need no check (invalid frontmatter, a
 // degraded changed set, in.RepoFindings).
 func newRun(ctx context.Context, in *Inputs, cs *gitscope.ChangedSet, ev *Evidence) (*run, []finding.Finding) {
-	d := cs.WithoutControl()
+	d := cs.WithoutControl(in.Control)
 	paths := make([]string, len(d))
 	for i, e := range d {
 		paths[i] = string(e.Path)

@@ -1,10 +1,12 @@
 package audit
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/mastermind-controller/mastermind/internal/claims"
 	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
 )
 
 // checkClaims applies §10.6 to every report (not behind an opt-in): each report claim is
@@ -31,14 +33,30 @@ func checkClaims(r *run) ([]finding.Finding, error) {
 	for i, e := range r.d {
 		changed[i] = claims.ChangedFile{Path: r.paths[i], Status: string(e.Status)}
 	}
+	// A forged object is exit 3 (trust-model.md §4.5), never an unverifiable claim: the first
+	// such error is kept and returned once the checks are done.
+	var forged error
+	keep := func(err error) error {
+		if forged == nil && errors.Is(err, gitscope.ErrObjectStoreModified) {
+			forged = err
+		}
+		return err
+	}
 	src := claims.RootSource{
 		Root: r.in.Root,
 		Baseline: func(p string) ([]byte, bool, error) {
-			return r.in.Claims.BaselineBlob(ctx, baseline, p)
+			data, ok, err := r.in.Claims.BaselineBlob(ctx, baseline, p)
+			return data, ok, keep(err)
 		},
-		List: func() ([]string, error) { return r.in.Claims.ListFiles(ctx) },
+		List: func() ([]string, error) {
+			files, err := r.in.Claims.ListFiles(ctx)
+			return files, keep(err)
+		},
 	}.Source()
 	vc, err := claims.Verify(ctx, cs, changed, src, baseline)
+	if err == nil {
+		err = forged
+	}
 	if err != nil {
 		return nil, err
 	}

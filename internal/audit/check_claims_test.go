@@ -3,9 +3,11 @@ package audit
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/mastermind-controller/mastermind/internal/claims"
+	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/report"
 )
 
@@ -86,5 +88,25 @@ func TestCheckClaimsBackend(t *testing.T) {
 	}
 	if !errors.Is(err, claims.ErrBackendUnavailable) || fs != nil {
 		t.Fatalf("build without cgo: findings %v, error %v; want ErrBackendUnavailable", fs, err)
+	}
+}
+
+// forgedClaims is a ClaimsGit whose baseline blobs are forged objects.
+type forgedClaims struct{ ClaimsGit }
+
+func (forgedClaims) BaselineBlob(context.Context, string, string) ([]byte, bool, error) {
+	return nil, false, fmt.Errorf("%w: object 1234 holds object 5678", gitscope.ErrObjectStoreModified)
+}
+
+// TestForgedObjectIsNoClaimResult: a forged object under a claim's baseline read is exit 3
+// (trust-model.md §4.5), never an unresolved claim; the rename pairing passes it on too.
+func TestForgedObjectIsNoClaimResult(t *testing.T) {
+	f := newFixture(t, "", map[string]string{"a.go": "package a\n"}, map[string]string{"a.go": "package a\n\nfunc New() {}\n"})
+	rep := completeReport("a.go")
+	rep.Claims = []report.Claim{{Kind: "function_added", Symbol: str("New"), File: str("a.go")}}
+	r, _ := f.run(t, rep)
+	r.in.Claims = forgedClaims{r.in.Claims}
+	if _, err := checkClaims(r); !errors.Is(err, gitscope.ErrObjectStoreModified) {
+		t.Fatalf("claims: %v, want ErrObjectStoreModified", err)
 	}
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // checkFilesModified applies §10.2: every files_modified entry changed since the baseline (and
-// is not a controller artifact), every changed path listed.
+// is in D, so not a file the controller's rule leaves out), every changed path listed.
 func checkFilesModified(r *run) ([]finding.Finding, error) {
 	var fs []finding.Finding
 	listed := map[string]bool{}
@@ -20,7 +20,7 @@ func checkFilesModified(r *run) ([]finding.Finding, error) {
 			continue // a duplicate entry (consistency.duplicate_path of a partial report) is one finding
 		}
 		listed[fm.Path] = true
-		if _, ok := r.status(fm.Path); !ok || repopath.IsControllerArtifact(fm.Path) {
+		if _, ok := r.status(fm.Path); !ok {
 			fs = append(fs, findReportUnexpectedFile(fm.Path))
 		}
 	}

@@ -17,11 +17,14 @@ func TestCheckFilesModified(t *testing.T) {
 			[]string{"executor_report_missing_changed_file b.go"}},
 		{"listed but unchanged", map[string]string{"a.go": "package a // x\n"}, []string{"a.go", "b.go"},
 			[]string{"executor_report_unexpected_file b.go"}},
-		// Only the controller's artifact names are left out of the changed set (trust-model.md
-		// I3): a listed state.json is never a changed path, while any other file below
-		// .mastermind/ is one and must be listed.
-		{"controller artifact listed", map[string]string{".mastermind/tasks/020-cache/state.json": "{}\n"}, []string{".mastermind/tasks/020-cache/state.json"},
+		// Only controller names holding the controller's bytes are left out of the changed set
+		// (trust-model.md I3): a listed state.json the controller wrote is never a changed path;
+		// one holding bytes it never wrote is, like any other file below .mastermind/, and must
+		// be listed (#26 item 4).
+		{"controller artifact listed", map[string]string{".mastermind/tasks/020-cache/state.json": "controller\n"}, []string{".mastermind/tasks/020-cache/state.json"},
 			[]string{"executor_report_unexpected_file .mastermind/tasks/020-cache/state.json"}},
+		{"forged controller name not listed", map[string]string{".mastermind/tasks/020-cache/state.json": "{}\n"}, nil,
+			[]string{"executor_report_missing_changed_file .mastermind/tasks/020-cache/state.json"}},
 		{"other file below .mastermind listed", map[string]string{".mastermind/tasks/020-cache/notes.md": "x\n"}, []string{".mastermind/tasks/020-cache/notes.md"}, nil},
 		{"code below .mastermind not listed", map[string]string{".mastermind/lib/x.go": "package lib\n"}, nil,
 			[]string{"executor_report_missing_changed_file .mastermind/lib/x.go"}},
@@ -30,6 +33,7 @@ func TestCheckFilesModified(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, "", base, tc.work)
+			f.control = controllerContent{f.root}
 			r, _ := f.run(t, completeReport(tc.listed...))
 			fs, err := checkFilesModified(r)
 			if err != nil {

@@ -65,7 +65,7 @@ func (r *run) checkReceipts(v *VerifyInputs, fs []finding.Finding) ([]finding.Fi
 				return nil, err
 			}
 			var d []gitscope.Entry
-			for _, e := range cs.WithoutControl() {
+			for _, e := range cs.WithoutControl(r.in.Control) {
 				if _, bad := unrepresentable(e); !bad {
 					d = append(d, e)
 				}

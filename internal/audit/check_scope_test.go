@@ -20,7 +20,11 @@ func TestCheckScope(t *testing.T) {
 			[]string{"unexpected_file tmp/scratch.txt"}},
 		{"declared but unchanged", map[string]string{"n.go": "package n\n"},
 			[]string{"missing_expected_file a.go", "missing_expected_file docs/a.md"}},
-		{"task records are not scope", map[string]string{"a.go": "package a // x\n", "docs/a.md": "# A!\n", ".mastermind/tasks/020-cache/audit.md": "x\n"}, nil},
+		{"task records are not scope", map[string]string{"a.go": "package a // x\n", "docs/a.md": "# A!\n", ".mastermind/tasks/020-cache/audit.md": "controller\n"}, nil},
+		// A controller name holding bytes the controller never wrote is a changed path (#26
+		// item 4).
+		{"a forged task record is out of scope", map[string]string{"a.go": "package a // x\n", "docs/a.md": "# A!\n", ".mastermind/tasks/020-cache/audit.md": "payload\n"},
+			[]string{"unexpected_file .mastermind/tasks/020-cache/audit.md"}},
 		// Any other file below .mastermind/ is a changed path (trust-model.md I3).
 		{"other file in the task folder is out of scope", map[string]string{"a.go": "package a // x\n", "docs/a.md": "# A!\n", ".mastermind/tasks/020-cache/x.md": "x\n"},
 			[]string{"unexpected_file .mastermind/tasks/020-cache/x.md"}},
@@ -28,6 +32,7 @@ func TestCheckScope(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, front, base, tc.work)
+			f.control = controllerContent{f.root}
 			r, _ := f.run(t, completeReport())
 			fs, err := checkScope(r)
 			if err != nil {

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
@@ -117,6 +118,21 @@ func findInputChanged(ic gitscope.InputChange) finding.Finding {
 func FindGitBinaryUserWritable(path string) finding.Finding {
 	p := textsafe.Escape(path)
 	return newFinding(finding.KindGitBinaryUserWritable, fmt.Sprintf("the git binary %s, or its directory, is writable by the current user, so an executor could have replaced it; set MASTERMIND_GIT to a git the agent cannot write", p), "file", p)
+}
+
+// FindGitBinaryRisk is the warning for a git binary that may not be the system's own
+// (trust-model.md §6): git_binary_user_writable for an ordinary user, git_binary_not_system for
+// root.
+func FindGitBinaryRisk(path string, risk gitscope.GitBinaryRisk) finding.Finding {
+	if risk == gitscope.GitRiskUserWritable {
+		return FindGitBinaryUserWritable(path)
+	}
+	p := textsafe.Escape(path)
+	why := "is outside the system's binary folders (" + strings.Join(gitscope.SystemBinDirs, ", ") + ")"
+	if risk == gitscope.GitRiskNotRootOwned {
+		why = "or its folder is not owned by root or is writable by group or others"
+	}
+	return newFinding(finding.KindGitBinaryNotSystem, fmt.Sprintf("mastermind runs as root and the git binary %s %s, so another user could have planted it; set MASTERMIND_GIT to the system git", p, why), "file", p)
 }
 
 func findChangedSetDegraded(reason string) finding.Finding {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/repopath"
 	"github.com/mastermind-controller/mastermind/internal/report"
 	"github.com/mastermind-controller/mastermind/internal/spec"
 )
@@ -24,6 +25,17 @@ type fixture struct {
 	baseline string
 	sp       *spec.Spec
 	spFs     []finding.Finding
+	// control is the audit's changed-set rule (nil: only the contract files are left out).
+	control repopath.ControlRule
+}
+
+// controllerContent takes a controller name whose content is "controller\n" for the
+// controller's (a store's hash match, in miniature).
+type controllerContent struct{ root string }
+
+func (c controllerContent) Controller(p string, _ repopath.ControlName) bool {
+	b, err := os.ReadFile(filepath.Join(c.root, filepath.FromSlash(p)))
+	return err == nil && string(b) == "controller\n"
 }
 
 // newFixture builds a repository whose baseline holds base (path → content) and the spec
@@ -93,7 +105,7 @@ func (f *fixture) inputs(t *testing.T, rr report.Result) Inputs {
 	t.Cleanup(pf.Close)
 	pf.LookupBaseline(ctx, f.repo, f.baseline, f.sp.Scope.Creates)
 	return Inputs{Root: f.root, SpecPath: testSpecPath, Spec: f.sp, SpecFindings: f.spFs, Baseline: f.baseline,
-		Report: rr, Prefetch: pf, Claims: f.repo}
+		Report: rr, Prefetch: pf, Claims: f.repo, Control: f.control}
 }
 
 // run prepares the checks of f for rep as Compute does and returns the run.

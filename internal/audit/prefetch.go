@@ -81,6 +81,9 @@ func (p *Prefetch) LookupBaseline(ctx context.Context, git PrefetchGit, baseline
 	}()
 }
 
+// LookupStarted reports whether LookupBaseline was called.
+func (p *Prefetch) LookupStarted() bool { return p.entries != nil }
+
 // ChangedSet waits for the changed set.
 func (p *Prefetch) ChangedSet() (*gitscope.ChangedSet, error) {
 	p.csOnce.Do(func() { p.cs = <-p.csDone; p.cancelCS() })

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"cmp"
+	"errors"
 	"slices"
 
 	"github.com/mastermind-controller/mastermind/internal/fsx"
@@ -29,7 +30,8 @@ const (
 // creates paths that D has as added or untracked: every pair scoring at least the threshold,
 // best first (ties by path), each path used once as git pairs them. The baseline side is read
 // through in.Claims, the new side from the working tree (a symlinked or unreadable file is not
-// paired). Only a cancelled context is an error; an unreadable blob pairs nothing.
+// paired). Only a cancelled context or a forged object is an error; an unreadable blob pairs
+// nothing.
 func pairRenames(r *run) ([]Rename, error) {
 	sc := r.in.Spec.Scope
 	var dels, adds []string
@@ -51,6 +53,9 @@ func pairRenames(r *run) ([]Rename, error) {
 		data, ok, err := r.in.Claims.BaselineBlob(r.ctx, r.in.Baseline, p)
 		if r.ctx.Err() != nil {
 			return nil, r.ctx.Err()
+		}
+		if errors.Is(err, gitscope.ErrObjectStoreModified) {
+			return nil, err // a forged object is exit 3, whatever reads it
 		}
 		if err == nil && ok && len(data) <= maxRenameBytes {
 			old[p] = data

@@ -1,39 +1,17 @@
 package brief
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/golden"
 	"github.com/mastermind-controller/mastermind/internal/report"
 	"github.com/mastermind-controller/mastermind/internal/spec"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/brief -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (-want +got):\n%s", path, cmp.Diff(string(want), string(got)))
-	}
-}
 
 var testRules = []Rule{
 	{ID: "executor_report_missing_changed_file", Class: finding.ClassError, Text: "A file changed since the baseline is not listed in files_modified; list it, or undo the change."},
@@ -57,12 +35,12 @@ func build(t *testing.T) Brief {
 
 func TestBriefGoldens(t *testing.T) {
 	b := build(t)
-	golden(t, "brief.md", []byte(b.Markdown()))
+	golden.Check(t, "testdata/brief.md", []byte(b.Markdown()))
 	js, err := json.MarshalIndent(b, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "brief.json", append(js, '\n'))
+	golden.Check(t, "testdata/brief.json", append(js, '\n'))
 }
 
 func TestBriefContent(t *testing.T) {

@@ -178,4 +178,4 @@ func (v acceptView) JSON() any {
 	return e
 }
 
-func (v acceptView) Annotations() []render.Annotation { return nil }
+func (acceptView) Findings() render.Findings { return render.Findings{} }

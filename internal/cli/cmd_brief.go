@@ -83,7 +83,7 @@ func NewCmdBrief(io *IOStreams, runF func(*BriefOptions) error) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&opts.Format, "format", "markdown", "output format: markdown or json")
 	f.StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
-	f.BoolVar(&opts.Current, "current", false, "brief the task named by .mastermind/current")
+	f.BoolVar(&opts.Current, "current", false, "brief the current task (the controller store's, mirrored in .mastermind/current)")
 	_ = cmd.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"markdown", "json"}, cobra.ShellCompDirectiveNoFileComp
 	})
@@ -128,7 +128,7 @@ func buildBrief(root, specArg string, current bool, errOut io.Writer) (brief.Bri
 		return brief.Brief{}, err
 	}
 	if current {
-		if specArg, err = currentSpec(repo.Root()); err != nil {
+		if specArg, err = currentSpec(repo, errOut); err != nil {
 			return brief.Brief{}, err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/postflight"
 	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/spf13/cobra"
@@ -129,7 +130,15 @@ func runChanges(ctx context.Context, opts *ChangesOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	return show(opts.IO, outputFormat(opts.JSON, ""), changesView{oid: oid, cs: cs, entries: cs.WithoutControl()})
+	// The controller names are decided as the current task's post-flight decides them
+	// (trust-model.md I3), from the store.
+	gitDir, err := repo.GitDir()
+	if err != nil {
+		return err
+	}
+	rule, closeRule := postflight.ControlRuleFor(repo.Root(), gitDir, "", "")
+	defer closeRule()
+	return show(opts.IO, outputFormat(opts.JSON, ""), changesView{oid: oid, cs: cs, entries: cs.WithoutControl(rule)})
 }
 
 // changesView is the changed set since oid; the envelope and the text are built only for the
@@ -155,7 +164,7 @@ func (v changesView) JSON() any {
 	return out
 }
 
-func (changesView) Annotations() []render.Annotation { return nil }
+func (changesView) Findings() render.Findings { return render.Findings{} }
 
 // WriteText prints "STATUS<TAB>path" lines with textsafe-escaped paths; characters a reader
 // cannot see (format characters such as U+200B, line and paragraph separators, spaces other than

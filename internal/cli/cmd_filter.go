@@ -182,7 +182,10 @@ func filterRun(ctx context.Context, opts *FilterOptions) error {
 	}
 	var counter *filter.Counter
 	if opts.Dispatch != "" {
-		if counter, outcome, err = filter.Record(root, opts.Dispatch, raw, res); err != nil {
+		record, closeRec := controllerRecorder(root)
+		counter, outcome, err = filter.Record(root, opts.Dispatch, raw, res, record)
+		closeRec()
+		if err != nil {
 			return fmt.Errorf("dispatch counter: %w", err)
 		}
 	}

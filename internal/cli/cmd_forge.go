@@ -13,6 +13,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/contracts/forge"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/postflight"
 	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/spf13/cobra"
@@ -292,8 +293,14 @@ func checkSince(opts *ForgeOptions, res *forge.Result) error {
 	if err != nil {
 		return err
 	}
+	gitDir, err := repo.GitDir()
+	if err != nil {
+		return err
+	}
+	rule, closeRule := postflight.ControlRuleFor(repo.Root(), gitDir, "", "")
+	defer closeRule()
 	var changed []string
-	for _, e := range cs.WithoutControl() {
+	for _, e := range cs.WithoutControl(rule) {
 		changed = append(changed, string(e.Path))
 	}
 	for _, e := range forge.CompareFiles(res.Report, changed, opts.Since) {
@@ -301,13 +308,6 @@ func checkSince(opts *ForgeOptions, res *forge.Result) error {
 		res.Errors = append(res.Errors, e)
 	}
 	return nil
-}
-
-func strPtr(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }
 
 func newForgeEnvelope(command string, res *forge.Result) *forgeEnvelope {

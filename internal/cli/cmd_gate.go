@@ -390,7 +390,7 @@ func gateTone(t postflight.GateTask) render.Tone {
 // gateLine renders one task as the gate's text line: "<icon> <task>: <status> — <reason>"
 // (the reason part only when there is one), with control characters escaped.
 func gateLine(t postflight.GateTask) string {
-	icon := map[render.Tone]string{render.TonePass: "✅", render.ToneWarn: "⚠️", render.ToneFail: "❌"}[gateTone(t)]
+	icon := gateTone(t).Icon()
 	status := strings.ReplaceAll(t.Status, "_", " ")
 	s := fmt.Sprintf("%s %s: %s", icon, t.Task.Name, status)
 	reason := t.Reason
@@ -433,44 +433,9 @@ func (v gateView) WriteText(t *render.Text) {
 	t.Line(tone, v.summary)
 }
 
-// Annotations: one per finding of every drift or broken task (error and warning by class;
-// report violations at their lines), and one error for a refused, error or not-started task, or
-// a learned task whose history review does not back its closure.
-func (v gateView) Annotations() []render.Annotation {
-	if v.err != "" {
-		return []render.Annotation{errorAnnotation("mastermind gate", "", v.err)}
-	}
-	var anns []render.Annotation
-	for _, t := range v.res.Tasks {
-		prefix := t.Task.Name + ": "
-		switch t.Status {
-		case postflight.GateDrift, postflight.GateBroken:
-			for _, f := range t.Findings {
-				if f.Rule == finding.KindExecutorReportRejected && len(t.ReportViolations) > 0 {
-					continue // the violations carry the detail, with positions
-				}
-				anns = append(anns, auditAnnotation(f, t.Task, prefix))
-			}
-			for _, f := range t.ReportViolations {
-				anns = append(anns, findingAnnotation(f, prefix))
-			}
-		case postflight.GateRefused, postflight.GateNotStarted:
-			anns = append(anns, errorAnnotation("mastermind gate", t.Task.Spec, prefix+t.Reason))
-		case postflight.GateError:
-			file := t.Task.StateRel()
-			var ntf *postflight.NotTaskFolderError
-			if errors.As(t.Err, &ntf) {
-				file = "" // a misnamed directory has no state.json to point at
-			}
-			anns = append(anns, errorAnnotation("mastermind gate", file, prefix+t.Reason))
-		case postflight.GateLearned:
-			if !t.Passed {
-				anns = append(anns, errorAnnotation("mastermind gate", t.Task.HistoryReviewRel(), prefix+t.Reason))
-			}
-		}
-	}
-	return append(anns, rangeAnnotations(v.res.Findings)...)
-}
+// Annotations are the gate's results in their GitHub form (render.Findings.Annotations), as
+// the gate --base job summary reads them.
+func (v gateView) Annotations() []render.Annotation { return v.Findings().Annotations() }
 
 // gateJSON is the --format json envelope of `gate` (schema_version 1).
 type gateJSON struct {

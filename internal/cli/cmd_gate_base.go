@@ -183,15 +183,6 @@ func rangeFile(f finding.Finding) string {
 	return ""
 }
 
-// rangeAnnotations are the annotations of the range findings.
-func rangeAnnotations(fs []finding.Finding) []render.Annotation {
-	out := make([]render.Annotation, 0, len(fs))
-	for _, f := range fs {
-		out = append(out, render.Annotation{Finding: finding.Finding{Rule: f.Rule, Class: f.Class, File: rangeFile(f), Message: f.Text()}})
-	}
-	return out
-}
-
 // gateRangeJSON is the "range" object of the gate --base envelope.
 type gateRangeJSON struct {
 	Base      string `json:"base"`

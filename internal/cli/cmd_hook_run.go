@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
-	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/harness"
 	"github.com/mastermind-controller/mastermind/internal/postflight"
@@ -48,8 +48,9 @@ hook's decision on stdout with exit status 0:
                                            --fail-open, no git repository)
 
 Task: --task (a spec or task folder, relative to the hook's cwd, or a folder name), else the
-current-task pointer .mastermind/current that pre-flight writes and completion removes. No task
-means nothing to audit: allow. A folder with no git repository (none there or above it) has no
+current task: the controller store's (an approved pre-flight sets it, completion clears it),
+which .mastermind/current only mirrors; a pointer that says otherwise is a warning naming both.
+No task means nothing to audit: allow. A folder with no git repository (none there or above it) has no
 task either: allow, with a systemMessage saying so.
 
 Repository: --root, else (Claude Code) the repository of the project directory
@@ -62,9 +63,10 @@ working directory as cwd (its commands do not move it) and no project directory:
 Loop guard: when the input's stop_hook_active is true and the audited inputs (spec, report and
 changed set) are the same as at the last block, the stop is allowed and the task goes back to the
 planner (next_step: planner_review), so an agent that cannot fix its work hands back instead of
-looping. The record is <task>/hook-block.json.
+looping. The record is hook-block.json in the task's controller-store folder; nothing is written
+in the work tree.
 
-Fail closed: malformed hook JSON, an unreadable pointer, a repository that is there but cannot be
+Fail closed: malformed hook JSON, an unreadable controller store, a repository that is there but cannot be
 used (a broken .git, a bare repository), git failing or any other operational error blocks with
 the error text. --fail-open allows the stop instead (with a systemMessage).
 
@@ -122,7 +124,7 @@ func NewCmdHookRun(io *IOStreams, runF func(*HookRunOptions) error) *cobra.Comma
 	})
 	f := cmd.Flags()
 	f.StringVar(&opts.Harness, "harness", "", "the harness running the hook: claude or codex (required)")
-	f.StringVar(&opts.Task, "task", "", "the task to audit: a spec, a task folder or a folder name (default: .mastermind/current)")
+	f.StringVar(&opts.Task, "task", "", "the task to audit: a spec, a task folder or a folder name (default: the current task)")
 	f.StringVar(&opts.FailOn, "fail-on", "broken", "broken or drift: the lowest verdict that blocks the stop")
 	f.BoolVar(&opts.FailOpen, "fail-open", false, "allow the stop when the audit cannot run (default: block)")
 	f.StringVar(&opts.Root, "root", "", "repository root (default: $CLAUDE_PROJECT_DIR's repository under Claude Code, else the hook input's cwd, else the current directory)")
@@ -189,7 +191,7 @@ func hookDecide(ctx context.Context, opts *HookRunOptions) harness.Decision {
 		return harness.DecideError("", err, hopts)
 	}
 	root := repo.Root()
-	spec, task, err := hookTaskSpec(root, in.Cwd, opts.Task)
+	spec, task, err := hookTaskSpec(repo, in.Cwd, opts.Task, opts.IO.ErrOut)
 	if err != nil {
 		return harness.DecideError(task, err, hopts)
 	}
@@ -204,9 +206,14 @@ func hookDecide(ctx context.Context, opts *HookRunOptions) harness.Decision {
 	if err != nil {
 		return harness.WithNote(harness.DecideError(task, err, hopts), note)
 	}
-	recRel := ".mastermind/tasks/" + out.Task + "/" + harness.BlockRecordName
-	recPath := filepath.Join(root, filepath.FromSlash(recRel))
-	last, warn := harness.LoadBlockRecord(recPath)
+	// The record lives in the task's controller-store folder (trust-model.md I4).
+	recFile, closeRec, err := openHookRecord(repo, out.Task)
+	if err != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "mastermind: warning: loop-guard record unavailable: %s\n", textsafe.Escape(err.Error()))
+		return harness.WithNote(harness.Decide(in, out, nil, hopts), note)
+	}
+	defer closeRec()
+	last, warn := harness.LoadBlockRecord(recFile)
 	if warn != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "mastermind: warning: %s\n", textsafe.Escape(warn.Error()))
 	}
@@ -215,18 +222,13 @@ func hookDecide(ctx context.Context, opts *HookRunOptions) harness.Decision {
 	if opts.Now != nil {
 		now = opts.Now
 	}
-	// The record is written only inside the real task folder: never through a symlink.
-	if cerr := fsx.CheckNoSymlink(root, recRel); cerr != nil && fsx.ReasonOf(cerr) != fsx.ReasonMissing {
-		err = cerr
-	} else {
-		switch {
-		case d.Record != nil:
-			err = harness.SaveBlockRecord(recPath, *d.Record, now())
-		case d.HandBack && last != nil:
-			rec := *last
-			rec.HandedBack, rec.NextStep = true, postflight.NextPlannerReview
-			err = harness.SaveBlockRecord(recPath, rec, now())
-		}
+	switch {
+	case d.Record != nil:
+		err = harness.SaveBlockRecord(recFile, *d.Record, now())
+	case d.HandBack && last != nil:
+		rec := *last
+		rec.HandedBack, rec.NextStep = true, postflight.NextPlannerReview
+		err = harness.SaveBlockRecord(recFile, rec, now())
 	}
 	if err != nil {
 		// The decision stands; only the loop guard loses its memory (it then blocks again).
@@ -283,11 +285,13 @@ func openRepoAt(dir string) (*gitscope.Repo, error) {
 
 // hookTaskSpec resolves the task to audit: flag (a task folder name, or a spec path or task
 // folder relative to the hook's cwd or absolute, as postflight.ResolveTask takes them), else the
-// current-task pointer. It returns the absolute spec path and the task name, or "" for both when
-// there is no task.
-func hookTaskSpec(root, cwd, flag string) (spec, task string, err error) {
+// controller store's current task (the pointer is its mirror; a difference is a warning on
+// warn). It returns the absolute spec path and the task name, or "" for both when there is no
+// task.
+func hookTaskSpec(repo *gitscope.Repo, cwd, flag string, warn io.Writer) (spec, task string, err error) {
+	root := repo.Root()
 	if flag == "" {
-		task, err = readCurrentTask(root)
+		task, err = readCurrentTask(repo, warn)
 		if err != nil || task == "" {
 			return "", "", err
 		}

@@ -147,18 +147,6 @@ func (v reportView) JSON() any {
 	return env
 }
 
-func (v reportView) Annotations() []render.Annotation {
-	if v.err != nil {
-		return []render.Annotation{errorAnnotation("mastermind report validate", v.display, v.err.Error())}
-	}
-	all := v.res.All()
-	anns := make([]render.Annotation, 0, len(all))
-	for _, f := range all {
-		anns = append(anns, findingAnnotation(f, ""))
-	}
-	return anns
-}
-
 func runReportValidate(opts *ReportValidateOptions) error {
 	display, file := opts.File, ""
 	var res report.Result

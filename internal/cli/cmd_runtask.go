@@ -37,8 +37,7 @@ type RunTaskOptions struct {
 	Wait time.Duration
 	// Timeout is --timeout: one deadline for the whole run (trust-model.md I5).
 	Timeout time.Duration
-	// Current takes the spec from the current-task pointer .mastermind/current instead of an
-	// argument.
+	// Current takes the spec of the controller store's current task instead of an argument.
 	Current bool
 	// Now is the clock (started_at, lesson dates); time.Now when nil.
 	Now func() time.Time
@@ -58,7 +57,7 @@ its spec, its task folder (.mastermind/tasks/<NNN>-<slug>) or its folder name (<
 
 Without state, run-task runs pre-flight: it validates the spec, records the baseline (the HEAD
 commit, or the empty tree in a repository without commits), writes state.json as
-approved/run_executor, points .mastermind/current at the task and prints the hand-off for the
+approved/run_executor, makes it the current task (.mastermind/current mirrors it) and prints the hand-off for the
 executor, which ends with the command that prints the executor's brief. With state, it runs post-flight:
 it checks that the spec is unchanged since approval, validates executor-report.md, computes what
 really changed in git since the baseline (committed, staged, unstaged and untracked files alike),
@@ -102,8 +101,9 @@ Only entries after the task's pre-flight count. A transcript that is missing, a 
 unreadable or of an unknown harness version changes nothing (audit.md says so); one inside the
 work tree is refused with exit 1.
 
---current runs the task named by .mastermind/current (the current-task pointer an approved
-pre-flight writes and completion removes) instead of a spec argument.
+--current runs the current task instead of a spec argument: the controller store's (an approved
+pre-flight sets it, completion clears it), which .mastermind/current only mirrors; a pointer that
+says otherwise is a warning naming both.
 
 --format text (default), json (the same as --json), github (::error/::warning annotations, at
 most 10 of each, then a ::notice with the number omitted, then the text), sarif (a SARIF 2.1.0
@@ -205,7 +205,7 @@ func NewCmdRunTask(io *IOStreams, runF func(*RunTaskOptions) error) *cobra.Comma
 	f.StringVar(&opts.Format, "format", "", "output format: text (default), json (as --json), github, sarif, rdjson or markdown")
 	f.StringVar(&opts.Root, "root", "", "repository root (default: discovered from the current directory)")
 	f.DurationVar(&opts.Wait, "wait", 0, "wait up to this long (e.g. 30s, 2m) for a busy controller lock instead of exit 3")
-	f.BoolVar(&opts.Current, "current", false, "run the task named by .mastermind/current (written by pre-flight)")
+	f.BoolVar(&opts.Current, "current", false, "run the current task (the controller store's, mirrored in .mastermind/current)")
 	f.BoolVar(&opts.RunVerify, "run-verify", false, "post-flight runs every declared verify command, as if each had run: true")
 	f.BoolVar(&opts.RerunVerify, "rerun-verify", false, "post-flight runs the verify commands again even when receipts for the same inputs exist")
 	f.DurationVar(&opts.Timeout, "timeout", DefaultTimeout, "one deadline for the whole run")
@@ -271,7 +271,7 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 		return runTaskError(opts, &postflight.Outcome{Outcome: postflight.OutcomeError, Phase: postflight.PhaseForMode(mode)}, err)
 	}
 	if opts.Current {
-		spec, err := currentSpec(repo.Root())
+		spec, err := currentSpec(repo, opts.IO.ErrOut)
 		var ue *UsageError
 		if errors.As(err, &ue) {
 			return err
@@ -307,7 +307,6 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 		}
 		return runTaskError(opts, res, err)
 	}
-	updateCurrentTask(repo.Root(), res, opts.IO.ErrOut)
 	code := runTaskExitCode(res.Outcome, opts.FailOn == "drift" && !res.Accepted)
 	if err := show(opts.IO, outputFormat(opts.JSON, opts.Format), runTaskView{o: res, exit: code}); err != nil {
 		return err

@@ -3,7 +3,9 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"iter"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -16,15 +18,6 @@ import (
 
 // projectURI is the project home page named in SARIF tool.driver and rdjson source.
 const projectURI = "https://github.com/mastermind-controller/mastermind"
-
-// Rule ids of results that are not findings (a refusal, a task the gate could not audit). They
-// appear as SARIF rules and as the code of rdjson diagnostics (integrations.md §4).
-const (
-	ruleRefused    = render.RuleRefused
-	ruleNotStarted = render.RuleNotStarted
-	ruleTaskError  = render.RuleTaskError
-	ruleUnbacked   = render.RuleUnbacked
-)
 
 // maxSourceBytes bounds a file read for its findings' columns: no positioned finding lies in a
 // larger spec or report.
@@ -73,112 +66,125 @@ func outcomeVerdict(outcome string) string {
 	return outcome
 }
 
-// FindingSets is the run-task outcome as one task's results (render.TaskResults): the audit
-// findings (a rejected report by its violations alone, which carry positions) and report
-// violations in post-flight, the rule findings in pre-flight (on the spec when they name no
-// file), and for a refusal or an error without findings one result carrying the message.
-func (v runTaskView) FindingSets() []render.FindingSet {
+// auditResults are an audit's findings as results: a rejected report by its violations alone,
+// which carry the detail with positions, then the violations.
+func auditResults(fs iter.Seq[finding.Finding], violations []finding.Finding) iter.Seq[finding.Finding] {
+	return func(yield func(finding.Finding) bool) {
+		for f := range fs {
+			if f.Rule == finding.KindExecutorReportRejected && len(violations) > 0 {
+				continue
+			}
+			if !yield(f) {
+				return
+			}
+		}
+		for _, f := range violations {
+			if !yield(f) {
+				return
+			}
+		}
+	}
+}
+
+// Findings is the run-task outcome as one task's results: the audit findings in post-flight,
+// the rule findings in pre-flight (on the spec when they name no file), and for a refusal or an
+// error without findings one result carrying the message, on the spec.
+func (v runTaskView) Findings() render.Findings {
 	o := v.o
 	s := render.FindingSet{Task: o.Task.Name, Spec: o.Task.Spec, Verdict: outcomeVerdict(o.Outcome), Message: o.Message,
 		Lines: repoLines(o.Task.Root)}
-	if v.err != nil {
-		s.Verdict, s.Message = "error", v.msg
-	}
 	if o.Task.Dir != "" {
 		s.Report = o.Task.ReportRel()
 	}
-	if v.err == nil && o.Outcome != postflight.OutcomeHistoryPending && o.Outcome != postflight.OutcomeCompleted {
-		for f := range o.AllFindings() {
-			if f.Rule == finding.KindExecutorReportRejected && len(o.ReportViolations) > 0 {
-				continue
-			}
+	command := "mastermind run-task"
+	if v.err != nil {
+		s.Verdict, s.Message = "error", v.msg
+	} else {
+		for f := range auditResults(o.AllFindings(), o.ReportViolations) {
 			if o.Phase != postflight.PhasePostflight && f.File == "" {
 				f.File = o.Task.Spec
 			}
 			s.Findings = append(s.Findings, f)
 		}
-		s.Findings = append(s.Findings, o.ReportViolations...)
 	}
 	if len(s.Findings) == 0 && (s.Verdict == "refused" || s.Verdict == "error") && s.Message != "" {
-		rule := ruleRefused
-		if s.Verdict == "error" {
-			rule = ruleTaskError
+		rule := render.RuleTaskError
+		if s.Verdict == "refused" {
+			rule, command = render.RuleRefused, "mastermind "+o.Outcome
 		}
 		s.Findings = append(s.Findings, finding.Finding{Rule: rule, Class: finding.ClassError, File: o.Task.Spec, Message: s.Message})
 	}
-	return []render.FindingSet{s}
+	return render.Findings{Title: "mastermind run-task", Command: command, Sets: []render.FindingSet{s}}
 }
 
-// SummaryTitle heads run-task's job summary.
-func (runTaskView) SummaryTitle() string { return "mastermind run-task" }
-
-// SummaryFooter: run-task's summary has none.
-func (runTaskView) SummaryFooter() string { return "" }
-
-// FindingSets is one set per gated task, with the same results as the gate's annotations: every
-// finding of a drift or broken task, one result for a refused, not started or errored task, or
-// a learned task whose history review does not back its closure. A gate that could not run at
-// all has no sets (a valid SARIF log without results; the error is on stderr).
-func (v gateView) FindingSets() []render.FindingSet {
-	if v.err != "" {
-		return []render.FindingSet{{Task: "gate", Verdict: "error", Message: v.err}}
-	}
-	sets := make([]render.FindingSet, 0, len(v.res.Tasks))
-	for _, t := range v.res.Tasks {
-		s := render.FindingSet{Task: t.Task.Name, Spec: t.Task.Spec, Verdict: t.Status, Message: t.Reason,
-			Lines: repoLines(t.Task.Root)}
-		if t.Task.Dir != "" {
-			s.Report = t.Task.ReportRel()
-		}
-		one := func(rule, file string) {
-			s.Findings = append(s.Findings, finding.Finding{Rule: rule, Class: finding.ClassError, File: file, Message: t.Reason})
-		}
-		switch t.Status {
-		case postflight.GateDrift, postflight.GateBroken:
-			for _, f := range t.Findings {
-				if f.Rule == finding.KindExecutorReportRejected && len(t.ReportViolations) > 0 {
-					continue
-				}
-				s.Findings = append(s.Findings, f)
-			}
-			s.Findings = append(s.Findings, t.ReportViolations...)
-		case postflight.GateRefused:
-			one(ruleRefused, t.Task.Spec)
-		case postflight.GateNotStarted:
-			one(ruleNotStarted, t.Task.Spec)
-		case postflight.GateError:
-			file := t.Task.StateRel()
-			var ntf *postflight.NotTaskFolderError
-			if errors.As(t.Err, &ntf) {
-				file = t.Task.Dir
-			}
-			one(ruleTaskError, file)
-		case postflight.GateLearned:
-			if !t.Passed {
-				one(ruleUnbacked, t.Task.HistoryReviewRel())
-			} else {
-				s.Message = ""
-			}
-		}
-		sets = append(sets, s)
-	}
-	return sets
-}
-
-// SummaryTitle heads the gate's job summary.
-func (v gateView) SummaryTitle() string {
+// Findings is one set per gated task: every finding of a drift or broken task, one result for a
+// refused, not started or errored task, or a learned task whose history review does not back
+// its closure; then the range findings (gate --base) as a set without a task. A gate that could
+// not run at all has one result located nowhere: SARIF and rdjson leave it out (a valid log
+// without results; the error is on stderr), GitHub shows it.
+func (v gateView) Findings() render.Findings {
+	fs := render.Findings{Title: "mastermind gate", Footer: v.summary, Command: "mastermind gate", NameTasks: true}
 	if v.res != nil && v.res.Since != "" {
-		return "mastermind gate --since " + postflight.ShortOID(v.res.Since)
+		fs.Title = "mastermind gate --since " + postflight.ShortOID(v.res.Since)
 	}
-	return "mastermind gate"
+	if v.err != "" {
+		fs.NameTasks = false
+		fs.Sets = []render.FindingSet{{Task: "gate", Verdict: "error", Message: v.err,
+			Findings: []finding.Finding{{Rule: render.RuleTaskError, Class: finding.ClassError, Message: v.err}}}}
+		return fs
+	}
+	for _, t := range v.res.Tasks {
+		fs.Sets = append(fs.Sets, gateSet(t))
+	}
+	if len(v.res.Findings) > 0 {
+		var rs render.FindingSet
+		for _, f := range v.res.Findings {
+			f.File = rangeFile(f)
+			rs.Findings = append(rs.Findings, f)
+		}
+		fs.Sets = append(fs.Sets, rs)
+	}
+	return fs
 }
 
-// SummaryFooter ends the gate's job summary with its summary line.
-func (v gateView) SummaryFooter() string { return v.summary }
+// gateSet is one gated task's results.
+func gateSet(t postflight.GateTask) render.FindingSet {
+	s := render.FindingSet{Task: t.Task.Name, Spec: t.Task.Spec, Verdict: t.Status, Message: t.Reason,
+		Lines: repoLines(t.Task.Root)}
+	if t.Task.Dir != "" {
+		s.Report = t.Task.ReportRel()
+	}
+	one := func(rule, file string) {
+		s.Findings = append(s.Findings, finding.Finding{Rule: rule, Class: finding.ClassError, File: file, Message: t.Reason})
+	}
+	switch t.Status {
+	case postflight.GateDrift, postflight.GateBroken:
+		s.Findings = slices.Collect(auditResults(slices.Values(t.Findings), t.ReportViolations))
+	case postflight.GateRefused:
+		one(render.RuleRefused, t.Task.Spec)
+	case postflight.GateNotStarted:
+		one(render.RuleNotStarted, t.Task.Spec)
+	case postflight.GateError:
+		file := t.Task.StateRel()
+		var ntf *postflight.NotTaskFolderError
+		if errors.As(t.Err, &ntf) {
+			file = t.Task.Dir // a misnamed directory has no state.json
+		}
+		one(render.RuleTaskError, file)
+	case postflight.GateLearned:
+		if !t.Passed {
+			one(render.RuleUnbacked, t.Task.HistoryReviewRel())
+		} else {
+			s.Message = ""
+		}
+	}
+	return s
+}
 
-// FindingSets is the validated report as one set: its violations at their lines, or the read
+// Findings is the validated report as one set: its violations at their lines, or the read
 // error, located at the report's machine path (v.file).
-func (v reportView) FindingSets() []render.FindingSet {
+func (v reportView) Findings() render.Findings {
+	const command = "mastermind report validate"
 	file := v.file
 	if file == "" {
 		file = v.display
@@ -192,10 +198,12 @@ func (v reportView) FindingSets() []render.FindingSet {
 			return fsx.ReadFile(v.display, maxSourceBytes)
 		})
 	}
+	fs := render.Findings{Title: command, Command: command}
 	if v.err != nil {
 		s.Verdict = "error"
-		s.Findings = []finding.Finding{{Rule: ruleTaskError, Class: finding.ClassError, File: file, Message: v.err.Error()}}
-		return []render.FindingSet{s}
+		s.Findings = []finding.Finding{{Rule: render.RuleTaskError, Class: finding.ClassError, File: file, Message: v.err.Error()}}
+		fs.Sets = []render.FindingSet{s}
+		return fs
 	}
 	for _, f := range v.res.All() {
 		f.File = file
@@ -204,11 +212,6 @@ func (v reportView) FindingSets() []render.FindingSet {
 	if len(s.Findings) > 0 {
 		s.Verdict = "invalid"
 	}
-	return []render.FindingSet{s}
+	fs.Sets = []render.FindingSet{s}
+	return fs
 }
-
-// SummaryTitle heads report validate's job summary.
-func (reportView) SummaryTitle() string { return "mastermind report validate" }
-
-// SummaryFooter: report validate's summary has none.
-func (reportView) SummaryFooter() string { return "" }

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/mastermind-controller/mastermind/internal/testenv"
+	"github.com/mastermind-controller/mastermind/internal/thirdparty/jsonschema"
 	"github.com/rogpeppe/go-internal/txtar"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // scriptFiles returns the files of a testscript archive whose names end in suffix.

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/mastermind-controller/mastermind/internal/thirdparty/jsonschema"
 	"github.com/rogpeppe/go-internal/testscript"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // The harnesses' hook contracts, kept as test data in internal/harness/testdata (SOURCES.md

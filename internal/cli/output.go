@@ -5,8 +5,6 @@ import (
 	"slices"
 
 	"github.com/mastermind-controller/mastermind/internal/buildinfo"
-	"github.com/mastermind-controller/mastermind/internal/finding"
-	"github.com/mastermind-controller/mastermind/internal/postflight"
 	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/spf13/cobra"
 )
@@ -20,33 +18,6 @@ const (
 	formatRDJSON   = render.FormatRDJSON
 	formatMarkdown = render.FormatMarkdown
 )
-
-// findingAnnotation annotates a positioned finding (report violation, pre-flight spec rule) at
-// its file, line and column, titled with its rule id.
-func findingAnnotation(f finding.Finding, prefix string) render.Annotation {
-	f.Message = prefix + f.Text()
-	return render.Annotation{Finding: f}
-}
-
-// errorAnnotation is an error located on file ("" for none), titled title.
-func errorAnnotation(title, file, msg string) render.Annotation {
-	return render.Annotation{Finding: finding.Finding{Class: finding.ClassError, File: file, Message: msg}, Title: title}
-}
-
-// auditAnnotation annotates an audit finding of task: on the file it names (its `file` field,
-// except the escaped bytes of changed_path_unrepresentable), otherwise on the task's
-// executor-report.md for a kind about the report's own content (finding.Kind.ReportSide) or on
-// spec.md. Audit findings carry no line.
-func auditAnnotation(f finding.Finding, task postflight.Task, prefix string) render.Annotation {
-	file := task.Spec
-	if k, ok := finding.KindOf(f.Rule); ok && k.ReportSide {
-		file = task.ReportRel()
-	}
-	if v := f.FieldString("file"); v != "" && f.Rule != finding.KindChangedPathUnrepresentable {
-		file = v
-	}
-	return render.Annotation{Finding: finding.Finding{Rule: f.Rule, Class: f.Class, File: file, Message: prefix + f.Text()}}
-}
 
 // checkFormat validates a --format value.
 func checkFormat(v string) error {

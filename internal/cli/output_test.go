@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// TestAuditAnnotationFiles: a gate's audit findings are annotated on the file they name, on the
+// report for a report-side kind, otherwise on the spec, their messages naming the task.
 func TestAuditAnnotationFiles(t *testing.T) {
 	task := postflight.Task{Name: "001-x", Dir: ".mastermind/tasks/001-x", Spec: ".mastermind/tasks/001-x/spec.md"}
 	mk := func(kind string, class finding.Class, kv ...string) finding.Finding {
@@ -34,8 +36,12 @@ func TestAuditAnnotationFiles(t *testing.T) {
 		{mk("changed_set_degraded", finding.ClassWarning, "reason", "git_unavailable"), task.Spec, "warning"},
 	}
 	for _, c := range cases {
-		a := auditAnnotation(c.f, task, "p: ")
-		if a.File != c.file || string(a.Class) != c.lvl || a.TitleOrRule() != c.f.Rule || a.Message != "p: m" {
+		v := gateView{res: &postflight.GateResult{Tasks: []postflight.GateTask{{Task: task, Status: postflight.GateBroken, Findings: []finding.Finding{c.f}}}}}
+		anns := v.Findings().Annotations()
+		if len(anns) != 1 {
+			t.Fatalf("%s: %d annotations", c.f.Rule, len(anns))
+		}
+		if a := anns[0]; a.File != c.file || string(a.Class) != c.lvl || a.TitleOrRule() != c.f.Rule || a.Message != "001-x: m" {
 			t.Errorf("%s: %+v", c.f.Rule, a)
 		}
 	}

@@ -113,8 +113,10 @@ func TestReadmeIntegrationSnippets(t *testing.T) {
 			if err != nil || cmd.CommandPath() != "mastermind hook run" || len(rest) == 0 {
 				t.Errorf("hook command %q does not resolve to hook run: %v", cmdline, err)
 			}
-			// Fed the harness's input with no current task, the hook allows the stop.
-			_ = os.Remove(filepath.Join(root, currentRel))
+			// Fed the harness's input with no current task, the hook allows the stop. The
+			// current task is the controller store's (the pointer only mirrors it): an empty
+			// store has none.
+			t.Setenv("MASTERMIND_STATE_DIR", t.TempDir())
 			res := invoke(strings.NewReader(`{"hook_event_name":"Stop","cwd":"`+root+`","stop_hook_active":false}`), cmdline[1:]...)
 			if res.Code != 0 || strings.TrimSpace(string(res.Stdout)) != "{}" {
 				t.Errorf("%v: exit %d, %s %s", cmdline, res.Code, res.Stdout, res.Stderr)

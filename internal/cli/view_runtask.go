@@ -13,8 +13,8 @@ import (
 )
 
 // runTaskView is a run-task outcome in every output format: the text of §2–§8, the --json
-// envelope of §13.2 and the GitHub annotations. err, when non-nil, is the operational error
-// that ended the run (outcome "error": no text, an error envelope, one error annotation).
+// envelope of §13.2 and its findings. err, when non-nil, is the operational error that ended
+// the run (outcome "error": no text, an error envelope, one error result).
 type runTaskView struct {
 	o    *postflight.Outcome
 	exit int
@@ -177,13 +177,6 @@ func writeRepeated(t *render.Text, o *postflight.Outcome) {
 	}
 }
 
-// runTaskText is the plain text of an outcome.
-func runTaskText(o *postflight.Outcome) string {
-	t := &render.Text{}
-	runTaskView{o: o}.WriteText(t)
-	return t.String()
-}
-
 // writeAuditSummary writes the human part of audit.md as Outcome.AuditSummary holds it (at most
 // postflight.MaxSummaryFindings findings, lifecycle-v2.md §9), its verdict line coloured by the
 // verdict.
@@ -272,35 +265,4 @@ func (v runTaskView) JSON() any {
 		}
 	})
 	return e
-}
-
-// Annotations: audit findings and report violations in post-flight (a rejected report is
-// annotated by its violations alone), rule findings in pre-flight, and a refusal without
-// findings on the spec.
-func (v runTaskView) Annotations() []render.Annotation {
-	if v.err != nil {
-		return []render.Annotation{errorAnnotation("mastermind run-task", "", v.msg)}
-	}
-	res := v.o
-	var anns []render.Annotation
-	for f := range res.AllFindings() {
-		if f.Rule == finding.KindExecutorReportRejected && len(res.ReportViolations) > 0 {
-			continue // the violations below carry the detail, with positions
-		}
-		if res.Phase == postflight.PhasePostflight {
-			anns = append(anns, auditAnnotation(f, res.Task, ""))
-		} else {
-			if f.File == "" {
-				f.File = res.Task.Spec
-			}
-			anns = append(anns, findingAnnotation(f, ""))
-		}
-	}
-	for _, f := range res.ReportViolations {
-		anns = append(anns, findingAnnotation(f, ""))
-	}
-	if len(anns) == 0 && v.exit == ExitNotPassed && res.Message != "" {
-		anns = append(anns, errorAnnotation("mastermind "+res.Outcome, res.Task.Spec, res.Message))
-	}
-	return anns
 }

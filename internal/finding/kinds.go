@@ -44,6 +44,9 @@ const (
 	KindGitMetadataChanged   = "git_metadata_changed"
 	// The git binary could be replaced by the executor (trust-model.md §6).
 	KindGitBinaryUserWritable = "git_binary_user_writable"
+	// As root: the git binary is not the system's own (outside its binary folders, or not
+	// owned by root).
+	KindGitBinaryNotSystem = "git_binary_not_system"
 	// The gate against a protected base (trust-model.md §5).
 	KindGateUnownedChange       = "gate.unowned_change"
 	KindGateBaselineNotAncestor = "gate.baseline_not_ancestor"
@@ -175,6 +178,8 @@ var Kinds = []Kind{
 		Help: "Git metadata that decides the changed set (info/grafts, objects/info/alternates, a submodule's repository) differs from pre-flight; restore it."},
 	{ID: KindGitBinaryUserWritable, Class: ClassWarning, Primary: pFile, Identity: []string{"file"},
 		Help: "The git binary or its directory is writable by the current user, so an executor could have replaced it; set MASTERMIND_GIT to a git the agent cannot write."},
+	{ID: KindGitBinaryNotSystem, Class: ClassWarning, Primary: pFile, Identity: []string{"file"},
+		Help: "mastermind runs as root and the git binary is outside the system's binary folders, or it or its folder is not owned by root or is writable by group or others, so another user could have planted it; set MASTERMIND_GIT to the system git."},
 	{ID: KindGateUnownedChange, Class: ClassError, Primary: pFile, Identity: []string{"file"},
 		Help: "A path changed between the merge base and the gated commit that no re-audited task owns (in its declared scope and listed in its report); add it to a task's scope and report, or move the change to its own task."},
 	{ID: KindGateBaselineNotAncestor, Class: ClassError, Primary: pTask, Identity: []string{"task"},

@@ -33,6 +33,48 @@ type Dir struct {
 	path string // the path the handle was opened at, for messages and Check
 	dev  uint64
 	ino  uint64
+	// temps names this handle's temporary files when set (SetTempNames).
+	temps TempNamer
+}
+
+// TempNamer names the temporary files of atomic writes so that their writer can recognise the
+// ones a killed run left behind (and nobody else can make a name it recognises).
+type TempNamer interface {
+	// TempName returns a new temporary name for an atomic write of the entry name.
+	TempName(name string) string
+	// IsTemp reports whether entry is a name TempName gave.
+	IsTemp(entry string) bool
+}
+
+// SetTempNames makes n name the temporary files of this handle's atomic writes (instead of
+// ".<name><digits>").
+func (d *Dir) SetTempNames(n TempNamer) { d.temps = n }
+
+// RemoveTemps removes every regular file of the directory that the handle's TempNamer
+// recognises, what an interrupted atomic write of its own left behind, and returns their
+// names. Without a TempNamer it removes nothing.
+func (d *Dir) RemoveTemps() ([]string, error) {
+	if d.temps == nil {
+		return nil, nil
+	}
+	names, err := d.Names()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, n := range names {
+		if !d.temps.IsTemp(n) {
+			continue
+		}
+		if fi, err := d.Lstat(n); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if err := d.Remove(n, false); err != nil {
+			return out, err
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // OpenDir opens the directory root/rel without following a symbolic link in any component of rel
@@ -159,6 +201,18 @@ func (d *Dir) MkdirSub(name string, perm fs.FileMode) (*Dir, error) {
 		return nil, &os.PathError{Op: "mkdirat", Path: d.join(name), Err: err}
 	}
 	return d.Sub(name)
+}
+
+// Mkdir creates the subdirectory name with perm (less the umask); an existing entry there is an
+// error for which errors.Is(err, fs.ErrExist) holds.
+func (d *Dir) Mkdir(name string, perm fs.FileMode) error {
+	if err := d.checkName(name); err != nil {
+		return err
+	}
+	if err := unix.Mkdirat(d.fd, name, uint32(perm.Perm())); err != nil {
+		return &os.PathError{Op: "mkdirat", Path: d.join(name), Err: err}
+	}
+	return nil
 }
 
 // Lstat returns the entry's file information without following a symbolic link (fstatat with
@@ -404,6 +458,9 @@ func (a *AtomicFile) Abort() {
 func (d *Dir) createTemp(name string, mode fs.FileMode) (string, *os.File, error) {
 	for attempt := 0; attempt < 10000; attempt++ {
 		tmp := "." + name + strconv.FormatInt(rand.Int64(), 10)
+		if d.temps != nil {
+			tmp = d.temps.TempName(name)
+		}
 		fd, err := unix.Openat(d.fd, tmp, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(mode))
 		if errors.Is(err, unix.EEXIST) {
 			continue
@@ -459,20 +516,50 @@ func (d *Dir) Names() ([]string, error) {
 
 // TryLock takes the exclusive lock on the entry name without waiting (flock(2) LOCK_EX|LOCK_NB,
 // the same lock gofrs/flock takes, so it excludes TryLock(path) on the same file). The lock file
-// is created (0644 less the umask) when missing and opened read-only (as gofrs/flock does, so a
-// read-only file system still locks) with O_NOFOLLOW|O_NONBLOCK; a symlink,
-// FIFO or other non-regular file there is refused. A busy lock wraps ErrLockBusy.
+// is created (0600 less the umask: only the controller store keeps lock files) when missing and
+// opened read-only (as gofrs/flock does, so a read-only file system still locks) with
+// O_NOFOLLOW|O_NONBLOCK; a symlink, FIFO or other non-regular file there is refused. A busy lock
+// wraps ErrLockBusy.
 func (d *Dir) TryLock(name string) (*Lock, error) {
 	if err := d.checkName(name); err != nil {
 		return nil, err
 	}
-	f, err := d.openEntry(name, unix.O_CREAT, 0o644)
+	f, err := d.openEntry(name, unix.O_CREAT, 0o600)
 	if err != nil {
 		return nil, err
 	}
 	if f, err = regularOrClose(f); err != nil {
 		return nil, err
 	}
+	return flockFile(f)
+}
+
+// TryLockDir takes the exclusive lock on the directory itself without waiting (flock(2) on a new
+// descriptor of it), so that a lock needs no file in the directory: nothing an executor could
+// fill or delete (trust-model.md I3). Two TryLockDir calls exclude each other even within one
+// process. A busy lock wraps ErrLockBusy.
+func (d *Dir) TryLockDir() (*Lock, error) {
+	fd, err := unix.Openat(d.fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "openat", Path: d.path, Err: err}
+	}
+	return flockFile(os.NewFile(uintptr(fd), d.path))
+}
+
+// LockDirWait is TryLockDir retried every 20 ms for at most timeout.
+func (d *Dir) LockDirWait(timeout time.Duration) (*Lock, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		l, err := d.TryLockDir()
+		if err == nil || !errors.Is(err, ErrLockBusy) || time.Now().After(deadline) {
+			return l, err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// flockFile takes flock(2) LOCK_EX|LOCK_NB on f, closing it on failure.
+func flockFile(f *os.File) (*Lock, error) {
 	p := f.Name()
 	// Fd switches the descriptor to blocking mode, which changes nothing for a regular file.
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {

@@ -111,6 +111,10 @@ func (r *Repo) validateCLI(ctx context.Context, oid string) error {
 		// --verify --quiet exits 1 silently when the object is missing; anything else (a fatal
 		// configuration or repository error, exit 128) is git failing, not a lost baseline.
 		var gf *ErrGitFailed
+		if errors.As(err, &gf) && strings.Contains(gf.Stderr, "hash mismatch") {
+			// git hashes the commit it peels: its object file holds another object.
+			return fmt.Errorf("%w: object %s (the baseline commit) does not hash to its id", ErrObjectStoreModified, oid)
+		}
 		if errors.As(err, &gf) && gf.Exit != 1 && strings.TrimSpace(gf.Stderr) != "" {
 			return err
 		}

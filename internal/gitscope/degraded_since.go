@@ -21,7 +21,7 @@ import (
 // The degraded reader applies no attributes, so an attribute change cannot hide a change here;
 // changes (the attribute and metadata comparisons already made) are reported all the same.
 // A populated submodule is refused: without git its content is not audited.
-func (r *Repo) degradedSince(ctx context.Context, s *inputsSnapshot, store SnapshotStore, depth int, changes []InputChange, reason string) (*ChangedSet, error) {
+func (r *Repo) degradedSince(ctx context.Context, s *inputsSnapshot, store SnapshotStore, depth int, changes []InputChange, reason string, objs *auditObjects) (*ChangedSet, error) {
 	for _, sub := range s.Subs {
 		if sub.Populated {
 			return nil, fmt.Errorf("no usable git binary (%s): the content of submodule %s cannot be audited against its pre-flight snapshot by the built-in reader; install git 2.24 or later", reason, sub.Path)
@@ -40,7 +40,7 @@ func (r *Repo) degradedSince(ctx context.Context, s *inputsSnapshot, store Snaps
 			changes = append(changes, *ch)
 		}
 	}
-	if err := r.verifyObjects(ctx, commonDir, s.PreflightNs); err != nil {
+	if _, err := objs.locations(ctx); err != nil {
 		return nil, err
 	}
 	gg, release, err := r.goGit()

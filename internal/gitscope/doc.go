@@ -42,11 +42,13 @@
 //   - HooksDir (hooks.go) asks git where the user's git looks for hooks, for `hook install`: the
 //     one query run without the core.hooksPath=/dev/null pin and with the caller's
 //     GIT_CONFIG_GLOBAL/GIT_CONFIG_SYSTEM/GIT_CONFIG_NOSYSTEM; it has no degraded fallback.
-//   - Post-flight's changed set is a snapshot run (since.go, gitscope.md §4.6, trust-model.md
-//     I1): TakeSnapshot records the index, the ignore and attribute sources, the configuration
-//     and the baseline's .gitignore files at pre-flight in a SnapshotStore; ChangedSetSince
-//     runs git against a private copy of the index snapshot under the pre-flight ignore rules,
-//     reports every other changed input as an InputChange, verifies object files written since
-//     pre-flight, audits submodules against their own snapshots and refuses a FIFO where git
-//     would read before git starts.
+//   - Post-flight reads the repository through a SnapshotView (view.go, gitscope.md §4.6,
+//     trust-model.md I1 and §4.5): TakeSnapshot records the index, its diff against the
+//     baseline, the ignore and attribute sources, the configuration and the baseline's
+//     .gitignore files at pre-flight in a SnapshotStore; the view runs git against a private
+//     copy of the index snapshot under the pre-flight ignore rules, reports every other changed
+//     input as an InputChange, adds the commits since the baseline, reads objects through a
+//     hashing git cat-file, verifies every copy written since pre-flight of what it or git
+//     reads, audits submodules against their own snapshots and refuses a FIFO where git would
+//     read before git starts.
 package gitscope

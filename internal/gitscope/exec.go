@@ -258,21 +258,6 @@ func (r *Repo) gitUsable() bool {
 	return err == nil && ok
 }
 
-// degradedReason says why git is unusable: ReasonGitUnavailable or ReasonGitTooOld; "" if usable.
-func (r *Repo) degradedReason(ctx context.Context) string {
-	if _, err := r.gitBinary(); err != nil {
-		return ReasonGitUnavailable
-	}
-	ok, _, err := r.gitVersion(ctx)
-	switch {
-	case err != nil:
-		return ReasonGitUnavailable
-	case !ok:
-		return ReasonGitTooOld
-	}
-	return ""
-}
-
 // nulReader reads NUL-terminated tokens from a stream without per-token string conversion.
 type nulReader struct {
 	br    *bufio.Reader
@@ -280,8 +265,10 @@ type nulReader struct {
 	total *int64 // shared path-byte counter for the §1 ceiling
 }
 
+// newNulReader reads rd through a 64 KiB buffer: a pipe returns at most its capacity (64 KiB by
+// default) per read, so a larger one saves no read and costs a large allocation per command.
 func newNulReader(rd io.Reader, total *int64) *nulReader {
-	return &nulReader{br: bufio.NewReaderSize(rd, 256<<10), total: total}
+	return &nulReader{br: bufio.NewReaderSize(rd, 64<<10), total: total}
 }
 
 // eachRecord calls fn with every NUL-terminated record of rd, counting path bytes in total

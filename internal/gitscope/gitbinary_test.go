@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -26,16 +27,29 @@ func TestGitBinaryUserWritable(t *testing.T) {
 		must(t, os.Chown(dir, uid, -1))
 	}
 	nonRoot := func() int { return uid }
+	root := func() int { return 0 }
+	// A root-owned copy in a root-owned 0755 folder outside the system folders (MASTERMIND_GIT
+	// chooses the location, so only ownership is checked).
+	rootOwned := filepath.Join(t.TempDir(), "rootbin", "git")
+	must(t, os.MkdirAll(filepath.Dir(rootOwned), 0o755))
+	must(t, os.Symlink(real, rootOwned))
+	if os.Getuid() != 0 {
+		t.Log("not root: the root-owned cases use files this user owns")
+	}
 	cases := []struct {
 		name string
 		opts Options
 		env  string
-		want bool
+		want GitBinaryRisk
 		path string
 	}{
-		{"planted in a writable directory", Options{LookPath: func(string) (string, error) { return planted, nil }, Geteuid: nonRoot}, "", true, planted},
-		{"root is exempt", Options{LookPath: func(string) (string, error) { return planted, nil }, Geteuid: func() int { return 0 }}, "", false, planted},
-		{"MASTERMIND_GIT", Options{Geteuid: nonRoot}, planted, true, planted},
+		{"planted in a writable directory", Options{LookPath: func(string) (string, error) { return planted, nil }, Geteuid: nonRoot}, "", GitRiskUserWritable, planted},
+		// #26 item 8: root is no longer exempt.
+		{"root, planted outside the system folders", Options{LookPath: func(string) (string, error) { return planted, nil }, Geteuid: root}, "", GitRiskNotSystem, planted},
+		{"root, the system git", Options{LookPath: func(string) (string, error) { return real, nil }, Geteuid: root}, "", "", real},
+		{"root, MASTERMIND_GIT in a folder another user owns", Options{Geteuid: root}, planted, GitRiskNotRootOwned, planted},
+		{"root, a root-owned MASTERMIND_GIT outside the system folders", Options{Geteuid: root}, rootOwned, "", rootOwned},
+		{"MASTERMIND_GIT", Options{Geteuid: nonRoot}, planted, GitRiskUserWritable, planted},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -44,9 +58,12 @@ func TestGitBinaryUserWritable(t *testing.T) {
 			}
 			r, err := OpenWith(f.dir, tc.opts)
 			must(t, err)
+			if os.Getuid() != 0 && strings.HasPrefix(tc.name, "root,") {
+				t.Skip("needs files owned by root")
+			}
 			p, v, w := r.GitBinary(context.Background())
 			if p != tc.path || w != tc.want || v == "" {
-				t.Errorf("GitBinary = %q %q %v, want %q, a version, %v", p, v, w, tc.path, tc.want)
+				t.Errorf("GitBinary = %q %q %q, want %q, a version, %q", p, v, w, tc.path, tc.want)
 			}
 		})
 	}
@@ -62,7 +79,7 @@ func TestGitBinaryUserWritable(t *testing.T) {
 		// The system git is not writable by an ordinary user.
 		r, err := OpenWith(f.dir, Options{LookPath: func(string) (string, error) { return real, nil }})
 		must(t, err)
-		if _, _, w := r.GitBinary(context.Background()); w {
+		if _, _, w := r.GitBinary(context.Background()); w != "" {
 			t.Errorf("%s reported writable", real)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 	"sort"
+
+	"github.com/mastermind-controller/mastermind/internal/repopath"
 )
 
 // lsAllArgs lists tracked plus untracked non-ignored files (§3 "List files").
@@ -45,23 +47,23 @@ func (r *Repo) ListFiles(ctx context.Context) ([]string, error) {
 	return slices.Compact(out), nil
 }
 
-// controlArtifactExcludes are the pathspecs that keep the controller's own artifacts out of the
-// release-notes diff stat: repopath.IsControllerArtifact as globs (a glob's "*" does not cross
-// "/"; the task-name rule is not checked, which matters only for what the stat shows). Every
-// other path below .mastermind/ is in the stat (trust-model.md I3).
+// controlArtifactExcludes are the pathspecs that keep the controller's own names out of the
+// release-notes diff stat: repopath.ClassifyControl's contract and controller names as globs (a
+// glob's "*" does not cross "/"; the task-name rule is not checked, which matters only for what
+// the stat shows). The stat is a display: whether such a path's bytes are the controller's is
+// the changed set's decision (trust-model.md I3). Every other path below .mastermind/ (a lock,
+// a temporary file) is in the stat.
 var controlArtifactExcludes = []string{
 	":(exclude,literal).mastermind/.gitignore",
 	":(exclude,literal).mastermind/current",
-	":(exclude,glob).mastermind/tasks/_lessons.md*",
+	":(exclude,literal).mastermind/tasks/_lessons.md",
 	":(exclude,glob).mastermind/releases/*.md",
-	":(exclude,glob).mastermind/dispatch/*.json*",
+	":(exclude,glob).mastermind/dispatch/*.json",
 	":(exclude,glob).mastermind/tasks/*/spec.md",
 	":(exclude,glob).mastermind/tasks/*/executor-report.md",
 	":(exclude,glob).mastermind/tasks/*/history-review*.md",
 	":(exclude,glob).mastermind/tasks/*/state.json",
 	":(exclude,glob).mastermind/tasks/*/audit.md",
-	":(exclude,glob).mastermind/tasks/*/hook-block.json",
-	":(exclude,glob).mastermind/tasks/*/*.lock",
 }
 
 // diffStatGlobalArgs are globalArgs without --literal-pathspecs, which would turn the magic
@@ -104,4 +106,143 @@ func (r *Repo) DiffStat(ctx context.Context, baseline string) (string, error) {
 		return "", err
 	}
 	return string(out), nil
+}
+
+// maxStatPathBytes bounds the paths the view's diff stat names on git's command line; a larger
+// change set is diffed whole (".", the artifacts excluded) once every baseline tree has been
+// verified.
+const maxStatPathBytes = 256 << 10
+
+// statExcluded reports whether the diff stat leaves p out: the controller's names that
+// controlArtifactExcludes names, whatever their bytes.
+func statExcluded(p string) bool {
+	switch repopath.ClassifyControl(p).Kind {
+	case repopath.ControlContract, repopath.ControlReport, repopath.ControlWritten:
+		return true
+	}
+	return false
+}
+
+// diffStat is SnapshotView.DiffStat in CLI mode.
+func (v *SnapshotView) diffStat(ctx context.Context) (string, error) {
+	det := &v.det
+	var paths, ita []string
+	size := 0
+	for _, e := range worktreeEntries(det.d0, det.dirty) {
+		if p := string(e.Path); !statExcluded(p) {
+			paths = append(paths, p)
+			size += len(p) + 1
+		}
+	}
+	for _, e := range det.others {
+		if p := string(e.Path); !e.NestedRepository && v.added[p] && !statExcluded(p) {
+			ita = append(ita, p)
+			size += len(p) + 1
+		}
+	}
+	if len(paths)+len(ita) == 0 {
+		return "", nil
+	}
+	whole := size > maxStatPathBytes
+	if err := v.verifyStatObjects(ctx, paths, whole); err != nil {
+		return "", err
+	}
+	pi, err := v.r.snapshotIndex(v.store, v.s)
+	if err != nil {
+		return "", err
+	}
+	defer pi.cleanup()
+	guard := slices.Concat(indexGuardArgs, fullIndexArgs, det.filterArgs)
+	if v.s.SkipWorktree {
+		guard = append(guard, sparseArgs...)
+	}
+	// Files the commits added are untracked for the index snapshot: intent-to-add entries make
+	// git diff count them (their content is read from the work tree, never from an object).
+	for chunk := range slices.Chunk(ita, lsTreeChunk) {
+		args := slices.Concat(globalArgs, guard, []string{"add", "--intent-to-add", "--force", "--"}, chunk)
+		if _, err := v.r.runSmall(ctx, v.r.root, nil, pi.env(), args...); err != nil {
+			return "", err
+		}
+	}
+	cmd := []string{"diff", "--stat=200", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv", v.baseline, "--"}
+	var args []string
+	if whole {
+		args = slices.Concat(diffStatGlobalArgs, diffConfigArgs, guard, cmd, []string{"."}, controlArtifactExcludes)
+	} else {
+		args = slices.Concat(globalArgs, diffConfigArgs, guard, cmd, paths, ita)
+	}
+	var out []byte
+	err = v.r.runEnv(ctx, v.r.root, "diff", args, pi.env(), func(rd io.Reader) error {
+		b, err := io.ReadAll(io.LimitReader(rd, maxSmallOut+1))
+		if len(b) > maxSmallOut {
+			return shapef("diff stat over %d bytes", maxSmallOut)
+		}
+		out = b
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return string(out), nil
+}
+
+// verifyStatObjects verifies every object git diff --stat reads for paths: the baseline
+// commit, the trees on the way to each path (every baseline tree when whole), each path's
+// baseline blob and its index-snapshot blob, and the attribute blobs git may read from the index.
+func (v *SnapshotView) verifyStatObjects(ctx context.Context, paths []string, whole bool) error {
+	if any, err := v.objs.anyNew(ctx); err != nil || !any {
+		return err
+	}
+	if v.baseline == EmptyTreeOID {
+		return v.objs.verify(ctx, v.indexBlobs(paths)...)
+	}
+	t, err := v.objs.reader(ctx)
+	if err != nil {
+		return err
+	}
+	root, err := t.rootTree(ctx, v.baseline)
+	if err != nil {
+		return err
+	}
+	oids := []string{v.baseline}
+	if whole {
+		if err := v.objs.verifyBaselineTrees(ctx); err != nil {
+			return err
+		}
+	}
+	for _, p := range paths {
+		e, trees, err := t.lookup(ctx, root, p)
+		if err != nil {
+			return err
+		}
+		oids = append(oids, trees...)
+		if e != nil && !e.isTree() && e.mode != modeGitlink {
+			oids = append(oids, e.oid)
+		}
+	}
+	attrs, err := v.objs.attrIndexBlobs(ctx, v.s, v.det.d0)
+	if err != nil {
+		return err
+	}
+	return v.objs.verify(ctx, slices.Concat(oids, v.indexBlobs(paths), attrs)...)
+}
+
+// indexBlobs are the index snapshot's blobs of paths (those of the snapshot run's records).
+func (v *SnapshotView) indexBlobs(paths []string) []string {
+	det := &v.det
+	src := make(map[string]rawEntry, len(det.dirty))
+	for _, e := range det.dirty {
+		src[string(e.path)] = e
+	}
+	var oids []string
+	for _, p := range paths {
+		if e, ok := det.d0[p]; ok {
+			if e.dstMode != 0 && e.dstMode != modeGitlink && !e.dst.isNull() {
+				oids = append(oids, e.dst.String())
+			}
+		} else if e, ok := src[p]; ok && e.srcMode != 0 && e.srcMode != modeGitlink && !e.src.isNull() {
+			oids = append(oids, e.src.String())
+		}
+	}
+	return oids
 }

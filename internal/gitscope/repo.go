@@ -214,37 +214,85 @@ func explicitGit(p string) (string, error) {
 	return p, nil
 }
 
+// GitBinaryRisk says why the git binary this Repo runs may not be the system's own
+// (trust-model.md §6); "" when nothing was seen.
+type GitBinaryRisk string
+
+// Git binary risks: an ordinary user can write the binary or a folder holding it; or, when
+// mastermind runs as root, the binary lies outside the system's binary folders, or it or a
+// folder holding it is not owned by root or is writable by group or others.
+const (
+	GitRiskUserWritable GitBinaryRisk = "user_writable"
+	GitRiskNotSystem    GitBinaryRisk = "outside_system_folders"
+	GitRiskNotRootOwned GitBinaryRisk = "not_root_owned"
+)
+
+// SystemBinDirs are the folders whose git a root mastermind takes for the system's own
+// (trust-model.md §6). A git chosen with $MASTERMIND_GIT is only checked for ownership.
+var SystemBinDirs = []string{"/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin", "/usr/local/sbin", "/usr/libexec/git-core"}
+
 // GitBinary returns the git binary this Repo runs (trust-model.md §6: $MASTERMIND_GIT, else the
-// first git on PATH) and its version ("" without a usable git), and whether it is writable by
-// the current user: when that user is not root and the binary, the file a symbolic link on the
-// way resolves to, or the directory holding either can be written by it (an executor running as
-// that user could have planted or replaced it, for example in ~/.local/bin).
-func (r *Repo) GitBinary(ctx context.Context) (path, version string, userWritable bool) {
+// first git on PATH), its version ("" without a usable git), and why it may not be the system's
+// own. For an ordinary user that is the binary, the file a symbolic link on the way resolves to,
+// or a folder holding either being writable by that user (an executor running as that user could
+// have planted or replaced it, for example in ~/.local/bin). For root, which can write anything,
+// it is the binary or its resolved file lying outside SystemBinDirs, or either of them or their
+// folders not being owned by root or being writable by group or others.
+func (r *Repo) GitBinary(ctx context.Context) (path, version string, risk GitBinaryRisk) {
 	path, err := r.gitBinary()
 	if err != nil {
-		return "", "", false
+		return "", "", ""
 	}
 	_, version, _ = r.gitVersion(ctx)
 	euid := os.Geteuid
 	if r.opts.Geteuid != nil {
 		euid = r.opts.Geteuid
 	}
-	if euid() == 0 {
-		return path, version, false
-	}
 	cands := []string{path, filepath.Dir(path)}
 	if real, err := filepath.EvalSymlinks(path); err == nil && real != path {
 		cands = append(cands, real, filepath.Dir(real))
 	}
 	uid := euid()
+	if uid == 0 {
+		return path, version, rootGitRisk(cands, r.explicit())
+	}
 	gids, _ := os.Getgroups()
 	gids = append(gids, os.Getegid())
 	for _, c := range cands {
 		if fi, err := os.Stat(c); err == nil && writableBy(fi, uid, gids) {
-			return path, version, true
+			return path, version, GitRiskUserWritable
 		}
 	}
-	return path, version, false
+	return path, version, ""
+}
+
+// explicit reports whether the git binary was chosen with $MASTERMIND_GIT.
+func (r *Repo) explicit() bool {
+	_, ok := os.LookupEnv(gitEnvVar)
+	return ok && r.opts.LookPath == nil
+}
+
+// rootGitRisk is GitBinary's check for root: cands are the binary, its folder and, for a
+// symbolic link, the resolved file and its folder (in that order).
+func rootGitRisk(cands []string, explicit bool) GitBinaryRisk {
+	if !explicit {
+		for i := 1; i < len(cands); i += 2 {
+			if !slices.Contains(SystemBinDirs, filepath.Clean(cands[i])) {
+				return GitRiskNotSystem
+			}
+		}
+	}
+	for _, c := range cands {
+		fi, err := os.Stat(c)
+		if err != nil {
+			return GitRiskNotRootOwned
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok || st.Uid != 0 || fi.Mode().Perm()&0o022 != 0 {
+			return GitRiskNotRootOwned
+		}
+	}
+	return ""
 }
 
 // writableBy reports whether the permission bits of fi let uid (with the groups gids) write

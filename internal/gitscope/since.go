@@ -54,9 +54,10 @@ var sparseArgs = []string{
 	"-c", "core.sparseCheckout=true", "-c", "sparse.expectFilesOutsideOfPatterns=false",
 }
 
-// ChangedSetSince is ChangedSet under trust-model.md I1 for a task whose pre-flight snapshot
-// is in store (TakeSnapshot). Every input is baseline content, the snapshot, a pin, or a changed
-// path:
+// ChangedSetSince is the complete changed set of SnapshotView.ChangedSet: ChangedSet under
+// trust-model.md I1 for a task whose pre-flight snapshot is in store (TakeSnapshot), plus the
+// paths committed since the baseline. Every input is baseline content, the snapshot, a pin, or
+// a changed path:
 //
 //   - git reads a private copy of the index snapshot (never the live index), with
 //     core.trustctime=true and core.checkStat=default pinned: files written since pre-flight are
@@ -66,7 +67,9 @@ var sparseArgs = []string{
 //   - attribute sources must equal pre-flight (InputAttributes); so must the configuration
 //     keys of configKeyPrefixes (InputConfig), info/grafts and objects/info/alternates
 //     (InputMetadata);
-//   - object files written since pre-flight are verified first (ErrObjectStoreModified);
+//   - no baseline object is read by git for the work tree (worktree.go); every object read
+//     is hashed, and every copy written since pre-flight of an object git reads is verified
+//     first (ErrObjectStoreModified, trust-model.md §4.5);
 //   - each populated submodule is audited the same way against its own snapshot; a
 //     submodule with any change is its path, modified; one whose repository is gone is
 //     InputMetadata; an unpopulated one with content is its path, modified.
@@ -75,20 +78,22 @@ var sparseArgs = []string{
 // Without a usable git the degraded reader does the same or refuses (degradedSince). Other
 // errors as ChangedSet; ErrNoSnapshot when store holds none.
 func (r *Repo) ChangedSetSince(ctx context.Context, baseline string, store SnapshotStore) (*ChangedSet, error) {
-	if !IsFullOID(baseline) {
-		return nil, fmt.Errorf("baseline %q is not a full 40-hex object id: %w", baseline, ErrBaselineUnavailable)
-	}
-	s, err := loadSnapshot(store)
+	v, err := r.SnapshotView(ctx, baseline, store)
 	if err != nil {
 		return nil, err
 	}
-	if s.Baseline != baseline {
-		return nil, fmt.Errorf("the pre-flight snapshot is of baseline %s, not %s; run pre-flight again", s.Baseline, baseline)
-	}
-	return r.changedSince(ctx, s, store, 0)
+	defer v.Close()
+	return v.ChangedSet(ctx)
 }
 
-func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store SnapshotStore, depth int) (*ChangedSet, error) {
+func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store SnapshotStore, depth int, objs *auditObjects, det *sinceDetail) (*ChangedSet, error) {
+	if det == nil {
+		det = &sinceDetail{}
+	}
+	if objs == nil {
+		objs = newAuditObjects(r, s)
+		defer objs.close()
+	}
 	gitDir, commonDir, ok := gitDirOf(r.root)
 	if !ok {
 		return nil, fmt.Errorf("%s: cannot find the git directory: %w", r.root, ErrNotRepository)
@@ -98,7 +103,7 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		if err != nil {
 			return nil, err
 		}
-		return r.degradedSince(ctx, s, store, depth, changes, ReasonGitUnavailable)
+		return det.degraded(r.degradedSince(ctx, s, store, depth, changes, ReasonGitUnavailable, objs))
 	}
 	if !s.GitCLI {
 		return nil, fmt.Errorf("the pre-flight snapshot was taken without git; run pre-flight again now that git is available")
@@ -112,7 +117,10 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 	cctx, cancelAll := context.WithCancel(ctx)
 	defer cancelAll()
 	vg, vctx := errgroup.WithContext(cctx)
-	vg.Go(func() error { return r.verifyObjects(vctx, commonDir, s.PreflightNs) })
+	vg.Go(func() error {
+		_, err := objs.locations(vctx)
+		return err
+	})
 	vg.Go(func() error { return r.validateCLI(vctx, s.Baseline) })
 	g, gctx := errgroup.WithContext(vctx)
 	var (
@@ -171,28 +179,42 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		if err != nil {
 			return nil, err
 		}
-		return r.degradedSince(ctx, s, store, depth, changes, reason)
+		return det.degraded(r.degradedSince(ctx, s, store, depth, changes, reason, objs))
 	}
 	changes = append(changes, cfgChanges...)
+	if !s.IndexDiff && s.IndexPresent {
+		// A snapshot from before the index diff was recorded: a sparse one would make git
+		// expand it, reading (and rewriting) trees nobody verified.
+		if sparse, err := indexIsSparse(pi.path); err != nil || sparse {
+			if err == nil {
+				err = fmt.Errorf("the pre-flight snapshot of this task (taken by an older mastermind) holds a sparse index, which post-flight cannot read without git reading unverified trees; run pre-flight again with --reset")
+			}
+			return nil, err
+		}
+	}
 
-	var diffEntries, lsEntries []Entry
-	var added map[string]bool
-	var dt, lt int64
+	var (
+		dirty     []rawEntry
+		d0        indexDiff
+		lsEntries []Entry
+		dt, lt    int64
+	)
+	var sparse []string
+	if s.SkipWorktree {
+		sparse = sparseArgs
+	}
 	g, gctx = errgroup.WithContext(vctx)
 	g.Go(func() error {
-		var sparse []string
-		if s.SkipWorktree {
-			sparse = sparseArgs
-		}
-		args := slices.Concat(diffGlobalArgs, sparse, filterArgs, sinceDiffCmdArgs, []string{s.Baseline, "--"})
-		return r.runEnv(gctx, r.root, "diff", args, pi.env(), func(rd io.Reader) error {
-			var err error
-			diffEntries, err = parseDiff(newNulReader(rd, &dt))
-			return err
+		args := slices.Concat(diffGlobalArgs, fullIndexArgs, sparse, filterArgs, diffFilesArgs, []string{"--"})
+		return r.runEnv(gctx, r.root, "diff-files", args, pi.env(), func(rd io.Reader) error {
+			return parseRaw(newNulReader(rd, &dt), func(e rawEntry) error {
+				dirty = append(dirty, e)
+				return nil
+			})
 		})
 	})
 	g.Go(func() error {
-		args := slices.Concat(globalArgs, untrackedGuardArgs, []string{
+		args := slices.Concat(globalArgs, fullIndexArgs, untrackedGuardArgs, []string{
 			"ls-files", "-z", "--others", "--exclude-from=" + pi.excludes, "--full-name", "--"})
 		return r.runEnv(gctx, r.root, "ls-files", args, pi.env(), func(rd io.Reader) error {
 			var err error
@@ -200,12 +222,17 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 			return err
 		})
 	})
-	if s.Baseline != EmptyTreeOID {
-		g.Go(func() error {
-			added = r.addedSince(gctx, s.Baseline)
-			return nil
-		})
-	}
+	g.Go(func() error {
+		// A legacy snapshot's index diff reads baseline trees: the object scan must be done.
+		if !s.IndexDiff {
+			if _, err := objs.locations(gctx); err != nil {
+				return err
+			}
+		}
+		var err error
+		d0, err = r.loadIndexDiff(gctx, store, s, pi, objs)
+		return err
+	})
 	gerr := g.Wait()
 	if gerr != nil {
 		cancelAll()
@@ -217,14 +244,22 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		return nil, gerr
 	}
 	if dt+lt > maxPathBytes {
-		return nil, &ErrGitFailed{Cmd: "diff", Exit: -1, Stderr: fmt.Sprintf("output exceeds %d MiB of path bytes", maxPathBytes>>20)}
+		return nil, &ErrGitFailed{Cmd: "diff-files", Exit: -1, Stderr: fmt.Sprintf("output exceeds %d MiB of path bytes", maxPathBytes>>20)}
 	}
-	for i := range lsEntries {
-		if added[string(lsEntries[i].Path)] {
-			lsEntries[i].Status = StatusAdded
+	// Stage 3: the touched files whose content decides, hashed as git diff would. git reads the
+	// index snapshot's blobs of those paths meanwhile (text=auto asks whether the index copy has
+	// a CR; a missing .gitattributes falls back to its index blob): each copy of them written
+	// since pre-flight is verified first.
+	if hashes := toHash(d0, dirty); len(hashes) > 0 {
+		if err := objs.verifyIndexBlobs(cctx, s, d0, dirty); err != nil {
+			return nil, err
+		}
+		if err := r.hashWorktree(cctx, pi, filterArgs, dirty, hashes); err != nil {
+			return nil, err
 		}
 	}
-	entries := mergeEntries(diffEntries, lsEntries)
+	det.dirty, det.d0, det.others, det.filterArgs = dirty, d0, lsEntries, filterArgs
+	entries := mergeEntries(worktreeEntries(d0, dirty), lsEntries)
 	changes = append(changes, attributeFilesIn(entries)...)
 	entries, subChanges, err := r.auditSubmodules(ctx, s, store, depth, entries)
 	if err != nil {
@@ -234,31 +269,26 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 	return &ChangedSet{Source: SourceGit, Entries: entries, InputChanges: changes}, nil
 }
 
-// sinceDiffCmdArgs is diffCmdArgs with submodule content left to auditSubmodules (a moved
-// submodule HEAD is still reported by git).
-var sinceDiffCmdArgs = []string{
-	"diff", "--no-ext-diff", "--no-textconv", "--no-color", "--name-status", "-z", "--no-renames",
-	"--ignore-submodules=dirty",
+// sinceDetail is what a snapshot run found besides its changed set, for the view's file list
+// and diff stat: the diff-files records (hashed where it mattered), the pre-flight index diff,
+// the untracked entries, the filter-guard arguments.
+type sinceDetail struct {
+	dirty      []rawEntry
+	d0         indexDiff
+	others     []Entry
+	filterArgs []string
 }
 
-// addedSince is the set of paths added between baseline and HEAD (committed since): an
-// untracked path of the snapshot run that HEAD has is reported as added. Any failure (an
-// unborn HEAD) gives none: the status is a label, membership does not depend on it.
-func (r *Repo) addedSince(ctx context.Context, baseline string) map[string]bool {
-	args := slices.Concat(globalArgs, []string{"diff", "--name-only", "-z", "--no-renames", "--diff-filter=A",
-		"--no-ext-diff", "--no-textconv", baseline, "HEAD", "--"})
-	out := map[string]bool{}
-	var total int64
-	err := r.run(ctx, r.root, "diff", args, func(rd io.Reader) error {
-		return eachRecord(rd, &total, func(p []byte) error {
-			out[string(p)] = true
-			return nil
-		})
-	})
-	if err != nil {
-		return nil
+// degraded records a degraded run's untracked entries.
+func (d *sinceDetail) degraded(cs *ChangedSet, err error) (*ChangedSet, error) {
+	if err == nil {
+		for _, e := range cs.Entries {
+			if e.Status == StatusUntracked {
+				d.others = append(d.others, e)
+			}
+		}
 	}
-	return out
+	return cs, err
 }
 
 // snapshotIndex makes the private index of a snapshot run: a copy of the index snapshot with
@@ -617,7 +647,7 @@ func (r *Repo) auditSubmodules(ctx context.Context, s *inputsSnapshot, store Sna
 		if err != nil {
 			return nil, nil, fmt.Errorf("submodule %s: %w", sub.Path, err)
 		}
-		cs, err := sr.changedSince(ctx, ss, st, depth+1)
+		cs, err := sr.changedSince(ctx, ss, st, depth+1, nil, nil)
 		if err != nil {
 			return nil, nil, fmt.Errorf("submodule %s: %w", sub.Path, err)
 		}

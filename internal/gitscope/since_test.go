@@ -202,7 +202,9 @@ var sinceAttacks = []sinceAttack{
 			forged := strings.TrimSpace(f.gitStdin("100644 blob "+blob+"\tx.go\n", "mktree"))
 			overwriteObject(f, oldTree, forged)
 		},
-		hidden: "M d/x.go", wantErr: ErrObjectStoreModified},
+		// The forged baseline tree is never read: the edit is found from the work tree. The
+		// degraded reader reads every baseline tree, the forged one too.
+		want: []string{"M d/x.go"}, degradedErr: "the object store was modified"},
 	{name: "submodule: assume-unchanged in its own index",
 		setup: withSubmodule,
 		attack: func(f *fixture) {

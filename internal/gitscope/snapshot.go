@@ -71,6 +71,11 @@ type inputsSnapshot struct {
 	Dirs     []string  `json:"dirs"`
 	AttrDirs []string  `json:"attr_dirs,omitempty"`
 	Subs     []subSnap `json:"submodules,omitempty"`
+	// ObjectDirs are the object directories at pre-flight (objectDirSnap); nil in a snapshot
+	// taken before they were recorded, which then trusts file change times alone.
+	ObjectDirs []objectDirSnap `json:"object_dirs"`
+	// IndexDiff: the SnapshotIndexDiff blob holds the index snapshot against the baseline.
+	IndexDiff bool `json:"index_diff,omitempty"`
 }
 
 type fileSnap struct {
@@ -208,6 +213,23 @@ func (r *Repo) takeSnapshot(ctx context.Context, baseline string, store Snapshot
 		return err
 	}
 	s.Ignores, s.Dirs, s.AttrDirs = bt.ignores, bt.dirs, bt.attrDirs
+	if s.ObjectDirs, err = snapObjectDirs(commonDir); err != nil {
+		return err
+	}
+	if s.GitCLI {
+		// The index snapshot expanded if sparse, and against the baseline, while the objects
+		// are the approved ones: post-flight then reads no baseline object for the paths nobody
+		// touched.
+		if s.IndexPresent {
+			if err := r.expandSnapshotIndex(ctx, store, s); err != nil {
+				return err
+			}
+		}
+		if err := r.snapIndexDiff(ctx, store, s); err != nil {
+			return err
+		}
+		s.IndexDiff = true
+	}
 	for _, p := range bt.gitlinks {
 		sub := subSnap{Path: p}
 		subRoot := filepath.Join(r.root, filepath.FromSlash(p))

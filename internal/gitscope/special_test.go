@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mastermind-controller/mastermind/internal/repopath"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -483,10 +484,19 @@ func TestWithoutControl(t *testing.T) {
 		{Path: []byte(".mastermindx"), Status: StatusModified, UTF8: true},
 		{Path: []byte("a"), Status: StatusAdded, UTF8: true},
 	}}
-	// Only the controller's artifact names leave D (trust-model.md I3): the folder itself, a
-	// helper.go in a task folder and an unknown file below .mastermind/ are changed paths.
-	equalLines(t, "D", render(cs.WithoutControl()), []string{"? .mastermind", "? .mastermind/tasks/001-x/helper.go", "M .mastermind/x", "M .mastermindx", "A a"})
+	// Only controller names whose bytes the rule finds the controller's leave D (trust-model.md
+	// I3): the folder itself, a helper.go in a task folder and an unknown file below .mastermind/
+	// are changed paths whatever the rule says.
+	equalLines(t, "D", render(cs.WithoutControl(allControl{})), []string{"? .mastermind", "? .mastermind/tasks/001-x/helper.go", "M .mastermind/x", "M .mastermindx", "A a"})
+	// A rule that finds no bytes the controller's leaves audit.md in D (#26 item 4).
+	equalLines(t, "D", render(cs.WithoutControl(repopath.ContractsOnly{})), []string{"? .mastermind", "M .mastermind/tasks/001-x/audit.md", "? .mastermind/tasks/001-x/helper.go", "M .mastermind/x", "M .mastermindx", "A a"})
 }
+
+// allControl is the repopath.ControlRule that takes every controller name's bytes for the
+// controller's.
+type allControl struct{}
+
+func (allControl) Controller(string, repopath.ControlName) bool { return true }
 
 // TestWithoutControlShares: artifacts in one run at the start or the end, or none, give a
 // subslice of Entries (nothing copied) whose capacity stops an append from writing into Entries;
@@ -514,7 +524,7 @@ func TestWithoutControlShares(t *testing.T) {
 			for _, p := range tc.paths {
 				cs.Entries = append(cs.Entries, e(p))
 			}
-			d := cs.WithoutControl()
+			d := cs.WithoutControl(allControl{})
 			equalLines(t, "D", render(d), tc.want)
 			shared := len(d) > 0 && &d[0] == &cs.Entries[len(cs.Entries)-len(d)] || len(d) > 0 && &d[0] == &cs.Entries[0]
 			if shared != tc.shared {
@@ -541,5 +551,52 @@ func TestReportPeakRSS(t *testing.T) {
 	ReportPeakRSS(&sb)
 	if _, err := os.Stat("/proc/self/status"); err == nil && !strings.HasPrefix(sb.String(), "mastermind: VmHWM: ") {
 		t.Errorf("got %q", sb.String())
+	}
+}
+
+// countingRule counts its calls and takes every controller name for the controller's.
+type countingRule struct{ calls int }
+
+func (r *countingRule) Controller(string, repopath.ControlName) bool { r.calls++; return true }
+
+// scenarioB is a changed set of n paths outside .mastermind/ around the given control paths,
+// sorted by path bytes.
+func scenarioB(n int, control ...string) *ChangedSet {
+	cs := &ChangedSet{}
+	for i := 0; i < n/2; i++ {
+		cs.Entries = append(cs.Entries, Entry{Path: []byte(fmt.Sprintf(".a/%07d.go", i)), Status: StatusModified, UTF8: true})
+	}
+	for _, p := range control {
+		cs.Entries = append(cs.Entries, Entry{Path: []byte(p), Status: StatusModified, UTF8: true})
+	}
+	for i := n / 2; i < n; i++ {
+		cs.Entries = append(cs.Entries, Entry{Path: []byte(fmt.Sprintf("src/%07d.go", i)), Status: StatusModified, UTF8: true})
+	}
+	return cs
+}
+
+// TestWithoutControlConsultsOnlyControlPaths (#26 item 4, gitscope.md §8.1 scenario B): with
+// 200,000 changed paths, the content rule is called once per controller name below .mastermind/
+// and never for a path elsewhere.
+func TestWithoutControlConsultsOnlyControlPaths(t *testing.T) {
+	cs := scenarioB(200000, ".mastermind/releases/001-x.md", ".mastermind/tasks/001-x/audit.md",
+		".mastermind/tasks/001-x/helper.go", ".mastermind/tasks/001-x/spec.md", ".mastermind/tasks/001-x/state.json")
+	rule := &countingRule{}
+	d := cs.WithoutControl(rule)
+	if rule.calls != 3 {
+		t.Errorf("the rule was called %d times, want 3 (the controller names only)", rule.calls)
+	}
+	if len(d) != 200001 {
+		t.Errorf("len(D) = %d, want 200001", len(d))
+	}
+}
+
+// BenchmarkWithoutControl is WithoutControl over scenario B's 200,000 changed paths with five
+// paths below .mastermind/.
+func BenchmarkWithoutControl(b *testing.B) {
+	cs := scenarioB(200000, ".mastermind/releases/001-x.md", ".mastermind/tasks/001-x/audit.md",
+		".mastermind/tasks/001-x/helper.go", ".mastermind/tasks/001-x/spec.md", ".mastermind/tasks/001-x/state.json")
+	for b.Loop() {
+		_ = cs.WithoutControl(&countingRule{})
 	}
 }

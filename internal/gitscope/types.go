@@ -1,6 +1,7 @@
 package gitscope
 
 import (
+	"bytes"
 	"slices"
 
 	"github.com/mastermind-controller/mastermind/internal/repopath"
@@ -59,23 +60,27 @@ type ChangedSet struct {
 	InputChanges []InputChange
 }
 
-// WithoutControl returns D: the entries that are not one of the controller's own artifact names
-// or contract files below .mastermind/ (repopath.IsControllerArtifact, trust-model.md I3); any
-// other path below .mastermind/ stays in D. When the artifacts are one run of adjacent entries
-// at the start or the end (they sort together below .mastermind/), or there are none, the result
-// is a subslice of cs.Entries, so 200,000 changed paths are not copied (gitscope.md §8.1
-// scenario B): callers must not modify its elements. A shared result's capacity is its length,
-// so an append copies.
-func (cs *ChangedSet) WithoutControl() []Entry {
+// WithoutControl returns D: the entries that rule does not leave out as the controller's own
+// (repopath.LeftOut, trust-model.md I3: the contract files, and the controller names whose bytes
+// rule finds the controller's); any other path below .mastermind/ stays in D. rule is consulted
+// only for paths below .mastermind/, once each, so 200,000 changed paths elsewhere cost one
+// prefix comparison each (gitscope.md §8.1 scenario B). When the left-out entries are one run of
+// adjacent entries at the start or the end (they sort together below .mastermind/), or there are
+// none, the result is a subslice of cs.Entries, so nothing is copied: callers must not modify
+// its elements. A shared result's capacity is its length, so an append copies.
+func (cs *ChangedSet) WithoutControl(rule repopath.ControlRule) []Entry {
 	first, last, count := -1, -1, 0
+	var out []int
 	for i, e := range cs.Entries {
-		if repopath.IsControllerArtifact(string(e.Path)) {
-			if first < 0 {
-				first = i
-			}
-			last = i
-			count++
+		if !bytes.HasPrefix(e.Path, controlPrefix) || !repopath.LeftOut(string(e.Path), rule) {
+			continue
 		}
+		if first < 0 {
+			first = i
+		}
+		last = i
+		count++
+		out = append(out, i)
 	}
 	n := len(cs.Entries)
 	adjacent := count == last-first+1
@@ -87,14 +92,20 @@ func (cs *ChangedSet) WithoutControl() []Entry {
 	case adjacent && last == n-1:
 		return slices.Clip(cs.Entries[:first])
 	}
-	out := make([]Entry, 0, n)
-	for _, e := range cs.Entries {
-		if !repopath.IsControllerArtifact(string(e.Path)) {
-			out = append(out, e)
+	d := make([]Entry, 0, n-count)
+	j := 0
+	for i, e := range cs.Entries {
+		if j < len(out) && out[j] == i {
+			j++
+			continue
 		}
+		d = append(d, e)
 	}
-	return out
+	return d
 }
+
+// controlPrefix is the first bytes of every path repopath.LeftOut can leave out.
+var controlPrefix = []byte(repopath.ControlDir + "/")
 
 // EntryType is a path's kind in the baseline tree (BaselineEntries).
 type EntryType string

@@ -98,7 +98,7 @@ func TestDecide(t *testing.T) {
 			if err := claudeSchema(t).Validate(jsonValue(t, out)); err != nil {
 				t.Errorf("decision does not match the Claude Code output shape: %v\n%s", err, out)
 			}
-			golden(t, filepath.Join("decisions", tt.name+".json"), out)
+			goldenFile(t, filepath.Join("decisions", tt.name+".json"), out)
 		})
 	}
 }
@@ -120,7 +120,7 @@ func TestDecideUsageError(t *testing.T) {
 		if err := claudeSchema(t).Validate(jsonValue(t, out)); err != nil {
 			t.Errorf("%s: Claude Code shape: %v", name, err)
 		}
-		golden(t, filepath.Join("decisions", name+".json"), out)
+		goldenFile(t, filepath.Join("decisions", name+".json"), out)
 	}
 }
 
@@ -166,9 +166,14 @@ func TestBlockReasonEscapesControlCharacters(t *testing.T) {
 	}
 }
 
+// memRecord is a RecordFile in memory.
+type memRecord struct{ data []byte }
+
+func (m *memRecord) ReadRecord() ([]byte, error)   { return m.data, nil }
+func (m *memRecord) WriteRecord(data []byte) error { m.data = data; return nil }
+
 func TestBlockRecordRoundTrip(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, BlockRecordName)
+	path := &memRecord{}
 	if r, err := LoadBlockRecord(path); r != nil || err != nil {
 		t.Fatalf("missing record: %v %v", r, err)
 	}
@@ -181,9 +186,7 @@ func TestBlockRecordRoundTrip(t *testing.T) {
 		t.Fatalf("got %+v %v", r, err)
 	}
 	// A damaged record is ignored with a warning: the guard then blocks (never allows) by default.
-	if err := writeFile(path, "{not json"); err != nil {
-		t.Fatal(err)
-	}
+	path.data = []byte("{not json")
 	if r, err := LoadBlockRecord(path); r != nil || err == nil {
 		t.Fatalf("damaged record: %v %v", r, err)
 	}

@@ -2,7 +2,7 @@
 // Code and Codex `Stop` and `SubagentStop` command hooks, integrations.md §2).
 //
 // It parses the hook's stdin JSON (ParseInput), turns a post-flight outcome into the hook's
-// decision (Decide), keeps the loop guard's record of the last blocked inputs (LoadBlockRecord,
+// decision (Decide), keeps the loop guard's record of the last blocked inputs in the controller store (LoadBlockRecord,
 // SaveBlockRecord), and merges mastermind's hook entry into `.claude/settings.json` or
 // `.codex/hooks.json` (MergeSettings, InstallSettings).
 //

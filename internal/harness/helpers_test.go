@@ -2,37 +2,19 @@ package harness
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/mastermind-controller/mastermind/internal/thirdparty/jsonschema"
+
+	"github.com/mastermind-controller/mastermind/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-// golden compares got with testdata/<name>, rewriting it under -update.
-func golden(t *testing.T, name string, got []byte) {
+// goldenFile compares got with testdata/<name> (golden.Check).
+func goldenFile(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/harness -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (-want +got):\n%s", path, cmp.Diff(string(want), string(got)))
-	}
+	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
 func readFixture(t *testing.T, name string) []byte {

@@ -4,22 +4,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"time"
-
-	"github.com/mastermind-controller/mastermind/internal/fsx"
 )
 
-// BlockRecordName is the loop-guard record's file name inside the task folder.
+// BlockRecordName is the loop-guard record's file name, kept in the task's controller-store
+// folder (trust-model.md I4): never in the task folder, so nothing of it is a name below
+// .mastermind/ for an executor to fill, and no path of the work tree is written.
 const BlockRecordName = "hook-block.json"
 
-// maxRecordBytes bounds the record read.
-const maxRecordBytes = 64 << 10
+// MaxRecordBytes bounds the record read.
+const MaxRecordBytes = 64 << 10
 
 // BlockRecord is the loop guard's memory of the last block for one task: the inputs fingerprint
-// that was blocked. The executor can write it (it lives in the task folder); the worst a forged
-// record does is let the agent stop and hand the task back to the planner, which changes no
-// verdict and no state.
+// that was blocked. The worst a damaged record does is make the hook block once more.
 type BlockRecord struct {
 	SchemaVersion int    `json:"schema_version"`
 	Task          string `json:"task"`
@@ -32,31 +29,39 @@ type BlockRecord struct {
 	NextStep   string `json:"next_step,omitempty"`
 }
 
-// LoadBlockRecord reads the record at path. A missing file is (nil, nil). An unreadable or
+// RecordFile is where the record is kept: the store's folder of the task.
+type RecordFile interface {
+	// ReadRecord returns the record's bytes, (nil, nil) when there is none.
+	ReadRecord() ([]byte, error)
+	// WriteRecord replaces the record atomically.
+	WriteRecord(data []byte) error
+}
+
+// LoadBlockRecord reads the record from f. A missing record is (nil, nil). An unreadable or
 // malformed record is also (nil, nil) plus a warning error: the guard then behaves as if there
 // were no previous block, so a damaged record can only make the hook block, never allow.
-func LoadBlockRecord(path string) (*BlockRecord, error) {
-	data, err := fsx.ReadFile(path, maxRecordBytes)
-	if errors.Is(err, fs.ErrNotExist) || fsx.ReasonOf(err) == fsx.ReasonMissing {
-		return nil, nil
-	}
+func LoadBlockRecord(f RecordFile) (*BlockRecord, error) {
+	data, err := f.ReadRecord()
 	if err != nil {
 		return nil, fmt.Errorf("loop-guard record ignored: %w", err)
 	}
+	if data == nil {
+		return nil, nil
+	}
 	var r BlockRecord
 	if err := json.Unmarshal(data, &r); err != nil || r.SchemaVersion != 1 {
-		return nil, fmt.Errorf("loop-guard record %s ignored: not a schema_version 1 record", path)
+		return nil, errors.New("loop-guard record ignored: not a schema_version 1 record")
 	}
 	return &r, nil
 }
 
-// SaveBlockRecord writes r to path atomically, stamping schema_version and blocked_at.
-func SaveBlockRecord(path string, r BlockRecord, now time.Time) error {
+// SaveBlockRecord writes r to f, stamping schema_version and blocked_at.
+func SaveBlockRecord(f RecordFile, r BlockRecord, now time.Time) error {
 	r.SchemaVersion = 1
 	r.BlockedAt = now.UTC().Format(time.RFC3339)
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
-	return fsx.WriteFileAtomic(path, append(data, '\n'), 0o644)
+	return f.WriteRecord(append(data, '\n'))
 }

@@ -42,7 +42,7 @@ func TestMergeSettingsGoldens(t *testing.T) {
 			if action != tt.action {
 				t.Errorf("action %q, want %q", action, tt.action)
 			}
-			golden(t, "settings/"+tt.name+".golden.json", out)
+			goldenFile(t, "settings/"+tt.name+".golden.json", out)
 
 			// Every key of the input is still there with the same value.
 			if tt.in != "" {
@@ -156,7 +156,7 @@ func TestInstallSettingsCreatesAndIsIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "settings/codex-new-both.golden.json", data)
+	goldenFile(t, "settings/codex-new-both.golden.json", data)
 }
 
 func TestInstallSettingsRefusesSymlinks(t *testing.T) {

@@ -358,15 +358,6 @@ func topBlocks(d *Doc) []topBlock {
 	return out
 }
 
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func lineStarts(src []byte) []int {
 	ls := []int{0}
 	for i, c := range src {

@@ -132,7 +132,11 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 	// repeated has read audit.md and checked that it is the recorded audit.
 	auditSHA := c.recordedAudit
 	// readInputs parsed the spec (a non-empty fingerprint means it is the approved spec).
-	d := in.Changed.WithoutControl()
+	rule, err := c.control(st)
+	if err != nil {
+		return res, err
+	}
+	d := in.Changed.WithoutControl(rule)
 	notes, err := c.releaseNotes(ctx, in.Spec.Spec, in.Changed, d, "Audit: ⚠️ Drift, accepted by the planner: "+reason)
 	if err != nil {
 		return res, err

@@ -22,8 +22,9 @@ func (g blockingLookup) BaselineEntries(ctx context.Context, paths []string) (ma
 }
 
 // TestAcceptClosesTheInputsLookups: accept reads the inputs as post-flight does, which starts the
-// changed set, the baseline lookup of the creations and HEAD; when accept returns none of them
-// still runs (audit.Prefetch: every Prefetch must be closed).
+// changed set and HEAD; when accept returns none of them still runs (audit.Prefetch: every
+// Prefetch must be closed). The state records a fingerprint, so the baseline lookup of the
+// creations waits for an audit, which accept never runs: it is not started at all.
 func TestAcceptClosesTheInputsLookups(t *testing.T) {
 	root, opts := newTaskRepo(t)
 	driftWith(t, root, "internal/cache/shard.go")
@@ -43,8 +44,8 @@ func TestAcceptClosesTheInputsLookups(t *testing.T) {
 	if res.Outcome != OutcomeAccepted {
 		t.Fatalf("outcome %s: %s", res.Outcome, res.Message)
 	}
-	if len(g.started) == 0 {
-		t.Fatal("accept started no baseline lookup; the test checks nothing")
+	if n := len(g.started); n != 0 {
+		t.Errorf("accept started %d baseline lookups, want none", n)
 	}
 	for n := len(g.started); n > 0; n-- {
 		select {

@@ -257,7 +257,11 @@ func (c *controller) currentSnapshot(ctx context.Context, st *State) (string, er
 	if err != nil {
 		return "", err
 	}
-	in.Changed = cs.WithoutControl()
+	rule, err := c.control(st)
+	if err != nil {
+		return "", err
+	}
+	in.Changed = cs.WithoutControl(rule)
 	snap, err := HistorySnapshot(c.task.Root, in)
 	if err != nil {
 		return "", nil

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/mastermind-controller/mastermind/internal/golden"
 	"github.com/mastermind-controller/mastermind/internal/spec"
 	"github.com/mastermind-controller/mastermind/schemas"
 )
@@ -77,20 +77,7 @@ func TestHeldArtifactsGolden(t *testing.T) {
 		{reviewRel, "held.history-review.md"},
 	} {
 		got := readFile(t, root, art.rel)
-		golden := filepath.Join(origWD, "testdata", "golden", art.golden)
-		if *update {
-			if err := os.WriteFile(golden, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run go test -update)", err)
-		}
-		if d := cmp.Diff(string(want), string(got)); d != "" {
-			t.Errorf("%s differs from %s (-want +got):\n%s", art.rel, art.golden, d)
-		}
+		golden.Check(t, filepath.Join(origWD, "testdata", "golden", art.golden), got)
 	}
 	if !bytes.Contains(readFile(t, root, reviewRel), []byte("- **Audit snapshot:** "+res.State.HistorySnapshotSHA256+"\n")) {
 		t.Error("the review does not carry the state's snapshot")

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/mastermind-controller/mastermind/internal/audit"
+	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/repopath"
 	"github.com/mastermind-controller/mastermind/internal/store"
 )
@@ -14,7 +15,7 @@ import (
 // below .mastermind/tasks are read, never through a symlink; a missing tasks folder gives an
 // empty snapshot.
 func takeForeign(root, own, baseline string) *store.ForeignSnapshot {
-	snap := &store.ForeignSnapshot{Baseline: baseline, Records: map[string]string{}}
+	snap := &store.ForeignSnapshot{Baseline: baseline, Records: map[string]string{}, Files: preflightFiles(root)}
 	tasks, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(TasksDir)))
 	if err != nil {
 		return snap
@@ -38,6 +39,47 @@ func takeForeign(root, own, baseline string) *store.ForeignSnapshot {
 		}
 	}
 	return snap
+}
+
+// preflightFiles hashes every controller name outside the task folders present in the work
+// tree (repopath.ControlWritten: current, tasks/_lessons.md, releases/<task>.md,
+// dispatch/<id>.json), read never through a symlink; what the planner wrote there before
+// pre-flight is then not taken for the executor's (trust-model.md I3).
+func preflightFiles(root string) map[string]string {
+	out := map[string]string{}
+	add := func(rel string) {
+		if c := repopath.ClassifyControl(rel); c.Kind != repopath.ControlWritten {
+			return
+		}
+		if h := audit.HashForeignRecord(root, rel); h != "" && h != audit.ForeignUnreadable {
+			out[rel] = h
+		}
+	}
+	for _, rel := range []string{repopath.ControlDir + "/current", TasksDir + "/_lessons.md"} {
+		add(rel)
+	}
+	for _, dir := range []string{repopath.ControlDir + "/releases", repopath.ControlDir + "/dispatch"} {
+		d, err := fsx.OpenDir(root, dir)
+		if err != nil {
+			continue
+		}
+		names, _ := d.Names()
+		d.Close()
+		for _, n := range names {
+			add(dir + "/" + n)
+		}
+	}
+	return out
+}
+
+// withPreflightFiles is snap with the controller names' hashes added (preflightFiles), for a
+// record taken before they were kept: the names an older mastermind wrote are then not the
+// executor's. What an executor wrote to them since that record's first pre-flight is taken in too,
+// once, on the first pre-flight after the upgrade.
+func withPreflightFiles(snap *store.ForeignSnapshot, root string) *store.ForeignSnapshot {
+	out := *snap
+	out.Files = preflightFiles(root)
+	return &out
 }
 
 // controllerWrote reports whether sha is a version of task's mirror name that task's own

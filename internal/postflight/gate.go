@@ -15,6 +15,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/repopath"
 	"github.com/mastermind-controller/mastermind/internal/spec"
 	"github.com/mastermind-controller/mastermind/internal/store"
 )
@@ -222,10 +223,13 @@ type gater struct {
 	b            builder
 	view         *StoreView
 	repoFindings []finding.Finding
-	specs        map[string]*specInput // by task name
-	specErrs     map[string]error
-	specReads    int
-	specParses   int
+	// rule is gate --base's committed-content rule of trust-model.md I3 (nil: the store's rule
+	// through view; control picks).
+	rule       repopath.ControlRule
+	specs      map[string]*specInput // by task name
+	specErrs   map[string]error
+	specReads  int
+	specParses int
 	// changed are the sources' changed sets, computed once each (sourceKey); opened the store
 	// folders to close.
 	changed   map[string]*changedOnce
@@ -251,8 +255,20 @@ func newGater(opts GateOptions, b builder) *gater {
 	return &gater{opts: opts, b: b, specs: map[string]*specInput{}, changed: map[string]*changedOnce{}, baselines: map[string]bool{}}
 }
 
+// control is the changed-set rule of a gated task (trust-model.md I3): the committed-content
+// rule under --base, else the store's records read without a lock.
+func (g *gater) control(t Task, st *State) repopath.ControlRule {
+	if g.rule != nil {
+		return g.rule
+	}
+	return g.view.controlRule(t, st)
+}
+
 // close releases the store folders and the store.
 func (g *gater) close() {
+	for _, c := range g.changed {
+		c.src.Close()
+	}
 	for _, t := range g.opened {
 		t.Close()
 	}
@@ -392,7 +408,7 @@ func (g *gater) acceptedUnchanged(ctx context.Context, in TaskInfo, t *gateTask)
 		return false
 	}
 	cs, err := co.get(ctx, &g.stats)
-	if err != nil || !acceptedNow(in.Task, in.State, cs) {
+	if err != nil || !acceptedNow(in.Task, in.State, cs, g.control(in.Task, in.State)) {
 		return false
 	}
 	t.markAccepted(in.State, "inputs unchanged since")
@@ -481,13 +497,13 @@ func learnedProblem(t Task, st *State) (string, error) {
 }
 
 // snapshotNow is the §8.2 history snapshot of a task recomputed now from its spec, report,
-// audit.md and release notes under its root and D of cs, the changed set its audit used; false
-// when an input cannot be read (it cannot match then).
-func snapshotNow(t Task, st *State, cs *gitscope.ChangedSet) (string, bool) {
+// audit.md and release notes under its root and D of cs (under rule), the changed set its audit
+// used; false when an input cannot be read (it cannot match then).
+func snapshotNow(t Task, st *State, cs *gitscope.ChangedSet, rule repopath.ControlRule) (string, bool) {
 	if cs == nil {
 		return "", false
 	}
-	in := SnapshotInput{Baseline: st.BaselineRef, Iteration: st.Iteration, Changed: cs.WithoutControl()}
+	in := SnapshotInput{Baseline: st.BaselineRef, Iteration: st.Iteration, Changed: cs.WithoutControl(rule)}
 	for _, f := range []struct {
 		rel string
 		dst *[]byte
@@ -509,11 +525,11 @@ func snapshotNow(t Task, st *State, cs *gitscope.ChangedSet) (string, bool) {
 
 // acceptedNow reports whether the inputs of an accepted drift task are the accepted ones: its
 // history snapshot now (snapshotNow over cs) equals accepted_snapshot.
-func acceptedNow(t Task, st *State, cs *gitscope.ChangedSet) bool {
+func acceptedNow(t Task, st *State, cs *gitscope.ChangedSet, rule repopath.ControlRule) bool {
 	if !st.Accepted() || st.AcceptedSnapshot == "" {
 		return false
 	}
-	snap, ok := snapshotNow(t, st, cs)
+	snap, ok := snapshotNow(t, st, cs, rule)
 	return ok && snap == st.AcceptedSnapshot
 }
 
@@ -563,7 +579,8 @@ func (g *gater) audit(ctx context.Context, in TaskInfo, t *gateTask, exclude map
 		return nil
 	}
 	cs = without(cs, exclude)
-	ar, err := auditTask(ctx, auditRequest{Task: in.Task, State: &st, Src: co.src, Spec: si, Changed: cs, RepoFindings: g.repoFindings})
+	rule := g.control(in.Task, &st)
+	ar, err := auditTask(ctx, auditRequest{Task: in.Task, State: &st, Src: co.src, Spec: si, Changed: cs, RepoFindings: g.repoFindings, Control: rule})
 	if err != nil {
 		t.fail(GateError, err)
 		return nil
@@ -575,7 +592,7 @@ func (g *gater) audit(ctx context.Context, in TaskInfo, t *gateTask, exclude map
 	e, w := ar.Counts()
 	t.setVerdict(ar.Verdict, Counts{e, w}, ar.Findings, ar.Evidence.Violations, g.opts.FailOnDrift)
 	if ar.Verdict == VerdictDrift && st.Accepted() && (st.Status == StatusHistoryReviewRequired || st.Status == StatusLearned) &&
-		st.Findings != nil && *st.Findings == (Counts{e, w}) && acceptedNow(in.Task, &st, cs) {
+		st.Findings != nil && *st.Findings == (Counts{e, w}) && acceptedNow(in.Task, &st, cs, rule) {
 		t.markAccepted(&st, "its re-audit reproduces the accepted findings and its inputs are unchanged since")
 	}
 	return cs

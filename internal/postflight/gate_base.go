@@ -153,6 +153,7 @@ func gateBase(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, 
 	}
 	g := newGater(opts, builder{git: rg, head: &headCommit{rg: rg, head: opts.Head, files: files}})
 	defer g.close()
+	g.rule = newCommittedRule(dir, infos)
 	r := &rangeRun{g: g, rg: rg, b: b, head: opts.Head, rangeSet: rangeSet, infos: infos,
 		info: RangeInfo{Base: opts.Base, Head: opts.Head, MergeBase: b, InPlace: inPlace}}
 	res, err := r.run(ctx)
@@ -285,7 +286,7 @@ func (r *rangeRun) run(ctx context.Context) (*GateResult, error) {
 	touched := touchedTasks(r.rangeSet)
 	r.info.Changed, r.info.AddedTasks, r.info.ChangedSpecs = len(r.rangeSet.Entries), added, rewritten
 	r.info.TouchedTasks = slices.Sorted(maps.Keys(touched))
-	r.info.ControllerFiles = controllerFiles(r.rangeSet)
+	r.info.ControllerFiles = controllerFiles(r.rangeSet, r.g.rangeRule(r.rg.Root()))
 	res := &GateResult{Range: &r.info}
 	res.Stats.Tasks = len(r.infos)
 	atHead := map[string]TaskInfo{}
@@ -381,7 +382,7 @@ func (r *rangeRun) run(ctx context.Context) (*GateResult, error) {
 		} else if oi >= 0 {
 			owners[oi].accepted = false
 		}
-		if r.local && in.Recorded && in.State.Status == StatusLearned && t.Passed && !closureHolds(in, cs, owners) {
+		if r.local && in.Recorded && in.State.Status == StatusLearned && t.Passed && !closureHolds(in, cs, owners, g.control(in.Task, in.State)) {
 			f := findTaskRecordChanged(t.Task.Name, ReasonClosedTaskChanged,
 				fmt.Sprintf("task %s was closed (learned) on this branch, and its audited inputs changed since (its history snapshot is not the one the controller store closed it on); a closed task's record is final — put new work in a new task (mastermind new-spec), or reopen it with mastermind run-task %s --pre-only",
 					t.Task.Name, t.Task.Spec))
@@ -404,16 +405,16 @@ func (r *rangeRun) run(ctx context.Context) (*GateResult, error) {
 // its re-audit used) is the recorded one. When another re-audited task owns a path of its changed
 // set, a later task changed what this one had changed: that is the later task's to own, and the
 // re-audit alone decides.
-func closureHolds(in TaskInfo, cs *gitscope.ChangedSet, owners []owner) bool {
+func closureHolds(in TaskInfo, cs *gitscope.ChangedSet, owners []owner, rule repopath.ControlRule) bool {
 	if cs == nil {
 		return true // not audited: the row already fails
 	}
-	for _, e := range cs.WithoutControl() {
+	for _, e := range cs.WithoutControl(rule) {
 		if slices.ContainsFunc(owners, func(o owner) bool { return o.name != in.Task.Name && o.owns(string(e.Path)) }) {
 			return true
 		}
 	}
-	snap, ok := snapshotNow(in.Task, in.State, cs)
+	snap, ok := snapshotNow(in.Task, in.State, cs, rule)
 	return ok && snap == in.State.HistorySnapshotSHA256
 }
 
@@ -537,13 +538,14 @@ func touchedTasks(cs *gitscope.ChangedSet) map[string]touched {
 	return out
 }
 
-// controllerFiles are the paths of cs that are controller artifacts (repopath.IsControllerArtifact)
-// outside every task folder, in cs's order (sorted by path bytes).
-func controllerFiles(cs *gitscope.ChangedSet) []string {
+// controllerFiles are the paths of cs outside every task folder that rule leaves out as the
+// controller's (repopath.LeftOut: their bytes have the controller's form, their content is not
+// audited), in cs's order (sorted by path bytes).
+func controllerFiles(cs *gitscope.ChangedSet, rule repopath.ControlRule) []string {
 	var out []string
 	for _, e := range cs.Entries {
 		p := string(e.Path)
-		if !repopath.IsControllerArtifact(p) {
+		if !repopath.LeftOut(p, rule) {
 			continue
 		}
 		if rest, ok := strings.CutPrefix(p, TasksDir+"/"); ok && strings.Contains(rest, "/") {
@@ -587,6 +589,7 @@ func (r *rangeRun) releaseNotesChanged() []finding.Finding {
 // changed set outside its scope.
 type owner struct {
 	name     string
+	report   string
 	scope    map[string]bool
 	reported map[string]bool
 	changed  map[string]bool
@@ -621,14 +624,14 @@ func (g *gater) owner(ctx context.Context, in TaskInfo) (owner, bool) {
 	if err != nil {
 		return owner{}, false
 	}
-	o := owner{name: t.Name, scope: map[string]bool{}, reported: map[string]bool{}, changed: map[string]bool{}, accepted: in.State.Accepted()}
+	o := owner{name: t.Name, report: t.ReportRel(), scope: map[string]bool{}, reported: map[string]bool{}, changed: map[string]bool{}, accepted: in.State.Accepted()}
 	for _, p := range si.Spec.Scope.Declared {
 		o.scope[p] = true
 	}
 	for _, f := range rr.Report.FilesModified {
 		o.reported[f.Path] = true
 	}
-	for _, e := range cs.WithoutControl() {
+	for _, e := range cs.WithoutControl(g.control(t, in.State)) {
 		o.changed[string(e.Path)] = true
 	}
 	return o, true
@@ -645,18 +648,15 @@ func (r *rangeRun) leftOut(in TaskInfo, owners []owner) map[string]bool {
 	return ownedByOthers(in.Task.Name, owners)
 }
 
-// unowned applies trust-model.md §5 step 2: every path of the range outside the controller's
-// artifact names and contract files (repopath.IsControllerArtifact, trust-model.md §2 I3, the
-// list the changed set uses) must be owned by a task re-audited in this gate. A path no task
-// owns is gate.closed_task_changed when it is in the declared scope of tasks closed at B (their
-// scope there), otherwise gate.unowned_change.
+// unowned applies trust-model.md §5 step 2: every path of the range that the door's rule does
+// not leave out as the controller's (repopath.LeftOut, trust-model.md I3: rangeRule, the rule the
+// tasks' changed sets use) must be owned by a task re-audited in this gate. A path no task owns is
+// gate.closed_task_changed when it is in the declared scope of tasks closed at B (their scope
+// there), otherwise gate.unowned_change.
 func (r *rangeRun) unowned(owners []owner) []finding.Finding {
 	var fs []finding.Finding
-	for _, e := range r.rangeSet.Entries {
+	for _, e := range r.rangeSet.WithoutControl(r.g.rangeRule(r.rg.Root())) {
 		p := string(e.Path)
-		if repopath.IsControllerArtifact(p) {
-			continue
-		}
 		if slices.ContainsFunc(owners, func(o owner) bool { return o.owns(p) }) {
 			continue
 		}
@@ -787,7 +787,8 @@ func findClosedTaskChanged(p string, tasks []string, b string) finding.Finding {
 // ownedByOthers is the set of paths that a re-audited task other than name owns (in its scope
 // and its report) and that name's own report does not list: those are the other task's changes
 // and are left out of name's changed set, so that two tasks on one branch do not each see the
-// other's work as unreported. A path no task owns stays in every task's changed set (and is
+// other's work as unreported; each other task's report is left out too, since its own audit
+// reads it. A path no task owns stays in every task's changed set (and is
 // gate.unowned_change besides).
 func ownedByOthers(name string, owners []owner) map[string]bool {
 	var self owner
@@ -801,6 +802,7 @@ func ownedByOthers(name string, owners []owner) map[string]bool {
 		if o.name == name {
 			continue
 		}
+		out[o.report] = true // its own audit reads it
 		for p := range o.reported {
 			if o.scope[p] && o.changed[p] && !self.reported[p] {
 				out[p] = true
@@ -838,6 +840,9 @@ func (c commitSource) ChangedSet(ctx context.Context) (*gitscope.ChangedSet, err
 }
 
 func (c commitSource) Head(context.Context) (string, bool, error) { return c.h.head, false, nil }
+
+// Close does nothing: the head commit's reader is the gate's, closed with it.
+func (commitSource) Close() error { return nil }
 
 func (c commitSource) BaselineEntries(ctx context.Context, paths []string) (map[string]gitscope.EntryType, error) {
 	return c.h.rg.BaselineEntries(ctx, c.baseline, paths)

@@ -112,23 +112,25 @@ func gateRepo(t *testing.T) (string, *countingGit, string) {
 		t.Fatal(err)
 	}
 	t.Chdir(root)
-	// 007 is approved first and its spec changed at once, before the other pre-flights: a
-	// change to another task's spec while a task's executor runs is that task's
-	// foreign_task_artifact_changed (trust-model.md I3), which this fixture is not about.
-	for _, name := range []string{"007-changed", "001-held", "002-drift", "003-broken", "004-learned", "006-corrupt"} {
-		res := run(t, Options{Git: repo, SpecArg: specOf(name), MaxIterations: DefaultMaxIterations, Now: fixedNow}, ModePreOnly)
-		if res.Outcome != OutcomePreReady {
-			t.Fatalf("pre-flight %s: %s\n%s", name, res.Outcome, res.Message)
-		}
-		if name == "007-changed" {
-			writeFile(t, root, specOf("007-changed"), liteSpec("Changed later", []string{"a.go"}, nil))
-		}
-	}
-	writeFile(t, root, "a.go", "package a\n\nfunc A() {}\n")
+	// Every task's records are in the work tree before the pre-flights that follow them: another
+	// task's report, or a state.json its controller did not write, that appeared after a task's
+	// pre-flight is a changed path of that task (trust-model.md I3, #26 item 4), which this
+	// fixture is not about. For the same reason 007 is approved first and its spec changed at once
+	// (a change to another task's spec is foreign_task_artifact_changed), and 004 is closed and
+	// 006's state corrupted before the others are approved.
 	for _, name := range []string{"001-held", "002-drift", "004-learned", "006-corrupt", "007-changed"} {
 		writeFile(t, root, ".mastermind/tasks/"+name+"/executor-report.md", liteReport(specOf(name), []string{"a.go"}))
 	}
 	writeFile(t, root, ".mastermind/tasks/003-broken/executor-report.md", liteReport(specOf("003-broken"), []string{"a.go", "c.go"}))
+	preflight := func(name string) {
+		res := run(t, Options{Git: repo, SpecArg: specOf(name), MaxIterations: DefaultMaxIterations, Now: fixedNow}, ModePreOnly)
+		if res.Outcome != OutcomePreReady {
+			t.Fatalf("pre-flight %s: %s\n%s", name, res.Outcome, res.Message)
+		}
+	}
+	preflight("007-changed")
+	writeFile(t, root, specOf("007-changed"), liteSpec("Changed later", []string{"a.go"}, nil))
+	preflight("004-learned")
 	// 004: closed.
 	stPath := filepath.Join(root, ".mastermind/tasks/004-learned/state.json")
 	st, err := LoadState(stPath, "x", specOf("004-learned"))
@@ -147,7 +149,12 @@ func gateRepo(t *testing.T) (string, *countingGit, string) {
 	// 004 was closed on another machine: this machine's store has no record of it, so the gate
 	// reads its state.json (a hand-written learned state over a record is tampering).
 	forgetRecord(t, root, "004-learned")
+	preflight("006-corrupt")
 	writeFile(t, root, ".mastermind/tasks/006-corrupt/state.json", "{not json")
+	for _, name := range []string{"001-held", "002-drift", "003-broken"} {
+		preflight(name)
+	}
+	writeFile(t, root, "a.go", "package a\n\nfunc A() {}\n")
 	g := &countingGit{Repo: repo, changedSets: map[string]int{}}
 	countViews(t, g)
 	return root, g, b0

@@ -237,6 +237,9 @@ func (c *controller) writeHistoryReview(snap string) (complete bool, err error) 
 		}
 		archive := fmt.Sprintf("history-review.%s.md", oldSnap)
 		archiveRel := c.task.Dir + "/" + archive
+		if err := c.files.record(archiveRel, old); err != nil {
+			return false, err
+		}
 		if err := c.files.writeFile(archive, old); err != nil {
 			return false, fmt.Errorf("archive %s as %s: %w", rel, archiveRel, err)
 		}

@@ -66,10 +66,14 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 		return nil, err
 	}
 	// The audit's git work starts here, all of it at once: the changed set, the baseline lookup
-	// of the declared creations and HEAD (auditTask uses them; gitscope.md §8.4).
+	// of the declared creations and HEAD (auditTask uses them; gitscope.md §8.4). With a recorded
+	// fingerprint the run is likely a repeat, which audits nothing: the lookup then waits for
+	// auditTask (gitscope.md §8.5).
 	ag := auditGit{src: src, baseline: st.BaselineRef}
 	pf := audit.StartChangedSet(ctx, ag, st.BaselineRef)
-	pf.LookupBaseline(ctx, ag, st.BaselineRef, in.Spec.Spec.Scope.Creates)
+	if st.InputsFingerprint == "" {
+		pf.LookupBaseline(ctx, ag, st.BaselineRef, in.Spec.Spec.Scope.Creates)
+	}
 	headCh := make(chan headResult, 1)
 	go func() {
 		oid, unborn, err := src.Head(ctx)
@@ -91,7 +95,12 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 		in.Spec.close()
 		return nil, fmt.Errorf("read %s: %w", t.ReportRel(), err)
 	}
-	d := in.Changed.WithoutControl()
+	rule, err := c.control(st)
+	if err != nil {
+		in.Spec.close()
+		return nil, err
+	}
+	d := in.Changed.WithoutControl(rule)
 	ids, err := contentIDs(t.Root, d)
 	if err != nil {
 		in.Spec.close()

@@ -120,3 +120,36 @@ func outcomeText(o *Outcome) string {
 	}
 	return b.String()
 }
+
+// TestPostflightGitBinaryNotSystem (#26 item 8): running as root, a git planted earlier on PATH
+// outside the system's binary folders is the warning git_binary_not_system, naming it; root
+// used to be exempt from the check, so the audit said held.
+func TestPostflightGitBinaryNotSystem(t *testing.T) {
+	root, opts := newTaskRepo(t)
+	writeFile(t, root, "internal/cache/cache.go", "package cache\n\nvar c = newLRU()\n")
+	writeFile(t, root, "internal/cache/lru.go", "package cache\n\nfunc newLRU() int { return 0 }\n")
+	writeFile(t, root, "docs/cache.md", "# Cache\n\nLRU.\n")
+	writeFile(t, root, reportRel, reportText([]string{"internal/cache/cache.go", "internal/cache/lru.go", "docs/cache.md"}, ""))
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	planted := filepath.Join(t.TempDir(), "git")
+	if err := os.Symlink(real, planted); err != nil {
+		t.Fatal(err)
+	}
+	repo, err := gitscope.OpenWith(root, gitscope.Options{
+		LookPath: func(string) (string, error) { return planted, nil }, Geteuid: func() int { return 0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Git = repo
+	res := run(t, opts, ModePostOnly)
+	if res.Outcome != OutcomePostDrift {
+		t.Fatalf("outcome %s, want drift\n%s", res.Outcome, outcomeText(res))
+	}
+	audit, _ := os.ReadFile(filepath.Join(root, ".mastermind/tasks/020-cache/audit.md"))
+	if !strings.Contains(string(audit), "git_binary_not_system: mastermind runs as root and the git binary "+planted+" is outside the system's binary folders") {
+		t.Errorf("audit.md:\n%s", audit)
+	}
+}

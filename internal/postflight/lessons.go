@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
@@ -89,12 +90,13 @@ func (c *controller) upsertLesson(ev lessonEvent) {
 func (c *controller) doUpsertLesson(ev lessonEvent) error {
 	// The tasks folder is opened without following links and every access below it goes
 	// through the handle (trust-model.md I4).
-	td, err := fsx.OpenDir(c.task.Root, TasksDir)
+	td, err := c.files.openControlDir(TasksDir)
 	if err != nil {
 		return err
 	}
 	defer td.Close()
-	lock, err := td.LockWait(lessonsName+".lock", lessonsLockWait)
+	// The lock is flock(2) on the tasks folder itself: no lock file for an executor to fill.
+	lock, err := td.LockDirWait(lessonsLockWait)
 	if err != nil {
 		return err
 	}
@@ -113,6 +115,11 @@ func (c *controller) doUpsertLesson(ev lessonEvent) error {
 	}
 	if bytes.Equal(updated, old) {
 		return nil
+	}
+	// The store records the hash first, so the changed set knows these bytes are the
+	// controller's (trust-model.md I3).
+	if err := c.files.record(c.task.LessonsRel(), updated); err != nil {
+		return err
 	}
 	return td.WriteFileAtomic(lessonsName, updated, 0o644)
 }
@@ -281,4 +288,42 @@ func UpsertLessonText(old []byte, t Task, kind, observed, date string) ([]byte, 
 	lines[at["Observed"][0]] = "- **Observed:** " + observed
 	lines[at["Latest event evidence"][0]] = "- **Latest event evidence:** " + evidence
 	return []byte(strings.Join(lines, "\n")), nil
+}
+
+// lessonFields are the field names of a lessons entry (§11).
+var lessonFields = map[string]bool{"Created": true, "Last seen": true, "Occurrences": true, "Status": true, "Task": true,
+	"Kind": true, "Observed": true, "Latest event evidence": true, "Provenance": true, "Evidence": true,
+	"Supersedes": true, "Reusable lesson": true}
+
+// lessonHeading is an entry's heading line.
+var lessonHeading = regexp.MustCompile(`^## lesson-[0-9a-f]{16}$`)
+
+// IsLessonsShaped reports whether data has the shape of the lessons file (§11) and nothing
+// else: its header first, then only blank lines, one-line HTML comments, entry headings and
+// `- **<field>:** <value>` lines of the §11 fields, valid UTF-8 within MaxLessonsBytes. The
+// planner writes lessons by hand into such a file during a history review, so a lessons file of
+// this shape is its contract content rather than a changed path (trust-model.md I3); a script or
+// any other text is not.
+func IsLessonsShaped(data []byte) bool {
+	if len(data) > MaxLessonsBytes || !utf8.Valid(data) {
+		return false
+	}
+	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	head := lessonsHeader[:strings.IndexByte(lessonsHeader, '\n')+1]
+	if !strings.HasPrefix(text, head) {
+		return false
+	}
+	for _, l := range strings.Split(strings.TrimPrefix(text, head), "\n") {
+		l = strings.TrimRight(l, " \t")
+		switch {
+		case l == "", lessonHeading.MatchString(l):
+		case strings.HasPrefix(l, "<!--") && strings.HasSuffix(l, "-->") && !strings.Contains(l[4:len(l)-3], "-->"):
+		default:
+			m := lessonField.FindStringSubmatch(l)
+			if m == nil || !lessonFields[m[1]] {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,12 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/golden"
 	"github.com/mastermind-controller/mastermind/schemas"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // fixedNow is the injected clock: started_at and lesson dates are stable in goldens.
 func fixedNow() time.Time { return time.Unix(1796040000, 0) }
@@ -104,11 +101,19 @@ func newTaskRepo(t *testing.T) (string, Options) {
 // newTaskRepoWith is newTaskRepo with extra files in the baseline commit.
 func newTaskRepoWith(t *testing.T, extra map[string]string) (string, Options) {
 	t.Helper()
+	return newTaskRepoBefore(t, func(root string) {
+		for rel, c := range extra {
+			writeFile(t, root, rel, c)
+		}
+	})
+}
+
+// newTaskRepoBefore is newTaskRepo with before run on the root ahead of the baseline commit.
+func newTaskRepoBefore(t *testing.T, before func(root string)) (string, Options) {
+	t.Helper()
 	gitEnv(t)
 	root := t.TempDir()
-	for rel, c := range extra {
-		writeFile(t, root, rel, c)
-	}
+	before(root)
 	writeFile(t, root, "internal/cache/cache.go", "package cache\n")
 	writeFile(t, root, "docs/cache.md", "# Cache\n")
 	writeFile(t, root, taskSpec, specText)
@@ -206,20 +211,7 @@ func TestGoldenVerdicts(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				golden := filepath.Join("testdata", "golden", art.golden)
-				if *update {
-					if err := os.WriteFile(filepath.Join(origWD, golden), got, 0o644); err != nil {
-						t.Fatal(err)
-					}
-					continue
-				}
-				want, err := os.ReadFile(filepath.Join(origWD, golden))
-				if err != nil {
-					t.Fatalf("%v (run go test -update)", err)
-				}
-				if d := cmp.Diff(string(want), string(got)); d != "" {
-					t.Errorf("%s differs from %s (-want +got):\n%s", art.rel, golden, d)
-				}
+				golden.Check(t, filepath.Join(origWD, "testdata", "golden", art.golden), got)
 			}
 		})
 	}

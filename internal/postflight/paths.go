@@ -44,7 +44,6 @@ type Task struct {
 
 // Rel paths of the task artifacts.
 func (t Task) StateRel() string         { return t.Dir + "/state.json" }
-func (t Task) LockRel() string          { return t.Dir + "/state.controller.lock" }
 func (t Task) AuditRel() string         { return t.Dir + "/audit.md" }
 func (t Task) ReportRel() string        { return t.Dir + "/executor-report.md" }
 func (t Task) HistoryReviewRel() string { return t.Dir + "/history-review.md" }

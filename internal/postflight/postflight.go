@@ -12,6 +12,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/repopath"
 	"github.com/mastermind-controller/mastermind/internal/report"
 	"github.com/mastermind-controller/mastermind/internal/spec"
 )
@@ -49,8 +50,12 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Outcome, err
 	if err := c.writeState(&st); err != nil {
 		return res, err
 	}
+	rule, err := c.control(&st)
+	if err != nil {
+		return res, err
+	}
 	ar, err := auditTask(ctx, auditRequest{Task: c.task, State: &st, Src: c.src, Spec: in.Spec, Files: c.files,
-		Verify: c.verifyInputs(&st), RepoFindings: builder{git: c.git}.repoFindings(ctx), Foreign: c.foreignInputs(&st)})
+		Verify: c.verifyInputs(&st), RepoFindings: builder{git: c.git}.repoFindings(ctx), Foreign: c.foreignInputs(&st), Control: rule})
 	if err != nil {
 		return res, err
 	}
@@ -144,6 +149,9 @@ type auditRequest struct {
 	// Foreign checks other tasks' records against the task's pre-flight snapshot of them
 	// (trust-model.md I3); nil checks none.
 	Foreign *foreignInputs
+	// Control decides which changed paths below .mastermind/ are the controller's
+	// (trust-model.md I3): the store's rule, or gate --base's committed-content rule.
+	Control repopath.ControlRule
 }
 
 // foreignInputs are the other tasks' records as the task's pre-flight saw them (I3).
@@ -197,7 +205,7 @@ func auditTask(ctx context.Context, req auditRequest) (*auditRun, error) {
 	// A run-task holds the per-path findings as runs (persistAudit reads them through All); the
 	// gate's callers read Findings alone.
 	in := audit.Inputs{Root: t.Root, SpecPath: t.Spec, Baseline: st.BaselineRef, Prefetch: pf, Claims: ag, Verify: req.Verify,
-		RepoFindings: req.RepoFindings, PathRuns: req.Files != nil}
+		RepoFindings: req.RepoFindings, PathRuns: req.Files != nil, Control: req.Control}
 	if f := req.Foreign; f != nil {
 		in.ForeignArtifacts, in.ForeignBefore, in.ControllerWrote = true, f.Before, f.ControllerWrote
 	}
@@ -207,7 +215,7 @@ func auditTask(ctx context.Context, req auditRequest) (*auditRun, error) {
 	} else {
 		in.Spec, in.SpecFindings = spec.Parse(raw, t.Spec)
 	}
-	if pre.Prefetch == nil {
+	if !pf.LookupStarted() {
 		pf.LookupBaseline(ctx, ag, st.BaselineRef, in.Spec.Scope.Creates)
 	}
 	if !unborn {

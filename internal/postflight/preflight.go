@@ -232,7 +232,11 @@ func (r *preRun) preexistingChanges(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if d := cs.WithoutControl(); len(d) > 0 {
+	rule, err := c.files.controlRule(r.baseline)
+	if err != nil {
+		return err
+	}
+	if d := cs.WithoutControl(rule); len(d) > 0 {
 		paths := make([]string, len(d))
 		for i, e := range d {
 			paths[i] = textsafe.Escape(string(e.Path))
@@ -328,6 +332,8 @@ func (r *preRun) approve(ctx context.Context) (*Outcome, error) {
 	// them once per baseline, like the git inputs.
 	if rec := c.files.rec; rec == nil || rec.Foreign == nil || rec.Foreign.Baseline != r.baseline {
 		c.files.foreign = takeForeign(c.task.Root, c.task.Name, r.baseline)
+	} else if rec.Foreign.Files == nil {
+		c.files.foreign = withPreflightFiles(rec.Foreign, c.task.Root) // a record from before #26
 	}
 	if !r.first() && r.prev.SpecHash != sp.Hash {
 		st.BlockingStreak, st.BlockingFingerprint = 0, ""

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/repopath"
 	"github.com/mastermind-controller/mastermind/internal/store"
 )
 
@@ -20,7 +21,6 @@ const MsgNoRecord = "no controller record for this task on this machine; run --p
 const (
 	mirrorState = "state.json"
 	mirrorAudit = "audit.md"
-	lockName    = "state.controller.lock"
 )
 
 // taskFiles is one run's access to a task: the task folder opened once and used for every read,
@@ -44,10 +44,15 @@ type taskFiles struct {
 	// reported is set once an audit has turned rec.Tampered into findings; the next Save
 	// clears the list.
 	reported bool
+	// repoDir is the repository's store folder (registry, temporary names), opened once by repo;
+	// rule the run's changed-set rule (controlRule); temps this task's temporary names.
+	repoDir *store.Repo
+	rule    repopath.ControlRule
+	temps   *store.TempNames
 }
 
 // openTaskFiles opens the task folder (no symlink in any component below the repository root),
-// takes the task folder's lock and then the store's lock, both without waiting, and opens the
+// takes the task folder's lock (on the folder itself) and then the store's lock, both without waiting, and opens the
 // task's store folder. stateDir is the store root ("" for store.Location()).
 func openTaskFiles(t Task, stateDir, gitDir string) (*taskFiles, error) {
 	d, err := fsx.OpenDir(t.Root, t.Dir)
@@ -61,12 +66,14 @@ func openTaskFiles(t Task, stateDir, gitDir string) (*taskFiles, error) {
 			tf.close()
 		}
 	}()
-	l, err := d.TryLock(lockName)
+	// The folder's own lock is flock(2) on the folder itself, so no lock file sits in the
+	// task folder for an executor to fill (trust-model.md I3).
+	l, err := d.TryLockDir()
 	if err != nil {
 		if errors.Is(err, fsx.ErrLockBusy) {
-			return nil, &LockBusyError{Path: t.LockRel()}
+			return nil, &LockBusyError{Path: t.Dir}
 		}
-		return nil, fmt.Errorf("controller lock %s: %w", t.LockRel(), err)
+		return nil, fmt.Errorf("controller lock on %s: %w", t.Dir, err)
 	}
 	tf.locks = append(tf.locks, l)
 	if stateDir == "" {
@@ -95,6 +102,11 @@ func openTaskFiles(t Task, stateDir, gitDir string) (*taskFiles, error) {
 		return nil, err
 	}
 	tf.locks = append(tf.locks, sl)
+	// What a killed run of this task's controller left behind is removed before anything is
+	// read: a temporary file is never a controller name (trust-model.md I3).
+	if err := tf.removeTemps(); err != nil {
+		return nil, err
+	}
 	ok = true
 	return tf, nil
 }
@@ -105,6 +117,9 @@ func (tf *taskFiles) close() {
 		tf.locks[i].Unlock()
 	}
 	tf.locks = nil
+	if tf.repoDir != nil {
+		tf.repoDir.Close()
+	}
 	if tf.st != nil {
 		tf.st.Close()
 	}
@@ -461,9 +476,10 @@ func (c *controller) readTaskFile(name, rel string, limit int64) ([]byte, error)
 }
 
 // writeReleaseNotes writes .mastermind/releases/<task>.md through a handle on .mastermind
-// opened without following links (trust-model.md I4), creating releases/ when missing.
+// opened without following links (trust-model.md I4), creating releases/ when missing, after
+// recording its hash in the store (I3).
 func (c *controller) writeReleaseNotes(notes []byte) error {
-	md, err := fsx.OpenDir(c.task.Root, ".mastermind")
+	md, err := c.files.openControlDir(".mastermind")
 	if err != nil {
 		return fmt.Errorf("release notes directory .mastermind: %w", err)
 	}
@@ -476,6 +492,12 @@ func (c *controller) writeReleaseNotes(notes []byte) error {
 		return fmt.Errorf("create .mastermind/releases: %w", err)
 	}
 	defer rd.Close()
+	if err := c.files.tempNames(rd); err != nil {
+		return err
+	}
+	if err := c.files.record(c.task.ReleaseNotesRel(), notes); err != nil {
+		return err
+	}
 	if err := rd.WriteFileAtomic(c.task.Name+".md", notes, 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", c.task.ReleaseNotesRel(), err)
 	}

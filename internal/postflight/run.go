@@ -12,6 +12,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/repopath"
 	"github.com/mastermind-controller/mastermind/internal/verifyrun"
 )
 
@@ -34,9 +35,9 @@ type Git interface {
 	// SnapshotView is the repository under them, the source of every audit of the task.
 	TakeSnapshot(ctx context.Context, baseline string, store gitscope.SnapshotStore) error
 	SnapshotView(ctx context.Context, baseline string, store gitscope.SnapshotStore) (*gitscope.SnapshotView, error)
-	// GitBinary names the git that runs and whether the current user could have replaced it
+	// GitBinary names the git that runs and why it may not be the system's own
 	// (trust-model.md §6).
-	GitBinary(ctx context.Context) (path, version string, userWritable bool)
+	GitBinary(ctx context.Context) (path, version string, risk gitscope.GitBinaryRisk)
 }
 
 // Mode selects the phase flags of run-task (§2).
@@ -229,9 +230,9 @@ type LockBusyError struct {
 
 func (e *LockBusyError) Error() string {
 	if e.Waited > 0 {
-		return fmt.Sprintf("task controller is busy (another mastermind held %s for all of --wait %s)", e.Path, e.Waited)
+		return fmt.Sprintf("task controller is busy (another mastermind held the lock on %s for all of --wait %s)", e.Path, e.Waited)
 	}
-	return fmt.Sprintf("task controller is busy (another mastermind holds %s); retry, or pass --wait DURATION to wait for it", e.Path)
+	return fmt.Sprintf("task controller is busy (another mastermind holds the lock on %s); retry, or pass --wait DURATION to wait for it", e.Path)
 }
 
 // Unwrap returns fsx.ErrLockBusy.
@@ -257,6 +258,8 @@ type controller struct {
 	// recordedAudit is the SHA-256 of the audit.md that repeated last rebuilt an outcome from
 	// (hashed as it was read), for accept's history snapshot.
 	recordedAudit string
+	// rule is the changed-set rule of the gate's read-only audit (files nil).
+	rule repopath.ControlRule
 }
 
 // source returns the run's source for state st: the snapshot view of the task's store record
@@ -324,6 +327,11 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	defer tf.close()
 	res.StorePath = tf.storePath
 	c := &controller{opts: opts, git: opts.Git, task: task, res: res, files: tf}
+	defer func() {
+		if c.src != nil {
+			c.src.Close()
+		}
+	}()
 	ld, err := tf.load(c.now())
 	if err != nil {
 		return res, err
@@ -332,6 +340,9 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	out, err := c.dispatch(ctx, ld)
 	if err == nil && out.Outcome == OutcomePostRefused && out.InputsFingerprint == "" {
 		out.InputsFingerprint = refusalFingerprint(out.Message, "")
+	}
+	if err == nil {
+		err = c.syncCurrent(out)
 	}
 	if err == nil {
 		// Every write checked the folder; a swap after the last one still fails the run.

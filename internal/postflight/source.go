@@ -25,7 +25,8 @@ import (
 
 // source is the repository as one task's audit reads it, its baseline fixed: the changed set C,
 // HEAD, the baseline tree's entries and blobs, the claims' file list and the release notes' diff
-// stat. *gitscope.SnapshotView and commitSource implement it.
+// stat. *gitscope.SnapshotView and commitSource implement it; Close releases what it holds (the
+// view's git processes) once the door is done with it.
 type source interface {
 	ChangedSet(ctx context.Context) (*gitscope.ChangedSet, error)
 	Head(ctx context.Context) (oid string, unborn bool, err error)
@@ -33,6 +34,7 @@ type source interface {
 	BaselineBlob(ctx context.Context, path string) ([]byte, bool, error)
 	ListFiles(ctx context.Context) ([]string, error)
 	DiffStat(ctx context.Context) (string, error)
+	Close() error
 }
 
 // ErrNoRecord: the door cannot apply the task's pre-flight snapshots, because this machine's
@@ -59,14 +61,14 @@ func (b builder) sourceFor(ctx context.Context, baseline string, snap gitscope.S
 }
 
 // repoFindings are the findings about the repository every snapshot door adds to its audits: a
-// git binary the current user could have replaced (trust-model.md §6). The gate against a base
-// reads committed objects only and adds none.
+// git binary that may not be the system's own (trust-model.md §6). The gate against a base reads
+// committed objects only and adds none.
 func (b builder) repoFindings(ctx context.Context) []finding.Finding {
 	if b.head != nil {
 		return nil
 	}
-	if p, _, w := b.git.GitBinary(ctx); w {
-		return []finding.Finding{audit.FindGitBinaryUserWritable(p)}
+	if p, _, risk := b.git.GitBinary(ctx); risk != "" {
+		return []finding.Finding{audit.FindGitBinaryRisk(p, risk)}
 	}
 	return nil
 }

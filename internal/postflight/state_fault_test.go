@@ -104,7 +104,7 @@ func TestReadOnlyTaskFolderFault(t *testing.T) {
 	sameTree(t, before, readTree(t, dir))
 }
 
-var tempName = regexp.MustCompile(`(^|/)\.[^/]+[0-9]+$`)
+var tempName = regexp.MustCompile(`(^|/)\.[^/]+([0-9]+|\.[0-9a-f]{32})$`)
 
 // TestFullDiskFault: the task folder on a 64 KiB tmpfs with 0, 1 or 2 pages left. A post-flight
 // either completes (held, exit 0) or fails with an operational error (exit 3); either way
@@ -116,7 +116,16 @@ func TestFullDiskFault(t *testing.T) {
 		t.Run(fmt.Sprintf("%d bytes free", free), func(t *testing.T) {
 			root, opts, dir := heldTask(t)
 			saved := readTree(t, dir)
-			mountOrSkip(t, "tmpfs", dir, "tmpfs", 0, "size=64k")
+			// The tmpfs is mounted outside the work tree and its subfolder bound onto the task
+			// folder: the filler must be on the task folder's file system but not in the work
+			// tree, where any file is a changed path (trust-model.md I3: no name is left out
+			// for a filler) and would turn the held verdict broken.
+			fsDir := t.TempDir()
+			mountOrSkip(t, "tmpfs", fsDir, "tmpfs", 0, "size=64k")
+			if err := os.Mkdir(filepath.Join(fsDir, "task"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			mountOrSkip(t, filepath.Join(fsDir, "task"), dir, "", syscall.MS_BIND, "")
 			for rel, text := range saved {
 				writeFile(t, dir, rel, text)
 			}
@@ -124,10 +133,7 @@ func TestFullDiskFault(t *testing.T) {
 			if err := syscall.Statfs(dir, &fs); err != nil {
 				t.Fatal(err)
 			}
-			// The filler must be on the task folder's filesystem; a lock name keeps it out of
-			// the changed set, where any other file in the task folder would be a changed path
-			// (trust-model.md I3) and turn the held verdict broken.
-			filler := filepath.Join(dir, "filler.lock")
+			filler := filepath.Join(fsDir, "filler.bin")
 			if n := int64(fs.Bavail)*fs.Bsize - free; n > 0 {
 				f, err := os.Create(filler)
 				if err != nil {

@@ -42,7 +42,6 @@ type capGroup struct {
 	// entries are the first max entries' lines (a finding line and its detail lines).
 	entries []string
 	n       int
-	shown   int
 }
 
 func newSummaryCap(max int) *summaryCap { return &summaryCap{max: max} }

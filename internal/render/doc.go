@@ -1,11 +1,10 @@
 // Package render writes a command's result in one output format. A command builds a View — its
-// result in every form a format may need: human text, the --json envelope, located annotations
-// — and hands it to the Renderer of the format the user chose (For). Each format is one file:
+// result in every form a format may need: human text, the --json envelope and its Findings —
+// and hands it to the Renderer of the format the user chose (For). Each format is one file:
 // text.go, json.go, github.go, sarif.go, rdjson.go and markdown.go. A new format is one new file
-// with a Renderer and one case in For. The findings formats (SARIF, rdjson, markdown) read a
-// View's TaskResults — one FindingSet per task, located by FindingSet.Locate with the rule
-// metadata of the finding-kind table (KindRules) — or, for a View without them, its
-// Annotations.
+// with a Renderer and one case in For. The findings formats (github, SARIF, rdjson, markdown) all
+// read the one projection Findings: one FindingSet per task, each result located by
+// FindingSet.Locate with the rule metadata of the finding-kind table (KindRules).
 //
 // Every --json envelope embeds Header (schema_version, command) as its first keys.
 //

@@ -3,39 +3,21 @@ package render
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/mastermind-controller/mastermind/internal/finding"
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/mastermind-controller/mastermind/internal/golden"
+	"github.com/mastermind-controller/mastermind/internal/thirdparty/jsonschema"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-func golden(t *testing.T, name string, got []byte) {
+// goldenFile compares got with testdata/<name> (golden.Check).
+func goldenFile(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/render -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (-want +got):\n%s", path, cmp.Diff(string(want), string(got)))
-	}
+	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
 var testTool = ToolMeta{Name: "mastermind", Version: "1.2.3", InformationURI: "https://github.com/mastermind-controller/mastermind"}
@@ -155,7 +137,7 @@ func TestWriteSARIFGoldens(t *testing.T) {
 			if err := WriteSARIF(&b, testTool, testRules, sets); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, name, b.Bytes())
+			goldenFile(t, name, b.Bytes())
 		})
 	}
 }
@@ -301,16 +283,25 @@ func TestSARIFContent(t *testing.T) {
 	}
 }
 
+// TestFingerprintIsStableAndSeparated: the fingerprint is a fixed value (so it cannot change
+// between runs or builds), every one of task, kind and path changes it, and the NUL separators
+// keep triples that concatenate alike apart.
 func TestFingerprintIsStableAndSeparated(t *testing.T) {
-	if Fingerprint("a", "b", "c") != Fingerprint("a", "b", "c") {
-		t.Fatal("not deterministic")
-	}
-	if Fingerprint("ab", "", "c") == Fingerprint("a", "b", "c") {
-		t.Error("fields are not separated")
-	}
 	// SHA-256("001\x00unexpected_file\x00a.go\x00"), computed independently with sha256sum.
-	if got := Fingerprint("001", "unexpected_file", "a.go"); got != "53559b57c38a48c20196c369eaed94bf7c7ea4960dfa7a7fcd83e69c41b6cba7" {
+	const want = "53559b57c38a48c20196c369eaed94bf7c7ea4960dfa7a7fcd83e69c41b6cba7"
+	if got := Fingerprint("001", "unexpected_file", "a.go"); got != want {
 		t.Errorf("fingerprint %s", got)
+	}
+	for _, other := range [][3]string{
+		{"002", "unexpected_file", "a.go"},
+		{"001", "missing_expected_file", "a.go"},
+		{"001", "unexpected_file", "b.go"},
+		{"001unexpected_file", "", "a.go"},
+		{"001", "unexpected_filea.go", ""},
+	} {
+		if Fingerprint(other[0], other[1], other[2]) == want {
+			t.Errorf("%q has the fingerprint of (001, unexpected_file, a.go)", other)
+		}
 	}
 }
 
@@ -321,7 +312,7 @@ func TestWriteRDJSONGoldens(t *testing.T) {
 			if err := WriteRDJSON(&b, testTool, testRules, sets); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, name, b.Bytes())
+			goldenFile(t, name, b.Bytes())
 		})
 	}
 }
@@ -333,7 +324,7 @@ func TestWriteMarkdownGolden(t *testing.T) {
 		if err := WriteMarkdown(&b, "mastermind gate", testRules, sets); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, name, b.Bytes())
+		goldenFile(t, name, b.Bytes())
 	}
 }
 
@@ -398,26 +389,16 @@ func TestMDTextBreaksMarkupAndAutolinks(t *testing.T) {
 	}
 }
 
-// taskView is a View with task results, as run-task and gate build them.
-type taskView struct{ sets []FindingSet }
-
-func (taskView) WriteText(*Text)             {}
-func (taskView) JSON() any                   { return nil }
-func (taskView) Annotations() []Annotation   { return nil }
-func (v taskView) FindingSets() []FindingSet { return v.sets }
-func (taskView) SummaryTitle() string        { return "mastermind gate" }
-func (taskView) SummaryFooter() string       { return "" }
-
-// The renderers of For write the same bytes as the encoders, from a View's task results, and
-// from its annotations when it has none.
+// The renderers of For write the same bytes as the encoders, from a View's findings.
 func TestFindingsRenderers(t *testing.T) {
+	v := Plain{Results: Findings{Title: "mastermind gate", Sets: testSets()}}
 	for _, format := range []string{FormatSARIF, FormatRDJSON, FormatMarkdown} {
 		r, err := For(format, Options{Tool: testTool})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var b bytes.Buffer
-		if err := r.Render(Streams{Out: &b}, taskView{sets: testSets()}); err != nil {
+		if err := r.Render(Streams{Out: &b}, v); err != nil {
 			t.Fatal(err)
 		}
 		var want bytes.Buffer
@@ -436,16 +417,6 @@ func TestFindingsRenderers(t *testing.T) {
 		if format == FormatSARIF && !strings.Contains(b.String(), finding.Kinds[0].Help) {
 			t.Errorf("SARIF rules lack the kinds table's help")
 		}
-	}
-	// A View without task results: its annotations, titled rules kept.
-	plain := Plain{Located: []Annotation{{Finding: finding.Finding{Class: finding.ClassError, File: "a.md", Line: 3, Column: 1, Message: "m"}, Title: "mastermind x"}}}
-	r, _ := For(FormatRDJSON, Options{Tool: testTool})
-	var b bytes.Buffer
-	if err := r.Render(Streams{Out: &b}, plain); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(b.String(), `"value": "mastermind x"`) || !strings.Contains(b.String(), `"line": 3`) {
-		t.Errorf("annotations not encoded: %s", b.String())
 	}
 }
 

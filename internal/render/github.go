@@ -19,10 +19,50 @@ const GitHubMaxPerLevel = 10
 type githubRenderer struct{}
 
 func (githubRenderer) Render(s Streams, v View) error {
-	if err := WriteGitHubAnnotations(s.Out, v.Annotations()); err != nil {
+	if err := WriteGitHubAnnotations(s.Out, v.Findings().Annotations()); err != nil {
 		return err
 	}
 	return textRenderer{}.Render(s, v)
+}
+
+// Annotation is one result as a GitHub annotation: File, Line and Column are where it is shown
+// (zero when unknown), Rule its rule id, Class its level and Message its text; Title overrides
+// the rule id as the displayed title (for results that are not findings, "mastermind gate").
+type Annotation struct {
+	finding.Finding
+	Title string
+}
+
+// TitleOrRule is the annotation's title: Title, or the rule id.
+func (a Annotation) TitleOrRule() string {
+	if a.Title != "" {
+		return a.Title
+	}
+	return a.Rule
+}
+
+// Annotations are the results as GitHub annotations, in output order: at Locate's location,
+// titled by the rule id or, for a result that is not a finding, by fs.Command, the message
+// starting with the task's name when fs.NameTasks.
+func (fs Findings) Annotations() []Annotation {
+	idx := ruleIndex(KindRules())
+	var out []Annotation
+	for _, s := range fs.Sets {
+		prefix := ""
+		if fs.NameTasks && s.Task != "" {
+			prefix = s.Task + ": "
+		}
+		for _, f := range s.Findings {
+			loc := s.Locate(f, idx)
+			a := Annotation{Finding: finding.Finding{Rule: f.Rule, Class: f.Class, File: loc.Path, Line: loc.Line, Column: loc.Column,
+				Message: prefix + f.Text()}}
+			if _, ok := outcomeRules[f.Rule]; ok {
+				a.Title = fs.Command
+			}
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // ghCommand is one workflow command: ::error, ::warning or ::notice with file/line/col/title

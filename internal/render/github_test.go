@@ -99,7 +99,8 @@ func FuzzGitHubAnnotation(f *testing.F) {
 
 // TestGitHubRenderer: annotations first, then the text log without colour.
 func TestGitHubRenderer(t *testing.T) {
-	v := testView{text: "verdict", tone: ToneFail, anns: []Annotation{{Finding: finding.Finding{Rule: "unexpected_file", Class: finding.ClassWarning, File: "a.go", Message: "m"}}}}
+	v := testView{text: "verdict", tone: ToneFail, res: Findings{Sets: []FindingSet{{Findings: []finding.Finding{
+		{Rule: "unexpected_file", Class: finding.ClassWarning, File: "a.go", Message: "m"}}}}}}
 	r, err := For(FormatGitHub, Options{Color: true})
 	if err != nil {
 		t.Fatal(err)
@@ -110,5 +111,29 @@ func TestGitHubRenderer(t *testing.T) {
 	}
 	if want := "::warning file=a.go,title=unexpected_file::m\nverdict\n"; b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
+
+// TestFindingsAnnotations: the GitHub form of the findings is located by Locate, like every
+// other format's, titled by the rule or, for a result that is not a finding, by the command,
+// and names the task when asked to.
+func TestFindingsAnnotations(t *testing.T) {
+	sets := testSets()
+	sets[3].Findings = []finding.Finding{{Rule: RuleRefused, Class: finding.ClassError, File: sets[3].Spec, Message: sets[3].Message}}
+	sets = append(sets, FindingSet{Findings: []finding.Finding{{Rule: "gate.unowned_change", Class: finding.ClassError, File: "c.go", Message: "not owned"}}})
+	var b bytes.Buffer
+	if err := WriteGitHubAnnotations(&b, Findings{Command: "mastermind gate", NameTasks: true, Sets: sets}.Annotations()); err != nil {
+		t.Fatal(err)
+	}
+	want := `::error file=src/retry.go,title=executor_report_missing_changed_file::001-retry: changed since the baseline but not listed in files_modified: src/retry.go
+::error file=.mastermind/tasks/001-retry/spec.md,title=changed_path_unrepresentable::001-retry: changed path is not valid UTF-8: "bad\xff.go"
+::error file=.mastermind/tasks/001-retry/executor-report.md,line=12,col=5,title=schema.type::001-retry: verification[0].observed.exit_code must be an integer
+::warning file=docs/a b%3Ac.md,title=unexpected_file::001-retry: changed outside the declared scope: docs/a b:c.md
+::warning file=README.md,title=missing_expected_file::002-docs: declared in scope but unchanged since the baseline: <img src=x onerror=alert(1)> | **bold** ` + "`tick`" + `\u000Anext line
+::error file=.mastermind/tasks/004-refused/spec.md,title=mastermind gate::004-refused: spec.md changed since pre-flight approval
+::error file=c.go,title=gate.unowned_change::not owned
+`
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 	}
 }

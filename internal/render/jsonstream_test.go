@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -47,7 +48,6 @@ type streamEnvelope struct {
 	Outcome  string         `json:"outcome"`
 	Repeated bool           `json:"repeated,omitempty"`
 	Skip     string         `json:"-"`
-	Dash     string         `json:"-,"`
 	Untagged string         //nolint:revive // encoding/json uses the field name
 	State    map[string]any `json:"state"`
 	Tasks    []streamTask   `json:"tasks"`
@@ -73,7 +73,6 @@ type sliceEnvelope struct {
 	Header
 	Outcome  string           `json:"outcome"`
 	Repeated bool             `json:"repeated,omitempty"`
-	Dash     string           `json:"-,"`
 	Untagged string           //nolint:revive
 	State    map[string]any   `json:"state"`
 	Tasks    []sliceTask      `json:"tasks"`
@@ -131,7 +130,7 @@ func streamPair(n int) (streamEnvelope, sliceEnvelope) {
 	held := "held"
 	viol := []finding.Finding{{Rule: "schema.type", Class: finding.ClassError, File: "r.md", Line: 3, Column: 1, Pointer: "/x", Message: hostile}}
 	nested := [][]string{{"a", hostile}, {}, nil}
-	s := streamEnvelope{Header: NewHeader("gate"), Outcome: "fail" + hostile, Skip: "never", Dash: "dash", Untagged: "u",
+	s := streamEnvelope{Header: NewHeader("gate"), Outcome: "fail" + hostile, Skip: "never", Untagged: "u",
 		State: map[string]any{"z": 1, "a": []any{hostile, 2.5}},
 		Tasks: []streamTask{
 			{Task: "t1", Verdict: &held, Findings: ArrayOf(fs, toAudit), Report: viol, hidden: 1},
@@ -147,7 +146,7 @@ func streamPair(n int) (streamEnvelope, sliceEnvelope) {
 	s.Findings = &top
 	all := audits(fs)
 	var fallback any = map[string]any{"in": audits(fs[:min(3, n)])}
-	o := sliceEnvelope{Header: s.Header, Outcome: s.Outcome, Dash: "dash", Untagged: "u", State: s.State,
+	o := sliceEnvelope{Header: s.Header, Outcome: s.Outcome, Untagged: "u", State: s.State,
 		Tasks: []sliceTask{
 			{Task: "t1", Verdict: &held, Findings: all, Report: viol},
 			{Task: "t2", Findings: []finding.Audit{}, Report: []finding.Finding{}, Extra: 4},
@@ -189,6 +188,30 @@ func TestWriteJSONStreamsSameBytes(t *testing.T) {
 		if got, want := encodeWith(t, WriteJSON, v), encodeWith(t, writeJSONOneShot, v); !bytes.Equal(got, want) {
 			t.Fatalf("%#v: got\n%s\nwant\n%s", v, got, want)
 		}
+	}
+}
+
+// TestWriteJSONFieldNamedDash: encoding/json names a field tagged `json:"-,"` "-" (only "-"
+// alone leaves it out), and the streaming WriteJSON writes it under that name. The type is built
+// with reflect.StructOf because staticcheck (SA5008) rightly reports that tag as ambiguous in
+// source: encoding/json/v2 spells the name '-'.
+func TestWriteJSONFieldNamedDash(t *testing.T) {
+	str := reflect.TypeFor[string]()
+	typ := reflect.StructOf([]reflect.StructField{
+		{Name: "Skip", Type: str, Tag: `json:"-"`},
+		{Name: "Dash", Type: str, Tag: `json:"-,"`},
+		{Name: "Items", Type: reflect.TypeFor[Array](), Tag: `json:"items"`},
+	})
+	v := reflect.New(typ).Elem()
+	v.Field(0).SetString("never")
+	v.Field(1).SetString("dash")
+	v.Field(2).Set(reflect.ValueOf(ArrayOf([]string{"a"}, func(s string) string { return s })))
+	want := "{\n  \"-\": \"dash\",\n  \"items\": [\n    \"a\"\n  ]\n}\n"
+	if got := encodeWith(t, writeJSONOneShot, v.Interface()); string(got) != want {
+		t.Fatalf("encoding/json wrote %q, want %q", got, want)
+	}
+	if got := encodeWith(t, WriteJSON, v.Interface()); string(got) != want {
+		t.Errorf("WriteJSON wrote %q, want %q", got, want)
 	}
 }
 

@@ -12,6 +12,29 @@ import (
 // step summary to 1 MiB, and a longer list belongs in audit.md.
 const MaxMarkdownFindings = 100
 
+type markdownRenderer struct{}
+
+func (markdownRenderer) Render(s Streams, v View) error {
+	if mv, ok := v.(MarkdownView); ok {
+		if done, err := writeMarkdownView(s, mv); done || err != nil {
+			return err
+		}
+	}
+	fs := v.Findings()
+	title := fs.Title
+	if title == "" {
+		title = "mastermind"
+	}
+	if err := WriteMarkdown(s.Out, title, KindRules(), fs.Sets); err != nil {
+		return err
+	}
+	if fs.Footer != "" {
+		_, err := io.WriteString(s.Out, "\n"+MarkdownCode(fs.Footer)+"\n")
+		return err
+	}
+	return nil
+}
+
 // WriteMarkdown writes a job summary for $GITHUB_STEP_SUMMARY (integrations.md §4): a heading
 // with title and the worst verdict, one table row per task (verdict, error and warning counts),
 // then for each task with findings a table of them (class, rule, location, message), at most
@@ -59,7 +82,7 @@ func WriteMarkdown(w io.Writer, title string, rules []RuleMeta, sets []FindingSe
 			if loc.Line > 0 {
 				where += fmt.Sprintf(":%d:%d", loc.Line, loc.Column)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", classIcon(f.Class), MarkdownCode(f.Rule), MarkdownCode(where), MarkdownText(f.Text()))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", ClassTone(f.Class).Icon(), MarkdownCode(f.Rule), MarkdownCode(where), MarkdownText(f.Text()))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -95,18 +118,11 @@ func worse(a, b string) string {
 func verdictLabel(v string) string {
 	switch v {
 	case "held", "passed", "accepted", "approved", "valid", "learned":
-		return "✅ " + v
+		return TonePass.Icon() + " " + v
 	case "drift":
-		return "⚠️ drift"
+		return ToneWarn.Icon() + " drift"
 	case "":
 		return "—"
 	}
-	return "❌ " + MarkdownText(strings.ReplaceAll(v, "_", " "))
-}
-
-func classIcon(c finding.Class) string {
-	if c == finding.ClassWarning {
-		return "⚠️"
-	}
-	return "❌"
+	return ToneFail.Icon() + " " + MarkdownText(strings.ReplaceAll(v, "_", " "))
 }

@@ -46,8 +46,8 @@ type rdCode struct {
 }
 
 // WriteRDJSON writes one reviewdog DiagnosticResult (integrations.md §4): source.name is
-// tool.Name; one diagnostic per finding with the message (prefixed with the task name, since
-// reviewdog shows no other grouping), location.path and, where the line is known, range.start
+// tool.Name; one diagnostic per located finding with the message (prefixed with the task name,
+// since reviewdog shows no other grouping), location.path and, where the line is known, range.start
 // (line, and the column in UTF-8 bytes as reviewdog counts it when the line can be read),
 // severity ERROR or WARNING, and code.value = the kind or rule id. Findings without a line get no
 // range: reviewdog then reports them on the file. The JSON is indented with two spaces and ends
@@ -56,10 +56,14 @@ func WriteRDJSON(w io.Writer, tool ToolMeta, rules []RuleMeta, sets []FindingSet
 	idx := ruleIndex(rules)
 	src := rdSource{Name: tool.Name, URL: tool.InformationURI}
 	res := rdResult{Source: src, Diagnostics: []rdDiagnostic{}}
-	for _, s := range sets {
+	for _, s := range located(sets, idx) {
+		prefix := ""
+		if s.Task != "" {
+			prefix = "[" + s.Task + "] "
+		}
 		for _, f := range s.Findings {
 			loc := s.Locate(f, idx)
-			d := rdDiagnostic{Message: "[" + s.Task + "] " + nonEmpty(f.Text(), f.Rule),
+			d := rdDiagnostic{Message: prefix + nonEmpty(f.Text(), f.Rule),
 				Location: rdLocation{Path: loc.Path}, Severity: rdSeverity(f.Class), Source: src,
 				Code: rdCode{Value: f.Rule}}
 			if loc.Line > 0 {

@@ -3,8 +3,6 @@ package render
 import (
 	"fmt"
 	"io"
-
-	"github.com/mastermind-controller/mastermind/internal/finding"
 )
 
 // Output formats (the --format values; --json is FormatJSON).
@@ -37,24 +35,9 @@ type View interface {
 	// JSON returns the --json envelope (a value that embeds Header), or nil when the command
 	// has no JSON form for this result.
 	JSON() any
-	// Annotations are the results located in files, in output order.
-	Annotations() []Annotation
-}
-
-// Annotation is one located result: a finding whose File, Line and Column are where it is shown
-// (zero when unknown), with Rule its rule id, Class its level and Message its text; Title
-// overrides the rule id as the displayed title (for results that are not findings, such as "mastermind gate").
-type Annotation struct {
-	finding.Finding
-	Title string
-}
-
-// TitleOrRule is the annotation's title: Title, or the rule id.
-func (a Annotation) TitleOrRule() string {
-	if a.Title != "" {
-		return a.Title
-	}
-	return a.Rule
+	// Findings are the command's results, which the github, SARIF, rdjson and markdown formats
+	// all read; the zero Findings for a command without results.
+	Findings() Findings
 }
 
 // Diagnosed is a View with human diagnostics (notes, deviation lines) that the text formats
@@ -70,8 +53,8 @@ type Plain struct {
 	Text func(t *Text)
 	// Envelope is the --json value; nil means no JSON output.
 	Envelope any
-	// Located are the annotations.
-	Located []Annotation
+	// Results are the findings.
+	Results Findings
 	// Diagnostics writes human diagnostics for the error stream; nil writes none.
 	Diagnostics func(t *Text)
 }
@@ -86,8 +69,8 @@ func (p Plain) WriteText(t *Text) {
 // JSON returns p.Envelope.
 func (p Plain) JSON() any { return p.Envelope }
 
-// Annotations returns p.Located.
-func (p Plain) Annotations() []Annotation { return p.Located }
+// Findings returns p.Results.
+func (p Plain) Findings() Findings { return p.Results }
 
 // WriteDiagnostics calls p.Diagnostics.
 func (p Plain) WriteDiagnostics(t *Text) {
@@ -104,26 +87,6 @@ type Streams struct {
 // Renderer writes views in one format.
 type Renderer interface {
 	Render(s Streams, v View) error
-}
-
-// FindingsEncoder adapts an encoder over located findings (SARIF, rdjson, a markdown summary)
-// to a Renderer: it is given the findings of the view's annotations, in order, with File, Line
-// and Column the location; a result that is not a finding (a refusal, an operational error)
-// has Rule set to its title ("mastermind gate"). Plugging such a format in is one case in For:
-// `case "sarif": return FindingsEncoder(EncodeSARIF), nil`.
-type FindingsEncoder func(w io.Writer, fs []finding.Finding) error
-
-// Render encodes v's annotations to s.Out.
-func (e FindingsEncoder) Render(s Streams, v View) error {
-	anns := v.Annotations()
-	fs := make([]finding.Finding, len(anns))
-	for i, a := range anns {
-		fs[i] = a.Finding
-		if fs[i].Rule == "" {
-			fs[i].Rule = a.Title
-		}
-	}
-	return e(s.Out, fs)
 }
 
 // Options are the caller's decisions a Renderer follows.
@@ -144,9 +107,9 @@ func For(format string, opts Options) (Renderer, error) {
 	case FormatGitHub:
 		return githubRenderer{}, nil
 	case FormatSARIF:
-		return sarifRenderer{tool: opts.Tool}, nil
+		return logRenderer{tool: opts.Tool, write: WriteSARIF}, nil
 	case FormatRDJSON:
-		return rdjsonRenderer{tool: opts.Tool}, nil
+		return logRenderer{tool: opts.Tool, write: WriteRDJSON}, nil
 	case FormatMarkdown:
 		return markdownRenderer{}, nil
 	}

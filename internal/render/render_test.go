@@ -2,22 +2,19 @@ package render
 
 import (
 	"bytes"
-	"io"
 	"testing"
-
-	"github.com/mastermind-controller/mastermind/internal/finding"
 )
 
 type testView struct {
 	text string
 	tone Tone
 	json any
-	anns []Annotation
+	res  Findings
 }
 
-func (v testView) WriteText(t *Text)         { t.Line(v.tone, v.text) }
-func (v testView) JSON() any                 { return v.json }
-func (v testView) Annotations() []Annotation { return v.anns }
+func (v testView) WriteText(t *Text)  { t.Line(v.tone, v.text) }
+func (v testView) JSON() any          { return v.json }
+func (v testView) Findings() Findings { return v.res }
 
 type testEnvelope struct {
 	Header
@@ -91,27 +88,5 @@ func TestDiagnostics(t *testing.T) {
 		if out.String() != c.out || errOut.String() != c.err {
 			t.Errorf("%s: out %q err %q", c.format, out.String(), errOut.String())
 		}
-	}
-}
-
-// TestFindingsEncoder: an encoder over findings gets the view's located findings in order, a
-// result that is not a finding titled by its rule id.
-func TestFindingsEncoder(t *testing.T) {
-	v := testView{anns: []Annotation{
-		{Finding: finding.Finding{Rule: "unexpected_file", Class: finding.ClassWarning, File: "a.go", Message: "m"}},
-		{Finding: finding.Finding{Class: finding.ClassError, File: "spec.md", Message: "refused"}, Title: "mastermind gate"},
-	}}
-	var got []finding.Finding
-	enc := FindingsEncoder(func(w io.Writer, fs []finding.Finding) error {
-		got = fs
-		_, err := io.WriteString(w, "ok")
-		return err
-	})
-	var b bytes.Buffer
-	if err := enc.Render(Streams{Out: &b}, v); err != nil || b.String() != "ok" {
-		t.Fatalf("%v %q", err, b.String())
-	}
-	if len(got) != 2 || got[0].Rule != "unexpected_file" || got[0].File != "a.go" || got[1].Rule != "mastermind gate" || got[1].Class != finding.ClassError {
-		t.Errorf("findings %+v", got)
 	}
 }

@@ -135,9 +135,11 @@ type sarifItem struct {
 // primaryLocationLineHash (ResultFingerprint) and mastermind/v1 (Fingerprint). Within GitHub's
 // limits: at most MaxSARIFResults results, errors kept before warnings, under MaxSARIFGzipBytes
 // compressed; when findings are left out the last result says how many and where they are. The
-// JSON is indented with two spaces and ends with a newline.
+// JSON is indented with two spaces and ends with a newline. A result located nowhere (an error
+// of the whole command) is left out.
 func WriteSARIF(w io.Writer, tool ToolMeta, rules []RuleMeta, sets []FindingSet) error {
 	idx := ruleIndex(rules)
+	sets = located(sets, idx)
 	items, total := chooseSARIF(sets, idx)
 	log := sarifFor(tool, rules, idx, sets, items, total)
 	m := measureSARIF(log)

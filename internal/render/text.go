@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/mastermind-controller/mastermind/internal/finding"
 )
 
 // Tone is the colour role of a text line or cell, decided from the result it shows (a verdict,
@@ -17,6 +19,27 @@ const (
 	ToneWarn
 	ToneFail
 )
+
+// Icon is the mark of a tone in text lines and summaries: ✅ pass, ⚠️ warn, ❌ fail, none "".
+func (t Tone) Icon() string {
+	switch t {
+	case TonePass:
+		return "✅"
+	case ToneWarn:
+		return "⚠️"
+	case ToneFail:
+		return "❌"
+	}
+	return ""
+}
+
+// ClassTone is the tone of a finding class: warn for a warning, fail for an error.
+func ClassTone(c finding.Class) Tone {
+	if c == finding.ClassWarning {
+		return ToneWarn
+	}
+	return ToneFail
+}
 
 // ANSI SGR sequences. The colours are all five bytes long, which Cell relies on.
 const (

@@ -3,6 +3,7 @@ package repopath
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // ControlDir is the folder mastermind keeps its task records and contract files in.
@@ -12,70 +13,142 @@ const ControlDir = ".mastermind"
 // the one definition every package that recognises a task folder uses.
 var TaskNamePattern = regexp.MustCompile(`^[0-9]{3,}-[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
-// dispatchIDRe is a dispatch counter's id (agent-contracts.md §2.9, contracts/filter).
-var dispatchIDRe = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+// dispatchIDRe is a dispatch counter's id (agent-contracts.md §2.9, contracts/filter), compiled on
+// first use: its bounded repeat costs a million instructions to compile (gitscope.md §8.5).
+var dispatchIDRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`) })
 
 // IsControlPath reports whether p (a clean, repository-relative slash path) lies under the
-// .mastermind/ folder at all. It is not the changed-set exclusion: see IsControllerArtifact.
+// .mastermind/ folder at all. It is not the changed-set exclusion: see LeftOut.
 func IsControlPath(p string) bool {
 	return p == ControlDir || strings.HasPrefix(p, ControlDir+"/")
 }
 
-// IsControllerArtifact reports whether p is one of the names mastermind itself writes (or reads
-// as a contract file) below .mastermind/, which are left out of the audited changed set
-// (trust-model.md I3, gitscope.md §1). Exactly these:
-//
-//   - .mastermind/.gitignore (new-spec) and .mastermind/current (the current-task pointer);
-//   - .mastermind/tasks/_lessons.md and its lock _lessons.md.lock;
-//   - .mastermind/releases/<task>.md;
-//   - .mastermind/dispatch/<id>.json and <id>.json.lock (the contract filter's dispatch counters);
-//   - in a task folder .mastermind/tasks/<task>/: spec.md, executor-report.md,
-//     history-review*.md, state.json, audit.md, hook-block.json and any *.lock;
-//   - the temporary file ".<name><digits>" an atomic write of one of those names leaves beside
-//     it when it is killed (fsx.Dir.WriteFileAtomic).
-//
-// <task> is a canonical task folder name ("<NNN>-<slug>"). Every other path below .mastermind/
-// (a misnamed folder, a helper.go in a task folder, .mastermind/lib/x.go) is a changed path like
-// any other, so code cannot hide there.
-func IsControllerArtifact(p string) bool {
+// ControlKind is what a path below .mastermind/ is to the changed set (trust-model.md I3).
+type ControlKind int
+
+// Control kinds. Only ControlContract and ControlReport are left out of the changed set by name;
+// a ControlWritten path is left out only when a ControlRule finds its bytes are the controller's,
+// and every other path below .mastermind/ is a changed path like any other.
+const (
+	// NotControl: the path is not below .mastermind/.
+	NotControl ControlKind = iota
+	// ControlOther: any other path below .mastermind/ (a lock, a temporary file, a helper.go,
+	// a misnamed folder's files, .mastermind/lib/x.go).
+	ControlOther
+	// ControlContract: a planner contract file of a canonical task folder, spec.md or
+	// history-review.md, checked by its own rules (the spec hash, the history review).
+	ControlContract
+	// ControlReport: executor-report.md of a canonical task folder, a contract file of its own
+	// task (the audit reads it) and, for any other task, a record whose bytes are checked.
+	ControlReport
+	// ControlWritten: a file the controller writes whose hashes the store keeps: a task's
+	// state.json and audit.md mirrors and archived history-review.<64 hex>.md,
+	// releases/<task>.md, tasks/_lessons.md, dispatch/<id>.json and current.
+	ControlWritten
+)
+
+// ControlName is the classification of one repository-relative path (ClassifyControl).
+type ControlName struct {
+	Kind ControlKind
+	// Task is the canonical task folder name for a file of a task folder and for
+	// releases/<task>.md; "" otherwise.
+	Task string
+	// Name is the file's name in its folder.
+	Name string
+}
+
+// ClassifyControl classifies p, a clean repository-relative slash path (trust-model.md I3). The
+// names are exact: <task> is a canonical task folder name ("<NNN>-<slug>"), <id> a dispatch
+// id, and nothing else below .mastermind/ is a controller name.
+func ClassifyControl(p string) ControlName {
 	rest, ok := strings.CutPrefix(p, ControlDir+"/")
 	if !ok {
-		return false
+		return ControlName{Kind: NotControl}
 	}
 	dir, base := "", rest
 	if i := strings.LastIndexByte(rest, '/'); i >= 0 {
 		dir, base = rest[:i], rest[i+1:]
 	}
-	if artifactIn(dir, base) {
-		return true
+	other := ControlName{Kind: ControlOther, Name: base}
+	switch {
+	case dir == "":
+		if base == "current" {
+			return ControlName{Kind: ControlWritten, Name: base}
+		}
+		return other
+	case dir == "tasks":
+		if base == "_lessons.md" {
+			return ControlName{Kind: ControlWritten, Name: base}
+		}
+		return other
+	case dir == "releases":
+		if name, ok := strings.CutSuffix(base, ".md"); ok && TaskNamePattern.MatchString(name) {
+			return ControlName{Kind: ControlWritten, Task: name, Name: base}
+		}
+		return other
+	case dir == "dispatch":
+		if id, ok := strings.CutSuffix(base, ".json"); ok && dispatchIDRe().MatchString(id) {
+			return ControlName{Kind: ControlWritten, Name: base}
+		}
+		return other
 	}
-	if name, ok := tempTarget(base); ok {
-		return artifactIn(dir, name)
+	task, ok := strings.CutPrefix(dir, "tasks/")
+	if !ok || !TaskNamePattern.MatchString(task) {
+		return other
+	}
+	switch {
+	case base == "spec.md" || base == "history-review.md":
+		return ControlName{Kind: ControlContract, Task: task, Name: base}
+	case base == "executor-report.md":
+		return ControlName{Kind: ControlReport, Task: task, Name: base}
+	case base == "state.json" || base == "audit.md" || IsArchivedReview(base):
+		return ControlName{Kind: ControlWritten, Task: task, Name: base}
+	}
+	return ControlName{Kind: ControlOther, Task: task, Name: base}
+}
+
+// ControlRule decides, for a changed path below .mastermind/ that ClassifyControl calls
+// ControlReport or ControlWritten, whether its bytes are the controller's (the store's
+// hashes, or the rules of committed content under gate --base), so that it is left out of the
+// changed set (trust-model.md I3). Controller reports whether the path, as it is now (a
+// deleted path included), is the controller's.
+type ControlRule interface {
+	Controller(p string, c ControlName) bool
+}
+
+// ContractsOnly is the ControlRule that finds no bytes the controller's: only the contract
+// files of every task (spec.md, history-review.md, executor-report.md) are left out.
+type ContractsOnly struct{}
+
+// Controller reports whether c is a task's executor-report.md.
+func (ContractsOnly) Controller(_ string, c ControlName) bool { return c.Kind == ControlReport }
+
+// LeftOut reports whether the changed path p is left out of the changed set under rule (nil:
+// ContractsOnly): a contract file, or a controller name whose bytes rule finds the
+// controller's. A path outside .mastermind/ never is.
+func LeftOut(p string, rule ControlRule) bool {
+	if !IsControlPath(p) {
+		return false
+	}
+	c := ClassifyControl(p)
+	switch c.Kind {
+	case ControlContract:
+		return true
+	case ControlReport, ControlWritten:
+		if rule == nil {
+			rule = ContractsOnly{}
+		}
+		return rule.Controller(p, c)
 	}
 	return false
 }
 
-// artifactIn reports whether base is a controller artifact name in dir (relative to
-// .mastermind/).
-func artifactIn(dir, base string) bool {
-	switch {
-	case dir == "":
-		return base == ".gitignore" || base == "current"
-	case dir == "tasks":
-		return base == "_lessons.md" || base == "_lessons.md.lock"
-	case dir == "releases":
-		name, ok := strings.CutSuffix(base, ".md")
-		return ok && TaskNamePattern.MatchString(name)
-	case dir == "dispatch":
-		id, ok := strings.CutSuffix(strings.TrimSuffix(base, ".lock"), ".json")
-		return ok && dispatchIDRe.MatchString(id)
-	}
-	task, ok := strings.CutPrefix(dir, "tasks/")
-	if !ok || !TaskNamePattern.MatchString(task) {
-		return false
-	}
-	return IsTaskArtifactName(base) || base == "hook-block.json" ||
-		(strings.HasSuffix(base, ".lock") && len(base) > len(".lock"))
+// IsArchivedReview reports whether base is an archived history review,
+// history-review.<64 lowercase hex>.md (spec-and-lifecycle.md §8).
+func IsArchivedReview(base string) bool {
+	snap, ok := strings.CutPrefix(base, "history-review.")
+	snap, ok2 := strings.CutSuffix(snap, ".md")
+	return ok && ok2 && len(snap) == 64 && strings.Trim(snap, "0123456789abcdef") == ""
 }
 
 // IsTaskArtifactName reports whether base is one of a task's records: spec.md,
@@ -87,13 +160,7 @@ func IsTaskArtifactName(base string) bool {
 	case "spec.md", "executor-report.md", "state.json", "audit.md":
 		return true
 	}
-	if base == "history-review.md" {
-		return true
-	}
-	// An archived review: history-review.<64 hex>.md (spec-and-lifecycle.md §8).
-	snap, ok := strings.CutPrefix(base, "history-review.")
-	snap, ok2 := strings.CutSuffix(snap, ".md")
-	return ok && ok2 && len(snap) == 64 && strings.Trim(snap, "0123456789abcdef") == ""
+	return base == "history-review.md" || IsArchivedReview(base)
 }
 
 // TaskArtifact splits p into its task folder name and artifact name when p is one of a task's
@@ -108,19 +175,4 @@ func TaskArtifact(p string) (task, name string, ok bool) {
 		return "", "", false
 	}
 	return task, name, true
-}
-
-// tempTarget returns the name an atomic-write temporary ".<name><digits>" stands for.
-func tempTarget(base string) (string, bool) {
-	if len(base) < 3 || base[0] != '.' {
-		return "", false
-	}
-	end := len(base)
-	for end > 1 && base[end-1] >= '0' && base[end-1] <= '9' {
-		end--
-	}
-	if end == len(base) || end <= 1 {
-		return "", false
-	}
-	return base[1:end], true
 }

@@ -2,54 +2,92 @@ package repopath
 
 import "testing"
 
-func TestIsControllerArtifact(t *testing.T) {
+// TestClassifyControl: the controller names are exact (trust-model.md I3, #26 item 4). Locks,
+// temporary files and hook-block.json are no controller names any more: they are changed paths.
+func TestClassifyControl(t *testing.T) {
+	snap := "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 	for _, tc := range []struct {
 		p    string
+		kind ControlKind
+		task string
+	}{
+		// mastermind writes no .gitignore any more: it is a file like any other.
+		{".mastermind/.gitignore", ControlOther, ""},
+		{".mastermind/current", ControlWritten, ""},
+		{".mastermind/tasks/_lessons.md", ControlWritten, ""},
+		{".mastermind/releases/001-x.md", ControlWritten, "001-x"},
+		{".mastermind/dispatch/run_1.json", ControlWritten, ""},
+		{".mastermind/tasks/001-x/spec.md", ControlContract, "001-x"},
+		{".mastermind/tasks/001-x/history-review.md", ControlContract, "001-x"},
+		{".mastermind/tasks/001-x/executor-report.md", ControlReport, "001-x"},
+		{".mastermind/tasks/001-x/history-review." + snap + ".md", ControlWritten, "001-x"},
+		{".mastermind/tasks/001-x/state.json", ControlWritten, "001-x"},
+		{".mastermind/tasks/001-x/audit.md", ControlWritten, "001-x"},
+		// Only the names mastermind writes: other history-review*.md files are changed paths.
+		{".mastermind/tasks/001-x/history-review-2.md", ControlOther, "001-x"},
+		{".mastermind/tasks/001-x/history-review.evil.md", ControlOther, "001-x"},
+		{".mastermind/tasks/001-x/history-review." + snap + "x.md", ControlOther, "001-x"},
+		// No name pattern is left to fill: locks, temporary files, the hook's record.
+		{".mastermind/tasks/_lessons.md.lock", ControlOther, ""},
+		{".mastermind/dispatch/run_1.json.lock", ControlOther, ""},
+		{".mastermind/tasks/001-x/hook-block.json", ControlOther, "001-x"},
+		{".mastermind/tasks/001-x/state.controller.lock", ControlOther, "001-x"},
+		{".mastermind/tasks/001-x/cache.lock", ControlOther, "001-x"},
+		{".mastermind/tasks/001-x/.state.json123456789", ControlOther, "001-x"},
+		{".mastermind/tasks/001-x/.audit.md123", ControlOther, "001-x"},
+		{".mastermind/tasks/.hidden-1/spec.md", ControlOther, ""},
+		{".mastermind/tasks/001-x/helper.go", ControlOther, "001-x"},
+		{".mastermind/tasks/001-x/sub/spec.md", ControlOther, ""},
+		{".mastermind/tasks/wip/spec.md", ControlOther, ""},
+		{".mastermind/tasks/wip/state.json", ControlOther, ""},
+		{".mastermind/tasks/001-x", ControlOther, ""},
+		{".mastermind/tasks/other.md", ControlOther, ""},
+		{".mastermind/releases/notes.md", ControlOther, ""},
+		{".mastermind/releases/001-x.go", ControlOther, ""},
+		{".mastermind/releases/001-x.md/x", ControlOther, ""},
+		{".mastermind/dispatch/a.go", ControlOther, ""},
+		{".mastermind/dispatch/a/b.json", ControlOther, ""},
+		{".mastermind/current/x", ControlOther, ""},
+		{".mastermind/lib/x.go", ControlOther, ""},
+		{".mastermind/x", ControlOther, ""},
+		{".mastermind", NotControl, ""},
+		{".mastermindx/current", NotControl, ""},
+		{"src/.mastermind/current", NotControl, ""},
+	} {
+		c := ClassifyControl(tc.p)
+		if c.Kind != tc.kind || c.Task != tc.task {
+			t.Errorf("ClassifyControl(%q) = %+v, want kind %d task %q", tc.p, c, tc.kind, tc.task)
+		}
+	}
+}
+
+// fixedRule says yes for the paths it holds.
+type fixedRule map[string]bool
+
+func (r fixedRule) Controller(p string, _ ControlName) bool { return r[p] }
+
+// TestLeftOut: contract files are always left out; a controller name only when the rule says
+// its bytes are the controller's; anything else never.
+func TestLeftOut(t *testing.T) {
+	rule := fixedRule{".mastermind/tasks/001-x/state.json": true, ".mastermind/tasks/001-x/cache.lock": true}
+	for _, tc := range []struct {
+		p    string
+		rule ControlRule
 		want bool
 	}{
-		{".mastermind/.gitignore", true},
-		{".mastermind/current", true},
-		{".mastermind/tasks/_lessons.md", true},
-		{".mastermind/tasks/_lessons.md.lock", true},
-		{".mastermind/releases/001-x.md", true},
-		{".mastermind/dispatch/run_1.json", true},
-		{".mastermind/dispatch/run_1.json.lock", true},
-		{".mastermind/tasks/001-x/spec.md", true},
-		{".mastermind/tasks/001-x/executor-report.md", true},
-		{".mastermind/tasks/001-x/history-review.md", true},
-		{".mastermind/tasks/001-x/history-review.0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.md", true},
-		// Only the names mastermind writes: other history-review*.md files are changed paths.
-		{".mastermind/tasks/001-x/history-review-2.md", false},
-		{".mastermind/tasks/001-x/history-review.evil.md", false},
-		{".mastermind/tasks/001-x/state.json", true},
-		{".mastermind/tasks/001-x/audit.md", true},
-		{".mastermind/tasks/001-x/hook-block.json", true},
-		{".mastermind/tasks/001-x/state.controller.lock", true},
-		{".mastermind/tasks/001-x/.state.json123456789", true},
-		{".mastermind/tasks/.hidden-1/spec.md", false},
-		{".mastermind/tasks/001-x/.state.json", false},
-		{".mastermind/tasks/001-x/.helper.go12", false},
-		{".mastermind", false},
-		{".mastermind/lib/x.go", false},
-		{".mastermind/x", false},
-		{".mastermind/tasks/001-x/helper.go", false},
-		{".mastermind/tasks/001-x/sub/spec.md", false},
-		{".mastermind/tasks/001-x/.lock", false},
-		{".mastermind/tasks/wip/spec.md", false},
-		{".mastermind/tasks/wip/state.json", false},
-		{".mastermind/tasks/001-x", false},
-		{".mastermind/tasks/other.md", false},
-		{".mastermind/releases/notes.md", false},
-		{".mastermind/releases/001-x.go", false},
-		{".mastermind/releases/001-x.md/x", false},
-		{".mastermind/dispatch/a.go", false},
-		{".mastermind/dispatch/a/b.json", false},
-		{".mastermind/current/x", false},
-		{".mastermindx/current", false},
-		{"src/.mastermind/current", false},
+		{".mastermind/tasks/001-x/spec.md", nil, true},
+		{".mastermind/tasks/001-x/history-review.md", ContractsOnly{}, true},
+		{".mastermind/tasks/001-x/executor-report.md", nil, true},
+		{".mastermind/tasks/001-x/executor-report.md", rule, false},
+		{".mastermind/tasks/001-x/state.json", nil, false},
+		{".mastermind/tasks/001-x/state.json", rule, true},
+		{".mastermind/tasks/001-x/audit.md", rule, false},
+		// A rule cannot turn a name that is no controller name into one.
+		{".mastermind/tasks/001-x/cache.lock", rule, false},
+		{"src/a.go", rule, false},
 	} {
-		if got := IsControllerArtifact(tc.p); got != tc.want {
-			t.Errorf("IsControllerArtifact(%q) = %v, want %v", tc.p, got, tc.want)
+		if got := LeftOut(tc.p, tc.rule); got != tc.want {
+			t.Errorf("LeftOut(%q, %T) = %v, want %v", tc.p, tc.rule, got, tc.want)
 		}
 	}
 }

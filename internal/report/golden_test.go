@@ -1,16 +1,13 @@
 package report
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/mastermind-controller/mastermind/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden .out files in testdata/")
 
 // goldenText renders a result the way `report validate` prints it: one finding per line in
 // text form, nothing for a valid report.
@@ -47,19 +44,7 @@ func eachGolden(t *testing.T, inputs []string, check func(t *testing.T, name str
 			}
 			got, more := check(t, name, data)
 			outPath := strings.TrimSuffix(in, ".md") + ".out"
-			if *update {
-				if err := os.WriteFile(outPath, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(outPath)
-			if err != nil {
-				t.Fatalf("missing golden %s (run with -update): %v", outPath, err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("%s differs (-want +got):\n%s", outPath, diff)
-			}
+			golden.Check(t, outPath, []byte(got))
 			more()
 		})
 	}

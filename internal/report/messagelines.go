@@ -3,6 +3,7 @@ package report
 import (
 	"regexp"
 	"strconv"
+	"sync"
 
 	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
 )
@@ -12,9 +13,9 @@ import (
 // lines, matching the finding's own position (executor-report-v1.md §1.6: every line a reader
 // sees is a line of executor-report.md).
 var (
-	syntaxLineRE = regexp.MustCompile(`^((?:YAML|JSON) syntax error: line )(\d+)(: )`)
-	multiDocRE   = regexp.MustCompile(`(second starts at line )(\d+)(\))`)
-	dupLinesRE   = regexp.MustCompile(`(\(lines )(\d+)( and )(\d+)(\); remove one)$`)
+	syntaxLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^((?:YAML|JSON) syntax error: line )(\d+)(: )`) })
+	multiDocRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(second starts at line )(\d+)(\))`) })
+	dupLinesRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\(lines )(\d+)( and )(\d+)(\); remove one)$`) })
 )
 
 // fileMessage returns is.Message with every cited YAML line mapped to its file line.
@@ -33,11 +34,11 @@ func (l *located) fileMessage(is yamlstrict.Issue) string {
 	var re *regexp.Regexp
 	switch is.Rule {
 	case yamlstrict.RuleSyntax:
-		re = syntaxLineRE
+		re = syntaxLineRE()
 	case yamlstrict.RuleMultiDocument:
-		re = multiDocRE
+		re = multiDocRE()
 	case yamlstrict.RuleDuplicateKey:
-		re = dupLinesRE
+		re = dupLinesRE()
 	default:
 		return is.Message
 	}

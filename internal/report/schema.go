@@ -14,10 +14,10 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/jsonstrict"
 	"github.com/mastermind-controller/mastermind/internal/schemaerr"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
+	"github.com/mastermind-controller/mastermind/internal/thirdparty/jsonschema"
+	"github.com/mastermind-controller/mastermind/internal/thirdparty/jsonschema/kind"
 	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
 	"github.com/mastermind-controller/mastermind/schemas"
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
 
 // SchemaName is the embedded schema the report is validated against (§3, Appendix A).

@@ -37,12 +37,13 @@ type CreateOptions struct {
 // CreateTask creates the next numbered task folder under root/.mastermind/tasks with a spec.md
 // skeleton (Skeleton) and returns it. The number is 1 + the highest number among the existing
 // entries whose names start with "<digits>-", written with at least 3 digits. The folder is made
-// with os.Mkdir, so an existing folder is never reused or overwritten: on EEXIST the next number
-// is tried. spec.md is written atomically (fsx.WriteFileAtomic). .mastermind and
-// .mastermind/tasks are created when missing and refused when they (or any ancestor below root)
-// are symbolic links or not directories (*fsx.PathError); .mastermind/.gitignore is made to
-// ignore the lock files first (EnsureGitignore). An invalid title or mode is an
-// *InputError. Two concurrent calls with different titles can, in a narrow race, take the same
+// with mkdirat, so an existing folder is never reused or overwritten: on EEXIST the next number
+// is tried. spec.md is written atomically, through a handle of the new folder (trust-model.md
+// I4). .mastermind and .mastermind/tasks are created when missing and refused when they (or any
+// ancestor below root) are symbolic links or not directories (*fsx.PathError). No
+// .mastermind/.gitignore is written: the controller keeps no per-machine file in the work tree
+// (its locks are on folders), and an ignore rule there would only hide files from the audit
+// (trust-model.md I3). An invalid title or mode is an *InputError. Two concurrent calls with different titles can, in a narrow race, take the same
 // number with different slugs; neither overwrites the other.
 func CreateTask(root string, o CreateOptions) (Task, error) {
 	mode := o.Mode
@@ -60,19 +61,22 @@ func CreateTask(root string, o CreateOptions) (Task, error) {
 	if err := ensureDirs(root, TasksDir); err != nil {
 		return Task{}, err
 	}
-	if err := EnsureGitignore(root); err != nil {
-		return Task{}, err
-	}
 	tasks := filepath.Join(root, filepath.FromSlash(TasksDir))
 	n, err := NextNumber(tasks)
 	if err != nil {
 		return Task{}, err
 	}
+	// Every write goes through a handle of the tasks folder opened without following links
+	// (trust-model.md I4).
+	td, err := fsx.OpenDir(root, TasksDir)
+	if err != nil {
+		return Task{}, err
+	}
+	defer td.Close()
 	for attempt := 0; attempt < maxNumberAttempts; attempt, n = attempt+1, n+1 {
 		num := fmt.Sprintf("%03d", n)
 		name := num + "-" + slug
-		dir := filepath.Join(tasks, name)
-		if err := os.Mkdir(dir, 0o755); err != nil {
+		if err := td.Mkdir(name, 0o755); err != nil {
 			if errors.Is(err, fs.ErrExist) {
 				continue
 			}
@@ -80,8 +84,13 @@ func CreateTask(root string, o CreateOptions) (Task, error) {
 		}
 		t := Task{Name: name, Dir: path.Join(TasksDir, name), Spec: path.Join(TasksDir, name, "spec.md")}
 		data := Skeleton(SpecOptions{ID: num, Title: title, Mode: mode})
-		if err := fsx.WriteFileAtomic(filepath.Join(dir, "spec.md"), data, 0o644); err != nil {
-			_ = os.Remove(dir) // only succeeds while the folder we just made is still empty
+		d, err := td.Sub(name)
+		if err == nil {
+			err = d.WriteFileAtomic("spec.md", data, 0o644)
+			d.Close()
+		}
+		if err != nil {
+			_ = td.Remove(name, true) // only succeeds while the folder we just made is still empty
 			return Task{}, fmt.Errorf("write %s: %w", t.Spec, err)
 		}
 		return t, nil

@@ -1,8 +1,6 @@
 package scaffold
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -11,10 +9,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/golden"
 	"github.com/mastermind-controller/mastermind/internal/spec"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden skeletons in testdata/")
 
 const specFile = ".mastermind/tasks/004-add-retry-helper/spec.md"
 
@@ -23,19 +20,7 @@ func TestSkeletonGolden(t *testing.T) {
 	for _, mode := range Modes {
 		t.Run(mode, func(t *testing.T) {
 			got := Skeleton(SpecOptions{ID: "004", Title: "Add retry helper", Mode: mode})
-			golden := filepath.Join("testdata", "skeleton-"+mode+".md")
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if d := cmp.Diff(string(want), string(got)); d != "" {
-				t.Errorf("skeleton differs from %s (-want +got):\n%s", golden, d)
-			}
+			golden.Check(t, filepath.Join("testdata", "skeleton-"+mode+".md"), got)
 		})
 	}
 }

@@ -4,8 +4,8 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"github.com/mastermind-controller/mastermind/internal/thirdparty/jsonschema"
+	"github.com/mastermind-controller/mastermind/internal/thirdparty/jsonschema/kind"
 
 	"github.com/mastermind-controller/mastermind/internal/jsonptr"
 )

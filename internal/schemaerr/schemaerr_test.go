@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"github.com/mastermind-controller/mastermind/internal/thirdparty/jsonschema"
+	"github.com/mastermind-controller/mastermind/internal/thirdparty/jsonschema/kind"
 )
 
 const docURL = "mastermind:///test.schema.json"

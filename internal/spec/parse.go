@@ -30,16 +30,13 @@ type parser struct {
 	modeKnown     bool // the mode is known (no frontmatter, or a valid or absent mode field)
 	modeLine      int  // position of the mode value, for spec.no_verify_command
 	modeCol       int
-	hasScopeKeys  bool // touches, creates, expected_docs or deletes holds at least one item
 	fmCmds        []fmCmd
 	fmDecls       []decl
-	fmDeclCount   int
 	fmEnd         int // byte offset of the closing delimiter line
 	bodyStart     int // byte offset of the body in text
 	bodyLineShift int // lines before the body
 
-	body     *markdown.Doc
-	fallback Scope // the backtick scope of the body, for BacktickScope
+	body *markdown.Doc
 }
 
 // posString is a string with its spec.md position.

@@ -1,19 +1,15 @@
 package spec
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden .out files under testdata/")
 
 // render writes the parse result in the golden text form: findings (with their kind fields), then
 // the parsed contract.
@@ -85,19 +81,7 @@ func TestGolden(t *testing.T) {
 			s, fs := Parse(data, ".mastermind/tasks/001-x/spec.md")
 			got := render(s, fs)
 			out := strings.TrimSuffix(in, ".md") + ".out"
-			if *update {
-				if err := os.WriteFile(out, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatalf("missing golden (run with -update): %v", err)
-			}
-			if d := cmp.Diff(string(want), got); d != "" {
-				t.Errorf("%s mismatch (-want +got):\n%s", out, d)
-			}
+			golden.Check(t, out, []byte(got))
 		})
 	}
 }

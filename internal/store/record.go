@@ -58,9 +58,15 @@ type Record struct {
 // (repopath.TaskArtifact: spec.md, executor-report.md, history-review*.md, state.json, audit.md)
 // present in the work tree at pre-flight, keyed by repository-relative path. A record absent
 // then has no key.
+//
+// Files holds, the same way, the SHA-256 of every controller name outside the task folders
+// (repopath.ControlWritten: current, tasks/_lessons.md, releases/<task>.md,
+// dispatch/<id>.json) present then, so that a planner's edit of one before pre-flight is not
+// taken for the executor's (nil in a record from before it).
 type ForeignSnapshot struct {
 	Baseline string            `json:"baseline"`
 	Records  map[string]string `json:"records"`
+	Files    map[string]string `json:"files"`
 }
 
 // Tampering is one mirror found different from what the controller last wrote.
@@ -119,8 +125,14 @@ func (r *Record) SetMirrorHash(name, h string) {
 		r.Mirrors = map[string]Mirror{}
 	}
 	m, ok := r.Mirrors[name]
+	r.Mirrors[name] = m.next(ok, h)
+}
+
+// next is the Mirror after the controller writes the content with hash h ("": removes the
+// file); ok says whether m is a recorded entry. The version it replaces moves to Earlier.
+func (m Mirror) next(ok bool, h string) Mirror {
 	if ok && m.SHA256 == h {
-		return
+		return m
 	}
 	earlier := m.Earlier
 	if ok && m.SHA256 != "" {
@@ -130,7 +142,7 @@ func (r *Record) SetMirrorHash(name, h string) {
 	if len(earlier) > MaxEarlier {
 		earlier = earlier[:MaxEarlier]
 	}
-	r.Mirrors[name] = Mirror{SHA256: h, Earlier: earlier}
+	return Mirror{SHA256: h, Earlier: earlier}
 }
 
 func without(list []string, h string) []string {
@@ -208,6 +220,11 @@ func (r *Record) validate(task string) error {
 		for p, h := range r.Foreign.Records {
 			if _, _, ok := repopath.TaskArtifact(p); !ok || !hex64.MatchString(h) {
 				return fmt.Errorf("foreign record %q: not a task record path with a SHA-256", p)
+			}
+		}
+		for p, h := range r.Foreign.Files {
+			if c := repopath.ClassifyControl(p); c.Kind != repopath.ControlWritten || !hex64.MatchString(h) {
+				return fmt.Errorf("pre-flight file %q: not a controller name with a SHA-256", p)
 			}
 		}
 	}

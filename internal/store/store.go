@@ -613,3 +613,34 @@ func (s *Store) checkKey(repo RepoRef, id, task string) error {
 	}
 	return wrap("write", filepath.Join(wd.Path(), name), wd.WriteFileAtomic(name, append(data, '\n'), 0o600))
 }
+
+// hookRecordFile is the stop hook's loop-guard record in a task's store folder.
+const hookRecordFile = "hook-block.json"
+
+// maxHookRecordBytes bounds the loop-guard record read.
+const maxHookRecordBytes = 64 << 10
+
+// HookRecord is a task's loop-guard record file in its store folder (harness.RecordFile): the
+// stop hook keeps it here rather than in the task folder, so it writes nothing in the work tree
+// (trust-model.md I4) and leaves no name below .mastermind/ to fill (I3).
+type HookRecord struct{ t *Task }
+
+// HookRecord returns the task's loop-guard record file.
+func (t *Task) HookRecord() HookRecord { return HookRecord{t} }
+
+// ReadRecord returns the record's bytes, (nil, nil) when there is none.
+func (h HookRecord) ReadRecord() ([]byte, error) {
+	data, err := h.t.dir.ReadFile(hookRecordFile, maxHookRecordBytes)
+	if fsx.ReasonOf(err) == fsx.ReasonMissing {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, wrap("read", filepath.Join(h.t.Path(), hookRecordFile), err)
+	}
+	return data, nil
+}
+
+// WriteRecord replaces the record atomically (0600).
+func (h HookRecord) WriteRecord(data []byte) error {
+	return wrap("write", filepath.Join(h.t.Path(), hookRecordFile), h.t.dir.WriteFileAtomic(hookRecordFile, data, 0o600))
+}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tidwall/gjson"
 )
@@ -19,7 +20,7 @@ var claudeTypes = map[string]bool{
 
 // claudeExit is the first line of a failed Bash tool result: "Exit code 1" (the entry's
 // toolUseResult string says "Error: Exit code 1").
-var claudeExit = regexp.MustCompile(`^(?:Error: )?Exit code (-?\d+)\s*$`)
+var claudeExit = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:Error: )?Exit code (-?\d+)\s*$`) })
 
 // claudeLine reads one Claude Code session entry.
 func (r *reader) claudeLine(line []byte) {
@@ -162,7 +163,7 @@ func claudeResult(b, tur gjson.Result, own bool) result {
 	case isErr:
 		var m []string
 		if len(first) < 64 { // "Error: Exit code -2147483648"
-			m = claudeExit.FindStringSubmatch(first)
+			m = claudeExit().FindStringSubmatch(first)
 		}
 		if m != nil {
 			code, err := strconv.Atoi(m[1])

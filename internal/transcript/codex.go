@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tidwall/gjson"
 )
@@ -28,8 +29,10 @@ var codexLines = map[string]bool{
 // and apply_patch write "Exit code: N", unified exec "Process exited with code N" or, for a
 // command still running, "Process running with session ID N".
 var (
-	codexExit    = regexp.MustCompile(`(?m)^(?:Exit code:|Process exited with code) (-?\d+)\s*$`)
-	codexRunning = regexp.MustCompile(`(?m)^Process running with session ID (\d+)\s*$`)
+	codexExit = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^(?:Exit code:|Process exited with code) (-?\d+)\s*$`)
+	})
+	codexRunning = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^Process running with session ID (\d+)\s*$`) })
 )
 
 // codexLine reads one rollout line {timestamp, type, payload}.
@@ -269,12 +272,12 @@ func codexResult(out gjson.Result) result {
 	if i := strings.Index(head, "\nOutput:"); i >= 0 {
 		head = head[:i]
 	}
-	if m := codexExit.FindStringSubmatch(head); m != nil {
+	if m := codexExit().FindStringSubmatch(head); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil {
 			return exitResult(n)
 		}
 	}
-	if m := codexRunning.FindStringSubmatch(head); m != nil {
+	if m := codexRunning().FindStringSubmatch(head); m != nil {
 		id, _ := strconv.ParseInt(m[1], 10, 64)
 		return result{running: id, note: "background", ok: true}
 	}

@@ -60,11 +60,10 @@ type reader struct {
 	// running Codex commands by unified-exec session id (settled by a later write_stdin).
 	running map[int64]*call
 	// the file being read, its line, and the working directory the harness last recorded.
-	file, line     int
-	cwd, codexCwd  string
-	known          int
-	badVersion     string
-	versionChecked bool
+	file, line    int
+	cwd, codexCwd string
+	known         int
+	badVersion    string
 	// shapes caches parseShape by directory and command (sessions repeat their commands).
 	shapes map[[2]string]shape
 }

@@ -3,6 +3,7 @@ package verification
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -13,20 +14,28 @@ var (
 	// pytest: "1 failed, 12 passed in 0.4s", "=== 2 errors in 1.1s ===", "FAILED tests/a.py::t",
 	// "ERROR tests/a.py - ImportError". A count must be followed by a summary separator, so
 	// "3 failed attempts" in a test's own output is not a summary.
-	pytestCountRE = regexp.MustCompile(`(?:^|[\s=,(])([1-9][0-9]*) (?:failed|errors?)(?:,|;| in [0-9]|\s*=|\s*\)|\s*$)`)
-	pytestLineRE  = regexp.MustCompile(`(?:^|\s)(?:FAILED|ERROR) [^\s:]+(?:::[^\s]+| - )`)
+	pytestCountRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:^|[\s=,(])([1-9][0-9]*) (?:failed|errors?)(?:,|;| in [0-9]|\s*=|\s*\)|\s*$)`)
+	})
+	pytestLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)(?:FAILED|ERROR) [^\s:]+(?:::[^\s]+| - )`) })
 	// go: "--- FAIL: TestX (0.00s)", a "FAIL" line ("FAIL\tpkg\t0.01s", "FAIL"), and -json output.
-	goTestRE = regexp.MustCompile(`(?:^|\s)--- FAIL: \S+`)
-	goLineRE = regexp.MustCompile(`(?m)(?:^|\s)FAIL(?:[ \t]+\S+[ \t]+(?:[0-9.]+s|\[[^\]]*\])|[ \t]*$)`)
-	goJSONRE = regexp.MustCompile(`"Action"\s*:\s*"fail"`)
+	goTestRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)--- FAIL: \S+`) })
+	goLineRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)(?:^|\s)FAIL(?:[ \t]+\S+[ \t]+(?:[0-9.]+s|\[[^\]]*\])|[ \t]*$)`)
+	})
+	goJSONRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"Action"\s*:\s*"fail"`) })
 	// jest: "Tests:       1 failed, 12 passed, 13 total", "Test Suites: 1 failed, …";
 	// vitest: "Tests  1 failed | 12 passed (13)", "Test Files  1 failed | 3 passed (4)".
-	jsSummaryRE = regexp.MustCompile(`\bTest(?:s|\s+Suites|\s+Files):?[ \t]+(?:[0-9]+ [a-z]+(?:,|[ \t]*\|)[ \t]*)*([1-9][0-9]*) failed\b`)
+	jsSummaryRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\bTest(?:s|\s+Suites|\s+Files):?[ \t]+(?:[0-9]+ [a-z]+(?:,|[ \t]*\|)[ \t]*)*([1-9][0-9]*) failed\b`)
+	})
 	// cargo: "test result: FAILED. 3 passed; 1 failed" and "error: test failed, to rerun pass …".
-	cargoRE = regexp.MustCompile(`test result: FAILED|error: test failed\b`)
+	cargoRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`test result: FAILED|error: test failed\b`) })
 	// A Python traceback: its header, then the exception line that ends it.
 	tracebackHeader = "Traceback (most recent call last):"
-	exceptionRE     = regexp.MustCompile(`(?:^|\s)((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Z][A-Za-z0-9_]*(?:Error|Exception|Exit|Interrupt|Failure|Warning))(?::[^\n]*|\s*$)`)
+	exceptionRE     = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:^|\s)((?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Z][A-Za-z0-9_]*(?:Error|Exception|Exit|Interrupt|Failure|Warning))(?::[^\n]*|\s*$)`)
+	})
 )
 
 // escapeRE matches the terminal escape sequences runners print in colour (jest, vitest, pytest,
@@ -34,7 +43,9 @@ var (
 // byte U+009B), OSC sequences ended by BEL or ESC \, and two-character ESC sequences. A coloured
 // "\x1b[31m1 failed\x1b[0m" must read as "1 failed"; the receipts' count parsers use the same
 // StripEscapes (verification-receipts.md §2).
-var escapeRE = regexp.MustCompile("(?:\x1b\\[|\u009b)[0-9:;<=>?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)|\x1b[@-Z\\\\-_]")
+var escapeRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("(?:\x1b\\[|\u009b)[0-9:;<=>?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)|\x1b[@-Z\\\\-_]")
+})
 
 // StripEscapes returns s, a runner's output, without its terminal escape sequences: CSI sequences
 // (ESC [ or U+009B), OSC sequences ended by BEL or ESC \, and two-character ESC sequences. Some
@@ -44,7 +55,7 @@ func StripEscapes(s string) string {
 	if !strings.ContainsAny(s, "\x1b\u009b") {
 		return s
 	}
-	return escapeRE.ReplaceAllString(s, "")
+	return escapeRE().ReplaceAllString(s, "")
 }
 
 // maxEvidence is the longest excerpt text quoted in a message, in code points.
@@ -60,13 +71,13 @@ func contradiction(r Runner, out string) (string, bool) {
 		if s, ok := traceback(out); ok {
 			return s, true
 		}
-		res = []*regexp.Regexp{pytestLineRE, pytestCountRE}
+		res = []*regexp.Regexp{pytestLineRE(), pytestCountRE()}
 	case RunnerGo:
-		res = []*regexp.Regexp{goTestRE, goLineRE, goJSONRE}
+		res = []*regexp.Regexp{goTestRE(), goLineRE(), goJSONRE()}
 	case RunnerJest, RunnerVitest:
-		res = []*regexp.Regexp{jsSummaryRE}
+		res = []*regexp.Regexp{jsSummaryRE()}
 	case RunnerCargo:
-		res = []*regexp.Regexp{cargoRE}
+		res = []*regexp.Regexp{cargoRE()}
 	}
 	for _, re := range res {
 		if loc := re.FindStringIndex(out); loc != nil {
@@ -89,11 +100,11 @@ func traceback(out string) (string, bool) {
 		if line == "" || line[0] == ' ' || line[0] == '\t' {
 			continue
 		}
-		if m := exceptionRE.FindStringSubmatchIndex(line); m != nil && m[0] == 0 {
+		if m := exceptionRE().FindStringSubmatchIndex(line); m != nil && m[0] == 0 {
 			return clip(strings.TrimSpace(line)), true
 		}
 	}
-	if m := exceptionRE.FindStringIndex(rest); m != nil {
+	if m := exceptionRE().FindStringIndex(rest); m != nil {
 		return clip(strings.TrimSpace(rest[m[0]:m[1]])), true
 	}
 	return "", false

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mastermind-controller/mastermind/internal/verification"
 )
@@ -91,10 +92,10 @@ type goCounter struct {
 }
 
 var (
-	goResult  = regexp.MustCompile(`^\s*--- (PASS|FAIL|SKIP): `)
-	goPkgOK   = regexp.MustCompile(`^ok  \t\S+\t`)
-	goPkgNone = regexp.MustCompile(`^\?   \t\S+\t\[no test files\]`)
-	goPkgFail = regexp.MustCompile(`^FAIL\t\S+`)
+	goResult  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*--- (PASS|FAIL|SKIP): `) })
+	goPkgOK   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ok  \t\S+\t`) })
+	goPkgNone = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\?   \t\S+\t\[no test files\]`) })
+	goPkgFail = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^FAIL\t\S+`) })
 )
 
 // goEvent is the part of a test2json event the counter reads.
@@ -126,18 +127,18 @@ func (g *goCounter) line(l string) {
 	switch {
 	case strings.HasPrefix(l, "=== RUN "):
 		g.sawRun = true
-	case goPkgOK.MatchString(l):
+	case goPkgOK().MatchString(l):
 		if strings.HasSuffix(l, "[no tests to run]") {
 			g.pkgNoTests++
 		} else {
 			g.pkgOK++
 		}
-	case goPkgNone.MatchString(l):
+	case goPkgNone().MatchString(l):
 		g.pkgNoTests++
-	case goPkgFail.MatchString(l):
+	case goPkgFail().MatchString(l):
 		g.pkgFail++
 	default:
-		if m := goResult.FindStringSubmatch(l); m != nil {
+		if m := goResult().FindStringSubmatch(l); m != nil {
 			switch m[1] {
 			case "PASS":
 				g.pass++
@@ -172,23 +173,27 @@ func (g *goCounter) counts() Counts {
 type pytestCounter struct{ c Counts }
 
 var (
-	pytestSummary = regexp.MustCompile(`^=*\s*((?:\d+ (?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?)(?:, )?)+)\s+in\s+[\d.]+s\b`)
-	pytestNone    = regexp.MustCompile(`^=*\s*no tests ran\b`)
-	pytestItem    = regexp.MustCompile(`(\d+) (passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?)`)
+	pytestSummary = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^=*\s*((?:\d+ (?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?)(?:, )?)+)\s+in\s+[\d.]+s\b`)
+	})
+	pytestNone = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^=*\s*no tests ran\b`) })
+	pytestItem = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(\d+) (passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?)`)
+	})
 )
 
 func (p *pytestCounter) line(l string) {
 	l = strings.TrimSpace(verification.StripEscapes(l))
-	if pytestNone.MatchString(l) {
+	if pytestNone().MatchString(l) {
 		p.c = Counts{TestsRun: ptr(0), TestsFailed: ptr(0)}
 		return
 	}
-	m := pytestSummary.FindStringSubmatch(l)
+	m := pytestSummary().FindStringSubmatch(l)
 	if m == nil {
 		return
 	}
 	var run, failed int64
-	for _, it := range pytestItem.FindAllStringSubmatch(m[1], -1) {
+	for _, it := range pytestItem().FindAllStringSubmatch(m[1], -1) {
 		n := count(it[1])
 		switch it[2] {
 		case "passed", "xfailed", "xpassed":
@@ -241,26 +246,26 @@ func (s *summaryCounter) counts() Counts { return s.c }
 // newJestCounter reads jest's "Tests:       1 failed, 2 passed, 3 total" line. "No tests found"
 // reads as zero.
 func newJestCounter() *summaryCounter {
-	return &summaryCounter{summary: jestTests, item: jestItem,
+	return &summaryCounter{summary: jestTests(), item: jestItem(),
 		none: func(l string) bool { return strings.HasPrefix(l, "No tests found") }}
 }
 
 var (
-	jestTests = regexp.MustCompile(`^Tests:\s+(.*\d+ total)`)
-	jestItem  = regexp.MustCompile(`(\d+) (passed|failed|skipped|todo|total)`)
+	jestTests = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Tests:\s+(.*\d+ total)`) })
+	jestItem  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d+) (passed|failed|skipped|todo|total)`) })
 )
 
 // newVitestCounter reads vitest's "Tests  1 failed | 2 passed | 1 skipped (4)" line. "No test
 // files found" and "Tests  no tests" read as zero.
 func newVitestCounter() *summaryCounter {
-	return &summaryCounter{summary: vitestTests, item: vitestItem,
-		none: func(l string) bool { return strings.HasPrefix(l, "No test files found") || vitestNone.MatchString(l) }}
+	return &summaryCounter{summary: vitestTests(), item: vitestItem(),
+		none: func(l string) bool { return strings.HasPrefix(l, "No test files found") || vitestNone().MatchString(l) }}
 }
 
 var (
-	vitestTests = regexp.MustCompile(`^Tests\s+(.*)\(\d+\)`)
-	vitestNone  = regexp.MustCompile(`^Tests\s+no tests$`)
-	vitestItem  = regexp.MustCompile(`(\d+) (passed|failed|skipped|todo)`)
+	vitestTests = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Tests\s+(.*)\(\d+\)`) })
+	vitestNone  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Tests\s+no tests$`) })
+	vitestItem  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d+) (passed|failed|skipped|todo)`) })
 )
 
 // cargoCounter sums cargo's "test result: ok. 3 passed; 0 failed; …" lines, one per test binary
@@ -270,10 +275,12 @@ type cargoCounter struct {
 	set         bool
 }
 
-var cargoResult = regexp.MustCompile(`^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed;`)
+var cargoResult = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed;`)
+})
 
 func (c *cargoCounter) line(l string) {
-	m := cargoResult.FindStringSubmatch(strings.TrimSpace(verification.StripEscapes(l)))
+	m := cargoResult().FindStringSubmatch(strings.TrimSpace(verification.StripEscapes(l)))
 	if m == nil {
 		return
 	}

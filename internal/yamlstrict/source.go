@@ -83,14 +83,6 @@ func (ix *lineIndex) offset(line, col int) int {
 	return -1
 }
 
-// byteAt returns the byte at line:col, or 0 when there is none.
-func (ix *lineIndex) byteAt(line, col int) byte {
-	if off := ix.offset(line, col); off >= 0 {
-		return ix.src[off]
-	}
-	return 0
-}
-
 // tagAt returns the tag as written at line:col ("!", "!!str", "!custom",
 // "!<tag:yaml.org,2002:str>"), or "" when no tag starts there.
 func (ix *lineIndex) tagAt(line, col int) string {

@@ -5,6 +5,7 @@
 #   OUT/a           copy of base with scenario A applied; OUT/a.expected lists the 95 paths of D
 #   OUT/b           copy of base with scenario B applied (100,000 modified files)
 #   OUT/baseline    the baseline commit OID
+# GEN_FILES=1000000 builds the 1M fixture of the same shape (no OUT/b).
 set -eu
 OUT=${1:-/tmp/mm-perf}
 cd "$(dirname "$0")/../.."
@@ -26,7 +27,7 @@ if [ ! -d "$OUT/a/.git" ]; then
 	sleep 1
 	git -C "$OUT/a" status --porcelain >/dev/null
 fi
-if [ ! -d "$OUT/b/.git" ]; then
+if [ "${GEN_FILES:-100000}" = 100000 ] && [ ! -d "$OUT/b/.git" ]; then
 	rm -rf "$OUT/b"
 	cp -a "$OUT/base" "$OUT/b"
 	git -C "$OUT/b" status --porcelain >/dev/null

@@ -7,9 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/fsx"
@@ -27,11 +27,11 @@ const (
 // lockTimeout is LockTimeout; tests shorten it.
 var lockTimeout = LockTimeout
 
-var dispatchIDRe = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+var dispatchIDRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`) })
 
 // ValidDispatchID reports whether id matches ^[A-Za-z0-9_-]{1,128}$ and does not start with "-".
 func ValidDispatchID(id string) bool {
-	return dispatchIDRe.MatchString(id) && id[0] != '-'
+	return dispatchIDRe().MatchString(id) && id[0] != '-'
 }
 
 // Counter is the versioned content of .mastermind/dispatch/<ID>.json.
@@ -60,32 +60,32 @@ func CounterPath(root, id string) string {
 }
 
 // Record updates the counter of dispatch id under root for one result and returns the new state
-// and the outcome (accepted, rejected, or escalate from the third consecutive rejection on). It
-// holds the flock lock <ID>.json.lock (LockTimeout, then fsx.ErrLockBusy) and writes atomically.
+// and the outcome (accepted, rejected, or escalate from the third consecutive rejection on).
+// Every access goes through handles of .mastermind and .mastermind/dispatch opened without
+// following links (trust-model.md I4), created when missing; the lock is flock(2) on the
+// dispatch folder itself (LockTimeout, then fsx.ErrLockBusy), so no lock file sits beside the
+// counter. record, when set, is called with the counter's repository-relative path and new
+// content before it is written atomically (the controller store's registry, trust-model.md I3).
 // A counter file that is unreadable, corrupt or of another schema major is an error.
-func Record(root, id string, raw []byte, res *Result) (*Counter, string, error) {
+func Record(root, id string, raw []byte, res *Result, record func(rel string, data []byte) error) (*Counter, string, error) {
 	if !ValidDispatchID(id) {
 		return nil, "", fmt.Errorf("dispatch id %q must match ^[A-Za-z0-9_-]{1,128}$ and not start with '-'", id)
 	}
-	dir := filepath.Join(root, ".mastermind", "dispatch")
-	if err := fsx.CheckNoSymlink(root, ".mastermind/dispatch"); err != nil && fsx.ReasonOf(err) != fsx.ReasonMissing {
+	d, err := openDispatchDir(root)
+	if err != nil {
 		return nil, "", err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, "", err
-	}
-	if err := fsx.CheckNoSymlink(root, ".mastermind/dispatch"); err != nil {
-		return nil, "", err
-	}
-	path := CounterPath(root, id)
-	lock, err := fsx.LockWait(path+".lock", lockTimeout)
+	defer d.Close()
+	lock, err := d.LockDirWait(lockTimeout)
 	if err != nil {
 		return nil, "", err
 	}
 	defer lock.Unlock()
+	path := CounterPath(root, id)
+	name := id + ".json"
 
 	c := &Counter{SchemaVersion: CounterSchemaVersion, DispatchID: id, Attempts: []Attempt{}}
-	data, err := fsx.ReadFile(path, maxCounterBytes)
+	data, err := d.ReadFile(name, maxCounterBytes)
 	switch {
 	case err == nil:
 		if err := json.Unmarshal(data, c); err != nil {
@@ -131,15 +131,60 @@ func Record(root, id string, raw []byte, res *Result) (*Counter, string, error) 
 	if len(c.Attempts) > MaxAttempts {
 		c.Attempts = c.Attempts[len(c.Attempts)-MaxAttempts:]
 	}
+	out, err := encodeCounter(c)
+	if err != nil {
+		return nil, "", err
+	}
+	if record != nil {
+		if err := record(".mastermind/dispatch/"+name, out); err != nil {
+			return nil, "", err
+		}
+	}
+	if err := d.WriteFileAtomic(name, out, 0o644); err != nil {
+		return nil, "", err
+	}
+	return c, outcome, nil
+}
+
+// encodeCounter is a counter file's bytes: two-space indented JSON, no HTML escaping, a final
+// newline.
+func encodeCounter(c *Counter) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(c); err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	if err := fsx.WriteFileAtomic(path, buf.Bytes(), 0o644); err != nil {
-		return nil, "", err
+	return buf.Bytes(), nil
+}
+
+// IsCounterFile reports whether data is exactly what Record writes as the counter of dispatch
+// id: a counter of this schema for id, decoded strictly and encoded back byte for byte (the gate
+// against a base takes nothing else at that name for the controller's, trust-model.md I3).
+func IsCounterFile(id string, data []byte) bool {
+	var c Counter
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil || c.SchemaVersion != CounterSchemaVersion || c.DispatchID != id {
+		return false
 	}
-	return c, outcome, nil
+	out, err := encodeCounter(&c)
+	return err == nil && bytes.Equal(out, data)
+}
+
+// openDispatchDir opens root/.mastermind/dispatch, creating .mastermind and dispatch (0755)
+// when missing, never through a symbolic link.
+func openDispatchDir(root string) (*fsx.Dir, error) {
+	r, err := fsx.OpenDir(root, "")
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	md, err := r.MkdirSub(".mastermind", 0o755)
+	if err != nil {
+		return nil, err
+	}
+	defer md.Close()
+	return md.MkdirSub("dispatch", 0o755)
 }

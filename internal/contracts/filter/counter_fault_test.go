@@ -25,7 +25,7 @@ func TestHelperCounterProcess(t *testing.T) {
 	}
 	n, _ := strconv.Atoi(os.Getenv("FILTER_HELPER_N"))
 	for i := 0; n == 0 || i < n; i++ {
-		if _, _, err := Record(root, "t1", []byte(fmt.Sprint(i)), &Result{Variant: VariantComplete}); err != nil {
+		if _, _, err := Record(root, "t1", []byte(fmt.Sprint(i)), &Result{Variant: VariantComplete}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -88,7 +88,7 @@ func TestKillDuringRecordFault(t *testing.T) {
 		t.Skip("starts processes")
 	}
 	root := t.TempDir()
-	if _, _, err := Record(root, "t1", nil, &Result{Variant: VariantComplete}); err != nil {
+	if _, _, err := Record(root, "t1", nil, &Result{Variant: VariantComplete}, nil); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 6; i++ {
@@ -100,7 +100,7 @@ func TestKillDuringRecordFault(t *testing.T) {
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		_ = cmd.Wait()
 		before := readCounter(t, root)
-		c, _, err := Record(root, "t1", nil, &Result{Variant: VariantComplete})
+		c, _, err := Record(root, "t1", nil, &Result{Variant: VariantComplete}, nil)
 		if err != nil {
 			t.Fatalf("kill %d: the record after the kill failed: %v", i, err)
 		}

@@ -45,7 +45,7 @@ func TestCounterEscalatesAndResets(t *testing.T) {
 		{haltRes, OutcomeAccepted, 0},
 	}
 	for i, st := range steps {
-		c, outcome, err := Record(root, "t1", []byte("raw"), st.res)
+		c, outcome, err := Record(root, "t1", []byte("raw"), st.res, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +74,7 @@ func TestCounterEscalatesAndResets(t *testing.T) {
 	}
 	// only the last MaxAttempts attempts are kept
 	for i := 0; i < 25; i++ {
-		if _, _, err := Record(root, "t1", []byte("raw"), reject); err != nil {
+		if _, _, err := Record(root, "t1", []byte("raw"), reject, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -96,16 +96,16 @@ func TestCounterFailsClosed(t *testing.T) {
 	if err := os.WriteFile(CounterPath(root, "bad"), []byte("{not json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Record(root, "bad", nil, reject); err == nil || !strings.Contains(err.Error(), "corrupt") {
+	if _, _, err := Record(root, "bad", nil, reject, nil); err == nil || !strings.Contains(err.Error(), "corrupt") {
 		t.Fatalf("corrupt counter: %v", err)
 	}
 	if err := os.WriteFile(CounterPath(root, "v2"), []byte(`{"schema_version": 2, "dispatch_id": "v2"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Record(root, "v2", nil, reject); err == nil {
+	if _, _, err := Record(root, "v2", nil, reject, nil); err == nil {
 		t.Fatal("an unknown schema major must be refused")
 	}
-	if _, _, err := Record(root, "../x", nil, reject); err == nil {
+	if _, _, err := Record(root, "../x", nil, reject, nil); err == nil {
 		t.Fatal("an invalid id must be refused")
 	}
 
@@ -114,7 +114,7 @@ func TestCounterFailsClosed(t *testing.T) {
 	if err := os.Symlink(elsewhere, filepath.Join(root2, ".mastermind")); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Record(root2, "t", nil, reject); fsx.ReasonOf(err) != fsx.ReasonSymlinkedAncestor {
+	if _, _, err := Record(root2, "t", nil, reject, nil); fsx.ReasonOf(err) != fsx.ReasonSymlink {
 		t.Fatalf("symlinked .mastermind: %v", err)
 	}
 	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
@@ -123,17 +123,26 @@ func TestCounterFailsClosed(t *testing.T) {
 
 	// a held lock times out as fsx.ErrLockBusy (exit 3 in the CLI)
 	root3 := t.TempDir()
-	if _, _, err := Record(root3, "t", nil, reject); err != nil {
+	if _, _, err := Record(root3, "t", nil, reject, nil); err != nil {
 		t.Fatal(err)
 	}
-	l, err := fsx.TryLock(CounterPath(root3, "t") + ".lock")
+	// The lock is flock(2) on the dispatch folder itself: no lock file beside the counter.
+	if _, err := os.Lstat(CounterPath(root3, "t") + ".lock"); !os.IsNotExist(err) {
+		t.Fatalf("a lock file beside the counter: %v", err)
+	}
+	dd, err := fsx.OpenDir(root3, ".mastermind/dispatch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dd.Close()
+	l, err := dd.TryLockDir()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Unlock()
 	defer func(d time.Duration) { lockTimeout = d }(lockTimeout)
 	lockTimeout = 100 * time.Millisecond
-	if _, _, err := Record(root3, "t", nil, reject); !errors.Is(err, fsx.ErrLockBusy) {
+	if _, _, err := Record(root3, "t", nil, reject, nil); !errors.Is(err, fsx.ErrLockBusy) {
 		t.Fatalf("held lock: %v", err)
 	}
 }

@@ -4,8 +4,9 @@ import (
 	"errors"
 	"regexp"
 	"strconv"
+	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/mastermind-controller/mastermind/internal/thirdparty/jsonschema"
 
 	"github.com/mastermind-controller/mastermind/internal/repopath"
 )
@@ -20,9 +21,9 @@ const (
 )
 
 var (
-	shaRe        = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
-	commitLineRe = regexp.MustCompile(`^([0-9a-f]{7,40}) — (.+)$`)
-	pathLineRe   = regexp.MustCompile(`^(.+):([1-9][0-9]*)(?:-([1-9][0-9]*))?$`)
+	shaRe        = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{7,40}$`) })
+	commitLineRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9a-f]{7,40}) — (.+)$`) })
+	pathLineRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(.+):([1-9][0-9]*)(?:-([1-9][0-9]*))?$`) })
 )
 
 // PathLine is a parsed path-line reference: Path is repopath-normalised; Start ≤ End, both ≥ 1
@@ -36,7 +37,7 @@ type PathLine struct {
 // executor-report-v1.md §4.2, line numbers are decimal, ≥ 1, without leading zeros, and
 // start ≤ end. ok is false otherwise.
 func ParsePathLine(s string) (pl PathLine, ok bool) {
-	m := pathLineRe.FindStringSubmatch(s)
+	m := pathLineRe().FindStringSubmatch(s)
 	if m == nil {
 		return pl, false
 	}
@@ -64,11 +65,11 @@ func ValidRepoPath(s string) bool {
 }
 
 // ValidSHA reports whether s is 7–40 lowercase hex digits (git-sha).
-func ValidSHA(s string) bool { return shaRe.MatchString(s) }
+func ValidSHA(s string) bool { return shaRe().MatchString(s) }
 
 // ParseCommitLine splits `<sha> — <subject>` (an em dash with one space each side; git-commit-line).
 func ParseCommitLine(s string) (sha, subject string, ok bool) {
-	m := commitLineRe.FindStringSubmatch(s)
+	m := commitLineRe().FindStringSubmatch(s)
 	if m == nil {
 		return "", "", false
 	}

@@ -2,16 +2,15 @@ package filter
 
 import (
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+	"github.com/mastermind-controller/mastermind/internal/golden"
+)
 
 // TestGolden runs every testdata/golden/*.raw through the filter (headings_* against
 // headings-brief.md, names_* against names-brief.md, the rest against brief.md) and compares stdout's text — the clean output or
@@ -43,28 +42,11 @@ func TestGolden(t *testing.T) {
 			if !res.Accepted {
 				got = RejectText(res.Items)
 			}
-			compareGolden(t, strings.TrimSuffix(p, ".raw")+".golden", got)
+			golden.Check(t, strings.TrimSuffix(p, ".raw")+".golden", []byte(got))
 			if name == "example_c" {
-				compareGolden(t, filepath.Join("testdata", "golden", "escalate.golden"), EscalateText("task-7", 3, res.Items))
+				golden.Check(t, filepath.Join("testdata", "golden", "escalate.golden"), []byte(EscalateText("task-7", 3, res.Items)))
 			}
 		})
-	}
-}
-
-func compareGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", path, diff)
 	}
 }
 

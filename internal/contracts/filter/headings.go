@@ -5,6 +5,7 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/mastermind-controller/mastermind/internal/markdown"
 	"github.com/yuin/goldmark/ast"
@@ -19,8 +20,8 @@ type Heading struct {
 }
 
 var (
-	reqATX     = regexp.MustCompile(`^(#{1,6})(?:[ \t]+(.*))?$`)
-	closingSeq = regexp.MustCompile(`(?:^|[ \t]+)#+[ \t]*$`)
+	reqATX     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(#{1,6})(?:[ \t]+(.*))?$`) })
+	closingSeq = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[ \t]+)#+[ \t]*$`) })
 )
 
 // ParseHeading parses one requirement: "## Findings" needs level 2, "Findings" any level. The
@@ -29,9 +30,9 @@ func ParseHeading(s string) (Heading, error) {
 	raw := strings.TrimSpace(s)
 	h := Heading{Raw: raw}
 	text := raw
-	if m := reqATX.FindStringSubmatch(raw); m != nil {
+	if m := reqATX().FindStringSubmatch(raw); m != nil {
 		h.Level = len(m[1])
-		text = closingSeq.ReplaceAllString(m[2], "")
+		text = closingSeq().ReplaceAllString(m[2], "")
 	}
 	h.Text = normalizeHeading(text)
 	if h.Text == "" {

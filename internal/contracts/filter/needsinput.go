@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/mastermind-controller/mastermind/internal/jsonptr"
@@ -31,7 +32,7 @@ const (
 	reasonNotNeedsInput  = "not part of the needs_input shape"
 )
 
-var placeholderRe = regexp.MustCompile(`(?i)^(n/a|nothing|none|tbd)$`)
+var placeholderRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^(n/a|nothing|none|tbd)$`) })
 
 // needsInputFields is the variant B field order (§2.7 item order 3).
 var needsInputFields = []struct{ name, typ string }{
@@ -84,7 +85,7 @@ func validateNeedsInput(obj *Value) []Item {
 				add(i, f.name, Required, f.typ, reasonAmbiguityType, rule)
 			}
 		case "tried":
-			if !nonBlank(v) || placeholderRe.MatchString(strings.TrimSpace(v.String)) {
+			if !nonBlank(v) || placeholderRe().MatchString(strings.TrimSpace(v.String)) {
 				add(i, f.name, Required, f.typ, reasonTried, rule)
 			}
 		case "question":

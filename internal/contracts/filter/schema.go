@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/mastermind-controller/mastermind/internal/thirdparty/jsonschema"
 
 	"github.com/mastermind-controller/mastermind/internal/jsonptr"
 	"github.com/mastermind-controller/mastermind/internal/schemaerr"

@@ -3,7 +3,6 @@ package forge
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -179,7 +178,7 @@ func toWellFormed(data []byte) string {
 
 // agentFrontmatter is the writer's /^---\r?\n([\s\S]*?)\r?\n---/: no BOM allowed, and the closing
 // "---" need not end its line.
-var agentFrontmatter = regexp.MustCompile(`\A---\r?\n((?s:.*?))\r?\n---`)
+var agentFrontmatter = lazyRegexp(`\A---\r?\n((?s:.*?))\r?\n---`)
 
 // agentFileName returns the declared name of an agent file as the forge writer reads it:
 // /^name:\s*(.+)$/m on the frontmatter, then ECMAScript trim, then one leading and one trailing
@@ -187,7 +186,7 @@ var agentFrontmatter = regexp.MustCompile(`\A---\r?\n((?s:.*?))\r?\n---`)
 // U+2029 as line ends and \s is ECMAScript white space, so "name:" with nothing after it on its
 // line takes the next line.
 func agentFileName(text string) string {
-	m := agentFrontmatter.FindStringSubmatch(text)
+	m := agentFrontmatter().FindStringSubmatch(text)
 	if m == nil {
 		return ""
 	}

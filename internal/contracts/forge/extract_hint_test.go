@@ -1,14 +1,13 @@
 package forge
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+	"github.com/mastermind-controller/mastermind/internal/golden"
+)
 
 // TestNoBlockHints: the sloppy blocks the original's regex accepts and CommonMark does not read
 // as a fence get a no_block error that says what to fix (testdata/no-block/*.md, golden
@@ -34,19 +33,7 @@ func TestNoBlockHints(t *testing.T) {
 		}
 		out.WriteString(filepath.Base(f) + "\n  line " + itoa(e.Line) + ": " + e.Message + "\n")
 	}
-	golden := filepath.Join("testdata", "no-block", "hints.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(out.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.String() != string(want) {
-		t.Errorf("hints differ from %s (go test -update rewrites it):\n%s", golden, out.String())
-	}
+	golden.Check(t, filepath.Join("testdata", "no-block", "hints.golden"), []byte(out.String()))
 }
 
 func itoa(n int) string { return formatNumber(float64(n)) }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 )
@@ -16,10 +15,10 @@ import (
 // RunsDir is the forge dashboard's run directory, relative to the root (§1.6).
 const RunsDir = ".claude/forge-runs"
 
-var runIDRe = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var runIDRe = lazyRegexp(`^[A-Za-z0-9_-]+$`)
 
 // ValidRunID reports whether id matches ^[A-Za-z0-9_-]+$ and does not start with '-' (§1.6).
-func ValidRunID(id string) bool { return runIDRe.MatchString(id) && id[0] != '-' }
+func ValidRunID(id string) bool { return runIDRe().MatchString(id) && id[0] != '-' }
 
 // EventsPath returns the slash-separated path of a run's events.jsonl relative to the root.
 func EventsPath(runID string) string { return path.Join(RunsDir, runID, EventsFile) }

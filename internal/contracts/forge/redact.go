@@ -40,12 +40,12 @@ func redactValue(v any, key string, depth int) any {
 	return v
 }
 
-var secretKeyRe = regexp.MustCompile(`(^|[_.\- ])(passwd|password|pwd|secret|secret[_-]?key|token|access[_-]?token|refresh[_-]?token|session[_-]?token|api[_-]?key|apikey|client[_-]?secret|access[_-]?key|private[_-]?key|credential|credentials|authorization|bearer)($|[_.\- ])`)
+var secretKeyRe = lazyRegexp(`(^|[_.\- ])(passwd|password|pwd|secret|secret[_-]?key|token|access[_-]?token|refresh[_-]?token|session[_-]?token|api[_-]?key|apikey|client[_-]?secret|access[_-]?key|private[_-]?key|credential|credentials|authorization|bearer)($|[_.\- ])`)
 
 // SecretKey reports whether an object key names a credential under the §1.10 key-name rule
 // (ASCII case-insensitive): password, db_password, apiKey, X-Api-Key, session.token match;
 // author, tokens, keyboard do not.
-func SecretKey(key string) bool { return secretKeyRe.MatchString(asciiLower(key)) }
+func SecretKey(key string) bool { return secretKeyRe().MatchString(asciiLower(key)) }
 
 // asciiLower lower-cases ASCII letters only, so byte offsets in the result index the input.
 // Case-insensitive rules match on this copy: Go's (?i) folds non-ASCII letters (U+212A KELVIN

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mastermind-controller/mastermind/internal/markdown"
 	"go.yaml.in/yaml/v3"
@@ -174,15 +175,15 @@ func yamlError(content []byte) string {
 		msg = strings.TrimPrefix(msg, "unmarshal errors:\n")
 		msg = strings.Join(strings.Fields(msg), " ")
 		// yaml.v3 counts lines from the first frontmatter line; SKILL.md line 1 is the "---".
-		return yamlLineRe.ReplaceAllStringFunc(msg, func(m string) string {
-			n, _ := strconv.Atoi(yamlLineRe.FindStringSubmatch(m)[1])
+		return yamlLineRe().ReplaceAllStringFunc(msg, func(m string) string {
+			n, _ := strconv.Atoi(yamlLineRe().FindStringSubmatch(m)[1])
 			return fmt.Sprintf("SKILL.md line %d", n+1)
 		})
 	}
 	return ""
 }
 
-var yamlLineRe = regexp.MustCompile(`\bline ([0-9]{1,9})\b`)
+var yamlLineRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bline ([0-9]{1,9})\b`) })
 
 // safeUnmarshal is yaml.Unmarshal with a recovered panic reported as an error.
 func safeUnmarshal(content []byte, v any) (err error) {

@@ -7,6 +7,9 @@
 //	go run -tags perf ./scripts/perf/gen base DIR        # 100,001 tracked + 50,100 ignored files, one commit, git gc
 //	go run -tags perf ./scripts/perf/gen scenario-a DIR  # apply scenario A; writes DIR.expected (95 lines)
 //	go run -tags perf ./scripts/perf/gen scenario-b DIR  # append one byte to every tracked .txt file
+//
+// GEN_FILES=1000000 builds the 1M fixture of the same shape instead (100 files per directory,
+// 501,000 ignored files).
 package main
 
 import (
@@ -15,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -41,9 +45,21 @@ func main() {
 	}
 }
 
-// srcPath is the i-th tracked file (0 <= i < 100,000): src/dAA/dBB/dCC/fNNN.txt.
+// files is the number of tracked .txt files: 100,000, or GEN_FILES (a multiple of 100 up to
+// 1,000,000: the 1M fixture of the same shape, 100 files per directory).
+var files = func() int {
+	n, err := strconv.Atoi(os.Getenv("GEN_FILES"))
+	if err != nil || n <= 0 || n%100 != 0 || n > 1000000 {
+		return 100000
+	}
+	return n
+}()
+
+// srcPath is the i-th tracked file (0 <= i < files): src/dAA/dBB/dCC/fNNN.txt, 100 per leaf
+// directory, ten leaves per dBB and ten dBB per dAA.
 func srcPath(i int) string {
-	return fmt.Sprintf("src/d%02d/d%02d/d%02d/f%03d.txt", i/10000, i/1000%10, i/100%10, i%100)
+	leaf := i / 100
+	return fmt.Sprintf("src/d%02d/d%02d/d%02d/f%03d.txt", leaf/100, leaf/10%10, leaf%10, i%100)
 }
 
 func content(p string) []byte { return []byte(fmt.Sprintf("%s\ncontent derived from %s\n", p, p)) }
@@ -76,7 +92,7 @@ func base(dir string) error {
 	if _, err := os.Stat(dir); err == nil {
 		return fmt.Errorf("%s exists", dir)
 	}
-	for i := 0; i < 100000; i++ {
+	for i := 0; i < files; i++ {
 		if err := write(dir, srcPath(i), content(srcPath(i))); err != nil {
 			return err
 		}
@@ -84,7 +100,7 @@ func base(dir string) error {
 	if err := write(dir, ".gitignore", []byte("node_modules/\n")); err != nil {
 		return err
 	}
-	for i := 0; i < 50100; i++ {
+	for i := 0; i < files/100000*50100; i++ {
 		p := fmt.Sprintf("node_modules/pkg%03d/lib/file%03d.js", i/300, i%300)
 		if err := write(dir, p, content(p)); err != nil {
 			return err
@@ -107,7 +123,7 @@ func base(dir string) error {
 // "status<TAB>path" lines of D, sorted.
 func scenarioA(dir string) error {
 	exp := map[string]string{}
-	pick := func(k int) string { return srcPath(k * 997 % 100000) } // spread over the tree
+	pick := func(k int) string { return srcPath(k * 997 % files) } // spread over the tree
 	k := 0
 	next := func() string { k++; return pick(k) }
 	edit := func(p string) error {
@@ -230,7 +246,7 @@ func scenarioA(dir string) error {
 
 // scenarioB appends one byte to every tracked .txt file (100,000 modified paths).
 func scenarioB(dir string) error {
-	for i := 0; i < 100000; i++ {
+	for i := 0; i < files; i++ {
 		p := filepath.Join(dir, filepath.FromSlash(srcPath(i)))
 		f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {

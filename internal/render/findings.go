@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -30,10 +31,40 @@ type ToolMeta struct {
 	InformationURI string // project home page, "" to omit
 }
 
-// FindingSet is one task's findings as the SARIF, rdjson and markdown encoders read them.
-// Verdict is the task's verdict or outcome word (held, drift, broken, refused, error, …).
-// Findings are in audit order; each is an audit finding (kind in Rule, no position, a "file"
-// field when it names a path) or a positioned report/spec finding (File, Line, Column).
+// Findings is a command's results as every findings format reads them (github, SARIF, rdjson,
+// markdown), the way kubeconform's outputs all read one result type: one FindingSet per task,
+// each result located by FindingSet.Locate.
+type Findings struct {
+	// Title heads the markdown summary ("mastermind gate --since abc1234"); "" is "mastermind".
+	Title string
+	// Footer ends the markdown summary (the gate's summary line); "" for none.
+	Footer string
+	// Command titles the GitHub annotations of the results that are not findings (a refusal,
+	// an error): "mastermind gate".
+	Command string
+	// NameTasks starts the GitHub message of each task's result with "<task>: ", for a command
+	// over several tasks.
+	NameTasks bool
+	Sets      []FindingSet
+}
+
+// logRenderer writes the view's findings as one log of a machine format (WriteSARIF,
+// WriteRDJSON) with the rules of the finding-kind table.
+type logRenderer struct {
+	tool  ToolMeta
+	write func(w io.Writer, tool ToolMeta, rules []RuleMeta, sets []FindingSet) error
+}
+
+func (r logRenderer) Render(s Streams, v View) error {
+	return r.write(s.Out, r.tool, KindRules(), v.Findings().Sets)
+}
+
+// FindingSet is one task's results. Verdict is the task's verdict or outcome word (held, drift,
+// broken, refused, error, …). Findings are in output order: audit findings (kind in Rule, no
+// position, a "file" field when it names a path), positioned report and spec findings (File,
+// Line, Column), and results that are not findings (Rule one of RuleRefused, RuleNotStarted,
+// RuleTaskError, RuleUnbacked). A set without a Task holds results about no task (the range
+// findings of gate --base).
 type FindingSet struct {
 	Task     string // task folder name, "<NNN>-<slug>"
 	Spec     string // repository-relative spec.md
@@ -62,7 +93,7 @@ type Location struct {
 // Locate returns where f is reported: its own File and position when set; else the path in its
 // "file" field (except for changed_path_unrepresentable, whose field is an escaped byte string);
 // else executor-report.md for report-side kinds (rules[f.Rule].ReportSide) and spec.md for the
-// rest. The rule shared with the github annotations.
+// rest. Every format locates results by it.
 func (s FindingSet) Locate(f finding.Finding, rules map[string]RuleMeta) Location {
 	if f.File != "" {
 		return Location{Path: f.File, Line: f.Line, Column: f.Column}
@@ -107,66 +138,6 @@ func kindTitle(id string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// TaskResults is a View whose results belong to tasks (run-task, gate, report validate): the
-// SARIF, rdjson and markdown formats read its finding sets. A View without it is encoded from
-// its Annotations, as one set without a task.
-type TaskResults interface {
-	FindingSets() []FindingSet
-	// SummaryTitle heads the markdown summary ("mastermind gate").
-	SummaryTitle() string
-	// SummaryFooter ends the markdown summary (the gate's summary line); "" for none.
-	SummaryFooter() string
-}
-
-// setsOf returns v's finding sets and summary title.
-func setsOf(v View) ([]FindingSet, string) {
-	if tr, ok := v.(TaskResults); ok {
-		return tr.FindingSets(), tr.SummaryTitle()
-	}
-	var s FindingSet
-	for _, a := range v.Annotations() {
-		f := a.Finding
-		if f.Rule == "" {
-			f.Rule = a.TitleOrRule()
-		}
-		s.Findings = append(s.Findings, f)
-	}
-	return []FindingSet{s}, "mastermind"
-}
-
-type sarifRenderer struct{ tool ToolMeta }
-
-func (r sarifRenderer) Render(s Streams, v View) error {
-	sets, _ := setsOf(v)
-	return WriteSARIF(s.Out, r.tool, KindRules(), sets)
-}
-
-type rdjsonRenderer struct{ tool ToolMeta }
-
-func (r rdjsonRenderer) Render(s Streams, v View) error {
-	sets, _ := setsOf(v)
-	return WriteRDJSON(s.Out, r.tool, KindRules(), sets)
-}
-
-type markdownRenderer struct{}
-
-func (markdownRenderer) Render(s Streams, v View) error {
-	if mv, ok := v.(MarkdownView); ok {
-		if done, err := writeMarkdownView(s, mv); done || err != nil {
-			return err
-		}
-	}
-	sets, title := setsOf(v)
-	if err := WriteMarkdown(s.Out, title, KindRules(), sets); err != nil {
-		return err
-	}
-	if tr, ok := v.(TaskResults); ok && tr.SummaryFooter() != "" {
-		_, err := io.WriteString(s.Out, "\n"+MarkdownCode(tr.SummaryFooter())+"\n")
-		return err
-	}
-	return nil
-}
-
 // ruleIndex maps rule ids to RuleMeta.
 func ruleIndex(rules []RuleMeta) map[string]RuleMeta {
 	m := make(map[string]RuleMeta, len(rules))
@@ -174,4 +145,23 @@ func ruleIndex(rules []RuleMeta) map[string]RuleMeta {
 		m[r.ID] = r
 	}
 	return m
+}
+
+// located returns sets without their results located nowhere (an error of the whole command):
+// a SARIF result or rdjson diagnostic needs a file. sets is copied only when a result is dropped.
+func located(sets []FindingSet, idx map[string]RuleMeta) []FindingSet {
+	var out []FindingSet
+	for i, s := range sets {
+		if !slices.ContainsFunc(s.Findings, func(f finding.Finding) bool { return s.Locate(f, idx).Path == "" }) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(sets)
+		}
+		out[i].Findings = slices.DeleteFunc(slices.Clone(s.Findings), func(f finding.Finding) bool { return s.Locate(f, idx).Path == "" })
+	}
+	if out == nil {
+		return sets
+	}
+	return out
 }

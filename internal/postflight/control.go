@@ -1,0 +1,450 @@
+package postflight
+
+import (
+	"fmt"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/repopath"
+	"github.com/mastermind-controller/mastermind/internal/store"
+)
+
+// hashInRoot returns the SHA-256 of the work-tree file rel below root, read without following
+// a symbolic link in any component and at most MaxAuditBytes: ("", true) when it does not exist,
+// (_, false) when it is not a regular file that can be read whole.
+func hashInRoot(root, rel string) (string, bool) {
+	d, err := fsx.OpenDir(root, path.Dir(rel))
+	if err != nil {
+		return "", fsx.ReasonOf(err) == fsx.ReasonMissing
+	}
+	defer d.Close()
+	f, err := d.OpenStable(path.Base(rel), MaxAuditBytes)
+	if err != nil {
+		return "", fsx.ReasonOf(err) == fsx.ReasonMissing
+	}
+	defer f.Close()
+	h, err := sha256File(f)
+	return h, err == nil
+}
+
+// storeRule is the repopath.ControlRule of a door that has the controller store (trust-model.md
+// I3): a controller name is left out of the changed set only when its bytes are a version the
+// controller wrote there (a task's state.json or audit.md by its record's mirrors, every other
+// name by the repository's registry) or the bytes it had at this task's pre-flight, and another
+// task's executor-report.md only in the latter case. Each path is decided once, so the inputs
+// fingerprint and the audit of one run see the same D.
+type storeRule struct {
+	root, own string
+	// pre holds the SHA-256 of each controller name present at the first pre-flight of the
+	// task's baseline (store.ForeignSnapshot: the other tasks' records and the Files).
+	pre map[string]string
+	reg *store.Registry
+	// record returns a task's store record (nil without one).
+	record func(task string) *store.Record
+
+	mu      sync.Mutex
+	decided map[string]bool
+}
+
+// Controller implements repopath.ControlRule.
+func (r *storeRule) Controller(p string, c repopath.ControlName) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if v, ok := r.decided[p]; ok {
+		return v
+	}
+	v := r.decide(p, c)
+	if r.decided == nil {
+		r.decided = map[string]bool{}
+	}
+	r.decided[p] = v
+	return v
+}
+
+func (r *storeRule) decide(p string, c repopath.ControlName) bool {
+	if c.Kind == repopath.ControlReport && c.Task == r.own {
+		return true // the task's own report: the audit reads it
+	}
+	h, ok := hashInRoot(r.root, p)
+	if !ok {
+		return false
+	}
+	if h != "" && r.pre[p] == h {
+		return true
+	}
+	if c.Kind != repopath.ControlWritten {
+		return false
+	}
+	if p == TasksDir+"/"+lessonsName {
+		// The planner writes lessons by hand during a history review (§11, §8.2): a file of the
+		// lessons shape is its contract content.
+		return r.reg.Wrote(p, h) || (h != "" && lessonsShapedInRoot(r.root, p))
+	}
+	if c.Task != "" && (c.Name == mirrorState || c.Name == mirrorAudit) && strings.HasPrefix(p, TasksDir+"/") {
+		rec := r.record(c.Task)
+		if rec == nil {
+			return false
+		}
+		s := rec.CheckMirrorHash(c.Name, h, h != "")
+		return s == store.MirrorMatches || s == store.MirrorStale
+	}
+	return r.reg.Wrote(p, h)
+}
+
+// lessonsShapedInRoot reports whether the work-tree file rel has the lessons file's shape
+// (IsLessonsShaped), read without following a link.
+func lessonsShapedInRoot(root, rel string) bool {
+	data, err := fsx.ReadInRoot(root, rel, MaxLessonsBytes+1)
+	return err == nil && IsLessonsShaped(data)
+}
+
+// preflightHashes merges the hashes a record's foreign snapshot took at the first pre-flight of
+// baseline (nil for another baseline or a record from before it).
+func preflightHashes(rec *store.Record, baseline string) map[string]string {
+	if rec == nil || rec.Foreign == nil || rec.Foreign.Baseline != baseline {
+		return nil
+	}
+	out := make(map[string]string, len(rec.Foreign.Records)+len(rec.Foreign.Files))
+	for p, h := range rec.Foreign.Records {
+		out[p] = h
+	}
+	for p, h := range rec.Foreign.Files {
+		out[p] = h
+	}
+	return out
+}
+
+// control is the changed-set rule of a run-task (the store's, trust-model.md I3).
+func (c *controller) control(st *State) (repopath.ControlRule, error) {
+	if c.files == nil {
+		if c.rule != nil {
+			return c.rule, nil
+		}
+		return repopath.ContractsOnly{}, nil
+	}
+	return c.files.controlRule(st.BaselineRef)
+}
+
+// repo opens the repository's store folder once per run.
+func (tf *taskFiles) repo() (*store.Repo, error) {
+	if tf.repoDir != nil {
+		return tf.repoDir, nil
+	}
+	r, err := tf.store.OpenRepo(store.RepoRef{GitDir: tf.gitDir, WorkTree: tf.task.Root})
+	if err != nil {
+		return nil, err
+	}
+	tf.repoDir = r
+	return r, nil
+}
+
+// controlRule is the run's repopath.ControlRule for the baseline (one per run: every D of the
+// run is decided by it).
+func (tf *taskFiles) controlRule(baseline string) (repopath.ControlRule, error) {
+	if tf.rule != nil {
+		return tf.rule, nil
+	}
+	r, err := tf.repo()
+	if err != nil {
+		return nil, err
+	}
+	reg, err := r.Registry()
+	if err != nil {
+		return nil, err
+	}
+	records := map[string]*store.Record{}
+	tf.rule = &storeRule{root: tf.task.Root, own: tf.task.Name, pre: preflightHashes(tf.rec, baseline), reg: reg,
+		record: func(task string) *store.Record {
+			if task == tf.task.Name {
+				return tf.rec
+			}
+			if rec, ok := records[task]; ok {
+				return rec
+			}
+			rec := loadRecord(tf.store, tf.gitDir, task)
+			records[task] = rec
+			return rec
+		}}
+	return tf.rule, nil
+}
+
+// loadRecord reads task's store record, nil when there is none or it cannot be read.
+func loadRecord(s *store.Store, gitDir, task string) *store.Record {
+	if s == nil {
+		return nil
+	}
+	st, err := s.FindTask(gitDir, task)
+	if err != nil || st == nil {
+		return nil
+	}
+	defer st.Close()
+	rec, err := st.Load()
+	if err != nil {
+		return nil
+	}
+	return rec
+}
+
+// record registers that the controller is about to write data to the work-tree file rel (nil:
+// remove it), before it does, so that the changed set knows those bytes are the controller's
+// (trust-model.md I3).
+func (tf *taskFiles) record(rel string, data []byte) error {
+	r, err := tf.repo()
+	if err != nil {
+		return err
+	}
+	return r.Record(rel, data, time.Now())
+}
+
+// tempNames makes d name its temporary files with this task's MAC (store.TempNames).
+func (tf *taskFiles) tempNames(d *fsx.Dir) error {
+	if tf.temps == nil {
+		r, err := tf.repo()
+		if err != nil {
+			return err
+		}
+		if tf.temps, err = r.TempNames(tf.task.Name); err != nil {
+			return err
+		}
+	}
+	d.SetTempNames(tf.temps)
+	return nil
+}
+
+// removeTemps removes the temporary files a killed run of this task's controller left in the
+// work tree: in the task folder and in the .mastermind folders it writes to. They are never
+// controller names (trust-model.md I3), so a leftover would otherwise be a changed path.
+func (tf *taskFiles) removeTemps() error {
+	if err := tf.tempNames(tf.dir); err != nil {
+		return err
+	}
+	if _, err := tf.dir.RemoveTemps(); err != nil {
+		return err
+	}
+	for _, rel := range []string{repopath.ControlDir, TasksDir, repopath.ControlDir + "/releases"} {
+		d, err := fsx.OpenDir(tf.task.Root, rel)
+		if fsx.ReasonOf(err) != "" {
+			continue // missing, or a link or file: nothing of ours is there, and none is followed
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", rel, err)
+		}
+		d.SetTempNames(tf.temps)
+		_, err = d.RemoveTemps()
+		d.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// openControlDir opens the folder rel below the repository root for a controller write, with
+// this task's temporary names.
+func (tf *taskFiles) openControlDir(rel string) (*fsx.Dir, error) {
+	d, err := fsx.OpenDir(tf.task.Root, rel)
+	if err != nil {
+		return nil, err
+	}
+	if err := tf.tempNames(d); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// controlRule is the repopath.ControlRule of a read-only door (status, the local gate) for task
+// t with state st: the store's registry and records read without a lock, the pre-flight hashes
+// of t's record for st's baseline. Without a store (v nil, or no record of the repository)
+// every controller name but the contract files and t's own report is a changed path.
+func (v *StoreView) controlRule(t Task, st *State) repopath.ControlRule {
+	r := &storeRule{root: t.Root, own: t.Name, record: func(string) *store.Record { return nil }}
+	if v == nil || v.s == nil {
+		return r
+	}
+	if repo, err := v.s.FindRepo(v.gitDir); err == nil && repo != nil {
+		r.reg, _ = repo.Registry()
+		repo.Close()
+	}
+	records := map[string]*store.Record{}
+	r.record = func(task string) *store.Record {
+		if rec, ok := records[task]; ok {
+			return rec
+		}
+		rec := loadRecord(v.s, v.gitDir, task)
+		records[task] = rec
+		return rec
+	}
+	if st != nil {
+		r.pre = preflightHashes(r.record(t.Name), st.BaselineRef)
+	}
+	return r
+}
+
+// ControlRuleFor is the repopath.ControlRule of the read-only commands that list a changed set
+// without auditing a task (changes --since, forge --since, the stop hook's fingerprint), for the
+// work tree root whose git directory is gitDir and the store at stateDir ("" for
+// store.Location()). task is the task whose pre-flight hashes and own report apply; "" takes the
+// store's current task (the last approved pre-flight). The returned close releases the store.
+func ControlRuleFor(root, gitDir, stateDir, task string) (rule repopath.ControlRule, closeFn func()) {
+	v, err := OpenStoreView(stateDir, gitDir)
+	if err != nil {
+		return &storeRule{root: root, record: func(string) *store.Record { return nil }}, func() {}
+	}
+	if task == "" {
+		task, _, _ = v.current()
+	}
+	t := Task{Root: root, Name: task}
+	var st *State
+	if rec := v.record(task); rec != nil {
+		st, _ = ParseState(rec.State)
+	}
+	return v.controlRule(t, st), v.Close
+}
+
+// record reads task's store record without a lock (nil without one).
+func (v *StoreView) record(task string) *store.Record {
+	if v == nil || v.s == nil || task == "" {
+		return nil
+	}
+	return loadRecord(v.s, v.gitDir, task)
+}
+
+// current returns the store's current task (the last approved pre-flight, "" after its
+// completion), whether the store has a registry for the work tree at all, and the error reading it.
+func (v *StoreView) current() (task string, known bool, err error) {
+	if v == nil || v.s == nil {
+		return "", false, nil
+	}
+	repo, err := v.s.FindRepo(v.gitDir)
+	if err != nil || repo == nil {
+		return "", false, err
+	}
+	defer repo.Close()
+	reg, err := repo.Registry()
+	if err != nil {
+		return "", false, err
+	}
+	return reg.Current, true, nil
+}
+
+// CurrentRel is the current-task pointer (integrations.md §2), a mirror of the store's current
+// task (trust-model.md I4).
+const CurrentRel = repopath.ControlDir + "/current"
+
+// maxCurrentBytes bounds the pointer read.
+const maxCurrentBytes = 4 << 10
+
+// syncCurrent keeps the store's current task and its mirror .mastermind/current in step with
+// the lifecycle: an approved pre-flight makes this task the store's current one and points the
+// mirror at it, a completion clears both when they name it. The store is written first (a
+// failure is returned: the store is what every door reads); a failed mirror write is a warning.
+func (c *controller) syncCurrent(out *Outcome) error {
+	if out == nil || c.files == nil || (out.Outcome != OutcomePreReady && out.Outcome != OutcomeCompleted) {
+		return nil
+	}
+	r, err := c.files.repo()
+	if err != nil {
+		return err
+	}
+	name := c.task.Name
+	var data []byte
+	if out.Outcome == OutcomePreReady {
+		data = []byte(name + "\n")
+	}
+	cleared := false
+	if err := r.Update(c.now(), func(g *store.Registry) error {
+		switch {
+		case data != nil:
+			g.Current = name
+			g.SetFile(CurrentRel, data)
+		case g.Current == name:
+			g.Current, cleared = "", true
+			g.SetFile(CurrentRel, nil)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if data == nil && !cleared {
+		return nil
+	}
+	md, err := c.files.openControlDir(repopath.ControlDir)
+	if err == nil {
+		if data != nil {
+			err = md.WriteFileAtomic(path.Base(CurrentRel), data, 0o644)
+		} else {
+			err = md.Remove(path.Base(CurrentRel), false)
+		}
+		md.Close()
+	}
+	if err != nil {
+		c.warnf("current-task pointer %s not updated: %v", CurrentRel, err)
+	}
+	return nil
+}
+
+// CurrentTask is the current task of a work tree as the doors that take "the current task" read
+// it (run-task --current, brief --current, hook run): the store's, which the pointer mirrors.
+type CurrentTask struct {
+	// Task is the store's current task, "" when it has none.
+	Task string
+	// Warning is set when the pointer .mastermind/current says otherwise (missing, another
+	// task, not a task name): it names both, and Task stands.
+	Warning string
+}
+
+// ReadCurrentTask returns the current task of the work tree root whose git directory is gitDir,
+// from the store at stateDir ("" for store.Location()). The store wins over the pointer
+// (trust-model.md I4): the executor can write .mastermind/current, and repointing it at another
+// approved task whose report it wrote would otherwise get that task audited instead. A store that
+// cannot be read is an error.
+func ReadCurrentTask(root, gitDir, stateDir string) (CurrentTask, error) {
+	v, err := OpenStoreView(stateDir, gitDir)
+	if err != nil {
+		return CurrentTask{}, err
+	}
+	defer v.Close()
+	task, known, err := v.current()
+	if err != nil {
+		return CurrentTask{}, err
+	}
+	pointer, perr := fsx.ReadInRoot(root, CurrentRel, maxCurrentBytes)
+	named := strings.TrimSuffix(string(pointer), "\n")
+	var what string
+	switch {
+	case perr != nil && fsx.ReasonOf(perr) == fsx.ReasonMissing:
+		if task == "" {
+			return CurrentTask{}, nil
+		}
+		what = CurrentRel + " is missing"
+	case perr != nil:
+		what = fmt.Sprintf("%s cannot be read (%v)", CurrentRel, perr)
+	case named == task && string(pointer) == task+"\n":
+		return CurrentTask{Task: task}, nil
+	case !repopath.TaskNamePattern.MatchString(named) || strings.Contains(named, ".."):
+		what = fmt.Sprintf("%s holds %q, not a task folder name", CurrentRel, truncateRunes(named, 80))
+	default:
+		what = fmt.Sprintf("%s names %s", CurrentRel, named)
+	}
+	says := "the controller store's current task is " + task
+	switch {
+	case !known:
+		says = "the controller store has no record of this work tree, so there is no current task (run pre-flight on this machine)"
+	case task == "":
+		says = "the controller store has no current task"
+	}
+	return CurrentTask{Task: task, Warning: fmt.Sprintf("%s but %s; the store wins (the pointer is only its mirror)", what, says)}, nil
+}
+
+// truncateRunes shortens s to n runes, marking the cut.
+func truncateRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
