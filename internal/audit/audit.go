@@ -20,19 +20,16 @@ const (
 	VerdictBroken = "broken"
 )
 
-// Inputs are everything one audit looks at. Compute reads the working tree under Root only for
-// the declared-file checks (§10.4), the vacuous-test scan (§10.5.4) and the claims (§10.6); it
-// reads git only through Prefetch and Claims. Nothing in Inputs is lifecycle state: the caller
-// takes the baseline (and, later, pre-flight snapshots and receipts) from wherever it keeps its
-// decisions (state.json today, the controller store of trust-model.md §3 later).
+// Inputs are everything one audit looks at; none of it is lifecycle state. Compute reads the
+// working tree under Root only for the declared files, the vacuous-test scan and the claims, and
+// reads git only through Prefetch and Claims.
 type Inputs struct {
 	// Root is the absolute, clean repository root.
 	Root string
-	// SpecPath is the repository-relative slash path of the task's spec.md (§10.1 task identity).
+	// SpecPath is the repository-relative slash path of the task's spec.md.
 	SpecPath string
-	// Spec is the parsed spec (spec.Parse of the bytes whose hash pre-flight approved) and
-	// SpecFindings the findings Parse returned with it (§10.4 invalid_frontmatter). The scope
-	// checks read Spec.Scope (deletes included, lifecycle-v2.md §1) and Spec.Forbids (§2).
+	// Spec is the spec whose hash pre-flight approved, parsed, and SpecFindings the findings
+	// spec.Parse returned with it.
 	Spec         *spec.Spec
 	SpecFindings []finding.Finding
 	// Baseline is the task's baseline commit OID (40 hex digits) and Head the HEAD OID, nil in a
@@ -40,9 +37,8 @@ type Inputs struct {
 	Baseline string
 	Head     *string
 	// Report is the executor report as report.ReadInRepo returned it: a typed report, or the
-	// findings that reject it (with the report's form when one was located, and its usable
-	// parts in Partial). A rejection is one executor_report_rejected finding, and the usable
-	// parts are audited beside it (lifecycle-v2.md §6).
+	// findings that reject it and its usable parts, which are audited beside the rejection
+	// (lifecycle-v2.md §6).
 	Report report.Result
 	// Prefetch holds the changed set since Baseline and the baseline entries of the declared
 	// creations, started by the caller before the spec was parsed. Compute waits for what it
@@ -51,38 +47,33 @@ type Inputs struct {
 	// Claims reads baseline blobs and the file list for the claims checks (§10.6).
 	Claims ClaimsGit
 	// Control decides which changed paths below .mastermind/ are the controller's and so left
-	// out of D (repopath.LeftOut, trust-model.md I3); nil leaves out only the contract files.
+	// out of D; nil leaves out only the contract files.
 	Control repopath.ControlRule
-	// RepoFindings are findings the caller established about the repository itself, added to
-	// the audit as they are (for example gitscope's git_config_changed and
-	// git_attributes_changed of trust-model.md §4, when pre-flight snapshots are compared).
-	// Their kinds must be in finding.Kinds.
+	// RepoFindings are findings the caller established about the repository itself, such as
+	// git_config_changed, added to the audit as they are. Their kinds must be in finding.Kinds.
 	RepoFindings []finding.Finding
-	// ForeignArtifacts, when true, reports a change since pre-flight to another task's records
-	// as foreign_task_artifact_changed (trust-model.md I3, check_foreign.go). run-task post-flight
-	// sets it; the gate does not, because it re-audits closed tasks against their old baselines,
-	// and their changed sets hold the folders of every later task.
+	// ForeignArtifacts reports a change since pre-flight to another task's records. run-task
+	// post-flight sets it; the gate does not, because the changed sets of closed tasks hold the
+	// folders of every later task.
 	ForeignArtifacts bool
 	// ForeignBefore maps each record of another task present at pre-flight to its
 	// HashForeignRecord then; a record that still hashes the same is not reported.
 	ForeignBefore map[string]string
 	// ControllerWrote, when set, reports whether the content with SHA-256 sha of task's
-	// state.json or audit.md is one its own controller wrote (its store record's mirror).
+	// state.json or audit.md is one its own controller wrote.
 	ControllerWrote func(task, name, sha string) bool
-	// Verify, when set, runs the spec's declared commands after the other checks
-	// (verification-receipts.md §2, check_receipts.go); nil runs nothing.
+	// Verify, when set, runs the spec's declared commands after the other checks; nil runs
+	// nothing.
 	Verify *VerifyInputs
 	// ControllerWrites are the paths mastermind's own verification runs created, with their
 	// content ids (verification-receipts.md §2.2): an untracked path of D that still has its
 	// content id is the controller's, left out of D and listed in the evidence.
 	ControllerWrites map[string]string
-	// Transcript, when set, is the harness transcript the witness checks read
-	// (check_witness.go); nil checks nothing.
+	// Transcript, when set, is the harness transcript the witness checks read.
 	Transcript *TranscriptInputs
-	// PathRuns, when true, returns the findings that a check makes once per changed path
-	// (unexpected_file, executor_report_missing_changed_file) as Result.PathRuns instead of in
-	// Result.Findings, so that a huge changed set holds no finding per path (gitscope.md §8.1
-	// scenario B). Callers that set it read the findings through All.
+	// PathRuns, when true, returns the findings a check makes once per changed path as
+	// Result.PathRuns, so that a huge changed set holds no finding per path. Callers that set it
+	// read the findings through All.
 	PathRuns bool
 }
 
@@ -94,25 +85,24 @@ type ClaimsGit interface {
 
 // Result is the outcome of one audit.
 type Result struct {
-	// Verdict is VerdictHeld, VerdictDrift or VerdictBroken (§9.2 over Findings).
+	// Verdict is VerdictHeld, VerdictDrift or VerdictBroken.
 	Verdict string
-	// Findings are the audit findings sorted by Compare (§9.3); for a rejected report, its
-	// executor_report_rejected finding and the findings of the feedback round beside it.
+	// Findings are the audit findings sorted by Compare; for a rejected report, its
+	// executor_report_rejected finding and the findings of the feedback round.
 	Findings []finding.Finding
-	// PathRuns are the per-path findings held out of Findings when Inputs.PathRuns is set (nil
-	// otherwise); All(Findings, PathRuns) yields every finding in order, and Verdict counts them.
+	// PathRuns are the per-path findings held out of Findings when Inputs.PathRuns is set.
+	// All(Findings, PathRuns) yields every finding in order, and Verdict counts them.
 	PathRuns []finding.PathRun
 	// Rejection is non-nil when the executor report is rejected (§4 step 3, §10.1).
 	Rejection *Rejection
 	// Evidence is the structured evidence of audit.md (§7.2).
 	Evidence Evidence
-	// Verify is the verification step's outcome (receipts, reuse); nil when Inputs.Verify was
-	// nil or the report was rejected.
+	// Verify is the verification step's outcome; nil when Inputs.Verify was nil or the report
+	// was rejected.
 	Verify *verifyrun.StepResult
-	// Changed is the changed set and D its entries that Inputs.Control does not leave out
-	// (repopath.LeftOut) and whose paths are
-	// representable (UTF-8 and clean, sorted by path bytes), computed for a rejected report too.
-	// The held path snapshots D (§8.2) and lists its untracked files in the release notes.
+	// Changed is the changed set and D its representable entries that Inputs.Control does not
+	// leave out, sorted by path bytes and computed for a rejected report too. The held path
+	// snapshots D and lists its untracked files in the release notes.
 	Changed *gitscope.ChangedSet
 	D       []gitscope.Entry
 }
@@ -129,14 +119,13 @@ type run struct {
 	ctx context.Context
 	in  *Inputs
 	rep *report.Report
-	// d are the representable entries of D, sorted by path bytes as the changed set is; paths[i]
-	// is d[i]'s path as a string and fileFields[i] its {"file", path} kind field, each built once
-	// and shared by every finding of that path (gitscope.md §8.1 scenario B). status looks a
-	// path up by binary search in paths, so no map of D is held.
+	// d are the representable entries of D sorted by path bytes; paths[i] is d[i]'s path and
+	// fileFields[i] its {"file", path} kind field, built once and shared by every finding of that
+	// path. status searches paths, so no map of D is held.
 	d          []gitscope.Entry
 	paths      []string
 	fileFields []finding.Field
-	// runs are the per-path findings held as runs (Inputs.PathRuns, pathFindings).
+	// runs are the per-path findings held as runs when Inputs.PathRuns is set.
 	runs []finding.PathRun
 	ev   *Evidence
 	// forbidden are the paths of d that checkForbids found forbidden.
@@ -145,26 +134,18 @@ type run struct {
 	caches []gitscope.IgnoredDir
 }
 
-// check is one §10 check over a run with a computed changed set and a report (valid, or the
-// usable parts of a rejected one; nil for the checks that need none).
+// check is one §10 check over a run with a computed changed set and a report: a valid one, the
+// usable parts of a rejected one, or nil for the checks that need none.
 type check func(*run) ([]finding.Finding, error)
 
 // checks run in this order; their findings are sorted together afterwards.
 // checkForbids runs before checkScope, which skips the paths it reported.
 var checks = []check{checkFilesModified, checkForbids, checkScope, checkDeclared, checkVerification, checkWitness, checkClaims}
 
-// Compute runs post-flight steps 3–6: the report's completion and task identity (§10.1), the
-// changed set and every check of §10, and the verdict (§9.2). It writes nothing, except with
-// in.Verify and an accepted report: then the spec's planned verify commands run after the other
-// checks (they may write where the commands write) and their receipts go to in.Verify.Store
-// (check_receipts.go). An error is operational (exit 3): the changed set or a claims lookup
-// failed, a verify command could not start or was interrupted, or ctx was cancelled; a Result is
-// then not returned.
-//
-// A rejected report keeps its executor_report_rejected finding (Result.Rejection) and gets one
-// round of feedback beside it (lifecycle-v2.md §6, feedback.go): the checks whose inputs the
-// report still has run on its usable parts, and a report that has none (missing, not decodable,
-// or for another task) gets the changed set against the declared scope. The verdict is broken.
+// Compute runs post-flight steps 3–6: the report's completion and identity, every check of §10
+// and the verdict. It writes nothing but the receipts of in.Verify's runs, and a rejected report
+// gets one round of feedback beside its rejection (lifecycle-v2.md §6). An error is operational
+// (exit 3) and comes without a Result.
 func Compute(ctx context.Context, in Inputs) (*Result, error) {
 	res := &Result{Evidence: Evidence{Spec: in.SpecPath, Baseline: in.Baseline, Head: in.Head, Scope: scopeEvidence(in.Spec)}}
 	rej := checkReport(&in, &res.Evidence)
@@ -206,10 +187,9 @@ func Compute(ctx context.Context, in Inputs) (*Result, error) {
 	return res, nil
 }
 
-// newRun prepares the checks of an accepted report over the changed set cs: it fills the
-// changed-set evidence, splits D into representable paths and changed_path_unrepresentable
-// findings, and returns those with the findings that need no check (invalid frontmatter, a
-// degraded changed set, in.RepoFindings).
+// newRun prepares the checks over the changed set cs: it fills the changed-set evidence, splits
+// D into representable paths and changed_path_unrepresentable findings, and returns those with
+// the findings that need no check.
 func newRun(ctx context.Context, in *Inputs, cs *gitscope.ChangedSet, ev *Evidence) (*run, []finding.Finding) {
 	d, controller := TaskD(in.Root, cs, in.Control, in.ControllerWrites)
 	paths := make([]string, len(d))
@@ -258,8 +238,8 @@ func newRun(ctx context.Context, in *Inputs, cs *gitscope.ChangedSet, ev *Eviden
 		r.paths = append(r.paths, paths[i])
 	}
 	if !slices.IsSorted(r.paths) {
-		// ChangedSet.Entries is sorted by raw path bytes (gitscope types.go); a changed set
-		// built otherwise (a test's) is sorted here, d with it.
+		// ChangedSet.Entries is sorted by raw path bytes; a changed set built otherwise, as a
+		// test's may be, is sorted here with d.
 		idx := make([]int, len(r.paths))
 		for i := range idx {
 			idx[i] = i
@@ -286,5 +266,6 @@ func (r *run) status(p string) (gitscope.Status, bool) {
 	return "", false
 }
 
-// fileField is the {"file", path} kind field of d[i], shared (capacity 1, so an append copies).
+// fileField is the shared {"file", path} kind field of d[i]; its capacity is 1, so an append
+// copies it.
 func (r *run) fileField(i int) []finding.Field { return r.fileFields[i : i+1 : i+1] }

@@ -9,14 +9,10 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 )
 
-// checkClaims applies §10.6 to every report (not behind an opt-in): each report claim is
-// verified against the working tree and the baseline tree through internal/claims. It fills the
-// claim_checks evidence — a non-nil []claims.Check, so a report without claims renders `[]`
-// (evaluated, nothing to check) — and returns the failed or unresolved claims' findings in claim
-// order. Its errors are operational (exit 3), never findings: a claim that needs a language
-// backend this build leaves out (claims.ErrBackendUnavailable, lifecycle-v2.md §8), or a cancelled
-// context, which claims.Verify turns into search_budget_exhausted outcomes that must not stand as
-// an audit result.
+// checkClaims applies §10.6: each report claim is verified against the working tree and the
+// baseline tree, the claim_checks evidence is filled, never nil, and the failed or unresolved
+// claims' findings are returned in claim order. A missing language backend and a cancelled
+// context are operational errors, never findings (lifecycle-v2.md §8).
 func checkClaims(r *run) ([]finding.Finding, error) {
 	rep, ctx, baseline := r.rep, r.ctx, r.in.Baseline
 	checks := []claims.Check{}

@@ -10,10 +10,9 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/spec"
 )
 
-// checkDeclared applies §10.4: the declared files are readable regular files (a missing touches
-// path gets the hint to list it under deletes, lifecycle-v2.md §1), and every
-// declared creation is absent from the baseline tree, added (or untracked) in the changed set
-// and a regular file in the working tree. A failed baseline lookup makes every declared creation
+// checkDeclared applies §10.4: the declared files are readable regular files, and every
+// declared creation is absent from the baseline tree, added or untracked in the changed set and
+// a regular file in the working tree. A failed baseline lookup makes every declared creation
 // creation_baseline_unavailable.
 func checkDeclared(r *run) ([]finding.Finding, error) {
 	root, sp := r.in.Root, r.in.Spec

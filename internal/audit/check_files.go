@@ -10,14 +10,14 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
-// checkFilesModified applies §10.2: every files_modified entry changed since the baseline (and
-// is in D, so not a file the controller's rule leaves out), every changed path listed.
+// checkFilesModified applies §10.2: every files_modified entry is in D, and every path of D is
+// listed.
 func checkFilesModified(r *run) ([]finding.Finding, error) {
 	var fs []finding.Finding
 	listed := map[string]bool{}
 	for _, fm := range r.rep.FilesModified {
 		if listed[fm.Path] {
-			continue // a duplicate entry (consistency.duplicate_path of a partial report) is one finding
+			continue // a duplicate entry of a partial report is one finding
 		}
 		listed[fm.Path] = true
 		if _, ok := r.status(fm.Path); !ok {
@@ -29,13 +29,8 @@ func checkFilesModified(r *run) ([]finding.Finding, error) {
 }
 
 // unrepresentable reports whether a changed path can never be listed in files_modified, with its
-// changed_path_unrepresentable finding (§9.1, §10). A path qualifies when it is not valid UTF-8,
-// or when it fails the repopath hygiene that every files_modified entry must pass (a backslash,
-// a control character, leading or trailing white space, a drive-like first component, the length
-// and component limits), or when normalisation would turn it into another path: a report entry
-// `a\b` names the real path `a/b`, so a real file named `a\b` can never be listed. Such paths
-// are left out of every other comparison, so the audit neither asks for the impossible listing
-// nor lets a normalised entry stand for them.
+// changed_path_unrepresentable finding: it is not valid UTF-8, fails repopath hygiene, or
+// normalises to another path. Such paths are left out of every other comparison.
 func unrepresentable(e gitscope.Entry) (finding.Finding, bool) {
 	if !e.UTF8 || !utf8.Valid(e.Path) {
 		return findChangedPathUnrepresentable(textsafe.Escape(string(e.Path))), true

@@ -2,10 +2,9 @@ package audit
 
 import "github.com/mastermind-controller/mastermind/internal/finding"
 
-// checkForbids applies lifecycle-v2.md §2: every changed path that a forbids pattern of the spec
-// forbids is forbidden_path_changed (error), whether files_modified lists it or not and whether
-// the scope declares it or not. It records the forbidden paths in r.forbidden, so checkScope
-// does not report them a second time as unexpected_file; it must run before checkScope.
+// checkForbids applies lifecycle-v2.md §2: every changed path a forbids pattern matches is
+// forbidden_path_changed, whatever the report and the scope say. It records those paths in
+// r.forbidden for checkScope, so it must run first.
 func checkForbids(r *run) ([]finding.Finding, error) {
 	fb := r.in.Spec.Forbids
 	if fb.Empty() {

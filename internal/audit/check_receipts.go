@@ -24,17 +24,16 @@ type VerifyInputs struct {
 	All bool
 	// Rerun runs again even when Store holds receipts for the same inputs (--rerun-verify).
 	Rerun bool
-	// Store keeps the task's receipts (the controller store's receipts folder).
+	// Store keeps the task's receipts.
 	Store verifyrun.Store
-	// Env is the base environment of the runs (nil: the process's); Progress reports a running
+	// Env is the base environment of the runs, nil for the process's; Progress reports a running
 	// command for a terminal.
 	Env      []string
 	Progress func(verifyrun.Progress)
 	// Recompute computes the changed set since the baseline again, after the runs.
 	Recompute func(ctx context.Context) (*gitscope.ChangedSet, error)
 	// Context, when set, is the context of the runs instead of Compute's: the caller's without
-	// the post-flight deadline (trust-model.md I5 leaves verification commands outside it, each
-	// bounded by its own timeout), still cancelled by Ctrl-C.
+	// the post-flight deadline, which trust-model.md I5 does not apply to verification commands.
 	Context context.Context
 	// Ignored lists the files the audit does not see (ignored under the pre-flight rules, or in
 	// one of caches, the left-out tool caches) whose change time is at or after since (0: the
@@ -51,13 +50,10 @@ type VerifyInputs struct {
 	SaveWrites func(map[string]string) error
 }
 
-// checkReceipts runs the verification step after every other check has read the work tree:
-// the planned commands run (or their receipts are reused), their §4 findings replace the report
-// evidence they supersede (verification_requirement_unmet and vacuous_test_claim of a command
-// that ran), and the verification evidence gets the receipts, each row's basis and audit.md's
-// verification lines. The changed set the other checks used is kept; paths the runs changed are
-// verification_modified_worktree. An error is operational (a run could not start, Ctrl-C, the
-// store or git failed).
+// checkReceipts runs or reuses the planned commands after every other check has read the work
+// tree, replaces the report findings their receipts supersede and fills the verification
+// evidence (verification-receipts.md §4). Paths the runs changed are
+// verification_modified_worktree; an error is operational.
 func (r *run) checkReceipts(v *VerifyInputs, fs []finding.Finding) ([]finding.Finding, *verifyrun.StepResult, error) {
 	rows := reportRows(r.rep)
 	env, err := r.runEnv(v.Env)
@@ -71,8 +67,7 @@ func (r *run) checkReceipts(v *VerifyInputs, fs []finding.Finding) ([]finding.Fi
 	if len(stood) > 0 {
 		in.Skip = func(cmd string) bool { return stood[verification.MatchKey(cmd)] != nil }
 	}
-	// The content ids read every changed file; nothing needs them when no command is planned
-	// (gitscope.md §8.1 scenario B: 100,000 reads saved).
+	// The content ids read every changed file; nothing needs them when no command is planned.
 	planned := len(verifyrun.Plan(r.in.Spec, v.All)) > 0
 	var start int64
 	if planned {
@@ -157,12 +152,9 @@ func (r *run) checkReceipts(v *VerifyInputs, fs []finding.Finding) ([]finding.Fi
 	return out, step, nil
 }
 
-// runEnv returns the runs' base environment: base (nil: the process's), with GOWORK=off when the
-// root holds a go.work that nothing audits — absent from the baseline and from the changed set,
-// so ignored (.gitignore often lists go.work). Such a file could replace a dependency of the
-// tested module with the executor's copy from another ignored directory while the changed set
-// shows none of it (docs/hardening.md H5). A GOWORK the caller set is kept. Errors are those of
-// reading the baseline.
+// runEnv returns base, nil for the process's environment, with GOWORK=off when the root holds
+// an ignored go.work that is in neither the baseline nor the changed set: such a file could
+// swap a tested dependency unseen (docs/hardening.md H5). A GOWORK the caller set is kept.
 func (r *run) runEnv(base []string) ([]string, error) {
 	if base == nil {
 		base = os.Environ()

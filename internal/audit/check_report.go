@@ -13,9 +13,8 @@ import (
 )
 
 // Rejection is a rejected executor report: its executor_report_rejected finding, the blocking
-// reason for the state, the fingerprint lines of the three-cycle rule that the rejection itself
-// contributes (§6; the feedback round's findings add their own) and the lessons "Observed" text
-// of the rejection (§11).
+// reason for the state, the rejection's own fingerprint lines for the three-cycle rule of §6 and
+// its lessons "Observed" text.
 type Rejection struct {
 	Finding  finding.Finding
 	Blocking string
@@ -23,9 +22,8 @@ type Rejection struct {
 	Observed string
 }
 
-// checkReport applies §4 step 3 and §10.1 to in.Report and fills ev's report evidence (and its
-// violations for an invalid report). It returns the rejection, or nil for a completed report
-// of this task.
+// checkReport applies §4 step 3 and §10.1 to in.Report and fills ev's report evidence. It
+// returns the rejection, or nil for a completed report of this task.
 func checkReport(in *Inputs, ev *Evidence) *Rejection {
 	rr := in.Report
 	if len(rr.Findings) > 0 || rr.Report == nil {
@@ -64,8 +62,7 @@ func checkCompletion(root, specPath string, rep *report.Report) (finding.Finding
 }
 
 // checkIdentity applies the task identity rows of §10.1: ok is false with the rejection finding
-// (task_path_invalid, task_mismatch or task_source_unavailable) when rep.Spec does not name the
-// task whose spec is specPath.
+// when rep.Spec does not name the task whose spec is specPath.
 func checkIdentity(root, specPath string, rep *report.Report) (finding.Finding, bool) {
 	name := rep.Spec
 	if filepath.IsAbs(name) {
@@ -88,9 +85,9 @@ func checkIdentity(root, specPath string, rep *report.Report) (finding.Finding, 
 	return finding.Finding{}, true
 }
 
-// stoppedRejection is the rejection of a valid report whose executor stopped (status partial or
-// failed): besides reason it carries the first defect's kind (defect) and the first failed
-// verification's command (failed_cmd), so the next step can name them without reading the message.
+// stoppedRejection is the rejection of a valid report whose executor stopped. It carries the
+// first defect's kind and the first failed command as fields, so the next step can name them
+// without reading the message.
 func stoppedRejection(reason string, rep *report.Report) finding.Finding {
 	f := findReportRejected(reason, "the executor reported status "+rep.Status+defectDetail(rep))
 	if len(rep.Defects) > 0 {

@@ -5,10 +5,9 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 )
 
-// checkScope applies §10.3 with lifecycle-v2.md §1: a changed path outside the declared scope is
-// unexpected_file, unless checkForbids already reported it as forbidden (forbids override the
-// scope); a touches or expected_docs path that did not change, and a deletes path that was not
-// deleted, are missing_expected_file (all warnings).
+// checkScope applies §10.3 and lifecycle-v2.md §1: a changed path outside the scope that
+// checkForbids did not report is unexpected_file, and a declared path that did not change as
+// declared is missing_expected_file.
 func checkScope(r *run) ([]finding.Finding, error) {
 	sc := r.in.Spec.Scope
 	inScope := map[string]bool{}

@@ -20,7 +20,7 @@ func checkVerification(r *run) ([]finding.Finding, error) {
 	}
 	ev := &VerificationEvidence{Declared: nonNil(sp.VerifyCommands), Labels: nonNil(sp.VerifyLabels), Rows: []VerificationRow{}}
 	for _, row := range vr.Rows {
-		basis, class := verifyrun.ClaimBasis(row.Classification) // receipts come later (check_receipts.go)
+		basis, class := verifyrun.ClaimBasis(row.Classification) // receipts come later
 		ev.Rows = append(ev.Rows, VerificationRow{Index: row.Index, Cmd: row.Cmd, Result: row.Result, Classification: class, Basis: basis, Runner: row.Runner})
 	}
 	r.ev.Verification = ev

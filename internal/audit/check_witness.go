@@ -25,8 +25,7 @@ type TranscriptInputs struct {
 }
 
 // WitnessEvidence is the evidence witness object: what the transcript was and what it shows
-// beyond the findings (edited-and-reverted paths, git-rewriting commands). Nothing of the
-// transcript but command strings (secrets redacted), their status and file paths is kept.
+// beyond the findings. Only redacted command strings, their status and file paths are kept.
 type WitnessEvidence struct {
 	Transcript string  `json:"transcript"`
 	Harness    string  `json:"harness"`
@@ -39,11 +38,11 @@ type WitnessEvidence struct {
 	Commands   int     `json:"commands_witnessed"`
 	Truncated  bool    `json:"truncated"`
 	// Reverted are the paths an edit tool wrote after pre-flight that are in neither the
-	// changed set nor files_modified (edited and reverted).
+	// changed set nor files_modified.
 	Reverted []string `json:"edited_and_reverted"`
 	// Rewrites are the git commands that rewrite what git shows, with their status.
 	Rewrites []WitnessCommand `json:"git_rewrites"`
-	// Lines are audit.md's info lines (not yet escaped for a terminal); not part of the JSON.
+	// Lines are audit.md's info lines, not yet escaped for a terminal and not part of the JSON.
 	Lines []string `json:"-"`
 }
 
@@ -54,10 +53,7 @@ type WitnessCommand struct {
 }
 
 // checkWitness applies the witness rules of docs/design/transcripts.md §3–§4 when the audit has
-// a transcript: a row claimed pass whose last witnessed run failed
-// (verification_witness_contradicted), a row no run witnesses (verification_not_witnessed), an
-// edit outside the repository (tool_edit_outside_repository), and the info evidence. A
-// transcript that was not read is an info line only: the findings are those without it.
+// a transcript. A transcript that was not read is an info line only.
 func checkWitness(r *run) ([]finding.Finding, error) {
 	ti := r.in.Transcript
 	if ti == nil {
@@ -187,11 +183,9 @@ func findEditOutside(path, tool string) finding.Finding {
 		"path", path, "tool", tool)
 }
 
-// witnessedRuns decides, for every planned run: witnessed command, whether its witnessed run
-// stands in for mastermind's (docs/design/transcripts.md §6): the transcript's conditions
-// (transcript.Session.Stand), then every changed path last changed before the run's call. It
-// returns the accepted runs by MatchKey and adds a line to the witness evidence for each
-// command that runs after all, saying why.
+// witnessedRuns decides for every planned `run: witnessed` command whether its witnessed run
+// stands in for mastermind's, by the rules of docs/design/transcripts.md §6. It returns the
+// accepted runs by MatchKey and adds a witness line for each command that runs after all.
 func (r *run) witnessedRuns(all bool) map[string]*transcript.Run {
 	var planned []string
 	for _, d := range verifyrun.Plan(r.in.Spec, all) {

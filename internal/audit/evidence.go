@@ -31,8 +31,7 @@ type Evidence struct {
 	// Witness is what the harness transcript showed (check_witness.go); nil without one.
 	Witness *WitnessEvidence
 	// Renames pair deleted deletes paths with added creates paths of similar content, sorted
-	// by From; audit.md shows them under the changed files line (lifecycle-v2.md §1). Not part
-	// of the evidence JSON.
+	// by From, for audit.md only.
 	Renames []Rename
 }
 
@@ -79,15 +78,14 @@ type ReportEvidence struct {
 }
 
 // VerificationEvidence is the evidence verification object (§7.2). Receipts are the runs
-// mastermind made (verification-receipts.md §3): null when post-flight ran none by design (the
-// gate), [] when nothing was planned.
+// mastermind made: null when post-flight runs none by design, as the gate does, and [] when
+// nothing was planned.
 type VerificationEvidence struct {
 	Declared []string                    `json:"declared"`
 	Labels   []string                    `json:"labels"`
 	Rows     []VerificationRow           `json:"rows"`
 	Receipts []verifyrun.ReceiptEvidence `json:"receipts"`
-	// Lines are audit.md's text lines for the verification (one per declared command when
-	// mastermind ran any; verifyrun.StepResult.Lines); not part of the JSON.
+	// Lines are audit.md's text lines for the verification; not part of the JSON.
 	Lines []string `json:"-"`
 }
 
@@ -102,8 +100,8 @@ type VerificationRow struct {
 	Classification string  `json:"classification"`
 	Basis          string  `json:"basis"`
 	Runner         *string `json:"runner"`
-	// Witnessed is the row's last run in the harness transcript ("exit 0, last of 2 runs",
-	// "not witnessed"); absent without a transcript that was read.
+	// Witnessed is the row's last run in the harness transcript, such as "exit 0, last of 2
+	// runs"; absent without a transcript that was read.
 	Witnessed *string `json:"witnessed,omitempty"`
 }
 

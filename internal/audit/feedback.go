@@ -8,25 +8,13 @@ import (
 )
 
 // scopeOnly is the feedback round of a rejected report that has nothing usable about this task:
-// the changed set against the declared scope (forbids first: checkScope skips what it reports).
+// the changed set against the declared scope.
 var scopeOnly = []check{checkForbids, checkScope}
 
-// feedback chooses the one round of feedback for the rejected report in.Report (lifecycle-v2.md
-// §6): the report whose parts the checks read and the checks to run, beside rej. extra holds
-// the findings the choice itself establishes. It fills ev's report evidence with the usable
-// parts it audits.
-//
-//   - A typed report rejected for its completion (status partial or failed, an inconsistent
-//     complete) is audited in full: every check runs on it.
-//   - A partial report (report.Result.Partial: decoded as a mapping, schema or consistency
-//     findings) is audited on its usable parts: files_modified against git unless files_modified
-//     is absent or dropped, forbids, scope and declared files, verification on the kept rows (a declared
-//     command whose row was dropped is missing_result), claims unless claims is absent or dropped.
-//   - A report that names another task (§10.1 task identity, on a typed report or on a usable
-//     spec of a partial one) is no evidence about this task: scope only, and the identity
-//     finding joins the rejection when the rejection has another reason.
-//   - A report with no usable parts (missing, not decodable, an unsupported schema_version)
-//     gets the changed set against the declared scope only.
+// feedback chooses the one round of feedback for the rejected report in.Report by the rules of
+// lifecycle-v2.md §6: the report whose parts the checks read and the checks to run beside rej,
+// with the findings the choice itself establishes. It fills ev's report evidence with the
+// usable parts it audits.
 func feedback(in *Inputs, rej *Rejection, ev *Evidence) (rep *report.Report, run []check, extra []finding.Finding) {
 	rr := in.Report
 	switch {

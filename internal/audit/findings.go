@@ -49,8 +49,8 @@ func findMissingExpectedFile(file string) finding.Finding {
 	return newFinding(finding.KindMissingExpectedFile, "declared in scope but unchanged since the baseline: "+file, "file", file)
 }
 
-// findNotDeleted is missing_expected_file for a deletes path that is still present (or was
-// never deleted): the §9.3 template speaks of an unchanged path, so the message names deletes.
+// findNotDeleted is missing_expected_file for a deletes path that is still present; the §9.3
+// template speaks of an unchanged path, so the message names deletes.
 func findNotDeleted(file string) finding.Finding {
 	return newFinding(finding.KindMissingExpectedFile, "declared under deletes but not deleted: "+file, "file", file)
 }
@@ -129,16 +129,15 @@ func findInputChanged(ic gitscope.InputChange) finding.Finding {
 		"input", input, "detail", detail)
 }
 
-// FindGitBinaryUserWritable warns that the git binary (or its directory) is writable by the
-// current user, so an executor could have replaced it (trust-model.md §6).
+// FindGitBinaryUserWritable warns that the git binary or its directory is writable by the
+// current user, so an executor could have replaced it.
 func FindGitBinaryUserWritable(path string) finding.Finding {
 	p := textsafe.Escape(path)
 	return newFinding(finding.KindGitBinaryUserWritable, fmt.Sprintf("the git binary %s, or its directory, is writable by the current user, so an executor could have replaced it; set MASTERMIND_GIT to a git the agent cannot write", p), "file", p)
 }
 
-// FindGitBinaryRisk is the warning for a git binary that may not be the system's own
-// (trust-model.md §6): git_binary_user_writable for an ordinary user, git_binary_not_system for
-// root.
+// FindGitBinaryRisk is the warning for a git binary that may not be the system's own:
+// git_binary_user_writable for an ordinary user, git_binary_not_system for root.
 func FindGitBinaryRisk(path string, risk gitscope.GitBinaryRisk) finding.Finding {
 	if risk == gitscope.GitRiskUserWritable {
 		return FindGitBinaryUserWritable(path)

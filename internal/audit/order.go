@@ -9,8 +9,8 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/finding"
 )
 
-// primaryField returns the §9.3 sort key of f: the first primary field of its kind
-// (finding.Kind.Primary) that it carries, an integer zero-padded so that it sorts by value.
+// primaryField returns the §9.3 sort key of f: the first primary field of its kind that it
+// carries, an integer zero-padded so that it sorts by value.
 func primaryField(f finding.Finding) string {
 	keys := finding.PrimaryFallback
 	if k, ok := finding.KindOf(f.Rule); ok {

@@ -6,10 +6,9 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/finding"
 )
 
-// pathFindings returns the per-path findings of kind (one with a finding.PathFinding template) for the paths D[i] with
-// keep(i). With Inputs.PathRuns they become one finding.PathRun kept for Result.PathRuns (over
-// the shared field slice, with the indices of the paths when not every path qualifies) and
-// nothing is returned; otherwise they are returned as findings.
+// pathFindings returns the per-path findings of kind for the paths D[i] with keep(i). With
+// Inputs.PathRuns they become one finding.PathRun kept for Result.PathRuns and nothing is
+// returned.
 func (r *run) pathFindings(kind string, keep func(i int) bool) []finding.Finding {
 	if !r.in.PathRuns {
 		var fs []finding.Finding

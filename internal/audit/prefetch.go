@@ -7,13 +7,10 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 )
 
-// Prefetch is the audit's git work started before the spec is parsed and the report validated
-// (gitscope.md §8.4: nothing serial before the git recipe): the changed set since the baseline
-// and the baseline entries of the declared creations. Both run on their own goroutines; the
-// first wait blocks until its lookup is done, later waits return the same result.
-//
-// Every Prefetch must be closed (Close cancels what still runs and waits for it, so no git
-// process outlives the audit; the gate audits tasks one after another on one repository).
+// Prefetch is the audit's git work, started before the spec is parsed so that nothing serial
+// precedes the git recipe (gitscope.md §8.4): the changed set and the baseline entries of the
+// declared creations, each on its own goroutine. Every Prefetch must be closed, so that no git
+// process outlives the audit.
 type Prefetch struct {
 	cancelCS     context.CancelFunc
 	csDone       chan changedResult
@@ -63,10 +60,8 @@ func StartChangedSet(ctx context.Context, git PrefetchGit, baseline string) *Pre
 	return p
 }
 
-// LookupBaseline starts looking paths up in the baseline tree in the background (the declared
-// creations of §10.4). The first go-git object read loads the pack index (about 40 ms on a
-// 100,000-object repository): started before the changed set is awaited, it overlaps it. With
-// no paths the result is empty at once. Call it at most once.
+// LookupBaseline starts looking the declared creations up in the baseline tree in the
+// background, so that loading the pack index overlaps the changed set. Call it at most once.
 func (p *Prefetch) LookupBaseline(ctx context.Context, git PrefetchGit, baseline string, paths []string) {
 	lctx, cancel := context.WithCancel(ctx)
 	p.cancelLookup = cancel

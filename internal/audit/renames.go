@@ -10,9 +10,8 @@ import (
 )
 
 // Rename is a deleted deletes path and an added creates path whose contents are at least
-// gitscope.RenameThreshold percent similar (gitscope.Similarity): audit.md shows it as
-// "renamed From → To" (lifecycle-v2.md §1). It is for readability only; the findings are
-// those of the deletion and of the addition.
+// gitscope.RenameThreshold percent similar, shown in audit.md as "renamed From → To". It is for
+// readability only; the findings are those of the deletion and of the addition.
 type Rename struct {
 	From, To string
 	// Similarity is git's similarity index of the two contents, in percent.
@@ -26,11 +25,9 @@ const (
 	maxRenamePairs = 10_000
 )
 
-// pairRenames finds the renames among the spec's deletes paths that D has as deleted and its
-// creates paths that D has as added or untracked: every pair scoring at least the threshold,
-// best first (ties by path), each path used once as git pairs them. The baseline side is read
-// through in.Claims, the new side from the working tree (a symlinked or unreadable file is not
-// paired). Only a cancelled context or a forged object is an error; an unreadable blob pairs
+// pairRenames pairs the spec's deletes paths that D has as deleted with its creates paths that
+// D has as added or untracked, best score first and each path once, as git pairs them. Only a
+// cancelled context or a forged object is an error; an unreadable or symlinked file pairs
 // nothing.
 func pairRenames(r *run) ([]Rename, error) {
 	sc := r.in.Spec.Scope

@@ -1,10 +1,6 @@
-// Package brief builds the executor's brief (integrations.md §1): what an orchestrator pastes
-// into the executor's prompt so that its report can pass the post-flight — the task, the goals,
-// the declared scope, the verify commands, the report path with a pre-filled template, and one
-// line per rule the audit applies, taken from the same rule table the audit uses.
-//
-// The brief is a pure function of the parsed spec and the rule table: the same spec gives the
-// same bytes (no clock, no repository state).
+// Package brief builds the executor's brief of integrations.md §1, which an orchestrator pastes
+// into the executor's prompt so that its report can pass the post-flight. It is a pure function
+// of the parsed spec and the audit's own rule table.
 package brief
 
 import (
@@ -55,9 +51,8 @@ type Scope struct {
 // Verify is one declared verify command.
 type Verify struct {
 	Cmd string `json:"cmd"`
-	// RunBy is "mastermind" for a command the spec marks run: true (the controller runs it at
-	// post-flight and records a receipt, verification-receipts.md), else "executor": the
-	// executor runs it and reports what it observed.
+	// RunBy is "mastermind" for a command the spec marks run: true, which the controller runs at
+	// post-flight, else "executor", which runs it and reports what it observed.
 	RunBy string `json:"run_by"`
 }
 
@@ -123,8 +118,8 @@ func Template(specRel string) string {
 		"```\n<!-- mastermind:report-end -->\n"
 }
 
-// yamlString writes s as a YAML scalar: plain when it is a safe path, else double-quoted with
-// JSON escapes (a JSON string is a valid YAML double-quoted scalar).
+// yamlString writes s as a YAML scalar: plain when it is a safe path, else as a JSON string,
+// which is a valid YAML double-quoted scalar.
 func yamlString(s string) string {
 	safe := s != ""
 	for _, r := range s {

@@ -18,8 +18,8 @@ var ReportRules = []string{
 	"verifications lists only commands you actually ran, each with its real result and, where you have them, observed.exit_code and observed.tests_run.",
 }
 
-// Markdown renders the brief for a prompt. Text taken from the spec (title, goals, paths,
-// commands) is included as written, with control and bidi characters escaped (textsafe).
+// Markdown renders the brief for a prompt. Text taken from the spec is included as written,
+// with control and bidi characters escaped.
 func (b Brief) Markdown() string {
 	var s strings.Builder
 	esc := textsafe.Escape

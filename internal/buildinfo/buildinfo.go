@@ -35,12 +35,9 @@ func Get() Info {
 	return info
 }
 
-// resolve derives the version record from the build info bi (nil when there is none) and the
-// -ldflags values, each of which wins when set. Version: the main module's version (`go install
-// …@v1.2.3`, or the pseudo-version go build stamps from the VCS since Go 1.24), else one made
-// from the commit and its time like Go's (v0.0.0-20260102150405-0123456789ab, +dirty for a
-// modified tree), else "unknown". Commit and Date: vcs.revision (with -dirty) and vcs.time. A
-// build with -buildvcs=false, or from a tree without its .git, has no vcs settings.
+// resolve derives the version record from the build info bi, which may be nil, and the -ldflags
+// values, each of which wins when set. Without a module version it makes a pseudo-version from
+// the VCS commit and time as Go does, else "unknown".
 func resolve(bi *debug.BuildInfo, ldVersion, ldCommit, ldDate string) Info {
 	info := Info{SchemaVersion: 1, Version: ldVersion, Commit: ldCommit, Date: ldDate}
 	var rev, at string

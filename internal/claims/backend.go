@@ -9,11 +9,8 @@ import (
 var ErrBackendUnavailable = errors.New("claims backend unavailable")
 
 // BackendUnavailableError is Verify's only error: a claim needs the backend of a §10.6 language
-// that this build leaves out (a build without cgo has no tree-sitter backend). Its outcome would
-// depend on the build, so Verify gives no outcome at all and post-flight ends as an operational
-// error (exit 3), never a verdict (lifecycle-v2.md §8). Language is the display name ("Python",
-// "JavaScript", "TypeScript", "TSX", "Rust", "Java"); ClaimIndex is the claim's report index and
-// File the first repository-relative file in that language the claim needed.
+// that this build leaves out. Its outcome would depend on the build, so Verify gives none and
+// post-flight ends as an operational error (lifecycle-v2.md §8).
 type BackendUnavailableError struct {
 	Language   string
 	ClaimIndex int

@@ -20,10 +20,8 @@ const (
 	KindIntegration   = "integration"
 )
 
-// Claim is one report claim, as the report package types it (executor-report-v1.md §7). Index is
-// the claim's position in the report's claims list (0-based). Absent optional fields are nil.
-//   - function_added: Symbol (required), File, Signature.
-//   - integration: From, To (required), FromFile, ToFile, Relation.
+// Claim is one report claim as the report package types it (executor-report-v1.md §7). Index is
+// its 0-based position in the report's claims list; absent optional fields are nil.
 type Claim struct {
 	Index                                int
 	Kind                                 string
@@ -39,9 +37,8 @@ const (
 	StatusUntracked = "untracked"
 )
 
-// ChangedFile is one entry of the changed set D (changed paths minus .mastermind/): a
-// repository-relative slash path and its status, one of StatusAdded, StatusModified,
-// StatusDeleted or StatusUntracked.
+// ChangedFile is one entry of the changed set D: a repository-relative slash path and its
+// status.
 type ChangedFile struct {
 	Path   string
 	Status string
@@ -51,14 +48,13 @@ type ChangedFile struct {
 // passed repopath.Clean.
 type Source interface {
 	// Current returns the working-tree bytes of a regular file of at most MaxFileBytes. Refusals
-	// are *fsx.PathError values (missing, symlink, not regular, too large); any error makes the
-	// file unavailable for the claim.
+	// are *fsx.PathError values; any error makes the file unavailable for the claim.
 	Current(path string) ([]byte, error)
 	// Baseline returns the file's blob at the baseline commit; ok is false when the path is absent
 	// there. An error is a read failure (baseline_unavailable).
 	Baseline(path string) (data []byte, ok bool, err error)
-	// ListFiles returns tracked plus untracked, non-ignored files (git ls-files -z --cached
-	// --others --exclude-standard), used to resolve an integration target without to_file.
+	// ListFiles returns the tracked and the untracked, non-ignored files, used to resolve an
+	// integration target without to_file.
 	ListFiles() ([]string, error)
 }
 
@@ -72,10 +68,8 @@ const (
 	Unresolved Status = "unresolved" // Finding is executor_claim_unresolved
 )
 
-// Check is the outcome of one claim: exactly one per claim, in claim order. Evidence is non-nil
-// only for Verified; Finding is non-nil exactly for Failed and Unresolved. The finding has Class
-// error, Rule the audit kind, Message the §9.3 text and Fields in the §9.1 order; File, Line and
-// Column are left zero (audit findings are not positional).
+// Check is the outcome of one claim. Evidence is non-nil only for Verified; Finding, an audit
+// finding of class error with the §9.3 message, is non-nil exactly for Failed and Unresolved.
 type Check struct {
 	ClaimIndex int
 	Claim      Claim
@@ -84,16 +78,10 @@ type Check struct {
 	Finding    *finding.Finding
 }
 
-// Verify checks claims in order against the source and returns exactly one Check per claim
-// (spec-and-lifecycle.md §10.6). changed is the changed set D without .mastermind/; baselineOID
-// is recorded in added_declaration evidence. More than MaxClaims claims make every check
-// unresolved (claim_limit) without reading anything. Work is bounded by MaxFilesParsed and
-// MaxBytesRead; past the budget, and after ctx is cancelled, the remaining claims are unresolved
-// (search_budget_exhausted) — callers that abort on cancellation must check ctx.Err() themselves.
-// Verify never panics on any source input. Its only error is a *BackendUnavailableError
-// (errors.Is ErrBackendUnavailable), returned with no checks as soon as a claim needs a file in a
-// language whose backend this build leaves out: a build with the backend might decide that claim
-// differently, so no outcome may stand (lifecycle-v2.md §8). Every other failure is an outcome.
+// Verify checks claims in order against the source and returns exactly one Check per claim, by
+// the rules of spec-and-lifecycle.md §10.6; after ctx is cancelled the remaining claims are
+// search_budget_exhausted, so callers that abort must check ctx.Err() themselves. Its only error
+// is a *BackendUnavailableError, returned with no checks.
 func Verify(ctx context.Context, claims []Claim, changed []ChangedFile, src Source, baselineOID string) ([]Check, error) {
 	out := make([]Check, 0, len(claims))
 	if len(claims) > MaxClaims {

@@ -13,16 +13,13 @@ const (
 // Match bases of compatible_call_candidate evidence.
 const (
 	BasisSamePackage = "same_package" // Go: bare call F from a file in to's directory
-	BasisImport      = "import"       // p.F via an import (Go: resolved import path; others: imported module alias)
+	BasisImport      = "import"       // p.F through an import of the target's package or module
 	BasisMethodName  = "method_name"  // any member call x.M, receiver not type-checked
 	BasisName        = "name"         // tree-sitter languages: bare call of a free function by name
 )
 
-// Evidence is the evidence of a verified claim. Kind selects the fields that are set:
-//   - added_declaration: File, Line (1-based line of the declaration), BaselineOID;
-//   - compatible_call_candidate: FromFile, ToFile, CallLine, TargetLine (1-based), MatchBasis.
-//
-// MarshalJSON writes the documented key order of §10.6.
+// Evidence is the evidence of a verified claim; Kind selects the fields that are set. Lines are
+// 1-based, and MarshalJSON writes the key order of §10.6.
 type Evidence struct {
 	Kind        string
 	File        string
@@ -51,8 +48,8 @@ func (e *Evidence) MarshalJSON() ([]byte, error) { return finding.MarshalObject(
 // KV is one ordered JSON member.
 type KV = finding.Field
 
-// Pairs returns the claim as ordered members: kind, then the kind's present fields in schema order
-// (function_added: symbol, file, signature; integration: from, to, from_file, to_file, relation).
+// Pairs returns the claim as ordered members: kind, then the kind's present fields in schema
+// order.
 func (c Claim) Pairs() []KV {
 	out := []KV{{Key: "kind", Value: c.Kind}}
 	add := func(k string, v *string) {

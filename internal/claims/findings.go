@@ -6,8 +6,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/finding"
 )
 
-// Audit kinds emitted by the claim checks (spec-and-lifecycle.md §9.1; the ids of the finding
-// kind table).
+// Audit kinds emitted by the claim checks (spec-and-lifecycle.md §9.1).
 const (
 	RuleSymbolMissing     = finding.KindClaimedSymbolMissing
 	RuleSymbolNotAdded    = finding.KindClaimedSymbolNotAdded

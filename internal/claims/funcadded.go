@@ -17,9 +17,9 @@ func (v *verifier) functionAdded(c Claim) Check {
 		}
 		file = &p
 		if !v.inChanged(p) {
-			// A function is added only in a changed file. A file outside D that exists at the
-			// baseline is unchanged (its declarations were there before); one absent from the
-			// baseline too (an ignored build/gen.go) is no part of the audited change at all.
+			// A function is added only in a changed file: a file outside D that exists at the
+			// baseline is unchanged, and one absent from it too, such as an ignored build/gen.go, is
+			// no part of the audited change.
 			b := v.load(p, true)
 			switch {
 			case v.exhausted:
@@ -90,8 +90,8 @@ func (v *verifier) functionAdded(c Claim) Check {
 				}
 				if outside {
 					// git reports the file unchanged, yet its current text differs from the
-					// baseline (skip-worktree, assume-unchanged, a concurrent edit): the current
-					// declaration is no part of the audited change.
+					// baseline, as with skip-worktree or a concurrent edit: the current declaration is no
+					// part of the audited change.
 					return unresolved(c, reasonCurrentUnavailable, 0)
 				}
 			case 1:
@@ -129,10 +129,9 @@ func countName(u *unit, d *decl) int {
 	return n
 }
 
-// narrowOverloads picks, among several matches, the one Java declaration whose actual signature
-// equals the claimed signature (white space collapsed). It applies only when every match is a
-// Java callable, and fails (ambiguous) without a claimed signature or when zero or several
-// matches have it. Other languages keep the §10.6 rule: more than one match is ambiguous.
+// narrowOverloads picks, among several Java matches, the one whose actual signature equals the
+// claimed signature. It fails without a claimed signature, when zero or several matches have it,
+// and when any match is not a Java callable.
 func narrowOverloads(ms []match, sig *string) (match, bool) {
 	if sig == nil {
 		return match{}, false

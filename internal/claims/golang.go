@@ -58,10 +58,9 @@ type goDeclRef struct {
 	index int
 }
 
-// parseGo parses a Go file with go/parser (no type checking) and lists its declarations: every
-// FuncDecl (identity: receiver base type, name), plus top-level types, variables and constants as
-// non-function declarations so that naming one is claim_kind_mismatch. Any syntax error fails the
-// parse.
+// parseGo parses a Go file and lists its FuncDecls, plus its top-level types, variables and
+// constants as non-functions so that naming one is claim_kind_mismatch. Any syntax error fails
+// the parse.
 func parseGo(file string, src []byte) (*unit, error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, file, src, parser.SkipObjectResolution)
@@ -128,9 +127,8 @@ func renderGoSignature(d *decl) string {
 	return goSignature(fd)
 }
 
-// goSignature renders the declaration without its body and doc comment, gofmt style (go/printer
-// with tabs for indentation, 8-wide), on one line: positions are dropped so the printer keeps a
-// multi-line parameter list on one line, and white space is collapsed.
+// goSignature renders the declaration without its body and doc comment in gofmt style, on one
+// line: positions are dropped so that a multi-line parameter list stays on one line.
 func goSignature(d *ast.FuncDecl) (sig string) {
 	cp := *d
 	cp.Body = nil
@@ -148,13 +146,8 @@ func goSignature(d *ast.FuncDecl) (sig string) {
 	return collapseSpace(b.String())
 }
 
-// findGoCall searches fd's body, closures included, for a call binding to td (§10.6 step 5, Go):
-//   - td a function F of the package in directory Dt: from the same directory a call whose callee
-//     is the identifier F (same_package); otherwise p.F(…) where p names an import of from's file
-//     whose path resolves to Dt, or F(…) through a dot import (import);
-//   - td a method T.M: any call whose callee is a selector x.M (method_name).
-//
-// A function value that is only passed along is not a call. Generic instantiations F[T](…) count.
+// findGoCall searches fd's body, closures included, for a call binding to td by the Go rules of
+// spec-and-lifecycle.md §10.6 step 5.
 func findGoCall(v *verifier, from *unit, fd *decl, to *unit, td *decl) (int, string, bool) {
 	ref, ok := fd.node.(goDeclRef)
 	if !ok {
@@ -215,9 +208,7 @@ func findGoCall(v *verifier, from *unit, fd *decl, to *unit, td *decl) (int, str
 }
 
 // goImportNames returns the local names under which from's file imports the package of to's
-// directory Dt, and whether it dot-imports it. An import path resolves to Dt by the module path of
-// the nearest go.mod at or above Dt; without a go.mod, the import path's last element must equal
-// the package name of to's file. An unnamed import is referred to by to's package name.
+// directory, and whether it dot-imports it, resolving import paths as §10.6 step 5 says.
 func (v *verifier) goImportNames(from, to *unit) (map[string]bool, bool) {
 	dt := path.Dir(to.path)
 	want, haveMod := v.goImportPath(dt)

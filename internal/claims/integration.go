@@ -76,11 +76,8 @@ func (v *verifier) integration(c Claim) Check {
 }
 
 // resolve finds the callable declarations named sym, in file if given, otherwise in the files that
-// list returns. With changedOnly (the caller of an integration), a given file must be a changed file
-// of D (added, modified or untracked): a readable file outside D holds no changed caller, so the
-// result is from_missing. A non-nil Check is an unresolved outcome (budget, path, language, read or
-// parse failure). An empty result with no Check means "not found". list returns the candidate
-// paths, their language reason (candidates) and a failure reason ("" when the listing worked).
+// list returns; with changedOnly, a file outside D holds no caller. A non-nil Check is an
+// unresolved outcome, and an empty result without one means not found.
 func (v *verifier) resolve(c Claim, sym string, file *string, changedOnly bool, list func() ([]string, string, string)) ([]match, *Check) {
 	fail := func(reason string) ([]match, *Check) {
 		ch := unresolved(c, reason, 0)
@@ -117,9 +114,8 @@ func (v *verifier) resolve(c Claim, sym string, file *string, changedOnly bool, 
 	return res.matches, nil
 }
 
-// oneOverloadSet reduces matches that are the overloads of one Java method (one file, class and
-// name) to the first of them in source order: a call binds by name, so an integration names a
-// method, not one overload. Any other list is returned as is.
+// oneOverloadSet reduces matches that are the overloads of one Java method to the first in
+// source order, because a call binds by name. Any other list is returned as is.
 func oneOverloadSet(ms []match) []match {
 	if len(ms) < 2 {
 		return ms

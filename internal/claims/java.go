@@ -9,32 +9,8 @@ import (
 	tsjava "github.com/tree-sitter/tree-sitter-java/bindings/go"
 )
 
-// The Java backend (the issue "Claims checked against the source"; spec-and-lifecycle.md §10.6
-// recommends Java next) shares the tree-sitter walker of treesitter.go and adds these rules:
-//
-//   - Declarations are method, constructor and record compact-constructor declarations with a
-//     body; abstract, interface and native methods have none and are no declaration, like Rust
-//     trait signatures and TypeScript abstract methods. Classes, interfaces, enums, records,
-//     annotation types, enum constants and fields are non-functions (claim_kind_mismatch).
-//   - Identity is (enclosing class/interface/enum/record chain, name, parameter types). Nested
-//     classes extend the chain (Outer.Inner.method); an enum constant with a body and an
-//     anonymous class (named by its type, new Runnable() {…} -> Runnable) are scopes too, and a
-//     local or anonymous class inside a method has the method in its chain. A constructor's name
-//     is its class name: Client.Client. The module qualifier is the package name, so
-//     com.example.Client.send and com.example.Client#send are accepted spellings.
-//   - Overloads are separate declarations. function_added with several matches is ambiguous
-//     (with the match count) unless the claim's signature equals the actual signature of exactly
-//     one of them (funcadded.go, narrowOverloads). An overload counts as added when no
-//     declaration with its identity (parameter types included) exists at the baseline and the
-//     number of same-named declarations in its class grew; otherwise it is an edit of a
-//     baseline overload (claimed_symbol_not_added).
-//   - The signature runs from the first modifier keyword (or the type or name when there is no
-//     modifier) to the body: leading annotations are dropped, as Python decorators and Rust
-//     attributes are, and modifiers stay, as Rust pub and Python async do.
-//     "@Override public String send(String body) throws IOException {" -> "public String
-//     send(String body) throws IOException".
-//   - Calls (findJavaCall) are method_invocation nodes, new T(…), and this(…) / super(…) in a
-//     constructor. A method reference (Foo::send) passed as a value is not a call.
+// The Java backend shares the tree-sitter walker of treesitter.go; its declaration, overload,
+// signature and call rules are in spec-and-lifecycle.md §10.6, "Java".
 func init() {
 	grammar := ts.NewLanguage(tsjava.Language())
 	backends[langJava] = backend{
@@ -44,8 +20,7 @@ func init() {
 }
 
 // javaFile holds what a Java call search needs beyond the declarations: the package name, the
-// static imports ("Util.send" for import static p.Util.send, "Util.*" for import static p.Util.*)
-// and each class's direct supertypes by simple name (class C extends B implements I -> C: B, I).
+// static imports as "Util.send" or "Util.*", and each class's direct supertypes by simple name.
 type javaFile struct {
 	pkg     string
 	statics map[string]bool
@@ -113,9 +88,8 @@ func javaSkippable(t string) bool {
 	return false
 }
 
-// javaParamKey is the parameter-type list of a formal_parameters node, white space removed:
-// "(final String a, int b[], List<T>... c)" -> "(String,int[],List<T>...)". The receiver
-// parameter (Foo this) is not a parameter.
+// javaParamKey is the parameter-type list of a formal_parameters node without white space or a
+// receiver parameter: "(final String a, int b[], List<T>... c)" -> "(String,int[],List<T>...)".
 func (w *tsWalker) javaParamKey(params *ts.Node) string {
 	if params == nil {
 		return "()"
@@ -285,16 +259,8 @@ func (w *tsWalker) javaCall(n *ts.Node) (tsCall, bool) {
 	return tsCall{}, false
 }
 
-// findJavaCall binds a call in fd's body to td. There is no free function in Java, so:
-//   - a method is called by any x.m(…) (method_name; the receiver is not type-checked, and
-//     Util.m(…), this.m(…) and super.m(…) are such calls);
-//   - an unqualified m(…) binds when fd is in td's class or in a class nested in it, in the same
-//     file (name), when a class enclosing fd directly extends or implements td's class (name), or
-//     when fd's file imports m statically from td's class (import static p.C.m or p.C.*: import);
-//   - a constructor is called by new C(…) (name), by this(…) in another constructor of the same
-//     class, or by super(…) in a constructor of a direct subclass (name).
-//
-// A method reference C::m is not a call.
+// findJavaCall binds a call in fd's body to td by the Java call rules of spec-and-lifecycle.md
+// §10.6; Java has no free function.
 func findJavaCall(_ *verifier, from *unit, fd *decl, to *unit, td *decl) (int, string, bool) {
 	calls, _ := fd.node.([]tsCall)
 	jf := from.impl.(*tsFile).java

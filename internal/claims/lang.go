@@ -18,9 +18,8 @@ const (
 	langJava   language = "java"
 )
 
-// langByExt maps the §10.6 extensions, and .java (the issue "Claims checked against the source"), to
-// languages. Whether a language is supported depends on the
-// build: Go always, the tree-sitter languages only with cgo (parsers).
+// langByExt maps the §10.6 extensions to languages. Go is supported in every build, the
+// tree-sitter languages only with cgo.
 var langByExt = map[string]language{
 	".go": langGo, ".py": langPython,
 	".js": langJS, ".mjs": langJS, ".cjs": langJS, ".jsx": langJS,
@@ -30,7 +29,6 @@ var langByExt = map[string]language{
 // otherSourceExts are programming-language extensions without a backend in any build. A changed
 // file with one of them turns "symbol not found" into language_unsupported, because the symbol may
 // live there.
-// Documentation, data and configuration files are not in this list.
 var otherSourceExts = map[string]bool{
 	".c": true, ".h": true, ".cc": true, ".cpp": true, ".cxx": true, ".hpp": true, ".hh": true,
 	".cs": true, ".kt": true, ".kts": true, ".scala": true, ".groovy": true,
@@ -56,9 +54,8 @@ type backend struct {
 // languages register in treesitter.go and java.go, which are compiled only with cgo.
 var backends = map[language]backend{}
 
-// langOf returns the language of a path by extension and whether this build supports it.
-// listed reports whether the extension is one of §10.6 (supported in some build); other reports
-// whether it is another programming language (otherSourceExts).
+// langOf returns the language of a path by extension and whether this build supports it. listed
+// reports whether some build supports it, other whether it is in otherSourceExts.
 func langOf(p string) (l language, supported, listed, other bool) {
 	ext := strings.ToLower(path.Ext(p))
 	if l, ok := langByExt[ext]; ok {

@@ -6,10 +6,9 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 )
 
-// RootSource is a Source over a repository work tree. Current reads Root/path with
-// fsx.ReadInRoot (no symlink followed at any component, regular files only, at most
-// MaxFileBytes). Baseline and List are supplied by the caller, typically closures over
-// gitscope.Repo.BaselineBlob(ctx, baselineOID, path) and gitscope.Repo.ListFiles(ctx).
+// RootSource is a Source over a repository work tree: Current reads Root/path with
+// fsx.ReadInRoot, following no symlink. Baseline and List are the caller's, typically closures
+// over gitscope.Repo.
 type RootSource struct {
 	Root     string                                  // absolute, clean work-tree root
 	Baseline func(path string) ([]byte, bool, error) // blob at the baseline; ok=false when absent

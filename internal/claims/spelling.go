@@ -13,13 +13,8 @@ func matchSymbol(u *unit, d *decl, sym string) bool {
 	return matchTSSymbol(u, d, sym)
 }
 
-// matchGoSymbol accepts the Go spellings:
-//   - Name: a function or any method named Name (or a non-function named Name);
-//   - Type.Name, (*Type).Name, (Type).Name: a method of Type;
-//   - pkg.Name: a function (or top-level non-function) where pkg is the file's package name.
-//
-// When Type and pkg are both possible readings of X.Name, both kinds of declaration match and the
-// claim becomes ambiguous. Type parameters in a spelled receiver ((*List[T]).Push) are ignored.
+// matchGoSymbol accepts the Go spellings of §10.6. When Type and pkg are both possible readings of
+// X.Name both match, so the claim is ambiguous; type parameters in a spelled receiver are ignored.
 func matchGoSymbol(u *unit, d *decl, sym string) bool {
 	sym = strings.TrimSpace(sym)
 	if strings.HasPrefix(sym, "(") {
@@ -52,10 +47,8 @@ func stripTypeParams(t string) string {
 	return t
 }
 
-// matchTSSymbol accepts the tree-sitter spellings: Name (any declaration named Name), or
-// Qualifier<sep>Name with separator ".", "::" or "#", where the qualifier is the declaration's
-// container chain, a trailing part of it, or the module name followed by the container chain
-// ("pkg.mod.Class.method" style prefixes of the module path are not resolved).
+// matchTSSymbol accepts the tree-sitter spellings of §10.6: Name, or Qualifier<sep>Name. Prefixes
+// of the module path, as in "pkg.mod.Class.method", are not resolved.
 func matchTSSymbol(u *unit, d *decl, sym string) bool {
 	sym = strings.TrimSpace(sym)
 	sym = strings.ReplaceAll(sym, "::", ".")

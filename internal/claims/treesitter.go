@@ -14,10 +14,8 @@ import (
 	tstypescript "github.com/tree-sitter/tree-sitter-typescript/bindings/go"
 )
 
-// The tree-sitter backend (spec-and-lifecycle.md §10.6) uses the official binding
-// github.com/tree-sitter/go-tree-sitter and the official grammar modules, which are C and so are
-// compiled only with cgo. A build without cgo leaves these languages out of backends; a claim that
-// needs one of them ends Verify with a BackendUnavailableError (lifecycle-v2.md §8).
+// The tree-sitter backend uses the official binding and grammar modules, which are C and so are
+// compiled only with cgo (spec-and-lifecycle.md §10.6).
 func init() {
 	for l, g := range map[language]*ts.Language{
 		langPython: ts.NewLanguage(tspython.Language()), langJS: ts.NewLanguage(tsjavascript.Language()),
@@ -32,7 +30,7 @@ func init() {
 }
 
 // TreeSitter reports whether this build checks Python, JavaScript, TypeScript/TSX, Rust and Java
-// claims (true: built with cgo).
+// claims, which it does when built with cgo.
 const TreeSitter = true
 
 // maxTSDepth bounds the syntax-tree depth the walkers descend; deeper files fail to parse.
@@ -58,9 +56,8 @@ type tsCall struct {
 	line int
 }
 
-// tsFile is the tree-sitter backend's parse result: the names that imports bind in the file
-// (module aliases and imported names), and for Java the static imports and supertypes (java.go).
-// The syntax tree itself is not kept.
+// tsFile is the tree-sitter backend's parse result: the names that imports bind in the file,
+// and for Java the static imports and supertypes. The syntax tree is not kept.
 type tsFile struct {
 	imports map[string]bool
 	java    *javaFile
@@ -76,10 +73,9 @@ type tsWalker struct {
 	err     error
 }
 
-// parseTS parses src with a tree-sitter grammar. A tree with any ERROR or MISSING node fails the
-// parse. Declarations: function, method and constructor nodes (callables) with their enclosing
-// class, impl, trait, module or function chain; classes, structs, enums, traits, interfaces and
-// top-level variables as non-functions.
+// parseTS parses src with a tree-sitter grammar and lists its callables with their enclosing
+// chain, and its type declarations and top-level variables as non-functions. A tree with any
+// ERROR or MISSING node fails the parse.
 func parseTS(l language, g *ts.Language, file string, src []byte) (*unit, error) {
 	// The official binding frees nothing by itself: the parser and the tree are C memory
 	// released only by Close (leak_cgo_test.go). Nodes are values inside the tree.
@@ -114,8 +110,8 @@ func parseTS(l language, g *ts.Language, file string, src []byte) (*unit, error)
 	return w.u, nil
 }
 
-// tsModuleName is the module a file defines: its stem, or the directory name for package entry
-// files (__init__.py, index.js/ts, mod.rs, lib.rs, main.rs).
+// tsModuleName is the module a file defines: its stem, or the directory name for a package entry
+// file such as __init__.py, index.js or mod.rs.
 func tsModuleName(file string) string {
 	base := path.Base(file)
 	stem := strings.TrimSuffix(base, path.Ext(base))
@@ -144,8 +140,8 @@ func line(n *ts.Node) int { return int(n.StartPosition().Row) + 1 }
 // field is n's first child with the field name, or nil.
 func field(n *ts.Node, name string) *ts.Node { return n.ChildByFieldName(name) }
 
-// namedChildren lists n's named children in order. Indexing costs one cgo call per child, fewer
-// than walking a TreeCursor (three per child), and the C side's O(i) step is cheap.
+// namedChildren lists n's named children in order. Indexing costs one cgo call per child, a
+// third of what a TreeCursor costs.
 func namedChildren(n *ts.Node) []*ts.Node {
 	cnt := n.NamedChildCount()
 	out := make([]*ts.Node, 0, cnt)
@@ -514,11 +510,8 @@ func (w *tsWalker) call(n *ts.Node) (tsCall, bool) {
 	return tsCall{}, false
 }
 
-// findTSCall binds a call in fd's body to td (§10.6 step 5, tree-sitter languages):
-//   - a free function is called by its bare name (name), or as <imported module alias>.<name>
-//     (import; Rust: a path whose last segment is an imported or declared module, or to's module);
-//   - a method is any member call x.M(…), or a qualified Type::M(…) / Self::M(…) (method_name);
-//   - a member call x.send() never binds to a free function send unless x is an imported module.
+// findTSCall binds a call in fd's body to td by the tree-sitter rules of spec-and-lifecycle.md
+// §10.6 step 5.
 func findTSCall(_ *verifier, from *unit, fd *decl, to *unit, td *decl) (int, string, bool) {
 	calls, _ := fd.node.([]tsCall)
 	imports := from.impl.(*tsFile).imports
@@ -555,8 +548,8 @@ func findTSCall(_ *verifier, from *unit, fd *decl, to *unit, td *decl) (int, str
 	return 0, "", false
 }
 
-// withoutTypeArgs removes generic type arguments, nested ones included: "Map<K, List<V>>" ->
-// "Map", "a::Wrapper::<u8>" -> "a::Wrapper::" (Java and Rust type names).
+// withoutTypeArgs removes generic type arguments, nested ones included, from a Java or Rust type
+// name: "Map<K, List<V>>" -> "Map", "a::Wrapper::<u8>" -> "a::Wrapper::".
 func withoutTypeArgs(s string) string {
 	var b strings.Builder
 	depth := 0

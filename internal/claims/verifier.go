@@ -19,12 +19,9 @@ const (
 	declOther                    // a class, type, variable or constant (claim_kind_mismatch)
 )
 
-// decl is one declaration of a parsed file. Its identity is (container, name, overload): the Go
-// receiver base type ("" for a function), or the tree-sitter enclosing class/impl/module chain
-// joined by "."; overload is the Java parameter-type list ("(String,int[])") that tells overloads
-// apart, "" in the other languages. line is 1-based. The actual signature (whitespace-collapsed)
-// is rendered on first use by render, or set eagerly in sig with render nil. ctor marks a Java
-// constructor (its name is the class name).
+// decl is one declaration of a parsed file, identified by container, name and overload: the Go
+// receiver base type or the tree-sitter enclosing chain joined by ".", and the Java
+// parameter-type list. Its signature is rendered on first use by render, or set in sig.
 type decl struct {
 	container string
 	name      string
@@ -47,8 +44,8 @@ func (d *decl) signature() string {
 	return d.sig
 }
 
-// unit is one parsed file. module is the Go package name, or for the other languages the module
-// name derived from the path (file stem). impl is the backend's parse result.
+// unit is one parsed file. module is the Go package name or the module name derived from the
+// path; impl is the backend's parse result.
 type unit struct {
 	path   string
 	lang   language
@@ -57,9 +54,9 @@ type unit struct {
 	impl   any
 }
 
-// loaded is a cached load: a unit, or the failure reason, or absence at the baseline. raw keeps the
-// bytes of a current file that failed to parse, so a search can tell whether the file could hold a
-// claimed symbol (searchResult.hidden).
+// loaded is a cached load: a unit, the failure reason, or absence at the baseline. raw keeps the
+// bytes of a current file that failed to parse, so a search can tell whether it could hold a
+// claimed symbol.
 type loaded struct {
 	u      *unit
 	reason string
@@ -129,9 +126,8 @@ func (v *verifier) charge(n int) bool {
 	return !v.exhausted
 }
 
-// load reads and parses the current (baseline=false) or baseline version of a file in a supported
-// language. Results, failures included, are cached per path and version, so a file is read and
-// parsed at most once per Verify call.
+// load reads and parses the current or the baseline version of a file in a supported language.
+// Results and failures are cached per path and version, so a file is parsed at most once.
 func (v *verifier) load(p string, baseline bool) *loaded {
 	cache := v.current
 	if baseline {
@@ -211,8 +207,8 @@ func safeParse(parse parseFunc, p string, data []byte) (u *unit, err error) {
 	return parse(p, data)
 }
 
-// readRaw reads a small current file that is not parsed (go.mod). ok is false when it cannot be
-// read; the bytes count against the budget.
+// readRaw reads a small current file that is not parsed, such as go.mod. ok is false when it
+// cannot be read; the bytes count against the budget.
 func (v *verifier) readRaw(p string) ([]byte, bool) {
 	if r, ok := v.raw[p]; ok {
 		return r.data, r.ok
@@ -243,12 +239,9 @@ type match struct {
 	d *decl
 }
 
-// searchResult is the outcome of looking a symbol up in candidate files. problem is the first
-// failure reason among the candidates (in path order); it decides the outcome when no match was
-// found, because the symbol may then sit in the file that could not be read or parsed. hidden is
-// set when a candidate that failed to parse mentions the symbol's name, so it could hold another
-// match: a unique match is then not trustworthy (current_parse_failed), since the file might make
-// it ambiguous.
+// searchResult is the outcome of looking a symbol up in candidate files. problem, the first
+// failure among them, decides when nothing matched, since the symbol may sit in that file; hidden
+// says a file that failed to parse mentions the name, so a unique match is not trustworthy.
 type searchResult struct {
 	matches []match
 	problem string
@@ -256,9 +249,8 @@ type searchResult struct {
 }
 
 // decide turns a search result into the unresolved reason that decides the outcome, or "" when the
-// matches (none, one or several) decide it. explicit is set for a claim's own file field, whose
-// read or parse failure always decides; unchecked is the candidates' language reason
-// (language_unsupported, see candidates), which decides only when nothing matched.
+// matches decide it. A failure of the claim's own file always decides; unchecked, the candidates'
+// language reason, decides only when nothing matched.
 func (res searchResult) decide(explicit bool, unchecked string) string {
 	switch {
 	case explicit && res.problem != "":
@@ -273,9 +265,8 @@ func (res searchResult) decide(explicit bool, unchecked string) string {
 	return ""
 }
 
-// search looks sym up in the given files (all in supported languages), keeping declarations that
-// keep accepts. Files are visited in the given (sorted) order, so problem and hidden are
-// deterministic.
+// search looks sym up in the given sorted files, all in supported languages, keeping the
+// declarations keep accepts. The order makes problem and hidden deterministic.
 func (v *verifier) search(paths []string, sym string, keep func(*decl) bool) searchResult {
 	var res searchResult
 	name := []byte(symbolName(sym))
@@ -302,8 +293,8 @@ func (v *verifier) search(paths []string, sym string, keep func(*decl) bool) sea
 	return res
 }
 
-// mentions reports whether src holds name as a whole identifier (not inside a longer one), or name
-// is empty. It over-approximates "the file could declare name" for a file that failed to parse.
+// mentions reports whether src holds name as a whole identifier, or name is empty. It
+// over-approximates "the file could declare name" for a file that failed to parse.
 func mentions(src, name []byte) bool {
 	if len(name) == 0 {
 		return true
@@ -327,8 +318,8 @@ func identByte(b byte) bool {
 	return b == '_' || b == '$' || b >= 0x80 || (b >= '0' && b <= '9') || (b|0x20 >= 'a' && b|0x20 <= 'z')
 }
 
-// symbolName is the bare declaration name of a symbol spelling: the part after the last ".", ":"
-// or "#" ("(*T).Get" -> "Get", "mod::Type::new" -> "new").
+// symbolName is the bare declaration name of a symbol spelling, the part after the last ".", ":"
+// or "#": "(*T).Get" -> "Get".
 func symbolName(sym string) string {
 	sym = strings.TrimSpace(sym)
 	if i := strings.LastIndexAny(sym, ".:#"); i >= 0 {
@@ -337,11 +328,9 @@ func symbolName(sym string) string {
 	return strings.TrimSpace(sym)
 }
 
-// candidates splits paths into those of a supported language and reports, as an unresolved
-// reason, language_unsupported when, with anyLanguage, any is in another programming language of
-// otherSourceExts ("" otherwise). A candidate in a §10.6 language whose backend this build leaves
-// out is recorded as missing (noBackend): a build with the backend would search it, so no outcome
-// of this claim may stand.
+// candidates returns the paths of a supported language, and language_unsupported when, with
+// anyLanguage, any is in otherSourceExts. A candidate whose backend this build leaves out is
+// recorded as missing, because a build with the backend would search it.
 func (v *verifier) candidates(paths []string, anyLanguage bool) (supported []string, unchecked string) {
 	for _, p := range paths {
 		l, sup, listed, other := langOf(p)
@@ -358,9 +347,8 @@ func (v *verifier) candidates(paths []string, anyLanguage bool) (supported []str
 }
 
 // languageReason is the unresolved reason for a file this build has no backend for:
-// language_unsupported for a file of no §10.6 language; for a §10.6 language whose backend is not
-// compiled in, the file is recorded as missing (noBackend) and the reason is reasonNoBackend,
-// which Verify never lets stand.
+// language_unsupported, or reasonNoBackend for a §10.6 language, which is recorded as missing
+// and never stands.
 func (v *verifier) languageReason(p string) string {
 	if l, _, listed, _ := langOf(p); listed {
 		v.noBackend(l, p)
@@ -387,8 +375,8 @@ func (v *verifier) changedCandidates() []string {
 	return out
 }
 
-// inChanged reports whether p is a changed file of D that is not deleted (added, modified or
-// untracked): the only files whose current declarations this task can have added or changed.
+// inChanged reports whether p is a changed file of D that is not deleted: the only files whose
+// current declarations this task can have added or changed.
 func (v *verifier) inChanged(p string) bool {
 	switch v.status[p] {
 	case StatusAdded, StatusModified, StatusUntracked:
@@ -397,11 +385,9 @@ func (v *verifier) inChanged(p string) bool {
 	return false
 }
 
-// explicitFile checks a claim's file, from_file or to_file field: it returns the normalised path,
-// or the unresolved reason. A path that does not normalise, or that is not a readable regular file
-// (missing, a directory, a symlink), is current_file_unavailable whatever its extension; only a
-// readable file of a language without a backend in this build is a missing backend (a §10.6
-// language in a build without cgo: languageReason) or language_unsupported (any other file).
+// explicitFile checks a claim's file, from_file or to_file field and returns the normalised path
+// or the unresolved reason. A path that does not normalise or is not a readable regular file is
+// current_file_unavailable whatever its extension; only a readable one gets a language reason.
 func (v *verifier) explicitFile(raw string) (string, string) {
 	p, ok := claimPath(raw)
 	if !ok {
@@ -416,9 +402,8 @@ func (v *verifier) explicitFile(raw string) (string, string) {
 	return p, ""
 }
 
-// probe reports whether the current file p can be read (a regular file of at most MaxFileBytes):
-// "" when it can, otherwise the unresolved reason. A supported-language file is loaded (and
-// cached) instead of read raw. The bytes count against the budget.
+// probe returns "" when the current file p is a readable regular file of at most MaxFileBytes,
+// otherwise the unresolved reason. A supported-language file is loaded and cached instead.
 func (v *verifier) probe(p string) string {
 	if _, sup, _, _ := langOf(p); sup {
 		l := v.load(p, false)

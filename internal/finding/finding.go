@@ -20,19 +20,16 @@ const (
 	ClassWarning Class = "warning"
 )
 
-// Field is one kind-specific key/value pair of a finding (for example {"file", "a.go"} or
-// {"reason", "report_missing"}). Fields keep their insertion order so JSON output is stable.
+// Field is one kind-specific key/value pair of a finding, such as {"file", "a.go"}. Fields keep
+// their insertion order so JSON output is stable.
 type Field struct {
 	Key   string
 	Value any
 }
 
-// Finding is one violation or observation.
-//
-// Rule is the stable rule id (report rules such as "schema.type", or audit kinds such as
-// "unexpected_file"). File is repository-relative where possible. Line and Column are 1-based;
-// Column counts Unicode code points; both are 0 when there is no position. Pointer is an RFC 6901
-// JSON pointer into the checked document, "" for the root or for transport findings.
+// Finding is one violation or observation. Rule is the stable rule id or audit kind; Line and
+// Column are 1-based, the column in code points, and 0 without a position; Pointer is a JSON
+// pointer into the checked document.
 type Finding struct {
 	Rule    string
 	Class   Class

@@ -46,8 +46,7 @@ const (
 	KindGitMetadataChanged   = "git_metadata_changed"
 	// The git binary could be replaced by the executor (trust-model.md §6).
 	KindGitBinaryUserWritable = "git_binary_user_writable"
-	// As root: the git binary is not the system's own (outside its binary folders, or not
-	// owned by root).
+	// As root: the git binary is outside the system's binary folders or not owned by root.
 	KindGitBinaryNotSystem = "git_binary_not_system"
 	// The gate against a protected base (trust-model.md §5).
 	KindGateUnownedChange       = "gate.unowned_change"
@@ -69,13 +68,12 @@ const (
 // lifecycle, the renderers and (later) the SARIF rules and the executor brief need to know about
 // it. Every place that treats kinds differently reads this table instead of listing kinds.
 type Kind struct {
-	// ID is the stable rule id (the finding's Rule, the JSON "kind").
+	// ID is the stable rule id: the finding's Rule and the JSON "kind".
 	ID string
 	// Class is the class of every finding of this kind (§9.1).
 	Class Class
-	// Primary are the §9.3 primary (sort-key) fields of this kind in preference order: a
-	// finding sorts by the first of them it carries, by bytes ("" when it carries none). A
-	// kind outside the table uses PrimaryFallback.
+	// Primary are the §9.3 sort-key fields of this kind in preference order: a finding sorts by
+	// the bytes of the first it carries. A kind outside the table uses PrimaryFallback.
 	Primary []string
 	// Identity are the fields that, with the ID, identify a blocking condition for the
 	// three-cycle rule (§6 fingerprint lines). Nil: the kind alone.
@@ -138,8 +136,8 @@ var Kinds = []Kind{
 		Help: "A verification reported as pass whose output_excerpt shows its test runner's failure summary (pytest `1 failed`, `FAILED path::test` or a traceback; go `--- FAIL`; jest/vitest `Tests: 1 failed`; cargo `test result: FAILED`). Report result: fail with a defect, or fix the failure and report the passing run's output."},
 	{ID: KindVerificationFailed, Class: ClassError, Primary: pCmd, Identity: []string{"cmd"},
 		Help: "A declared command that mastermind ran itself failed (non-zero exit, timed out or killed); fix the failure, the output's last lines are in the message and the receipt."},
-	// The warning form (the report's exit code, test count or result differ from the receipt
-	// while the claim is not a false pass) carries its own class; the table holds the error form.
+	// The warning form, where the report differs from the receipt without a false pass,
+	// carries its own class; the table holds the error form.
 	{ID: KindVerificationClaimContradicted, Class: ClassError, Primary: pCmd, Identity: []string{"cmd", "index"}, ReportSide: true,
 		Help: "The report's verification row disagrees with mastermind's own run of the command (an error when the report claims a pass that failed, a warning for other differences); report what the run shows."},
 	{ID: KindVerificationWitnessContradicted, Class: ClassError, Primary: pCmd, Identity: []string{"cmd", "index"}, ReportSide: true,

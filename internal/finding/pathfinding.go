@@ -9,11 +9,9 @@ var pathMessages = map[string]string{
 	KindReportMissingChangedFile: "changed since the baseline but not listed in files_modified: ",
 }
 
-// PathFinding returns the finding of kind for one changed path: its class from the kinds table,
-// Fields set to file (which must be exactly one {"file", path} field; callers share one backing
-// array across findings of the same path), and an empty Message that Text derives from the kind's
-// template. A kind without a template gets its message built at once, so the result never lacks
-// one.
+// PathFinding returns the finding of kind for one changed path, whose one {"file", path} field
+// callers share across findings. Its Message is empty when Text can derive it from the kind's
+// template, and built at once otherwise.
 func PathFinding(kind string, file []Field) Finding {
 	f := Finding{Rule: kind, Class: KindClass(kind), Fields: file}
 	if _, ok := pathMessages[kind]; !ok {
@@ -41,11 +39,9 @@ func (f Finding) Expand() Finding {
 	return f
 }
 
-// PathRun is a sequence of per-path findings of one kind over Files, a slice of {"file", path}
-// fields in path order: one finding per element of Files, or with Index non-nil one per
-// Files[Index[i]] (indices ascending). It stores no finding, so a post-flight over 200,000
-// changed paths holds two runs over one shared slice of fields, with at most 4 bytes per finding
-// for a subset, instead of 400,000 findings (gitscope.md §8.1 scenario B).
+// PathRun is a sequence of per-path findings of one kind over Files, one per element or, with
+// Index, one per Files[Index[i]]. It stores no finding, so 200,000 changed paths cost one shared
+// slice of fields instead of a finding each.
 type PathRun struct {
 	Kind  string
 	Files []Field
@@ -60,7 +56,7 @@ func (r PathRun) Len() int {
 	return len(r.Files)
 }
 
-// At returns the run's i-th finding (0 <= i < Len): PathFinding(Kind, [its field]).
+// At returns the run's i-th finding, PathFinding(Kind, [its field]), for 0 <= i < Len.
 func (r PathRun) At(i int) Finding {
 	if r.Index != nil {
 		i = int(r.Index[i])
@@ -84,11 +80,9 @@ func CountRuns(runs []PathRun) (errors, warnings int) {
 	return errors, warnings
 }
 
-// Compact returns f in the form PathFinding builds, when f is such a finding written out in full
-// (a per-path finding decoded from audit.md): a kind with a message template, exactly one field
-// {"file", <string>}, no position, and a message equal to the template followed by that file. Its
-// Message is then emptied (Text derives it again), so that 200,000 decoded findings do not keep
-// 200,000 message strings. Any other finding is returned unchanged.
+// Compact returns f in the form PathFinding builds when f is such a finding written out in full,
+// so that 200,000 decoded findings do not keep 200,000 message strings. Any other finding is
+// returned unchanged.
 func Compact(f Finding) Finding {
 	t, ok := pathMessages[f.Rule]
 	if !ok || f.Message == "" || len(f.Fields) != 1 || f.Fields[0].Key != "file" ||

@@ -8,9 +8,9 @@ import (
 	"strings"
 )
 
-// Rel converts path (absolute or relative to the current directory) to a slash-separated path
-// relative to root. It returns a *PathError with ReasonOutsideRoot when the path escapes root.
-// root must be absolute and clean. No symlink is resolved.
+// Rel converts path, absolute or relative to the current directory, to a slash-separated path
+// relative to the absolute, clean root, resolving no symlink. A path that escapes root is a
+// *PathError with ReasonOutsideRoot.
 func Rel(root, path string) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -23,11 +23,9 @@ func Rel(root, path string) (string, error) {
 	return filepath.ToSlash(rel), nil
 }
 
-// CheckNoSymlink verifies that no component of rel below root is a symbolic link: each ancestor
-// directory is Lstat-ed and must be a directory, and the final component must not be a symlink.
-// rel is slash-separated and relative to root; "." and ".." components are refused with
-// ReasonOutsideRoot. A missing component is ReasonMissing. The final component may be any
-// non-symlink type; callers that need a regular file check it when they open it.
+// CheckNoSymlink verifies that no component of the slash-separated rel below root is a symbolic
+// link and every ancestor is a directory. "." and ".." are ReasonOutsideRoot; the final
+// component may be any other type, which callers that need a regular file check on open.
 func CheckNoSymlink(root, rel string) error {
 	if rel == "" || filepath.IsAbs(rel) {
 		return &PathError{Path: rel, Reason: ReasonOutsideRoot}
@@ -69,10 +67,9 @@ func ReadInRoot(root, rel string, limit int64) ([]byte, error) {
 	return ReadFile(filepath.Join(root, filepath.FromSlash(rel)), limit)
 }
 
-// RelReal is Rel, and when path is not inside root as written, Rel of the real paths: the real
-// path of root and the real path of path's deepest existing ancestor, joined with the rest (the
-// working directory may be reached through a symlink, for example /tmp on macOS). Symlinks
-// inside the repository part of path are not resolved; callers check them with CheckNoSymlink.
+// RelReal is Rel, and when path is not inside root as written, Rel of the real paths, since the
+// working directory may be reached through a symlink such as macOS's /tmp. Symlinks inside the
+// repository part of path are not resolved; callers check them with CheckNoSymlink.
 func RelReal(root, path string) (string, error) {
 	rel, err := Rel(root, path)
 	if err == nil {

@@ -18,15 +18,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Dir is an open directory handle through which every read, write, rename, stat and lock below
-// it happens (trust-model.md I4): each operation names one entry of the directory and is an
-// *at(2) call on the handle with O_NOFOLLOW, so a path component swapped for a symbolic link
-// after the directory was opened can neither redirect a write nor feed a read. The directory
-// itself may be renamed or replaced while it is open; Check detects that, and every write checks
-// it before and after, so a run fails instead of carrying on in a folder nobody sees.
-//
-// A Dir is not safe for concurrent use by several goroutines that also Close it; the other
-// methods may run concurrently.
+// Dir is an open directory handle through which every operation below it is an *at(2) call
+// with O_NOFOLLOW, so a component swapped for a symbolic link cannot redirect it (trust-model.md
+// I4). Every write checks before and after that the directory was not moved or replaced. Its
+// methods may run concurrently, but not with Close.
 type Dir struct {
 	f    *os.File
 	fd   int
@@ -37,8 +32,8 @@ type Dir struct {
 	temps TempNamer
 }
 
-// TempNamer names the temporary files of atomic writes so that their writer can recognise the
-// ones a killed run left behind (and nobody else can make a name it recognises).
+// TempNamer names the temporary files of atomic writes so that their writer, and nobody else,
+// can recognise the ones a killed run left behind.
 type TempNamer interface {
 	// TempName returns a new temporary name for an atomic write of the entry name.
 	TempName(name string) string
@@ -77,11 +72,9 @@ func (d *Dir) RemoveTemps() ([]string, error) {
 	return out, nil
 }
 
-// OpenDir opens the directory root/rel without following a symbolic link in any component of rel
-// (root itself is resolved normally: it is the caller's trusted starting point, such as the
-// repository root). rel is slash-separated; "" or "." opens root. A symlinked component is a
-// *PathError with ReasonSymlink (last component) or ReasonSymlinkedAncestor, a missing one
-// ReasonMissing, a non-directory ReasonNotRegular, and ".." ReasonOutsideRoot.
+// OpenDir opens the directory root/rel without following a symbolic link in any component of the
+// slash-separated rel; root, the caller's trusted starting point, is resolved normally and ""
+// opens it. A failure is a *PathError with a typed reason.
 func OpenDir(root, rel string) (*Dir, error) {
 	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -291,13 +284,9 @@ func (d *Dir) checkWritable(name string) (fs.FileInfo, error) {
 	return fi, nil
 }
 
-// WriteFileAtomic replaces the entry name with data atomically, as the package-level
-// WriteFileAtomic does, but entirely relative to the handle: the temporary file
-// ".<name><digits>" is created with openat(O_CREAT|O_EXCL|O_NOFOLLOW), written, fsynced, renamed
-// over name with renameat, and the directory is fsynced. A new file gets perm (less the umask); a
-// replaced file keeps its permissions. An existing symlink or non-regular file at name is refused.
-// Check runs before and after: a directory moved or replaced by a symbolic link is an error with
-// ReasonReplaced (the data went only into the directory this handle holds).
+// WriteFileAtomic replaces the entry name with data atomically as the package-level
+// WriteFileAtomic does, but entirely relative to the handle. A directory moved or replaced
+// meanwhile is ReasonReplaced.
 func (d *Dir) WriteFileAtomic(name string, data []byte, perm fs.FileMode) error {
 	return d.writeAtomic(name, bytes.NewReader(data), perm, false)
 }
@@ -307,8 +296,8 @@ func (d *Dir) WriteFileAtomicMode(name string, data []byte, perm fs.FileMode) er
 	return d.writeAtomic(name, bytes.NewReader(data), perm, true)
 }
 
-// WriteAtomicFrom is WriteFileAtomic with the content read from r (a large snapshot streamed
-// rather than held in memory). A read error from r leaves the previous file.
+// WriteAtomicFrom is WriteFileAtomic with the content streamed from r rather than held in
+// memory. A read error from r leaves the previous file.
 func (d *Dir) WriteAtomicFrom(name string, r io.Reader, perm fs.FileMode) error {
 	return d.writeAtomic(name, r, perm, false)
 }
@@ -325,10 +314,9 @@ func (d *Dir) writeAtomic(name string, r io.Reader, perm fs.FileMode, exact bool
 	return af.Commit()
 }
 
-// AtomicFile is a replacement of one directory entry being written: the content goes to a
-// temporary file beside it, which Commit renames over the entry and Abort removes, so a reader
-// sees the old or the new file, never a part (a large audit.md streamed rather than held in
-// memory). It is not safe for concurrent use.
+// AtomicFile is a streamed replacement of one directory entry: the content goes to a temporary
+// file beside it, which Commit renames over the entry and Abort removes, so a reader never sees
+// a part. It is not safe for concurrent use.
 type AtomicFile struct {
 	d         *Dir
 	name, tmp string
@@ -378,8 +366,7 @@ func (d *Dir) createAtomic(name string, perm fs.FileMode, exact bool) (*AtomicFi
 func (a *AtomicFile) Write(p []byte) (int, error) { return a.f.Write(p) }
 
 // CreateAtomicUnnamed is CreateAtomic for an entry whose name is known only once the content is
-// written (a copy stored under its hash): the temporary file is ".<prefix><digits>", created with
-// perm (less the umask), and CommitAs names the entry.
+// written, such as a copy stored under its hash; CommitAs names the entry.
 func (d *Dir) CreateAtomicUnnamed(prefix string, perm fs.FileMode) (*AtomicFile, error) {
 	if err := d.checkName(prefix); err != nil {
 		return nil, err
@@ -406,7 +393,7 @@ func (a *AtomicFile) Commit() error {
 }
 
 // CommitAs is Commit with the entry name given now; an existing symlink or non-regular file at
-// name is refused (and the temporary file removed).
+// name is refused and the temporary file removed.
 func (a *AtomicFile) CommitAs(name string) error {
 	if a.done {
 		return errors.New("fsx: atomic file already committed or aborted")
@@ -473,8 +460,8 @@ func (d *Dir) createTemp(name string, mode fs.FileMode) (string, *os.File, error
 	return "", nil, &os.PathError{Op: "tempfile", Path: d.join(name), Err: os.ErrExist}
 }
 
-// Remove deletes the entry name (a file, or an empty directory when dir is true). A missing
-// entry is not an error.
+// Remove deletes the file name, or the empty directory name when dir is true. A missing entry is
+// not an error.
 func (d *Dir) Remove(name string, dir bool) error {
 	if err := d.checkName(name); err != nil {
 		return err
@@ -514,12 +501,9 @@ func (d *Dir) Names() ([]string, error) {
 	return f.Readdirnames(-1)
 }
 
-// TryLock takes the exclusive lock on the entry name without waiting (flock(2) LOCK_EX|LOCK_NB,
-// the same lock gofrs/flock takes, so it excludes TryLock(path) on the same file). The lock file
-// is created (0600 less the umask: only the controller store keeps lock files) when missing and
-// opened read-only (as gofrs/flock does, so a read-only file system still locks) with
-// O_NOFOLLOW|O_NONBLOCK; a symlink, FIFO or other non-regular file there is refused. A busy lock
-// wraps ErrLockBusy.
+// TryLock takes without waiting the same exclusive flock(2) lock on the entry name that
+// gofrs/flock takes, creating the file 0600 when missing and opening it read-only so that a
+// read-only file system still locks. A non-regular file is refused; a busy lock wraps ErrLockBusy.
 func (d *Dir) TryLock(name string) (*Lock, error) {
 	if err := d.checkName(name); err != nil {
 		return nil, err

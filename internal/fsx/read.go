@@ -9,14 +9,10 @@ import (
 	"syscall"
 )
 
-// ReadFile reads the regular file at path without following a symlink at the last component and
-// without blocking on a FIFO (O_NOFOLLOW|O_NONBLOCK), as executor-report-v1.md §1.1 checks 3–5
-// require. It reads at most limit+1 bytes: more than limit bytes is a *PathError with
-// ReasonTooLarge whose Size is limit+1. The size and modification time from fstat must be the same
-// before and after the read (ReasonUnstable).
-//
-// A missing file is ReasonMissing; a symlink is ReasonSymlink; a FIFO, socket, device or directory
-// is ReasonNotRegular. Any other failure is returned wrapped as an operational error.
+// ReadFile reads the regular file at path without following a symlink at the last component or
+// blocking on a FIFO, as executor-report-v1.md §1.1 checks 3–5 require. More than limit bytes,
+// a file that changes during the read and a file that is not regular are *PathErrors with a
+// typed reason; any other failure is wrapped as an operational error.
 func ReadFile(path string, limit int64) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
@@ -26,9 +22,9 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	return readOpen(f, path, limit)
 }
 
-// ReadFollow is ReadFile for a file that may be reached through symbolic links (as git reaches
-// its configuration, ignore and attribute files): links are followed, every other rule holds.
-// A missing file is ReasonMissing, for which errors.Is(err, fs.ErrNotExist) also holds.
+// ReadFollow is ReadFile for a file that may be reached through symbolic links, as git reaches
+// its configuration: links are followed and every other rule holds. A missing file is
+// ReasonMissing, which is also fs.ErrNotExist.
 func ReadFollow(path string, limit int64) ([]byte, error) {
 	f, err := OpenFollow(path)
 	if err != nil {
@@ -38,10 +34,9 @@ func ReadFollow(path string, limit int64) ([]byte, error) {
 	return readOpen(f, path, limit)
 }
 
-// OpenFollow opens path for reading without blocking on a FIFO (O_NONBLOCK), following
-// symbolic links, and returns it only if it is a regular file: a FIFO, socket, device or
-// directory is ReasonNotRegular (a FIFO would block every later read), a missing file
-// ReasonMissing (errors.Is(err, fs.ErrNotExist) holds).
+// OpenFollow opens path for reading without blocking on a FIFO, following symbolic links, and
+// returns it only if it is a regular file; anything else is ReasonNotRegular, and a missing
+// file ReasonMissing.
 func OpenFollow(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
@@ -129,7 +124,7 @@ func describeMode(m fs.FileMode) string {
 }
 
 // readSized is io.ReadAll with the buffer sized for the expected n bytes up front, so that a
-// large file (an 89 MB audit.md at 100,000 paths) is not copied through doubling buffers.
+// large audit.md is not copied through doubling buffers.
 func readSized(r io.Reader, n int64) ([]byte, error) {
 	b := make([]byte, 0, max(n, 512))
 	for {
@@ -161,9 +156,8 @@ type StableFile struct {
 	err    error
 }
 
-// OpenStable opens the regular file name relative to the handle as OpenFile does (no symlink,
-// no FIFO) for a bounded, stable read by streaming (StableFile), for a file too large to read
-// into memory whole (a large audit.md).
+// OpenStable opens the regular file name relative to the handle as OpenFile does, for a bounded,
+// stable streaming read of a file too large to hold in memory.
 func (d *Dir) OpenStable(name string, limit int64) (*StableFile, error) {
 	f, err := d.OpenFile(name)
 	if err != nil {

@@ -30,13 +30,9 @@ func CheckWritable(path string) error {
 }
 
 // WriteFileAtomic replaces path with data atomically (spec-and-lifecycle.md §12.2): a temporary
-// file in the SAME directory is written, fsynced and renamed over path (renameio), and then the
-// directory is fsynced, so the rename itself survives a crash (renameio does not sync the
-// directory). An error from that last sync is returned although path already holds data. An
-// interruption leaves either the old or the new complete file (and at worst a stray temporary
-// ".<name><digits>" file beside it, never elsewhere). A new file gets perm (less the
-// umask); a replaced file keeps its permissions. An existing symlink or non-regular file at path
-// is refused (CheckWritable).
+// file in the same directory is written, fsynced and renamed over path, and the directory is
+// fsynced, so an interruption leaves the old or the new complete file. An error from that last
+// sync is returned although path already holds data; a symlink or non-regular file is refused.
 func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	if err := CheckWritable(path); err != nil {
 		return err
@@ -49,8 +45,7 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 }
 
 // WriteFileAtomicMode is WriteFileAtomic with the file's mode set to exactly perm, whether the
-// file is new or replaced (for example 0755 for a git hook). The directory is fsynced after the
-// rename, as in WriteFileAtomic.
+// file is new or replaced, as a git hook needs.
 func WriteFileAtomicMode(path string, data []byte, perm fs.FileMode) error {
 	if err := CheckWritable(path); err != nil {
 		return err
@@ -70,10 +65,9 @@ func WriteFileAtomicMode(path string, data []byte, perm fs.FileMode) error {
 	return syncDir(dir)
 }
 
-// syncDir fsyncs the directory dir: a rename is durable only once its directory is synced
-// (rename(2), fsync(2)). A file system that cannot sync a directory (EINVAL, or an unsupported
-// operation) is not an error, since nothing more can be done there. It is a variable so fault
-// tests can make it fail.
+// syncDir fsyncs the directory dir, since a rename is durable only once its directory is synced.
+// A file system that cannot sync a directory is not an error. It is a variable so fault tests can
+// make it fail.
 var syncDir = func(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {

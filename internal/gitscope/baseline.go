@@ -108,8 +108,8 @@ func (r *Repo) validateCLI(ctx context.Context, oid string) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		// --verify --quiet exits 1 silently when the object is missing; anything else (a fatal
-		// configuration or repository error, exit 128) is git failing, not a lost baseline.
+		// --verify --quiet exits 1 silently when the object is missing; anything else, such as a
+		// fatal configuration error with exit 128, is git failing, not a lost baseline.
 		var gf *ErrGitFailed
 		if errors.As(err, &gf) && strings.Contains(gf.Stderr, "hash mismatch") {
 			// git hashes the commit it peels: its object file holds another object.
@@ -141,11 +141,9 @@ func checkRevision(rev string) error {
 	return nil
 }
 
-// ResolveRevision resolves a user-given REV (a ref, a SHA, HEAD~2, ...) to the full OID of the
-// commit it names. REV must be non-empty, at most 1024 bytes, NUL-free and must not start with
-// '-' (ErrInvalidRevision). The git CLI resolves it after --end-of-options; go-git does when no
-// usable git exists. A REV naming no commit is ErrRevisionNotFound. EmptyTreeOID resolves to
-// itself.
+// ResolveRevision resolves a user-given REV such as a ref, a SHA or HEAD~2 to the full OID of the
+// commit it names, after checking the form rules of gitscope.md §4.3. A REV naming no commit is
+// ErrRevisionNotFound; EmptyTreeOID resolves to itself.
 func (r *Repo) ResolveRevision(ctx context.Context, rev string) (string, error) {
 	if err := checkRevision(rev); err != nil {
 		return "", err
@@ -205,10 +203,8 @@ func peelToCommit(gg *git.Repository, h plumbing.Hash) (*object.Commit, error) {
 	return nil, ErrCommitNotFound
 }
 
-// ResolveCommit resolves a commit SHA prefix (4–40 hex digits) to the full OID and the subject
-// line (first line of the message). Errors: ErrCommitNotFound, *AmbiguousError (errors.Is
-// ErrAmbiguous). With a usable git it uses `git rev-parse --verify --end-of-options
-// <p>^{commit}` and `git log -1 --format=%s`; without, go-git searches the object database.
+// ResolveCommit resolves a commit SHA prefix of 4–40 hex digits to the full OID and the subject
+// line. Errors are ErrCommitNotFound and *AmbiguousError.
 func (r *Repo) ResolveCommit(ctx context.Context, prefix string) (oid, subject string, err error) {
 	if err := checkRevision(prefix); err != nil {
 		return "", "", ErrCommitNotFound
@@ -351,9 +347,8 @@ func (r *Repo) BaselineEntries(ctx context.Context, baseline string, paths []str
 		return out, nil
 	}
 	if r.gitUsable() {
-		// One git process reads the pack index through mmap; go-git's first object read decodes
-		// the whole index first (about 35 ms of CPU at 100,000 objects, competing with the
-		// changed set's git commands for the cores).
+		// One git process reads the pack index through mmap, while go-git's first object read
+		// decodes the whole index, about 35 ms of CPU at 100,000 objects.
 		return out, r.lsTreeEntries(ctx, baseline, paths, out)
 	}
 	gg, release, gerr := r.goGit()
@@ -383,10 +378,8 @@ func (r *Repo) BaselineEntries(ctx context.Context, baseline string, paths []str
 }
 
 // treeWalker looks paths up in one baseline tree, reading each directory's tree object once.
-// Unlike go-git's Tree.FindEntry and Tree.Tree, it never reports an unreadable tree object as an
-// absent path: a missing or corrupt object is an error (an executor that deletes a baseline
-// subtree object, or moves objects behind objects/info/alternates, must not make a baseline
-// file look absent).
+// Unlike go-git's Tree.FindEntry, it reports a missing or corrupt tree object as an error, so an
+// executor that deletes one cannot make a baseline file look absent.
 type treeWalker struct {
 	gg   *git.Repository
 	dirs map[string]*object.Tree // "" is the root
@@ -396,9 +389,8 @@ func newTreeWalker(gg *git.Repository, root *object.Tree) *treeWalker {
 	return &treeWalker{gg: gg, dirs: map[string]*object.Tree{"": root}}
 }
 
-// entry returns the tree entry at repository-relative path p ('/'-separated), nil when the
-// baseline has no such path (a missing component, or one that is not a directory), or an error
-// when a tree object on the way cannot be read.
+// entry returns the tree entry at the repository-relative path p, nil when the baseline has no
+// such path, or an error when a tree object on the way cannot be read.
 func (w *treeWalker) entry(p string) (*object.TreeEntry, error) {
 	dir, base := path.Split(p)
 	t, err := w.tree(strings.TrimSuffix(dir, "/"))
@@ -449,11 +441,9 @@ func findTreeEntry(t *object.Tree, name string) *object.TreeEntry {
 	return nil
 }
 
-// lsTreeEntries is BaselineEntries through `git ls-tree -z -t --full-tree <oid> -- <paths>`, in
-// chunks of lsTreeChunk paths (literal pathspecs: globalArgs carries --literal-pathspecs; -t
-// lists a directory that is asked for even when another path makes git descend into it). A
-// path the baseline does not have is simply not listed; a tree object git cannot read fails the
-// command, which is an error, never an absent path.
+// lsTreeEntries is BaselineEntries through `git ls-tree -z -t --full-tree <oid> -- <paths>` in
+// chunks of lsTreeChunk literal paths. A path the baseline does not have is not listed, and a
+// tree object git cannot read fails the command, never an absent path.
 func (r *Repo) lsTreeEntries(ctx context.Context, baseline string, paths []string, out map[string]EntryType) error {
 	var want []string
 	for _, p := range paths {
@@ -490,8 +480,8 @@ func (r *Repo) lsTreeEntries(ctx context.Context, baseline string, paths []strin
 	return nil
 }
 
-// lsTreeChunk bounds the paths of one ls-tree command line (far below ARG_MAX for any path
-// length git allows).
+// lsTreeChunk bounds the paths of one ls-tree command line, far below ARG_MAX for any path
+// length git allows.
 const lsTreeChunk = 1000
 
 // BaselineBlob returns the bytes of path in the baseline tree. ok is false when the path is

@@ -16,8 +16,8 @@ import (
 	"time"
 )
 
-// maxObjectBytes bounds one blob the audit reads; maxTreeBytes one tree or commit (a tree of
-// a million entries in one directory is about 40 MiB; parsed, each entry costs about 100 bytes).
+// maxObjectBytes bounds one blob the audit reads, and maxTreeBytes one tree or commit: a tree of
+// a million entries in one directory is about 40 MiB.
 const (
 	maxObjectBytes = maxBlobBytes
 	maxTreeBytes   = 64 << 20
@@ -31,17 +31,13 @@ func limitFor(typ string) int64 {
 	return maxTreeBytes
 }
 
-// errObjectMissing: the object store has no object of that id (never fetched in a partial
-// clone, or deleted). It is an error of its own, not ErrObjectStoreModified: nothing read was
-// forged.
+// errObjectMissing: the object store has no object of that id, as in a partial clone. It is not
+// ErrObjectStoreModified, because nothing read was forged.
 var errObjectMissing = errors.New("is not in the object store")
 
-// catFile is one long-lived `git cat-file --batch` process, pinned like every other git command
-// (gitscope.md §4.2), that hashes each object as it reads it: an object whose content does not
-// hash to its id is ErrObjectStoreModified naming it (trust-model.md §4.5). env is added to the
-// hardened environment (GIT_OBJECT_DIRECTORY for a one-pack reader, objectVerifier). The
-// process starts on the first read and again after a failure; each read honours its own
-// context (a cancelled one kills the process). Safe for concurrent use: reads are serialized.
+// catFile is one long-lived, pinned `git cat-file --batch` process that hashes each object as it
+// reads it, so a forged object is ErrObjectStoreModified (trust-model.md §4.5). It starts on the
+// first read and after a failure, and reads are serialized.
 type catFile struct {
 	r     *Repo
 	env   []string
@@ -120,9 +116,8 @@ func (c *catFile) close() {
 }
 
 // read returns the type and content of oid, verified by hashing. A missing object wraps
-// errObjectMissing; an object over limit bytes is an error (its bytes are still hashed, so
-// that a forged one is reported as such). A negative limit hashes the object and returns its
-// type alone.
+// errObjectMissing, and an object over limit bytes is an error after it is hashed, so that a
+// forged one is reported as such. A negative limit returns the type alone.
 func (c *catFile) read(ctx context.Context, oid string, limit int64) (string, []byte, error) {
 	if !IsFullOID(oid) {
 		return "", nil, fmt.Errorf("object id %q is not a full 40-hex object id", oid)
@@ -171,8 +166,8 @@ type objectError struct {
 func (e *objectError) Error() string { return e.err.Error() }
 func (e *objectError) Unwrap() error { return e.err }
 
-// failure turns git's complaint about oid into an error naming it: a corrupt object (one that
-// cannot be inflated or does not match its pack entry) is ErrObjectStoreModified.
+// failure turns git's complaint about oid into an error naming it; an object that cannot be
+// inflated or does not match its pack entry is ErrObjectStoreModified.
 func (c *catFile) failure(oid, stderr string) error {
 	line := firstLine(stderr)
 	for _, w := range []string{"corrupt", "inflate", "unable to unpack", "bad object", "packed object", "delta"} {

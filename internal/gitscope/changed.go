@@ -26,14 +26,10 @@ var lsOthersArgs = slices.Concat(globalArgs, untrackedGuardArgs, []string{
 	"ls-files", "-z", "--others", "--exclude-standard", "--full-name", "--",
 })
 
-// ChangedSet computes C for baseline (a full 40-hex commit OID, or EmptyTreeOID) — gitscope.md §1.
-//
-// With git >= 2.24 on PATH it runs the §4.1 recipe: diff and ls-files concurrently with the
-// baseline validation and `git version`; a failed validation discards both results
-// (ErrBaselineUnavailable). Errors: *ErrGitFailed (non-zero exit, timeout, unexpected output
-// shape, more than 256 MiB of path bytes), *ErrDubiousOwnership, ErrBaselineUnavailable.
-// Without a usable git it returns the degraded §6 result (Source "go-git", Degraded true), or an
-// error naming the layout when go-git cannot open the repository. Never partial, never truncated.
+// ChangedSet computes C of gitscope.md §1 for baseline, a full commit OID or EmptyTreeOID, with
+// the §4.1 recipe, or without a usable git the degraded §6 result. It is never partial: an
+// error is *ErrGitFailed, *ErrDubiousOwnership, ErrBaselineUnavailable or a layout go-git cannot
+// open.
 func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, error) {
 	if !IsFullOID(baseline) {
 		return nil, fmt.Errorf("baseline %q is not a full 40-hex object id: %w", baseline, ErrBaselineUnavailable)
@@ -49,7 +45,7 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 		return nil, err
 	}
 	// The filter drivers to disable are read while the index is copied; the diff and the
-	// listing wait for them (the listing for the FIFO check of core.excludesFile).
+	// listing wait for them.
 	fg := r.startFilterGuard(ctx)
 	var (
 		wg                     sync.WaitGroup
@@ -183,8 +179,8 @@ func (a *arena) copy(b []byte) []byte {
 	return a.buf[start:len(a.buf):len(a.buf)]
 }
 
-// parseDiff reads `diff --name-status -z` output: <letter>\0<path>\0 pairs. A status other than
-// one of A D M T U X (a score, an empty status), an empty path or a missing NUL is a shape error.
+// parseDiff reads `diff --name-status -z` output of <letter>\0<path>\0 pairs. A status other than
+// A D M T U X, an empty path or a missing NUL is a shape error.
 func parseDiff(nr *nulReader) ([]Entry, error) {
 	var out []Entry
 	var a arena
@@ -221,8 +217,8 @@ func parseDiff(nr *nulReader) ([]Entry, error) {
 	}
 }
 
-// parseOthers reads `ls-files -z --others` output: <path>\0 entries, where a trailing '/' marks a
-// nested repository (recorded without the slash, NestedRepository set).
+// parseOthers reads `ls-files -z --others` output of <path>\0 entries; a trailing '/' marks a
+// nested repository, recorded without the slash.
 func parseOthers(nr *nulReader) ([]Entry, error) {
 	var out []Entry
 	var a arena
@@ -275,8 +271,8 @@ func mergeEntries(diff, others []Entry) []Entry {
 	return slices.Clip(out)
 }
 
-// IsFullOID reports whether s is a full SHA-1 object id: exactly 40 lowercase hex digits (the
-// only form a baseline is stored and passed to git in, gitscope.md §4.2).
+// IsFullOID reports whether s is a full SHA-1 object id of 40 lowercase hex digits, the only form
+// in which a baseline is stored and passed to git.
 func IsFullOID(s string) bool { return len(s) == 40 && isHex(s) }
 
 // truncateForMessage shortens b to 40 bytes for an error message.
@@ -287,11 +283,9 @@ func truncateForMessage(b []byte) string {
 	return string(b)
 }
 
-// checkLegacyInputs refuses at once, before git starts, a FIFO, socket or device where the
-// plain recipe's git reads besides the files Discover and Open check: info/attributes,
-// info/grafts, info/sparse-checkout, .gitmodules, and the configuration files with their
-// includes. (A FIFO at a work-tree .gitignore or .gitattributes is not found here; only a
-// snapshot run, which never reads them, is immune; the run's deadline bounds the plain one.)
+// checkLegacyInputs refuses, before git starts, a FIFO, socket or device where the plain
+// recipe's git reads besides the files Discover and Open check. A FIFO at a work-tree
+// .gitignore or .gitattributes is not found here; the run's deadline bounds that wait.
 func (r *Repo) checkLegacyInputs() error {
 	gitDir, commonDir, ok := gitDirOf(r.root)
 	if !ok {

@@ -22,16 +22,13 @@ import (
 
 // The committed-content plumbing of the gate against a protected base (trust-model.md §5): the
 // merge base, ancestry, a diff between two commits and a commit's tree written out. None of it
-// reads the index or the work tree, so nothing an executor leaves there after the last commit
-// can reach it. Every command carries globalArgs and the repository pins (pinArgs:
-// core.useReplaceRefs=false besides GIT_NO_REPLACE_OBJECTS, which repository configuration
-// overrides in git 2.39), so a replace ref cannot substitute a commit or a tree.
+// reads the index or the work tree, and the pins keep a replace ref from substituting an object.
 
 // ErrNoMergeBase: the two commits of MergeBase share no history.
 var ErrNoMergeBase = errors.New("the commits share no history (no merge base)")
 
 // ErrGraftsPresent: the repository has a .git/info/grafts file, which rewrites ancestry for
-// merge-base; MergeBase refuses to answer then (the gate against a base asks it first).
+// merge-base, so MergeBase refuses to answer.
 var ErrGraftsPresent = errors.New("the repository has .git/info/grafts, which rewrites commit ancestry; remove it")
 
 // checkGrafts refuses a repository with an info/grafts file in its common git directory.
@@ -71,11 +68,9 @@ func (r *Repo) MergeBase(ctx context.Context, a, b string) (string, error) {
 	return oid, nil
 }
 
-// DiffCommits returns the paths that differ between the trees of the commits from and to (full
-// OIDs; from may be EmptyTreeOID), as a ChangedSet with statuses added, modified and deleted
-// (no renames, submodule gitlinks compared by commit): `git diff-tree -r -z --no-renames
-// --name-status from to`. Only objects are read, never the index or the work tree, so no
-// filter, textconv or external diff can run.
+// DiffCommits returns the paths that differ between the trees of the commits from and to as a
+// ChangedSet without renames; from may be EmptyTreeOID. Only objects are read, so no filter,
+// textconv or external diff can run.
 func (r *Repo) DiffCommits(ctx context.Context, from, to string) (*ChangedSet, error) {
 	if !IsFullOID(from) || !IsFullOID(to) {
 		return nil, ErrBaselineUnavailable
@@ -105,8 +100,8 @@ func (r *Repo) DiffCommits(ctx context.Context, from, to string) (*ChangedSet, e
 const maxMaterializeBytes = 4 << 30
 
 // MaterializeError is a commit tree Materialize refuses to write: an entry whose name could
-// leave the directory or alias another entry ("", ".", "..", ".git" in any case, a name holding
-// '/', '\\' or NUL), or a tree too deep or too large.
+// leave the directory or alias another entry, such as ".." or ".GIT", or a tree too deep or too
+// large.
 type MaterializeError struct {
 	Commit string
 	Path   string
@@ -117,17 +112,9 @@ func (e *MaterializeError) Error() string {
 	return fmt.Sprintf("commit %s: tree entry %q %s", e.Commit, e.Path, e.Reason)
 }
 
-// Materialize writes the tree of commit (a full OID) into dir, which must be an existing empty
-// directory, and returns the repository-relative paths of its files (blobs, symlinks and
-// gitlinks), sorted. Blobs are written byte for byte from the object database (no filter,
-// eol or ident conversion: the committed content); executable blobs get mode 0755, others
-// 0644; symbolic links are created as symbolic links after every regular file, so no write
-// ever passes through one; a gitlink is an empty directory. Entries are checked by name
-// (*MaterializeError) before anything is written below them.
-//
-// With a usable git, one `git ls-tree -r -z --full-tree` lists the tree and one `git cat-file
-// --batch` streams every blob (about 0.7 s for the 100,000 files of the benchmark fixture);
-// without one, go-git reads the tree.
+// Materialize writes the committed content of commit into the existing empty directory dir and
+// returns the sorted repository-relative paths of its files, by the rules of gitscope.md §4.8.
+// Entries are checked by name before anything is written below them.
 func (r *Repo) Materialize(ctx context.Context, commit, dir string) ([]string, error) {
 	if !IsFullOID(commit) {
 		return nil, ErrBaselineUnavailable
@@ -213,8 +200,8 @@ func (r *Repo) materializeCLI(ctx context.Context, commit, dir string) ([]string
 	}()
 	var links []treeFile
 	var written int64
-	// File creation, not git, is the cost (cat-file streams 100,000 blobs in under a second):
-	// small blobs are handed to writers running in parallel; a large one is streamed in place.
+	// File creation, not git, is the cost, so small blobs are handed to writers running in
+	// parallel; a large one is streamed in place.
 	jobs := make(chan writeJob, 256)
 	errs := make(chan error, materializeWriters)
 	for range materializeWriters {
@@ -324,7 +311,7 @@ func (r *Repo) checkCommit(ctx context.Context, oid string) error {
 }
 
 // mkdirsIn creates the directories parts below dir, one component at a time; an existing
-// component must be a directory, never a link (none exists while files are written).
+// component must be a directory, never a link.
 func mkdirsIn(dir string, parts []string) error {
 	p := dir
 	for _, c := range parts {
@@ -341,7 +328,7 @@ func mkdirsIn(dir string, parts []string) error {
 	return nil
 }
 
-// writeFrom creates abs (O_EXCL: a duplicate entry is refused) and copies rd into it.
+// writeFrom creates abs with O_EXCL, refusing a duplicate entry, and copies rd into it.
 func writeFrom(rd io.Reader, abs string, mode os.FileMode) error {
 	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
@@ -486,21 +473,15 @@ func writeBlob(blob *object.Blob, abs string, mode os.FileMode) error {
 	return writeFrom(rd, abs, mode)
 }
 
-// lsIgnoredArgs list the ignored files and directories of the work tree (one entry per ignored
-// directory).
+// lsIgnoredArgs list the ignored files and directories of the work tree, one entry per ignored
+// directory.
 var lsIgnoredArgs = slices.Concat(globalArgs, untrackedGuardArgs, []string{
 	"ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--full-name", "--",
 })
 
-// WorktreeIs reports whether the work tree holds exactly the tree of commit (a full OID): HEAD
-// is commit, the hardened changed set against it (ChangedSet: a private index copy, the pins, the
-// filter guard) is empty — no modified, deleted, added or untracked path — and no ignored file or
-// directory exists either, and no index entry is assume-unchanged or skip-worktree (which would
-// hide an edit from the changed set). Then reading the work tree is reading the commit, and the
-// gate against a base can audit in place instead of writing the tree out (a fresh CI checkout).
-// Any doubt is false: a degraded changed set, an unborn HEAD. The index tags, the changed set
-// and the ignored listing run concurrently; the first difference found is false at once (the
-// other checks are cancelled and their errors dropped), otherwise any check's error is returned.
+// WorktreeIs reports whether the work tree holds exactly the tree of commit, so that the gate
+// against a base can audit in place instead of writing the tree out. The conditions are in
+// gitscope.md §4.8; any doubt is false, and the first difference found cancels the other checks.
 func (r *Repo) WorktreeIs(ctx context.Context, commit string) (bool, error) {
 	if !IsFullOID(commit) || !r.gitUsable() {
 		return false, nil
@@ -546,10 +527,9 @@ func (r *Repo) WorktreeIs(ctx context.Context, commit string) (bool, error) {
 // errWorktreeDiffers stops WorktreeIs's other checks once one has found a difference.
 var errWorktreeDiffers = errors.New("the work tree differs from the commit")
 
-// indexHidesEntries reports whether any index entry is marked assume-unchanged (a lowercase tag)
-// or skip-worktree ('S'): git trusts such an entry without looking at the file, so an edit to it
-// is invisible to the changed set (until the controller store's index snapshot, trust-model.md
-// §4, replaces the live index).
+// indexHidesEntries reports whether any index entry is marked assume-unchanged or skip-worktree:
+// git trusts such an entry without looking at the file, so the live index's changed set would
+// not see an edit to it.
 func (r *Repo) indexHidesEntries(ctx context.Context) (bool, error) {
 	return r.indexHasTag(ctx, func(tag byte) bool { return tag == 'S' || tag >= 'a' && tag <= 'z' })
 }

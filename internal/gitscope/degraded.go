@@ -30,9 +30,9 @@ type leaf struct {
 	hash plumbing.Hash
 }
 
-// degradedChangedSet is the §6 fallback: the go-git index compared with the working tree (stat
-// data, rehash on mismatch or racy timestamps), the baseline tree flattened, and the
-// ignore-aware untracked walk; merged by the §1 rules and marked Degraded with reason.
+// degradedChangedSet is the §6 fallback: the go-git index compared with the working tree, the
+// baseline tree flattened and the ignore-aware untracked walk, merged by the §1 rules and marked
+// Degraded with reason.
 func (r *Repo) degradedChangedSet(ctx context.Context, baseline, reason string) (*ChangedSet, error) {
 	gg, release, err := r.goGit()
 	defer release()
@@ -81,9 +81,9 @@ func (r *Repo) degradedChangedSet(ctx context.Context, baseline, reason string) 
 	return &ChangedSet{Source: SourceGoGit, Degraded: true, DegradedReason: reason, Entries: entries, ToolCaches: caches, SelfIgnoring: hiding}, nil
 }
 
-// degradedCompare is §6 steps 3–6 for a decoded index: stage-0 entries against the work tree
-// (4 workers), the baseline leaves, and the untracked walk — under the live ignore rules when
-// patterns is nil, otherwise under patterns alone (the pre-flight rules of a snapshot run).
+// degradedCompare is §6 steps 3–6 for a decoded index: stage-0 entries against the work tree,
+// the baseline leaves and the untracked walk, under the live ignore rules when patterns is nil
+// and otherwise under patterns alone.
 func (r *Repo) degradedCompare(ctx context.Context, base map[string]leaf, idx *index.Index, fileMode bool, indexMtime time.Time, patterns []gitignore.Pattern) ([]Entry, error) {
 	// Stage-0 entries against the working tree, 4 workers.
 	stage0 := make([]*index.Entry, 0, len(idx.Entries))
@@ -91,7 +91,7 @@ func (r *Repo) degradedCompare(ctx context.Context, base map[string]leaf, idx *i
 	conflicted := map[string]bool{}
 	for _, e := range idx.Entries {
 		inIndex[e.Name] = e.Mode == filemode.Submodule
-		if e.Stage == 0 { // stage 0 (go-git's index.Merged constant is 1, not the merged stage)
+		if e.Stage == 0 { // go-git's index.Merged constant is 1, not the merged stage
 			stage0 = append(stage0, e)
 		} else {
 			conflicted[e.Name] = true
@@ -284,14 +284,14 @@ func (r *Repo) worktreeState(e *index.Entry, fileMode bool, indexMtime time.Time
 }
 
 // walkUntracked is §6 step 6: every non-ignored file not in the index, found by walking the work
-// tree in sorted order, never descending into .git, ignored directories or nested repositories
-// (emitted as one NestedRepository entry).
+// tree in sorted order without descending into .git, ignored directories or nested
+// repositories, each of which is one entry.
 func walkUntracked(ctx context.Context, root string, inIndex map[string]bool) ([]Entry, error) {
 	return walkUntrackedWith(ctx, root, inIndex, nil)
 }
 
-// walkUntrackedWith is walkUntracked under fixed ignore patterns (no ignore file of the work
-// tree or the configuration is read) when patterns is non-nil.
+// walkUntrackedWith is walkUntracked under fixed ignore patterns when patterns is non-nil; no
+// ignore file is then read.
 func walkUntrackedWith(ctx context.Context, root string, inIndex map[string]bool, patterns []gitignore.Pattern) ([]Entry, error) {
 	w := &walker{ctx: ctx, root: root, inIndex: inIndex, trackedDirs: map[string]struct{}{}, fixed: patterns != nil}
 	for name := range inIndex {

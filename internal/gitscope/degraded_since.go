@@ -13,14 +13,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 )
 
-// degradedSince is ChangedSetSince without a usable git (gitscope.md §6 under trust-model.md
-// I1): the index snapshot is decoded instead of the live index, the untracked walk uses the
-// pre-flight ignore rules alone, core.fileMode comes from the pre-flight config, the config
-// files are compared byte for byte with their snapshot (InputConfig), loose objects written
-// since pre-flight are re-hashed and a pack written since is refused (no verifier without git).
-// The degraded reader applies no attributes, so an attribute change cannot hide a change here;
-// changes (the attribute and metadata comparisons already made) are reported all the same.
-// A populated submodule is refused: without git its content is not audited.
+// degradedSince is ChangedSetSince without a usable git, keeping the rules of gitscope.md §4.6
+// "Degraded mode" or refusing where it cannot. changes, the input comparisons already made, are
+// reported all the same.
 func (r *Repo) degradedSince(ctx context.Context, s *inputsSnapshot, store SnapshotStore, depth int, changes []InputChange, reason string, objs *auditObjects) (*ChangedSet, error) {
 	for _, sub := range s.Subs {
 		if sub.Populated {
@@ -86,7 +81,7 @@ func (r *Repo) degradedSince(ctx context.Context, s *inputsSnapshot, store Snaps
 		return nil, err
 	}
 	changes = append(changes, attributeFilesIn(entries)...)
-	// Only unpopulated submodules remain (populated ones were refused above).
+	// Only unpopulated submodules remain; populated ones were refused above.
 	entries, subChanges, err := r.auditSubmodules(ctx, s, store, depth, entries)
 	if err != nil {
 		return nil, err

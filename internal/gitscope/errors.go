@@ -22,15 +22,12 @@ type noRepositoryError struct{}
 func (noRepositoryError) Error() string        { return ErrNotRepository.Error() }
 func (noRepositoryError) Is(target error) bool { return target == ErrNotRepository }
 
-// ErrBaselineUnavailable: the saved baseline OID is not a commit (or, for EmptyTreeOID, a tree)
-// in the object database, for example after a history rewrite or outside a shallow history
-// (gitscope.md §4.3). Post-flight exits 3 with this message.
+// ErrBaselineUnavailable: the saved baseline OID is not a commit in the object database, for
+// example after a history rewrite (gitscope.md §4.3). Post-flight exits 3 with this message.
 var ErrBaselineUnavailable = errors.New("saved baseline commit is unavailable; restore its git history")
 
-// ErrUnsupportedRepository: go-git cannot open this repository layout (extensions such as
-// worktreeConfig from sparse checkout, a split or sparse index; gitscope.md §5). Callers never
-// see it while a usable git binary exists: the CLI equivalents of §3 take over. Errors wrapping
-// it carry go-git's reason.
+// ErrUnsupportedRepository: go-git cannot open this repository layout (gitscope.md §5). Callers
+// never see it while a usable git binary exists, and errors wrapping it carry go-git's reason.
 var ErrUnsupportedRepository = errors.New("repository layout is not supported by the built-in reader")
 
 // ErrSHA256Repository: the repository uses extensions.objectFormat=sha256, refused in v1
@@ -44,8 +41,8 @@ var ErrCommitNotFound = errors.New("does not resolve to a commit in this reposit
 // *AmbiguousError carrying the match count; errors.Is(err, ErrAmbiguous) holds for it.
 var ErrAmbiguous = errors.New("is ambiguous")
 
-// ErrInvalidRevision: a user-given REV breaks the §4.3 form rules (empty, over 1024 bytes, a
-// NUL byte, or a leading '-'). The CLI maps it to a usage error.
+// ErrInvalidRevision: a user-given REV breaks the form rules of §4.3. The CLI maps it to a usage
+// error.
 var ErrInvalidRevision = errors.New("invalid revision")
 
 // ErrRevisionNotFound: a well-formed user REV does not name a commit.
@@ -68,20 +65,16 @@ func (e *AmbiguousError) Error() string {
 func (e *AmbiguousError) Is(target error) bool { return target == ErrAmbiguous }
 
 // ErrGitFailed is a git command that exited non-zero, timed out, or printed output of an
-// unexpected shape (gitscope.md §4.1–§4.2). Cmd is the subcommand ("diff", "ls-files",
-// "rev-parse", ...); Exit is the exit status (-1 when the process did not exit normally or the
-// failure is a shape error); Stderr is at most 64 KiB of git's standard error, or the description
-// of the shape violation.
+// unexpected shape. Exit is -1 when the process did not exit normally or the output had the wrong
+// shape, and Stderr is then the description of the violation.
 type ErrGitFailed struct {
 	Cmd    string
 	Exit   int
 	Stderr string
 }
 
-// Error names the subcommand and the first line of git's message. git echoes values from the
-// agent-editable configuration and file names into its messages ("bad numeric config value
-// '<ESC>]0;…'"), so control, bidi and invalid bytes are escaped (textsafe) before the message
-// can reach a terminal.
+// Error names the subcommand and the first line of git's message, escaped with textsafe because
+// git echoes agent-editable configuration values and file names into its messages.
 func (e *ErrGitFailed) Error() string {
 	return fmt.Sprintf("git %s failed: %s", e.Cmd, textsafe.Escape(firstLine(e.Stderr)))
 }

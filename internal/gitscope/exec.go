@@ -30,8 +30,8 @@ const (
 	minGitMinor = 24
 )
 
-// globalArgs are the hardening flags every command carries (§4.2; the diff stat drops
-// --literal-pathspecs, diffStatGlobalArgs): baseGlobalArgs plus hooksOffArgs.
+// globalArgs are the hardening flags of §4.2 that every command but the diff stat carries:
+// baseGlobalArgs plus hooksOffArgs.
 var globalArgs = slices.Concat(baseGlobalArgs, hooksOffArgs)
 
 // baseGlobalArgs are globalArgs without the hooks pin. Only the hooks-directory query
@@ -49,9 +49,7 @@ var hooksOffArgs = []string{"-c", "core.hooksPath=" + os.DevNull}
 // diffConfigArgs are the extra -c settings of the diff commands (§4.1, §4.5).
 var diffConfigArgs = []string{"-c", "diff.external=", "-c", "color.ui=never"}
 
-// gitEnv builds the child environment explicitly (§4.2 "Environment"): every GIT_* variable of
-// the caller is dropped, only PATH, HOME and XDG_CONFIG_HOME (plus SystemRoot/TEMP/TMP, which
-// only exist on Windows) are kept, and the fixed settings are added.
+// gitEnv builds the child environment explicitly by the rules of §4.2 "Environment".
 func gitEnv() []string {
 	env := []string{
 		"LC_ALL=C",
@@ -90,16 +88,15 @@ func (e *shapeError) Error() string { return e.msg }
 
 func shapef(format string, a ...any) error { return &shapeError{fmt.Sprintf(format, a...)} }
 
-// run executes git with argv = [-C dir + pinArgs] + args (args already include the global flags), the
-// hardened environment, stdin from the null device, a 60 s timeout and stderr capped at 64 KiB.
-// stdout is streamed into parse, which must consume it until EOF or return an error (the process
-// is then killed). sub names the subcommand in errors.
+// run executes git in dir with the pins, args, the hardened environment and the process rules of
+// §4.2. stdout is streamed into parse, which must consume it until EOF or return an error, which
+// kills the process; sub names the subcommand in errors.
 func (r *Repo) run(ctx context.Context, dir, sub string, args []string, parse func(io.Reader) error) error {
 	return r.runEnv(ctx, dir, sub, args, nil, parse)
 }
 
-// runEnv is run with extra environment entries (GIT_INDEX_FILE for a private index) appended to
-// the hardened environment.
+// runEnv is run with extra environment entries, such as GIT_INDEX_FILE, appended to the hardened
+// environment.
 func (r *Repo) runEnv(ctx context.Context, dir, sub string, args, extraEnv []string, parse func(io.Reader) error) error {
 	return r.runIn(ctx, dir, sub, args, extraEnv, nil, parse)
 }
@@ -145,8 +142,7 @@ func (r *Repo) runIn(ctx context.Context, dir, sub string, args, extraEnv []stri
 		return &ErrDubiousOwnership{Path: r.root}
 	}
 	if perr == nil && parent.Err() != nil {
-		// The caller's deadline (the whole post-flight's or gate's, trust-model.md I5) or a
-		// cancellation, not this command's own timeout.
+		// The caller's deadline or a cancellation, not this command's own timeout.
 		return fmt.Errorf("git %s: %w", sub, parent.Err())
 	}
 	if ctx.Err() == context.DeadlineExceeded && perr == nil {
@@ -252,7 +248,7 @@ func parseGitVersion(out []byte) (string, bool) {
 	return s, major > minGitMajor || (major == minGitMajor && minor >= minGitMinor)
 }
 
-// gitUsable reports whether a git >= 2.24 is on PATH (running `git version` once if needed).
+// gitUsable reports whether a git >= 2.24 is on PATH, running `git version` once if needed.
 func (r *Repo) gitUsable() bool {
 	ok, _, err := r.gitVersion(context.Background())
 	return err == nil && ok
@@ -265,8 +261,8 @@ type nulReader struct {
 	total *int64 // shared path-byte counter for the §1 ceiling
 }
 
-// newNulReader reads rd through a 64 KiB buffer: a pipe returns at most its capacity (64 KiB by
-// default) per read, so a larger one saves no read and costs a large allocation per command.
+// newNulReader reads rd through a 64 KiB buffer: a pipe returns at most its default capacity of
+// 64 KiB per read, so a larger buffer saves no read.
 func newNulReader(rd io.Reader, total *int64) *nulReader {
 	return &nulReader{br: bufio.NewReaderSize(rd, 64<<10), total: total}
 }

@@ -7,26 +7,14 @@ import (
 	"strings"
 )
 
-// maxFilterDrivers bounds the filter drivers gitscope disables; more is refused (each costs
-// eight arguments on every diff command line).
+// maxFilterDrivers bounds the filter drivers gitscope disables, each costing eight arguments on
+// every diff command line; more is refused.
 const maxFilterDrivers = 1000
 
-// filterGuardArgs returns, for every filter driver the configuration defines, the -c settings
-// that disable it for one command: `filter.<driver>.clean=`, `.smudge=`, `.process=` (git runs
-// no command for an empty value: convert.c apply_filter tests `cmd && *cmd`) and
-// `.required=false` (a required driver that runs nothing would be a fatal error). git would
-// otherwise run a clean or process command named in the agent-editable configuration, for a
-// path named in .gitattributes, .git/info/attributes or core.attributesFile, whenever it hashes
-// a stat-dirty file — and such a command can rewrite an edited file into the baseline's bytes.
-//
-// A driver name containing '=' cannot be written as `-c <key>=<value>` (git splits at the
-// first '='); it is refused with *ErrGitFailed rather than left enabled, as are more than
-// maxFilterDrivers drivers. git config's exit status 1 with no output means no driver.
-//
-// The configuration is read with `git config --list -z` (configList, after its FIFO checks of
-// the configuration files and their includes), and the core.excludesFile and
-// core.attributesFile it names are checked not to be FIFOs, sockets or devices (git would block
-// reading them) before any diff or listing starts.
+// filterGuardArgs returns the -c settings that disable every filter driver the configuration
+// defines for one command, because a clean or process driver could rewrite an edited file into
+// the baseline's bytes when git hashes it (gitscope.md §4.8). It also refuses a FIFO, socket or
+// device at the core.excludesFile and core.attributesFile the configuration names.
 func (r *Repo) filterGuardArgs(ctx context.Context) ([]string, error) {
 	list, err := r.configList(ctx)
 	if err != nil {

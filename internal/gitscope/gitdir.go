@@ -28,11 +28,9 @@ func (r *Repo) SameRepository(o *Repo) bool {
 	return ok && ok2 && a == b
 }
 
-// IsAncestor reports whether the commit ancestor is reachable from the commit descendant (a commit
-// is its own ancestor). EmptyTreeOID, the baseline of a repository without commits, is an
-// ancestor of every commit. Both must be full object ids; one that is not a commit in the
-// repository wraps ErrBaselineUnavailable. `run-task --pre-only --adopt` uses it to accept a
-// state.json mirror's baseline only when HEAD descends from it.
+// IsAncestor reports whether the commit ancestor is reachable from the commit descendant; a
+// commit is its own ancestor and EmptyTreeOID is every commit's. An id that is not a commit wraps
+// ErrBaselineUnavailable.
 func (r *Repo) IsAncestor(ctx context.Context, ancestor, descendant string) (bool, error) {
 	if !IsFullOID(ancestor) || !IsFullOID(descendant) {
 		return false, fmt.Errorf("%q or %q is not a full 40-hex object id: %w", ancestor, descendant, ErrBaselineUnavailable)

@@ -19,24 +19,9 @@ import (
 var errAlternates = errors.New("objects/info/alternates (a --shared or --reference clone): the built-in reader does not find borrowed objects")
 
 // openGoGit opens the repository at root for go-git as git.PlainOpenWithOptions does with
-// EnableDotGitCommonDir (the git directory is root/.git or the directory a "gitdir:" file
-// names; commondir names the common directory), with two differences:
-//
-//   - A repository whose common directory has objects/info/alternates is refused (an error
-//     wrapping errAlternates): go-git does not find the borrowed objects, so every baseline tree
-//     and blob would look missing. The callers then read them with the git CLI (or, with no
-//     usable git, report an unsupported layout).
-//   - Every file go-git opens for reading must not be a FIFO, socket or device (regularFS): the
-//     executor can put one at a loose object, a pack or a ref, and go-git's read would block
-//     forever — it has no timeout, while every git command has gitTimeout. Such a file is an
-//     error wrapping errNotRegularGitFile instead. (go-git reports a refused ref file as a
-//     missing reference; the files that open the repository and resolve HEAD are checked
-//     before, by checkGitFiles.)
-//
-// Discover and Open both come here (through goGit); nothing else opens go-git on a work tree
-// except degraded mode for a submodule's HEAD, which does too.
-//
-// A missing git directory is git.ErrRepositoryNotExists, as from PlainOpen.
+// EnableDotGitCommonDir, but refuses a common directory with objects/info/alternates and any
+// FIFO, socket or device go-git would read (gitscope.md §4.8). Every go-git open of a work tree
+// comes here.
 func openGoGit(root string) (*git.Repository, error) {
 	gitDir, commonDir, ok := gitDirOf(root)
 	if !ok {
@@ -60,9 +45,9 @@ func openGoGit(root string) (*git.Repository, error) {
 // errNotRegularGitFile is a FIFO, socket or device where go-git would read a repository file.
 var errNotRegularGitFile = errors.New("repository file is a FIFO, socket or device")
 
-// regularFS is a billy.Filesystem whose read opens refuse FIFOs, sockets and devices (after
-// following symbolic links, as the open would). The check and the open are not atomic; the
-// executor has finished when the audit reads the repository.
+// regularFS is a billy.Filesystem whose read opens refuse FIFOs, sockets and devices, following
+// symbolic links as the open would. The check and the open are not atomic, which is safe because
+// the executor has finished when the audit reads the repository.
 type regularFS struct{ billy.Filesystem }
 
 // Open opens name for reading.

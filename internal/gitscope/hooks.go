@@ -19,11 +19,11 @@ var ErrNoGitForHooks = errors.New("finding the git hooks directory needs git, an
 
 // HooksLocation is where git looks for the hooks of one work tree, as git itself answers.
 type HooksLocation struct {
-	// Dir is the hooks directory: absolute and clean. It is `git rev-parse --git-path hooks`
-	// joined with the work-tree root when relative. Symbolic links are not resolved (the caller
-	// refuses symlinked hooks directories, and --path-format=absolute would resolve them away).
+	// Dir is the absolute, clean hooks directory, `git rev-parse --git-path hooks` joined with the
+	// work-tree root when relative. Symbolic links are not resolved, because the caller refuses a
+	// symlinked hooks directory.
 	Dir string
-	// Configured reports that core.hooksPath is set (any configuration file git reads).
+	// Configured reports that core.hooksPath is set in a configuration file git reads.
 	Configured bool
 	// Value is core.hooksPath as written in the configuration ("" when not Configured).
 	Value string
@@ -31,41 +31,19 @@ type HooksLocation struct {
 	// file made absolute: "file:/home/me/.gitconfig", "file:/repo/.git/config", or another
 	// origin kind ("command line:", "blob:..."). "" when not Configured.
 	Origin string
-	// CommonDir is the common git directory (the main repository's for a linked worktree):
-	// absolute and clean, symbolic links not resolved.
+	// CommonDir is the common git directory, the main repository's for a linked worktree, absolute
+	// and clean with symbolic links not resolved.
 	CommonDir string
 }
 
-// hookEnvPassthrough are the caller's variables that HooksDir hands to git, on top of the
-// hardened environment (gitEnv, which drops every GIT_* variable). They choose which system and
-// global configuration files the user's own git reads, so they decide where a later `git push`
-// in the user's shell looks for hooks; without them HooksDir could name a directory git never
-// uses. GIT_DIR, GIT_WORK_TREE, GIT_COMMON_DIR and GIT_INDEX_FILE stay dropped: the repository
-// is the one this Repo opened. GIT_CONFIG_PARAMETERS and GIT_CONFIG_COUNT/KEY/VALUE stay
-// dropped too: they are one-off overrides of the current command (`git -c`, a git alias running
-// mastermind), not settings a later push sees.
+// hookEnvPassthrough are the caller's variables that HooksDir hands to git on top of the
+// hardened environment. They choose the configuration files the user's own git reads, so they
+// decide where a later `git push` looks for hooks; every other GIT_* variable stays dropped.
 var hookEnvPassthrough = []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM"}
 
-// HooksDir asks git where it looks for this work tree's hooks:
-//
-//	git rev-parse --git-path hooks                  the directory (relative answers are joined with the root)
-//	git rev-parse --git-common-dir                  the common git directory
-//	git config -z --show-origin --get core.hooksPath  whether, where and to what it is set (exit 1: not set)
-//
-// git evaluates every configuration file, include.path and includeIf itself. Unlike every other
-// gitscope command these run without the core.hooksPath=/dev/null pin (hooksOffArgs): that
-// pin is exactly the setting being asked about, and with it git answers /dev/null. Leaving it
-// off is safe here because neither rev-parse nor config runs a hook or any configured program,
-// and neither writes to the repository. The other pins (--work-tree=<root>, so a relative
-// core.hooksPath is taken from the root, as git does when it runs hooks) and global flags
-// stay. The environment is the hardened one plus hookEnvPassthrough.
-//
-// --path-format=absolute (git 2.31) is not used: it resolves symbolic links, which would turn a
-// symlinked .git/hooks into its target and hide it from the caller's symlink refusal. The plain
-// form works with every git gitscope supports.
-//
-// Without a git binary the error is ErrNoGitForHooks. An empty core.hooksPath is an error:
-// git versions disagree on what it means.
+// HooksDir asks git where it looks for this work tree's hooks. It is the one query run without
+// the core.hooksPath=/dev/null pin, the setting being asked about; internal/gitscope/README.md
+// says why that is safe. An empty core.hooksPath is an error, because git versions disagree on it.
 func (r *Repo) HooksDir(ctx context.Context) (HooksLocation, error) {
 	if _, err := r.gitBinary(); err != nil {
 		return HooksLocation{}, ErrNoGitForHooks
@@ -115,8 +93,8 @@ func (r *Repo) HooksDir(ctx context.Context) (HooksLocation, error) {
 	return loc, nil
 }
 
-// onePath reads one path line of rev-parse output and makes it absolute from the root (the
-// command ran with -C <root>).
+// onePath reads one path line of rev-parse output and makes it absolute from the root the
+// command ran in.
 func (r *Repo) onePath(out []byte, what string) (string, error) {
 	p, ok := bytes.CutSuffix(out, []byte("\n"))
 	if !ok || len(p) == 0 || bytes.ContainsAny(p, "\n\x00") {

@@ -14,8 +14,8 @@ import (
 // maxIgnoreFileBytes bounds one ignore file read by the degraded walk.
 const maxIgnoreFileBytes = 4 << 20
 
-// parseIgnoreData turns ignore-file bytes into go-git patterns rooted at domain (the directory
-// holding the file, as path components). Comments and blank lines are skipped, as git does.
+// parseIgnoreData turns ignore-file bytes into go-git patterns rooted at domain, the components
+// of the directory holding the file. Comments and blank lines are skipped, as git does.
 func parseIgnoreData(data []byte, domain []string) []gitignore.Pattern {
 	var ps []gitignore.Pattern
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -30,8 +30,8 @@ func parseIgnoreData(data []byte, domain []string) []gitignore.Pattern {
 	return ps
 }
 
-// readIgnoreFile reads one ignore file if it is a regular file (never through a symlink, as git
-// 2.32+ refuses symlinked .gitignore files) of at most 4 MiB.
+// readIgnoreFile reads one ignore file if it is a regular file of at most 4 MiB, never through a
+// symlink, as git 2.32 and later refuse symlinked .gitignore files.
 func readIgnoreFile(path string, domain []string) []gitignore.Pattern {
 	fi, err := os.Lstat(path)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxIgnoreFileBytes {
@@ -80,9 +80,8 @@ func expandTilde(p string) string {
 }
 
 // basePatterns loads the ignore sources below the per-directory .gitignore files, lowest
-// priority first: core.excludesFile (repository config over ~/.gitconfig over the XDG config;
-// default $XDG_CONFIG_HOME/git/ignore), then <common dir>/info/exclude. `include` directives in
-// config files are not followed (documented divergence).
+// priority first: core.excludesFile, then <common dir>/info/exclude. `include` directives in
+// config files are not followed, a documented divergence.
 func basePatterns(root string) []gitignore.Pattern {
 	excludes := ""
 	configs := []string{}

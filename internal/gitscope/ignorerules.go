@@ -7,21 +7,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
-// preflightExcludes renders the ignore rules as of pre-flight (trust-model.md §4 "Ignore
-// rules") as one exclude file for `git ls-files --others --exclude-from=<file>`, given without
-// --exclude-standard so that git reads no live ignore source at all (no .gitignore in the work
-// tree, no info/exclude, no core.excludesFile): the snapshot of core.excludesFile, then of
-// info/exclude, then every baseline .gitignore blob with its patterns re-rooted at its
-// directory, parents before children.
-//
-// Why this is git's own answer for the pre-flight rules: within one exclude list git takes the
-// last matching pattern, and across sources the first source that matches in the order deepest
-// .gitignore, ..., root .gitignore, info/exclude, core.excludesFile; concatenating the sources
-// in the reverse of that order makes "last match" pick the same pattern. A pattern without a
-// slash in <dir>/.gitignore matches the base name of any path below <dir>, which is
-// "<dir>/**/<pattern>"; one with a slash is relative to <dir>, which is "<dir>/<pattern>".
-// Negation, a trailing '/', escapes and trailing spaces are kept verbatim for git to parse.
-// git's fast directory walk stays: ignored directories are still not entered.
+// preflightExcludes renders the ignore rules as of pre-flight as one exclude file for `git
+// ls-files --others --exclude-from=<file>`, so that git reads no live ignore source. The order
+// that makes it git's own answer is in gitscope.md §4.6, "The pre-flight exclude file".
 func preflightExcludes(s *inputsSnapshot) []byte {
 	var out []byte
 	for _, role := range []string{roleExcludesFile, roleInfoExclude} {
@@ -39,9 +27,9 @@ func preflightExcludes(s *inputsSnapshot) []byte {
 	return out
 }
 
-// appendRooted appends the patterns of one ignore file that lives in dir ("" for the root or a
-// global source) to out, re-rooted as described at preflightExcludes. Comments and blank lines
-// are dropped; a line is split at '\n' with one trailing '\r' removed, as git does.
+// appendRooted appends the patterns of one ignore file that lives in dir to out, re-rooted as
+// gitscope.md §4.6 says; dir is "" for the root or a global source. Lines are split as git
+// splits them.
 func appendRooted(out []byte, dir string, data []byte) []byte {
 	if dir == "" {
 		// Root-level patterns mean the same in an --exclude-from file: copied verbatim, so a
@@ -122,9 +110,8 @@ func escapeGlob(s string) string {
 	return b.String()
 }
 
-// preflightPatterns are the pre-flight ignore rules for the degraded walk (go-git's matcher,
-// with its documented divergences): the global sources, then each baseline .gitignore in its
-// directory's domain.
+// preflightPatterns are the pre-flight ignore rules for go-git's matcher in the degraded walk:
+// the global sources, then each baseline .gitignore in its directory's domain.
 func preflightPatterns(s *inputsSnapshot) []gitignore.Pattern {
 	var ps []gitignore.Pattern
 	for _, role := range []string{roleExcludesFile, roleInfoExclude} {

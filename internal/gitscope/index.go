@@ -14,34 +14,24 @@ import (
 // anything over this is refused rather than copied.
 const maxIndexBytes = 2 << 30
 
-// privateIndex is a temporary, byte-identical copy of the repository's index with the original
-// index's modification time (a hard link to it where possible, see linkOrCopyIndex), so that `git diff <commit>` can refresh its stat cache into the copy
-// instead of rewriting the repository's own index (gitscope.md §4.2: the audit must not write to
-// the repository; git 2.39's diff calls refresh_index_quietly() whatever --no-optional-locks says).
-//
-// Exactness: git reads the copy exactly as it would read the real index. The copy keeps the real
-// index's mtime (nanoseconds where the temporary file system keeps them; a coarser file system
-// only moves it earlier), so git's racy-git check treats the same entries as racily clean and
-// re-hashes them; a later mtime would hide same-size edits made in the index's last tick.
-// A split index's shared part is found through the git directory, not GIT_INDEX_FILE, and is only
-// read; `-c core.splitIndex=false` (see indexGuardArgs) makes any refresh write a self-contained
-// index into the copy, never a new .git/sharedindex.* file.
+// privateIndex is a byte-identical copy of the repository's index that keeps its modification
+// time, so that `git diff <commit>` refreshes its stat cache into the copy instead of rewriting
+// the repository's index. git reads it exactly as the real one, racy-git check included
+// (gitscope.md §4.8).
 type privateIndex struct {
 	dir      string // temporary directory holding the copy; "" when there is nothing to clean up
 	path     string // value for GIT_INDEX_FILE
 	excludes string // snapshot runs: the pre-flight exclude file (preflightExcludes)
 }
 
-// indexGuardArgs are the -c settings every command that may write an index carries together
-// with a private index: never split it, and never write a new shared index, so no
-// .git/sharedindex.* file is created. (Hooks, post-index-change included, are off for every
-// command through globalArgs.)
+// indexGuardArgs are the -c settings every command that may write an index carries with a
+// private index: never split it and never write a new shared index, so no .git/sharedindex.*
+// file is created.
 var indexGuardArgs = []string{"-c", "core.splitIndex=false", "-c", "splitIndex.maxPercentChange=100"}
 
-// newPrivateIndex copies the index of the repository at root into a fresh temporary directory.
-// A repository without an index gets a path to a file that does not exist, which git reads as an
-// empty index, exactly like the missing real one. The index must be a regular file (a FIFO or
-// device would hang or flood the copy): anything else is *ErrGitFailed.
+// newPrivateIndex copies the index of the repository at root into a fresh temporary directory;
+// without an index it gets a path that does not exist, which git reads as an empty index. An
+// index that is not a regular file is *ErrGitFailed.
 func (r *Repo) newPrivateIndex(ctx context.Context) (*privateIndex, error) {
 	src, err := r.indexPath(ctx)
 	if err != nil {
@@ -59,11 +49,9 @@ func (r *Repo) newPrivateIndex(ctx context.Context) (*privateIndex, error) {
 	return pi, nil
 }
 
-// privateIndexParent chooses where the private index copy lives. It must be outside the work
-// tree, or `ls-files --others` and the diff would see it as an untracked change: $TMPDIR is
-// used unless it lies inside the work tree (testscript, for one, puts TMPDIR inside its work
-// directory, and a user may point it at ./tmp); otherwise the directory of the real index (the
-// git directory), which git never lists.
+// privateIndexParent chooses where the private index copy lives: outside the work tree, where
+// git would list it as untracked. That is $TMPDIR unless it lies inside the work tree, as
+// testscript's does, and otherwise the git directory, which git never lists.
 func (r *Repo) privateIndexParent(indexPath string) string {
 	tmp := os.TempDir()
 	if !within(r.root, tmp) {
@@ -73,7 +61,7 @@ func (r *Repo) privateIndexParent(indexPath string) string {
 }
 
 // within reports whether path lies in or below dir, comparing both as given and with symbolic
-// links resolved (a TMPDIR reached through a symlink must not escape the check).
+// links resolved, so that a TMPDIR reached through a symlink cannot escape the check.
 func within(dir, path string) bool {
 	in := func(d, p string) bool {
 		rel, err := filepath.Rel(d, p)
@@ -110,11 +98,9 @@ func (pi *privateIndex) env() []string {
 	return []string{"GIT_INDEX_FILE=" + pi.path}
 }
 
-// indexPath returns the path of the work tree's index: <git dir>/index, where the git directory
-// is root/.git or the directory a .git file names (linked worktrees, submodules,
-// --separate-git-dir). When .git cannot be read that way, or no index is there, git itself is
-// asked: a private index copied from a wrong path would be empty, and an empty index makes every
-// baseline file look deleted.
+// indexPath returns the path of the work tree's index, <git dir>/index. When .git cannot be read
+// or holds no index, git itself is asked, because a private index copied from a wrong path would
+// be empty and make every baseline file look deleted.
 func (r *Repo) indexPath(ctx context.Context) (string, error) {
 	if gitDir, _, ok := gitDirOf(r.root); ok {
 		p := filepath.Join(gitDir, "index")
@@ -136,14 +122,9 @@ func (r *Repo) indexPath(ctx context.Context) (string, error) {
 	return p, nil
 }
 
-// linkOrCopyIndex gives dst (which must not exist) src's bytes and modification time: a hard
-// link when src is a regular file of at most maxIndexBytes on the same file system as dst,
-// otherwise a copy (copyIndex). The link copies nothing (an 8.8 MB index of 100,000 files took
-// 20–30 ms to copy) and is as safe as the copy: git never writes an index in place — it writes
-// <GIT_INDEX_FILE>.lock and renames it over the path, which replaces the private directory
-// entry and leaves the shared inode, the repository's index, with its bytes and mtime. Only
-// the index's change time moves (link count). The linked file is checked again after the link,
-// so a swap between the check and the link cannot hand git a FIFO or an oversized file.
+// linkOrCopyIndex gives dst, which must not exist, src's bytes and modification time: a hard
+// link when src is a small regular file on the same file system, otherwise a copy. The link
+// saves 20–30 ms on a 100,000-file index and is as safe as the copy (gitscope.md §4.8).
 func linkOrCopyIndex(src, dst string) error {
 	if fi, err := os.Lstat(src); err == nil && indexLinkable(fi) && os.Link(src, dst) == nil {
 		if li, err := os.Lstat(dst); err == nil && indexLinkable(li) {

@@ -9,9 +9,8 @@ import (
 	format "github.com/go-git/go-git/v5/plumbing/format/config"
 )
 
-// gitDirOf resolves root/.git: a directory, or a file "gitdir: <path>" (linked worktrees,
-// submodules, --separate-git-dir). It returns the git directory and the common directory (the
-// one holding config and objects; differs for linked worktrees).
+// gitDirOf resolves root/.git, a directory or a "gitdir: <path>" file, and returns the git
+// directory and the common directory that holds config and objects.
 func gitDirOf(root string) (gitDir, commonDir string, ok bool) {
 	dotgit := filepath.Join(root, ".git")
 	fi, err := os.Lstat(dotgit)
@@ -24,10 +23,9 @@ func gitDirOf(root string) (gitDir, commonDir string, ok bool) {
 		if err != nil {
 			return "", "", false
 		}
-		// git's read_gitfile_gently: the exact prefix "gitdir: ", then the rest of the file
-		// without its trailing CR and LF characters, verbatim (inner line breaks and spaces
-		// included). Reading it any other way would let git and go-git open different
-		// directories.
+		// As git's read_gitfile_gently does: the exact prefix "gitdir: ", then the rest of the
+		// file verbatim without its trailing CR and LF characters. Reading it any other way would
+		// let git and go-git open different directories.
 		rest, found := bytes.CutPrefix(b, []byte("gitdir: "))
 		p := strings.TrimRight(string(rest), "\r\n")
 		if !found || p == "" || strings.IndexByte(p, 0) >= 0 {
@@ -49,11 +47,9 @@ func gitDirOf(root string) (gitDir, commonDir string, ok bool) {
 	return gitDir, commonDir, true
 }
 
-// realPath resolves p (relative to dir unless absolute) on disk, as git's real_pathdup does for
-// the paths in a .git file and in commondir: symbolic links are followed before a ".." that
-// comes after them is applied. A lexical filepath.Join or Clean would take "lnk/../x" as "x"
-// next to lnk, not next to lnk's target, and open a different directory than git. ok is false
-// when the path does not resolve (git refuses such a repository too).
+// realPath resolves p, relative to dir unless absolute, on disk as git's real_pathdup does: a
+// symbolic link is followed before a ".." after it applies, where a lexical Clean would open a
+// different directory than git. ok is false when the path does not resolve.
 func realPath(dir, p string) (string, bool) {
 	if !filepath.IsAbs(p) {
 		p = dir + string(filepath.Separator) + p

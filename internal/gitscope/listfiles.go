@@ -14,14 +14,12 @@ var lsAllArgs = slices.Concat(globalArgs, untrackedGuardArgs, []string{
 	"ls-files", "-z", "--cached", "--others", "--exclude-standard", "--full-name", "--",
 })
 
-// DiffStatUnavailable is DiffStat's text in degraded mode (§3: the release notes say so).
+// DiffStatUnavailable is DiffStat's text in degraded mode, which the release notes show.
 const DiffStatUnavailable = "diff stat unavailable (degraded)\n"
 
-// ListFiles returns every tracked file plus every untracked, non-ignored file, as
-// repository-relative '/'-separated paths, sorted and unique. Untracked nested repositories
-// (git's "dir/") are not files and are left out; submodule gitlinks are listed as their path.
-// Uses `git ls-files -z --cached --others --exclude-standard`, or the go-git index plus the
-// ignore-aware walk without a usable git.
+// ListFiles returns every tracked file and every untracked, non-ignored file as sorted, unique
+// repository-relative paths. Untracked nested repositories are left out, and submodule gitlinks
+// are listed as their path.
 func (r *Repo) ListFiles(ctx context.Context) ([]string, error) {
 	if !r.gitUsable() {
 		return r.degradedListFiles(ctx)
@@ -47,12 +45,9 @@ func (r *Repo) ListFiles(ctx context.Context) ([]string, error) {
 	return slices.Compact(out), nil
 }
 
-// controlArtifactExcludes are the pathspecs that keep the controller's own names out of the
-// release-notes diff stat: repopath.ClassifyControl's contract and controller names as globs (a
-// glob's "*" does not cross "/"; the task-name rule is not checked, which matters only for what
-// the stat shows). The stat is a display: whether such a path's bytes are the controller's is
-// the changed set's decision (trust-model.md I3). Every other path below .mastermind/ (a lock,
-// a temporary file) is in the stat.
+// controlArtifactExcludes are the pathspecs that keep repopath.ClassifyControl's contract and
+// controller names out of the release-notes diff stat. The stat is a display; whether such a
+// path's bytes are the controller's is the changed set's decision.
 var controlArtifactExcludes = []string{
 	":(exclude,literal).mastermind/.gitignore",
 	":(exclude,literal).mastermind/current",
@@ -156,8 +151,8 @@ func (v *SnapshotView) diffStat(ctx context.Context) (string, error) {
 	if v.s.SkipWorktree {
 		guard = append(guard, sparseArgs...)
 	}
-	// Files the commits added are untracked for the index snapshot: intent-to-add entries make
-	// git diff count them (their content is read from the work tree, never from an object).
+	// Files the commits added are untracked for the index snapshot; intent-to-add entries make
+	// git diff count them from the work tree.
 	for chunk := range slices.Chunk(ita, lsTreeChunk) {
 		args := slices.Concat(globalArgs, guard, []string{"add", "--intent-to-add", "--force", "--"}, chunk)
 		if _, err := v.r.runSmall(ctx, v.r.root, nil, pi.env(), args...); err != nil {
@@ -186,9 +181,9 @@ func (v *SnapshotView) diffStat(ctx context.Context) (string, error) {
 	return string(out), nil
 }
 
-// verifyStatObjects verifies every object git diff --stat reads for paths: the baseline
-// commit, the trees on the way to each path (every baseline tree when whole), each path's
-// baseline blob and its index-snapshot blob, and the attribute blobs git may read from the index.
+// verifyStatObjects verifies every object git diff --stat reads for paths: the baseline commit,
+// the trees on the way, each path's baseline and index-snapshot blobs, and the attribute blobs
+// git may read from the index.
 func (v *SnapshotView) verifyStatObjects(ctx context.Context, paths []string, whole bool) error {
 	if any, err := v.objs.anyNew(ctx); err != nil || !any {
 		return err
@@ -227,7 +222,7 @@ func (v *SnapshotView) verifyStatObjects(ctx context.Context, paths []string, wh
 	return v.objs.verify(ctx, slices.Concat(oids, v.indexBlobs(paths), attrs)...)
 }
 
-// indexBlobs are the index snapshot's blobs of paths (those of the snapshot run's records).
+// indexBlobs are the index snapshot's blobs of paths, from the snapshot run's records.
 func (v *SnapshotView) indexBlobs(paths []string) []string {
 	det := &v.det
 	src := make(map[string]rawEntry, len(det.dirty))

@@ -31,10 +31,9 @@ var ErrObjectStoreModified = errors.New("the object store was modified since pre
 // maxLooseObjectBytes bounds one loose object re-hashed by verifyLoose (inflated size).
 const maxLooseObjectBytes = 1 << 30
 
-// objectDirSnap is one object directory at pre-flight: the inodes of the directory, of its
-// pack/ directory and of its fan-out directories. A directory with another inode at
-// post-flight was put there since (a rename keeps the ctime of the files it holds), so every
-// file in it counts as written since pre-flight.
+// objectDirSnap is one object directory at pre-flight: the inodes of the directory, its pack/
+// directory and its fan-out directories. A directory with another inode at post-flight was
+// renamed into place, so every file in it counts as written since pre-flight.
 type objectDirSnap struct {
 	Path   string            `json:"path"`
 	Ino    uint64            `json:"ino"`
@@ -84,7 +83,7 @@ func objectDirs(commonDir string) ([]string, error) {
 	return dirs, walk(root, 0)
 }
 
-// inodeOf is the inode number of the directory p (followed, as git follows it); 0 when absent.
+// inodeOf is the inode number of the directory p, followed as git follows it; 0 when absent.
 func inodeOf(p string) uint64 {
 	fi, err := os.Stat(p)
 	if err != nil || !fi.IsDir() {
@@ -136,10 +135,8 @@ type objectLocations struct {
 func (l *objectLocations) empty() bool { return l == nil || len(l.loose) == 0 && len(l.packs) == 0 }
 
 // scanObjects lists objectLocations for the repository whose common directory is commonDir,
-// against the pre-flight time and object directories of s. A file that is not a regular file
-// or directory where git would read an object is ErrUnsafeRepository at once (a FIFO would block
-// git's read). Cost: one directory read per fan-out directory and one lstat per loose object or
-// pack file; nothing is opened.
+// against the pre-flight time and object directories of s, opening nothing. A special file
+// where git would read an object is ErrUnsafeRepository at once.
 func scanObjects(ctx context.Context, commonDir string, s *inputsSnapshot) (*objectLocations, error) {
 	dirs, err := objectDirs(commonDir)
 	if err != nil {
@@ -201,7 +198,7 @@ func isHex(s string) bool {
 }
 
 // looseSince adds to out the loose objects of one fan-out directory written since
-// preflightNs (all of them when all is set).
+// preflightNs, or all of them when all is set.
 func looseSince(dir, prefix string, preflightNs int64, all bool, out map[string][]string) error {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -236,9 +233,9 @@ func looseSince(dir, prefix string, preflightNs int64, all bool, out map[string]
 	return nil
 }
 
-// packsSince lists the packs of a pack directory whose .pack or .idx changed since preflightNs
-// (all of them when all is set), as .pack paths; a pack without both files is not one git
-// reads. A non-regular file there is ErrUnsafeRepository.
+// packsSince lists as .pack paths the packs of a pack directory whose .pack or .idx changed
+// since preflightNs, or all of them when all is set. A non-regular file there is
+// ErrUnsafeRepository.
 func packsSince(dir string, preflightNs int64, all bool) ([]string, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -333,11 +330,9 @@ func readLoose(p, oid string, limit int64) (string, []byte, error) {
 	return typ, data, nil
 }
 
-// objectVerifier checks, for objects git reads behind the audit's back, every copy written
-// since pre-flight: whichever copy git then picks (packs are searched in an order that changes
-// as git reads) holds the object its id names. A loose copy is inflated and re-hashed; a pack's
-// copy is read through a `git cat-file --batch` that sees that one pack only. Ids checked once
-// are remembered. Safe for concurrent use.
+// objectVerifier checks, for objects git reads behind the audit's back, every copy written since
+// pre-flight, so that whichever copy git picks holds the object its id names. It is safe for
+// concurrent use and remembers the ids it checked.
 type objectVerifier struct {
 	r   *Repo
 	loc *objectLocations
@@ -369,9 +364,9 @@ func (v *objectVerifier) verify(ctx context.Context, oids ...string) error {
 	return nil
 }
 
-// fetch is verify for one object that also returns its type and content (at most limit
-// bytes) when a copy written since pre-flight holds it (found): every copy is then either older
-// than pre-flight or verified, so those bytes are the object's whichever copy git would read.
+// fetch is verify for one object that also returns its type and at most limit bytes of content
+// when a copy written since pre-flight holds it; those bytes are then the object's whichever
+// copy git would read.
 func (v *objectVerifier) fetch(ctx context.Context, oid string, limit int64) (typ string, data []byte, found bool, err error) {
 	if v == nil || v.loc.empty() {
 		return "", nil, false, nil
@@ -464,9 +459,8 @@ func (v *objectVerifier) close() {
 	}
 }
 
-// degradedCheck is trust-model.md §4.5 without git: every loose object written since
-// pre-flight is re-hashed before go-git reads anything, and a pack written since is refused (the
-// built-in reader cannot tell which of its objects go-git will read).
+// degradedCheck is trust-model.md §4.5 without git: every loose object written since pre-flight
+// is re-hashed before go-git reads anything, and a pack written since is refused.
 func degradedCheck(ctx context.Context, loc *objectLocations) error {
 	if len(loc.packs) > 0 {
 		return fmt.Errorf("%w: pack %s was written since pre-flight and cannot be verified without git", ErrObjectStoreModified, filepath.Base(loc.packs[0]))
@@ -509,9 +503,8 @@ func goGitBlob(gg *git.Repository, oid string, limit int64) ([]byte, error) {
 }
 
 // auditObjects are the object reads of one snapshot run of one repository: the scan of the
-// object files written since pre-flight (once, before any object is read: it refuses a FIFO
-// there), the reader the audit reads objects through (each hashed as read), and the verifier of
-// the copies git reads behind the audit's back. Safe for concurrent use.
+// object files written since pre-flight, made before any object is read, the hashing reader and
+// the verifier of the copies git reads. It is safe for concurrent use.
 type auditObjects struct {
 	r *Repo
 	s *inputsSnapshot
@@ -625,8 +618,8 @@ func (o *auditObjects) verifyIndexBlobs(ctx context.Context, s *inputsSnapshot, 
 }
 
 // attrIndexBlobs are the index snapshot's .gitattributes blobs git may read instead of a
-// work-tree file: with skip-worktree entries (their files absent), those of every baseline
-// directory that has one; otherwise none (a missing one is a changed path, verified as such).
+// work-tree file: with skip-worktree entries, those of every baseline directory that has one,
+// and otherwise none.
 func (o *auditObjects) attrIndexBlobs(ctx context.Context, s *inputsSnapshot, d0 indexDiff) ([]string, error) {
 	if !s.SkipWorktree || len(s.AttrDirs) == 0 {
 		return nil, nil
@@ -668,8 +661,8 @@ func (o *auditObjects) close() {
 }
 
 // verifiedSource is the objectSource of a snapshot run with git: every copy of the object
-// written since pre-flight is verified first (a forged one is exit 3 whichever copy git would
-// pick), and an object found in none is read through the catFile, hashed as read.
+// written since pre-flight is verified first, and an object found in none is read through the
+// hashing catFile.
 type verifiedSource struct{ o *auditObjects }
 
 func (s verifiedSource) object(ctx context.Context, oid, typ string) ([]byte, error) {

@@ -47,10 +47,9 @@ type Repo struct {
 	ggErr  error // wraps ErrUnsupportedRepository / ErrSHA256Repository / ErrNotRepository
 }
 
-// Discover finds the work-tree top level containing start (any directory inside it, linked
-// worktrees and --separate-git-dir layouts included): the nearest directory upward that holds a
-// .git entry, or what `git rev-parse --show-toplevel` says when go-git cannot open the layout. A bare repository or no
-// repository is ErrNotRepository; a SHA-256 repository is ErrSHA256Repository.
+// Discover finds the work-tree top level containing start: the nearest directory upward that
+// holds a .git entry, or what `git rev-parse --show-toplevel` says when go-git cannot open the
+// layout. A bare repository or none is ErrNotRepository; a SHA-256 one is ErrSHA256Repository.
 func Discover(start string) (*Repo, error) { return DiscoverWith(start, Options{}) }
 
 // DiscoverWith is Discover with explicit Options.
@@ -71,15 +70,15 @@ func DiscoverWith(start string, opts Options) (*Repo, error) {
 		return nil, ErrNoRepository
 	}
 	if dotgit := filepath.Join(top, ".git"); abs == dotgit || strings.HasPrefix(abs, dotgit+string(filepath.Separator)) {
-		// git refuses to find a work tree from inside a git directory (or, for a submodule's
-		// git directory under .git/modules, finds that submodule's): never the enclosing one.
+		// From inside a git directory git finds no work tree, or a submodule's, never the
+		// enclosing one.
 		return nil, fmt.Errorf("%s is inside the git directory %s; run mastermind in the work tree: %w", abs, dotgit, ErrNotRepository)
 	}
 	if err := checkGitFiles(top); err != nil {
 		return nil, err
 	}
-	// go-git is opened as Open does (openGoGit: special files refused, alternates left to the
-	// CLI), never with go-git's own PlainOpen, which would bypass both.
+	// go-git is opened through openGoGit as Open does, never with go-git's own PlainOpen,
+	// which would bypass its refusals.
 	r := &Repo{root: top, opts: opts}
 	_, release, err := r.goGit()
 	release()
@@ -149,12 +148,10 @@ func findTopLevel(dir string) (string, bool) {
 	}
 }
 
-// goGit returns the lazily opened go-git handle, or an error wrapping ErrUnsupportedRepository
-// (the layout is beyond go-git), ErrSHA256Repository or ErrNotRepository. It holds the go-git
-// lock until the caller calls release (also after an error): go-git's storage (its pack index,
-// object and delta caches) is not safe for concurrent use, and the lifecycle runs baseline
-// lookups while the changed set is computed, which in degraded mode reads through go-git too.
-// No method holding it calls another that takes it.
+// goGit returns the lazily opened go-git handle, or an error wrapping ErrUnsupportedRepository,
+// ErrSHA256Repository or ErrNotRepository. It holds the go-git lock until the caller calls
+// release, also after an error, because go-git's storage is not safe for concurrent use; no
+// method holding it calls another that takes it.
 func (r *Repo) goGit() (gg *git.Repository, release func(), err error) {
 	r.ggMu.Lock()
 	r.ggOnce.Do(func() {
@@ -231,13 +228,8 @@ const (
 // (trust-model.md §6). A git chosen with $MASTERMIND_GIT is only checked for ownership.
 var SystemBinDirs = []string{"/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin", "/usr/local/sbin", "/usr/libexec/git-core"}
 
-// GitBinary returns the git binary this Repo runs (trust-model.md §6: $MASTERMIND_GIT, else the
-// first git on PATH), its version ("" without a usable git), and why it may not be the system's
-// own. For an ordinary user that is the binary, the file a symbolic link on the way resolves to,
-// or a folder holding either being writable by that user (an executor running as that user could
-// have planted or replaced it, for example in ~/.local/bin). For root, which can write anything,
-// it is the binary or its resolved file lying outside SystemBinDirs, or either of them or their
-// folders not being owned by root or being writable by group or others.
+// GitBinary returns the git binary this Repo runs, its version, "" without a usable git, and
+// why it may not be the system's own, by the rules of trust-model.md §6.
 func (r *Repo) GitBinary(ctx context.Context) (path, version string, risk GitBinaryRisk) {
 	path, err := r.gitBinary()
 	if err != nil {

@@ -10,10 +10,9 @@ import (
 // DebugRSSEnv is the variable that turns on the peak-RSS report (gitscope.md §8.2 item 5).
 const DebugRSSEnv = "MASTERMIND_DEBUG_RSS"
 
-// ReportPeakRSS writes "mastermind: VmHWM: <value>" (the process's peak resident set size, as
-// /proc/self/status gives it, e.g. "23456 kB") to w when MASTERMIND_DEBUG_RSS=1. It does nothing
-// otherwise, and nothing where /proc is missing (non-Linux). Call it just before the process
-// exits; git child processes are not counted.
+// ReportPeakRSS writes "mastermind: VmHWM: <value>", the process's peak resident set size from
+// /proc/self/status, to w when MASTERMIND_DEBUG_RSS=1 and /proc exists. Call it just before the
+// process exits; git child processes are not counted.
 func ReportPeakRSS(w io.Writer) {
 	if os.Getenv(DebugRSSEnv) != "1" {
 		return

@@ -12,16 +12,14 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 )
 
-// ErrUnsafeRepository: a file git and go-git read while opening the repository (.git, config,
-// HEAD, the ref HEAD names, index, packed-refs, commondir, config.worktree, info/exclude) is not a
-// regular file or directory: a FIFO would block every reader forever and a device would flood it.
-// An agent can create such files, so they are refused before anything reads them (exit 3).
+// ErrUnsafeRepository: a file git and go-git read while opening the repository is not a regular
+// file or directory. A FIFO would block every reader forever and a device would flood it, so such
+// files are refused before anything reads them.
 var ErrUnsafeRepository = errors.New("repository file is not a regular file")
 
-// openRegular opens path for reading without blocking (a FIFO cannot hang the open), following
-// symlinks as git does, and returns it only if it is a regular file (fsx.OpenFollow); anything
-// else is ErrUnsafeRepository. A missing file is an error for which errors.Is(err,
-// fs.ErrNotExist) holds.
+// openRegular opens path for reading without blocking, following symlinks as git does, and
+// returns it only if it is a regular file; anything else is ErrUnsafeRepository. A missing file
+// is an error that is fs.ErrNotExist.
 func openRegular(path string) (*os.File, error) {
 	f, err := fsx.OpenFollow(path)
 	return f, unsafeIfNotRegular(path, err)
@@ -97,8 +95,7 @@ func checkGitFiles(root string) error {
 	return checkGitDirFiles(gitDir, commonDir)
 }
 
-// checkGitDirFiles is checkGitFiles for a known git directory and common directory (equal for a
-// bare repository or a main work tree).
+// checkGitDirFiles is checkGitFiles for a known git directory and common directory.
 func checkGitDirFiles(gitDir, commonDir string) error {
 	for _, p := range []string{
 		filepath.Join(gitDir, "commondir"),
@@ -135,8 +132,8 @@ func checkGitDirFiles(gitDir, commonDir string) error {
 	return nil
 }
 
-// findBare walks up from dir to the first directory that looks like a bare repository (a HEAD
-// file and objects and refs directories, and no .git entry).
+// findBare walks up from dir to the first directory that looks like a bare repository: a HEAD
+// file, objects and refs directories, and no .git entry.
 func findBare(dir string) (string, bool) {
 	for {
 		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {

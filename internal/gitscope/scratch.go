@@ -10,11 +10,9 @@ import (
 )
 
 // InitScratch creates a new git repository in the empty or new directory dir and commits every
-// file already in it as one "initial" commit, with a fixed identity and date. It exists for
-// `mastermind demo`, which builds throw-away repositories; it never touches an existing
-// repository (a dir that already holds .git is refused). The user's global and system git
-// configuration is ignored (GIT_CONFIG_GLOBAL=/dev/null, GIT_CONFIG_NOSYSTEM=1) and hooks are
-// disabled, so no configured program runs. Errors name the git command and its first stderr line.
+// file in it as one "initial" commit with a fixed identity and date, for `mastermind demo`. It
+// refuses an existing repository and ignores the user's git configuration and hooks, so no
+// configured program runs.
 func InitScratch(ctx context.Context, dir string) error {
 	if _, err := os.Lstat(dir + "/.git"); err == nil {
 		return fmt.Errorf("%s already holds a git repository; refusing to reuse it as a scratch repository", dir)

@@ -5,16 +5,9 @@ import "bytes"
 // RenameThreshold is git's default rename similarity (`-M`, diff.renames): 50%.
 const RenameThreshold = 50
 
-// Similarity is git's rename similarity of src (the deleted file) and dst (the added file), in
-// percent (0–100, rounded down): 100 for equal non-empty contents (git's exact rename), else
-// git's diffcore-delta estimate: both contents are cut into spans that end at a line feed or
-// after 64 bytes (a CR before LF is skipped in text; the bytes after the last such span are not
-// counted), each span is hashed, and the score is the bytes of dst's spans also found in src
-// over the larger size. Files whose sizes differ by more than half the larger one score 0
-// without being hashed, as in git; so do two empty files. A file is text when its first 8000 bytes hold no NUL
-// (git's buffer_is_binary; gitattributes are not read). It runs no git process.
-//
-// `git diff -M` pairs a deletion with an addition when the score is at least RenameThreshold.
+// Similarity is git's rename similarity of the deleted file src and the added file dst in
+// percent, rounded down: 100 for equal non-empty contents, else git's diffcore-delta span-hash
+// estimate with git's size pre-check. It runs no git process and reads no gitattributes.
 func Similarity(src, dst []byte) int {
 	const maxScore = 60000 // git's MAX_SCORE
 	maxSize, baseSize := len(src), len(dst)

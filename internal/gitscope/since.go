@@ -44,39 +44,17 @@ var configKeyPrefixes = []string{
 	"submodule.", "status.", "feature.",
 }
 
-// sparseArgs make git compare every skip-worktree file that is present in the work tree:
-// core.sparseCheckout=false would make git honour the bit even for a file the executor wrote
-// back, and sparse.expectFilesOutsideOfPatterns=true would too. They cost about 20 % of the
-// diff's CPU on a 100,000-file index (git 2.39), so they are given only where skip-worktree bits
-// can decide anything: a snapshot run whose pre-flight index had any, a plain run whose
-// configuration enables sparse checkout.
+// sparseArgs make git compare every skip-worktree file that is present in the work tree. They
+// cost about a fifth of the diff's CPU, so they are given only where skip-worktree bits can
+// decide anything (gitscope.md §4.6).
 var sparseArgs = []string{
 	"-c", "core.sparseCheckout=true", "-c", "sparse.expectFilesOutsideOfPatterns=false",
 }
 
-// ChangedSetSince is the complete changed set of SnapshotView.ChangedSet: ChangedSet under
-// trust-model.md I1 for a task whose pre-flight snapshot is in store (TakeSnapshot), plus the
-// paths committed since the baseline. Every input is baseline content, the snapshot, a pin, or
-// a changed path:
-//
-//   - git reads a private copy of the index snapshot (never the live index), with
-//     core.trustctime=true and core.checkStat=default pinned: files written since pre-flight are
-//     re-hashed; assume-unchanged, skip-worktree and stat data written since are gone;
-//   - untracked files are listed under the pre-flight ignore rules (preflightExcludes), so a
-//     new or changed ignore source hides nothing, and a new .gitignore is itself untracked;
-//   - attribute sources must equal pre-flight (InputAttributes); so must the configuration
-//     keys of configKeyPrefixes (InputConfig), info/grafts and objects/info/alternates
-//     (InputMetadata);
-//   - no baseline object is read by git for the work tree (worktree.go); every object read
-//     is hashed, and every copy written since pre-flight of an object git reads is verified
-//     first (ErrObjectStoreModified, trust-model.md §4.5);
-//   - each populated submodule is audited the same way against its own snapshot; a
-//     submodule with any change is its path, modified; one whose repository is gone is
-//     InputMetadata; an unpopulated one with content is its path, modified.
-//
-// A FIFO, socket or device where git would read is ErrUnsafeRepository before git starts.
-// Without a usable git the degraded reader does the same or refuses (degradedSince). Other
-// errors as ChangedSet; ErrNoSnapshot when store holds none.
+// ChangedSetSince is ChangedSet under trust-model.md I1 for a task whose pre-flight snapshot is
+// in store, plus the paths committed since the baseline: every input is baseline content, the
+// snapshot, a pin or a changed path, by the rules of gitscope.md §4.6. It returns
+// ErrNoSnapshot when store holds none, and otherwise the errors of ChangedSet.
 func (r *Repo) ChangedSetSince(ctx context.Context, baseline string, store SnapshotStore) (*ChangedSet, error) {
 	v, err := r.SnapshotView(ctx, baseline, store)
 	if err != nil {
@@ -109,11 +87,9 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		return nil, fmt.Errorf("the pre-flight snapshot was taken without git; run pre-flight again now that git is available")
 	}
 
-	// Stage 1, concurrently: the checks that must precede the diff (FIFOs refused at once, the
-	// input comparisons), the configuration (filter guard and comparison), the private index,
-	// git's version. The object check and the baseline validation run beside both stages:
-	// either one's failure cancels everything and discards it (a forged object read meanwhile
-	// decides nothing; a FIFO among the objects is refused before git could reach it).
+	// Stage 1, concurrently: the checks that must precede the diff, the configuration, the
+	// private index and git's version. The object check and the baseline validation run beside
+	// both stages, and either one's failure cancels and discards everything.
 	cctx, cancelAll := context.WithCancel(ctx)
 	defer cancelAll()
 	vg, vctx := errgroup.WithContext(cctx)
@@ -246,10 +222,9 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 	if dt+lt > maxPathBytes {
 		return nil, &ErrGitFailed{Cmd: "diff-files", Exit: -1, Stderr: fmt.Sprintf("output exceeds %d MiB of path bytes", maxPathBytes>>20)}
 	}
-	// Stage 3: the touched files whose content decides, hashed as git diff would. git reads the
-	// index snapshot's blobs of those paths meanwhile (text=auto asks whether the index copy has
-	// a CR; a missing .gitattributes falls back to its index blob): each copy of them written
-	// since pre-flight is verified first.
+	// Stage 3: the touched files whose content decides, hashed as git diff would. git may read
+	// the index snapshot's blobs of those paths meanwhile, so each copy of them written since
+	// pre-flight is verified first.
 	if hashes := toHash(d0, dirty); len(hashes) > 0 {
 		if err := objs.verifyIndexBlobs(cctx, s, d0, dirty); err != nil {
 			return nil, err
@@ -303,10 +278,9 @@ func untrackedOf(entries []Entry) []Entry {
 	return out
 }
 
-// snapshotIndex makes the private index of a snapshot run: a copy of the index snapshot with
-// the pre-flight index's modification time (git's racy-git rule then re-hashes exactly what it
-// would have re-hashed at pre-flight), and the pre-flight exclude file beside it. Both live in a
-// fresh temporary directory outside the work tree.
+// snapshotIndex makes the private index of a snapshot run, a copy of the index snapshot with the
+// pre-flight index's modification time, and the pre-flight exclude file beside it, in a fresh
+// temporary directory outside the work tree.
 func (r *Repo) snapshotIndex(store SnapshotStore, s *inputsSnapshot) (*privateIndex, error) {
 	gitDir, _, _ := gitDirOf(r.root)
 	dir, err := os.MkdirTemp(r.privateIndexParent(filepath.Join(gitDir, "index")), "mastermind-index-")
@@ -322,9 +296,8 @@ func (r *Repo) snapshotIndex(store SnapshotStore, s *inputsSnapshot) (*privateIn
 		return pi, nil
 	}
 	if ls, ok := store.(LocalSnapshotStore); ok {
-		// A hard link copies nothing; git never writes an index in place (it renames
-		// <index>.lock over it), so the stored snapshot keeps its bytes and its mtime, which
-		// TakeSnapshot set to the pre-flight index's.
+		// A hard link copies nothing, and git never writes an index in place, so the stored
+		// snapshot keeps its bytes and the mtime TakeSnapshot set.
 		if p, err := ls.SnapshotPath(SnapshotIndex); err == nil && linkOrCopyIndex(p, pi.path) == nil {
 			if fi, err := os.Lstat(pi.path); err == nil && fi.ModTime().UnixNano() == s.IndexMtimeNs {
 				return pi, nil
@@ -435,16 +408,13 @@ func compareFile(snap fileSnap, kind, name, p string) (*InputChange, error) {
 	return &InputChange{Kind: kind, Input: name, Detail: detail}, nil
 }
 
-// checkAttributeFiles compares the work tree's .gitattributes files with the baseline's: in
-// every baseline directory without one, none may exist now (one lstat per directory; a new
-// .gitattributes, ignored or not, is InputAttributes). A baseline .gitattributes that is now not
-// a regular file (a FIFO would block git, which reads it while hashing a file of that
-// directory) is ErrUnsafeRepository; its edits are a changed path and so a finding
-// (attributeFilesIn).
+// checkAttributeFiles reports as InputAttributes a .gitattributes in any baseline directory that
+// had none, ignored or not. A baseline .gitattributes that is no longer a regular file is
+// ErrUnsafeRepository, since git would block reading it.
 func (r *Repo) checkAttributeFiles(s *inputsSnapshot) ([]InputChange, error) {
-	// One lstat per baseline directory is the longest part of stage 1 on a large tree (1,111
-	// directories in the 100k fixture): the directories are split into a few chunks checked
-	// at once, and their changes joined in directory order.
+	// One lstat per baseline directory is the longest part of stage 1 on a large tree, so the
+	// directories are split into a few chunks checked at once, and their changes joined in
+	// directory order.
 	chunks := slices.Collect(slices.Chunk(s.Dirs, max(256, (len(s.Dirs)+3)/4)))
 	found := make([][]InputChange, len(chunks))
 	var g errgroup.Group
@@ -477,9 +447,8 @@ func (r *Repo) checkAttributeFiles(s *inputsSnapshot) ([]InputChange, error) {
 	return out, nil
 }
 
-// attributeFilesIn is InputAttributes for every changed path named .gitattributes (a tracked
-// one edited, added or deleted; an untracked one in a directory the baseline did not have is
-// reported here too).
+// attributeFilesIn is InputAttributes for every changed path named .gitattributes, tracked or
+// untracked.
 func attributeFilesIn(entries []Entry) []InputChange {
 	var out []InputChange
 	for _, e := range entries {
@@ -490,10 +459,10 @@ func attributeFilesIn(entries []Entry) []InputChange {
 	return out
 }
 
-// compareConfig compares the configuration keys of configKeyPrefixes between the snapshot and
-// now (list is `git config --list -z`), and the resolved core.attributesFile with its
-// snapshot. Each key whose values differ (added, removed, changed, reordered) is one
-// InputConfig change; values are not repeated (they may hold secrets).
+// compareConfig compares the configuration keys of configKeyPrefixes in the snapshot with list,
+// now's `git config --list -z`, and the resolved core.attributesFile with its snapshot. Each key
+// whose values differ in any way is one InputConfig change, without its values, which may hold
+// secrets.
 func (r *Repo) compareConfig(s *inputsSnapshot, list []byte) ([]InputChange, error) {
 	before, err := parseConfigList(s.Config)
 	if err != nil {
@@ -560,11 +529,9 @@ func (r *Repo) compareConfig(s *inputsSnapshot, list []byte) ([]InputChange, err
 	return out, nil
 }
 
-// checkConfigIncludes refuses a configuration file, or a file one includes (include.path,
-// includeIf.<cond>.path, followed to 10 levels), that is a FIFO, socket or device: `git
-// config` would block reading it. The files are those git reads besides the system one: the
-// global ~/.gitconfig and $XDG_CONFIG_HOME/git/config, the repository's config and
-// config.worktree.
+// checkConfigIncludes refuses a FIFO, socket or device among the configuration files git reads
+// besides the system one, and the files they include to 10 levels: `git config` would block
+// reading it.
 func (r *Repo) checkConfigIncludes() error {
 	var files []string
 	if x := xdgConfigHome(); x != "" {
@@ -699,8 +666,8 @@ func (r *Repo) sinceInputs(s *inputsSnapshot, gitDir, commonDir string) ([]Input
 		return nil, err
 	}
 	if gitDir != s.GitDir || commonDir != s.CommonDir {
-		// .git now leads elsewhere (a rewritten gitdir: file, an absorbed or swapped
-		// repository): another index, object store and configuration would decide.
+		// .git now leads elsewhere, so another index, object store and configuration would
+		// decide.
 		changes = append(changes, InputChange{Kind: InputMetadata, Input: ".git",
 			Detail: fmt.Sprintf("now leads to %s (common %s), at pre-flight %s (common %s)", gitDir, commonDir, s.GitDir, s.CommonDir)})
 	}

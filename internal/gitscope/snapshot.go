@@ -27,7 +27,7 @@ import (
 
 // Limits of the snapshot inputs.
 const (
-	maxInputFileBytes = 4 << 20  // one snapshotted file (info/*, the excludes and attributes files, one .gitignore)
+	maxInputFileBytes = 4 << 20  // one snapshotted file, such as info/exclude or one .gitignore
 	maxInputsBytes    = 64 << 20 // the whole SnapshotInputs document
 	maxSubmoduleDepth = 8        // nested submodules snapshotted and audited
 	inputsVersion     = 1
@@ -90,8 +90,8 @@ type dirFile struct {
 	Data []byte `json:"data"`
 }
 
-// subSnap is one baseline gitlink at pre-flight: populated (a repository was checked out there,
-// and its own snapshots are under the store prefix "sub/<Key>/") or not.
+// subSnap is one baseline gitlink at pre-flight, populated or not; a populated one has its own
+// snapshots under the store prefix "sub/<Key>/".
 type subSnap struct {
 	Path      string `json:"path"`
 	Populated bool   `json:"populated"`
@@ -108,16 +108,10 @@ func (s *inputsSnapshot) file(role string) fileSnap {
 	return fileSnap{Role: role}
 }
 
-// TakeSnapshot records the pre-flight snapshots of trust-model.md §4 in store, for baseline (a
-// full OID or EmptyTreeOID): the pre-flight time (the change time of a file created and removed
-// in the git directory), a copy of the index (with its modification time), info/exclude,
-// info/attributes, info/grafts, objects/info/alternates, the resolved core.excludesFile and
-// core.attributesFile, the repository's config files and `git config --list -z`, the
-// baseline's .gitignore blobs, its directories (with and without .gitattributes) and its
-// gitlinks; for each populated submodule the same, recursively, under "sub/<key>/".
-//
-// Nothing in the repository is written except the short-lived time stamp file. A FIFO, socket
-// or device where a snapshotted file should be is ErrUnsafeRepository. Errors are operational.
+// TakeSnapshot records in store the pre-flight snapshots that gitscope.md §4.6 lists, for
+// baseline and recursively for each populated submodule. It writes nothing in the repository
+// but a short-lived time stamp file; a FIFO, socket or device where a snapshotted file should be
+// is ErrUnsafeRepository.
 func (r *Repo) TakeSnapshot(ctx context.Context, baseline string, store SnapshotStore) error {
 	if !IsFullOID(baseline) {
 		return fmt.Errorf("baseline %q is not a full 40-hex object id: %w", baseline, ErrBaselineUnavailable)
@@ -167,8 +161,8 @@ func (r *Repo) takeSnapshot(ctx context.Context, baseline string, store Snapshot
 		return err
 	}
 
-	// The configuration (and the files it names), the skip-worktree scan and the baseline
-	// tree are independent git reads: they run at once.
+	// The configuration, the skip-worktree scan and the baseline tree are independent git
+	// reads, so they run at once.
 	var bt *baselineLayout
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
@@ -316,7 +310,7 @@ func fsTime(dir string) (int64, error) {
 	return ctimeOf(fi), nil
 }
 
-// ctimeOf is fi's change time in ns (its mtime where the platform has none).
+// ctimeOf is fi's change time in ns, or its mtime where the platform has none.
 func ctimeOf(fi os.FileInfo) int64 {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		return time.Unix(st.Ctim.Sec, st.Ctim.Nsec).UnixNano()
@@ -365,8 +359,7 @@ func (r *Repo) configList(ctx context.Context) ([]byte, error) {
 // configEntry is one `git config --list -z` record: "key\nvalue\0" or "key\0" (no value).
 type configEntry struct{ key, value string }
 
-// parseConfigList splits `git config --list -z` output; keys keep git's spelling (section and
-// name lower-cased, subsection verbatim).
+// parseConfigList splits `git config --list -z` output; keys keep git's spelling.
 func parseConfigList(b []byte) ([]configEntry, error) {
 	var out []configEntry
 	for len(b) > 0 {
@@ -382,7 +375,7 @@ func parseConfigList(b []byte) ([]configEntry, error) {
 	return out, nil
 }
 
-// lastValue is the last value of key (git's rule for single-valued keys); "" when unset.
+// lastValue is the last value of key, git's rule for single-valued keys; "" when unset.
 func lastValue(es []configEntry, key string) (string, bool) {
 	v, ok := "", false
 	for _, e := range es {
@@ -393,10 +386,9 @@ func lastValue(es []configEntry, key string) (string, bool) {
 	return v, ok
 }
 
-// globalInputPaths resolves core.excludesFile and core.attributesFile as git does: the
-// configured value (with ~/ expanded, relative to the work tree top level), else
-// $XDG_CONFIG_HOME/git/ignore and .../attributes. Without the CLI listing the config files are
-// read with go-git (no includes).
+// globalInputPaths resolves core.excludesFile and core.attributesFile as git does, defaulting
+// to $XDG_CONFIG_HOME/git/ignore and .../attributes. Without the CLI listing, go-git reads the
+// config files and follows no include.
 func (r *Repo) globalInputPaths(list []byte, cli bool) (excludes, attributes string) {
 	var ex, at string
 	var exOK, atOK bool
@@ -609,8 +601,8 @@ func (r *Repo) readBlobs(ctx context.Context, oids []string) ([][]byte, error) {
 	return out, err
 }
 
-// hasSkipWorktree reports whether the index has a skip-worktree entry: `git ls-files -v -z`
-// tags them S (or s when also assume-unchanged); go-git's decoded index without git.
+// hasSkipWorktree reports whether the index has a skip-worktree entry, from the tags of `git
+// ls-files -v -z` or, without git, go-git's decoded index.
 func (r *Repo) hasSkipWorktree(ctx context.Context) (bool, error) {
 	if !r.gitUsable() {
 		gg, release, err := r.goGit()
@@ -636,8 +628,8 @@ func (r *Repo) hasSkipWorktree(ctx context.Context) (bool, error) {
 // skip-worktree, 'M' unmerged, each in lower case when the entry is also assume-unchanged.
 var lsTagArgs = slices.Concat(globalArgs, []string{"ls-files", "-z", "-v", "--cached", "--full-name", "--"})
 
-// indexHasTag reports whether match accepts the ls-files -v tag of any index entry (lsTagArgs;
-// needs a usable git).
+// indexHasTag reports whether match accepts the ls-files -v tag of any index entry; it needs a
+// usable git.
 func (r *Repo) indexHasTag(ctx context.Context, match func(tag byte) bool) (bool, error) {
 	found := false
 	var total int64

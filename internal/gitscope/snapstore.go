@@ -11,30 +11,18 @@ import (
 	"syscall"
 )
 
-// SnapshotStore holds the pre-flight snapshots of one task (trust-model.md §3, §4): named
-// blobs, written once at pre-flight and read at post-flight. gitscope writes exactly two names,
-// SnapshotIndex (a copy of the index, up to maxIndexBytes) and SnapshotInputs (a JSON document,
-// at most maxInputsBytes, holding every other input of the changed set and the pre-flight
-// time), plus the same two names under a "sub/<key>/" prefix for each populated submodule.
-//
-// Put stores r's bytes under name, replacing any previous blob atomically (a reader never sees
-// a half-written blob; a failed Put leaves the previous one or none). Open returns the blob for
-// reading; a blob that was never stored is an error for which errors.Is(err, fs.ErrNotExist)
-// holds. Names are ASCII, '/'-separated, without "." or ".." components. A store need not be
-// safe for concurrent Puts of one name.
-//
-// The interim implementation is GitDirStore (a private folder under the git directory); the
-// controller store (internal/store) implements the same interface.
+// SnapshotStore holds the pre-flight snapshots of one task as named blobs, written at pre-flight
+// and read at post-flight (gitscope.md §4.6). Put replaces a blob atomically, and Open of a
+// blob never stored fails with an error that is fs.ErrNotExist. Names are ASCII and
+// '/'-separated, without "." or ".." components; concurrent Puts of one name need not be safe.
 type SnapshotStore interface {
 	Put(name string, r io.Reader) error
 	Open(name string) (io.ReadCloser, error)
 }
 
-// LocalSnapshotStore is an optional interface of a SnapshotStore that keeps its blobs as files
-// on a local file system: SnapshotPath returns the file of a stored blob (fs.ErrNotExist when
-// none). gitscope then sets the index snapshot's modification time to the pre-flight index's
-// once, after Put, and hard-links it as post-flight's private index instead of copying it
-// (git never writes an index file in place, so the stored file is never changed).
+// LocalSnapshotStore is an optional interface of a SnapshotStore that keeps its blobs as local
+// files, whose SnapshotPath returns the file of a stored blob. gitscope then hard-links the index
+// snapshot as post-flight's private index instead of copying it (gitscope.md §4.8).
 type LocalSnapshotStore interface {
 	SnapshotStore
 	SnapshotPath(name string) (string, error)
@@ -46,8 +34,8 @@ const (
 	SnapshotInputs = "inputs.snapshot"
 )
 
-// ErrNoSnapshot: the task has no pre-flight snapshot (pre-flight ran with an older mastermind,
-// on another machine, or the store was wiped). Post-flight cannot decide I1 without it.
+// ErrNoSnapshot: the task has no pre-flight snapshot, for example because pre-flight ran on
+// another machine. Post-flight cannot decide I1 without it.
 var ErrNoSnapshot = errors.New("no pre-flight snapshot of the repository for this task; run pre-flight again (mastermind run-task <spec> --pre-only)")
 
 // prefixStore is a SnapshotStore under a name prefix (a submodule's snapshots).
@@ -62,12 +50,10 @@ func (p prefixStore) Open(name string) (io.ReadCloser, error) { return p.s.Open(
 // dirStore is a SnapshotStore in one directory: name "a/b" is the file <dir>/a/b.
 type dirStore struct{ dir string }
 
-// GitDirStore returns the interim SnapshotStore of task: the directory
-// <git dir>/mastermind/snapshots/<task>/ of this work tree (its own git directory, so each
-// linked worktree has its own), created with mode 0700 on first Put. task must be one path
-// component (no '/', '\\', NUL, "." or ".."). The folder is in the executor's reach: it makes
-// the snapshot tamper-evident against casual edits only (trust-model.md §3 says so of any
-// store without a sandbox).
+// GitDirStore returns the interim SnapshotStore of task, the directory
+// <git dir>/mastermind/snapshots/<task>/ of this work tree, created with mode 0700 on first Put.
+// task must be one path component. The folder is in the executor's reach, so it guards against
+// casual edits only (trust-model.md §3).
 func (r *Repo) GitDirStore(task string) (SnapshotStore, error) {
 	if task == "" || task == "." || task == ".." || strings.ContainsAny(task, "/\\\x00") {
 		return nil, fmt.Errorf("task name %q cannot name a snapshot folder", task)

@@ -12,11 +12,9 @@ import (
 	"time"
 )
 
-// A sparse index (index.sparse, gitscope.md §4.6) holds whole directories as single entries
-// naming a tree. git commands that need every entry, diff-files among them, expand it on read:
-// they read those trees from the object store and write them again (which refreshes the
-// objects' modification times). Post-flight must do neither, so pre-flight stores the index
-// snapshot expanded.
+// A sparse index holds whole directories as single entries naming a tree, which git commands
+// such as diff-files expand on read from the object store, writing the trees again.
+// Post-flight must do neither, so pre-flight stores the index snapshot expanded.
 
 // fullIndexArgs go with every command of a snapshot run that reads the private index (always
 // full): with index.sparse=true from the configuration, a sparse-aware command would convert it
@@ -70,8 +68,8 @@ func indexIsSparse(p string) (bool, error) {
 			entryLen += 2
 		}
 		if version == 4 {
-			// The name is a varint (bytes of the previous name to drop) and a NUL-terminated
-			// suffix; entries are not padded.
+			// The name is a varint counting the bytes of the previous name to drop, then a
+			// NUL-terminated suffix; entries are not padded.
 			for {
 				b, err := br.ReadByte()
 				if err != nil {
@@ -95,7 +93,7 @@ func indexIsSparse(p string) (bool, error) {
 		}
 		pos += int64(len(name))
 		entryLen += int64(len(name)) // the name and its first NUL
-		// Entries are padded with NULs to a multiple of 8 bytes (1 to 8 NULs after the name).
+		// Entries are padded with 1 to 8 NULs after the name to a multiple of 8 bytes.
 		if pad := (8 - entryLen%8) % 8; pad > 0 {
 			if err := skip(pad); err != nil {
 				return false, fmt.Errorf("the index %s ends in entry %d", p, i)

@@ -66,8 +66,8 @@ func canonMode(m uint32) uint32 {
 	return modeBlob
 }
 
-// parseTree splits a tree object into its entries, sorted as git sorts them (a tree's name
-// compared as if it ended in '/'), whatever order the object holds them in.
+// parseTree splits a tree object into its entries, sorted as git sorts them whatever order the
+// object holds them in: a tree's name compares as if it ended in '/'.
 func parseTree(oid string, data []byte) ([]treeEntry, error) {
 	var out []treeEntry
 	for len(data) > 0 {
@@ -156,10 +156,9 @@ func (t *treeReader) rootTree(ctx context.Context, commit string) (string, error
 // maxTreeDepth bounds the nesting the tree walks follow.
 const maxTreeDepth = 1024
 
-// diff returns the paths that differ between the trees a and b (EmptyTreeOID for none) as
-// git diff-tree -r --no-renames names them: added, modified (content, mode, type between blob,
-// symlink and gitlink) and deleted; a blob replaced by a tree is the blob deleted and the
-// tree's files added. Subtrees with equal ids are never read.
+// diff returns the paths that differ between the trees a and b as git diff-tree -r
+// --no-renames names them; a blob replaced by a tree is the blob deleted and the tree's files
+// added. Subtrees with equal ids are never read.
 func (t *treeReader) diff(ctx context.Context, a, b string) ([]Entry, error) {
 	var out []Entry
 	emit := func(p string, st Status) {
@@ -267,8 +266,8 @@ func (t *treeReader) lookup(ctx context.Context, root, p string) (*treeEntry, []
 	return nil, trees, nil
 }
 
-// walkAll calls fn with every tree id below root, root included (every tree git may read when
-// it walks the whole tree).
+// walkAll calls fn with every tree id below root, root included: every tree git may read when it
+// walks the whole tree.
 func (t *treeReader) walkAll(ctx context.Context, root string, fn func(oid string) error) error {
 	var walk func(oid string, depth int) error
 	walk = func(oid string, depth int) error {

@@ -35,10 +35,9 @@ const (
 	ReasonGitTooOld      = "git_too_old"
 )
 
-// Entry is one changed path. Path is the raw repository-relative path bytes ('/' separated, no
-// trailing slash). NestedRepository marks an untracked nested repository or linked worktree,
-// which git prints as "dir/" and which is recorded as "dir". UTF8 is false when Path is not valid
-// UTF-8 (the audit's changed_path_unrepresentable).
+// Entry is one changed path, its raw repository-relative bytes without a trailing slash.
+// NestedRepository marks an untracked nested repository, which git prints as "dir/", and UTF8 is
+// false when Path is not valid UTF-8.
 type Entry struct {
 	Path             []byte
 	Status           Status
@@ -58,8 +57,8 @@ type ChangedSet struct {
 	Degraded       bool
 	DegradedReason string
 	Entries        []Entry
-	// InputChanges are the inputs that changed since pre-flight although I1 allows them to
-	// (ChangedSetSince only; sorted as found). Each is an error finding of the audit.
+	// InputChanges are the inputs that changed since pre-flight although I1 allows them to, in the
+	// order found; only ChangedSetSince sets them. Each is an error finding of the audit.
 	InputChanges []InputChange
 	// ToolCaches are the tool caches created since the baseline that ignore themselves, left out
 	// of Entries (gitscope.md §4.7); SelfIgnoring the other self-ignoring directories created
@@ -68,14 +67,9 @@ type ChangedSet struct {
 	SelfIgnoring []IgnoredDir
 }
 
-// WithoutControl returns D: the entries that rule does not leave out as the controller's own
-// (repopath.LeftOut, trust-model.md I3: the contract files, and the controller names whose bytes
-// rule finds the controller's); any other path below .mastermind/ stays in D. rule is consulted
-// only for paths below .mastermind/, once each, so 200,000 changed paths elsewhere cost one
-// prefix comparison each (gitscope.md §8.1 scenario B). When the left-out entries are one run of
-// adjacent entries at the start or the end (they sort together below .mastermind/), or there are
-// none, the result is a subslice of cs.Entries, so nothing is copied: callers must not modify
-// its elements. A shared result's capacity is its length, so an append copies.
+// WithoutControl returns D, the entries that rule does not leave out as the controller's own
+// (gitscope.md §1). The result may share cs.Entries, so callers must not modify its elements;
+// its capacity is its length, so an append copies.
 func (cs *ChangedSet) WithoutControl(rule repopath.ControlRule) []Entry {
 	first, last, count := -1, -1, 0
 	var out []int

@@ -6,12 +6,9 @@ import (
 	"strings"
 )
 
-// Upstream names the upstream the local gate compares the branch with (trust-model.md §5): the
-// current branch's @{upstream}, else the default branch of a remote (refs/remotes/<remote>/HEAD,
-// origin first, then the only other remote). name is git's short name ("origin/main") and oid
-// its commit; both are "" when there is none (no remote, a detached HEAD without one, or no
-// usable git). Refs and configuration are the executor's to write: the caller prints what it
-// found. An error is git failing for another reason than a missing upstream.
+// Upstream names the upstream the local gate compares the branch with, chosen as trust-model.md
+// §5 says: git's short name and its commit, both "" when there is none. Refs and configuration
+// are the executor's to write, so the caller prints what it found.
 func (r *Repo) Upstream(ctx context.Context) (name, oid string, err error) {
 	if !r.gitUsable() {
 		return "", "", nil

@@ -16,11 +16,9 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// SnapshotView is the repository as a task's audit may read it (trust-model.md §4, §4.5): the
-// baseline and the pre-flight snapshots are fixed in it; every answer comes from them, the work
-// tree, and objects hashed as they are read (or, where git reads them itself, whose copies
-// written since pre-flight were verified first). It is safe for concurrent use; Close stops the
-// git processes it keeps.
+// SnapshotView is the repository as a task's audit may read it (trust-model.md §4, §4.5): every
+// answer comes from the baseline, the pre-flight snapshots, the work tree and verified objects.
+// It is safe for concurrent use; Close stops the git processes it keeps.
 type SnapshotView struct {
 	r        *Repo
 	baseline string
@@ -41,9 +39,9 @@ type SnapshotView struct {
 	added  map[string]bool // paths the commits since the baseline add
 }
 
-// SnapshotView opens the view of the task whose pre-flight snapshot is in store, for baseline
-// (a full OID or EmptyTreeOID). ErrNoSnapshot when store holds none; an error when the
-// snapshot is of another baseline. Nothing is read from the repository yet.
+// SnapshotView opens the view of the task whose pre-flight snapshot is in store, for baseline,
+// reading nothing from the repository yet. It is ErrNoSnapshot when store holds none and an error
+// when the snapshot is of another baseline.
 func (r *Repo) SnapshotView(ctx context.Context, baseline string, store SnapshotStore) (*SnapshotView, error) {
 	if !IsFullOID(baseline) {
 		return nil, fmt.Errorf("baseline %q is not a full 40-hex object id: %w", baseline, ErrBaselineUnavailable)
@@ -68,12 +66,9 @@ func (v *SnapshotView) Close() error {
 	return nil
 }
 
-// ChangedSet is the task's complete changed set: the work tree against the pre-flight
-// snapshots (ChangedSetSince's rules, trust-model.md I1) plus every path that differs between
-// the baseline and HEAD, so that an edit committed and then reverted in the work tree is still
-// a changed path (hardening A1); an untracked path a commit since the baseline added is
-// `added`. The commit diff compares the two root trees in Go, opening only subtrees whose ids
-// differ. It is computed once per view.
+// ChangedSet is the task's complete changed set, computed once per view: the work tree against
+// the pre-flight snapshots plus every path that differs between the baseline and HEAD, so that
+// an edit committed and then reverted is still a changed path (hardening A1).
 func (v *SnapshotView) ChangedSet(ctx context.Context) (*ChangedSet, error) {
 	v.csMu.Lock()
 	defer v.csMu.Unlock()
@@ -117,7 +112,7 @@ func (v *SnapshotView) changedSet(ctx context.Context) (*ChangedSet, error) {
 	return withCommitted(cs, committed), nil
 }
 
-// committed is the baseline against HEAD (nothing when HEAD is unborn or the baseline).
+// committed is the baseline against HEAD, nothing when HEAD is unborn or the baseline.
 func (v *SnapshotView) committed(ctx context.Context) ([]Entry, error) {
 	head, unborn, err := v.Head(ctx)
 	if err != nil || unborn || head == v.baseline {
@@ -158,8 +153,8 @@ func withCommitted(cs *ChangedSet, committed []Entry) *ChangedSet {
 	return cs
 }
 
-// Head is the commit HEAD names, or unborn: the reference as the repository holds it (the
-// executor's to move), the commit object read and hashed.
+// Head is the commit HEAD names, or unborn: the reference as the repository holds it, which the
+// executor may move, with the commit object read and hashed.
 func (v *SnapshotView) Head(ctx context.Context) (oid string, unborn bool, err error) {
 	v.headOnce.Do(func() {
 		v.head, v.unborn, v.headErr = v.headRef(ctx)
@@ -210,10 +205,8 @@ func (v *SnapshotView) headRef(ctx context.Context) (string, bool, error) {
 	return oid, false, nil
 }
 
-// BaselineEntries reports, for each repository-relative path ('/'-separated, no trailing
-// slash), what the baseline tree has there: EntryAbsent, EntryBlob, EntryLink, EntryGitlink or
-// EntryTree. The trees on the way are read once each, hashed; an unreadable one is an error,
-// never an absent path.
+// BaselineEntries reports what the baseline tree has at each repository-relative path. The trees
+// on the way are read and hashed once each; an unreadable one is an error, never an absent path.
 func (v *SnapshotView) BaselineEntries(ctx context.Context, paths []string) (map[string]EntryType, error) {
 	out := make(map[string]EntryType, len(paths))
 	for _, p := range paths {
@@ -291,9 +284,8 @@ func (o *auditObjects) baselineBlob(ctx context.Context, baseline, path string) 
 	return data, true, nil
 }
 
-// ListFiles is the claims' file list, sorted and unique: the paths of the index snapshot whose
-// file is still in the work tree (gitlinks as their path) and every untracked, non-ignored
-// file under the pre-flight ignore rules (an untracked nested repository is no file). The live
+// ListFiles is the claims' sorted file list: the paths of the index snapshot whose file is still
+// in the work tree and every untracked file the pre-flight ignore rules do not ignore. The live
 // index is never read.
 func (v *SnapshotView) ListFiles(ctx context.Context) ([]string, error) {
 	cs, err := v.ChangedSet(ctx)
@@ -318,8 +310,8 @@ func (v *SnapshotView) ListFiles(ctx context.Context) ([]string, error) {
 	return slices.Compact(out), nil
 }
 
-// indexPaths lists the index snapshot (`git ls-files --cached` on its private copy) without
-// the entries whose file diff-files found gone.
+// indexPaths lists the index snapshot's private copy with `git ls-files --cached`, without the
+// entries whose file diff-files found gone.
 func (v *SnapshotView) indexPaths(ctx context.Context) ([]string, error) {
 	gone := map[string]bool{}
 	for _, e := range v.det.dirty {
@@ -373,11 +365,8 @@ func (v *SnapshotView) degradedIndexPaths() ([]string, error) {
 	return out, nil
 }
 
-// DiffStat is the release-notes diff stat (gitscope.md §4.5) of the work tree against the
-// baseline under the snapshot: git diff --stat with the private index snapshot, for the paths
-// of the changed set (with the files the commits since the baseline add marked
-// intent-to-add, so that they are counted). Every object that diff reads — the trees on the
-// way to each path, its baseline blob and its index-snapshot blob — is verified first. Degraded:
+// DiffStat is the release-notes diff stat of gitscope.md §4.5 for the changed set's paths, run
+// on the private index snapshot after every object it reads is verified. Degraded, it is
 // DiffStatUnavailable.
 func (v *SnapshotView) DiffStat(ctx context.Context) (string, error) {
 	cs, err := v.ChangedSet(ctx)

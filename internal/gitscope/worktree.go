@@ -19,10 +19,8 @@ import (
 )
 
 // The work-tree part of a snapshot run compares the baseline with the work tree without git
-// reading a baseline object (trust-model.md §4.5): the pre-flight index against the baseline is
-// a fixed fact recorded at pre-flight (SnapshotIndexDiff), `git diff-files` against the private
-// copy of the index snapshot names every entry whose file was touched since, and `git
-// hash-object` hashes those files as git diff would (attributes applied, filter drivers off).
+// reading a baseline object, as gitscope.md §4.6 "Index" describes: the recorded index diff,
+// `git diff-files` on the private index and `git hash-object`.
 
 // SnapshotIndexDiff is the snapshot blob holding `git diff-index --cached --raw -z` of the
 // pre-flight index against the baseline.
@@ -40,7 +38,7 @@ type rawEntry struct {
 	wt               objectID
 }
 
-// objectID is a binary SHA-1 object id (the zero value is git's null id).
+// objectID is a binary SHA-1 object id; the zero value is git's null id.
 type objectID [20]byte
 
 func (o objectID) String() string { return hex.EncodeToString(o[:]) }
@@ -150,14 +148,13 @@ func (r *Repo) loadIndexDiff(ctx context.Context, store SnapshotStore, s *inputs
 	return out, err
 }
 
-// diffFilesArgs list the index entries whose work-tree file may differ from the index (stat
-// data, or content for a racily clean entry); gitlinks by their checked-out commit only.
+// diffFilesArgs list the index entries whose work-tree file may differ from the index, and
+// gitlinks by their checked-out commit only.
 var diffFilesArgs = []string{"diff-files", "--raw", "-z", "--no-abbrev", "--no-renames", "--ignore-submodules=dirty"}
 
-// worktreeEntries is the baseline against the work tree for the paths of the index snapshot,
-// as git diff <baseline> names them: d0 is the pre-flight index against the baseline, dirty the
-// diff-files records (hashed by hashWorktree where toHash chose them). For a path in neither, the
-// work tree, the index snapshot and the baseline agree.
+// worktreeEntries is the baseline against the work tree for the paths of the index snapshot, as
+// git diff <baseline> names them, from d0, the pre-flight index against the baseline, and dirty,
+// the diff-files records. For a path in neither, all three agree.
 func worktreeEntries(d0 indexDiff, dirty []rawEntry) []Entry {
 	var out []Entry
 	emit := func(p []byte, st Status) {
@@ -211,8 +208,7 @@ func worktreeEntries(d0 indexDiff, dirty []rawEntry) []Entry {
 }
 
 // toHash lists the dirty records whose content decides whether the path changed: a file or
-// symlink present in the work tree whose baseline side (from d0, else the index entry) has the
-// same mode.
+// symlink present in the work tree whose baseline side has the same mode.
 func toHash(d0 indexDiff, dirty []rawEntry) []int {
 	var out []int
 	for i, w := range dirty {
@@ -233,10 +229,9 @@ func toHash(d0 indexDiff, dirty []rawEntry) []int {
 	return out
 }
 
-// hashWorktree sets the blob ids of the work-tree files of dirty[idx] as git diff computes
-// them: a symbolic link's target text, a regular file through `git hash-object --stdin-paths`
-// (attributes applied, with extra the filter-guard arguments). A path that is now neither (a
-// FIFO, a directory) is left unhashed, which counts as changed.
+// hashWorktree sets the blob ids of the work-tree files of dirty[idx] as git diff computes them,
+// a regular file through `git hash-object --stdin-paths` with the filter guard in extra. A path
+// that is now neither a file nor a symbolic link is left unhashed, which counts as changed.
 func (r *Repo) hashWorktree(ctx context.Context, pi *privateIndex, extra []string, dirty []rawEntry, idx []int) error {
 	var files []int
 	var in bytes.Buffer
@@ -292,9 +287,8 @@ func blobID(data []byte) objectID {
 	return o
 }
 
-// quotePathLine writes p as git reads a path line (unquote_c_style when it starts with a
-// double quote): as is, or C-quoted when it starts with '"' or holds a line break, a backslash
-// or a control byte.
+// quotePathLine writes p as git reads a path line: as is, or C-quoted when it starts with '"' or
+// holds a line break, a backslash or a control byte.
 func quotePathLine(p string) string {
 	needs := strings.HasPrefix(p, `"`)
 	for i := 0; i < len(p) && !needs; i++ {

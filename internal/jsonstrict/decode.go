@@ -58,8 +58,8 @@ func (v *Value) Get(name string) (*Value, bool) {
 
 // Options adjust Decode. The zero value is the strictest form.
 type Options struct {
-	// MaxDepth is the deepest nesting of arrays and objects allowed (the root container is depth
-	// 1); 0 means no limit beyond the tokenizer's own (10000).
+	// MaxDepth is the deepest nesting of arrays and objects allowed, the root container being depth
+	// 1; 0 means no limit beyond the tokenizer's own 10000.
 	MaxDepth int
 	// AllowInvalidUTF8 accepts invalid UTF-8 and lone surrogate escapes inside strings, each
 	// decoded as U+FFFD, as encoding/json does.

@@ -34,8 +34,7 @@ func (v *Value) Any() any {
 }
 
 // Indent returns v as JSON with 2-space indentation and a trailing newline: members in source
-// order, numbers as their literals, strings escaped only where JSON requires (no HTML escaping;
-// invalid UTF-8 as U+FFFD, as encoding/json writes it).
+// order, numbers as their literals, strings escaped only where JSON requires.
 func (v *Value) Indent() []byte {
 	var b bytes.Buffer
 	writeValue(&b, v, "\n")
@@ -110,8 +109,8 @@ func writeValue(b *bytes.Buffer, v *Value, nl string) {
 	}
 }
 
-// writeString writes s as a JSON string, escaping only what JSON requires (", \ and control
-// characters); invalid UTF-8 becomes U+FFFD as encoding/json does.
+// writeString writes s as a JSON string, escaping only the quote, the backslash and control
+// characters; invalid UTF-8 becomes U+FFFD as encoding/json does.
 func writeString(b *bytes.Buffer, s string) {
 	const hex = "0123456789abcdef"
 	b.WriteByte('"')

@@ -10,7 +10,7 @@ type Span struct{ Start, End int }
 // Contains reports whether 1-based line lies inside s.
 func (s Span) Contains(line int) bool { return line >= s.Start && line <= s.End }
 
-// TopLevel returns the document's top-level blocks (the children of the root) in source order.
+// TopLevel returns the children of the document root in source order.
 func (d *Doc) TopLevel() []ast.Node {
 	var out []ast.Node
 	for n := d.Root.FirstChild(); n != nil; n = n.NextSibling() {

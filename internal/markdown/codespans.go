@@ -13,7 +13,7 @@ type CodeSpan struct {
 	// one leading and one trailing space removed when both are present, and line endings turned
 	// into spaces.
 	Text string
-	// Line and Column (1-based, column in code points) are the position of the opening backticks.
+	// Line and Column are the 1-based position of the opening backticks, in code points.
 	Line, Column int
 	// SingleLine is true when the whole span, backticks included, is on one source line.
 	SingleLine bool
@@ -53,9 +53,8 @@ func (d *Doc) CodeSpans() []CodeSpan {
 	return spans
 }
 
-// cursor computes positions of increasing offsets incrementally: a column is counted from the
-// previous offset on the same line, so many positions on one long line cost linear time in
-// total (Position alone counts from the line start every time, which is quadratic there).
+// cursor computes positions of increasing offsets incrementally, counting a column from the
+// previous offset on the same line, so that many positions on one long line cost linear time.
 type cursor struct {
 	line, off, col int // last result; line 0 means none
 }

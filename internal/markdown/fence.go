@@ -19,14 +19,14 @@ type ContentLine struct {
 type Fence struct {
 	Node     ast.Node
 	Fenced   bool   // false for an indented code block
-	Char     byte   // '`' or '~' (0 for an indented code block)
+	Char     byte   // '`' or '~'; 0 for an indented code block
 	Length   int    // length of the opening fence run
 	Indent   int    // spaces before the opening fence (0–3)
 	OpenLine int    // line of the opening fence; first content line for an indented block
-	Info     string // info string as CommonMark trims it (raw source text, escapes not processed)
-	// CloseLine is the line of the closing fence, 0 when the fence is never closed (it then runs to
-	// the end of its container). Only computed exactly for top-level fences; for nested fences a
-	// closing line is recognised after stripping block-quote markers and indentation.
+	Info     string // info string as CommonMark trims it, escapes not processed
+	// CloseLine is the line of the closing fence, 0 when the fence runs to the end of its
+	// container. It is exact for top-level fences; a nested fence's is recognised after stripping
+	// block-quote markers and indentation.
 	CloseLine int
 	Content   []byte        // the code block content exactly as CommonMark defines it
 	Lines     []ContentLine // one per content line, in order

@@ -8,55 +8,33 @@ import (
 	"github.com/yuin/goldmark/util"
 )
 
-// Hostile-input guards. goldmark is quadratic on three input shapes an executor or a spec author
-// can write within the size limits (measured on goldmark v1.7, docs/hardening.md):
-//
-//   - many container markers on one line ("> > > …" or "1. 1. 1. …"): 200,000 nested block
-//     quotes on one 400 KB line took 21 s;
-//   - many unclosed link destinations ("[a](" repeated): 40,000 bytes took 0.44 s, 1 MiB would
-//     take minutes;
-//   - many unmatched mixed emphasis delimiters ("_a*" repeated): 40,000 bytes took 1 s.
-//
-// MaxContainerMarkers caps the first; the inline budget caps the other two. Neither changes the
-// result for any document a person writes.
+// Hostile-input guards: goldmark is quadratic on deep container nesting within one line, on
+// unclosed link destinations and on unmatched mixed emphasis (docs/hardening.md F1, F2).
+// MaxContainerMarkers caps the first and the inline budget the other two; neither changes the
+// result for a document a person writes.
 
 // MaxContainerMarkers is the number of block-quote and list-item markers at the start of one
-// source line that are parsed as containers. The marker after them is parsed as the first
-// character of text instead, so a container nests at most this deep per line (markdown-it's
-// maxNesting is the same idea). Only the parse sees the change; Doc.Source keeps the original
-// bytes.
-//
-// The change is not invisible: the capped line's deepest block becomes a paragraph, which may
-// lazily absorb the next line where CommonMark would have started a top-level HTML block of type
-// 7, or hide the opening of a top-level fence that runs to the end of the file. So from the first
-// capped line on, the top level may differ from CommonMark's (FuzzCapNesting found both);
-// Doc.CappedBefore reports it, and callers that must be exact there (the executor report's
-// sentinels) refuse what follows it.
+// source line that are parsed as containers; the next is parsed as text. From the first capped
+// line on the top level may differ from CommonMark's (hardening F1), which Doc.CappedBefore
+// reports.
 const MaxContainerMarkers = 100
 
 // inlineBudget bounds link and emphasis parsing: in a paragraph or heading whose byte length
-// times its number of link and emphasis trigger characters ([ ] ! * _) exceeds it, those
-// characters are literal text. Code spans, autolinks and raw HTML are still parsed there, so
-// CodeSpans is unaffected except for the corner case of a backtick pair inside a link
-// destination. A 4 KiB paragraph may hold 256 such characters, a 1 KiB one 1,024.
+// times its number of trigger characters exceeds it, those characters are literal text. Code
+// spans, autolinks and raw HTML are still parsed there.
 const inlineBudget = 1 << 20
 
-// capNesting returns src unchanged when no line starts with more than MaxContainerMarkers
-// container markers or more than MaxIndentColumns columns of blanks (among its markers), and
-// otherwise a copy of the same length in which the first byte of the marker or blank after the
-// limit is replaced with '|'. A line that is a thematic break candidate (only
-// one of '-', '*' and blanks after the block-quote markers) is left alone: goldmark reads it as
-// one thematic break, cheaply.
-// The 1-based numbers of the changed lines are returned too.
+// capNesting returns src unchanged when no line is over the nesting limits, and otherwise a
+// copy of the same length in which the first byte past the limit is '|', with the 1-based numbers
+// of the changed lines. A thematic break candidate is left alone, since goldmark reads it cheaply.
 func capNesting(src []byte) ([]byte, []int) {
 	lim := nestingLimits(countBlankLines(src))
 	return capNestingAt(src, lim.Markers, lim.Columns)
 }
 
-// GuardNesting returns src with the container limits applied (the copy the parse sees; see
-// MaxContainerMarkers and nestingBudget), for callers that run their own goldmark block parser
-// over a document instead of Parse. Offsets are unchanged, so segments index src as well; src is
-// returned itself when nothing is capped.
+// GuardNesting returns src with the container limits applied, for callers that run their own
+// goldmark block parser instead of Parse. Offsets are unchanged, and src itself is returned when
+// nothing is capped.
 func GuardNesting(src []byte) []byte {
 	capped, _ := capNesting(src)
 	return capped
@@ -68,19 +46,9 @@ type NestingLimits struct {
 	Markers, Columns int
 }
 
-// nestingBudget bounds a document's blank lines times its container depth. goldmark's block
-// parser records one entry per open block for every line of a top-level block group and frees
-// them only when the group ends, and list items stay open across blank lines: 1 MiB of blank
-// lines under a line of 100 nested list items took 56 s and 15.6 GB (found by review), 10 items
-// 4.6 s and 1.4 GB. Any other line inside d open blocks costs about d bytes of markers or
-// indentation, so only blank lines (one byte each) multiply; the limits shrink with their
-// number. The depth a line can reach is at most about twice the markers one line may open
-// (indentation before a marker is capped at twice that many columns): a document of up to
-// 5,242 blank lines keeps the full MaxContainerMarkers and MaxIndentColumns, one of 100,000
-// blank lines 5 markers and 14 columns, and one of more than 524,288 (1 MiB of them) opens no
-// container at all: 1 MiB of blank lines under 100 nested items parses in 0.15 s with 44 MB
-// peak RSS (`report validate`). Counting every line instead refused honest 30,000-line reports
-// whose logs held an indented "- " line (review).
+// nestingBudget bounds a document's blank lines times its container depth, because goldmark
+// keeps one entry per open block for every blank line of a block group; the nesting limits
+// shrink with the number of blank lines (docs/hardening.md F29).
 const nestingBudget = 1 << 19
 
 // nestingLimits returns the limits for a document with blank blank lines (see nestingBudget).
@@ -90,7 +58,7 @@ func nestingLimits(blank int) NestingLimits {
 }
 
 // countBlankLines returns the number of lines of src that hold only spaces, tabs and a carriage
-// return (a final empty line after the last line break included).
+// return, a final empty line included.
 func countBlankLines(src []byte) int {
 	n := 0
 	for start := 0; start <= len(src); {
@@ -108,14 +76,14 @@ func countBlankLines(src []byte) int {
 	return n
 }
 
-// Limits returns the nesting limits d was parsed with (the lines CappedBefore reports exceeded
-// them).
+// Limits returns the nesting limits d was parsed with, which the lines CappedBefore reports
+// exceeded.
 func (d *Doc) Limits() NestingLimits { return d.limits }
 
 // BlankLineCount returns the number of blank lines of the source, which set Limits.
 func (d *Doc) BlankLineCount() int { return d.blank }
 
-// capNestingAt is capNesting with explicit limits (the fuzz target uses small ones).
+// capNestingAt is capNesting with explicit limits, small ones for the fuzz target.
 func capNestingAt(src []byte, maxMarkers, maxBlanks int) ([]byte, []int) {
 	out := src
 	var lines []int
@@ -137,10 +105,9 @@ func capNestingAt(src []byte, maxMarkers, maxBlanks int) ([]byte, []int) {
 	return out, lines
 }
 
-// MaxIndentColumns is the white space, in columns (a tab advances to the next multiple of 4),
-// that the run of blanks and container markers starting a line may hold in total; the blank
-// after it is parsed as text. Nesting lists by indentation costs goldmark time quadratic in the depth on every line
-// (16 MiB of ever deeper "- a" items took 77 s); 128 columns still allow 64 levels.
+// MaxIndentColumns is the white space, in columns, that the run of blanks and container markers
+// starting a line may hold; the blank after it is parsed as text. Indentation nesting is
+// quadratic in goldmark (hardening F1), and 128 columns still allow 64 levels.
 const MaxIndentColumns = 128
 
 // excessMarker returns the offset in line of the byte to neutralise, or -1: the first container
@@ -233,8 +200,8 @@ var budgetKey = parser.NewContextKey()
 // normally so far; past docInlineBudget of them, later paragraphs are literal text too.
 var docTriggersKey = parser.NewContextKey()
 
-// docInlineBudget is the number of link and emphasis trigger characters ([ ] ! * _) parsed as
-// such in one document's paragraphs (headings excepted): about 50 MB of goldmark nodes.
+// docInlineBudget is the number of link and emphasis trigger characters parsed as such in one
+// document's paragraphs, about 50 MB of goldmark nodes; headings are exempt.
 const docInlineBudget = 1 << 18
 
 // inlineGuard is an inline parser that runs before the link and emphasis parsers for their
@@ -281,8 +248,7 @@ func (inlineGuard) Parse(parent ast.Node, block text.Reader, pc parser.Context) 
 		return nil
 	}
 	// One text node for the run up to the next byte another inline parser or the line-break
-	// handling may want (a node per character cost 190 bytes each: a 4 MiB line of "[" took
-	// 789 MB).
+	// handling may want, since a node per character cost 190 bytes each (hardening F33).
 	line, seg := block.PeekLine()
 	n := bytes.IndexAny(line, "`<\\& \t\r\n")
 	if n < 0 {
@@ -307,12 +273,9 @@ func newParser(inline bool) parser.Parser {
 	return parser.NewParser(opts...)
 }
 
-// CappedBefore returns the first capped line (see MaxContainerMarkers) at or before line n, or 0.
-// Up to that line the top-level structure is exactly CommonMark's: blocks are parsed line by line
-// and the cap only changes the capped line itself. From it on, the structure may differ — also
-// past the next blank line, when the capped line hides the opening of a top-level fence
-// (FuzzCapNesting's counterexample) — so callers that must be exact (the executor report's
-// sentinels) refuse what starts there or later.
+// CappedBefore returns the first capped line at or before line n, or 0. Before it the top-level
+// structure is exactly CommonMark's; from it on it may differ, so callers that must be exact
+// refuse what starts there or later.
 func (d *Doc) CappedBefore(n int) int {
 	if len(d.capped) == 0 || d.capped[0] > n {
 		return 0
@@ -345,8 +308,8 @@ func markerAt(line []byte, i int) bool {
 	return false
 }
 
-// isBlank reports whether s holds only spaces, tabs and a carriage return (the rest of a line that
-// CommonMark reads as blank).
+// isBlank reports whether s holds only spaces, tabs and a carriage return, as the rest of a line
+// that CommonMark reads as blank does.
 func isBlank(s []byte) bool {
 	for _, c := range s {
 		if c != ' ' && c != '\t' && c != '\r' {

@@ -10,8 +10,8 @@ import (
 type Heading struct {
 	Level  int  // 1–6
 	Setext bool // underlined (Name + "---"/"===") rather than ATX ("## Name")
-	// Text is the heading's plain text: the text of its inline content with markup removed
-	// (emphasis markers, link destinations and raw HTML dropped; code span contents kept).
+	// Text is the heading's plain text: its inline content without emphasis markers, link
+	// destinations or raw HTML, code span contents kept.
 	Text string
 	// FirstLine and LastLine are the 1-based source lines the heading occupies, inclusive; for a
 	// setext heading LastLine is the underline.
@@ -19,8 +19,7 @@ type Heading struct {
 	Node                *ast.Heading
 }
 
-// TopHeadings returns the headings that are direct children of the document (not inside a block
-// quote or list), in source order.
+// TopHeadings returns the headings that are direct children of the document, in source order.
 func (d *Doc) TopHeadings() []Heading {
 	var hs []Heading
 	for n := d.Root.FirstChild(); n != nil; n = n.NextSibling() {
@@ -70,11 +69,9 @@ func (d *Doc) PlainText(n ast.Node) string {
 	return b.String()
 }
 
-// BlockLines returns the 1-based first and last source lines of the leaf block n (a heading,
-// paragraph, code block, fenced code block or HTML block), inclusive. The last line of a fenced
-// code block is its closing fence when it has one; of a setext heading, the underline; of an HTML
-// block, its closure line. Container blocks (lists, block quotes) give the range of their first
-// line to the last line of their last leaf. A block without a position gives (0, 0).
+// BlockLines returns the 1-based first and last source lines of block n, inclusive: a closing
+// fence, a setext underline and an HTML block's closure line count, and a container spans to the
+// last line of its last leaf. A block without a position gives (0, 0).
 func (d *Doc) BlockLines(n ast.Node) (first, last int) {
 	if n.Pos() >= 0 {
 		first = d.Line(n.Pos())
@@ -101,8 +98,8 @@ func (d *Doc) BlockLines(n ast.Node) (first, last int) {
 			last = max(last, d.Line(t.ClosureLine.Start))
 		}
 	case *ast.FencedCodeBlock:
-		// The closing fence, if any, is the line after the content (or after the opening fence
-		// when there is no content), and always before the next block.
+		// The closing fence, if any, is the line after the content or, without content, after
+		// the opening fence, and always before the next block.
 		next := last + 1
 		if next <= d.LineCount() {
 			if nb := d.nextBlockLine(n); nb == 0 || next < nb {
@@ -124,8 +121,8 @@ func (d *Doc) isSetextAt(n int) bool {
 	return !strings.HasPrefix(line, "#")
 }
 
-// nextBlockLine returns the first line of the block that follows n in document order (its next
-// sibling, or the next sibling of its nearest ancestor that has one), or 0 when none follows.
+// nextBlockLine returns the first line of the block that follows n in document order, or 0 when
+// none follows.
 func (d *Doc) nextBlockLine(n ast.Node) int {
 	for c := n; c != nil; c = c.Parent() {
 		if s := c.NextSibling(); s != nil {

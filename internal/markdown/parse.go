@@ -18,18 +18,13 @@ type Doc struct {
 	blank  int // blank lines (countBlankLines), which set limits
 }
 
-// Parse parses src as CommonMark with goldmark and no extensions. src should already have a
-// leading BOM stripped. Parse never fails: every byte sequence is a CommonMark document.
-//
-// Two guards keep the parse near-linear on hostile input (guard.go): at most
-// MaxContainerMarkers block-quote and list markers per line open containers, and link and
-// emphasis parsing is off in a paragraph or heading over the inline budget.
+// Parse parses src, with any leading BOM already stripped, as CommonMark with goldmark and no
+// extensions. It never fails, and the guards of guard.go keep it near-linear on hostile input.
 func Parse(src []byte) *Doc { return parse(src, true) }
 
-// ParseBlocks is Parse without inline parsing: the block structure, line table and fences are
-// the same as Parse's, but paragraphs and headings have no inline children (no code spans, no
-// heading text). It is linear in the input apart from the container cap, and is what the
-// executor report needs (executor-report-v1.md §1.4 reads only blocks and source lines).
+// ParseBlocks is Parse without inline parsing: the same blocks, lines and fences, but no inline
+// children. It is linear in the input apart from the container cap, and all the executor report
+// needs (executor-report-v1.md §1.4).
 func ParseBlocks(src []byte) *Doc { return parse(src, false) }
 
 func parse(src []byte, inline bool) *Doc {
@@ -46,7 +41,7 @@ func parse(src []byte, inline bool) *Doc {
 	return d
 }
 
-// LineCount returns the number of lines in the source (a final line without a newline counts).
+// LineCount returns the number of lines in the source; a final line without a newline counts.
 func (d *Doc) LineCount() int {
 	n := len(d.lines)
 	if n > 1 && d.lines[n-1] == len(d.Source) {
@@ -88,8 +83,8 @@ func (d *Doc) LineText(n int) []byte {
 	return b
 }
 
-// Position returns the 1-based line and column of byte offset off. The column counts Unicode
-// code points from the start of the line (a tab counts as one).
+// Position returns the 1-based line and column of byte offset off, the column counting code
+// points from the start of the line, a tab as one.
 func (d *Doc) Position(off int) (line, col int) {
 	line = d.Line(off)
 	start := d.LineStart(line)

@@ -13,9 +13,9 @@ const (
 	LineHTML                   // inside an HTML block (comments included)
 )
 
-// LineClasses returns the class of every source line, indexed by 1-based line number (index 0 is
-// unused). Blocks nested in lists and block quotes are classified too (spec-and-lifecycle.md
-// §1.5: VERIFY lines are read only from prose lines).
+// LineClasses returns the class of every source line, indexed by 1-based line number. Blocks
+// nested in lists and block quotes are classified too, since VERIFY lines are read only from
+// prose lines (spec-and-lifecycle.md §1.5).
 func (d *Doc) LineClasses() []LineClass {
 	classes := make([]LineClass, d.LineCount()+2)
 	mark := func(n ast.Node, c LineClass) {

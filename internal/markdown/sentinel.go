@@ -7,8 +7,8 @@ import (
 	"github.com/yuin/goldmark/ast"
 )
 
-// IsTopLevelComment reports whether n is an HTML block of CommonMark type 2 (a comment block)
-// whose parent is the document (executor-report-v1.md §1.4 sentinel rules 1 and 2).
+// IsTopLevelComment reports whether n is a comment block, CommonMark HTML block type 2, whose
+// parent is the document (executor-report-v1.md §1.4 sentinel rules 1 and 2).
 func IsTopLevelComment(n ast.Node) bool {
 	h, ok := n.(*ast.HTMLBlock)
 	if !ok || h.HTMLBlockType != ast.HTMLBlockType2 {
@@ -34,12 +34,9 @@ func (d *Doc) BlockText(n ast.Node) []byte {
 	return buf.Bytes()
 }
 
-// CheckSentinel checks the top-level comment block n against the exact sentinel text
-// (executor-report-v1.md §1.4 rules 3 and 4): it must span exactly one source line, and that
-// line, without its line ending and trailing spaces and tabs, must equal text byte for byte from
-// column 1. It returns "" when n is the sentinel, otherwise the failed rule in message form:
-// "spans K lines", "is indented by N spaces", "has text after -->" or
-// `is not spelled exactly "<text>"`.
+// CheckSentinel checks the top-level comment block n against the exact sentinel text by
+// executor-report-v1.md §1.4 rules 3 and 4. It returns "" when n is the sentinel, otherwise the
+// failed rule in message form, such as "spans K lines".
 func (d *Doc) CheckSentinel(n ast.Node, text string) string {
 	span := d.NodeSpan(n)
 	if k := span.End - span.Start + 1; k != 1 {

@@ -1,7 +1,6 @@
 // Package mcpstdio is the stdio transport of `mastermind mcp`: newline-delimited JSON-RPC 2.0
-// over a reader and a writer, behind the go-sdk's Transport and Connection interfaces. Unlike the
-// SDK's IOTransport it answers a malformed line itself and keeps the session going, bounds the
-// length of a line, and answers every request already read before it reports the end of input
+// behind the go-sdk's Transport interface. Unlike the SDK's IOTransport it answers a malformed
+// line itself, bounds a line's length and answers every request read before the end of input
 // (integrations.md §3).
 package mcpstdio
 
@@ -132,10 +131,9 @@ func (c *conn) Write(_ context.Context, msg jsonrpc.Message) error {
 	return c.writeLine(data)
 }
 
-// errorCode is the code to give an error reply that has none (code 0 is not a JSON-RPC error
-// code): Invalid Request for a call other than initialize answered before any initialize
-// succeeded (the SDK refuses those without a code), Internal error otherwise. It returns 0 when
-// the error already carries a code.
+// errorCode is the code to give an error reply that has none, since 0 is no JSON-RPC error code:
+// Invalid Request for a call the SDK refused before any initialize succeeded, Internal error
+// otherwise, and 0 when the error already carries a code.
 func errorCode(err error, method string, initOK bool) int64 {
 	var we *jsonrpc.Error
 	if errors.As(err, &we) && we.Code != 0 {
@@ -195,8 +193,8 @@ func (c *conn) readLoop(in io.Reader, limit int) {
 }
 
 // readLine appends the next line of r to buf without its line ending. A line longer than limit is
-// read to its end and dropped: tooLong is true and nothing of it is kept. err is io.EOF at the end
-// of input (buf then holds a last line without a newline, if any).
+// read to its end and dropped with tooLong true. At the end of input err is io.EOF, with any last
+// line without a newline in buf.
 func readLine(r *bufio.Reader, buf []byte, limit int) (line []byte, tooLong bool, err error) {
 	for {
 		chunk, err := r.ReadSlice('\n')
@@ -221,8 +219,7 @@ func readLine(r *bufio.Reader, buf []byte, limit int) (line []byte, tooLong bool
 
 // accept checks one line and returns the message to hand to the server, or nil after answering
 // the line itself: -32700 for text that is not JSON, -32600 for JSON that is not a JSON-RPC 2.0
-// message MCP allows (a batch, no "jsonrpc":"2.0", an id that is not a string or an integer, a
-// method that is not a string, params that are not structured, a call id already in flight).
+// message MCP allows, a batch or a call id already in flight among them.
 func (c *conn) accept(line []byte) jsonrpc.Message {
 	line = bytes.TrimPrefix(bytes.TrimSpace(line), []byte("\xef\xbb\xbf"))
 	if !json.Valid(line) {
@@ -304,8 +301,8 @@ func (c *conn) accept(line []byte) jsonrpc.Message {
 	return msg
 }
 
-// validID reports whether raw is an MCP request id: a string, or an integer of at most 53 bits
-// (the SDK reads ids as float64, so a larger one would come back altered). MCP forbids null.
+// validID reports whether raw is an MCP request id: a string, or an integer of at most 53 bits,
+// since the SDK reads ids as float64. MCP forbids null.
 func validID(raw json.RawMessage) bool {
 	if len(raw) == 0 {
 		return false
@@ -327,8 +324,7 @@ func validID(raw json.RawMessage) bool {
 }
 
 // reply writes the transport's own error response. id is the request's id as sent, or nil when
-// it could not be read: the reply then has no id, as MCP's JSONRPCErrorResponse allows (MCP
-// forbids null ids, and the TypeScript SDK refuses a reply with "id": null).
+// it could not be read; the reply then has no id, as MCP allows, never a null one.
 func (c *conn) reply(id json.RawMessage, code int64, message string) {
 	data, err := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`

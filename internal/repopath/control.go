@@ -107,11 +107,9 @@ func ClassifyControl(p string) ControlName {
 	return ControlName{Kind: ControlOther, Task: task, Name: base}
 }
 
-// ControlRule decides, for a changed path below .mastermind/ that ClassifyControl calls
-// ControlReport or ControlWritten, whether its bytes are the controller's (the store's
-// hashes, or the rules of committed content under gate --base), so that it is left out of the
-// changed set (trust-model.md I3). Controller reports whether the path, as it is now (a
-// deleted path included), is the controller's.
+// ControlRule decides whether the bytes of a changed controller name below .mastermind/ are the
+// controller's, so that it is left out of the changed set (trust-model.md I3). Controller
+// answers for the path as it is now, deleted or not.
 type ControlRule interface {
 	Controller(p string, c ControlName) bool
 }

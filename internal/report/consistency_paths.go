@@ -10,8 +10,8 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/repopath"
 )
 
-// checkPaths applies C5 (path hygiene through internal/repopath, §4.2) and C6 (no path listed
-// twice after normalisation; every later occurrence names the first).
+// checkPaths applies C5, path hygiene through internal/repopath, and C6, no path listed twice
+// after normalisation, each later occurrence naming the first (§4.2).
 func (c *checker) checkPaths(doc *yamlstrict.Doc, root map[string]any) []pending {
 	first := map[string]int{}
 	var out []pending

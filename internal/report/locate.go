@@ -94,11 +94,9 @@ func containsFold(b []byte, token string) bool {
 	return bytes.Contains(bytes.ToLower(b), []byte(token))
 }
 
-// locate runs stage 3 (§1.3–§1.5). It returns nil when no report could be located; the stage's
-// findings are then in c.findings.
-//
-// md is nil when text holds none of the sentinel tokens (mayHoldSentinel): there is then no
-// sentinel of any kind, top-level or nested, and only the bare form is tried.
+// locate runs stage 3 (§1.3–§1.5) and returns nil, with the findings in c.findings, when no
+// report could be located. md is nil when text holds no sentinel token, and only the bare form
+// is then tried.
 func (c *checker) locate(md *markdown.Doc, text []byte) *located {
 	var begins, ends, legacy []ast.Node
 	malformed := 0
@@ -314,8 +312,8 @@ func (c *checker) between(md *markdown.Doc, b, e ast.Node) *located {
 	return &located{form: FormSentinel, text: fence.Content, fence: fence}
 }
 
-// locateBare tries the bare form (§1.5) and then the legacy mapping. It returns the located bare
-// report, or nil (with a report.legacy finding for a claims/verify-only mapping).
+// locateBare tries the bare form of §1.5 and then the legacy mapping. It returns the located bare
+// report, or nil, with a report.legacy finding for a claims/verify-only mapping.
 func (c *checker) locateBare(text []byte) *located {
 	isJSON := false
 	trimmed := bytes.TrimLeft(text, " \t\r\n")

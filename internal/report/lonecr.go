@@ -7,11 +7,8 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
 )
 
-// A lone CR (not followed by LF) is not a line break in executor-report.md (§1.2), but YAML —
-// and yaml.v3 — treat it as one, so a YAML line and column no longer name a file line and
-// column once a lone CR occurs. crPositions maps them through byte offsets instead: YAML lines
-// are split at CR, LF and CRLF; file lines at LF only. It is built only when the decoded text
-// holds a lone CR.
+// crPositions maps YAML positions to file positions through byte offsets when the decoded text
+// holds a lone CR, which YAML breaks lines at but executor-report.md does not (§1.2).
 type crPositions struct {
 	text      []byte
 	yamlStart []int // byte offset of each YAML line (CR, LF and CRLF breaks)
@@ -81,9 +78,8 @@ func (c *crPositions) lfPosition(off int) (int, int) {
 	return lo + 1, utf8.RuneCount(c.text[c.lfStart[lo]:off]) + 1
 }
 
-// filePos maps a YAML position to a file position: for bare form the text is the file (after a
-// stripped BOM); for sentinel form the LF line of the fence content is then mapped through the
-// fence's content lines like any other position.
+// filePos maps a YAML position to a file position: in bare form the text is the file after its
+// BOM, and in sentinel form the line is then mapped through the fence's content lines.
 func (l *located) crFilePos(p yamlstrict.Pos) (int, int, bool) {
 	if l.cr == nil {
 		return 0, 0, false

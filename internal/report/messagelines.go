@@ -8,10 +8,9 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
 )
 
-// Messages from internal/yamlstrict cite lines of the decoded YAML text. In sentinel form that
-// text starts at the fence's first content line, so the cited numbers are rewritten to file
-// lines, matching the finding's own position (executor-report-v1.md §1.6: every line a reader
-// sees is a line of executor-report.md).
+// Messages from internal/yamlstrict cite lines of the decoded YAML text, which in sentinel form
+// starts at the fence's first content line, so the numbers are rewritten to file lines: every line
+// a reader sees is a line of executor-report.md (executor-report-v1.md §1.6).
 var (
 	syntaxLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^((?:YAML|JSON) syntax error: line )(\d+)(: )`) })
 	multiDocRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(second starts at line )(\d+)(\))`) })

@@ -7,13 +7,9 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/finding"
 )
 
-// unusable returns the parts of the report value that a partial report leaves out (§5.6): for
-// every value.* and schema.* finding, and every consistency.blank and consistency.path_invalid
-// finding, the unit holding its pointer. A unit is one element of a top-level list
-// ("/verifications/2" for "/verifications/2/observed/exit_code"), or the top-level field itself
-// when the finding is on it ("/files_modified" for a files_modified that is not a list). A
-// finding on the root (schema.required for a missing top-level field) leaves nothing out: the
-// field is absent. The other consistency rules (duplicates, status rules) refuse no value.
+// unusable returns the units of the report value that a partial report leaves out by the rules
+// of §5.6: one element of a top-level list, or a top-level field, per finding that refuses a
+// value.
 func unusable(fs []finding.Finding) map[string]bool {
 	skip := map[string]bool{}
 	for _, f := range fs {

@@ -21,10 +21,9 @@ const (
 	RuleEmpty      = "report.empty"
 )
 
-// ReadInRepo reads <root>/<rel> under all five transport checks of §1.1 (rel is slash-separated
-// and relative to the repository root; no component may be a symlink and the path may not leave
-// root) and validates it. Refusals are findings with File = rel; the error is non-nil only for
-// other I/O failures, such as permission denied (exit 3).
+// ReadInRepo reads <root>/<rel> under all five transport checks of §1.1 and validates it; rel is
+// slash-separated and relative to the repository root. Refusals are findings with File = rel,
+// and the error is non-nil only for other I/O failures.
 func ReadInRepo(root, rel string) (Result, error) {
 	return ReadInRoot(root, rel, rel)
 }
@@ -41,9 +40,8 @@ func ReadInRoot(root, rel, display string) (Result, error) {
 	return Validate(data, display), nil
 }
 
-// ReadDir reads the entry name of the open directory d (the task folder, opened once:
-// trust-model.md I4) under the same checks as ReadInRepo and validates it; display is the
-// findings' File.
+// ReadDir reads the entry name of the open task folder d under the same checks as ReadInRepo
+// and validates it (trust-model.md I4); display is the findings' File.
 func ReadDir(d *fsx.Dir, name, display string) (Result, error) {
 	data, err := d.ReadFile(name, MaxBytes)
 	if err != nil {
@@ -52,9 +50,9 @@ func ReadDir(d *fsx.Dir, name, display string) (Result, error) {
 	return Validate(data, display), nil
 }
 
-// ReadPath reads path for `report validate FILE` under checks 1 and 3–5 of §1.1 (no symlink at
-// the last component, regular file, size limit, stable read) and validates it. display is the
-// findings' File. The error is non-nil only for I/O failures other than those refusals.
+// ReadPath reads path for `report validate FILE` under checks 1 and 3–5 of §1.1 and validates
+// it; display is the findings' File. The error is non-nil only for I/O failures other than those
+// refusals.
 func ReadPath(path, display string) (Result, error) {
 	data, err := fsx.ReadFile(path, MaxBytes)
 	if err != nil {
@@ -63,9 +61,8 @@ func ReadPath(path, display string) (Result, error) {
 	return Validate(data, display), nil
 }
 
-// ReadFrom reads a report from r (standard input for `report validate -`): at most MaxBytes+1
-// bytes are read, more than MaxBytes is report.too_large, and the rest is validated. The stable
-// check does not apply to a stream.
+// ReadFrom reads and validates a report from r, standard input for `report validate -`; more
+// than MaxBytes is report.too_large. The stable check does not apply to a stream.
 func ReadFrom(r io.Reader, display string) (Result, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxBytes+1))
 	if err != nil {

@@ -48,15 +48,14 @@ type Phase struct {
 }
 
 // FileEntry is one entry of files_modified[]: Raw as written, Path normalised by
-// repopath.Normalize (backslashes to slashes, leading ./ stripped; §4.2).
+// repopath.Normalize (§4.2).
 type FileEntry struct {
 	Raw  string
 	Path string
 }
 
-// Claim is one entry of claims[] (§3.5). Kind "function_added" sets Symbol (and optionally File,
-// Signature); kind "integration" sets From and To (and optionally FromFile, ToFile, Relation).
-// Absent optional fields are nil.
+// Claim is one entry of claims[] (§3.5), with the fields of its Kind set; absent optional fields
+// are nil.
 type Claim struct {
 	Index                                int
 	Kind                                 string
@@ -94,11 +93,9 @@ type Result struct {
 	Form Form
 	// Findings are sorted per §5.5 (finding.SortByPosition); File is the caller's display path.
 	Findings []finding.Finding
-	// Evidence are the audit rules that need neither git nor the spec, applied to the rows of
-	// Report or Partial (§5.7): observed_exit_code_non_zero, observed_zero_tests and
-	// verification_pass_contradicted, positioned at the row field that shows the contradiction,
-	// class error, sorted like Findings. They do not make the report invalid: post-flight derives
-	// the same findings itself, and `report validate` reports them beside Findings (All).
+	// Evidence are the findings of the audit rules that need neither git nor the spec, applied to
+	// the rows of Report or Partial (§5.7). They do not make the report invalid, because post-flight
+	// derives the same findings itself.
 	Evidence []finding.Finding
 }
 

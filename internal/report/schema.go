@@ -90,8 +90,8 @@ func (sd *schemaDoc) load(v *jsonstrict.Value, ptr string) any {
 	return nil
 }
 
-// refPointer converts a local reference's URI fragment ("#/$defs/a%20b" without the "#") to
-// a plain RFC 6901 pointer (RFC 6901 §6: the fragment form is percent-encoded).
+// refPointer converts a local reference's percent-encoded URI fragment, such as "/$defs/a%20b",
+// to a plain RFC 6901 pointer.
 func refPointer(frag string) string {
 	if u, err := url.PathUnescape(frag); err == nil {
 		return u
@@ -211,7 +211,7 @@ func (sd *schemaDoc) branch(inst any, ip, sp string) (map[string]any, string) {
 }
 
 // checkSchema validates the decoded value against the v1 schema and maps every leaf cause to one
-// finding (§5.2 schema rules, §3.5 oneOf mapping, §2.4 type messages).
+// finding by §5.2, §3.5 and §2.4.
 func (c *checker) checkSchema(doc *yamlstrict.Doc) {
 	sd, err := loadSchema()
 	if err != nil {
@@ -392,8 +392,8 @@ func (c *checker) parentName(doc *yamlstrict.Doc, ip string) string {
 	return name
 }
 
-// render quotes a value for a message: strings in double quotes only when asked by the caller's
-// template (enum values are shown bare), other scalars by their literal.
+// render quotes a value for a message: strings in double quotes only when the caller's template
+// asks, other scalars by their literal.
 func (c *checker) render(doc *yamlstrict.Doc, ip string, v any) string {
 	if n := doc.Nodes[ip]; n != nil && n.Kind != yamlstrict.KindList && n.Kind != yamlstrict.KindMap {
 		return shorten(textsafe.Escape(n.Literal))
@@ -537,7 +537,7 @@ func (c *checker) dedupeSchema() {
 	c.findings = out
 }
 
-// addAt adds a finding positioned at the node for pos (or its nearest positioned ancestor).
+// addAt adds a finding positioned at the node for pos or its nearest positioned ancestor.
 func (c *checker) addAt(doc *yamlstrict.Doc, rule, pos, pointer, msg string) {
 	line, col := c.nodePos(doc, pos)
 	c.add(rule, line, col, pointer, msg)

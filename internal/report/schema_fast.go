@@ -5,16 +5,9 @@ import (
 	"unicode/utf8"
 )
 
-// fastValid reports whether v certainly satisfies schema s, interpreting the keywords the v1
-// schema uses ($ref, type, const, enum, required, properties, additionalProperties: false,
-// items, minLength, minimum, maximum, oneOf) with draft 2020-12 semantics. It never says "valid"
-// for an instance it cannot judge: an unknown keyword or value makes it return false, and the
-// full jsonschema/v6 validator then decides and explains. It exists because most reports are
-// valid and the full validator costs about four times as much on them: on the 1 MiB benchmark
-// report, BenchmarkSchemaFull1MiB takes ~40 ms of CPU and 19 MB against ~10 ms and 0.8 MB here,
-// and without this check BenchmarkValidate1MiB is ~3.4× BenchmarkYAMLBare1MiB in CPU time, over
-// the 3× target (with it, ~2.9×). The fuzz target and TestFastValidAgrees check that fastValid
-// never accepts what the full validator rejects.
+// fastValid reports whether v certainly satisfies schema s, judging the keywords the v1 schema
+// uses with draft 2020-12 semantics; anything else is false, and the full validator decides. It
+// keeps a 1 MiB report's validation within 3× a bare YAML decode (executor-report-v1.md §3).
 func (sd *schemaDoc) fastValid(v any, s map[string]any, depth int) bool {
 	if s == nil || depth > 2*128 {
 		return false
@@ -192,8 +185,8 @@ func number64(v any) (float64, bool) {
 	return 0, false
 }
 
-// scalarEqual compares an instance scalar with a schema scalar (JSON equality for strings,
-// booleans, null and numbers). Collections are never judged equal here.
+// scalarEqual compares an instance scalar with a schema scalar by JSON equality. Collections are
+// never judged equal here.
 func scalarEqual(v, schemaVal any) bool {
 	switch sv := schemaVal.(type) {
 	case string:

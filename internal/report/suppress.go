@@ -18,12 +18,11 @@ func isAtOrBelow(p, a string) bool {
 
 // suppressByValues applies §5.4 rule 1: a schema.* or consistency.* finding is dropped when a
 // value.* finding exists at the same pointer or an ancestor. A value.depth finding also
-// suppresses findings at its ancestors: the walk cut that subtree off, so the shape of every
-// enclosing node is unreliable (§8.4: 65 levels inside claims gives value.depth only).
+// suppresses findings at its ancestors, whose shape is unreliable once the walk cut it off.
 func (c *checker) suppressByValues() {
 	// Pointers of value.* findings, and every pointer at or above a value.depth finding. Each
-	// finding is then checked against its own ancestors: linear in findings × depth (≤ 65),
-	// where comparing every pair was quadratic (100,000 list items took minutes).
+	// finding is then checked against its own ancestors, linear in findings × depth where
+	// comparing every pair was quadratic.
 	vals := map[string]bool{}
 	aboveDepth := map[string]bool{}
 	for _, f := range c.findings {
@@ -55,7 +54,7 @@ func (c *checker) suppressByValues() {
 	c.findings = out
 }
 
-// atOrBelowAny reports whether p or one of its ancestors (up to the root "") is in set.
+// atOrBelowAny reports whether p or one of its ancestors, the root "" included, is in set.
 func atOrBelowAny(p string, set map[string]bool) bool {
 	for {
 		if set[p] {

@@ -7,10 +7,9 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/repopath"
 )
 
-// buildReport converts the located value into the typed Report (§7). skip holds the pointers of
-// the parts left out (a top-level field such as "/files_modified", or one element such as
-// "/verifications/2"); it is empty for a value that passed every stage. Values of the wrong type
-// are read as absent, so a partial report never holds a value the schema refused.
+// buildReport converts the located value into the typed Report (§7), leaving out the top-level
+// fields and elements whose pointers skip holds. Values of the wrong type are read as absent, so
+// a partial report never holds a value the schema refused.
 func buildReport(loc *located, skip map[string]bool) *Report {
 	root, _ := loc.doc.Value.(map[string]any)
 	if len(skip) > 0 {
@@ -88,10 +87,9 @@ func optInt(m map[string]any, k string) *int64 {
 	return nil
 }
 
-// pruned returns a shallow copy of root without the skipped top-level fields and with the skipped
-// elements of phases, files_modified and defects removed; verifications and claims keep every
-// element here (keptIndex drops them after indexing) so that Index stays the position in the
-// report.
+// pruned returns a shallow copy of root without the skipped top-level fields and the skipped
+// elements of phases, files_modified and defects. Verifications and claims keep every element
+// here, so that Index stays the position in the report; keptIndex drops them later.
 func pruned(root map[string]any, skip map[string]bool) map[string]any {
 	out := make(map[string]any, len(root))
 	for k, v := range root {

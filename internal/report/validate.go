@@ -79,7 +79,7 @@ func (c *checker) run(data []byte) Result {
 		loc.cr = newCRPositions(loc.text)
 	}
 	res := Result{Form: loc.form}
-	// Stage 4: decode (bare form was decoded while it was recognised).
+	// Stage 4: decode; bare form was decoded while it was recognised.
 	if !loc.decoded {
 		loc.doc, loc.issues = yamlstrict.Decode(loc.text)
 	}

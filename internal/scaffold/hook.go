@@ -57,20 +57,9 @@ type RefusedError struct {
 
 func (e *RefusedError) Error() string { return fmt.Sprintf("%s %s", e.Path, e.Reason) }
 
-// HookScript returns the pre-push hook text for failOn ("drift" adds --fail-on drift; anything
-// else fails on broken only). git gives a pre-push hook the remote name as $1 and one line per
-// pushed ref on stdin, "<local ref> <local sha> <remote ref> <remote sha>"; for each the hook runs
-// the gate against a protected base over exactly the pushed commits (trust-model.md §5):
-//
-//	mastermind gate --base <remote sha> --head <local sha>
-//
-// A deleted ref (local sha of zeros) is skipped. A new branch (remote sha of zeros) is gated
-// against the remote's default branch (refs/remotes/<remote>/HEAD, else <remote>/main, else
-// <remote>/master; none found blocks the push). A remote sha this repository does not have
-// blocks the push with "fetch first". The work tree is never consulted, so a dirty file neither
-// blocks a push nor is excused by one. The script uses $MASTERMIND when set, otherwise
-// mastermind from PATH, and exits 1 when neither is found, so a missing binary blocks the push
-// instead of silently skipping the gate. It runs git only to resolve those revisions.
+// HookScript returns the pre-push hook text, which runs `mastermind gate --base <remote sha>
+// --head <local sha>` for each pushed ref, with --fail-on drift when failOn is "drift". Its
+// handling of deleted refs, new branches and a missing binary is in trust-model.md §5.
 func HookScript(failOn string) []byte {
 	flags := ""
 	blocks := "a broken verdict"
@@ -124,14 +113,9 @@ exit $status
 `)
 }
 
-// InstallHook writes the pre-push hook (HookScript) into the hooks directory of repo's work tree
-// (HooksDir, answered by git), creating the directory when missing. The file is written
-// atomically with mode 0755. An identical hook of ours is left alone (HookUnchanged); another
-// hook of ours is rewritten; a foreign regular file is a *RefusedError unless o.Force. A symbolic
-// link or non-regular file at the hook path is always a *RefusedError, and a symlinked hooks
-// directory or ancestor below the work tree or common git directory is an *fsx.PathError: links
-// are never followed. Without a git binary the error is gitscope.ErrNoGitForHooks. Other
-// failures are git or I/O errors.
+// InstallHook writes HookScript atomically with mode 0755 into the hooks directory git names for
+// repo's work tree, following no symbolic link. A foreign file is a *RefusedError unless o.Force,
+// and a symbolic link or non-regular file at the hook path always is.
 func InstallHook(ctx context.Context, repo *gitscope.Repo, o HookOptions) (HookResult, error) {
 	loc, err := HooksDir(ctx, repo)
 	if err != nil {

@@ -28,12 +28,9 @@ type InputError struct {
 
 func (e *InputError) Error() string { return e.Msg }
 
-// Slug turns a title into a folder-name slug: ASCII letters are lowercased, ASCII letters and
-// digits are kept, every run of other characters (spaces, punctuation, non-ASCII letters)
-// becomes one "-", and leading and trailing "-" are dropped. The result is at most MaxSlugBytes
-// long, cut at the last "-" in the second half of the limit when there is one. It is "" when the
-// title has no ASCII letter or digit. A non-empty result always matches the slug part of
-// TaskNamePattern.
+// Slug turns a title into a folder-name slug of lowercased ASCII letters and digits, every other
+// run becoming one "-", at most MaxSlugBytes long. It is "" when the title has no ASCII letter or
+// digit, and otherwise always matches the slug part of TaskNamePattern.
 func Slug(title string) string {
 	var b strings.Builder
 	dash := false

@@ -35,16 +35,9 @@ type CreateOptions struct {
 }
 
 // CreateTask creates the next numbered task folder under root/.mastermind/tasks with a spec.md
-// skeleton (Skeleton) and returns it. The number is 1 + the highest number among the existing
-// entries whose names start with "<digits>-", written with at least 3 digits. The folder is made
-// with mkdirat, so an existing folder is never reused or overwritten: on EEXIST the next number
-// is tried. spec.md is written atomically, through a handle of the new folder (trust-model.md
-// I4). .mastermind and .mastermind/tasks are created when missing and refused when they (or any
-// ancestor below root) are symbolic links or not directories (*fsx.PathError). No
-// .mastermind/.gitignore is written: the controller keeps no per-machine file in the work tree
-// (its locks are on folders), and an ignore rule there would only hide files from the audit
-// (trust-model.md I3). An invalid title or mode is an *InputError. Two concurrent calls with different titles can, in a narrow race, take the same
-// number with different slugs; neither overwrites the other.
+// skeleton and returns it, numbering as spec-and-lifecycle.md §0 says and never reusing a
+// folder. It follows no symbolic link and writes no .mastermind/.gitignore, which would only hide
+// files from the audit.
 func CreateTask(root string, o CreateOptions) (Task, error) {
 	mode := o.Mode
 	if mode == "" {

@@ -40,11 +40,9 @@ type SpecOptions struct {
 	Mode  string // one of Modes
 }
 
-// Skeleton returns the spec.md text of a new task: YAML frontmatter (id, title, mode, risk, the
-// three empty scope keys, deletes: [] and forbids: [] with a comment each, and a commented
-// verify example) and a level-1 title followed by every
-// mandatory section of the mode (spec.RequiredSections), each holding one placeholder comment.
-// The text is LF-terminated UTF-8 and deterministic. An unknown mode gives the standard sections.
+// Skeleton returns the deterministic spec.md text of a new task: the frontmatter with empty
+// scope keys, then a title and every mandatory section of the mode, each holding one placeholder
+// comment. An unknown mode gives the standard sections.
 func Skeleton(o SpecOptions) []byte {
 	mode := o.Mode
 	if !slices.Contains(Modes, mode) {

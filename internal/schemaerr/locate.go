@@ -16,11 +16,11 @@ type Location struct {
 	Instance string
 	// Document is the URL of the schema document, without fragment.
 	Document string
-	// Schema is the RFC 6901 pointer, inside Document, of the schema object that holds the
-	// failing keyword (the target of a $ref, not the referring object).
+	// Schema is the JSON pointer, inside Document, of the schema object that holds the failing
+	// keyword: the target of a $ref, not the referring object.
 	Schema string
-	// Keyword is the failing keyword ("required", "type", "oneOf", "$ref" …); "" for a false
-	// schema and for the nodes that only group causes.
+	// Keyword is the failing keyword, such as "required"; "" for a false schema and for the nodes
+	// that only group causes.
 	Keyword string
 }
 
@@ -58,9 +58,9 @@ type Leaf struct {
 	Location
 }
 
-// Leaves returns the nodes of e that have no causes, depth first in cause order. A failure
-// inside propertyNames is located at the offending member (v6 locates it at the object and
-// names the member in the propertyNames kind), so the location names the key that is wrong.
+// Leaves returns the nodes of e that have no causes, depth first in cause order. A failure inside
+// propertyNames is located at the offending member, where v6 locates it at the object, so that
+// the location names the key that is wrong.
 func Leaves(e *jsonschema.ValidationError) []Leaf {
 	return leaves(e, "", false)
 }

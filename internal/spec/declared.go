@@ -19,17 +19,8 @@ import (
 )
 
 // CheckDeclaredFiles checks that every touches and expected_docs path of s.Scope exists now under
-// root (absolute) as a regular file with no symlink in its path (§3.2, §10.4), first matching row
-// wins:
-//
-//   - missing: reason target_missing;
-//   - a symlink, directory, FIFO or other non-regular file, or a symlinked or non-directory
-//     ancestor: target_not_regular;
-//   - any other stat error: target_unavailable.
-//
-// It returns one spec.declared_file_unavailable finding (class error, no position) per failing
-// path, in declaration order, with fields file and reason, and File set to the spec path given to
-// Parse. Only a frontmatter scope has touches and expected_docs; for others it returns nil.
+// the absolute root as a regular file with no symlink in its path (§3.2, §10.4). It returns one
+// spec.declared_file_unavailable finding per failing path, in declaration order.
 func CheckDeclaredFiles(root string, s *Spec) []finding.Finding {
 	if s == nil {
 		return nil
@@ -73,11 +64,7 @@ func CheckDeclaredFiles(root string, s *Spec) []finding.Finding {
 const maxSuggestEntries = 10000
 
 // ClosestPath suggests the existing regular file nearest to the missing repository-relative
-// path rel: each component is matched, from the root down, to the closest entry of its
-// directory (by Levenshtein distance without case; directories for the inner components, a
-// regular file for the last; never .git). Directories are opened without following symbolic
-// links. The result is "" when nothing is within a third of the longer path's length, so a path
-// that was never a typo gets no suggestion.
+// path rel by the rule of spec-and-lifecycle.md §3.2, or "" when nothing is near enough.
 func ClosestPath(root, rel string) string {
 	parts := strings.Split(rel, "/")
 	if len(parts) > 64 || len(rel) > 4096 {
@@ -113,9 +100,9 @@ func ClosestPath(root, rel string) string {
 	return cand
 }
 
-// closestEntry returns the entry of d nearest to want (an exact name first, then the smallest
-// distance without case, then with case, then by name), a regular file when file is true and a
-// directory otherwise, or "".
+// closestEntry returns the entry of d nearest to want, a regular file when file is true and a
+// directory otherwise, or "". An exact name wins, then the smallest distance without case, then
+// with case, then the name.
 func closestEntry(d *fsx.Dir, want string, file bool) string {
 	names, err := d.Names()
 	if err != nil {
@@ -192,12 +179,9 @@ func DeclaredFileReason(root, rel string) string {
 }
 
 // CheckCreates checks, for pre-flight, that every creates path of s.Scope can still end as a
-// regular file the executor adds (lifecycle-v2.md §7): the path may be absent or an untracked
-// regular file, but it must not be a symlink, a directory, a FIFO, a socket or a device now, and
-// no ancestor may be a symlink or a non-directory. Such an approval could never end held
-// (§10.4: target_not_regular). It returns one spec.creation_not_regular finding (class error, no
-// position) per failing path, in declaration order, with fields file, reason (target_not_regular
-// or target_unavailable) and found, and File set to the spec path given to Parse.
+// regular file the executor adds (lifecycle-v2.md §7), since an approval that could never end
+// held is useless. It returns one spec.creation_not_regular finding per failing path, in
+// declaration order.
 func CheckCreates(root string, s *Spec) []finding.Finding {
 	if s == nil {
 		return nil

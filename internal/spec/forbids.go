@@ -15,20 +15,12 @@ import (
 // spec.frontmatter_invalid.
 const MaxForbids = 1024
 
-// MaxForbidBytes is the longest forbids pattern accepted, in bytes (the path limit of §1.4).
+// MaxForbidBytes is the longest forbids pattern accepted, in bytes: the path limit of §1.4.
 const MaxForbidBytes = 4096
 
-// Forbids are the compiled forbids patterns of a spec (lifecycle-v2.md §2): gitignore-style
-// patterns, matched by go-git's plumbing/format/gitignore against repository-relative paths.
-//
-// Semantics, as in a .gitignore at the repository root: a pattern without a slash (other than
-// a trailing one) matches a name at any depth (package.json, *.snap); one with a slash is
-// anchored at the root (tests/**, /Makefile, .github/workflows/*.yml); `**` spans directories;
-// a trailing slash matches a directory and so everything below it (tests/). The last matching
-// pattern decides, and a `!pattern` re-allows what an earlier pattern forbade. Unlike git, a
-// `!` pattern re-allows a file below a forbidden directory too (git cannot re-include below an
-// excluded directory), and `dir/**` also matches a file named dir itself. The zero value
-// forbids nothing.
+// Forbids are the compiled forbids patterns of a spec: gitignore-style patterns matched against
+// repository-relative paths as in a .gitignore at the root, with the two deviations from git
+// that spec-and-lifecycle.md §1.2 lists. The zero value forbids nothing.
 type Forbids struct {
 	patterns []forbidPattern
 }
@@ -82,10 +74,8 @@ func CompileForbids(patterns []string) (Forbids, error) {
 	return f, nil
 }
 
-// ForbidPatternProblem returns why s is not an acceptable forbids pattern, or "" when it is one.
-// Refused: empty or blank patterns, leading or trailing white space, control characters, more
-// than MaxForbidBytes bytes, a leading # (a comment in a .gitignore), empty, . or .. components
-// (they never match a repository path), and malformed globs (an unclosed [, a trailing \).
+// ForbidPatternProblem returns why s is not an acceptable forbids pattern, or "" when it is one,
+// by the rules of spec-and-lifecycle.md §1.2.
 func ForbidPatternProblem(s string) string {
 	switch {
 	case strings.TrimSpace(s) == "":

@@ -47,14 +47,13 @@ func (p *parser) splitFrontmatter() {
 }
 
 // decodeFrontmatter decodes the YAML between the delimiters with the strict walk and checks every
-// field's shape (§1.2). Positions are mapped into spec.md (the YAML starts on line 2).
+// field's shape (§1.2). Positions are mapped into spec.md, where the YAML starts on line 2.
 func (p *parser) decodeFrontmatter() {
 	src := p.text[p.fmOpenLen():p.fmEnd]
 	p.fmValid = true
 	if blankYAML(src) {
-		// An empty block (only blank or comment lines) declares nothing, and falling back to the
-		// backtick scope would make a forgotten frontmatter a silent scope change
-		// (lifecycle-v2.md §7).
+		// An empty block declares nothing; falling back to the backtick scope would make a
+		// forgotten frontmatter a silent scope change (lifecycle-v2.md §7).
 		p.modeKnown = true
 		p.fmValid = false
 		p.add(RuleFrontmatterInvalid, 1, 1, "",
@@ -86,7 +85,7 @@ func (p *parser) decodeFrontmatter() {
 var decoderLine = regexp.MustCompile(`\b(line |starts at line |lines )(\d+)( and )?(\d+)?`)
 
 // shiftDecoderLine rewrites the YAML-relative line numbers of a yamlstrict message into spec.md
-// lines (the YAML starts on line 2), so the message agrees with the finding's position.
+// lines, so the message agrees with the finding's position.
 func shiftDecoderLine(msg string) string {
 	return decoderLine.ReplaceAllStringFunc(msg, func(m string) string {
 		g := decoderLine.FindStringSubmatch(m)
@@ -121,8 +120,8 @@ func (p *parser) yamlPos(pos yamlstrict.Pos) (int, int) {
 	if pos.Line == 0 {
 		return 0, 0
 	}
-	// YAML also counts a lone CR as a line break; spec.md lines are LF-terminated, so a position
-	// past the frontmatter's last line is put at its start (the reader still sees the message).
+	// YAML also counts a lone CR as a line break while spec.md lines are LF-terminated, so a
+	// position past the frontmatter's last line is put at its start.
 	last := 2 + bytes.Count(p.text[p.fmOpenLen():p.fmEnd], []byte("\n"))
 	if pos.Line+1 > last {
 		return last, 1
@@ -410,8 +409,8 @@ var (
 	removedField = []string{"name", "file", "reason"}
 )
 
-// touches checks the touches list: each item is a path string (the plain form that creates,
-// deletes and expected_docs take) or {file, language?, symbols?}.
+// touches checks the touches list: each item is a path string, the form the other lists take,
+// or {file, language?, symbols?}.
 func (w *fmWalker) touches(ptr string) {
 	items, ok := w.list(ptr)
 	if !ok {
@@ -519,7 +518,7 @@ func (w *fmWalker) callers(ptr string) *int64 {
 }
 
 // verify checks the verify list: a string item is a label, a {cmd, run?, timeout?} item a
-// command obligation (run and timeout: verification-receipts.md §1, checked in verify_run.go).
+// command obligation, whose run and timeout verify_run.go checks.
 func (w *fmWalker) verify(ptr string) {
 	items, ok := w.list(ptr)
 	if !ok {
@@ -629,8 +628,8 @@ func closestKey(k string) string {
 	return best
 }
 
-// keyDistance is the Levenshtein distance between a and b, 100 for inputs over 100 bytes (a
-// key that long is no typo of a known key).
+// keyDistance is the Levenshtein distance between a and b, or 100 for inputs over 100 bytes,
+// since a key that long is no typo of a known key.
 func keyDistance(a, b string) int {
 	if len(a) > 100 || len(b) > 100 {
 		return 100

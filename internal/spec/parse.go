@@ -27,7 +27,7 @@ type parser struct {
 	fmPresent     bool // text starts with the opening delimiter
 	fmTerminated  bool // a closing line was found
 	fmValid       bool // present, terminated, decoded, and every field has its shape
-	modeKnown     bool // the mode is known (no frontmatter, or a valid or absent mode field)
+	modeKnown     bool // no frontmatter, or a valid or absent mode field
 	modeLine      int  // position of the mode value, for spec.no_verify_command
 	modeCol       int
 	fmCmds        []fmCmd

@@ -26,17 +26,16 @@ const (
 	RuleNoVerifyCommand         = "spec.no_verify_command"
 )
 
-// Read reads root/rel (rel is slash-separated and repository-relative) under §1.1 and parses it.
-// A refused file (missing, a symlink or a symlinked ancestor, not regular, larger than MaxBytes,
-// changing while read) gives a nil Spec and one spec.unreadable finding whose File is rel. Any
-// other I/O failure (permission denied, EIO) is returned as an error (exit 3).
+// Read reads root/rel, rel slash-separated and repository-relative, under §1.1 and parses it. A
+// file §1.1 refuses gives a nil Spec and one spec.unreadable finding whose File is rel; any other
+// I/O failure is an error.
 func Read(root, rel string) (*Spec, []finding.Finding, error) {
 	data, err := fsx.ReadInRoot(root, rel, MaxBytes)
 	return parseRead(data, err, rel)
 }
 
-// ReadDir is Read for the entry name of the open directory d (the task folder, opened once:
-// trust-model.md I4); rel is the repository-relative path for findings.
+// ReadDir is Read for the entry name of the open task folder d (trust-model.md I4); rel is the
+// repository-relative path for findings.
 func ReadDir(d *fsx.Dir, name, rel string) (*Spec, []finding.Finding, error) {
 	data, err := d.ReadFile(name, MaxBytes)
 	return parseRead(data, err, rel)

@@ -72,8 +72,8 @@ func (p *parser) readScope() {
 	}
 }
 
-// hasListItems reports whether touches, creates, expected_docs or deletes holds an item (even one
-// whose shape was wrong).
+// hasListItems reports whether touches, creates, expected_docs or deletes holds an item, even one
+// whose shape was wrong.
 func (p *parser) hasListItems() bool {
 	fm := p.spec.Frontmatter
 	return len(fm.Touches)+len(fm.Creates)+len(fm.ExpectedDocs)+len(fm.Deletes) > 0
@@ -123,9 +123,7 @@ func qualifies(tok string) bool {
 }
 
 // frontmatterScope normalises the frontmatter declarations and applies spec.path_invalid,
-// spec.declaration_limit and spec.declaration_conflict (a path in two lists of which one is
-// creates or deletes, an ancestor directory of another declared path, a declared path that a
-// forbids pattern forbids).
+// spec.declaration_limit and spec.declaration_conflict (§3.2).
 func (p *parser) frontmatterScope() {
 	sc := Scope{Source: SourceFrontmatter}
 	decls := p.fmDecls
@@ -179,7 +177,7 @@ func (p *parser) frontmatterScope() {
 		}
 		if f, ok := firstOf[path]; ok {
 			// The same path in deletes or creates and in another list is a conflict; other
-			// repeats (one list twice, touches and expected_docs) are deduplicated silently.
+			// repeats are deduplicated silently.
 			p.listConflict(d, f.d, path)
 			continue
 		}

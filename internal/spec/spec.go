@@ -10,8 +10,8 @@ import (
 // MaxBytes is the largest spec.md accepted, in bytes (spec-and-lifecycle.md §1.1: 16 MiB).
 const MaxBytes = 16 << 20
 
-// MaxDeclarations is the largest number of scope declarations (touches + creates +
-// expected_docs + deletes, counted before deduplication) accepted (§1.4, spec.declaration_limit).
+// MaxDeclarations is the largest number of scope declarations of all four lists accepted,
+// counted before deduplication (§1.4).
 const MaxDeclarations = 1024
 
 // Scope sources (§1.4).
@@ -50,8 +50,8 @@ type Spec struct {
 	Title string
 	// Scope is the declared scope S (§1.4).
 	Scope Scope
-	// VerifyCommands are the §1.5 command obligations: trimmed, non-empty, deduplicated in order
-	// (frontmatter {cmd} items first, then body VERIFY lines).
+	// VerifyCommands are the §1.5 command obligations, trimmed, non-empty and deduplicated in order,
+	// frontmatter items first.
 	VerifyCommands []string
 	// VerifyLabels are the frontmatter verify string items (informational), in order.
 	VerifyLabels []string
@@ -112,15 +112,14 @@ type VerifyItem struct {
 	Cmd   string // the cmd value as written; "" for a label
 	IsCmd bool   // true for a {cmd: …} item
 	// Run is the item's run field: true asks mastermind to run the command at post-flight.
-	// Witnessed is run: witnessed (Run is then true too): the harness transcript may stand in
+	// Witnessed is `run: witnessed`, which sets Run too and lets the harness transcript stand in
 	// for the run (docs/design/transcripts.md §6).
 	Run, Witnessed bool
-	// Timeout is the item's timeout field, 0 when absent (the default applies, see
-	// DefaultVerifyTimeout).
+	// Timeout is the item's timeout field, 0 when absent, when DefaultVerifyTimeout applies.
 	Timeout time.Duration
 }
 
-// BreakingChanges is the breaking_changes mapping (reserved; stored, not evaluated in v1).
+// BreakingChanges is the reserved breaking_changes mapping, stored but not evaluated in v1.
 type BreakingChanges struct {
 	RemovedSymbols []RemovedSymbol
 }
@@ -161,8 +160,8 @@ type Scope struct {
 	IgnoredTokens []string
 }
 
-// Section returns the section whose normalised name equals name without regard to case (name is
-// normalised the same way first), and whether one exists.
+// Section returns the section whose normalised name equals the normalised name without regard
+// to case, and whether one exists.
 func (s *Spec) Section(name string) (Section, bool) {
 	want := NormalizeSectionName(name)
 	for _, sec := range s.Sections {
@@ -183,8 +182,8 @@ func Parse(data []byte, file string) (*Spec, []finding.Finding) {
 }
 
 // DeclarationPos returns the spec.md position and JSON pointer of the first frontmatter
-// declaration of the normalised path in list ("touches", "creates", "expected_docs" or
-// "deletes"), and whether there is one; pre-flight places its baseline findings there.
+// declaration of the normalised path in the scope list named list, and whether there is one;
+// pre-flight places its baseline findings there.
 func (s *Spec) DeclarationPos(list, path string) (line, col int, pointer string, ok bool) {
 	d, ok := s.declPos[list+"\x00"+path]
 	return d.line, d.col, d.pointer, ok

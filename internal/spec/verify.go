@@ -11,12 +11,9 @@ import (
 // verifyPrefixes are the body-line prefixes that declare a command (§1.5), case-sensitive.
 var verifyPrefixes = []string{"**VERIFY**:", "**VERIFY:**", "VERIFY:"}
 
-// readVerify collects the §1.5 command obligations: frontmatter {cmd} items, then body VERIFY
-// lines outside code and HTML blocks; trimmed, empty dropped, exact-string deduplicated.
-//
-// VerifyDeclared gets one entry per command with its run flag and effective timeout. A body line
-// repeating a frontmatter command adds nothing; a frontmatter item repeating an earlier one with
-// a different run or timeout is spec.frontmatter_invalid (declare each command once).
+// readVerify collects the §1.5 command obligations, frontmatter items and then body VERIFY lines,
+// trimmed and deduplicated, into VerifyDeclared. A frontmatter item repeating an earlier one with
+// a different run or timeout is spec.frontmatter_invalid.
 func (p *parser) readVerify() {
 	seen := map[string]int{} // command -> index in VerifyCommands
 	add := func(c string, d DeclaredCommand) (first int, dup bool) {
@@ -83,10 +80,9 @@ func (p *parser) readVerify() {
 	}
 }
 
-// VerifyValue extracts the command from the text after a VERIFY prefix (§1.5). The value is
-// trimmed; when it starts with a run of n backticks, the command is the text up to the next run
-// of exactly n backticks, trimmed (shorter or longer runs inside are kept). ok is false when no
-// closing run exists (spec.verify_command_unterminated). An empty result declares nothing.
+// VerifyValue extracts the command from the text after a VERIFY prefix by the rules of §1.5.
+// ok is false when an opening run of backticks has no closing run; an empty result declares
+// nothing.
 func VerifyValue(rest string) (cmd string, ok bool) {
 	v := strings.TrimSpace(rest)
 	n := 0

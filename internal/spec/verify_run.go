@@ -50,7 +50,7 @@ func (c fmCmd) effectiveTimeout() time.Duration {
 // mastermind's run (docs/design/transcripts.md §6).
 const RunWitnessed = "witnessed"
 
-// verifyRun checks verify[i].run: a boolean, or the string witnessed (run is then true too). An
+// verifyRun checks verify[i].run, a boolean or the string witnessed, which reads as true. An
 // invalid value is recorded and reads as false.
 func (w *fmWalker) verifyRun(ptr string) (run, witnessed bool) {
 	v := w.value(ptr)
@@ -74,8 +74,8 @@ func (w *fmWalker) verifyRun(ptr string) (run, witnessed bool) {
 	return b, false
 }
 
-// verifyTimeout checks verify[i].timeout: a Go duration string (such as 90s, 10m or 1h30m) above
-// 0 and at most MaxVerifyTimeout. An invalid value is recorded and reads as 0 (the default).
+// verifyTimeout checks verify[i].timeout, a Go duration string such as 90s above 0 and at most
+// MaxVerifyTimeout. An invalid value is recorded and reads as 0, the default.
 func (w *fmWalker) verifyTimeout(ptr string) time.Duration {
 	v := w.value(ptr)
 	if v == nil {

@@ -60,7 +60,7 @@ func (e *Error) Error() string {
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is lets errors.Is(err, store.ErrReadOnly) (and the other Err values) match on Kind alone.
+// Is lets errors.Is(err, store.ErrReadOnly) and the other Err values match on Kind alone.
 func (e *Error) Is(target error) bool {
 	var t *Error
 	return errors.As(target, &t) && t.Op == "" && t.Path == "" && t.Err == nil && t.Kind == e.Kind

@@ -17,7 +17,7 @@ import (
 
 // GCEntry is one record GC removed or left in place.
 type GCEntry struct {
-	// Path is the record's store folder (a repository's or a task's).
+	// Path is the record's store folder, a repository's or a task's.
 	Path string `json:"path"`
 	// Repo is the work tree of repo.json, "" when repo.json is unreadable.
 	Repo string `json:"repo"`
@@ -36,11 +36,9 @@ type GCReport struct {
 	Kept int `json:"kept"`
 }
 
-// GC removes the records of repositories whose git directory no longer exists and of tasks whose
-// task folder no longer exists (trust-model.md §3 `mastermind store gc`). With dryRun it only
-// reports. A task whose store lock is held (a controller is running) is skipped. A removed folder
-// is first renamed to a ".gc-" name, so that a kill leaves either the whole record or a name GC
-// removes next time, never a half record under the task's name.
+// GC removes the records of repositories and tasks whose git directory or task folder no longer
+// exists; with dryRun it only reports. A task whose store lock is held is skipped, and a folder
+// is renamed to a ".gc-" name before it is removed, so a kill never leaves a half record.
 func (s *Store) GC(dryRun bool) (*GCReport, error) {
 	rep := &GCReport{Removed: []GCEntry{}, Skipped: []GCEntry{}}
 	repos, err := s.dir.Sub(reposDir)
@@ -73,9 +71,9 @@ func (s *Store) GC(dryRun bool) (*GCReport, error) {
 	return rep, nil
 }
 
-// gcWorktreeKeys drops from each worktrees/ entry the repo ids whose records are gone (they
-// protect nothing any more, see checkKey) and removes entries left empty. Failures are ignored:
-// a stale entry costs a few bytes and can only make checkKey look at a folder that is not there.
+// gcWorktreeKeys drops from each worktrees/ entry the repo ids whose records are gone, since they
+// protect nothing any more, and removes entries left empty. Failures are ignored: a stale entry
+// costs a few bytes and can only make checkKey look at a folder that is not there.
 func (s *Store) gcWorktreeKeys(repos *fsx.Dir) {
 	wd, err := s.dir.Sub(worktreesDir)
 	if err != nil {
@@ -132,7 +130,7 @@ func (s *Store) gcRepo(repos *fsx.Dir, id string, dryRun bool, rep *GCReport) er
 	if !gone {
 		if now, err := RepoID(ref.GitDir); err != nil || now != id {
 			// The git directory's real path no longer hashes to this id: the path now leads
-			// elsewhere (a moved repository, a replaced symlink), so these records are orphans.
+			// elsewhere, so these records are orphans.
 			gone = true
 		}
 	}
@@ -253,8 +251,8 @@ func (s *Store) remove(parent *fsx.Dir, name string) error {
 	return wrap("remove", filepath.Join(parent.Path(), trash), os.RemoveAll(filepath.Join(parent.Path(), trash)))
 }
 
-// exists reports whether path exists (a symlink counts; only ENOENT and ENOTDIR mean gone, so a
-// permission error keeps the record).
+// exists reports whether path exists, a symlink included. Only ENOENT and ENOTDIR mean gone, so a
+// permission error keeps the record.
 func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil || !(errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR))

@@ -12,8 +12,8 @@ const EnvStateDir = "MASTERMIND_STATE_DIR"
 
 // Location returns the store root of trust-model.md §3: $MASTERMIND_STATE_DIR if set, else
 // $XDG_STATE_HOME/mastermind, else ~/.local/state/mastermind; on Windows %LocalAppData%\mastermind
-// after $MASTERMIND_STATE_DIR. Relative values are ignored (the XDG base directory rule) except
-// for $MASTERMIND_STATE_DIR, which is made absolute. No location is an *Error of KindNoLocation.
+// after $MASTERMIND_STATE_DIR. Relative XDG values are ignored and a relative
+// $MASTERMIND_STATE_DIR is made absolute; no location is KindNoLocation.
 func Location() (string, error) {
 	return location(os.Getenv, os.UserHomeDir, runtime.GOOS)
 }
@@ -42,10 +42,9 @@ func location(getenv func(string) string, home func() (string, error), goos stri
 	return filepath.Join(h, ".local", "state", "mastermind"), nil
 }
 
-// RepoID is the store's name for a work tree: the SHA-256 (lowercase hex) of the real path of the
-// work tree's own git directory (for a linked worktree, .git/worktrees/<name>, not the common
-// directory), so that each linked worktree has its own records and a repository reached through
-// a symlink has one id.
+// RepoID is the store's name for a work tree: the lowercase hex SHA-256 of the real path of the
+// work tree's own git directory, not the common one, so that each linked worktree has its own
+// records and a repository reached through a symlink has one id.
 func RepoID(gitDir string) (string, error) {
 	abs, err := filepath.Abs(gitDir)
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 // RecordVersion is the record_version this package reads and writes.
 const RecordVersion = 1
 
-// MaxRecordBytes bounds a record file: the state (at most 1 MiB, spec-and-lifecycle.md §5.1)
+// MaxRecordBytes bounds a record file: the state of at most 1 MiB (spec-and-lifecycle.md §5.1)
 // plus the store-only fields.
 const MaxRecordBytes = 2 << 20
 
@@ -48,21 +48,16 @@ type Record struct {
 	// Foreign is what the other tasks' records in the work tree held at this baseline's first
 	// pre-flight (trust-model.md I3); nil in a record from before I3.
 	Foreign *ForeignSnapshot `json:"foreign,omitempty"`
-	// PreflightAtMs is the time of the task's last approving pre-flight in Unix milliseconds
-	// (0 in a record from before it was kept): a harness transcript's entries count only
-	// strictly after it (docs/design/transcripts.md §2).
+	// PreflightAtMs is the time of the task's last approving pre-flight in Unix milliseconds, 0
+	// in an older record. A harness transcript's entries count only strictly after it
+	// (docs/design/transcripts.md §2).
 	PreflightAtMs int64 `json:"preflight_at_ms,omitempty"`
 }
 
-// ForeignSnapshot holds, for one baseline, the SHA-256 of every record of another task
-// (repopath.TaskArtifact: spec.md, executor-report.md, history-review*.md, state.json, audit.md)
-// present in the work tree at pre-flight, keyed by repository-relative path. A record absent
-// then has no key.
-//
-// Files holds, the same way, the SHA-256 of every controller name outside the task folders
-// (repopath.ControlWritten: current, tasks/_lessons.md, releases/<task>.md,
-// dispatch/<id>.json) present then, so that a planner's edit of one before pre-flight is not
-// taken for the executor's (nil in a record from before it).
+// ForeignSnapshot holds, for one baseline, the SHA-256 of every record of another task present in
+// the work tree at pre-flight, keyed by repository-relative path. Files holds the same for the
+// controller names outside the task folders, so that a planner's edit before pre-flight is not
+// taken for the executor's.
 type ForeignSnapshot struct {
 	Baseline string            `json:"baseline"`
 	Records  map[string]string `json:"records"`
@@ -77,11 +72,9 @@ type Tampering struct {
 	At       int64  `json:"at"`       // Unix seconds of the detection
 }
 
-// Mirror is what the controller wrote to one task-folder file. SHA256 is the last version ("" when
-// the controller last removed the file or never wrote it); Earlier lists the versions before it,
-// newest first, at most MaxEarlier. A file equal to an earlier version is an old mirror (a run
-// killed between the store write and the mirror write, or a git checkout of a committed
-// state.json), not a forgery.
+// Mirror is what the controller wrote to one task-folder file: SHA256 the last version, "" when
+// it removed the file or never wrote it, and Earlier up to MaxEarlier versions before it, newest
+// first. A file equal to an earlier version is an old mirror, not a forgery.
 type Mirror struct {
 	SHA256  string   `json:"sha256"`
 	Earlier []string `json:"earlier,omitempty"`
@@ -108,8 +101,8 @@ func SHA256Hex(data []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-// SetMirror records that the controller is about to write data to the task-folder file name (nil
-// data: the controller removes it). The version it replaces moves to Earlier.
+// SetMirror records that the controller is about to write data to the task-folder file name, or
+// remove it when data is nil. The version it replaces moves to Earlier.
 func (r *Record) SetMirror(name string, data []byte) {
 	h := ""
 	if data != nil {
@@ -118,8 +111,8 @@ func (r *Record) SetMirror(name string, data []byte) {
 	r.SetMirrorHash(name, h)
 }
 
-// SetMirrorHash is SetMirror with the content given by its lowercase hex SHA-256 ("": the
-// controller removes the file), for a mirror written by streaming.
+// SetMirrorHash is SetMirror with the content given by its lowercase hex SHA-256, "" for a
+// removal, for a mirror written by streaming.
 func (r *Record) SetMirrorHash(name, h string) {
 	if r.Mirrors == nil {
 		r.Mirrors = map[string]Mirror{}
@@ -128,8 +121,8 @@ func (r *Record) SetMirrorHash(name, h string) {
 	r.Mirrors[name] = m.next(ok, h)
 }
 
-// next is the Mirror after the controller writes the content with hash h ("": removes the
-// file); ok says whether m is a recorded entry. The version it replaces moves to Earlier.
+// next is the Mirror after the controller writes the content with hash h, "" for a removal; ok
+// says whether m is a recorded entry. The version it replaces moves to Earlier.
 func (m Mirror) next(ok bool, h string) Mirror {
 	if ok && m.SHA256 == h {
 		return m
@@ -155,8 +148,8 @@ func without(list []string, h string) []string {
 	return out
 }
 
-// CheckMirror compares the task-folder file name, as read now (present false: it does not exist),
-// with what the controller wrote there.
+// CheckMirror compares the task-folder file name as read now, absent when present is false, with
+// what the controller wrote there.
 func (r *Record) CheckMirror(name string, data []byte, present bool) MirrorStatus {
 	h := ""
 	if present {
@@ -165,8 +158,8 @@ func (r *Record) CheckMirror(name string, data []byte, present bool) MirrorStatu
 	return r.CheckMirrorHash(name, h, present)
 }
 
-// CheckMirrorHash is CheckMirror with the file given by its lowercase hex SHA-256 h (ignored when
-// present is false), for a mirror hashed while it is read.
+// CheckMirrorHash is CheckMirror with the file given by its lowercase hex SHA-256 h, for a mirror
+// hashed while it is read; h is ignored when present is false.
 func (r *Record) CheckMirrorHash(name, h string, present bool) MirrorStatus {
 	m, ok := r.Mirrors[name]
 	if !ok {
@@ -239,8 +232,8 @@ func (r *Record) validate(task string) error {
 	return nil
 }
 
-// ParseRecord decodes the record file of task as Load does (strictly, with the store-only checks),
-// for tools that inspect a store they did not open, such as the kill -9 fault loop.
+// ParseRecord decodes the record file of task strictly as Load does, for tools that inspect a
+// store they did not open, such as the kill -9 fault loop.
 func ParseRecord(data []byte, task string) (*Record, error) { return parseRecord(data, task) }
 
 // parseRecord decodes a record strictly: one JSON object, no unknown fields, no trailing data.

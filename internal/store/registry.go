@@ -54,7 +54,7 @@ type Registry struct {
 }
 
 // SetFile records that the controller is about to write data to the repository-relative path
-// rel (nil data: it removes the file).
+// rel, or remove it when data is nil.
 func (g *Registry) SetFile(rel string, data []byte) {
 	if g.Files == nil {
 		g.Files = map[string]Mirror{}
@@ -67,9 +67,8 @@ func (g *Registry) SetFile(rel string, data []byte) {
 	g.Files[rel] = m.next(ok, h)
 }
 
-// Wrote reports whether h, the lowercase hex SHA-256 of rel as it is now ("" when rel does not
-// exist), is a version the controller wrote there (the last or an earlier one; for "", the
-// controller's last act was to remove it).
+// Wrote reports whether h, the lowercase hex SHA-256 of rel as it is now or "" when it does not
+// exist, is the last or an earlier version the controller wrote there.
 func (g *Registry) Wrote(rel, h string) bool {
 	if g == nil {
 		return false
@@ -123,7 +122,7 @@ type Repo struct {
 	id  string
 }
 
-// OpenRepo opens (creating with mode 0700 when missing) the store folder of the work tree repo.
+// OpenRepo opens the store folder of the work tree repo, creating it with mode 0700 when missing.
 func (s *Store) OpenRepo(repo RepoRef) (*Repo, error) {
 	real, err := filepath.EvalSymlinks(repo.GitDir)
 	if err != nil {

@@ -35,12 +35,12 @@ const (
 
 // Limits on what the store reads back, in bytes.
 const (
-	MaxCopyBytes     = 256 << 20 // a mirror copy (audit.md of a very large changed set)
+	MaxCopyBytes     = 256 << 20 // a mirror copy, such as audit.md of a very large changed set
 	maxRepoFileBytes = 64 << 10
 )
 
 // validEntryName reports whether name is one plain file name the store may create: not empty,
-// not starting with a dot (the store's own temporary and garbage names do), no separator.
+// without a separator, and not starting with a dot as the store's temporary names do.
 func validEntryName(name string) bool {
 	return name != "" && name[0] != '.' && !strings.ContainsAny(name, "/\\\x00") && len(name) <= 255
 }
@@ -51,9 +51,8 @@ type Store struct {
 	dir  *fsx.Dir
 }
 
-// Open opens the store at root (absolute; see Location), creating it with mode 0700 when it is
-// missing. root itself may be reached through symbolic links (it is the user's choice); nothing
-// below it is followed.
+// Open opens the store at the absolute root, creating it with mode 0700 when it is missing. root
+// itself may be reached through symbolic links, the user's choice; nothing below it is followed.
 func Open(root string) (*Store, error) {
 	if !filepath.IsAbs(root) {
 		return nil, &Error{Kind: KindNoLocation, Err: fmt.Errorf("store root %q is not absolute", root)}
@@ -87,9 +86,9 @@ func (s *Store) Root() string { return s.root }
 // Close releases the store's directory handle.
 func (s *Store) Close() error { return s.dir.Close() }
 
-// RepoRef names one work tree for the store: its own git directory (RepoID is computed from its
-// real path) and its top-level directory, both absolute. They are written to repo.json so that
-// GC can tell whether the repository still exists.
+// RepoRef names one work tree for the store by its own git directory, whose real path gives the
+// RepoID, and its top-level directory, both absolute. They are written to repo.json so that GC
+// can tell whether the repository still exists.
 type RepoRef struct {
 	GitDir   string `json:"git_dir"`
 	WorkTree string `json:"work_tree"`
@@ -113,9 +112,9 @@ func (s *Store) TaskPath(gitDir, task string) (string, error) {
 	return filepath.Join(rp, tasksDir, task), nil
 }
 
-// OpenTask opens (creating with mode 0700 when missing) the store folder of task in the work
-// tree repo. task must be a plain folder name (the caller has checked the task-name pattern).
-// The returned Task holds a directory handle; Close it.
+// OpenTask opens the store folder of task in the work tree repo, creating it with mode 0700 when
+// missing. task must be a plain folder name, and the returned Task holds a directory handle to
+// Close.
 func (s *Store) OpenTask(repo RepoRef, task string) (*Task, error) {
 	if !validEntryName(task) {
 		return nil, &Error{Kind: KindUnsafe, Op: "open task", Path: task, Err: errors.New("not a task folder name")}
@@ -211,7 +210,7 @@ func (t *Task) Path() string { return t.dir.Path() }
 // RepoID returns the id of the task's work tree.
 func (t *Task) RepoID() string { return t.repoID }
 
-// Close releases the folder handle (not a lock taken with Lock).
+// Close releases the folder handle, not a lock taken with Lock.
 func (t *Task) Close() error { return t.dir.Close() }
 
 // Lock takes the task's store lock without waiting. A busy lock is an *Error of KindBusy. The
@@ -247,9 +246,8 @@ func (t *Task) Load() (*Record, error) {
 	return r, nil
 }
 
-// Save writes r as the task's record atomically (old or new complete record, never a mix), then
-// removes mirror copies that r no longer names. RecordVersion and Task are set here; UpdatedAt is
-// set from now.
+// Save writes r as the task's record atomically, then removes mirror copies that r no longer
+// names. It sets RecordVersion, Task and UpdatedAt.
 func (t *Task) Save(r *Record, now time.Time) error {
 	r.RecordVersion, r.Task, r.UpdatedAt = RecordVersion, t.name, now.Unix()
 	p := filepath.Join(t.Path(), recordFile)
@@ -291,8 +289,7 @@ type CopyWriter struct {
 }
 
 // NewCopy starts a mirror copy, the streaming form of KeepCopy for a mirror too large to hold in
-// memory (audit.md of a large changed set). Write the content, then Commit or Abort; nothing is
-// visible to Copy before Commit.
+// memory. Write the content, then Commit or Abort; nothing is visible to Copy before Commit.
 func (t *Task) NewCopy() (*CopyWriter, error) {
 	md, err := t.dir.MkdirSub(mirrorsDir, 0o700)
 	if err != nil {
@@ -319,8 +316,8 @@ func (c *CopyWriter) Write(p []byte) (int, error) {
 // Sum is the lowercase hex SHA-256 of what was written so far.
 func (c *CopyWriter) Sum() string { return hex.EncodeToString(c.h.Sum(nil)) }
 
-// Commit stores the copy under its SHA-256 (fsynced, replacing an equal copy) and returns that
-// hash. A failure removes the temporary file.
+// Commit stores the copy, fsynced, under its SHA-256 and returns that hash. A failure removes
+// the temporary file.
 func (c *CopyWriter) Commit() (string, error) {
 	defer c.md.Close()
 	h := c.Sum()
@@ -385,8 +382,8 @@ func (t *Task) Copy(h string) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// pruneCopies removes mirror copies other than the current versions r names (only those are ever
-// restored). Failures are ignored: a stray copy costs space, never correctness.
+// pruneCopies removes mirror copies other than the current versions r names, the only ones ever
+// restored. Failures are ignored: a stray copy costs space, never correctness.
 func (t *Task) pruneCopies(r *Record) {
 	md, err := t.dir.Sub(mirrorsDir)
 	if err != nil {
@@ -408,12 +405,9 @@ func (t *Task) pruneCopies(r *Record) {
 	}
 }
 
-// Put stores a pre-flight snapshot blob (trust-model.md §4) under name, replacing any previous
-// one atomically: a reader sees the old or the new blob, never a mix, and a failed Put leaves the
-// previous one. Together with Open and SnapshotPath it implements gitscope.SnapshotStore and
-// gitscope.LocalSnapshotStore, so the controller store replaces gitscope's interim GitDirStore.
-// name is '/'-separated ("index.snapshot", "sub/<key>/inputs.snapshot"); every component is a
-// plain name not starting with a dot. Blobs live below the task's snapshots/ folder, mode 0600.
+// Put stores a pre-flight snapshot blob under name, replacing any previous one atomically. With
+// Open and SnapshotPath it implements gitscope.SnapshotStore and gitscope.LocalSnapshotStore;
+// name is '/'-separated, each component a plain name not starting with a dot.
 func (t *Task) Put(name string, r io.Reader) error {
 	parts, err := snapshotParts(name)
 	if err != nil {
@@ -525,10 +519,10 @@ func (t *Task) Receipts() (*fsx.Dir, error) {
 // checkOutside refuses a store inside the work tree it keeps records of.
 func (s *Store) checkOutside(workTree string) error { return CheckOutside(s.root, workTree) }
 
-// CheckOutside refuses a store root inside workTree (trust-model.md §3: the store must be out of
-// the executor's reach) with an *Error of KindInWorkTree. Call it before Open, which creates the
-// root: a root that does not exist yet is judged by the real path of its deepest existing
-// ancestor. An empty workTree, or paths that cannot be resolved, pass.
+// CheckOutside refuses a store root inside workTree, out of the executor's reach as
+// trust-model.md §3 requires, with an *Error of KindInWorkTree. Call it before Open creates the
+// root; a missing root is judged by its deepest existing ancestor, and an empty workTree or an
+// unresolvable path passes.
 func CheckOutside(root, workTree string) error {
 	if workTree == "" {
 		return nil
@@ -563,11 +557,9 @@ type worktreeKey struct {
 	GitDir string `json:"git_dir"`
 }
 
-// checkKey keeps, per work tree, every repo id its records were written under. When the work
-// tree's git directory changed (a .git file pointed elsewhere, the git directory moved: the id
-// changed) while another of its ids still holds a record of task, a fresh record would silently
-// replace that one — an executor's way to reset the baseline — so that is refused with
-// KindRekeyed. Otherwise id is added to the list.
+// checkKey keeps, per work tree, every repo id its records were written under. A new id while
+// another still holds a record of task would let a fresh record replace it and so reset the
+// baseline; that is refused with KindRekeyed.
 func (s *Store) checkKey(repo RepoRef, id, task string) error {
 	if repo.WorkTree == "" {
 		return nil

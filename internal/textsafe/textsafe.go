@@ -1,10 +1,7 @@
 // Package textsafe escapes untrusted text before it reaches a terminal or a text artifact, as
-// spec-and-lifecycle.md §7.1 ("Terminal safety") requires: C0 controls, DEL, C1 controls and the
-// bidi controls U+061C, U+200E, U+200F, U+202A–U+202E and U+2066–U+2069 become `\u` plus four
-// uppercase hex digits. Beyond the design's list, every other character a reader cannot see or
-// tell from another is escaped the same way (format characters such as U+200B and U+FEFF, line
-// and paragraph separators, spaces other than U+0020), so "READ\u200BME.md" never prints as
-// README.md (docs/hardening.md). Invalid UTF-8 bytes become `\xHH`. Everything else is kept.
+// spec-and-lifecycle.md §7.1 requires, and beyond that list every character a reader cannot see
+// or tell from another, so that "READ\u200BME.md" never prints as README.md. Invalid UTF-8 bytes
+// become `\xHH`.
 package textsafe
 
 import (
@@ -63,12 +60,9 @@ func Escape(s string) string {
 	return b.String()
 }
 
-// EscapeJSON rewrites encoded JSON so that every rune for which NeedsEscape is true and that
-// encoding/json leaves raw (DEL, C1 controls, bidi controls) becomes a JSON `\uXXXX` escape (a
-// rune beyond U+FFFF, such as the tag characters U+E0001–U+E007F, a UTF-16 surrogate pair). The
-// JSON value is unchanged for a consumer; only its bytes become safe to show on a terminal
-// (spec-and-lifecycle.md §7.1: "In the JSON block the same characters are written as JSON \u
-// escapes"). Such runes can only occur inside JSON strings, where the escape is valid.
+// EscapeJSON rewrites encoded JSON so that every rune NeedsEscape reports and encoding/json
+// leaves raw becomes a JSON \u escape. The value is unchanged for a consumer; only its bytes
+// become safe to show on a terminal.
 func EscapeJSON(js []byte) []byte {
 	need := false
 	for i := 0; i < len(js); {

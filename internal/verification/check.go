@@ -8,15 +8,9 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
-// Check compares the report rows with the declared commands (the spec's §1.5 obligations, already
-// trimmed and deduplicated) and runs the advisory vacuous-test scan under root, the absolute
-// repository root. It never executes anything.
-//
-// Findings come in this order: the per-row contradictions of §10.5.1 (observed_exit_code_non_zero,
-// observed_zero_tests, verification_pass_contradicted; at most one per row, in that precedence)
-// in row order, then verification_requirement_unmet per declared command in
-// declaration order (§10.5.2), then vacuous_test_claim warnings in row order (§10.5.4). The caller
-// sorts them for audit.md (§9.3). Rows holds the classification of every row.
+// Check compares the report rows with the declared commands and runs the advisory vacuous-test
+// scan under the absolute repository root; it never executes anything. Findings come in the
+// order of §10.5.1, §10.5.2 and §10.5.4, for the caller to sort.
 func Check(root string, declared []string, rows []Row) Result {
 	var res Result
 	class := make([]string, len(rows))
@@ -108,11 +102,7 @@ func Check(root string, declared []string, rows []Row) Result {
 }
 
 // Contradiction applies the per-row rules of spec-and-lifecycle.md §10.5.1 to one row, which need
-// neither the repository nor the spec: a pass row with observed.exit_code ≠ 0
-// (observed_exit_code_non_zero), else with tests_run 0 for a recognised runner
-// (observed_zero_tests), else whose output_excerpt shows its recognised runner's failure summary
-// (verification_pass_contradicted). ok is false when the row is not contradicted. The finding has
-// Rule, Class, Message and Fields; no position.
+// neither the repository nor the spec. ok is false when the row is not contradicted.
 func Contradiction(r Row) (finding.Finding, bool) {
 	inv, _ := parse(r.Cmd)
 	return contradict(r, inv)

@@ -38,11 +38,8 @@ var (
 	})
 )
 
-// escapeRE matches the terminal escape sequences runners print in colour (jest, vitest, pytest,
-// cargo and go's wrappers do when a terminal or FORCE_COLOR asks): CSI sequences (ESC [ or the C1
-// byte U+009B), OSC sequences ended by BEL or ESC \, and two-character ESC sequences. A coloured
-// "\x1b[31m1 failed\x1b[0m" must read as "1 failed"; the receipts' count parsers use the same
-// StripEscapes (verification-receipts.md §2).
+// escapeRE matches the terminal escape sequences runners print in colour: CSI, OSC and
+// two-character ESC sequences, so that a coloured "\x1b[31m1 failed\x1b[0m" reads as "1 failed".
 var escapeRE = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile("(?:\x1b\\[|\u009b)[0-9:;<=>?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)|\x1b[@-Z\\\\-_]")
 })

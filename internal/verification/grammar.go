@@ -44,12 +44,7 @@ func allowedChar(r rune) bool {
 }
 
 // Recognize reports whether cmd is a recognised test-runner invocation under the grammar of
-// spec-and-lifecycle.md §10.5.3 as amended by lifecycle-v2.md §7, and which runner. After
-// trimming, every character must be in the allowed set, and the tokens (split on runs of spaces
-// and tabs) must match an optional launcher (uv/poetry/pipenv run, npx, bunx, pnpm [exec],
-// yarn [exec]), then one runner's prefix, switches, valued flags and positionals exactly. A program
-// token may carry a path prefix (./node_modules/.bin/jest, .venv/bin/pytest, C:\Go\bin\go.exe)
-// and a .exe or .cmd suffix; anything else is unrecognised.
+// spec-and-lifecycle.md §10.5.3 as amended by lifecycle-v2.md §7, and which runner.
 func Recognize(cmd string) (Runner, bool) {
 	inv, ok := parse(cmd)
 	if !ok {

@@ -19,11 +19,9 @@ func MatchKey(cmd string) string {
 // distance never runs on huge report values.
 const maxNearMissRunes = 512
 
-// nearMiss returns the reported command closest to the declared command c when c has no row
-// (reason missing_result), or "". keys[i] is MatchKey(rows[i].Cmd) and invs[i] the row's parsed
-// invocation (nil when unrecognised). A row is a candidate when it is recognised as the same test
-// runner as c, or when its edit distance to c (in code points, after MatchKey) is at most a third
-// of the longer command; the smallest distance wins, then the first row. It never satisfies c.
+// nearMiss returns the reported command closest to the declared command c when c has no row, by
+// the rule of spec-and-lifecycle.md §10.5.2, or "". keys[i] is MatchKey(rows[i].Cmd) and invs[i]
+// the row's parsed invocation. It never satisfies c.
 func nearMiss(c string, rows []Row, keys []string, invs []*invocation, reason string) string {
 	if reason != ReasonMissingResult || len(rows) == 0 {
 		return ""

@@ -61,11 +61,8 @@ type RowEvidence struct {
 
 // Result is the outcome of Check.
 type Result struct {
-	// Findings are audit findings with Rule = kind, Class and Message set, no position:
-	// verification_requirement_unmet (error,
-	// fields cmd, reason), observed_exit_code_non_zero (error, cmd, exit_code),
-	// observed_zero_tests (error, cmd), verification_pass_contradicted (error, cmd, runner,
-	// evidence), vacuous_test_claim (warning, cmd, reason).
+	// Findings are audit findings without a position, their kinds and fields those of
+	// spec-and-lifecycle.md §9.1.
 	Findings []finding.Finding
 	// Rows holds one entry per row, in input order.
 	Rows []RowEvidence

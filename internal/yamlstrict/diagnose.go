@@ -12,11 +12,9 @@ import (
 )
 
 // The YAML syntax message rule of lifecycle-v2.md §9: a syntax error names the offending token's
-// position once (in the finding's line and column, never again in the text) and, for the mistakes
-// agents usually make, what to change. yaml.v3 reports only a line, often the line where the
-// enclosing mapping starts or the end of the input, and never a column; so the source is scanned
-// for those mistakes, and a candidate is trusted only when applying its fix makes the decoder get
-// further (it then succeeds or fails differently).
+// position once and, for the mistakes agents usually make, what to change. yaml.v3 gives no
+// column, so the source is scanned for those mistakes, and a candidate is trusted only when its
+// fix makes the decoder get further.
 
 // maxDiagnoseCandidates bounds the re-parses one syntax error may cost.
 const maxDiagnoseCandidates = 6
@@ -24,8 +22,8 @@ const maxDiagnoseCandidates = 6
 // maxShownValue is the longest value quoted back in a fix hint, in code points.
 const maxShownValue = 60
 
-// candidate is one suspected mistake: where, the message, and the line that fixes it (the source
-// with line `line` replaced by fixed must decode further). trusted skips the re-parse.
+// candidate is one suspected mistake: where, the message, and the line fixed that must make the
+// source decode further in place of line `line`. trusted skips the re-parse.
 type candidate struct {
 	pos     Pos
 	msg     string
@@ -114,7 +112,7 @@ type level struct {
 func findCandidates(lines []srcLine) []candidate {
 	var out []candidate
 	var stack []level
-	opened := false   // the previous entry line opened a nested block (key: with no value, a bare -)
+	opened := false   // the previous entry line, a bare key: or -, opened a nested block
 	blockParent := -1 // inside a | or > block scalar whose parent entry is at this column
 	var quote *candidate
 	quoteChar, quoteIndent := byte(0), 0
@@ -286,8 +284,8 @@ func splitEntry(t string, pos int) (key, value string, valueOff int, hasKey bool
 	return "", "", pos, false
 }
 
-// valueCandidates checks one value (of key, or a list item when key is "") that starts at byte off
-// of line l.
+// valueCandidates checks one value of key, or of a list item when key is "", that starts at byte
+// off of line l.
 func valueCandidates(l srcLine, key, value string, off int) []candidate {
 	t := l.text
 	what := "the value of " + quoteName(key)

@@ -132,9 +132,9 @@ func (d *jsonDecoder) expectMore(what string) {
 	}
 }
 
-// value scans one JSON value at d.off (whitespace already skipped). depth is
+// value scans one JSON value at d.off, white space already skipped. depth is
 // the collection depth the value would have; build=false scans without
-// converting (inside a subtree rejected by value.depth).
+// converting, inside a subtree value.depth rejected.
 func (d *jsonDecoder) value(ptr string, depth int, keyPos Pos, nesting int, build bool) any {
 	d.expectMore("a value")
 	p := d.pos()

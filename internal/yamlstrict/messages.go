@@ -9,9 +9,8 @@ import (
 )
 
 // Message texts follow executor-report-v1.md §5.2. Text taken from the input
-// (field names, literals, tags, anchor names) is escaped with textsafe and
-// clipped to maxShown code points so a huge key or literal cannot blow up a
-// message.
+// is escaped with textsafe and clipped to maxShown code points, so that a huge
+// key or literal cannot blow up a message.
 
 const maxShown = 200
 

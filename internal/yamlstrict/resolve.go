@@ -8,7 +8,7 @@ import (
 // resolvePlain resolves a plain scalar's text by the YAML 1.2 core schema
 // only (executor-report-v1.md §2.3), ignoring yaml.v3's own resolution. It
 // returns the converted value, the resolved kind, and the value rule the text
-// breaks ("" when none; the value is then nil).
+// breaks, "" when none; a broken rule makes the value nil.
 func resolvePlain(s string) (any, Kind, string) {
 	switch s {
 	case "", "~", "null", "Null", "NULL":

@@ -2,12 +2,9 @@ package yamlstrict
 
 import "unicode/utf8"
 
-// lineIndex maps yaml.v3 positions (1-based line, 1-based column in code
-// points) back to byte offsets in the decoded text. Line breaks are counted
-// the way yaml.v3 counts them: CR LF, CR, LF, NEL (U+0085), LS (U+2028) and
-// PS (U+2029). Lookups cost O(1) on ASCII lines; a non-ASCII line gets a
-// code-point offset table the first time it is looked up, so the total cost
-// stays linear in the input.
+// lineIndex maps yaml.v3 positions back to byte offsets in the decoded text,
+// counting line breaks as yaml.v3 does. A non-ASCII line gets a code-point
+// offset table on first lookup, so the total cost stays linear.
 type lineIndex struct {
 	src   []byte
 	start []int  // byte offset of each line's first byte
@@ -83,8 +80,8 @@ func (ix *lineIndex) offset(line, col int) int {
 	return -1
 }
 
-// tagAt returns the tag as written at line:col ("!", "!!str", "!custom",
-// "!<tag:yaml.org,2002:str>"), or "" when no tag starts there.
+// tagAt returns the tag as written at line:col, such as "!!str", or "" when
+// no tag starts there.
 func (ix *lineIndex) tagAt(line, col int) string {
 	off := ix.offset(line, col)
 	if off < 0 || ix.src[off] != '!' {

@@ -8,20 +8,9 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// syntaxChecker rejects YAML that yaml.v3 accepts although the YAML 1.2 spec
-// does not (executor-report-v1.md §2.1: decode.syntax; §2.5 lists decoder
-// leniencies). It looks at the source of every quoted scalar and every
-// outermost flow collection:
-//
-//   - a double-quoted scalar may use only the YAML escapes (\0 \a \b \t \n \v
-//     \f \r \e \  \" \/ \\ \N \_ \L \P \x \u \U and an escaped line break);
-//     yaml.v3 also takes \' (suite case HRE5);
-//   - a '#' directly after a closing quote is not a comment (SU5Z);
-//   - every content line after the first line of a quoted scalar or flow
-//     collection inside a block collection must be indented by more spaces
-//     than that block collection (tabs do not count) (9C9N, DK95-01).
-//
-// The pass is iterative and visits each node once, so its cost is linear.
+// syntaxChecker rejects as decode.syntax the YAML 1.2 violations that yaml.v3
+// accepts, listed in executor-report-v1.md §2.5, by looking at the source of
+// every quoted scalar and outermost flow collection once.
 type syntaxChecker struct {
 	ix     *lineIndex
 	src    []byte

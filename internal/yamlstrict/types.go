@@ -1,7 +1,7 @@
 package yamlstrict
 
-// Kind is the kind of a node as resolved from the source (YAML 1.2 core
-// schema for plain scalars, JSON literal form for JSON).
+// Kind is the kind of a node as resolved from the source: by the YAML 1.2
+// core schema for plain scalars, by the literal form for JSON.
 type Kind uint8
 
 // Node kinds.
@@ -38,8 +38,7 @@ func (k Kind) String() string {
 }
 
 // Pos is a position in the decoded text: 1-based line, 1-based column counted
-// in Unicode code points (a tab counts as one). The zero Pos means "no
-// position".
+// in code points, a tab as one. The zero Pos means no position.
 type Pos struct{ Line, Column int }
 
 // IsZero reports whether p carries no position.
@@ -54,11 +53,11 @@ type Node struct {
 	// KeyPos is the position of the node's mapping key; zero for list items
 	// and the root.
 	KeyPos Pos
-	// Kind is the kind resolved from the source (YAML 1.2 core for plain
-	// scalars), even when a value rule replaced the value with nil.
+	// Kind is the kind resolved from the source, even when a value rule
+	// replaced the value with nil.
 	Kind Kind
-	// Literal is the scalar's source text as written, without quotes (for
-	// quoted scalars: the decoded string); "" for collections.
+	// Literal is the scalar's text without quotes, the decoded string for a
+	// quoted scalar; "" for collections.
 	Literal string
 	// Plain reports a plain scalar (not quoted, not literal/folded). JSON
 	// numbers, true and false count as plain; JSON strings do not.
@@ -76,8 +75,8 @@ type Issue struct {
 	// "value.merge_key", "value.key_not_string", "value.duplicate_key",
 	// "value.depth", "value.non_finite" or "value.int_range".
 	Rule string
-	// Pointer is the RFC 6901 JSON pointer of the concerned node ("" for the
-	// root and for decode.* issues).
+	// Pointer is the RFC 6901 JSON pointer of the concerned node, "" for the
+	// root and for decode.* issues.
 	Pointer string
 	// Pos is the position of the concerned node (see executor-report-v1.md
 	// §1.6); zero when the decoder gave none.

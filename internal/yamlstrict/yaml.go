@@ -94,8 +94,8 @@ func safeDecode(dec *yaml.Decoder, n *yaml.Node) (err error) {
 
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): `)
 
-// syntaxIssue turns a yaml.v3 error into decode.syntax, keeping the decoder's
-// line number (positioned at column 1 of that line; yaml.v3 gives no column).
+// syntaxIssue turns a yaml.v3 error into decode.syntax at column 1 of the
+// decoder's line, since yaml.v3 gives no column.
 func syntaxIssue(err error) Issue {
 	msg := err.Error()
 	is := Issue{Rule: RuleSyntax}
@@ -127,9 +127,9 @@ func firstContentColumn(src []byte, line int) int {
 	return utf8.RuneCount(l[:len(l)-len(t)]) + 1
 }
 
-// syntaxIssueIn is syntaxIssue for src: when yaml.v3 rejects a character outside YAML's
-// printable set it gives no line ("control characters are not allowed"), so the first such
-// character is located here, and the message names its line and column.
+// syntaxIssueIn is syntaxIssue for src. yaml.v3 gives no line when it rejects a character
+// outside YAML's printable set, so the first such character is located here and named by line
+// and column.
 func syntaxIssueIn(src []byte, err error) Issue {
 	if is, ok := diagnose(src, err); ok {
 		return is
@@ -147,8 +147,7 @@ func syntaxIssueIn(src []byte, err error) Issue {
 	return is
 }
 
-// nonPrintable reports whether r is outside YAML 1.2's c-printable set (tab, LF, CR, NEL and
-// the printable ranges are allowed).
+// nonPrintable reports whether r is outside YAML 1.2's c-printable set.
 func nonPrintable(r rune) bool {
 	switch {
 	case r == '\t' || r == '\n' || r == '\r' || r == 0x85:
@@ -193,13 +192,9 @@ func nonPrintableAt(src []byte, p Pos) rune {
 	return 0
 }
 
-// yaml11Break finds a raw NEL (U+0085), LINE SEPARATOR (U+2028) or PARAGRAPH SEPARATOR
-// (U+2029). yaml.v3 follows YAML 1.1 and breaks lines at them, while YAML 1.2 (and the file's
-// own line numbering) does not: "# note<U+2028>status: complete" would hide a key inside what
-// every other reader shows as a comment, a separator in a literal block would silently become
-// a line feed, and every later position would be off by a line. They are refused as
-// decode.syntax, positioned at the character; written escaped ("\u2028" in a double-quoted
-// string) they are ordinary text.
+// yaml11Break finds a raw NEL, LINE SEPARATOR or PARAGRAPH SEPARATOR, at which yaml.v3 breaks
+// lines as YAML 1.1 does while YAML 1.2 does not, so that a key could hide inside what every other
+// reader shows as a comment (executor-report-v1.md §2.5).
 func yaml11Break(src []byte) (Issue, bool) {
 	if !bytes.Contains(src, []byte("\xC2\x85")) && !bytes.Contains(src, []byte("\xE2\x80\xA8")) && !bytes.Contains(src, []byte("\xE2\x80\xA9")) {
 		return Issue{}, false
@@ -235,12 +230,12 @@ func isPlain(n *yaml.Node) bool {
 }
 
 // tag returns the node's explicit tag as written, or "" when it has none. A
-// node yaml.v3 marks TaggedStyle, and a node whose source character is `!`
-// (the non-specific tag yaml.v3 drops), are tagged.
+// node yaml.v3 marks TaggedStyle is tagged, and so is one whose source
+// character is the non-specific tag `!`, which yaml.v3 drops.
 func (w *walker) tag(n *yaml.Node) string {
 	// A block mapping is positioned at its first key, so a `!` there belongs
-	// to the key (checked when the key is); the mapping's own tag, if any,
-	// comes before the key and moves the mapping's position to it.
+	// to the key and is checked with it; the mapping's own tag comes before the
+	// key and moves the mapping's position to it.
 	atFirstKey := n.Kind == yaml.MappingNode && len(n.Content) > 0 &&
 		n.Content[0].Line == n.Line && n.Content[0].Column == n.Column
 	if !atFirstKey {
@@ -278,9 +273,9 @@ func collectionKind(n *yaml.Node) Kind {
 	return KindNull
 }
 
-// walk converts n (at JSON pointer ptr, nesting depth depth for a collection)
-// and records its Node. It never follows an alias, and it does not descend
-// into a node a rule rejected or past MaxDepth, so the recursion is bounded.
+// walk converts n, at JSON pointer ptr and collection depth depth, and records
+// its Node. It never follows an alias or descends into a node a rule rejected
+// or past MaxDepth, so the recursion is bounded.
 func (w *walker) walk(n *yaml.Node, ptr string, depth int, keyPos Pos) any {
 	p := Pos{n.Line, n.Column}
 	node := &Node{Pos: p, KeyPos: keyPos}
@@ -382,9 +377,9 @@ func (w *walker) mapping(n *yaml.Node, node *Node, ptr string, depth int) map[st
 	return m
 }
 
-// key checks a mapping key. ok=false removes the entry (alias, merge key,
-// non-string key). rejected=true keeps a string key whose anchor or tag was
-// reported; its value becomes nil.
+// key checks a mapping key. ok=false removes the entry of an alias, merge or
+// non-string key; rejected=true keeps a string key whose anchor or tag was
+// reported, with its value nil.
 func (w *walker) key(k *yaml.Node, parent string) (key string, ok, rejected bool) {
 	p := Pos{k.Line, k.Column}
 	if k.Kind == yaml.AliasNode {

@@ -35,12 +35,8 @@ func (e *NoSchemaError) Error() string {
 	return "brief " + e.Path + " declares no machine-readable OUTPUT schema (expected a ```json-schema or ```headings block under an OUTPUT heading)"
 }
 
-// ParseBrief reads the OUTPUT schema a Markdown dispatch brief declares (§2.3): the first
-// top-level heading whose normalised text is OUTPUT or starts with OUTPUT followed by a space,
-// ":" or "("; inside its section, the first fenced block with info `json-schema`, `json` holding
-// an object with a `$schema` or `type` key, or `headings`. Union is set when any heading reads
-// NEEDS_INPUT or NEEDS INPUT. path names the brief in messages. Errors: *NoSchemaError,
-// *CompileError, or a heading error.
+// ParseBrief reads the OUTPUT schema a Markdown dispatch brief declares, found as agent-contracts.md
+// §2.3 says; Union is set when any heading reads NEEDS_INPUT. path names the brief in messages.
 func ParseBrief(data []byte, path string) (*Declaration, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	doc := markdown.Parse(data)

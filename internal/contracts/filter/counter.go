@@ -60,13 +60,9 @@ func CounterPath(root, id string) string {
 }
 
 // Record updates the counter of dispatch id under root for one result and returns the new state
-// and the outcome (accepted, rejected, or escalate from the third consecutive rejection on).
-// Every access goes through handles of .mastermind and .mastermind/dispatch opened without
-// following links (trust-model.md I4), created when missing; the lock is flock(2) on the
-// dispatch folder itself (LockTimeout, then fsx.ErrLockBusy), so no lock file sits beside the
-// counter. record, when set, is called with the counter's repository-relative path and new
-// content before it is written atomically (the controller store's registry, trust-model.md I3).
-// A counter file that is unreadable, corrupt or of another schema major is an error.
+// and the outcome, escalate from the third consecutive rejection on. Every access goes through
+// no-follow handles, locked by flock(2) on the dispatch folder; record, when set, sees the new
+// content before it is written, for the controller store's registry.
 func Record(root, id string, raw []byte, res *Result, record func(rel string, data []byte) error) (*Counter, string, error) {
 	if !ValidDispatchID(id) {
 		return nil, "", fmt.Errorf("dispatch id %q must match ^[A-Za-z0-9_-]{1,128}$ and not start with '-'", id)
@@ -159,9 +155,9 @@ func encodeCounter(c *Counter) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// IsCounterFile reports whether data is exactly what Record writes as the counter of dispatch
-// id: a counter of this schema for id, decoded strictly and encoded back byte for byte (the gate
-// against a base takes nothing else at that name for the controller's, trust-model.md I3).
+// IsCounterFile reports whether data is exactly what Record writes as the counter of dispatch id,
+// decoded strictly and encoded back byte for byte. The gate against a base takes nothing else at
+// that name for the controller's (trust-model.md I3).
 func IsCounterFile(id string, data []byte) bool {
 	var c Counter
 	dec := json.NewDecoder(bytes.NewReader(data))

@@ -18,12 +18,8 @@ const (
 	OutcomeEscalate = "escalate"
 )
 
-// Result is the verdict on one raw return.
-//
-// Accepted results carry Output, the clean text printed on stdout (JSON mode: the object with
-// 2-space indentation and a trailing newline; headings mode: the return from the first required
-// heading's line), and Object in JSON mode. Rejected results carry Items in contract order.
-// Notes hold the compatibility note of §2.6.
+// Result is the verdict on one raw return. An accepted one carries Output, the clean text for
+// stdout, and in JSON mode Object; a rejected one carries Items in contract order.
 type Result struct {
 	Mode     Mode
 	Accepted bool
@@ -34,9 +30,9 @@ type Result struct {
 	Notes    []string
 }
 
-// Check applies the report-filter contract to raw (agent-contracts.md §2.4–§2.8). repo, when
-// non-nil, enables the repository checks. The error is operational only (a repository check
-// that could not run); every problem with the return itself is an Item.
+// Check applies the report-filter contract of agent-contracts.md §2.4–§2.8 to raw; a non-nil repo
+// enables the repository checks. Every problem with the return is an Item, and the error means
+// a repository check could not run.
 func Check(ctx context.Context, raw []byte, d *Declaration, repo Repo) (*Result, error) {
 	res := &Result{Mode: d.Mode, Variant: VariantComplete, Notes: []string{}}
 	src := bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf"))

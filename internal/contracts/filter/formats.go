@@ -26,8 +26,8 @@ var (
 	pathLineRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(.+):([1-9][0-9]*)(?:-([1-9][0-9]*))?$`) })
 )
 
-// PathLine is a parsed path-line reference: Path is repopath-normalised; Start ≤ End, both ≥ 1
-// (End == Start for a single line).
+// PathLine is a parsed path-line reference with a repopath-normalised Path and 1 ≤ Start ≤ End;
+// a single line has End == Start.
 type PathLine struct {
 	Path       string
 	Start, End int
@@ -67,7 +67,8 @@ func ValidRepoPath(s string) bool {
 // ValidSHA reports whether s is 7–40 lowercase hex digits (git-sha).
 func ValidSHA(s string) bool { return shaRe().MatchString(s) }
 
-// ParseCommitLine splits `<sha> — <subject>` (an em dash with one space each side; git-commit-line).
+// ParseCommitLine splits a git-commit-line, `<sha> — <subject>` with one space each side of the
+// em dash.
 func ParseCommitLine(s string) (sha, subject string, ok bool) {
 	m := commitLineRe().FindStringSubmatch(s)
 	if m == nil {

@@ -51,8 +51,8 @@ type docHeading struct {
 	line  int
 }
 
-// topHeadings returns the document's top-level ATX and setext headings with their raw text
-// (goldmark drops ATX closing sequences).
+// topHeadings returns the document's top-level ATX and setext headings with their raw text,
+// without the ATX closing sequences goldmark drops.
 func topHeadings(doc *markdown.Doc) []docHeading {
 	var out []docHeading
 	for n := doc.Root.FirstChild(); n != nil; n = n.NextSibling() {

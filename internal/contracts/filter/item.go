@@ -47,9 +47,9 @@ const (
 	ListHeader      = "Missing/invalid:"
 )
 
-// Item is one line of the Missing/invalid list: `<Path> (<Presence>, <Type>) — <Reason>`.
-// Path is the dotted display path ("entry_points[0].file", "(output)", or a heading); Pointer is
-// the RFC 6901 pointer of the instance value ("" for the whole return, and for headings).
+// Item is one line of the Missing/invalid list, `<Path> (<Presence>, <Type>) — <Reason>`. Path is
+// the dotted display path such as "entry_points[0].file", and Pointer the JSON pointer of the
+// value, "" for the whole return and for headings.
 type Item struct {
 	Path     string `json:"path"`
 	Presence string `json:"-"`
@@ -104,7 +104,7 @@ func sortItems(items []Item) {
 	})
 }
 
-// dedupe drops repeated identical items (the same leaf can be reached twice through $ref).
+// dedupe drops repeated identical items, since one leaf can be reached twice through $ref.
 func dedupe(items []Item) []Item {
 	seen := map[string]bool{}
 	out := items[:0]

@@ -28,8 +28,8 @@ const (
 	KindObject = jsonstrict.KindObject
 )
 
-// MaxDepth is the deepest nesting of arrays and objects a return or schema may have; deeper
-// input is malformed (the same limit as yamlstrict.DecodeJSON).
+// MaxDepth is the deepest nesting of arrays and objects a return or schema may have, the limit of
+// yamlstrict.DecodeJSON; deeper input is malformed.
 const MaxDepth = 64
 
 // SyntaxError is a JSON text that does not parse. Offset is the byte offset in the parsed text
@@ -41,10 +41,9 @@ type SyntaxError struct {
 
 func (e *SyntaxError) Error() string { return e.Msg }
 
-// ParseJSON parses exactly one RFC 8259 JSON value. It fails with a *SyntaxError for invalid
-// JSON (the encoding/json message, agent-contracts.md §2.4), a duplicate object key, or nesting
-// deeper than MaxDepth (both found by internal/jsonstrict). Invalid UTF-8 inside strings becomes
-// U+FFFD, as encoding/json does; the raw return was checked for UTF-8 before.
+// ParseJSON parses exactly one RFC 8259 JSON value. Invalid JSON, a duplicate object key and
+// nesting deeper than MaxDepth are a *SyntaxError with encoding/json's message (agent-contracts.md
+// §2.4); invalid UTF-8 in strings becomes U+FFFD.
 func ParseJSON(data []byte) (*Value, error) {
 	if !json.Valid(data) {
 		var x any

@@ -65,8 +65,8 @@ func locateBlock(src []byte) block {
 	return block{fail: &it}
 }
 
-// fenceContent returns the content of a fenced code block and the source offset of its first
-// line (the content is the concatenation of goldmark's line segments).
+// fenceContent returns the content of a fenced code block, its line segments joined, and the
+// source offset of its first line.
 func fenceContent(f *ast.FencedCodeBlock, src []byte) ([]byte, int) {
 	lines := f.Lines()
 	var b bytes.Buffer
@@ -110,7 +110,7 @@ func objectBlock(v *Value, isYAML bool) block {
 }
 
 // positionPhrase names the line and column in the raw return of the byte before offset off of
-// content (which starts at base in src when contiguous, as the first line of a fence).
+// content, which starts at base in src when contiguous.
 func positionPhrase(src []byte, base int, content []byte, off int) string {
 	if off > 0 {
 		off-- // encoding/json reports the offset after the offending byte

@@ -47,11 +47,9 @@ type commitResult struct {
 }
 
 // checkRepo walks the instance with its schema nodes and checks every value that passed its
-// syntactic format: path-line and repo-path name regular files inside the repository (no symlink
-// in the file or its ancestors) and lines within the file; git-sha and git-commit-line resolve to
-// exactly one commit; the subject of a git-commit-line, or of a "subject" sibling of a git-sha
-// "sha" property, equals the commit's subject. Applicator keywords other than properties,
-// patternProperties, additionalProperties, items, prefixItems, $ref and allOf are not followed.
+// syntactic format against the repository, as agent-contracts.md §2.8 says. Applicators other
+// than properties, patternProperties, additionalProperties, items, prefixItems, $ref and allOf
+// are not followed.
 func checkRepo(ctx context.Context, repo Repo, s *Schema, root *Value) ([]Item, error) {
 	c := &repoChecker{ctx: ctx, repo: repo, schema: s, root: root, lines: map[string]int{}, commits: map[string]commitResult{}}
 	if err := c.walk(root, nil, nil, s.resolve(s.raw, 0)); err != nil {
@@ -183,8 +181,8 @@ func typesOf(ns []*Value) []string {
 	return out
 }
 
-// subjectMismatch compares the trimmed claimed subject with the commit subject (first message
-// line, trailing white space removed).
+// subjectMismatch compares the trimmed claimed subject with the commit subject, the first message
+// line without trailing white space.
 func subjectMismatch(r commitResult, claimed string) (string, bool) {
 	actual := strings.TrimRight(r.subject, " \t\r\n")
 	if strings.TrimSpace(claimed) == actual {

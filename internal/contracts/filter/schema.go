@@ -31,9 +31,9 @@ type CompileError struct{ Err error }
 func (e *CompileError) Error() string { return "OUTPUT schema does not compile: " + e.Err.Error() }
 func (e *CompileError) Unwrap() error { return e.Err }
 
-// CompileSchema compiles a JSON Schema (draft 2020-12 unless its $schema names draft-07 or
-// another supported draft) with formats asserted and the custom formats of §2.5 registered.
-// Remote $ref is refused: only the schema document itself is available. Errors are *CompileError.
+// CompileSchema compiles a JSON Schema, draft 2020-12 unless its $schema names another supported
+// draft, with formats asserted and the custom formats of §2.5 registered. A remote $ref is
+// refused; errors are *CompileError.
 func CompileSchema(data []byte) (*Schema, error) {
 	raw, err := ParseJSON(data)
 	if err != nil {
@@ -74,8 +74,8 @@ func (localOnly) Load(u string) (any, error) {
 }
 
 // cleanSchemaErr phrases a compile error without the in-memory resource name. A schema that
-// breaks the draft's metaschema is described by its leaf causes, each at its schema pointer
-// ("at /properties/a/type: value must be one of …"); other errors keep their own text.
+// breaks the draft's metaschema is described by its leaf causes, each at its schema pointer;
+// other errors keep their own text.
 func cleanSchemaErr(err error) error {
 	var sve *jsonschema.SchemaValidationError
 	if errors.As(err, &sve) {
@@ -253,8 +253,8 @@ func requiredIn(ns []*Value, key string) bool {
 	return slices.ContainsFunc(ns, func(n *Value) bool { return slices.Contains(stringList(n, "required"), key) })
 }
 
-// declaredIndex returns the position of key among the declared properties of ns (first node
-// that declares it), counting required-only keys after the properties; -1 when undeclared.
+// declaredIndex returns the position of key among the declared properties of the first node of
+// ns that declares it, counting required-only keys after the properties; -1 when undeclared.
 func declaredIndex(ns []*Value, key string) int {
 	idx := 0
 	for _, n := range ns {
@@ -292,9 +292,8 @@ func stringList(n *Value, key string) []string {
 	return out
 }
 
-// label is the item <type> for a value described by ns (§2.7): the x-label annotation if
-// present, otherwise the declared type ("array of <item type>" when the items have a single
-// type), otherwise "any".
+// label is the item <type> of §2.7 for a value described by ns: the x-label annotation, else the
+// declared type, else "any".
 func (s *Schema) label(ns []*Value) string {
 	for _, n := range ns {
 		if l, ok := n.Get("x-label"); ok && l.Kind == KindString {

@@ -9,10 +9,9 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/yamlstrict"
 )
 
-// yamlBlock decodes a ```yaml fence with the strict walk of executor-report-v1.md §2
-// (yamlstrict.Decode), except that null is allowed and becomes JSON null (agent-contracts.md
-// §2.4 step 2). Any other issue makes the block malformed; a root that is not a mapping is
-// filter.not_object.
+// yamlBlock decodes a ```yaml fence with yamlstrict's strict walk, except that null is allowed
+// (agent-contracts.md §2.4 step 2). Any other issue makes the block malformed, and a root that is
+// not a mapping is filter.not_object.
 func yamlBlock(content, src []byte, base int) block {
 	firstLine := 1
 	for _, c := range src[:min(base, len(src))] {

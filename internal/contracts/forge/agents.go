@@ -19,23 +19,9 @@ const (
 	AgentsDir         = ".claude/agents"
 )
 
-// FoldAgent maps an agent name to the name the forge writer (log-event.cjs canonicalAgent) writes
-// for it, so the dashboard draws one node per agent (§1.6, decided). The key is the name lower-cased
-// as ECMAScript toLowerCase does, not trimmed; the first table that holds the key wins:
-//
-//  1. the registry <root>/.claude/config/agents/agent-registry.json, {agents: {<slug>: {name}}}:
-//     the lower-cased slug, and the lower-cased String(name) when name is truthy, map to the
-//     display name, which is String(name) when name is truthy and the slug otherwise (an entry
-//     without name folds to its slug). A later entry overwrites an earlier key. A registry that is
-//     not JSON (a BOM included) or has a null entry is not used at all, as the writer's throws;
-//  2. the agent files <root>/.claude/agents/*.md (case-insensitive suffix, byte order): the file
-//     stem, the declared name and the declared name with "-" as " " map to the declared name, the
-//     frontmatter `name:` (agentFileName), or to the stem when there is none; the first file to
-//     claim a key keeps it.
-//
-// Otherwise name is returned verbatim. Unlike the writer, no symbolic link is followed (a linked
-// agents directory gives no fold, a linked or oversized agent file counts by its stem) and files
-// over 1 MiB are not read.
+// FoldAgent maps an agent name to the name the forge writer's canonicalAgent writes for it, so
+// the dashboard draws one node per agent, by the tables of agent-contracts.md §1.6. Unlike the
+// writer it follows no symbolic link and reads no file over 1 MiB.
 func FoldAgent(root, name string) string {
 	key := jsLower(name)
 	if display, ok := registryNames(root)[key]; ok {
@@ -180,11 +166,9 @@ func toWellFormed(data []byte) string {
 // "---" need not end its line.
 var agentFrontmatter = lazyRegexp(`\A---\r?\n((?s:.*?))\r?\n---`)
 
-// agentFileName returns the declared name of an agent file as the forge writer reads it:
-// /^name:\s*(.+)$/m on the frontmatter, then ECMAScript trim, then one leading and one trailing
-// quote removed. "" means none (the writer then uses the file stem). ^ and $ see LF, CR, U+2028 and
-// U+2029 as line ends and \s is ECMAScript white space, so "name:" with nothing after it on its
-// line takes the next line.
+// agentFileName returns the declared name of an agent file as the forge writer reads it, with
+// /^name:\s*(.+)$/m in ECMAScript semantics, so "name:" with nothing after it on its line takes
+// the next line. "" means none.
 func agentFileName(text string) string {
 	m := agentFrontmatter().FindStringSubmatch(text)
 	if m == nil {

@@ -43,11 +43,8 @@ var writeAll = func(f *os.File, p []byte) error {
 }
 
 // AppendEvents appends events to runDir/events.jsonl as one locked, write-ahead-logged, fsynced
-// append compatible with forge's events writer (§1.7). Each event must hold every line key up to
-// event_id; AppendEvents adds prev_hash, seq and entry_hash, chaining the events after the log's
-// tail. A damaged log (*ChainError), an unrecoverable WAL (*WALError), a lock timeout
-// (*LockTimeoutError), a lock path that is not a regular file (*LockPathError) or a lost lock
-// (ErrLockLost) writes nothing. It returns the written lines.
+// append compatible with forge's events writer (§1.7), chaining them after the log's tail, and
+// returns the written lines. A damaged log, a bad WAL or a lock failure writes nothing.
 func AppendEvents(runDir, runID string, events []*Object) ([][]byte, error) {
 	lock, err := acquireLock(filepath.Join(runDir, LockFile), LockTimeout())
 	if err != nil {
@@ -207,7 +204,7 @@ func syncDir(dir string) error {
 	return d.Sync()
 }
 
-// recoverWAL completes or discards an interrupted append (§1.7 "Recover an interrupted append").
+// recoverWAL completes or discards an interrupted append, as §1.7 says.
 func recoverWAL(logPath, walPath string) error {
 	raw, err := readWAL(walPath)
 	if errors.Is(err, fs.ErrNotExist) {

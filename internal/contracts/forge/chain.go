@@ -41,10 +41,7 @@ func Genesis(runID string) string { return "genesis:" + runID }
 
 var reservedKeys = []string{"__proto__", "constructor", "prototype"}
 
-// VerifyLog checks the contents of a run's events.jsonl in the writer view of §1.7: every
-// non-blank line is a JSON object with a non-empty string event_type; chained entries (those with
-// entry_hash) carry the run id, link prev_hash to the previous chained entry_hash (genesis:<run_id>
-// first), recompute to their entry_hash (§1.9) and keep seq contiguous once present. It returns
+// VerifyLog checks the contents of a run's events.jsonl in the writer view of §1.7 and returns
 // the chain tail, or a *ChainError.
 func VerifyLog(data []byte, runID string) (Tail, error) {
 	tail := Tail{PrevHash: Genesis(runID)}

@@ -15,10 +15,8 @@ type Field struct {
 }
 
 // Stringify appends v serialised exactly as ECMAScript JSON.stringify does with no white space
-// (§1.9): objects in Object key order, strings escaping only `"`, `\` and U+0000–U+001F (with \b
-// \f \n \r \t short forms and lowercase \u00xx) and writing a lone surrogate (held as WTF-8, see
-// ParseJSON) as a lowercase \udxxx escape, numbers in ECMAScript Number-to-String form, everything
-// else (/, <, >, &, U+2028, U+2029, non-ASCII) literal UTF-8. A stray invalid byte is U+FFFD.
+// (§1.9), a lone surrogate held as WTF-8 written back as its escape. A stray invalid byte is
+// U+FFFD.
 func Stringify(dst []byte, v any) []byte {
 	switch t := v.(type) {
 	case nil:

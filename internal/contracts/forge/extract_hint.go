@@ -13,17 +13,9 @@ const forgeFence = "```" + InfoString
 
 const indentedHint = "the " + forgeFence + " fence is indented four or more spaces, so CommonMark reads it as code or text, not as a fence; indent the fence at most three spaces"
 
-// NoBlockHint explains why src (BOM stripped) has no complete forge-report block when the
-// original's raw-text regex would have found one, or when the last block is never closed
-// (§1.3 as amended): it returns what to fix and the 1-based line it concerns, or "" and 0.
-// It looks at the last "```forge-report" whose line holds nothing after the info string, as
-// the original takes the last match:
-//
-//   - inside another fenced block: an example, not the report;
-//   - in an indented code block, or indented four or more columns: not a fence;
-//   - after other text on its line: not a fence;
-//   - a fence whose first later "```" is glued to the end of a text line: the block never closes;
-//   - otherwise a fence that is never closed.
+// NoBlockHint explains why src has no complete forge-report block when the original's raw-text
+// regex would have found one, or when the last block is never closed (§1.3 as amended). It
+// returns what to fix and the 1-based line it concerns, or "" and 0.
 func NoBlockHint(src []byte) (string, int) {
 	idx := lastForgeFence(src)
 	if idx < 0 {

@@ -9,11 +9,9 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
-// CompareFiles checks files_changed against the paths git reports as changed since rev (the
-// changed set without .mastermind/ and without the forge run logs under .claude/forge-runs/, which
-// ingest itself writes). Listed paths git does not show are RuleFilesNotChanged errors; changed
-// paths the report omits are RuleFilesUnlisted errors; both sorted by path. A files_changed that
-// is not an array is already a RuleFilesChanged error and gives nothing here.
+// CompareFiles checks files_changed against the paths git reports as changed since rev, leaving
+// out .mastermind/ and the forge run logs ingest writes. Listed paths git does not show and
+// changed paths the report omits are errors, sorted by path.
 func CompareFiles(report *Object, changed []string, rev string) []Error {
 	fc, ok := report.vals["files_changed"].([]any)
 	if !ok {

@@ -23,16 +23,14 @@ func ValidRunID(id string) bool { return runIDRe().MatchString(id) && id[0] != '
 // EventsPath returns the slash-separated path of a run's events.jsonl relative to the root.
 func EventsPath(runID string) string { return path.Join(RunsDir, runID, EventsFile) }
 
-// Event types written by ingest (both registered "visible reasoning" types of the forge writer).
+// Event types written by ingest, both registered "visible reasoning" types of the forge writer.
 const (
 	EventAgentOutput   = "agent_output"
 	EventEvidenceAdded = "agent_evidence_added"
 )
 
-// BuildEvents builds the two events of §1.6 from a redacted, valid report, up to event_id (the
-// chain fields are added by AppendEvents): agent_output with output "<status> · <work_package> ·
-// <N> file(s) · tests: <tests>" and the whole report, then agent_evidence_added with the
-// non-blank string evidence joined by "; ". Both carry the same millisecond UTC timestamp.
+// BuildEvents builds the two events of §1.6 from a redacted, valid report, up to event_id;
+// AppendEvents adds the chain fields. Both carry the same millisecond UTC timestamp.
 func BuildEvents(runID, agent string, report *Object, now time.Time) ([]*Object, error) {
 	ts := now.UTC().Format(timestampLayout)
 	status, _ := report.vals["status"].(string)

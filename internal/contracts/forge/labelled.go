@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// labelTerm is TERM of §1.10 in its significant alternation order, lower case (the passes match
-// on the ASCII-lower-cased copy).
+// labelTerm is TERM of §1.10 in its significant alternation order, lower case because the passes
+// match on the ASCII-lower-cased copy.
 const labelTerm = `password|passwd|pwd|client[_.-]?secret|secret[_.-]?key|secret|access[_.-]?token|refresh[_.-]?token|session[_.-]?token|token|api[_.-]?key|apikey|access[_.-]?key|private[_.-]?key|credentials?|authorization|bearer|auth|session|cookie`
 
 const (
@@ -16,9 +16,9 @@ const (
 	labelMax = 4096
 )
 
-// The RE2 parts of passes a–d: the key, separator and the value's first character. The value is
-// then extended by code up to 4096 characters (RE2 rejects counts above 1000), and the
-// look-behind "not preceded by an ASCII letter or digit" is checked in code.
+// The RE2 parts of passes a–d: the key, separator and the value's first character. Code extends
+// the value up to 4096 characters, since RE2 rejects counts above 1000, and checks the
+// look-behind.
 var (
 	labelDoubleRe = lazyRegexp(keyPart + `"[^"\r\n]`)
 	labelSingleRe = lazyRegexp(keyPart + `'[^'\r\n]`)
@@ -62,9 +62,8 @@ func labelMatch(s, lower string, re *regexp.Regexp, pos int) []int {
 	return nil
 }
 
-// quotedPass is pass a (q = '"') or b (q = '\”): the value after the opening quote is 1–4096
-// characters other than q, CR and LF, then an optional closing quote (an unterminated quote runs
-// to the end of the line).
+// quotedPass is pass a or b with the quote q: the value after the opening quote is 1–4096
+// characters other than q, CR and LF, then an optional closing quote.
 func quotedPass(s string, re *regexp.Regexp, q byte) string {
 	lower := asciiLower(s)
 	var b strings.Builder
@@ -143,7 +142,7 @@ func wordPass(s string) string {
 		if m == nil {
 			break
 		}
-		vs := m[5] // value start (end of the white space)
+		vs := m[5] // value start, after the white space
 		end, n := runUnits(s, vs, labelMax, wordValueRune)
 		if n < 12 {
 			pos = m[0] + 1

@@ -186,10 +186,8 @@ func statIdentity(path string) (identity, bool) {
 	}, true
 }
 
-// tryTakeover unlinks a stale lock (§1.7): its mtime is more than 10 s old and its token's pid is
-// not alive (an unreadable token counts as dead); a lock dated in the future needs a readable
-// token with a dead pid. The unlink happens only if the inode and birth time did not change
-// between two stats. It reports whether the lock path may be retried at once.
+// tryTakeover unlinks a lock that §1.7 calls stale, only if its inode and birth time did not
+// change between two stats. It reports whether the lock path may be retried at once.
 func tryTakeover(path string) bool {
 	before, ok := statIdentity(path)
 	if !ok {

@@ -48,8 +48,8 @@ var secretKeyRe = lazyRegexp(`(^|[_.\- ])(passwd|password|pwd|secret|secret[_-]?
 func SecretKey(key string) bool { return secretKeyRe().MatchString(asciiLower(key)) }
 
 // asciiLower lower-cases ASCII letters only, so byte offsets in the result index the input.
-// Case-insensitive rules match on this copy: Go's (?i) folds non-ASCII letters (U+212A KELVIN
-// SIGN matches k, U+017F matches s), ECMAScript's non-unicode /i does not.
+// Case-insensitive rules match on this copy, because Go's (?i) folds non-ASCII letters such as
+// KELVIN SIGN and ECMAScript's non-unicode /i does not.
 func asciiLower(s string) string {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c >= 'A' && c <= 'Z' {
@@ -65,9 +65,8 @@ func asciiLower(s string) string {
 	return s
 }
 
-// Secret-shape patterns 1–9 of §1.10 (pattern 2 with its look-behind checked in code).
-// They compile on first use, not at start-up (about 2.5 ms together, mostly the bounded repeats
-// of patterns 9 and 12): every mastermind command links this package.
+// Secret-shape patterns 1–9 of §1.10, pattern 2's look-behind checked in code. They cost about
+// 2.5 ms to compile, so they compile on first use: every mastermind command links this package.
 var (
 	simpleShapes = sync.OnceValue(func() []secretShape {
 		return []secretShape{
@@ -126,10 +125,9 @@ func RedactString(s string) string {
 	return redactLabelled(s)
 }
 
-// replaceRegexp replaces every leftmost match of re found in match (a same-length view of s, such
-// as its ASCII lower-case copy) by repl(s, submatch indices). With lookBehind, a candidate preceded
-// by an ASCII letter or digit is rejected and the search resumes at candidate start + 1 (§1.10
-// porting notes: RE2 has no look-behind).
+// replaceRegexp replaces every leftmost match of re found in match, a same-length view of s, by
+// repl(s, submatch indices). With lookBehind, which RE2 lacks, a candidate preceded by an ASCII
+// letter or digit is rejected and the search resumes one byte later.
 func replaceRegexp(s, match string, re *regexp.Regexp, lookBehind bool, repl func(string, []int) string) string {
 	var b strings.Builder
 	last, pos := 0, 0
@@ -168,8 +166,8 @@ func isASCIIAlnum(c byte) bool {
 
 func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
-// runUnits scans from i over runes accepted by ok, taking at most maxUnits UTF-16 code units
-// (astral characters count 2, as in ECMAScript). It returns the end offset and the units taken.
+// runUnits scans from i over runes accepted by ok, taking at most maxUnits UTF-16 code units as
+// ECMAScript counts them. It returns the end offset and the units taken.
 func runUnits(s string, i, maxUnits int, ok func(r rune) bool) (end, units int) {
 	for i < len(s) {
 		r, w := utf8.DecodeRuneInString(s[i:])
@@ -194,9 +192,8 @@ func jwtChar(r rune) bool {
 }
 
 // redactJWT is pattern 11, eyJ[A-Za-z0-9_-]{10,256}\.[A-Za-z0-9_-]{1,8192}\.[A-Za-z0-9_-]{1,8192},
-// by scanning (RE2 rejects counts above 1000). A signature longer than 8192 characters is masked
-// in its first 8192 characters only, as the bounded pattern does. A rejected candidate resumes
-// the search at its start + 1.
+// by scanning, since RE2 rejects counts above 1000. A longer signature is masked in its first
+// 8192 characters only, as the bounded pattern does.
 func redactJWT(s string) string {
 	var b strings.Builder
 	last, pos := 0, 0
@@ -243,8 +240,8 @@ func redactJWT(s string) string {
 	return b.String()
 }
 
-// pemEnd returns the end of a PEM armour line at i ("-----BEGIN " or "-----END " + [A-Z ]* +
-// "PRIVATE KEY-----"), or -1. The [A-Z ]* run is maximal because '-' is outside it.
+// pemEnd returns the end of a PEM armour line "-----BEGIN [A-Z ]*PRIVATE KEY-----" or its END
+// form at i, or -1. The [A-Z ]* run is maximal because '-' is outside it.
 func pemEnd(s string, i int, prefix string) int {
 	if !strings.HasPrefix(s[i:], prefix) {
 		return -1

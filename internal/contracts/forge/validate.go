@@ -48,16 +48,16 @@ const (
 // Statuses are the legal values of status, in contract order.
 var Statuses = []string{"completed", "partial", "blocked", "failed"}
 
-// Error is one validation error: its rule id, exact message and the line of the opening fence
-// (0 when no block was found).
+// Error is one validation error: its rule id, exact message and the line of the opening fence,
+// 0 when no block was found.
 type Error struct {
 	Rule    string `json:"rule"`
 	Message string `json:"message"`
 	Line    int    `json:"line"`
 }
 
-// Result is the outcome of Check. Report is the parsed object (nil when steps 0a–0c failed);
-// Errors are in rule order; Notes never change validity.
+// Result is the outcome of Check: Report is the parsed object, nil when steps 0a–0c failed,
+// Errors are in rule order, and Notes never change validity.
 type Result struct {
 	Report      *Object
 	Line        int

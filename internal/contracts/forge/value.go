@@ -72,7 +72,7 @@ func (o *Object) Keys() []string {
 	return append(idx, rest...)
 }
 
-// arrayIndex reports whether k is a canonical array index ("0" or [1-9][0-9]* below 2^32-1).
+// arrayIndex reports whether k is a canonical array index: "0", or [1-9][0-9]* below 2^32-1.
 func arrayIndex(k string) (uint64, bool) {
 	if k == "" || len(k) > 10 || (len(k) > 1 && k[0] == '0') {
 		return 0, false
@@ -103,26 +103,18 @@ func sortIndexKeys(keys []string) {
 	}
 }
 
-// MaxDepth is the deepest nesting of arrays and objects ParseJSON accepts: 512 levels, so that
-// hostile input cannot exhaust the stack. One limit for every depth (encoding/json's own limit of
-// 10,000 is never reached, so 5,000 and 20,000 levels get the same message).
+// MaxDepth is the deepest nesting of arrays and objects ParseJSON accepts, so that hostile input
+// cannot exhaust the stack. encoding/json's own limit is never reached, so every deeper input
+// gets the same message.
 const MaxDepth = 512
 
 // ErrTooDeep is returned by ParseJSON for nesting deeper than MaxDepth levels.
 var ErrTooDeep = fmt.Errorf("JSON nesting is deeper than the limit of %d levels", MaxDepth)
 
-// ParseJSON decodes exactly one JSON value as ECMAScript JSON.parse does: objects become *Object
-// (duplicate keys: last value at the first key's position), arrays []any, strings string,
-// numbers float64 (out-of-range magnitudes become ±Inf, which encode as null), booleans bool and
-// null nil.
-//
-// Strings keep what JSON.parse keeps: an escaped lone surrogate ("\ud800", what JavaScript leaves
-// when it cuts an emoji in half) is held as its three-byte generalised UTF-8 (WTF-8) form, so
-// Stringify writes it back as the same escape and entry_hash agrees with the forge writer's
-// (§1.9). Invalid UTF-8 bytes in the input become U+FFFD, one per byte.
-//
-// Nesting deeper than MaxDepth is ErrTooDeep, checked before anything else; any other error text
-// is Go's encoding/json message, which §1.4 rule 0b quotes.
+// ParseJSON decodes exactly one JSON value as ECMAScript JSON.parse does (agent-contracts.md
+// §1.9); an escaped lone surrogate is held as WTF-8 so that Stringify writes it back. Nesting
+// deeper than MaxDepth is ErrTooDeep, and any other error text is encoding/json's, which §1.4
+// rule 0b quotes.
 func ParseJSON(data []byte) (any, error) {
 	if tooDeep(data) {
 		return nil, ErrTooDeep
@@ -379,9 +371,9 @@ func surrogateAt(s string, i int) (uint16, bool) {
 	return 0xD000 | uint16(s[i+1]&0x3F)<<6 | uint16(s[i+2]&0x3F), true
 }
 
-// WellFormed returns s with every lone surrogate (held as WTF-8, see ParseJSON) replaced by one
-// U+FFFD, as ECMAScript String.prototype.toWellFormed does, and any other invalid byte by U+FFFD:
-// the form a parsed string takes in a message or a JSON envelope, which must be UTF-8.
+// WellFormed returns s with every lone surrogate and any other invalid byte replaced by U+FFFD,
+// as ECMAScript's toWellFormed does: the UTF-8 form a parsed string takes in a message or a JSON
+// envelope.
 func WellFormed(s string) string {
 	if utf8.ValidString(s) {
 		return s
@@ -467,8 +459,8 @@ func joinJS(arr []any, sep string, depth int) string {
 }
 
 // formatNumber is ECMAScript Number::toString for a float64: shortest round trip, exponent form
-// only for magnitudes >= 1e21 or < 1e-6, -0 as "0". Infinities and NaN (JSON.stringify writes
-// them as null) return "null"; String(Infinity) would be "Infinity", see jsNumberString.
+// only for magnitudes >= 1e21 or < 1e-6, -0 as "0". Infinities and NaN return "null", as
+// JSON.stringify writes them; jsNumberString is String's form.
 func formatNumber(f float64) string {
 	switch {
 	case f == 0:

@@ -30,8 +30,8 @@ type Result struct {
 	Outcome  Outcome
 	// Passed is false exactly when the command exits 1.
 	Passed bool
-	// Message is the exact §3.4 message without the mode prefix ("" for match / not declared);
-	// for a configuration error it is the reason.
+	// Message is the exact §3.4 message without the mode prefix, "" for a match or nothing
+	// declared; for a configuration error it is the reason.
 	Message string
 	// RegexError is Go's compile error for an invalid pattern, with a hint for constructs RE2
 	// does not support.

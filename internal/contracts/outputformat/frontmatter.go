@@ -35,8 +35,8 @@ type Config struct {
 	Mode Mode
 	// Note explains a "not declared" result from invalid YAML.
 	Note string
-	// Error is a configuration error reason (§3.2, §3.5 "output_format configuration invalid:
-	// <reason>"); "" when the configuration is usable.
+	// Error is the reason of a configuration error of §3.2 and §3.5, "" when the configuration is
+	// usable.
 	Error string
 }
 
@@ -121,10 +121,9 @@ func declaresFormat(text []byte) bool {
 	return false
 }
 
-// unclosed handles a SKILL.md whose frontmatter opens on line 1 and never closes (§3.2): a
-// configuration error when a line before the first near-miss closing line ("----", " ---",
-// "...") or, without one, any line starts with output_format; otherwise not declared, with a
-// note. A file without an opening "---" line is simply not declared.
+// unclosed handles a SKILL.md whose frontmatter opens on line 1 and never closes, by the rule of
+// §3.2: a configuration error when output_format appears before the first near-miss closing line,
+// and otherwise not declared, with a note.
 func unclosed(data []byte) Config {
 	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
 	fm := markdown.SplitFrontmatter(data)
@@ -195,7 +194,7 @@ func safeUnmarshal(content []byte, v any) (err error) {
 	return yaml.Unmarshal(content, v)
 }
 
-// resolve follows alias nodes (bounded, so an alias cycle cannot loop).
+// resolve follows alias nodes a bounded number of times, so an alias cycle cannot loop.
 func resolve(n *yaml.Node) *yaml.Node {
 	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 100; i++ {
 		n = n.Alias
