@@ -13,11 +13,14 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/verifyrun"
 )
 
-// Verdicts (spec-and-lifecycle.md §9.2).
+// Verdict is an audit's verdict (spec-and-lifecycle.md §9.2); its JSON form is the word.
+type Verdict string
+
+// The three verdicts.
 const (
-	VerdictHeld   = "held"
-	VerdictDrift  = "drift"
-	VerdictBroken = "broken"
+	VerdictHeld   Verdict = "held"
+	VerdictDrift  Verdict = "drift"
+	VerdictBroken Verdict = "broken"
 )
 
 // Inputs are everything one audit looks at. Compute reads the working tree under Root only for
@@ -91,7 +94,7 @@ type ClaimsGit interface {
 // Result is the outcome of one audit.
 type Result struct {
 	// Verdict is VerdictHeld, VerdictDrift or VerdictBroken (§9.2 over Findings).
-	Verdict string
+	Verdict Verdict
 	// Findings are the audit findings sorted by Compare (§9.3); for a rejected report, its
 	// executor_report_rejected finding and the findings of the feedback round beside it.
 	Findings []finding.Finding

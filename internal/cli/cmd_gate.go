@@ -342,9 +342,9 @@ func gateSummary(res *postflight.GateResult, opts *GateOptions, code int) string
 		return head + " — no tasks under " + postflight.TasksDir
 	}
 	var parts []string
-	for _, s := range gateStatuses {
+	for _, s := range postflight.GateStatuses {
 		if n := res.Count(s); n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, strings.ReplaceAll(s, "_", " ")))
+			parts = append(parts, fmt.Sprintf("%d %s", n, statusWord(s)))
 		}
 	}
 	s := fmt.Sprintf("%s — %d task(s): %s", head, len(res.Tasks), strings.Join(parts, ", "))
@@ -356,10 +356,6 @@ func gateSummary(res *postflight.GateResult, opts *GateOptions, code int) string
 	}
 	return s
 }
-
-// gateStatuses in summary order.
-var gateStatuses = []string{postflight.GateHeld, postflight.GateAccepted, postflight.GateDrift, postflight.GateBroken, postflight.GateRefused,
-	postflight.GateLearned, postflight.GateNotStarted, postflight.GateError}
 
 // gateView is a gate result in every output format. err, when non-empty, is the operational
 // error that stopped the whole gate.
@@ -386,11 +382,14 @@ func gateTone(t postflight.GateTask) render.Tone {
 	return render.TonePass
 }
 
+// statusWord is a gate status as the text and summary lines say it: "not started".
+func statusWord(s postflight.GateStatus) string { return strings.ReplaceAll(string(s), "_", " ") }
+
 // gateLine renders one task as the gate's text line: "<icon> <task>: <status> — <reason>"
 // (the reason part only when there is one), with control characters escaped.
 func gateLine(t postflight.GateTask) string {
 	icon := gateTone(t).Icon()
-	status := strings.ReplaceAll(t.Status, "_", " ")
+	status := statusWord(t.Status)
 	s := fmt.Sprintf("%s %s: %s", icon, t.Task.Name, status)
 	reason := t.Reason
 	if t.Status == postflight.GateLearned && t.Passed {
@@ -458,19 +457,19 @@ type gateJSON struct {
 }
 
 type gateTaskJSON struct {
-	Task             string             `json:"task"`
-	Spec             string             `json:"spec"`
-	Status           string             `json:"status"`
-	Passed           bool               `json:"passed"`
-	StateStatus      *string            `json:"state_status"`
-	Baseline         *string            `json:"baseline"`
-	Verdict          *string            `json:"verdict"`
-	Counts           *postflight.Counts `json:"counts"`
-	Reason           *string            `json:"reason"`
-	Findings         render.Array       `json:"findings"`
-	ReportViolations []finding.Finding  `json:"report_violations"`
-	Error            *string            `json:"error"`
-	Recorded         bool               `json:"recorded"`
+	Task             string                `json:"task"`
+	Spec             string                `json:"spec"`
+	Status           postflight.GateStatus `json:"status"`
+	Passed           bool                  `json:"passed"`
+	StateStatus      *string               `json:"state_status"`
+	Baseline         *string               `json:"baseline"`
+	Verdict          *string               `json:"verdict"`
+	Counts           *postflight.Counts    `json:"counts"`
+	Reason           *string               `json:"reason"`
+	Findings         render.Array          `json:"findings"`
+	ReportViolations []finding.Finding     `json:"report_violations"`
+	Error            *string               `json:"error"`
+	Recorded         bool                  `json:"recorded"`
 }
 
 type gateSummaryJS struct {
@@ -513,7 +512,7 @@ func (v gateView) JSON() any {
 		NotStarted: res.Count(postflight.GateNotStarted), Error: res.Count(postflight.GateError)}
 	for _, t := range res.Tasks {
 		j := gateTaskJSON{Task: t.Task.Name, Spec: t.Task.Spec, Status: t.Status, Passed: t.Passed,
-			StateStatus: strOrNull(t.StateStatus), Baseline: strOrNull(t.Baseline), Verdict: strOrNull(t.Verdict),
+			StateStatus: strOrNull(t.StateStatus), Baseline: strOrNull(t.Baseline), Verdict: strOrNull(string(t.Verdict)),
 			Counts: t.Counts, Reason: strOrNull(t.Reason), Findings: auditArray(t.Findings),
 			ReportViolations: t.ReportViolations, Recorded: t.Recorded}
 		if j.ReportViolations == nil {

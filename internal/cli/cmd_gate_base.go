@@ -109,9 +109,9 @@ func baseSummary(res *postflight.GateResult, opts *GateOptions, word string) str
 		verb = "gated"
 	}
 	var parts []string
-	for _, s := range gateStatuses {
+	for _, s := range postflight.GateStatuses {
 		if n := res.Count(s); n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, strings.ReplaceAll(s, "_", " ")))
+			parts = append(parts, fmt.Sprintf("%d %s", n, statusWord(s)))
 		}
 	}
 	s := fmt.Sprintf("%s — %d path(s) changed, %d task(s) %s", head, r.Changed, len(res.Tasks), verb)
@@ -278,7 +278,7 @@ func (v gateView) WriteMarkdown(m *render.Markdown) bool {
 			reason = postflight.LearnedReason
 		}
 		ic := map[render.Tone]string{render.TonePass: "✅", render.ToneWarn: "⚠️", render.ToneFail: "❌"}[gateTone(task)]
-		rows = append(rows, []string{c(task.Task.Name), ic + " " + t(strings.ReplaceAll(task.Status, "_", " ")),
+		rows = append(rows, []string{c(task.Task.Name), ic + " " + t(statusWord(task.Status)),
 			fmt.Sprint(e), fmt.Sprint(w), t(reason)})
 	}
 	m.Table([]string{"Task", "Status", "Errors", "Warnings", "Reason"}, rows)
