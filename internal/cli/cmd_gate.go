@@ -327,7 +327,7 @@ func gateError(opts *GateOptions, since string, err error) error {
 
 // gateSummary is the last text line: "gate: <passed|failed|error> — <N> task(s): <counts>".
 func gateSummary(res *postflight.GateResult, opts *GateOptions, code int) string {
-	word := map[int]string{ExitOK: "passed", ExitNotPassed: "failed", ExitOperational: "error"}[code]
+	word := gateWord(code)
 	head := "gate: " + word
 	if res.Range != nil {
 		return baseSummary(res, opts, word)
@@ -382,6 +382,26 @@ func gateTone(t postflight.GateTask) render.Tone {
 	return render.TonePass
 }
 
+// gateWord is the outcome of a gate by its exit code: passed, failed or error.
+func gateWord(code int) string {
+	switch code {
+	case ExitOK:
+		return "passed"
+	case ExitNotPassed:
+		return "failed"
+	}
+	return "error"
+}
+
+// gateReason is a task's reason as the gate's lines and rows give it: a learned task that passes
+// says why it was not re-audited.
+func gateReason(t postflight.GateTask) string {
+	if t.Status == postflight.GateLearned && t.Passed {
+		return postflight.LearnedReason
+	}
+	return t.Reason
+}
+
 // statusWord is a gate status as the text and summary lines say it: "not started".
 func statusWord(s postflight.GateStatus) string { return strings.ReplaceAll(string(s), "_", " ") }
 
@@ -391,11 +411,7 @@ func gateLine(t postflight.GateTask) string {
 	icon := gateTone(t).Icon()
 	status := statusWord(t.Status)
 	s := fmt.Sprintf("%s %s: %s", icon, t.Task.Name, status)
-	reason := t.Reason
-	if t.Status == postflight.GateLearned && t.Passed {
-		reason = postflight.LearnedReason
-	}
-	if reason != "" {
+	if reason := gateReason(t); reason != "" {
 		s += " — " + textsafe.Escape(reason)
 	}
 	if t.Recorded {
@@ -430,10 +446,6 @@ func (v gateView) WriteText(t *render.Text) {
 	}
 	t.Line(tone, v.summary)
 }
-
-// Annotations are the gate's results in their GitHub form (render.Findings.Annotations), as
-// the gate --base job summary reads them.
-func (v gateView) Annotations() []render.Annotation { return v.Findings().Annotations() }
 
 // gateJSON is the --format json envelope of `gate` (schema_version 1).
 type gateJSON struct {
@@ -513,13 +525,10 @@ func (v gateView) JSON() any {
 	for _, t := range res.Tasks {
 		j := gateTaskJSON{Task: t.Task.Name, Spec: t.Task.Spec, Status: t.Status, Passed: t.Passed,
 			StateStatus: strOrNull(t.StateStatus), Baseline: strOrNull(t.Baseline), Verdict: strOrNull(string(t.Verdict)),
-			Counts: t.Counts, Reason: strOrNull(t.Reason), Findings: auditArray(t.Findings),
+			Counts: t.Counts, Reason: strOrNull(gateReason(t)), Findings: auditArray(t.Findings),
 			ReportViolations: t.ReportViolations, Recorded: t.Recorded}
 		if j.ReportViolations == nil {
 			j.ReportViolations = []finding.Finding{}
-		}
-		if t.Status == postflight.GateLearned && t.Passed {
-			j.Reason = strOrNull(postflight.LearnedReason)
 		}
 		if t.Err != nil {
 			msg := t.Err.Error()
