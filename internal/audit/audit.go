@@ -13,11 +13,14 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/verifyrun"
 )
 
-// Verdicts (spec-and-lifecycle.md §9.2).
+// Verdict is an audit's verdict (spec-and-lifecycle.md §9.2); its JSON form is the word.
+type Verdict string
+
+// The three verdicts.
 const (
-	VerdictHeld   = "held"
-	VerdictDrift  = "drift"
-	VerdictBroken = "broken"
+	VerdictHeld   Verdict = "held"
+	VerdictDrift  Verdict = "drift"
+	VerdictBroken Verdict = "broken"
 )
 
 // Inputs are everything one audit looks at; none of it is lifecycle state. Compute reads the
@@ -86,7 +89,7 @@ type ClaimsGit interface {
 // Result is the outcome of one audit.
 type Result struct {
 	// Verdict is VerdictHeld, VerdictDrift or VerdictBroken.
-	Verdict string
+	Verdict Verdict
 	// Findings are the audit findings sorted by Compare; for a rejected report, its
 	// executor_report_rejected finding and the findings of the feedback round.
 	Findings []finding.Finding

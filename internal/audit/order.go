@@ -51,7 +51,7 @@ func Compare(a, b finding.Finding) int {
 func Sort(fs []finding.Finding) { slices.SortStableFunc(fs, Compare) }
 
 // VerdictOf applies §9.2: any error ⇒ broken; otherwise any warning ⇒ drift; otherwise held.
-func VerdictOf(fs []finding.Finding) string {
+func VerdictOf(fs []finding.Finding) Verdict {
 	e, w := finding.Count(fs)
 	switch {
 	case e > 0:

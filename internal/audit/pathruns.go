@@ -87,7 +87,7 @@ func Len(fs []finding.Finding, runs []finding.PathRun) int {
 }
 
 // VerdictOfAll is VerdictOf over fs and the findings of runs.
-func VerdictOfAll(fs []finding.Finding, runs []finding.PathRun) string {
+func VerdictOfAll(fs []finding.Finding, runs []finding.PathRun) Verdict {
 	e, w := finding.Count(fs)
 	re, rw := finding.CountRuns(runs)
 	switch {

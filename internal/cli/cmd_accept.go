@@ -106,17 +106,6 @@ func runAccept(ctx context.Context, opts *AcceptOptions) error {
 	return resultError(code, res.Message)
 }
 
-// acceptExitCode is the exit code of an accept outcome; anything unknown is operational.
-func acceptExitCode(outcome string) int {
-	switch outcome {
-	case postflight.OutcomeAccepted, postflight.OutcomeCompleted:
-		return ExitOK
-	case postflight.OutcomeAcceptRefused:
-		return ExitNotPassed
-	}
-	return ExitOperational
-}
-
 func acceptError(opts *AcceptOptions, res *postflight.Outcome, err error) error {
 	var spe *postflight.SpecPathError
 	var re *postflight.ReasonError
@@ -158,13 +147,13 @@ func (v acceptView) WriteText(t *render.Text) {
 // acceptEnvelope is the accept --json output: the run-task envelope's keys for this command.
 type acceptEnvelope struct {
 	render.Header
-	Outcome   string            `json:"outcome"`
-	ExitCode  int               `json:"exit_code"`
-	Message   string            `json:"message"`
-	Task      string            `json:"task"`
-	Spec      string            `json:"spec"`
-	State     *postflight.State `json:"state"`
-	Artifacts envelopeArtifacts `json:"artifacts"`
+	Outcome   postflight.OutcomeKind `json:"outcome"`
+	ExitCode  int                    `json:"exit_code"`
+	Message   string                 `json:"message"`
+	Task      string                 `json:"task"`
+	Spec      string                 `json:"spec"`
+	State     *postflight.State      `json:"state"`
+	Artifacts envelopeArtifacts      `json:"artifacts"`
 }
 
 func (v acceptView) JSON() any {

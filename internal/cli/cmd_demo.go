@@ -66,7 +66,7 @@ Exit status:
 // demoVariant is one scenario of the demo.
 type demoVariant struct {
 	name    string
-	verdict string
+	verdict postflight.Verdict
 	what    string // what the executor does, as the help lists it
 	// files written by the executor (path → content) and the report's files_modified.
 	files  map[string]string
@@ -174,7 +174,7 @@ func runDemo(ctx context.Context, opts *DemoOptions) error {
 			return &ExitError{Code: ExitOperational, Msg: fmt.Sprintf("demo %s: %v", v.name, err), Err: err}
 		}
 		mark := "ok"
-		if verdict != v.verdict {
+		if verdict != string(v.verdict) {
 			mark = "UNEXPECTED"
 			failed = append(failed, v.name)
 		}
@@ -277,9 +277,7 @@ func runDemoVariant(ctx context.Context, opts *DemoOptions, dir, stateDir string
 	if post.Outcome == postflight.OutcomePostDrift {
 		exit += fmt.Sprintf("; %d with --fail-on drift", runTaskExitCode(post.Outcome, true))
 	}
-	icon := map[string]string{postflight.VerdictHeld: "✅ Held", postflight.VerdictDrift: "⚠️ Drift", postflight.VerdictBroken: "❌ Broken"}[post.Verdict]
-	c := post.State.Findings
-	fmt.Fprintf(out, "  post-flight  %s — errors: %d, warnings: %d (%s)\n", icon, c.Errors, c.Warnings, exit)
+	fmt.Fprintf(out, "  post-flight  %s (%s)\n", postflight.VerdictCounts(post.Verdict, *post.State.Findings), exit)
 	for f := range post.AllFindings() {
 		mark := "⚠️"
 		if f.Class == finding.ClassError {
@@ -287,7 +285,7 @@ func runDemoVariant(ctx context.Context, opts *DemoOptions, dir, stateDir string
 		}
 		fmt.Fprintf(out, "    %s %s: %s\n", mark, f.Rule, textsafe.Escape(f.Text()))
 	}
-	return post.State.Verdict, nil
+	return string(post.State.Verdict), nil
 }
 
 func demoKeys(m map[string]string) string {

@@ -328,7 +328,7 @@ func gateError(opts *GateOptions, since string, err error) error {
 
 // gateSummary is the last text line: "gate: <passed|failed|error> — <N> task(s): <counts>".
 func gateSummary(res *postflight.GateResult, opts *GateOptions, code int) string {
-	word := map[int]string{ExitOK: "passed", ExitNotPassed: "failed", ExitOperational: "error"}[code]
+	word := gateWord(code)
 	head := "gate: " + word
 	if res.Range != nil {
 		return baseSummary(res, opts, word)
@@ -343,9 +343,9 @@ func gateSummary(res *postflight.GateResult, opts *GateOptions, code int) string
 		return head + " — no tasks under " + postflight.TasksDir
 	}
 	var parts []string
-	for _, s := range gateStatuses {
+	for _, s := range postflight.GateStatuses {
 		if n := res.Count(s); n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, strings.ReplaceAll(s, "_", " ")))
+			parts = append(parts, fmt.Sprintf("%d %s", n, statusWord(s)))
 		}
 	}
 	s := fmt.Sprintf("%s — %d task(s): %s", head, len(res.Tasks), strings.Join(parts, ", "))
@@ -357,10 +357,6 @@ func gateSummary(res *postflight.GateResult, opts *GateOptions, code int) string
 	}
 	return s
 }
-
-// gateStatuses in summary order.
-var gateStatuses = []string{postflight.GateHeld, postflight.GateAccepted, postflight.GateDrift, postflight.GateBroken, postflight.GateRefused,
-	postflight.GateLearned, postflight.GateNotStarted, postflight.GateError}
 
 // gateView is a gate result in every output format. err, when non-empty, is the operational
 // error that stopped the whole gate.
@@ -387,17 +383,36 @@ func gateTone(t postflight.GateTask) render.Tone {
 	return render.TonePass
 }
 
+// gateWord is the outcome of a gate by its exit code: passed, failed or error.
+func gateWord(code int) string {
+	switch code {
+	case ExitOK:
+		return "passed"
+	case ExitNotPassed:
+		return "failed"
+	}
+	return "error"
+}
+
+// gateReason is a task's reason as the gate's lines and rows give it: a learned task that passes
+// says why it was not re-audited.
+func gateReason(t postflight.GateTask) string {
+	if t.Status == postflight.GateLearned && t.Passed {
+		return postflight.LearnedReason
+	}
+	return t.Reason
+}
+
+// statusWord is a gate status as the text and summary lines say it: "not started".
+func statusWord(s postflight.GateStatus) string { return strings.ReplaceAll(string(s), "_", " ") }
+
 // gateLine renders one task as the gate's text line: "<icon> <task>: <status> — <reason>"
 // (the reason part only when there is one), with control characters escaped.
 func gateLine(t postflight.GateTask) string {
 	icon := gateTone(t).Icon()
-	status := strings.ReplaceAll(t.Status, "_", " ")
+	status := statusWord(t.Status)
 	s := fmt.Sprintf("%s %s: %s", icon, t.Task.Name, status)
-	reason := t.Reason
-	if t.Status == postflight.GateLearned && t.Passed {
-		reason = postflight.LearnedReason
-	}
-	if reason != "" {
+	if reason := gateReason(t); reason != "" {
 		s += " — " + textsafe.Escape(reason)
 	}
 	if t.Recorded {
@@ -433,10 +448,6 @@ func (v gateView) WriteText(t *render.Text) {
 	t.Line(tone, v.summary)
 }
 
-// Annotations are the gate's results in their GitHub form (render.Findings.Annotations), as
-// the gate --base job summary reads them.
-func (v gateView) Annotations() []render.Annotation { return v.Findings().Annotations() }
-
 // gateJSON is the --format json envelope of `gate` (schema_version 1).
 type gateJSON struct {
 	render.Header
@@ -459,19 +470,19 @@ type gateJSON struct {
 }
 
 type gateTaskJSON struct {
-	Task             string             `json:"task"`
-	Spec             string             `json:"spec"`
-	Status           string             `json:"status"`
-	Passed           bool               `json:"passed"`
-	StateStatus      *string            `json:"state_status"`
-	Baseline         *string            `json:"baseline"`
-	Verdict          *string            `json:"verdict"`
-	Counts           *postflight.Counts `json:"counts"`
-	Reason           *string            `json:"reason"`
-	Findings         render.Array       `json:"findings"`
-	ReportViolations []finding.Finding  `json:"report_violations"`
-	Error            *string            `json:"error"`
-	Recorded         bool               `json:"recorded"`
+	Task             string                `json:"task"`
+	Spec             string                `json:"spec"`
+	Status           postflight.GateStatus `json:"status"`
+	Passed           bool                  `json:"passed"`
+	StateStatus      *string               `json:"state_status"`
+	Baseline         *string               `json:"baseline"`
+	Verdict          *string               `json:"verdict"`
+	Counts           *postflight.Counts    `json:"counts"`
+	Reason           *string               `json:"reason"`
+	Findings         render.Array          `json:"findings"`
+	ReportViolations []finding.Finding     `json:"report_violations"`
+	Error            *string               `json:"error"`
+	Recorded         bool                  `json:"recorded"`
 }
 
 type gateSummaryJS struct {
@@ -514,14 +525,11 @@ func (v gateView) JSON() any {
 		NotStarted: res.Count(postflight.GateNotStarted), Error: res.Count(postflight.GateError)}
 	for _, t := range res.Tasks {
 		j := gateTaskJSON{Task: t.Task.Name, Spec: t.Task.Spec, Status: t.Status, Passed: t.Passed,
-			StateStatus: strOrNull(t.StateStatus), Baseline: strOrNull(t.Baseline), Verdict: strOrNull(t.Verdict),
-			Counts: t.Counts, Reason: strOrNull(t.Reason), Findings: auditArray(t.Findings),
+			StateStatus: strOrNull(t.StateStatus), Baseline: strOrNull(t.Baseline), Verdict: strOrNull(string(t.Verdict)),
+			Counts: t.Counts, Reason: strOrNull(gateReason(t)), Findings: auditArray(t.Findings),
 			ReportViolations: t.ReportViolations, Recorded: t.Recorded}
 		if j.ReportViolations == nil {
 			j.ReportViolations = []finding.Finding{}
-		}
-		if t.Status == postflight.GateLearned && t.Passed {
-			j.Reason = strOrNull(postflight.LearnedReason)
 		}
 		if t.Err != nil {
 			msg := t.Err.Error()

@@ -20,10 +20,6 @@ import (
 // records are all the executor's to write (trust-model.md I6).
 const ciWithoutBase = "mastermind: warning: CI=true but no --base: this gate trusts the task records on the branch itself; gate against the protected base instead (mastermind gate --base origin/main)"
 
-// maxMarkdownRows bounds the findings rows of the job summary (GitHub caps a step summary at
-// 1 MiB); the rest is counted.
-const maxMarkdownRows = 200
-
 // checkGateBaseFlags applies the flag rules of --base and --head (usage errors).
 func checkGateBaseFlags(cmd *cobra.Command, opts *GateOptions) error {
 	f := cmd.Flags()
@@ -109,9 +105,9 @@ func baseSummary(res *postflight.GateResult, opts *GateOptions, word string) str
 		verb = "gated"
 	}
 	var parts []string
-	for _, s := range gateStatuses {
+	for _, s := range postflight.GateStatuses {
 		if n := res.Count(s); n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, strings.ReplaceAll(s, "_", " ")))
+			parts = append(parts, fmt.Sprintf("%d %s", n, statusWord(s)))
 		}
 	}
 	s := fmt.Sprintf("%s — %d path(s) changed, %d task(s) %s", head, r.Changed, len(res.Tasks), verb)
@@ -235,106 +231,31 @@ func auditArray(fs []finding.Finding) render.Array {
 	return render.ArrayOf(fs, func(f finding.Finding) finding.Audit { return finding.Audit(f) })
 }
 
-// WriteMarkdown is the gate's job summary, rendered from the gate's own result: a heading with
-// the outcome, the range (gate --base), one row per gated task, then every finding (range
-// findings first), at most maxMarkdownRows, and the summary line. A gate without a base (no
-// range findings) reports false: its summary is the finding sets' (render.WriteMarkdown), as for
-// run-task.
+// WriteMarkdown is the gate's job summary, rendered from the gate's own result
+// (render.Markdown.Gate). A gate without a base (no range findings) reports false: its summary is
+// the finding sets' (render.WriteMarkdown), as for run-task.
 func (v gateView) WriteMarkdown(m *render.Markdown) bool {
-	t, c := render.MarkdownText, render.MarkdownCode
 	if v.err != "" {
-		m.Heading(2, "❌ mastermind gate: error")
-		m.Para(t(v.err))
+		m.Gate(render.GateSummary{Err: v.err})
 		return true
 	}
 	if v.res == nil || v.res.Range == nil {
 		return false
 	}
-	icon, word := "✅", "passed"
-	switch v.exit {
-	case ExitNotPassed:
-		icon, word = "❌", "failed"
-	case ExitOperational:
-		icon, word = "❌", "error"
-	}
 	r := v.res.Range
-	if r.Upstream != "" {
-		m.Heading(2, fmt.Sprintf("%s %s: %s", icon, t("mastermind gate"), word))
-		m.Para(fmt.Sprintf("Range %s..HEAD and the work tree (merge base of %s and HEAD): %d path(s) changed, %d task(s) gated from their controller records and pre-flight snapshots.",
-			c(postflight.ShortOID(r.MergeBase)), c(r.Upstream), r.Changed, len(v.res.Tasks)))
-	} else {
-		m.Heading(2, fmt.Sprintf("%s %s: %s", icon, t("mastermind gate --base"), word))
-		m.Para(fmt.Sprintf("Range %s..%s (merge base of %s and %s): %d path(s) changed, %d task(s) re-audited from committed content.",
-			c(postflight.ShortOID(r.MergeBase)), c(postflight.ShortOID(r.Head)), c(postflight.ShortOID(r.Base)), c(postflight.ShortOID(r.Head)),
-			r.Changed, len(v.res.Tasks)))
+	s := render.GateSummary{Outcome: gateWord(v.exit), Summary: v.summary, Upstream: r.Upstream,
+		Base: postflight.ShortOID(r.Base), Head: postflight.ShortOID(r.Head), MergeBase: postflight.ShortOID(r.MergeBase), Changed: r.Changed,
+		AddedTasks: r.AddedTasks, ChangedSpecs: r.ChangedSpecs, TouchedTasks: r.TouchedTasks, ControllerFiles: r.ControllerFiles, Findings: v.Findings()}
+	for _, a := range r.Accepted {
+		s.Accepted = append(s.Accepted, render.GateAccepted{Task: a.Task, Reason: a.Reason})
 	}
-	if len(r.AddedTasks) > 0 {
-		m.Para("Tasks added on this branch — their specs are contracts the branch brings itself; review them: " + codeList(r.AddedTasks) + ".")
-	}
-	if len(r.ChangedSpecs) > 0 {
-		m.Para("Specs rewritten on this branch — contracts the base holds, changed by the branch; review them: " + codeList(r.ChangedSpecs) + ".")
-	}
-	if len(r.TouchedTasks) > 0 {
-		m.Para("Task folders changed on this branch — review their records: " + codeList(r.TouchedTasks) + ".")
-	}
-	if len(r.ControllerFiles) > 0 {
-		m.Para("Controller files outside the task folders changed on this branch — not audited; review them: " + codeList(r.ControllerFiles) + ".")
-	}
-	if len(r.Accepted) > 0 {
-		m.Para("Drifts accepted on this branch — the planner's decisions come with the branch; review them: " +
-			strings.Join(acceptedList(r.Accepted, func(s string) string { return t(s) }), ", ") + ".")
-	}
-	var rows [][]string
 	for _, task := range v.res.Tasks {
-		e, w := 0, 0
+		row := render.GateRow{Task: task.Task.Name, Status: statusWord(task.Status), Tone: gateTone(task), Reason: gateReason(task)}
 		if task.Counts != nil {
-			e, w = task.Counts.Errors, task.Counts.Warnings
+			row.Errors, row.Warnings = task.Counts.Errors, task.Counts.Warnings
 		}
-		reason := task.Reason
-		if task.Status == postflight.GateLearned && task.Passed {
-			reason = postflight.LearnedReason
-		}
-		ic := map[render.Tone]string{render.TonePass: "✅", render.ToneWarn: "⚠️", render.ToneFail: "❌"}[gateTone(task)]
-		rows = append(rows, []string{c(task.Task.Name), ic + " " + t(strings.ReplaceAll(task.Status, "_", " ")),
-			fmt.Sprint(e), fmt.Sprint(w), t(reason)})
+		s.Tasks = append(s.Tasks, row)
 	}
-	m.Table([]string{"Task", "Status", "Errors", "Warnings", "Reason"}, rows)
-	var frows [][]string
-	total := 0
-	add := func(task string, f finding.Finding, file string) {
-		total++
-		if len(frows) == maxMarkdownRows {
-			return
-		}
-		cls := "❌"
-		if f.Class == finding.ClassWarning {
-			cls = "⚠️"
-		}
-		frows = append(frows, []string{cls, c(f.Rule), task, c(file), t(f.Text())})
-	}
-	for _, f := range v.res.Findings {
-		add("", f, rangeFile(f))
-	}
-	// Annotations ends with the range findings' own, added above from the findings themselves.
-	anns := v.Annotations()
-	for _, a := range anns[:len(anns)-len(v.res.Findings)] {
-		task, msg, _ := strings.Cut(a.Message, ": ")
-		a.Message, a.Rule = msg, a.TitleOrRule()
-		add(c(task), a.Finding, a.File)
-	}
-	m.Table([]string{"", "Rule", "Task", "Location", "Message"}, frows)
-	if total > len(frows) {
-		m.Para(fmt.Sprintf("… and %d more finding(s); run %s locally for all of them.", total-len(frows), c("mastermind gate")))
-	}
-	m.Para(c(v.summary))
+	m.Gate(s)
 	return true
-}
-
-// codeList is names as Markdown code spans, comma-separated.
-func codeList(names []string) string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = render.MarkdownCode(n)
-	}
-	return strings.Join(out, ", ")
 }

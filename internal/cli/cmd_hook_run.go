@@ -1,15 +1,12 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
@@ -198,8 +195,8 @@ func hookDecide(ctx context.Context, opts *HookRunOptions) harness.Decision {
 	if spec == "" {
 		return harness.Allow() // no current task: nothing to audit
 	}
-	extra, note := hookTranscriptArgs(root, in, opts.Harness)
-	out, err := hookPostflight(ctx, repo, spec, extra...)
+	tr, note := hookTranscript(root, in, opts.Harness)
+	out, err := hookPostflight(ctx, repo, spec, tr)
 	if err != nil && ctx.Err() != nil {
 		err = cutShortError(opts)
 	}
@@ -314,42 +311,36 @@ func hookTaskSpec(repo *gitscope.Repo, cwd, flag string, warn io.Writer) (spec, 
 	return t.Abs(t.Spec), t.Name, nil
 }
 
-// hookEnvelope is the part of the run-task --json envelope (spec-and-lifecycle.md §13.2) the
-// adapters read.
-type hookEnvelope struct {
-	Outcome  string            `json:"outcome"`
-	ExitCode int               `json:"exit_code"`
-	Message  string            `json:"message"`
-	Task     string            `json:"task"`
-	Spec     string            `json:"spec"`
-	State    *postflight.State `json:"state"`
-	Findings []json.RawMessage `json:"findings"`
-	Artifact struct {
-		Audit *string `json:"audit"`
-	} `json:"artifacts"`
-	InputsFingerprint string `json:"inputs_fingerprint"`
+// hookPostflight runs the post-flight of spec in-process, as `run-task <spec> --post-only` with
+// its default flags would (runTaskIn), and turns its outcome into the hook's. An operational
+// failure, a panic included, is an error.
+func hookPostflight(ctx context.Context, repo *gitscope.Repo, spec string, tr *postflight.TranscriptOption) (out harness.Outcome, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = harness.Outcome{}, fmt.Errorf("internal error (a bug; please report it): %v", r)
+		}
+	}()
+	opts := &RunTaskOptions{Spec: spec, PostOnly: true, MaxIterations: postflight.DefaultMaxIterations, Timeout: DefaultTimeout}
+	base := ctx
+	ctx, cancel := withRunDeadline(ctx, opts.Timeout)
+	defer cancel()
+	res, err := runTaskIn(ctx, base, repo, opts, tr, nil)
+	if err != nil {
+		return harness.Outcome{}, err
+	}
+	return hookOutcome(res)
 }
 
-// hookPostflight runs `run-task <spec> --post-only --json` in-process and turns its envelope
-// into the hook's outcome, with the post-flight's own inputs fingerprint. An operational
-// failure (exit 3, or anything that is not an envelope) is an error.
-func hookPostflight(ctx context.Context, repo *gitscope.Repo, spec string, extra ...string) (harness.Outcome, error) {
-	root := repo.Root()
-	res := invokeContext(ctx, nil, append([]string{"run-task", spec, "--post-only", "--json", "--root", root}, extra...)...)
-	var env hookEnvelope
-	if err := json.Unmarshal(res.Stdout, &env); err != nil || env.Outcome == "" {
-		msg := strings.TrimSpace(string(res.Stderr))
-		if msg == "" {
-			msg = fmt.Sprintf("run-task exited %d without a JSON envelope", res.Code)
-		}
-		return harness.Outcome{}, errors.New(strings.TrimPrefix(msg, "mastermind: "))
-	}
+// hookOutcome is a post-flight outcome as the hook decides on it: its verdict, its reason when
+// the verdict line does not say it all, and the findings as run-task --json lists them. An
+// outcome a post-flight does not end with is an error.
+func hookOutcome(o *postflight.Outcome) (harness.Outcome, error) {
 	// The loop guard compares the fingerprint of the inputs the post-flight decided from.
-	out := harness.Outcome{Task: env.Task, Summary: env.Message, InputsFingerprint: env.InputsFingerprint}
-	if env.Artifact.Audit != nil {
-		out.Audit = *env.Artifact.Audit
+	out := harness.Outcome{Task: o.Task.Name, Audit: o.Artifacts.Audit, InputsFingerprint: o.InputsFingerprint}
+	if !o.VerdictLine {
+		out.Reason = o.Line()
 	}
-	switch env.Outcome {
+	switch o.Outcome {
 	case postflight.OutcomePostHeld:
 		out.Verdict = harness.VerdictHeld
 	case postflight.OutcomeCompleted:
@@ -357,7 +348,7 @@ func hookPostflight(ctx context.Context, repo *gitscope.Repo, spec string, extra
 		// while its inputs are those it closed on; work since is no task's, so the agent is
 		// told (and the loop guard hands back once nothing changes).
 		out.Verdict = harness.VerdictHeld
-		if env.State != nil && env.InputsFingerprint != env.State.InputsFingerprint {
+		if o.State != nil && o.InputsFingerprint != o.State.InputsFingerprint {
 			out.Verdict = harness.VerdictRefused
 		}
 	case postflight.OutcomePostDrift:
@@ -366,65 +357,21 @@ func hookPostflight(ctx context.Context, repo *gitscope.Repo, spec string, extra
 		out.Verdict = harness.VerdictBroken
 	case postflight.OutcomePostRefused:
 		out.Verdict = harness.VerdictRefused
+	case postflight.OutcomePreReady, postflight.OutcomePreRefused, postflight.OutcomeHistoryPending,
+		postflight.OutcomeError, postflight.OutcomeAccepted, postflight.OutcomeAcceptRefused:
+		return out, errors.New(o.Line())
 	default:
-		return out, errors.New(env.Message)
+		return out, errors.New(o.Line())
 	}
-	for _, raw := range env.Findings {
-		f, err := findingFromJSON(raw)
-		if err != nil {
-			return out, fmt.Errorf("reading the post-flight findings: %w", err)
+	for f := range o.AllFindings() {
+		if o.Phase == postflight.PhasePostflight {
+			// The audit shape of run-task --json: no position of its own.
+			f = finding.Finding{Rule: f.Rule, Class: f.Class, Message: f.Text(), Fields: f.Fields}
 		}
-		out.Findings = append(out.Findings, f)
+		out.Findings = append(out.Findings, f.Expand())
+	}
+	for _, f := range o.ReportViolations {
+		out.Findings = append(out.Findings, f.Expand())
 	}
 	return out, nil
-}
-
-// findingFromJSON reads one envelope finding back: the audit shape {"kind","class","message",
-// …kind fields} or the positional shape {"rule","class","file","line","column","pointer",
-// "message", …}. Kind fields keep their order.
-func findingFromJSON(raw json.RawMessage) (finding.Finding, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return finding.Finding{}, fmt.Errorf("not an object: %s", raw)
-	}
-	audit := bytes.HasPrefix(bytes.TrimLeft(raw, " \t\r\n{"), []byte(`"kind"`))
-	var f finding.Finding
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			return f, err
-		}
-		k, _ := kt.(string)
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			return f, err
-		}
-		if num, ok := v.(json.Number); ok {
-			if i, err := num.Int64(); err == nil {
-				v = int(i)
-			}
-		}
-		s, _ := v.(string)
-		n, _ := v.(int)
-		switch {
-		case k == "kind" && audit, k == "rule" && !audit:
-			f.Rule = s
-		case k == "class":
-			f.Class = finding.Class(s)
-		case k == "message":
-			f.Message = s
-		case !audit && k == "file":
-			f.File = s
-		case !audit && k == "line":
-			f.Line = n
-		case !audit && k == "column":
-			f.Column = n
-		case !audit && k == "pointer":
-			f.Pointer = s
-		default:
-			f.Fields = append(f.Fields, finding.Field{Key: k, Value: v})
-		}
-	}
-	return f, nil
 }

@@ -1,48 +1,45 @@
 package cli
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/harness"
+	"github.com/mastermind-controller/mastermind/internal/postflight"
 )
 
-// Both envelope shapes read back into the finding the audit produced.
-func TestFindingFromJSONRoundTrip(t *testing.T) {
-	audit := finding.Finding{Rule: finding.KindUnexpectedFile, Class: finding.ClassWarning, Message: "changed outside the declared scope: a b.go",
-		Fields: []finding.Field{{Key: "file", Value: "a b.go"}, {Key: "claim_index", Value: 3}}}
-	positional := finding.Finding{Rule: "schema.enum", Class: finding.ClassError, File: "r.md", Line: 5, Column: 9, Pointer: "/status",
-		Message: "status must be one of complete, partial, failed"}
+// The hook reads the typed outcome: the verdict, a reason only when the message is not the
+// verdict line, the next step of a refusal, and the findings in the shapes run-task --json lists.
+func TestHookOutcome(t *testing.T) {
+	task := postflight.Task{Name: "001-retry", Spec: ".mastermind/tasks/001-retry/spec.md"}
+	audit := finding.Finding{Rule: finding.KindUnexpectedFile, Class: finding.ClassWarning, File: "x.go", Line: 3,
+		Fields: []finding.Field{{Key: "file", Value: "gen/a.go"}}}
+	violation := finding.Finding{Rule: "schema.enum", Class: finding.ClassError, File: "r.md", Line: 5, Column: 9, Message: "status"}
 	for name, c := range map[string]struct {
-		f   finding.Finding
-		raw func(finding.Finding) ([]byte, error)
+		o    postflight.Outcome
+		want harness.Outcome
 	}{
-		"audit":      {audit, func(f finding.Finding) ([]byte, error) { return json.Marshal(finding.Audit(f)) }},
-		"positional": {positional, func(f finding.Finding) ([]byte, error) { return json.Marshal(f) }},
+		"drift": {postflight.Outcome{Phase: postflight.PhasePostflight, Outcome: postflight.OutcomePostDrift, Task: task,
+			Message: "post-flight verdict: ⚠️ Drift — errors: 0, warnings: 1", VerdictLine: true, Findings: []finding.Finding{audit}},
+			harness.Outcome{Task: task.Name, Verdict: harness.VerdictDrift, Findings: []finding.Finding{{Rule: audit.Rule, Class: audit.Class,
+				Message: "changed outside the declared scope: gen/a.go", Fields: audit.Fields}}}},
+		"rejected": {postflight.Outcome{Phase: postflight.PhasePostflight, Outcome: postflight.OutcomePostBroken, Task: task,
+			Message: "executor report rejected", ReportViolations: []finding.Finding{violation}},
+			harness.Outcome{Task: task.Name, Verdict: harness.VerdictBroken, Reason: "executor report rejected", Findings: []finding.Finding{violation}}},
+		"refused": {postflight.Outcome{Phase: postflight.PhasePostflight, Outcome: postflight.OutcomePostRefused, Task: task,
+			Message: "spec changed", Next: postflight.Next{Step: postflight.NextRunPreflight, Run: "mastermind run-task x --pre-only"}},
+			harness.Outcome{Task: task.Name, Verdict: harness.VerdictRefused, Reason: "spec changed; next: mastermind run-task x --pre-only"}},
 	} {
-		raw, err := c.raw(c.f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := findingFromJSON(raw)
+		got, err := hookOutcome(&c.o)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if d := cmp.Diff(c.f, got); d != "" {
+		if d := cmp.Diff(c.want, got); d != "" {
 			t.Errorf("%s (-want +got):\n%s", name, d)
 		}
 	}
-}
-
-func FuzzFindingFromJSON(f *testing.F) {
-	f.Add([]byte(`{"kind":"unexpected_file","class":"warning","message":"m","file":"a"}`))
-	f.Add([]byte(`{"rule":"schema.enum","class":"error","file":"r.md","line":5,"column":1,"pointer":"","message":"m"}`))
-	f.Add([]byte(`{"line":1e99,"kind":[1,{"a":null}]}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if !json.Valid(data) {
-			return
-		}
-		_, _ = findingFromJSON(data)
-	})
+	if _, err := hookOutcome(&postflight.Outcome{Outcome: postflight.OutcomePreReady, Message: "pre-flight approved"}); err == nil {
+		t.Error("a pre-flight outcome is no post-flight's: want an error")
+	}
 }

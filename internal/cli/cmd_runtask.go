@@ -258,13 +258,7 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 	baseCtx := ctx
 	ctx, cancel := withRunDeadline(ctx, opts.Timeout)
 	defer cancel()
-	mode := postflight.ModeAuto
-	switch {
-	case opts.PostOnly:
-		mode = postflight.ModePostOnly
-	case opts.PreOnly || opts.Reset:
-		mode = postflight.ModePreOnly
-	}
+	mode := opts.mode()
 	repo, err := openRepo(opts.Root)
 	if err != nil {
 		// The envelope names the phase the flags selected (§13.2), not always pre-flight.
@@ -281,30 +275,15 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 		}
 		opts.Spec = spec
 	}
-	// Ctrl-C (and SIGTERM) cancel the run: a verify command's process group is killed and
-	// post-flight ends as an operational error, recording nothing of the interrupted run.
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	baseCtx, stopBase := signal.NotifyContext(baseCtx, os.Interrupt, syscall.SIGTERM)
-	defer stopBase()
 	tr, err := transcriptOption(repo.Root(), opts)
 	if err != nil {
 		return err
 	}
 	progress := newVerifyProgress(opts.IO)
-	res, err := postflight.Run(ctx, postflight.Options{
-		Git: repo, SpecArg: opts.Spec, Mode: mode, MaxIterations: opts.MaxIterations,
-		ForceIteration: opts.ForceIteration, Now: opts.Now, Wait: opts.Wait,
-		RunVerify: opts.RunVerify, RerunVerify: opts.RerunVerify, VerifyProgress: progress.callback(),
-		Adopt: opts.Adopt, VerifyContext: baseCtx, RestDeadline: runDeadline(opts.Timeout),
-		Transcript: tr,
-	})
+	res, err := runTaskIn(ctx, baseCtx, repo, opts, tr, progress.callback())
 	progress.finish()
 	printWarnings(opts.IO, res.Warnings)
 	if err != nil {
-		if errors.Is(err, verifyrun.ErrCanceled) {
-			err = fmt.Errorf("interrupted while a verify command ran: its process group was killed and nothing of the run was recorded; the task stays audit_required, rerun post-flight (%w)", err)
-		}
 		return runTaskError(opts, res, err)
 	}
 	code := runTaskExitCode(res.Outcome, opts.FailOn == "drift" && !res.Accepted)
@@ -312,9 +291,45 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 		return err
 	}
 	if code == ExitOperational {
-		return &ExitError{Code: code, Msg: res.Message}
+		return &ExitError{Code: code, Msg: res.Line()}
 	}
-	return resultError(code, res.Message)
+	return resultError(code, res.Line())
+}
+
+// runTaskIn runs the lifecycle of opts (its spec resolved) on repo and returns the outcome with
+// the operational error that ended the run, if any; the outcome is never nil. ctx carries the
+// run's --timeout deadline and base the caller's context without it, which verify commands run
+// under (trust-model.md I5); Ctrl-C and SIGTERM cancel both. run-task and the stop hook call it.
+func runTaskIn(ctx, base context.Context, repo *gitscope.Repo, opts *RunTaskOptions, tr *postflight.TranscriptOption, progress func(verifyrun.Progress)) (*postflight.Outcome, error) {
+	mode := opts.mode()
+	// Ctrl-C (and SIGTERM) cancel the run: a verify command's process group is killed and
+	// post-flight ends as an operational error, recording nothing of the interrupted run.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	base, stopBase := signal.NotifyContext(base, os.Interrupt, syscall.SIGTERM)
+	defer stopBase()
+	res, err := postflight.Run(ctx, postflight.Options{
+		Git: repo, SpecArg: opts.Spec, Mode: mode, MaxIterations: opts.MaxIterations,
+		ForceIteration: opts.ForceIteration, Now: opts.Now, Wait: opts.Wait,
+		RunVerify: opts.RunVerify, RerunVerify: opts.RerunVerify, VerifyProgress: progress,
+		Adopt: opts.Adopt, VerifyContext: base, RestDeadline: runDeadline(opts.Timeout),
+		Transcript: tr,
+	})
+	if errors.Is(err, verifyrun.ErrCanceled) {
+		err = fmt.Errorf("interrupted while a verify command ran: its process group was killed and nothing of the run was recorded; the task stays audit_required, rerun post-flight (%w)", err)
+	}
+	return res, err
+}
+
+// mode is the lifecycle mode the phase flags select.
+func (opts *RunTaskOptions) mode() postflight.Mode {
+	switch {
+	case opts.PostOnly:
+		return postflight.ModePostOnly
+	case opts.PreOnly || opts.Reset:
+		return postflight.ModePreOnly
+	}
+	return postflight.ModeAuto
 }
 
 // runTaskError maps an error from the lifecycle to its exit code, printing the --json envelope

@@ -49,7 +49,7 @@ func decideColor(mode colorMode, stdoutTTY bool, getenv func(string) string) boo
 // red. The verdicts drift and broken share the status words; the status blocked is never held.
 func statusTone(word string) render.Tone {
 	switch word {
-	case postflight.VerdictHeld, postflight.StatusLearned:
+	case string(postflight.VerdictHeld), postflight.StatusLearned:
 		return render.TonePass
 	case postflight.StatusDrift:
 		return render.ToneWarn

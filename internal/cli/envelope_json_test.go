@@ -79,7 +79,7 @@ func oldRunTaskEnvelope(v runTaskView) any {
 		Receipts  any               `json:"receipts"`
 		Artifacts envelopeArtifacts `json:"artifacts"`
 	}
-	o := old{Header: e.Header, Phase: e.Phase, Outcome: e.Outcome, ExitCode: e.ExitCode, Repeated: e.Repeated, Message: e.Message,
+	o := old{Header: e.Header, Phase: string(e.Phase), Outcome: string(e.Outcome), ExitCode: e.ExitCode, Repeated: e.Repeated, Message: e.Message,
 		Task: e.Task, Spec: e.Spec, State: e.State, Findings: []json.RawMessage{}, Receipts: e.Receipts, Artifacts: e.Artifacts}
 	add := func(x any) {
 		if b, err := finding.MarshalValue(x); err == nil {

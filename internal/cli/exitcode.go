@@ -86,29 +86,38 @@ func silent(err error) bool {
 	return false
 }
 
-// runTaskExit is the outcome → exit code table of run-task (spec-and-lifecycle.md §13.1).
-// post_drift is 0 here; --fail-on drift makes it 1 (runTaskExitCode), except for a drift the
-// planner accepted (Outcome.Accepted, lifecycle-v2.md §3).
-var runTaskExit = map[string]int{
-	postflight.OutcomePreReady:       ExitOK,
-	postflight.OutcomePreRefused:     ExitNotPassed,
-	postflight.OutcomePostHeld:       ExitOK,
-	postflight.OutcomePostDrift:      ExitOK,
-	postflight.OutcomePostBroken:     ExitNotPassed,
-	postflight.OutcomePostRefused:    ExitNotPassed,
-	postflight.OutcomeHistoryPending: ExitOK,
-	postflight.OutcomeCompleted:      ExitOK,
-	postflight.OutcomeError:          ExitOperational,
+// runTaskExitCode is the exit code of a run-task outcome (spec-and-lifecycle.md §13.1).
+// post_drift is 0, and 1 with failOnDrift (--fail-on drift, except for a drift the planner
+// accepted, Outcome.Accepted, lifecycle-v2.md §3). An outcome run-task does not know is
+// operational (fail closed).
+func runTaskExitCode(outcome postflight.OutcomeKind, failOnDrift bool) int {
+	switch outcome {
+	case postflight.OutcomePreReady, postflight.OutcomePostHeld, postflight.OutcomeHistoryPending, postflight.OutcomeCompleted:
+		return ExitOK
+	case postflight.OutcomePostDrift:
+		if failOnDrift {
+			return ExitNotPassed
+		}
+		return ExitOK
+	case postflight.OutcomePreRefused, postflight.OutcomePostBroken, postflight.OutcomePostRefused:
+		return ExitNotPassed
+	case postflight.OutcomeError, postflight.OutcomeAccepted, postflight.OutcomeAcceptRefused:
+		return ExitOperational
+	}
+	return ExitOperational
 }
 
-// runTaskExitCode is the exit code of a run-task outcome; an outcome missing from the table is
-// operational (fail closed).
-func runTaskExitCode(outcome string, failOnDrift bool) int {
-	if outcome == postflight.OutcomePostDrift && failOnDrift {
+// acceptExitCode is the exit code of an accept outcome (lifecycle-v2.md §3); an outcome accept
+// does not know is operational (fail closed).
+func acceptExitCode(outcome postflight.OutcomeKind) int {
+	switch outcome {
+	case postflight.OutcomeAccepted, postflight.OutcomeCompleted:
+		return ExitOK
+	case postflight.OutcomeAcceptRefused:
 		return ExitNotPassed
-	}
-	if code, ok := runTaskExit[outcome]; ok {
-		return code
+	case postflight.OutcomeError, postflight.OutcomePreReady, postflight.OutcomePreRefused, postflight.OutcomePostHeld,
+		postflight.OutcomePostDrift, postflight.OutcomePostBroken, postflight.OutcomePostRefused, postflight.OutcomeHistoryPending:
+		return ExitOperational
 	}
 	return ExitOperational
 }

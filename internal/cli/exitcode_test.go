@@ -10,7 +10,7 @@ import (
 // with and without --fail-on drift, and an unknown outcome failing closed.
 func TestRunTaskExitCodes(t *testing.T) {
 	cases := []struct {
-		outcome     string
+		outcome     postflight.OutcomeKind
 		failOnDrift bool
 		want        int
 	}{
@@ -24,11 +24,25 @@ func TestRunTaskExitCodes(t *testing.T) {
 		{postflight.OutcomeHistoryPending, false, 0},
 		{postflight.OutcomeCompleted, false, 0},
 		{postflight.OutcomeError, false, 3},
+		{postflight.OutcomeAccepted, false, 3},
 		{"post_something_new", false, 3},
 	}
 	for _, c := range cases {
 		if got := runTaskExitCode(c.outcome, c.failOnDrift); got != c.want {
 			t.Errorf("%s (fail on drift %v) = %d, want %d", c.outcome, c.failOnDrift, got, c.want)
+		}
+	}
+}
+
+// TestAcceptExitCodes is lifecycle-v2.md §3's accept exit status: accepted and closed pass, a
+// refusal does not, a run-task outcome or an unknown one fails closed.
+func TestAcceptExitCodes(t *testing.T) {
+	for outcome, want := range map[postflight.OutcomeKind]int{
+		postflight.OutcomeAccepted: 0, postflight.OutcomeCompleted: 0, postflight.OutcomeAcceptRefused: 1,
+		postflight.OutcomeError: 3, postflight.OutcomePostHeld: 3, "accept_something_new": 3,
+	} {
+		if got := acceptExitCode(outcome); got != want {
+			t.Errorf("%s = %d, want %d", outcome, got, want)
 		}
 	}
 }

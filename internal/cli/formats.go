@@ -47,8 +47,9 @@ func repoLines(root string) render.LineSource {
 	return sourceLines(func(rel string) ([]byte, error) { return fsx.ReadInRoot(root, rel, maxSourceBytes) })
 }
 
-// outcomeVerdict is the verdict word of a run-task outcome in the job summary.
-func outcomeVerdict(outcome string) string {
+// outcomeVerdict is the verdict word of a run-task outcome in the finding sets; an outcome with
+// no verdict word of its own is named by itself.
+func outcomeVerdict(outcome postflight.OutcomeKind) string {
 	switch outcome {
 	case postflight.OutcomePostHeld:
 		return "held"
@@ -62,8 +63,10 @@ func outcomeVerdict(outcome string) string {
 		return "refused"
 	case postflight.OutcomeError:
 		return "error"
+	case postflight.OutcomeHistoryPending, postflight.OutcomeCompleted, postflight.OutcomeAccepted, postflight.OutcomeAcceptRefused:
+		return string(outcome)
 	}
-	return outcome
+	return string(outcome)
 }
 
 // auditResults are an audit's findings as results: a rejected report by its violations alone,
@@ -91,7 +94,7 @@ func auditResults(fs iter.Seq[finding.Finding], violations []finding.Finding) it
 // error without findings one result carrying the message, on the spec.
 func (v runTaskView) Findings() render.Findings {
 	o := v.o
-	s := render.FindingSet{Task: o.Task.Name, Spec: o.Task.Spec, Verdict: outcomeVerdict(o.Outcome), Message: o.Message,
+	s := render.FindingSet{Task: o.Task.Name, Spec: o.Task.Spec, Verdict: outcomeVerdict(o.Outcome), Message: o.Line(),
 		Lines: repoLines(o.Task.Root)}
 	if o.Task.Dir != "" {
 		s.Report = o.Task.ReportRel()
@@ -110,7 +113,7 @@ func (v runTaskView) Findings() render.Findings {
 	if len(s.Findings) == 0 && (s.Verdict == "refused" || s.Verdict == "error") && s.Message != "" {
 		rule := render.RuleTaskError
 		if s.Verdict == "refused" {
-			rule, command = render.RuleRefused, "mastermind "+o.Outcome
+			rule, command = render.RuleRefused, "mastermind "+string(o.Outcome)
 		}
 		s.Findings = append(s.Findings, finding.Finding{Rule: rule, Class: finding.ClassError, File: o.Task.Spec, Message: s.Message})
 	}
@@ -149,7 +152,7 @@ func (v gateView) Findings() render.Findings {
 
 // gateSet is one gated task's results.
 func gateSet(t postflight.GateTask) render.FindingSet {
-	s := render.FindingSet{Task: t.Task.Name, Spec: t.Task.Spec, Verdict: t.Status, Message: t.Reason,
+	s := render.FindingSet{Task: t.Task.Name, Spec: t.Task.Spec, Verdict: string(t.Status), Message: t.Reason,
 		Lines: repoLines(t.Task.Root)}
 	if t.Task.Dir != "" {
 		s.Report = t.Task.ReportRel()

@@ -6,16 +6,17 @@ import (
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/harness"
+	"github.com/mastermind-controller/mastermind/internal/postflight"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/mastermind-controller/mastermind/internal/transcript"
 )
 
-// hookTranscriptArgs are the run-task arguments that hand the hook input's transcript_path to
-// the post-flight (docs/design/transcripts.md §1), and a note for the hook's output when the
-// transcript is left out because it is inside the work tree. A leading ~/ is the home directory,
-// another relative path is taken against the hook's cwd. A path inside the work tree where no
-// file is has nothing to leave out: it is dropped without a note.
-func hookTranscriptArgs(root string, in harness.Input, h string) (args []string, note string) {
+// hookTranscript is the hook input's transcript_path as the post-flight's transcript
+// (docs/design/transcripts.md §1, run-task --transcript with --harness h), and a note for the
+// hook's output when the transcript is left out because it is inside the work tree. A leading
+// ~/ is the home directory, another relative path is taken against the hook's cwd. A path
+// inside the work tree where no file is has nothing to leave out: it is dropped without a note.
+func hookTranscript(root string, in harness.Input, h string) (tr *postflight.TranscriptOption, note string) {
 	p := in.TranscriptPath
 	if p == "" {
 		return nil, ""
@@ -34,5 +35,9 @@ func hookTranscriptArgs(root string, in harness.Input, h string) (args []string,
 		}
 		return nil, "mastermind: the hook's transcript_path is ignored: " + textsafe.Escape(err.Error()) + "."
 	}
-	return []string{"--transcript", p, "--harness", h}, ""
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return nil, ""
+	}
+	return &postflight.TranscriptOption{Path: abs, Harness: transcript.Harness(h)}, ""
 }

@@ -23,7 +23,7 @@ type runTaskView struct {
 }
 
 // verdictTone is the colour of a verdict: held green, drift yellow, broken red.
-func verdictTone(verdict string) render.Tone {
+func verdictTone(verdict postflight.Verdict) render.Tone {
 	switch verdict {
 	case postflight.VerdictHeld:
 		return render.TonePass
@@ -65,11 +65,13 @@ func (v runTaskView) WriteText(t *render.Text) {
 		}
 		t.Printf("  next: planner: fix %s as listed above, then run: mastermind run-task %s --pre-only\n", o.Task.Spec, o.Task.Spec)
 	case postflight.OutcomePostRefused:
-		t.Line(render.ToneFail, "❌ "+o.Message)
+		t.Line(render.ToneFail, "❌ "+o.Line())
 		switch {
+		case o.Next.Step == postflight.NextRunPreflight:
+			// The line ends with it.
 		case o.Next.Step == postflight.NextRunAudit && o.Next.Run != "":
 			t.Printf("  next: run: %s\n", o.Next.Run)
-		case !strings.Contains(o.Message, "next: "):
+		default:
 			// audit inputs unavailable (snapshot limits) and the like.
 			t.Printf("  next: planner: read %s; fix the cause above, then run: mastermind run-task %s --post-only\n", o.Task.AuditRel(), o.Task.Spec)
 		}
@@ -204,9 +206,9 @@ func iterationText(iter, budget int) string {
 // runTaskEnvelope is the run-task --json output (§13.2). Keys are in documented order.
 type runTaskEnvelope struct {
 	render.Header
-	Phase    string `json:"phase"`
-	Outcome  string `json:"outcome"`
-	ExitCode int    `json:"exit_code"`
+	Phase    postflight.Phase       `json:"phase"`
+	Outcome  postflight.OutcomeKind `json:"outcome"`
+	ExitCode int                    `json:"exit_code"`
 	// Repeated is present (true) only for a post-flight on unchanged inputs (lifecycle-v2.md §5).
 	Repeated bool              `json:"repeated,omitempty"`
 	Message  string            `json:"message"`
@@ -242,7 +244,7 @@ func artifactsOf(a postflight.Artifacts) envelopeArtifacts {
 func (v runTaskView) JSON() any {
 	r := v.o
 	e := runTaskEnvelope{Header: render.NewHeader("run-task"), Phase: r.Phase, Outcome: r.Outcome, ExitCode: v.exit,
-		Repeated: r.Repeated, Message: r.Message, Task: r.Task.Name, Spec: r.Task.Spec, State: r.State,
+		Repeated: r.Repeated, Message: r.Line(), Task: r.Task.Name, Spec: r.Task.Spec, State: r.State,
 		Receipts:  r.Receipts,
 		Artifacts: artifactsOf(r.Artifacts), InputsFingerprint: r.InputsFingerprint}
 	if e.Phase == "" {

@@ -10,13 +10,16 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
-// Verdicts an Outcome can carry: the three post-flight verdicts, and VerdictRefused for a
+// Verdict is what the hook makes of a post-flight: its audit verdict, or VerdictRefused for a
 // post-flight that refused to audit (spec changed since approval, pre-flight required, …).
+type Verdict string
+
+// The verdicts an Outcome can carry.
 const (
-	VerdictHeld    = "held"
-	VerdictDrift   = "drift"
-	VerdictBroken  = "broken"
-	VerdictRefused = "refused"
+	VerdictHeld    Verdict = "held"
+	VerdictDrift   Verdict = "drift"
+	VerdictBroken  Verdict = "broken"
+	VerdictRefused Verdict = "refused"
 )
 
 // MaxReasonFindings is the number of findings a block reason lists (integrations.md §2); the
@@ -27,10 +30,10 @@ const MaxReasonFindings = 20
 // it from the same audit the CLI runs; the package never audits itself.
 type Outcome struct {
 	Task    string // task folder name, "<NNN>-<slug>"
-	Verdict string // VerdictHeld, VerdictDrift, VerdictBroken or VerdictRefused
-	// Summary is the verdict line (state.json blocking_reason, e.g. "post-flight verdict: ❌
-	// Broken — errors: 2, warnings: 0") or the refusal message.
-	Summary  string
+	Verdict Verdict
+	// Reason is why the post-flight did not pass in words of its own (a rejected report's, a
+	// refusal's); "" when its verdict and counts say it all.
+	Reason   string
 	Findings []finding.Finding // audit findings and report violations, in audit order
 	Audit    string            // repository-relative path of audit.md, "" when none was written
 	// InputsFingerprint identifies the audited inputs (lifecycle-v2.md §5); "" disables the
@@ -86,8 +89,7 @@ func AllowNoRepository(dir string) Decision {
 //
 // last is the previous block's record for this task, nil when there is none.
 func Decide(in Input, out Outcome, last *BlockRecord, opts Options) Decision {
-	blocks := out.Verdict != VerdictHeld && (out.Verdict != VerdictDrift || opts.FailOnDrift)
-	if !blocks {
+	if !blocks(out.Verdict, opts) {
 		return Allow()
 	}
 	if in.StopHookActive && last != nil && out.InputsFingerprint != "" && last.Fingerprint == out.InputsFingerprint {
@@ -97,6 +99,20 @@ func Decide(in Input, out Outcome, last *BlockRecord, opts Options) Decision {
 	}
 	rec := &BlockRecord{Task: out.Task, Fingerprint: out.InputsFingerprint, Verdict: out.Verdict, SessionID: in.SessionID}
 	return Decision{Block: true, Reason: BlockReason(out), Record: rec}
+}
+
+// blocks reports whether verdict v keeps the agent working; a verdict the hook does not know
+// blocks (fail closed).
+func blocks(v Verdict, opts Options) bool {
+	switch v {
+	case VerdictHeld:
+		return false
+	case VerdictDrift:
+		return opts.FailOnDrift
+	case VerdictBroken, VerdictRefused:
+		return true
+	}
+	return true
 }
 
 // DecideError is the decision for an operational error (the audit could not run): a block with
@@ -130,18 +146,16 @@ func DecideUsageError(msg, harness string) Decision {
 }
 
 // BlockReason renders the reason of a block: the verdict line (verdict and counts, then the
-// outcome's summary unless it is the state's own verdict line), up to MaxReasonFindings findings
+// outcome's Reason when it has one), up to MaxReasonFindings findings
 // (one per line, "- file:line:col: message [rule]"), a count of the rest with the audit.md path,
 // and the next step. Control and bidi characters are escaped (textsafe).
 func BlockReason(out Outcome) string {
 	var b strings.Builder
 	e, w := finding.Count(out.Findings)
 	fmt.Fprintf(&b, "mastermind: task %s does not pass its post-flight: verdict %s (errors: %d, warnings: %d).", textsafe.Escape(out.Task), out.Verdict, e, w)
-	// The state's verdict line repeats the counts; any other summary (a rejected report, a
-	// refusal) says why.
-	if out.Summary != "" && !strings.HasPrefix(out.Summary, "post-flight verdict:") {
+	if out.Reason != "" {
 		b.WriteString(" ")
-		b.WriteString(textsafe.Escape(out.Summary))
+		b.WriteString(textsafe.Escape(out.Reason))
 	}
 	n := len(out.Findings)
 	if n > 0 {

@@ -25,7 +25,6 @@ func brokenOutcome(n int) Outcome {
 			Message: fmt.Sprintf("changed outside the declared scope: gen/file%02d.go", i)})
 	}
 	return Outcome{Task: "001-retry", Verdict: VerdictBroken,
-		Summary:  fmt.Sprintf("post-flight verdict: ❌ Broken — errors: 2, warnings: %d", max(n-2, 0)),
 		Findings: fs[:n], Audit: ".mastermind/tasks/001-retry/audit.md", InputsFingerprint: strings.Repeat("a", 64)}
 }
 
@@ -33,13 +32,13 @@ func TestDecide(t *testing.T) {
 	fp := strings.Repeat("a", 64)
 	lastSame := &BlockRecord{SchemaVersion: 1, Task: "001-retry", Fingerprint: fp, Verdict: VerdictBroken}
 	lastOther := &BlockRecord{SchemaVersion: 1, Task: "001-retry", Fingerprint: strings.Repeat("b", 64), Verdict: VerdictBroken}
-	held := Outcome{Task: "001-retry", Verdict: VerdictHeld, Summary: "post-flight verdict: ✅ Held", InputsFingerprint: fp}
-	drift := Outcome{Task: "001-retry", Verdict: VerdictDrift, Summary: "post-flight verdict: ⚠️ Drift — errors: 0, warnings: 1",
+	held := Outcome{Task: "001-retry", Verdict: VerdictHeld, InputsFingerprint: fp}
+	drift := Outcome{Task: "001-retry", Verdict: VerdictDrift,
 		Findings: []finding.Finding{{Rule: "missing_expected_file", Class: finding.ClassWarning,
 			Message: "declared in scope but unchanged since the baseline: docs/retry.md"}},
 		Audit: ".mastermind/tasks/001-retry/audit.md", InputsFingerprint: fp}
 	refused := Outcome{Task: "001-retry", Verdict: VerdictRefused,
-		Summary: "spec.md changed since pre-flight approval; restore it or ask the planner for a new pre-flight"}
+		Reason: "spec.md changed since pre-flight approval; restore it or ask the planner for a new pre-flight"}
 
 	tests := []struct {
 		name      string
@@ -189,5 +188,14 @@ func TestBlockRecordRoundTrip(t *testing.T) {
 	path.data = []byte("{not json")
 	if r, err := LoadBlockRecord(path); r != nil || err == nil {
 		t.Fatalf("damaged record: %v %v", r, err)
+	}
+}
+
+// A verdict the hook does not know blocks (fail closed), and a reason of its own follows the
+// verdict line.
+func TestDecideUnknownVerdictBlocks(t *testing.T) {
+	d := Decide(Input{}, Outcome{Task: "001-retry", Verdict: "retried", Reason: "why"}, nil, Options{})
+	if !d.Block || !strings.Contains(d.Reason, "verdict retried (errors: 0, warnings: 0). why\n") {
+		t.Fatalf("decision %+v", d)
 	}
 }

@@ -18,12 +18,12 @@ const MaxRecordBytes = 64 << 10
 // BlockRecord is the loop guard's memory of the last block for one task: the inputs fingerprint
 // that was blocked. The worst a damaged record does is make the hook block once more.
 type BlockRecord struct {
-	SchemaVersion int    `json:"schema_version"`
-	Task          string `json:"task"`
-	Fingerprint   string `json:"inputs_fingerprint"`
-	Verdict       string `json:"verdict"`
-	SessionID     string `json:"session_id,omitempty"`
-	BlockedAt     string `json:"blocked_at,omitempty"` // RFC 3339 UTC
+	SchemaVersion int     `json:"schema_version"`
+	Task          string  `json:"task"`
+	Fingerprint   string  `json:"inputs_fingerprint"`
+	Verdict       Verdict `json:"verdict"`
+	SessionID     string  `json:"session_id,omitempty"`
+	BlockedAt     string  `json:"blocked_at,omitempty"` // RFC 3339 UTC
 	// HandedBack is set when the loop guard let the agent stop on these inputs.
 	HandedBack bool   `json:"handed_back,omitempty"`
 	NextStep   string `json:"next_step,omitempty"`

@@ -13,10 +13,10 @@ import (
 
 // Phase and outcomes of `mastermind accept` (lifecycle-v2.md §3).
 const (
-	PhaseAccept = "accept"
+	PhaseAccept Phase = "accept"
 
-	OutcomeAccepted      = "accepted"
-	OutcomeAcceptRefused = "accept_refused"
+	OutcomeAccepted      OutcomeKind = "accepted"
+	OutcomeAcceptRefused OutcomeKind = "accept_refused"
 )
 
 // AcceptOptions configure one `mastermind accept`.

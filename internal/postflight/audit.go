@@ -21,7 +21,7 @@ const AuditSchemaVersion = 1
 // with its verdict, counts and findings, and the lifecycle's return to design.
 type Audit struct {
 	audit.Evidence
-	Verdict string
+	Verdict Verdict
 	Counts  Counts
 	// Findings are the audit findings, sorted by audit.Sort, and PathRuns the per-path ones
 	// held out of them (audit.Inputs.PathRuns); All yields both in order.
@@ -59,7 +59,7 @@ type evidenceJSON struct {
 	Spec           string                      `json:"spec"`
 	GitRef         string                      `json:"git_ref"`
 	Head           *string                     `json:"head"`
-	Verdict        string                      `json:"verdict"`
+	Verdict        Verdict                     `json:"verdict"`
 	Counts         Counts                      `json:"counts"`
 	ChangedSet     *audit.ChangedSetEvidence   `json:"changed_set"`
 	Scope          *audit.ScopeEvidence        `json:"scope"`
@@ -70,13 +70,15 @@ type evidenceJSON struct {
 	Findings       []AuditFinding              `json:"findings"`
 }
 
-// verdictTitle is "<icon> <Verdict>" (§7.1).
-func verdictTitle(v string) string {
+// verdictTitle is "<icon> <Verdict>" (§7.1); anything but held or drift is broken (fail closed).
+func verdictTitle(v Verdict) string {
 	switch v {
 	case VerdictHeld:
 		return "✅ Held"
 	case VerdictDrift:
 		return "⚠️ Drift"
+	case VerdictBroken:
+		return "❌ Broken"
 	}
 	return "❌ Broken"
 }

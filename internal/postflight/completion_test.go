@@ -55,7 +55,7 @@ func completeTheReview(t *testing.T, root string) {
 	}
 }
 
-func wantOutcome(t *testing.T, res *Outcome, outcome string, status, next string) {
+func wantOutcome(t *testing.T, res *Outcome, outcome OutcomeKind, status, next string) {
 	t.Helper()
 	if res.Outcome != outcome {
 		t.Fatalf("outcome %s, want %s: %s", res.Outcome, outcome, res.Message)

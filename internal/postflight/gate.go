@@ -59,23 +59,28 @@ type GateOptions struct {
 	StateDir string
 }
 
+// GateStatus is the gate's status of one task (the --json "status" of a gate row).
+type GateStatus string
+
 // Gate task statuses (GateTask.Status).
 const (
-	GateHeld       = "held"        // the audit verdict is held
-	GateDrift      = "drift"       // the audit verdict is drift
-	GateBroken     = "broken"      // the audit verdict is broken (including a rejected report)
-	GateRefused    = "refused"     // spec changed since approval, or pre-flight is required
-	GateLearned    = "learned"     // closed; not re-audited, but its history review must back the closure
-	GateAccepted   = "accepted"    // a drift the planner accepted, its inputs unchanged since (lifecycle-v2.md §3)
-	GateNotStarted = "not_started" // no state.json: pre-flight never ran (open, unapproved work: fails)
-	GateError      = "error"       // corrupt state, unusable or misnamed task folder, or git failure
+	GateHeld       GateStatus = "held"        // the audit verdict is held
+	GateDrift      GateStatus = "drift"       // the audit verdict is drift
+	GateBroken     GateStatus = "broken"      // the audit verdict is broken (including a rejected report)
+	GateRefused    GateStatus = "refused"     // spec changed since approval, or pre-flight is required
+	GateLearned    GateStatus = "learned"     // closed; not re-audited, but its history review must back the closure
+	GateAccepted   GateStatus = "accepted"    // a drift the planner accepted, its inputs unchanged since (lifecycle-v2.md §3)
+	GateNotStarted GateStatus = "not_started" // no state.json: pre-flight never ran (open, unapproved work: fails)
+	GateError      GateStatus = "error"       // corrupt state, unusable or misnamed task folder, or git failure
 )
+
+// GateStatuses lists every gate status in summary order.
+var GateStatuses = []GateStatus{GateHeld, GateAccepted, GateDrift, GateBroken, GateRefused, GateLearned, GateNotStarted, GateError}
 
 // GateTask is the gate's outcome for one task.
 type GateTask struct {
-	Task Task
-	// Status is one of the Gate* statuses.
-	Status string
+	Task   Task
+	Status GateStatus
 	// Passed reports whether the task lets the gate pass: held; learned when its history review
 	// is complete and matches the state's snapshot; drift unless FailOnDrift. Never for not
 	// started, broken, refused or error.
@@ -85,7 +90,7 @@ type GateTask struct {
 	// Baseline is the state's baseline_ref ("" without state).
 	Baseline string
 	// Verdict and Counts are set when an audit reached a verdict.
-	Verdict string
+	Verdict Verdict
 	Counts  *Counts
 	// Findings are the audit findings (§9.3 order); ReportViolations the findings of a rejected
 	// executor report.
@@ -143,7 +148,7 @@ func (r *GateResult) Passed() bool {
 }
 
 // Count returns the number of tasks with the given Gate* status.
-func (r *GateResult) Count(status string) int {
+func (r *GateResult) Count(status GateStatus) int {
 	n := 0
 	for _, t := range r.Tasks {
 		if t.Status == status {
@@ -390,7 +395,7 @@ func (g *gater) gateTask(ctx context.Context, in TaskInfo) gateTask {
 	case in.State.Accepted() && in.State.Status == StatusHistoryReviewRequired && g.acceptedUnchanged(ctx, in, &t):
 		// Passing: the inputs are the accepted ones.
 	case in.State.NextStep == NextRunPreflight:
-		t.Status, t.Reason = GateRefused, "pre-flight is required: "+in.State.BlockingReason+preflightNext(in.Task, in.State, DefaultMaxIterations)
+		t.Status, t.Reason = GateRefused, "pre-flight is required: "+in.State.BlockingReason+preflightNext(in.Task, in.State, DefaultMaxIterations).clause()
 	default:
 		g.audit(ctx, in, &t, nil)
 	}
@@ -545,7 +550,7 @@ func (t *gateTask) markAccepted(st *State, why string) {
 	t.Reason = "drift accepted by the planner: " + st.AcceptedReason + "; " + why
 }
 
-func (t *gateTask) fail(status string, err error) {
+func (t *gateTask) fail(status GateStatus, err error) {
 	t.Status, t.Passed, t.Err, t.Reason = status, false, err, err.Error()
 }
 
@@ -561,7 +566,7 @@ func (g *gater) audit(ctx context.Context, in TaskInfo, t *gateTask, exclude map
 	}
 	st := *in.State
 	if si.Err != nil || sha256Hex(si.Raw) != st.SpecHash {
-		t.Status, t.Reason = GateRefused, reasonSpecChanged+preflightNext(in.Task, &st, DefaultMaxIterations)
+		t.Status, t.Reason = GateRefused, reasonSpecChanged+preflightNext(in.Task, &st, DefaultMaxIterations).clause()
 		return nil
 	}
 	co, err := g.source(ctx, in)
@@ -588,7 +593,7 @@ func (g *gater) audit(ctx context.Context, in TaskInfo, t *gateTask, exclude map
 		return nil
 	}
 	if ar.SpecChanged {
-		t.Status, t.Reason = GateRefused, reasonSpecChanged+preflightNext(in.Task, &st, DefaultMaxIterations)
+		t.Status, t.Reason = GateRefused, reasonSpecChanged+preflightNext(in.Task, &st, DefaultMaxIterations).clause()
 		return nil
 	}
 	e, w := ar.Counts()
@@ -627,20 +632,20 @@ func (g *gater) record(ctx context.Context, in TaskInfo, t *gateTask) {
 		}
 		t.setVerdict(verdict, counts, fs, res.ReportViolations, g.opts.FailOnDrift)
 		if res.Accepted {
-			t.Status, t.Passed, t.Reason = GateAccepted, true, res.Message
+			t.Status, t.Passed, t.Reason = GateAccepted, true, res.Line()
 		}
 	default:
 		// post_refused (spec changed, pre-flight required, audit inputs unavailable) and any
 		// other outcome: not a pass.
-		t.Status, t.Reason = GateRefused, res.Message
+		t.Status, t.Reason = GateRefused, res.Line()
 		if res.Outcome != OutcomePostRefused {
-			t.Reason = fmt.Sprintf("unexpected post-flight outcome %s: %s", res.Outcome, res.Message)
+			t.Reason = fmt.Sprintf("unexpected post-flight outcome %s: %s", res.Outcome, res.Line())
 		}
 	}
 }
 
 // setVerdict records an audit verdict and its first blocking reason.
-func (t *gateTask) setVerdict(verdict string, counts Counts, fs, violations []finding.Finding, failOnDrift bool) {
+func (t *gateTask) setVerdict(verdict Verdict, counts Counts, fs, violations []finding.Finding, failOnDrift bool) {
 	c := counts
 	t.Verdict, t.Counts, t.Findings, t.ReportViolations, t.Passed, t.Reason = verdict, &c, fs, violations, false, ""
 	switch verdict {

@@ -391,7 +391,7 @@ func (r *rangeRun) run(ctx context.Context) (*GateResult, error) {
 				f := findBaselineNotAncestor(name, in.State.BaselineRef, r.head)
 				t.setVerdict(VerdictBroken, Counts{Errors: 1}, []finding.Finding{f}, nil, g.opts.FailOnDrift)
 			case in.State.Status != StatusLearned && in.State.NextStep == NextRunPreflight:
-				t.Status, t.Reason = GateRefused, "pre-flight is required: "+in.State.BlockingReason+preflightNext(in.Task, in.State, DefaultMaxIterations)
+				t.Status, t.Reason = GateRefused, "pre-flight is required: "+in.State.BlockingReason+preflightNext(in.Task, in.State, DefaultMaxIterations).clause()
 			default:
 				// learned never exempts a task whose folder changed: it is audited like an open one.
 				pending = append(pending, len(rows))

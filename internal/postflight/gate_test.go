@@ -176,9 +176,10 @@ func snapshotStates(t *testing.T, root string) map[string]string {
 }
 
 type gateRow struct {
-	Task, Status string
-	Passed       bool
-	Reason       string
+	Task   string
+	Status GateStatus
+	Passed bool
+	Reason string
 }
 
 func gateRows(r *GateResult) []gateRow {

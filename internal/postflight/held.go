@@ -67,7 +67,7 @@ func (c *controller) held(ctx context.Context, st *State, cs *gitscope.ChangedSe
 		return res, err
 	}
 	res.Outcome = OutcomePostHeld
-	res.Message = "post-flight verdict: ✅ Held — errors: 0, warnings: 0"
+	res.Message, res.VerdictLine = verdictSentence(VerdictHeld, Counts{}, ""), true
 	res.Next = Next{Step: NextReviewHistory, Edit: c.task.HistoryReviewRel(), Run: "mastermind run-task " + c.task.Spec}
 	return res, nil
 }

@@ -44,7 +44,7 @@ func LessonID(task, kind string) string {
 }
 
 // observedText is the §11 Observed text of an audit failure.
-func observedText(verdict string, fs []finding.Finding, runs []finding.PathRun, returned bool) string {
+func observedText(verdict Verdict, fs []finding.Finding, runs []finding.PathRun, returned bool) string {
 	s := fmt.Sprintf("contract %s; %s", verdict, strings.Join(kindCounts(fs, runs...), ", "))
 	if returned {
 		s += returnedSuffix

@@ -164,7 +164,7 @@ func TestGoldenVerdicts(t *testing.T) {
 	cases := []struct {
 		name    string
 		setup   func(t *testing.T, root string)
-		outcome string
+		outcome OutcomeKind
 	}{
 		{"held", func(t *testing.T, root string) {
 			writeFile(t, root, "internal/cache/cache.go", "package cache\n\nvar c = newLRU()\n")
@@ -196,7 +196,7 @@ func TestGoldenVerdicts(t *testing.T) {
 			root, opts := newTaskRepo(t)
 			tc.setup(t, root)
 			res := run(t, opts, ModePostOnly)
-			wantVerdict := tc.name
+			wantVerdict := Verdict(tc.name)
 			if tc.name == "rejected" {
 				wantVerdict = VerdictBroken
 			}

@@ -116,7 +116,7 @@ func (c *controller) persistAudit(ctx context.Context, st *State, ar *auditRun) 
 		if err := c.writeState(st); err != nil {
 			return c.res, err
 		}
-		return c.refuse(PhasePostflight, OutcomePostRefused, reasonSpecChanged+c.nextPreflight(st)), nil
+		return c.refusePreflight(reasonSpecChanged, st), nil
 	case ar.Rejection != nil:
 		// A rejected report's bookkeeping (rejectedLines) reads its findings as one slice.
 		ar.Findings, ar.PathRuns = slices.Collect(audit.All(ar.Findings, ar.PathRuns)), nil
@@ -283,13 +283,11 @@ func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []findi
 	if returned {
 		st.NextStep = NextReturnToDesign
 	}
-	icon := "❌ Broken"
 	st.Status, st.OutcomeRisk = StatusBroken, RiskHigh
 	if verdict == VerdictDrift {
-		icon = "⚠️ Drift"
 		st.Status, st.OutcomeRisk = StatusDrift, RiskMedium
 	}
-	st.BlockingReason = fmt.Sprintf("post-flight verdict: %s — errors: %d, warnings: %d", icon, e, w)
+	st.BlockingReason = verdictSentence(verdict, Counts{e, w}, "")
 	if returned {
 		st.BlockingReason += streakSuffix
 	}
@@ -297,7 +295,7 @@ func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []findi
 	if err := c.writeState(st); err != nil {
 		return res, err
 	}
-	res.Message, res.Verdict = st.BlockingReason, verdict
+	res.Message, res.VerdictLine, res.Verdict = st.BlockingReason, true, verdict
 	res.AuditSummary = summary
 	res.Next = Next{Step: st.NextStep}
 	res.Outcome = OutcomePostBroken

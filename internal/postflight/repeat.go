@@ -64,15 +64,16 @@ func (c *controller) repeated(st *State) (out *Outcome, ok bool) {
 	res.Next = Next{Step: st.NextStep}
 	switch {
 	case st.Status == StatusDrift && st.Verdict == VerdictDrift:
-		res.Outcome = OutcomePostDrift
+		res.Outcome, res.VerdictLine = OutcomePostDrift, true
 	case (st.Status == StatusBroken || st.Status == StatusBlocked) && st.Verdict == VerdictBroken:
-		res.Outcome = OutcomePostBroken
+		// A blocked broken task is a rejected report: its message is the rejection's.
+		res.Outcome, res.VerdictLine = OutcomePostBroken, st.Status == StatusBroken
 	case st.Status == StatusHistoryReviewRequired && (st.Verdict == VerdictHeld || st.Accepted()):
-		res.Outcome = OutcomePostHeld
-		res.Message = "post-flight verdict: ✅ Held — errors: 0, warnings: 0"
+		res.Outcome, res.VerdictLine = OutcomePostHeld, true
+		res.Message = verdictSentence(VerdictHeld, Counts{}, "")
 		if st.Accepted() {
 			res.Outcome, res.Accepted = OutcomePostDrift, true
-			res.Message = acceptedMessage(st)
+			res.Message = verdictSentence(VerdictDrift, *st.Findings, st.AcceptedReason)
 		}
 		res.Artifacts.ReleaseNotes = c.task.ReleaseNotesRel()
 		res.Artifacts.HistoryReview = c.task.HistoryReviewRel()
@@ -91,17 +92,12 @@ func (c *controller) repeated(st *State) (out *Outcome, ok bool) {
 	return c.res, true
 }
 
-// acceptedMessage is the one-line result of an accepted drift task.
-func acceptedMessage(st *State) string {
-	return "post-flight verdict: ⚠️ Drift, accepted by the planner: " + st.AcceptedReason
-}
-
 // auditRecord is the part of audit.md a repeated post-flight needs: from the evidence JSON the
 // verdict, counts, findings, report violations and receipts; the capped summary of the human
 // part; the file's SHA-256.
 type auditRecord struct {
-	Verdict        string `json:"verdict"`
-	Counts         Counts `json:"counts"`
+	Verdict        Verdict `json:"verdict"`
+	Counts         Counts  `json:"counts"`
 	ExecutorReport *struct {
 		Violations []json.RawMessage `json:"violations"`
 	} `json:"executor_report"`

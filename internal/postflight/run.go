@@ -58,7 +58,7 @@ const (
 
 // PhaseForMode is the --json phase of a run that fails before the state decides the phase: the
 // phase its flag selects, and pre-flight without a flag (no state has been read yet).
-func PhaseForMode(m Mode) string {
+func PhaseForMode(m Mode) Phase {
 	if m == ModePostOnly {
 		return PhasePostflight
 	}
@@ -68,21 +68,27 @@ func PhaseForMode(m Mode) string {
 // DefaultMaxIterations is the default pre-flight budget (§2 --max-iterations).
 const DefaultMaxIterations = 3
 
+// Phase is the lifecycle phase a run went through (the --json "phase", §13.2).
+type Phase string
+
+// OutcomeKind is what a run decided (the --json "outcome", §13.2).
+type OutcomeKind string
+
 // Phases and outcomes of the --json envelope (§13.2).
 const (
-	PhasePreflight  = "preflight"
-	PhasePostflight = "postflight"
-	PhaseCompletion = "completion"
+	PhasePreflight  Phase = "preflight"
+	PhasePostflight Phase = "postflight"
+	PhaseCompletion Phase = "completion"
 
-	OutcomePreReady       = "pre_ready"
-	OutcomePreRefused     = "pre_refused"
-	OutcomePostHeld       = "post_held"
-	OutcomePostDrift      = "post_drift"
-	OutcomePostBroken     = "post_broken"
-	OutcomePostRefused    = "post_refused"
-	OutcomeHistoryPending = "history_pending"
-	OutcomeCompleted      = "completed"
-	OutcomeError          = "error"
+	OutcomePreReady       OutcomeKind = "pre_ready"
+	OutcomePreRefused     OutcomeKind = "pre_refused"
+	OutcomePostHeld       OutcomeKind = "post_held"
+	OutcomePostDrift      OutcomeKind = "post_drift"
+	OutcomePostBroken     OutcomeKind = "post_broken"
+	OutcomePostRefused    OutcomeKind = "post_refused"
+	OutcomeHistoryPending OutcomeKind = "history_pending"
+	OutcomeCompleted      OutcomeKind = "completed"
+	OutcomeError          OutcomeKind = "error"
 )
 
 // Options configure one run-task invocation.
@@ -162,15 +168,16 @@ type Artifacts struct {
 // verdict of an audit, the findings, the next step and the artifacts written. It carries no exit
 // code and no terminal text: internal/cli maps an Outcome to both (cli/exitcode.go).
 type Outcome struct {
-	Phase string
-	// Outcome is one of the Outcome* values (the --json "outcome").
-	Outcome string
-	// Verdict is the audit verdict (VerdictHeld, VerdictDrift, VerdictBroken) when a post-flight
-	// reached one, "" otherwise.
-	Verdict string
+	Phase   Phase
+	Outcome OutcomeKind
+	// Verdict is the audit verdict when a post-flight reached one, "" otherwise.
+	Verdict Verdict
 	// Message is the one-line result (the --json "message"; the state's blocking reason when
 	// there is one).
 	Message string
+	// VerdictLine is true when Message is the verdict sentence (verdictSentence): it says the
+	// verdict and its counts, and no reason of its own such as a rejection's or a refusal's.
+	VerdictLine bool
 	// Notes are pre-flight's observations that are no finding (a tool cache it left out), each
 	// also appended to Message.
 	Notes []string
@@ -222,12 +229,15 @@ type Outcome struct {
 // Next is the step the caller takes after an outcome.
 type Next struct {
 	// Step is in the state's next_step vocabulary (NextRunExecutor, NextReviewHistory,
-	// NextRunAudit, NextClose, ...); "" when the outcome's message names the next step.
+	// NextRunAudit, NextRunPreflight, NextClose, ...).
 	Step string
 	// Edit is a file to write or complete first ("" for none).
 	Edit string
 	// Run is the command to run then ("" for none).
 	Run string
+	// Adopt is true when the pre-flight to run may adopt the task folder's state.json instead
+	// (run-task --adopt keeps its baseline).
+	Adopt bool
 }
 
 // LockBusyError is the busy controller lock of §12.1 (exit 3).
@@ -348,7 +358,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	c.warnRewritten(ld)
 	out, err := c.dispatch(ctx, ld)
 	if err == nil && out.Outcome == OutcomePostRefused && out.InputsFingerprint == "" {
-		out.InputsFingerprint = refusalFingerprint(out.Message, "")
+		out.InputsFingerprint = refusalFingerprint(out.Line(), "")
 	}
 	if err == nil {
 		err = c.syncCurrent(out)
@@ -374,8 +384,11 @@ func (c *controller) dispatch(ctx context.Context, ld *loaded) (*Outcome, error)
 	}
 	switch {
 	case st == nil && ld.Mirror != nil && opts.Mode != ModePreOnly:
-		return c.refuse(PhasePostflight, OutcomePostRefused, MsgNoRecord+
-			fmt.Sprintf(" (%s has none; the state.json in the task folder is not used). next: mastermind run-task %s --pre-only, with --adopt to keep that state.json's baseline", c.files.storePath, task.Spec)), nil
+		out := c.refuse(PhasePostflight, OutcomePostRefused, MsgNoRecord+
+			fmt.Sprintf(" (%s has none; the state.json in the task folder is not used)", c.files.storePath))
+		out.Next = preflightNext(task, nil, 0)
+		out.Next.Adopt = true
+		return out, nil
 	case st == nil && ld.Mirror != nil && opts.Adopt:
 		return c.adopt(ctx, ld.Mirror)
 	case st == nil && ld.Mirror != nil:
@@ -384,11 +397,11 @@ func (c *controller) dispatch(ctx context.Context, ld *loaded) (*Outcome, error)
 	case opts.Adopt:
 		return c.refuseAdopt(fmt.Sprintf("--adopt applies only to a task the controller store has no record for; %s has one (%s)", task.Name, c.files.storePath)), nil
 	case st == nil && opts.Mode == ModePostOnly:
-		return c.refuse(PhasePostflight, OutcomePostRefused, fmt.Sprintf("no state for %s; run pre-flight first", task.Name)+c.nextPreflight(nil)), nil
+		return c.refusePreflight(fmt.Sprintf("no state for %s; run pre-flight first", task.Name), nil), nil
 	case st == nil || opts.Mode == ModePreOnly:
 		return c.preflight(ctx, st)
 	case st.NextStep == NextRunPreflight:
-		return c.refuse(PhasePostflight, OutcomePostRefused, "pre-flight is required: "+st.BlockingReason+c.nextPreflight(st)), nil
+		return c.refusePreflight("pre-flight is required: "+st.BlockingReason, st), nil
 	case opts.Mode == ModeAuto && (st.Status == StatusHistoryReviewRequired || st.Status == StatusLearned):
 		return c.completion(ctx, st)
 	case st.Status == StatusLearned:
@@ -398,25 +411,45 @@ func (c *controller) dispatch(ctx context.Context, ld *loaded) (*Outcome, error)
 	return c.postflight(ctx, st)
 }
 
-// nextPreflight is the tail of a refusal whose next step is pre-flight: the command to run, with
-// --force-iteration when the state's iteration count has used up the budget (without it that
-// pre-flight would be refused too). st is nil without state.
-func (c *controller) nextPreflight(st *State) string {
-	return preflightNext(c.task, st, c.opts.MaxIterations)
+// refusePreflight ends a post-flight with a refusal whose next step is pre-flight (preflightNext
+// of st, nil without state).
+func (c *controller) refusePreflight(msg string, st *State) *Outcome {
+	out := c.refuse(PhasePostflight, OutcomePostRefused, msg)
+	out.Next = preflightNext(c.task, st, c.opts.MaxIterations)
+	return out
 }
 
-// preflightNext renders "; next: mastermind run-task <spec> --pre-only", adding
-// --force-iteration when st's iteration count has reached limit (0: no budget).
-func preflightNext(t Task, st *State, limit int) string {
+// preflightNext is the step "mastermind run-task <spec> --pre-only", with --force-iteration when
+// st's iteration count has reached limit (0: no budget; st nil: no state).
+func preflightNext(t Task, st *State, limit int) Next {
 	cmd := "mastermind run-task " + t.Spec + " --pre-only"
 	if st != nil && limit > 0 && st.Iteration >= limit {
 		cmd += " --force-iteration"
 	}
-	return "; next: " + cmd
+	return Next{Step: NextRunPreflight, Run: cmd}
+}
+
+// clause is a pre-flight step as a refusal's line ends with it: "; next: <Run>", or for a task
+// whose state.json can be adopted ". next: <Run>, with --adopt to keep that state.json's
+// baseline".
+func (n Next) clause() string {
+	if n.Adopt {
+		return ". next: " + n.Run + ", with --adopt to keep that state.json's baseline"
+	}
+	return "; next: " + n.Run
+}
+
+// Line is the one-line result as the --json "message", the hook and the gate say it: Message,
+// and for a post-flight refused until pre-flight runs, its next step (Next.Run).
+func (o *Outcome) Line() string {
+	if o.Outcome == OutcomePostRefused && o.Next.Step == NextRunPreflight {
+		return o.Message + o.Next.clause()
+	}
+	return o.Message
 }
 
 // refuse ends the run with a refusal outcome and msg, changing nothing.
-func (c *controller) refuse(phase, outcome, msg string) *Outcome {
+func (c *controller) refuse(phase Phase, outcome OutcomeKind, msg string) *Outcome {
 	c.res.Phase, c.res.Outcome, c.res.Message = phase, outcome, msg
 	return c.res
 }

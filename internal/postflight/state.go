@@ -44,6 +44,9 @@ const (
 	NextClose          = "close"
 )
 
+// Verdict is the audit verdict (§9.2), audit's own type.
+type Verdict = audit.Verdict
+
 // Verdicts (§9.2).
 const (
 	VerdictHeld   = audit.VerdictHeld
@@ -89,7 +92,7 @@ type State struct {
 	SchemaVersion int     `json:"schema_version"`
 	Status        string  `json:"status"`
 	NextStep      string  `json:"next_step"`
-	Verdict       string  `json:"verdict,omitempty"`
+	Verdict       Verdict `json:"verdict,omitempty"`
 	Findings      *Counts `json:"findings,omitempty"`
 	Risk          string  `json:"risk"`
 	// OutcomeRisk is the risk the last post-flight's outcome implies (held low, drift or a

@@ -184,7 +184,7 @@ func TestTwoControllersFault(t *testing.T) {
 		writeFile(t, opts.Git.Root(), "internal/cache/lru.go", fmt.Sprintf("package cache\n\n// v%d\n", i))
 		var wg sync.WaitGroup
 		errs := make([]error, 2)
-		outcomes := make([]string, 2)
+		outcomes := make([]OutcomeKind, 2)
 		for g := 0; g < 2; g++ {
 			wg.Add(1)
 			go func(g int) {

@@ -212,7 +212,7 @@ func StatusEntries(infos []TaskInfo, now time.Time) []StatusEntry {
 			}
 			e.Status = st.Status
 			e.NextStep = strPtr(st.NextStep)
-			e.Verdict = strOrNil(st.Verdict)
+			e.Verdict = strOrNil(string(st.Verdict))
 			if st.Findings != nil {
 				c := *st.Findings
 				e.Findings = &c

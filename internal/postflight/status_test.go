@@ -88,7 +88,7 @@ func TestScanTasksAndStatusEntries(t *testing.T) {
 			t.Errorf("row %d status = %s, want %s", i, rows[i].Status, want)
 		}
 	}
-	if rows[3].Verdict == nil || *rows[3].Verdict != VerdictHeld {
+	if rows[3].Verdict == nil || *rows[3].Verdict != string(VerdictHeld) {
 		t.Errorf("learned verdict = %v", rows[3].Verdict)
 	}
 	if rows[4].NextStep != nil || rows[4].AgeSeconds != nil || rows[4].Error != nil {

@@ -25,7 +25,7 @@ const returnedSuffix = "; returned to design after 3 identical post-flights"
 // fingerprintLines returns the "<kind>\x1f<identity>" lines of §6 for a drift or broken audit:
 // error findings only for broken, every finding for drift. The identity fields of each kind are
 // finding.Kind.Identity.
-func fingerprintLines(fs []finding.Finding, verdict string) []string {
+func fingerprintLines(fs []finding.Finding, verdict Verdict) []string {
 	var lines []string
 	for _, f := range fs {
 		if l, ok := fingerprintLine(f, verdict); ok {
@@ -36,7 +36,7 @@ func fingerprintLines(fs []finding.Finding, verdict string) []string {
 }
 
 // fingerprintLine is f's line of fingerprintLines, ok false when the verdict leaves f out.
-func fingerprintLine(f finding.Finding, verdict string) (string, bool) {
+func fingerprintLine(f finding.Finding, verdict Verdict) (string, bool) {
 	if verdict == VerdictBroken && f.Class != finding.ClassError {
 		return "", false
 	}
@@ -51,7 +51,7 @@ func fingerprintLine(f finding.Finding, verdict string) (string, bool) {
 // fingerprintAll is Fingerprint(fingerprintLines(every finding of fs and runs, verdict)) without
 // holding a line per finding of a run: a run's lines ("<kind>\x1f<path>") are already sorted, so
 // the sorted explicit lines and each run's are merged while hashing (gitscope.md §8.1 scenario B).
-func fingerprintAll(fs []finding.Finding, runs []finding.PathRun, verdict string) string {
+func fingerprintAll(fs []finding.Finding, runs []finding.PathRun, verdict Verdict) string {
 	explicit := fingerprintLines(fs, verdict)
 	slices.Sort(explicit)
 	type source struct {

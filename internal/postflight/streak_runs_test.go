@@ -23,7 +23,7 @@ func TestFingerprintAllEqualsLines(t *testing.T) {
 		{Rule: finding.KindForbiddenPathChanged, Class: finding.ClassError, Message: "f", Fields: []finding.Field{{Key: "file", Value: "b/d.go"}}},
 	}
 	audit.Sort(explicit)
-	for _, verdict := range []string{VerdictBroken, VerdictDrift} {
+	for _, verdict := range []Verdict{VerdictBroken, VerdictDrift} {
 		// A run out of path order (not one the audit builds) falls back to hashing every line.
 		unordered := []finding.PathRun{{Kind: finding.KindUnexpectedFile, Files: []finding.Field{files[3], files[0], files[2]}}}
 		for _, rs := range [][]finding.PathRun{nil, runs[:1], runs, unordered} {

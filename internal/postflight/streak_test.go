@@ -27,7 +27,7 @@ func TestFingerprintCanonicalText(t *testing.T) {
 	cases := []struct {
 		name    string
 		fs      []finding.Finding
-		verdict string
+		verdict Verdict
 		text    string
 	}{
 		{"drift counts warnings", []finding.Finding{mk(finding.KindUnexpectedFile, "file", "b.go"), mk(finding.KindMissingExpectedFile, "file", "a.go")},
