@@ -12,6 +12,7 @@
 // REJECT text, forge's contract) keep producing those themselves and use this package for the
 // structure.
 //
-// Users: state.json (internal/postflight), report-filter returns and OUTPUT schemas
-// (internal/contracts/filter) and the embedded report schema (internal/report).
+// Users: state.json and the stored audit result (internal/postflight, Stream), report-filter
+// returns and OUTPUT schemas (internal/contracts/filter) and the embedded report schema
+// (internal/report).
 package jsonstrict
