@@ -258,6 +258,9 @@ type controller struct {
 	// recordedAudit is the SHA-256 of the audit.md that repeated last rebuilt an outcome from
 	// (hashed as it was read), for accept's history snapshot.
 	recordedAudit string
+	// reaudit is set when a post-flight audits inputs equal to the last audited ones because
+	// the record holds no result to repeat; the streak then does not count it.
+	reaudit bool
 	// rule is the changed-set rule of the gate's read-only audit (files nil).
 	rule repopath.ControlRule
 }
