@@ -26,7 +26,7 @@ func hashInRoot(root, rel string) (string, bool) {
 		return "", fsx.ReasonOf(err) == fsx.ReasonMissing
 	}
 	defer f.Close()
-	h, err := sha256File(f)
+	h, err := fsx.SHA256File(f)
 	return h, err == nil
 }
 

@@ -283,7 +283,7 @@ func (tf *taskFiles) hashFile(name string, limit int64) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	return sha256File(f)
+	return fsx.SHA256File(f)
 }
 
 func tampering(rec *store.Record, name string, data []byte, present bool, now time.Time) store.Tampering {
