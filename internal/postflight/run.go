@@ -12,7 +12,6 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
-	"github.com/mastermind-controller/mastermind/internal/repopath"
 	"github.com/mastermind-controller/mastermind/internal/verifyrun"
 )
 
@@ -250,8 +249,7 @@ type controller struct {
 	// inputsFP is the inputs fingerprint of the post-flight in progress (readInputs), stored with
 	// its verdict.
 	inputsFP string
-	// files is the task folder and store record of a run-task; nil for the gate's read-only
-	// audit.
+	// files is the task folder and store record of the run.
 	files *taskFiles
 	// adoptBaseline replaces HEAD as the first pre-flight's baseline (adopt).
 	adoptBaseline string
@@ -261,8 +259,6 @@ type controller struct {
 	// reaudit is set when a post-flight audits inputs equal to the last audited ones because
 	// the record holds no result to repeat; the streak then does not count it.
 	reaudit bool
-	// rule is the changed-set rule of the gate's read-only audit (files nil).
-	rule repopath.ControlRule
 }
 
 // source returns the run's source for state st: the snapshot view of the task's store record
