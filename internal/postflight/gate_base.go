@@ -238,15 +238,45 @@ func workTreeChanges(ctx context.Context, g *gater, rg RangeGit, b, head string,
 			out = append(out, cs)
 		}
 	}
-	if len(out) > 0 {
-		return out, nil
+	if len(out) == 0 {
+		live, err := rg.ChangedSet(ctx, head)
+		if err != nil {
+			return nil, fmt.Errorf("the work tree's changes since %s: %w", ShortOID(head), err)
+		}
+		g.stats.ChangedSets++
+		out = append(out, live)
 	}
-	live, err := rg.ChangedSet(ctx, head)
-	if err != nil {
-		return nil, fmt.Errorf("the work tree's changes since %s: %w", ShortOID(head), err)
+	// A file a controller run of any recorded task created is the controller's in the branch's
+	// work tree too while it holds its recorded content: a task's own set leaves out only its
+	// own, and the live set none (verification-receipts.md §2.2).
+	ws := g.branchWrites(infos)
+	for i, cs := range out {
+		for _, w := range ws {
+			cs = withoutWrites(rg.Root(), cs, w)
+		}
+		out[i] = cs
 	}
-	g.stats.ChangedSets++
-	return []*gitscope.ChangedSet{live}, nil
+	return out, nil
+}
+
+// branchWrites are the controller's recorded writes of every task with a store record on this
+// machine, one map per task.
+func (g *gater) branchWrites(infos []TaskInfo) []map[string]string {
+	var out []map[string]string
+	for _, in := range infos {
+		if !in.Recorded || in.State == nil {
+			continue
+		}
+		st, err := g.view.snapshots(in.Task.Name)
+		if err != nil || st == nil {
+			continue
+		}
+		g.opened = append(g.opened, st)
+		if w := recordedWrites(st, in.State.BaselineRef); len(w) > 0 {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // union is cs with the entries of more whose paths it lacks, sorted by path bytes.
