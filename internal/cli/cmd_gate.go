@@ -270,7 +270,7 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 			return gateError(opts, "", fmt.Errorf("HEAD: %w", herr))
 		}
 		if name != "" && !unborn {
-			res, err := postflight.Gate(ctx, postflight.GateOptions{Git: repo, Base: oid, Head: head, Upstream: name,
+			res, err := postflight.GateBranch(ctx, postflight.BranchGateOptions{Git: repo, Base: oid, Head: head, Upstream: name,
 				FailOnDrift: opts.FailOn == "drift"})
 			if err != nil {
 				return gateError(opts, "", err)

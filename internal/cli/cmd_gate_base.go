@@ -62,7 +62,7 @@ func runGateBase(ctx context.Context, opts *GateOptions, repo *gitscope.Repo) er
 	// In CI the checkout and its .git are the runner's, never the executor's: a work tree that
 	// holds exactly the head commit may be audited in place.
 	inPlace := os.Getenv("CI") == "true"
-	res, err := postflight.Gate(ctx, postflight.GateOptions{Git: repo, Base: base, Head: head, InPlace: inPlace,
+	res, err := postflight.GateBase(ctx, postflight.BaseGateOptions{Git: repo, Base: base, Head: head, InPlace: inPlace,
 		FailOnDrift: opts.FailOn == "drift"})
 	if err != nil {
 		return gateError(opts, "", err)

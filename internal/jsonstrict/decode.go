@@ -128,6 +128,32 @@ func Decode(data []byte, opts Options) (*Value, error) {
 	return v, nil
 }
 
+// Stream decodes a sequence of JSON values from r, separated by white space as in JSON Lines,
+// each by the rules of Decode, so that a long sequence is read with one small buffer.
+type Stream struct{ d *decoder }
+
+// NewStream returns a Stream reading from r.
+func NewStream(r io.Reader, opts Options) *Stream {
+	return &Stream{d: &decoder{
+		dec: jsontext.NewDecoder(r,
+			jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(opts.AllowInvalidUTF8)),
+		max:          opts.MaxDepth,
+		allowInvalid: opts.AllowInvalidUTF8,
+	}}
+}
+
+// Next returns the next value of the sequence, or io.EOF after the last one. Offsets count from
+// the start of the sequence.
+func (s *Stream) Next() (*Value, error) {
+	if s.d.dec.PeekKind() == 0 {
+		if _, err := s.d.dec.ReadToken(); !errors.Is(err, io.EOF) {
+			return nil, s.d.syntax(err)
+		}
+		return nil, io.EOF
+	}
+	return s.d.value("", 0)
+}
+
 type decoder struct {
 	dec          *jsontext.Decoder
 	max          int

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -191,4 +192,33 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestStream: a sequence of values is decoded one at a time with Decode's rules, and ends with
+// io.EOF; a duplicate key or broken text in a later value is an error there.
+func TestStream(t *testing.T) {
+	s := NewStream(strings.NewReader("{\"a\": 1}\n\"x\"\n[true, null]\n"), Options{})
+	var got []string
+	for {
+		v, err := s.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, v.Compact())
+	}
+	if want := []string{`{"a":1}`, `"x"`, `[true,null]`}; !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	for _, bad := range []string{"1\n{\"a\":1,\"a\":2}\n", "1\n{\"a\":\n", "1 ]"} {
+		s := NewStream(strings.NewReader(bad), Options{})
+		if _, err := s.Next(); err != nil {
+			t.Fatalf("%q: first value: %v", bad, err)
+		}
+		if _, err := s.Next(); err == nil || err == io.EOF {
+			t.Errorf("%q: second value accepted (%v)", bad, err)
+		}
+	}
 }

@@ -4,5 +4,6 @@
 // numbers their literal text, so a Value is written back exactly.
 //
 // The tokenizer is jsontext, whose messages are not a contract: callers that quote
-// encoding/json's syntax messages produce those themselves.
+// encoding/json's syntax messages produce those themselves. Users: state.json and the stored
+// audit result (Stream), report-filter returns, OUTPUT schemas and the embedded report schema.
 package jsonstrict

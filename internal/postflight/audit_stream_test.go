@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"testing/iotest"
 	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
@@ -96,125 +95,141 @@ func TestWriteEvidenceMatchesWholeEncoding(t *testing.T) {
 	}
 }
 
-// TestParseAuditRoundTrip: parseAudit reads back what writeAudit wrote — the findings (per-path
-// findings compact again, others as written, so that they render to the same bytes), the report
-// violations, verdict and counts, and the capped summary of the human part — and refuses
-// evidence whose indentation or end is not writeAudit's.
-func TestParseAuditRoundTrip(t *testing.T) {
+// TestResultRoundTrip: readResult reads back what writeResult wrote — the explicit findings and
+// the per-path runs (compact, two runs sharing one path string per path), the report violations,
+// receipts, verdict, counts and summary — so that audit.md rendered from them is the same bytes,
+// and refuses a result that is not writeResult's.
+func TestResultRoundTrip(t *testing.T) {
 	head := strings.Repeat("b", 40)
-	var fs []finding.Finding
+	var files []finding.Field
 	for i := range 60 {
 		p := "src/f" + string(rune('a'+i%26)) + strings.Repeat("x", i) + ".go"
 		if i == 7 {
 			p = "Structured audit evidence \u202e<&>\x01.go"
 		}
-		file := []finding.Field{{Key: "file", Value: p}}
-		fs = append(fs, finding.PathFinding(finding.KindUnexpectedFile, file), finding.PathFinding(finding.KindReportMissingChangedFile, file))
+		files = append(files, finding.Field{Key: "file", Value: p})
 	}
-	fs = append(fs, testFinding(finding.KindVerificationRequirementUnmet, "cmd \"x\" <y> \\\"}]", "index", 2, "cmd", "go test", "extra", map[string]any{"a": []int{1}, "b}": "]\"", "c": nil, "d": true, "e": -1.5e3}),
-		testFinding(finding.KindExecutorReportRejected, "rejected", "reason", audit.ReasonReportInvalid))
+	slices.SortFunc(files, func(a, b finding.Field) int { return strings.Compare(a.Value.(string), b.Value.(string)) })
+	runs := []finding.PathRun{{Kind: finding.KindReportMissingChangedFile, Files: files},
+		{Kind: finding.KindUnexpectedFile, Files: files, Index: []int32{0, 3, 7, 59}}}
+	fs := []finding.Finding{
+		testFinding(finding.KindVerificationRequirementUnmet, "cmd \"x\" <y> \\\"}]", "index", 2, "cmd", "go test", "extra", map[string]any{"a": []int{1}, "b}": "]\"", "c": nil, "d": true, "e": -1.5e3}),
+		testFinding(finding.KindExecutorReportRejected, "rejected", "reason", audit.ReasonReportInvalid),
+		finding.PathFinding(finding.KindUnexpectedFile, []finding.Field{{Key: "file", Value: "zz.go"}}),
+	}
 	audit.Sort(fs)
 	e, w := finding.Count(fs)
+	re, rw := finding.CountRuns(runs)
+	viol := []finding.Finding{{Rule: "schema.type", Class: finding.ClassError, File: "r.md", Line: 3, Column: 4, Pointer: "/x", Message: "bad"}}
+	sig := "killed"
+	receipts := []verifyrun.ReceiptEvidence{{N: 1, Cmd: "go test ./...", Basis: verifyrun.BasisRan, ExitCode: 1, Signal: &sig, OutputSHA256: strings.Repeat("0", 64)}}
 	a := &Audit{Evidence: audit.Evidence{Spec: "s.md", Baseline: head,
-		ChangedSet: &audit.ChangedSetEvidence{Source: "git", Files: []audit.ChangedFileJSON{{Path: "a.go", Status: "modified"}, {Path: "b\u0085.go", Status: "added"}}},
-		Report:     &audit.ReportEvidence{FilesModified: []string{}, Violations: []finding.Finding{{Rule: "schema.type", Class: finding.ClassError, File: "r.md", Line: 3, Column: 4, Pointer: "/x", Message: "bad"}}},
-		Violations: []finding.Finding{{Rule: "schema.type", Class: finding.ClassError, File: "r.md", Line: 3, Column: 4, Pointer: "/x", Message: "bad"}}},
-		Verdict: VerdictBroken, Counts: Counts{e, w}, Findings: fs, ReturnToDesign: true}
-	var human bytes.Buffer
+		ChangedSet:   &audit.ChangedSetEvidence{Source: "git", Files: []audit.ChangedFileJSON{{Path: "a.go", Status: "modified"}}},
+		Report:       &audit.ReportEvidence{FilesModified: []string{}, Violations: viol},
+		Verification: &audit.VerificationEvidence{Receipts: receipts},
+		Violations:   viol},
+		Verdict: VerdictBroken, Counts: Counts{e + re, w + rw}, Findings: fs, PathRuns: runs, ReturnToDesign: true}
+	var human, md bytes.Buffer
+	if err := writeAudit(&md, a, &human); err != nil {
+		t.Fatal(err)
+	}
+	summary := CapAuditSummary(human.String(), MaxSummaryFindings)
 	var out bytes.Buffer
-	if err := writeAudit(&out, a, &human); err != nil {
+	if err := writeResult(&out, a, summary); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := parseAudit(bytes.NewReader(out.Bytes()))
+	rec, err := readResult(bytes.NewReader(out.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := slices.Collect(audit.All(rec.findings, rec.runs.runs))
-	if rec.Verdict != VerdictBroken || rec.Counts != a.Counts || len(all) != len(fs) || len(rec.violations) != 1 {
-		t.Fatalf("record: %+v", rec)
+	if rec.Verdict != VerdictBroken || rec.Counts != a.Counts || rec.Summary != summary || len(rec.Findings) != 3 || len(rec.Runs) != 2 {
+		t.Fatalf("result: %+v", rec)
 	}
-	// The 120 per-path findings are two runs, the rest explicit.
-	if len(rec.runs.runs) != 2 || len(rec.findings) != len(fs)-120 {
-		t.Errorf("%d runs, %d explicit findings", len(rec.runs.runs), len(rec.findings))
+	if d := cmp.Diff(viol, rec.Violations); d != "" {
+		t.Errorf("violations (-want +got):\n%s", d)
 	}
-	// Read one byte at a time, every value crosses a buffer boundary: the same record.
-	slow, err := parseAudit(iotest.OneByteReader(bytes.NewReader(out.Bytes())))
-	if err != nil {
-		t.Fatal(err)
+	if d := cmp.Diff(receipts, rec.Receipts); d != "" {
+		t.Errorf("receipts (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff(all, slices.Collect(audit.All(slow.findings, slow.runs.runs))); d != "" || slow.summary != rec.summary || !cmp.Equal(slow.violations, rec.violations) {
-		t.Fatalf("one byte at a time:\n%s", d)
+	want := slices.Collect(audit.All(fs, runs))
+	got := slices.Collect(audit.All(rec.Findings, rec.Runs))
+	if len(got) != len(want) {
+		t.Fatalf("%d findings, want %d", len(got), len(want))
 	}
-	if want := CapAuditSummary(human.String(), MaxSummaryFindings); rec.summary != want || !strings.Contains(want, "… and") {
-		t.Errorf("summary\n got %q\nwant %q", rec.summary, want)
-	}
-	for i, f := range all {
-		if _, per := map[string]bool{finding.KindUnexpectedFile: true, finding.KindReportMissingChangedFile: true}[f.Rule]; per && f.Message != "" {
-			t.Errorf("finding %d not compact: %+v", i, f)
+	for i := range want {
+		if got[i].Text() != want[i].Text() || got[i].Rule != want[i].Rule {
+			t.Errorf("finding %d: %q, want %q", i, got[i].Text(), want[i].Text())
 		}
-		if f.Text() != fs[i].Text() {
-			t.Errorf("finding %d: %q, want %q", i, f.Text(), fs[i].Text())
+		if pathMessage(got[i].Rule) && got[i].Message != "" {
+			t.Errorf("finding %d not compact: %+v", i, got[i])
 		}
 	}
-	// The two per-path findings of each path share one path string, as the audit built them.
+	// The two runs share one path string per path, as the audit built them.
 	shared := 0
-	r0, r1 := rec.runs.runs[0].Files, rec.runs.runs[1].Files
-	for i := range r0 {
-		p0, p1 := r0[i].Value.(string), r1[i].Value.(string)
-		if p0 == p1 && unsafe.StringData(p0) == unsafe.StringData(p1) {
-			shared++
+	for _, f1 := range rec.Runs[1].Files {
+		for _, f0 := range rec.Runs[0].Files {
+			if p0, p1 := f0.Value.(string), f1.Value.(string); p0 == p1 && unsafe.StringData(p0) == unsafe.StringData(p1) {
+				shared++
+			}
 		}
 	}
-	if shared != 60 {
-		t.Errorf("%d paths share their path string, want 60", shared)
+	if shared != 4 {
+		t.Errorf("%d paths share their path string, want 4", shared)
 	}
 	b := *a
-	b.Findings, b.PathRuns, b.Violations = rec.findings, rec.runs.runs, rec.violations
-	b.Report = &audit.ReportEvidence{FilesModified: []string{}, Violations: rec.violations}
+	b.Findings, b.PathRuns, b.Violations = rec.Findings, rec.Runs, rec.Violations
+	b.Report = &audit.ReportEvidence{FilesModified: []string{}, Violations: rec.Violations}
 	again, err := RenderAudit(&b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(again, out.Bytes()) {
+	if !bytes.Equal(again, md.Bytes()) {
 		t.Errorf("decoded findings render differently")
 	}
+	lines := strings.SplitAfter(out.String(), "\n")
 	bad := map[string]string{
-		"unindented line": strings.Replace(out.String(), "\n        \"verdict\"", "\n   \"verdict\"", 1),
-		"trailing data":   out.String() + "    {}\n",
-		"blank line":      strings.Replace(out.String(), "\n        \"verdict\"", "\n\n        \"verdict\"", 1),
-		"no evidence":     human.String(),
-		"truncated":       out.String()[:out.Len()-40],
+		"trailing data":  out.String() + "\"x\"\n",
+		"truncated":      strings.Join(lines[:len(lines)-3], ""),
+		"empty":          "",
+		"unknown key":    strings.Replace(out.String(), `"result_version":1`, `"result_version":1,"x":1`, 1),
+		"duplicate key":  strings.Replace(out.String(), `"result_version":1`, `"result_version":1,"verdict":"held"`, 1),
+		"newer version":  strings.Replace(out.String(), `"result_version":1`, `"result_version":2`, 1),
+		"no class":       strings.Replace(out.String(), `"class":"error"`, `"class":"fatal"`, 1),
+		"path not a str": strings.Join(append(lines[:len(lines)-2:len(lines)-2], "1\n", lines[len(lines)-1]), ""),
 	}
 	for name, s := range bad {
-		if _, err := parseAudit(strings.NewReader(s)); err == nil {
+		if _, err := readResult(strings.NewReader(s)); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
 }
 
-// FuzzParseAudit: parseAudit never panics on any input, and every finding it accepts has a kind
+// pathMessage reports whether kind's findings are one per changed path (finding.PathFinding).
+func pathMessage(kind string) bool {
+	return kind == finding.KindUnexpectedFile || kind == finding.KindReportMissingChangedFile
+}
+
+// FuzzReadResult: readResult never panics on any input, and every finding it accepts has a kind
 // and a class.
-func FuzzParseAudit(f *testing.F) {
-	head := strings.Repeat("c", 40)
+func FuzzReadResult(f *testing.F) {
 	file := []finding.Field{{Key: "file", Value: "a.go"}}
 	for _, a := range []*Audit{
-		{Evidence: audit.Evidence{Spec: "s.md", Baseline: head}, Verdict: VerdictHeld},
-		{Evidence: audit.Evidence{Spec: "s.md", Baseline: head, ChangedSet: &audit.ChangedSetEvidence{Source: "git", Files: []audit.ChangedFileJSON{{Path: "a.go", Status: "added"}}}},
-			Verdict: VerdictDrift, Counts: Counts{0, 1}, Findings: []finding.Finding{finding.PathFinding(finding.KindUnexpectedFile, file)}},
+		{Verdict: VerdictHeld},
+		{Verdict: VerdictDrift, Counts: Counts{0, 2}, Findings: []finding.Finding{finding.PathFinding(finding.KindUnexpectedFile, file)},
+			PathRuns: []finding.PathRun{{Kind: finding.KindReportMissingChangedFile, Files: file}}},
 	} {
-		b, err := RenderAudit(a)
-		if err != nil {
+		var b bytes.Buffer
+		if err := writeResult(&b, a, "summary\n"); err != nil {
 			f.Fatal(err)
 		}
-		f.Add(b)
+		f.Add(b.Bytes())
 	}
-	f.Add([]byte("x\n\nStructured audit evidence\n    {\"findings\": [{\"kind\": \"k\", \"class\": \"error\", \"n\": 1}]}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rec, err := parseAudit(bytes.NewReader(data))
+		rec, err := readResult(bytes.NewReader(data))
 		if err != nil {
 			return
 		}
-		for _, f := range rec.findings {
+		for _, f := range append(rec.Findings, rec.Violations...) {
 			if f.Rule == "" || f.Class == "" {
 				t.Fatalf("finding without kind or class: %+v", f)
 			}

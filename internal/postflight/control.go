@@ -26,7 +26,7 @@ func hashInRoot(root, rel string) (string, bool) {
 		return "", fsx.ReasonOf(err) == fsx.ReasonMissing
 	}
 	defer f.Close()
-	h, err := sha256File(f)
+	h, err := fsx.SHA256File(f)
 	return h, err == nil
 }
 
@@ -120,9 +120,6 @@ func preflightHashes(rec *store.Record, baseline string) map[string]string {
 // control is the changed-set rule of a run-task (the store's, trust-model.md I3).
 func (c *controller) control(st *State) (repopath.ControlRule, error) {
 	if c.files == nil {
-		if c.rule != nil {
-			return c.rule, nil
-		}
 		return repopath.ContractsOnly{}, nil
 	}
 	return c.files.controlRule(st.BaselineRef)

@@ -20,42 +20,49 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/store"
 )
 
-// GateOptions configure one run of the pre-merge gate (`mastermind gate`).
+// GateOptions configure the local gate (`mastermind gate`, with or without --since and
+// --record): the open tasks of the work tree, each decided from its controller-store record.
 type GateOptions struct {
 	Git Git
 	// Since, when non-empty, is a full commit OID: only the tasks whose folder or declared scope
-	// files changed since that commit are gated. Empty gates every task (or the range, with
-	// Upstream).
+	// files changed since that commit are gated. Empty gates every task.
 	Since string
-	// Base, when non-empty, is a full commit OID: the gate against a protected base of
-	// trust-model.md §5 (gate_base.go) over merge-base(Base, Head)..Head, reading committed
-	// content only. Git must then be a RangeGit. Since and Record do not apply.
-	Base string
-	// Head is the full OID of the commit gated with Base (the caller resolves HEAD when the user
-	// gave none).
-	Head string
-	// Upstream, with Base (the upstream's commit) and Head (HEAD), makes the gate the local gate
-	// of a branch (trust-model.md §5): the range merge-base(Base, HEAD)..HEAD plus the work tree,
-	// each task decided from its controller-store record and pre-flight snapshots, the tasks the
-	// range does not touch gated as open tasks. Upstream names the upstream for the output
-	// ("origin/main"). Git must be a RangeGit.
-	Upstream string
-	// InPlace allows the gate against a base to audit the work tree in place when it holds
-	// exactly Head. Only for a checkout the executor never had (CI): elsewhere the executor can
-	// have written .git/index, whose stat data decides what "unchanged" means.
-	InPlace bool
 	// FailOnDrift makes drift fail the gate too.
 	FailOnDrift bool
 	// Record runs the normal post-flight (with its writes, under the controller lock) for each
-	// gated task instead of a read-only audit.
+	// gated task instead of a read-only audit; Now and Wait are passed to it.
 	Record bool
-	// Now is passed to post-flight with Record.
-	Now func() time.Time
-	// Wait is passed to post-flight with Record: how long to wait for a busy controller lock.
-	Wait time.Duration
-	// StateDir is the controller store root ("" for store.Location()). A local gate decides each
-	// task from its record (trust-model.md I2) and audits it under its pre-flight snapshots; a
-	// task that needs an audit and has no record on this machine does not pass.
+	Now    func() time.Time
+	Wait   time.Duration
+	// StateDir is the controller store root ("" for store.Location()). A task that needs an
+	// audit and has no record on this machine does not pass.
+	StateDir string
+}
+
+// BaseGateOptions configure the gate against a protected base (`gate --base`, trust-model.md
+// §5): merge-base(Base, Head)..Head, read from committed content only.
+type BaseGateOptions struct {
+	Git RangeGit
+	// Base and Head are full commit OIDs (the caller resolves HEAD when the user gave none).
+	Base, Head string
+	// InPlace allows auditing the work tree in place when it holds exactly Head. Only for a
+	// checkout the executor never had (CI): elsewhere the executor can have written .git/index,
+	// whose stat data decides what "unchanged" means.
+	InPlace     bool
+	FailOnDrift bool
+}
+
+// BranchGateOptions configure the local gate of a branch with an upstream (trust-model.md §5):
+// merge-base(Base, Head)..Head plus the work tree, each task decided from its controller-store
+// record and pre-flight snapshots, the tasks the range does not touch gated as open tasks.
+type BranchGateOptions struct {
+	Git RangeGit
+	// Upstream names the upstream for the output ("origin/main"); Base is its commit and Head
+	// HEAD's, both full OIDs.
+	Upstream    string
+	Base, Head  string
+	FailOnDrift bool
+	// StateDir is the controller store root ("" for store.Location()).
 	StateDir string
 }
 
@@ -160,8 +167,8 @@ func (r *GateResult) Count(status GateStatus) int {
 
 // Gate audits every task under .mastermind/tasks/ that is not learned (or, with Since, the
 // tasks whose folder or declared scope files changed since that commit) and decides whether the
-// working tree may be merged; with Base, the range against a base (gateBase), and with Upstream
-// the branch against its upstream (gateLocalRange). Without Record nothing is written: each task
+// working tree may be merged (the gates over a range are GateBase and GateBranch). Without
+// Record nothing is written: each task
 // goes through the same checks as post-flight (auditTask, audit.Compute) over the same source
 // (sourceFor: its store record's pre-flight snapshots) and its state is left byte-for-byte
 // unchanged. Each spec is read and parsed at most once. Nothing named by a spec or report is
@@ -178,16 +185,6 @@ func (r *GateResult) Count(status GateStatus) int {
 func Gate(ctx context.Context, opts GateOptions) (*GateResult, error) {
 	if opts.Git == nil {
 		return nil, errors.New("internal error: no repository")
-	}
-	if opts.Base != "" {
-		rg, ok := opts.Git.(RangeGit)
-		if !ok || !gitscope.IsFullOID(opts.Base) || !gitscope.IsFullOID(opts.Head) {
-			return nil, errors.New("internal error: a gate over a range needs full base and head OIDs and a RangeGit")
-		}
-		if opts.Upstream != "" {
-			return gateLocalRange(ctx, opts, rg)
-		}
-		return gateBase(ctx, opts, rg)
 	}
 	g := newLocalGater(ctx, opts)
 	defer g.close()
@@ -220,7 +217,16 @@ func Gate(ctx context.Context, opts GateOptions) (*GateResult, error) {
 	return res, nil
 }
 
-// gater carries one gate run.
+// checkRange refuses a gate over a range without a repository or full base and head OIDs.
+func checkRange(rg RangeGit, base, head string) error {
+	if rg == nil || !gitscope.IsFullOID(base) || !gitscope.IsFullOID(head) {
+		return errors.New("internal error: a gate over a range needs full base and head OIDs and a RangeGit")
+	}
+	return nil
+}
+
+// gater carries one gate run. opts holds the local gate's options; a gate over a range sets the
+// ones it shares (Git, FailOnDrift, StateDir).
 type gater struct {
 	opts GateOptions
 	// b is the door's input builder; view the controller store's records (local gates, nil

@@ -124,7 +124,7 @@ func headTree(ctx context.Context, rg RangeGit, head string, allowInPlace bool) 
 	return dir, files, false, cleanup, nil
 }
 
-// gateBase runs the gate of trust-model.md §5 for opts.Base and opts.Head (full OIDs): B is their
+// GateBase runs the gate of trust-model.md §5 for opts.Base and opts.Head (full OIDs): B is their
 // merge base and R the diff B..Head (one range diff). Every read of the audit — task folders,
 // specs, reports, declared files, claims — goes to the head commit's tree (headTree: the work
 // tree when it holds exactly that commit, otherwise a private temporary copy removed on return);
@@ -133,7 +133,11 @@ func headTree(ctx context.Context, rg RangeGit, head string, allowInPlace bool) 
 // in the repository. Tasks the range does not touch are not gated and own nothing. The returned
 // error is operational for the whole gate (no merge base, grafts, an unreadable or refused head
 // tree, a git failure).
-func gateBase(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, error) {
+func GateBase(ctx context.Context, opts BaseGateOptions) (*GateResult, error) {
+	rg := opts.Git
+	if err := checkRange(rg, opts.Base, opts.Head); err != nil {
+		return nil, err
+	}
 	b, err := rg.MergeBase(ctx, opts.Base, opts.Head)
 	if err != nil {
 		return nil, fmt.Errorf("merge base of %s and %s: %w", ShortOID(opts.Base), ShortOID(opts.Head), err)
@@ -151,7 +155,7 @@ func gateBase(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, 
 	if err != nil {
 		return nil, err
 	}
-	g := newGater(opts, builder{git: rg, head: &headCommit{rg: rg, head: opts.Head, files: files}})
+	g := newGater(GateOptions{Git: rg, FailOnDrift: opts.FailOnDrift}, builder{git: rg, head: &headCommit{rg: rg, head: opts.Head, files: files}})
 	defer g.close()
 	g.rule = newCommittedRule(dir, infos)
 	r := &rangeRun{g: g, rg: rg, b: b, head: opts.Head, rangeSet: rangeSet, infos: infos,
@@ -164,19 +168,23 @@ func gateBase(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, 
 	return res, nil
 }
 
-// gateLocalRange is the local gate of a branch with an upstream (trust-model.md §5): B =
+// GateBranch is the local gate of a branch with an upstream (trust-model.md §5): B =
 // merge-base(upstream, HEAD), and the range is B..HEAD plus the work tree. The work tree's part
 // is the changed sets of the open tasks pre-flighted at or after B (each covers the work tree
 // under its own snapshots, so an index or ignore trick hides nothing from it); without such a
 // task, the live changed set since HEAD. Every task is decided from its controller-store record
 // and audited under its pre-flight snapshots, the tasks the range touches by the range rules
 // and the others as open tasks.
-func gateLocalRange(ctx context.Context, opts GateOptions, rg RangeGit) (*GateResult, error) {
+func GateBranch(ctx context.Context, opts BranchGateOptions) (*GateResult, error) {
+	rg := opts.Git
+	if err := checkRange(rg, opts.Base, opts.Head); err != nil {
+		return nil, err
+	}
 	b, err := rg.MergeBase(ctx, opts.Base, opts.Head)
 	if err != nil {
 		return nil, fmt.Errorf("merge base of %s (%s) and HEAD: %w", opts.Upstream, ShortOID(opts.Base), err)
 	}
-	g := newLocalGater(ctx, opts)
+	g := newLocalGater(ctx, GateOptions{Git: rg, FailOnDrift: opts.FailOnDrift, StateDir: opts.StateDir})
 	defer g.close()
 	infos, err := ScanTasksWith(rg.Root(), g.view)
 	if err != nil {

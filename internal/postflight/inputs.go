@@ -320,7 +320,7 @@ func contentID(dir *fsx.Dir, name string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	return sha256File(f)
+	return fsx.SHA256File(f)
 }
 
 // contentIDByPath is contentID for the path rel below root, reached without a directory handle:
@@ -363,7 +363,7 @@ func contentIDByPath(root, rel string) (string, error) {
 	} else if !fi.Mode().IsRegular() {
 		return "special:changed", nil
 	}
-	return sha256File(f)
+	return fsx.SHA256File(f)
 }
 
 // nonRegularID is the content id of a path that lstat found not to be a regular file (fi):

@@ -41,6 +41,7 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Outcome, err
 		if out, ok := c.repeated(prev); ok {
 			return out, nil
 		}
+		c.reaudit = true
 	}
 	c.inputsFP = in.Fingerprint
 	// Step 1: mark the audit as started.
@@ -262,7 +263,7 @@ func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []findi
 	var fingerprint string
 	var returned bool
 	if verdict != VerdictHeld {
-		streak, fingerprint, returned = nextStreakFP(st, fingerprintAll(fs, runs, verdict))
+		streak, fingerprint, returned = nextStreakFP(st, fingerprintAll(fs, runs, verdict), c.reaudit)
 		a.ReturnToDesign = returned
 	}
 	// Step 7: audit.md.
@@ -305,12 +306,14 @@ func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []findi
 	return res, nil
 }
 
-// writeAudit writes audit.md by streaming (§4 step 7) and returns its SHA-256 and the capped
-// summary of its human part (Outcome.AuditSummary). A failed write sets state held /
+// writeAudit writes audit.md by streaming (§4 step 7) and the audit's data beside it in the
+// store, and returns audit.md's SHA-256 and the capped summary of its human part
+// (Outcome.AuditSummary). A failed write sets state held /
 // planner_review with risk high and returns an operational error.
 func (c *controller) writeAudit(st *State, a *Audit) (sha string, summary string, err error) {
 	sum := newSummaryCap(MaxSummaryFindings)
-	sha, err = c.files.saveAudit(func(w io.Writer) error { return writeAudit(w, a, sum) }, c.now())
+	sha, err = c.files.saveAudit(func(w io.Writer) error { return writeAudit(w, a, sum) },
+		func(w io.Writer) error { return writeResult(w, a, sum.String()) }, c.now())
 	if err != nil {
 		st.Status, st.NextStep, st.OutcomeRisk, st.LastArtifact = StatusBlocked, NextPlannerReview, RiskHigh, ArtifactSpec
 		st.BlockingReason = "failed to persist audit.md: " + err.Error()
@@ -340,7 +343,7 @@ func (c *controller) rejectCommon(st *State, a *Audit, r audit.Rejection, fs []f
 	e, w := finding.Count(fs)
 	a.Verdict, a.Counts, a.Findings = VerdictBroken, Counts{e, w}, fs
 	res.Findings = fs
-	streak, fingerprint, returned := nextStreak(st, lines)
+	streak, fingerprint, returned := nextStreak(st, lines, c.reaudit)
 	a.ReturnToDesign = returned
 	_, summary, err := c.writeAudit(st, a)
 	if err != nil {

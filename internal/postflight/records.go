@@ -283,7 +283,7 @@ func (tf *taskFiles) hashFile(name string, limit int64) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	return sha256File(f)
+	return fsx.SHA256File(f)
 }
 
 func tampering(rec *store.Record, name string, data []byte, present bool, now time.Time) store.Tampering {
@@ -356,12 +356,12 @@ func (tf *taskFiles) saveState(s *State, now time.Time) error {
 
 // saveAudit writes audit.md by streaming: what render writes goes at once, through one buffer, to
 // a new copy in the store and to a temporary audit.md, hashed as it goes, so that audit.md is
-// never held in memory (gitscope.md §8.1 scenario B). The copy is stored first, then the record
-// with the new hash, then audit.md is renamed into place: an interruption leaves audit.md at
-// its previous version, which load takes for an interrupted write. A failure before the record is
-// saved (render, a write, the copy, the record itself) leaves audit.md and the record as they
-// were. It returns audit.md's SHA-256.
-func (tf *taskFiles) saveAudit(render func(io.Writer) error, now time.Time) (string, error) {
+// never held in memory (gitscope.md §8.1 scenario B). Then result, when not nil, writes the
+// audit's data to a second copy (store.Record.Result). The copies are stored first, then the
+// record with the new hashes, then audit.md is renamed into place: an interruption leaves
+// audit.md at its previous version, which load takes for an interrupted write. A failure before
+// the record is saved leaves audit.md and the record as they were. It returns audit.md's SHA-256.
+func (tf *taskFiles) saveAudit(render, result func(io.Writer) error, now time.Time) (string, error) {
 	if tf.rec == nil {
 		return "", errors.New("internal error: audit.md before the first state")
 	}
@@ -374,17 +374,14 @@ func (tf *taskFiles) saveAudit(render func(io.Writer) error, now time.Time) (str
 		cp.Abort()
 		return "", err
 	}
-	abort := func() {
-		af.Abort()
-		cp.Abort()
-	}
 	bw := bufio.NewWriterSize(io.MultiWriter(cp, af), 64<<10)
 	err = render(bw)
 	if err == nil {
 		err = bw.Flush()
 	}
 	if err != nil {
-		abort()
+		af.Abort()
+		cp.Abort()
 		return "", err
 	}
 	h, err := cp.Commit()
@@ -392,20 +389,50 @@ func (tf *taskFiles) saveAudit(render func(io.Writer) error, now time.Time) (str
 		af.Abort()
 		return "", err
 	}
+	var res *store.Result
+	if result != nil {
+		rh, err := tf.saveCopy(result)
+		if err != nil {
+			af.Abort()
+			return "", err
+		}
+		res = &store.Result{SHA256: rh, AuditSHA256: h}
+	}
 	prev, had := tf.rec.Mirrors[mirrorAudit]
+	prevResult := tf.rec.Result
 	tf.rec.SetMirrorHash(mirrorAudit, h)
+	tf.rec.Result = res
 	if err := tf.st.Save(tf.rec, now); err != nil {
-		// The record in memory goes back to what the store holds (the copy, no longer named,
-		// is pruned by the next save).
+		// The record in memory goes back to what the store holds (the copies, no longer named,
+		// are pruned by the next save).
 		if had {
 			tf.rec.Mirrors[mirrorAudit] = prev
 		} else {
 			delete(tf.rec.Mirrors, mirrorAudit)
 		}
+		tf.rec.Result = prevResult
 		af.Abort()
 		return "", err
 	}
 	return h, af.Commit()
+}
+
+// saveCopy stores what write writes as a mirror copy, by streaming, and returns its SHA-256.
+func (tf *taskFiles) saveCopy(write func(io.Writer) error) (string, error) {
+	cp, err := tf.st.NewCopy()
+	if err != nil {
+		return "", err
+	}
+	bw := bufio.NewWriterSize(cp, 64<<10)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		cp.Abort()
+		return "", err
+	}
+	return cp.Commit()
 }
 
 // tamperFindings are the controller_record_tampered findings for the mirrors the store has

@@ -322,7 +322,7 @@ func TestSaveAuditFailureLeavesRecords(t *testing.T) {
 			return err
 		}
 		return boom
-	}, fixedNow())
+	}, nil, fixedNow())
 	if !errors.Is(err, boom) {
 		t.Fatalf("saveAudit = %v", err)
 	}
@@ -332,7 +332,7 @@ func TestSaveAuditFailureLeavesRecords(t *testing.T) {
 	if after := listing(); !slices.Equal(after, before) {
 		t.Fatalf("a failed save left files:\n%v\nwant\n%v", after, before)
 	}
-	h, err := tf.saveAudit(func(w io.Writer) error { _, err := io.WriteString(w, "new audit\n"); return err }, fixedNow())
+	h, err := tf.saveAudit(func(w io.Writer) error { _, err := io.WriteString(w, "new audit\n"); return err }, nil, fixedNow())
 	if err != nil {
 		t.Fatal(err)
 	}

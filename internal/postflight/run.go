@@ -12,7 +12,6 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
-	"github.com/mastermind-controller/mastermind/internal/repopath"
 	"github.com/mastermind-controller/mastermind/internal/verifyrun"
 )
 
@@ -269,16 +268,16 @@ type controller struct {
 	// inputsFP is the inputs fingerprint of the post-flight in progress (readInputs), stored with
 	// its verdict.
 	inputsFP string
-	// files is the task folder and store record of a run-task; nil for the gate's read-only
-	// audit.
+	// files is the task folder and store record of the run.
 	files *taskFiles
 	// adoptBaseline replaces HEAD as the first pre-flight's baseline (adopt).
 	adoptBaseline string
 	// recordedAudit is the SHA-256 of the audit.md that repeated last rebuilt an outcome from
 	// (hashed as it was read), for accept's history snapshot.
 	recordedAudit string
-	// rule is the changed-set rule of the gate's read-only audit (files nil).
-	rule repopath.ControlRule
+	// reaudit is set when a post-flight audits inputs equal to the last audited ones because
+	// the record holds no result to repeat; the streak then does not count it.
+	reaudit bool
 }
 
 // source returns the run's source for state st: the snapshot view of the task's store record

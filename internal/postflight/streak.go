@@ -149,15 +149,20 @@ func Fingerprint(lines []string) string {
 // fingerprint lines: it returns the new streak, the fingerprint to store, and whether the streak
 // reached StreakLimit (next_step return_to_design). It changes nothing, so audit.md can say
 // "return to design" before state is written.
-func nextStreak(st *State, lines []string) (streak int, fingerprint string, returned bool) {
-	return nextStreakFP(st, Fingerprint(lines))
+func nextStreak(st *State, lines []string, reaudit bool) (streak int, fingerprint string, returned bool) {
+	return nextStreakFP(st, Fingerprint(lines), reaudit)
 }
 
-// nextStreakFP is nextStreak for an already computed fingerprint fp.
-func nextStreakFP(st *State, fp string) (streak int, fingerprint string, returned bool) {
+// nextStreakFP is nextStreak for an already computed fingerprint fp. A re-audit of the inputs the
+// last post-flight audited (reaudit: its record held no result to repeat) does not count again:
+// the rule counts post-flights with distinct inputs (lifecycle-v2.md §5).
+func nextStreakFP(st *State, fp string, reaudit bool) (streak int, fingerprint string, returned bool) {
 	streak = 1
 	if st.BlockingStreak > 0 && st.BlockingFingerprint == fp {
 		streak = st.BlockingStreak + 1
+		if reaudit {
+			streak = st.BlockingStreak
+		}
 	}
 	return streak, fp, streak >= StreakLimit
 }

@@ -10,7 +10,7 @@
 //	repos/<repo-id>/tasks/<task>/lock              the task's store lock (flock(2))
 //	worktrees/<sha256 of a work tree's real path>  the repo ids that work tree's records used
 //	repos/<repo-id>/tasks/<task>/snapshots/<name>  pre-flight snapshot blobs (Put, Open: gitscope.SnapshotStore)
-//	repos/<repo-id>/tasks/<task>/mirrors/<sha256>  copies of mirrors the controller wrote
+//	repos/<repo-id>/tasks/<task>/mirrors/<sha256>  copies of mirrors the controller wrote, the audit result
 //	repos/<repo-id>/tasks/<task>/receipts/         verification receipts (verification-receipts.md)
 //
 // <repo-id> is RepoID: the SHA-256 of the real path of the work tree's own git directory, so each

@@ -28,6 +28,7 @@ var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
 //	{"record_version": 1, "task": "<task>", "task_dir": "<absolute task folder>",
 //	 "state": {…the state.json object of spec-and-lifecycle.md §5.1…},
 //	 "mirrors": {"audit.md": {"sha256": "…", "earlier": ["…", …]}, "state.json": {…}},
+//	 "result": {"sha256": "…", "audit_sha256": "…"},
 //	 "tampered": [{"file": "state.json", "expected": "…", "found": "…", "at": <unix seconds>}],
 //	 "updated_at": <unix seconds>, "preflight_at_ms": <unix milliseconds>}
 //
@@ -48,6 +49,9 @@ type Record struct {
 	// Foreign is what the other tasks' records in the work tree held at this baseline's first
 	// pre-flight (trust-model.md I3); nil in a record from before I3.
 	Foreign *ForeignSnapshot `json:"foreign,omitempty"`
+	// Result names the audit result the controller stored beside the audit.md it last wrote;
+	// nil in a record from before it was kept.
+	Result *Result `json:"result,omitempty"`
 	// PreflightAtMs is the time of the task's last approving pre-flight in Unix milliseconds, 0
 	// in an older record. A harness transcript's entries count only strictly after it
 	// (docs/design/transcripts.md §2).
@@ -62,6 +66,14 @@ type ForeignSnapshot struct {
 	Baseline string            `json:"baseline"`
 	Records  map[string]string `json:"records"`
 	Files    map[string]string `json:"files"`
+}
+
+// Result names the data of one audit (docs/design/lifecycle-v2.md §5): the mirror copy that
+// holds it (written with NewCopy, read with OpenCopy) and the SHA-256 of the audit.md written
+// from the same audit.
+type Result struct {
+	SHA256      string `json:"sha256"`
+	AuditSHA256 string `json:"audit_sha256"`
 }
 
 // Tampering is one mirror found different from what the controller last wrote.
@@ -220,6 +232,9 @@ func (r *Record) validate(task string) error {
 				return fmt.Errorf("pre-flight file %q: not a controller name with a SHA-256", p)
 			}
 		}
+	}
+	if r.Result != nil && (!hex64.MatchString(r.Result.SHA256) || !hex64.MatchString(r.Result.AuditSHA256)) {
+		return errors.New("result: sha256 and audit_sha256 must be 64 lowercase hex digits")
 	}
 	if r.PreflightAtMs < 0 {
 		return fmt.Errorf("preflight_at_ms %d is negative", r.PreflightAtMs)

@@ -333,44 +333,74 @@ func (c *CopyWriter) Abort() {
 	c.md.Close()
 }
 
-// CopyTo writes the mirror copy whose SHA-256 is h to w by streaming, at most MaxCopyBytes. The
-// copy is verified only once it is read whole: a missing copy, one larger than MaxCopyBytes or one
-// whose content does not hash to h is an *Error of KindCorrupt, and w has then received content
-// that the caller must discard.
+// CopyTo writes the mirror copy whose SHA-256 is h to w by streaming (OpenCopy). w may have
+// received content that the caller must discard when an error is returned.
 func (t *Task) CopyTo(h string, w io.Writer) error {
+	r, err := t.OpenCopy(h)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	_, err = io.Copy(w, r)
+	return err
+}
+
+// CopyReader reads a mirror copy by streaming (OpenCopy) and verifies it at its end.
+type CopyReader struct {
+	f    io.ReadCloser
+	r    io.Reader
+	sum  hash.Hash
+	n    int64
+	h    string
+	path string
+}
+
+// OpenCopy opens the mirror copy whose SHA-256 is h for reading by streaming, at most
+// MaxCopyBytes. The copy is verified only once it is read whole: a missing copy, one larger than
+// MaxCopyBytes or one whose content does not hash to h is an *Error of KindCorrupt, returned
+// instead of io.EOF, and what was read before must then be discarded.
+func (t *Task) OpenCopy(h string) (*CopyReader, error) {
 	p := filepath.Join(t.Path(), mirrorsDir, h)
 	if !hex64.MatchString(h) {
-		return &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: errors.New("not a SHA-256")}
+		return nil, &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: errors.New("not a SHA-256")}
 	}
 	md, err := t.dir.Sub(mirrorsDir)
 	if err != nil {
 		if fsx.ReasonOf(err) == fsx.ReasonMissing {
-			return &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: errors.New("no mirror copy")}
+			return nil, &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: errors.New("no mirror copy")}
 		}
-		return wrap("open", filepath.Join(t.Path(), mirrorsDir), err)
+		return nil, wrap("open", filepath.Join(t.Path(), mirrorsDir), err)
 	}
 	defer md.Close()
 	f, err := md.OpenFile(h)
 	if err != nil {
 		if fsx.ReasonOf(err) == fsx.ReasonMissing {
-			return &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: errors.New("no mirror copy")}
+			return nil, &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: errors.New("no mirror copy")}
 		}
-		return wrap("read", p, err)
+		return nil, wrap("read", p, err)
 	}
-	defer f.Close()
-	sum := sha256.New()
-	n, err := io.Copy(io.MultiWriter(w, sum), io.LimitReader(f, MaxCopyBytes+1))
-	if err != nil {
-		return wrap("read", p, err)
-	}
-	if n > MaxCopyBytes {
-		return &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: fmt.Errorf("more than %d bytes", MaxCopyBytes)}
-	}
-	if hex.EncodeToString(sum.Sum(nil)) != h {
-		return &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: errors.New("the copy does not match its hash")}
-	}
-	return nil
+	return &CopyReader{f: f, r: io.LimitReader(f, MaxCopyBytes+1), sum: sha256.New(), h: h, path: p}, nil
 }
+
+// Read reads the copy; at its end it returns io.EOF only when the copy is the one named.
+func (c *CopyReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.sum.Write(p[:n])
+	c.n += int64(n)
+	if c.n > MaxCopyBytes {
+		return 0, &Error{Kind: KindCorrupt, Op: "read", Path: c.path, Err: fmt.Errorf("more than %d bytes", MaxCopyBytes)}
+	}
+	switch {
+	case err == io.EOF && hex.EncodeToString(c.sum.Sum(nil)) != c.h:
+		return n, &Error{Kind: KindCorrupt, Op: "read", Path: c.path, Err: errors.New("the copy does not match its hash")}
+	case err != nil && err != io.EOF:
+		return n, wrap("read", c.path, err)
+	}
+	return n, err
+}
+
+// Close closes the copy.
+func (c *CopyReader) Close() error { return c.f.Close() }
 
 // Copy returns the mirror copy whose SHA-256 is h, read whole through CopyTo: a missing copy, one
 // larger than MaxCopyBytes or one whose content does not hash to h is an *Error of KindCorrupt.
@@ -382,8 +412,8 @@ func (t *Task) Copy(h string) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// pruneCopies removes mirror copies other than the current versions r names, the only ones ever
-// restored. Failures are ignored: a stray copy costs space, never correctness.
+// pruneCopies removes mirror copies other than the current versions and the result r names, the
+// only ones ever read. Failures are ignored: a stray copy costs space, never correctness.
 func (t *Task) pruneCopies(r *Record) {
 	md, err := t.dir.Sub(mirrorsDir)
 	if err != nil {
@@ -393,6 +423,9 @@ func (t *Task) pruneCopies(r *Record) {
 	keep := map[string]bool{}
 	for _, m := range r.Mirrors {
 		keep[m.SHA256] = true
+	}
+	if r.Result != nil {
+		keep[r.Result.SHA256] = true
 	}
 	names, err := md.Names()
 	if err != nil {

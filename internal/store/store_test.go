@@ -213,16 +213,38 @@ func TestMirrors(t *testing.T) {
 	if b, err := tk.Copy(h2); err != nil || string(b) != "v2" {
 		t.Fatalf("Copy = %q, %v", b, err)
 	}
+	// The audit result is a copy too, kept while the record names it.
+	hr, err := tk.KeepCopy([]byte("result"))
+	must(t, err)
+	r.Result = &Result{SHA256: hr, AuditSHA256: r.Mirrors["audit.md"].SHA256}
 	must(t, tk.Save(r, time.Now()))
 	if _, err := tk.Copy(h3); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("an unreferenced copy must be pruned: %v", err)
 	}
+	if b, err := tk.Copy(hr); err != nil || string(b) != "result" {
+		t.Fatalf("the result's copy must be kept: %q, %v", b, err)
+	}
+	if back, err := tk.Load(); err != nil || back.Result == nil || *back.Result != *r.Result {
+		t.Fatalf("result not kept in the record: %+v, %v", back, err)
+	}
+	r.Result = &Result{SHA256: "x", AuditSHA256: hr}
+	if err := tk.Save(r, time.Now()); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("a result that names no SHA-256 must be refused: %v", err)
+	}
+	r.Result = nil
 	if _, err := tk.Copy(h1); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("only the current version's copy is kept: %v", err)
 	}
 	must(t, os.WriteFile(filepath.Join(tk.Path(), "mirrors", h2), []byte("forged"), 0o600))
 	if _, err := tk.Copy(h2); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("a copy that does not match its hash: %v", err)
+	}
+	// Read by streaming, a forged copy reads as far as its end, which is an error, not io.EOF.
+	cr, err := tk.OpenCopy(h2)
+	must(t, err)
+	defer cr.Close()
+	if b, err := io.ReadAll(cr); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("OpenCopy of a forged copy read %q, %v", b, err)
 	}
 }
 

@@ -63,7 +63,7 @@ func WorktreeContent(root, rel string) string {
 		return "error:changed while read"
 	}
 	h := sha256.New()
-	if err := hashFile(h, f); err != nil {
+	if err := fsx.HashFile(h, f); err != nil {
 		return "error:" + err.Error()
 	}
 	if fi.Mode().Perm()&0o111 != 0 {
