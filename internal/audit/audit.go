@@ -72,6 +72,10 @@ type Inputs struct {
 	// Verify, when set, runs the spec's declared commands after the other checks
 	// (verification-receipts.md §2, check_receipts.go); nil runs nothing.
 	Verify *VerifyInputs
+	// ControllerWrites are the paths mastermind's own verification runs created, with their
+	// content ids (verification-receipts.md §2.2): an untracked path of D that still has its
+	// content id is the controller's, left out of D and listed in the evidence.
+	ControllerWrites map[string]string
 	// Transcript, when set, is the harness transcript the witness checks read
 	// (check_witness.go); nil checks nothing.
 	Transcript *TranscriptInputs
@@ -137,6 +141,8 @@ type run struct {
 	ev   *Evidence
 	// forbidden are the paths of d that checkForbids found forbidden.
 	forbidden map[string]bool
+	// caches are the tool caches the changed set left out (gitscope.md §4.7).
+	caches []gitscope.IgnoredDir
 }
 
 // check is one §10 check over a run with a computed changed set and a report (valid, or the
@@ -205,13 +211,14 @@ func Compute(ctx context.Context, in Inputs) (*Result, error) {
 // findings, and returns those with the findings that need no check (invalid frontmatter, a
 // degraded changed set, in.RepoFindings).
 func newRun(ctx context.Context, in *Inputs, cs *gitscope.ChangedSet, ev *Evidence) (*run, []finding.Finding) {
-	d := cs.WithoutControl(in.Control)
+	d, controller := TaskD(in.Root, cs, in.Control, in.ControllerWrites)
 	paths := make([]string, len(d))
 	for i, e := range d {
 		paths[i] = string(e.Path)
 	}
-	r := &run{ctx: ctx, in: in, rep: in.Report.Report, ev: ev}
+	r := &run{ctx: ctx, in: in, rep: in.Report.Report, ev: ev, caches: cs.ToolCaches}
 	ev.ChangedSet = changedEvidence(cs, d, paths)
+	ev.ChangedSet.ControllerWrites = controller
 	var fs []finding.Finding
 	for _, f := range in.SpecFindings {
 		if f.Rule == spec.RuleFrontmatterUnterminated || f.Rule == spec.RuleFrontmatterInvalid {
@@ -234,7 +241,11 @@ func newRun(ctx context.Context, in *Inputs, cs *gitscope.ChangedSet, ev *Eviden
 	r.d, r.paths = d, paths[:0]
 	copied := false
 	for i, e := range d {
-		if f, bad := unrepresentable(e); bad {
+		f, bad := unrepresentable(e)
+		if !bad && e.SelfIgnoring {
+			f, bad = findSelfIgnoringDirectory(cs, paths[i]), true
+		}
+		if bad {
 			if !copied {
 				r.d, copied = slices.Clone(d[:i]), true
 			}

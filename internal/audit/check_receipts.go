@@ -2,6 +2,8 @@ package audit
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +11,8 @@ import (
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/repopath"
+	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/mastermind-controller/mastermind/internal/verification"
 	"github.com/mastermind-controller/mastermind/internal/verifyrun"
 )
@@ -32,6 +36,19 @@ type VerifyInputs struct {
 	// the post-flight deadline (trust-model.md I5 leaves verification commands outside it, each
 	// bounded by its own timeout), still cancelled by Ctrl-C.
 	Context context.Context
+	// Ignored lists the files the audit does not see (ignored under the pre-flight rules, or in
+	// one of caches, the left-out tool caches) whose change time is at or after since (0: the
+	// pre-flight time); Clock is the repository file system's time in ns. Nil Ignored skips
+	// verification_ignored_input (verification-receipts.md §2.1).
+	Ignored func(ctx context.Context, caches []gitscope.IgnoredDir, since int64) ([]string, error)
+	Clock   func() (int64, error)
+	// CacheDir, when set, is the controller's directory the runs' tool caches are pointed at
+	// (verifyrun.WithCachePins).
+	CacheDir string
+	// Writes are the paths the controller's earlier runs created, with content ids; SaveWrites,
+	// when set, records the set after new runs (verification-receipts.md §2.2).
+	Writes     map[string]string
+	SaveWrites func(map[string]string) error
 }
 
 // checkReceipts runs the verification step after every other check has read the work tree:
@@ -47,6 +64,7 @@ func (r *run) checkReceipts(v *VerifyInputs, fs []finding.Finding) ([]finding.Fi
 	if err != nil {
 		return nil, nil, err
 	}
+	env, pinned := verifyrun.WithCachePins(env, v.CacheDir)
 	in := verifyrun.StepInputs{Root: r.in.Root, Spec: r.in.Spec, Baseline: r.in.Baseline,
 		Rows: rows, All: v.All, Rerun: v.Rerun, Store: v.Store, Env: env, Progress: v.Progress}
 	stood := r.witnessedRuns(v.All)
@@ -55,15 +73,37 @@ func (r *run) checkReceipts(v *VerifyInputs, fs []finding.Finding) ([]finding.Fi
 	}
 	// The content ids read every changed file; nothing needs them when no command is planned
 	// (gitscope.md §8.1 scenario B: 100,000 reads saved).
-	if len(verifyrun.Plan(r.in.Spec, v.All)) > 0 {
+	planned := len(verifyrun.Plan(r.in.Spec, v.All)) > 0
+	var start int64
+	if planned {
 		in.Before = pathStates(r.in.Root, r.d)
+		if v.Ignored != nil {
+			paths, err := v.Ignored(r.ctx, r.caches, 0)
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, p := range paths {
+				c := verifyrun.WorktreeContent(r.in.Root, p)
+				if v.Writes[p] == c || verifyrun.PinnedAway(r.in.Root, p, pinned) {
+					continue
+				}
+				in.Ignored = append(in.Ignored, verifyrun.PathState{Path: p, Status: "ignored", Content: c})
+			}
+		}
+		if v.Clock != nil {
+			if start, err = v.Clock(); err != nil {
+				return nil, nil, err
+			}
+		}
 	}
+	var afterCS *gitscope.ChangedSet
 	if v.Recompute != nil {
 		in.After = func(ctx context.Context) ([]verifyrun.PathState, error) {
 			cs, err := v.Recompute(ctx)
 			if err != nil {
 				return nil, err
 			}
+			afterCS = cs
 			var d []gitscope.Entry
 			for _, e := range cs.WithoutControl(r.in.Control) {
 				if _, bad := unrepresentable(e); !bad {
@@ -80,6 +120,17 @@ func (r *run) checkReceipts(v *VerifyInputs, fs []finding.Finding) ([]finding.Fi
 	step, err := verifyrun.Step(ctx, in)
 	if err != nil {
 		return nil, nil, err
+	}
+	if planned && !step.Reused && v.SaveWrites != nil {
+		created, err := r.saveWrites(ctx, v, step, start, afterCS)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer func() {
+			if ev := r.ev.Verification; ev != nil && len(created) > 0 {
+				ev.Lines = append(ev.Lines, createdLine(created))
+			}
+		}()
 	}
 	out := fs
 	if len(step.Plan) > 0 {
@@ -156,4 +207,103 @@ func pathStates(root string, d []gitscope.Entry) []verifyrun.PathState {
 		out = append(out, verifyrun.PathState{Path: p, Status: string(e.Status), Content: verifyrun.WorktreeContent(root, p)})
 	}
 	return out
+}
+
+// saveWrites records what the runs of step created (verification-receipts.md §2.2): the new
+// untracked paths of D, and the ignored or tool-cache files written since start, each with its
+// content id; earlier writes that still hold their content are kept. At most
+// store.MaxControllerWrites paths are kept, in path order.
+func (r *run) saveWrites(ctx context.Context, v *VerifyInputs, step *verifyrun.StepResult, start int64, after *gitscope.ChangedSet) ([]string, error) {
+	w := map[string]string{}
+	var created []string
+	for p, c := range v.Writes {
+		if verifyrun.WorktreeContent(r.in.Root, p) == c {
+			w[p] = c
+		}
+	}
+	for _, c := range step.Created {
+		w[c.Path] = c.Content
+		created = append(created, c.Path)
+	}
+	if v.Ignored != nil && start > 0 {
+		var caches []gitscope.IgnoredDir
+		if after != nil {
+			caches = after.ToolCaches
+		}
+		paths, err := v.Ignored(ctx, caches, start)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range paths {
+			if c := verifyrun.WorktreeContent(r.in.Root, p); verifyrun.Stable(c) && c != "absent" {
+				w[p] = c
+				created = append(created, p)
+			}
+		}
+	}
+	if len(w) > maxControllerWrites {
+		keys := slices.Sorted(maps.Keys(w))
+		for _, k := range keys[maxControllerWrites:] {
+			delete(w, k)
+		}
+	}
+	slices.Sort(created)
+	return slices.Compact(created), v.SaveWrites(w)
+}
+
+// createdLine is audit.md's line for the paths the runs created (the controller's from now on).
+func createdLine(created []string) string {
+	shown := make([]string, 0, 5)
+	for _, p := range created[:min(len(created), 5)] {
+		shown = append(shown, textsafe.Escape(p))
+	}
+	more := ""
+	if len(created) > len(shown) {
+		more = fmt.Sprintf(", and %d more", len(created)-len(shown))
+	}
+	return fmt.Sprintf("created by mastermind's verification runs, recorded as the controller's (left out while unchanged): %d files (%s%s)",
+		len(created), strings.Join(shown, ", "), more)
+}
+
+// maxControllerWrites is store.MaxControllerWrites (the audit does not import the store).
+const maxControllerWrites = 20000
+
+// TaskD is the changed set D a task's audit charges to the executor, the one rule of every
+// door: cs without the controller's paths below .mastermind/ (rule) and without the files its
+// verification runs created that still hold their recorded content (writes), with those files'
+// paths (escaped, sorted).
+func TaskD(root string, cs *gitscope.ChangedSet, rule repopath.ControlRule, writes map[string]string) ([]gitscope.Entry, []string) {
+	d := cs.WithoutControl(rule)
+	if len(writes) == 0 {
+		return d, nil
+	}
+	return WithoutControllerWrites(root, d, writes)
+}
+
+// WithoutControllerWrites returns d without the untracked entries that writes records with
+// their present content id, and those paths (escaped, sorted as d is). d is copied only when
+// an entry is left out.
+func WithoutControllerWrites(root string, d []gitscope.Entry, writes map[string]string) ([]gitscope.Entry, []string) {
+	var out []gitscope.Entry
+	var left []string
+	for i, e := range d {
+		c, ok := writes[string(e.Path)]
+		mine := ok && e.Status == gitscope.StatusUntracked && verifyrun.WorktreeContent(root, string(e.Path)) == c
+		if mine && out == nil {
+			out = slices.Clone(d[:i])
+		}
+		switch {
+		case mine:
+			left = append(left, textsafe.Escape(string(e.Path)))
+		case out != nil:
+			out = append(out, e)
+		}
+	}
+	if out == nil && left == nil {
+		return d, nil
+	}
+	if out == nil {
+		out = []gitscope.Entry{}
+	}
+	return out, left
 }

@@ -18,14 +18,14 @@ func i64p(n int64) *int64 { return &n }
 
 // TestComputeWithReceipts: Compute with Verify runs the run: true command after the other
 // checks; the receipt replaces the report-evidence findings for it, rows say which evidence they
-// rest on, the run's write to the work tree is a warning and the audit keeps the changed set from
-// before the runs.
+// rest on, the run's write to a changed file is a warning (its new ran.log is the controller's)
+// and the audit keeps the changed set from before the runs.
 func TestComputeWithReceipts(t *testing.T) {
-	front := "touches:\n  - file: a.go\nverify:\n  - cmd: echo ran >> ran.log; exit 1\n    run: true\n  - cmd: make lint\n"
+	front := "touches:\n  - file: a.go\nverify:\n  - cmd: echo ran >> ran.log; echo // y >> a.go; exit 1\n    run: true\n  - cmd: make lint\n"
 	f := newFixture(t, front, map[string]string{"a.go": "package a\n"}, map[string]string{"a.go": "package a\n\n// x\n"})
 	rep := completeReport("a.go")
 	rep.Verifications = []report.Verification{
-		{Index: 0, Cmd: "echo ran >> ran.log; exit 1", Result: "pass", Observed: &report.Observed{ExitCode: i64p(0)}},
+		{Index: 0, Cmd: "echo ran >> ran.log; echo // y >> a.go; exit 1", Result: "pass", Observed: &report.Observed{ExitCode: i64p(0)}},
 		{Index: 1, Cmd: "make lint", Result: "pass", Observed: &report.Observed{ExitCode: i64p(0)}},
 	}
 	in := f.inputs(t, report.Result{Report: rep, Form: rep.Form})
@@ -38,8 +38,8 @@ func TestComputeWithReceipts(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantKinds(t, res.Findings,
-		"verification_failed echo ran >> ran.log; exit 1",
-		"verification_claim_contradicted echo ran >> ran.log; exit 1",
+		"verification_failed echo ran >> ran.log; echo // y >> a.go; exit 1",
+		"verification_claim_contradicted echo ran >> ran.log; echo // y >> a.go; exit 1",
 		"verification_modified_worktree")
 	if res.Verdict != VerdictBroken || len(res.D) != 1 || string(res.D[0].Path) != "a.go" {
 		t.Errorf("verdict %s, D %v", res.Verdict, res.D)
@@ -57,7 +57,7 @@ func TestComputeWithReceipts(t *testing.T) {
 	if r := ev.Rows[1]; r.Basis != verifyrun.BasisClaimed || r.Classification != verifyrun.ClassClaimed {
 		t.Errorf("row 1 %+v", r)
 	}
-	if len(ev.Lines) != 2 || !strings.HasPrefix(ev.Lines[0], `verification: "echo ran >> ran.log; exit 1" ran by mastermind: exit 1, `) ||
+	if len(ev.Lines) != 2 || !strings.HasPrefix(ev.Lines[0], `verification: "echo ran >> ran.log; echo // y >> a.go; exit 1" ran by mastermind: exit 1, `) ||
 		ev.Lines[1] != `verification: "make lint" claimed by the report: pass, exit 0` {
 		t.Errorf("lines %q", ev.Lines)
 	}

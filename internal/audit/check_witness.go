@@ -96,7 +96,7 @@ func checkWitness(r *run) ([]finding.Finding, error) {
 			switch {
 			case w == nil:
 				desc = "not witnessed"
-				if !s.Truncated {
+				if !s.Truncated && !s.Partial() {
 					fs = append(fs, findNotWitnessed(cmd, row.Index, redact(s.Closest(row.Cmd))))
 				}
 			default:
@@ -106,6 +106,10 @@ func checkWitness(r *run) ([]finding.Finding, error) {
 				}
 				if w.Subagent {
 					desc += ", by a subagent"
+				}
+				if k := w.LastKnown; k != nil && k.Status == transcript.StatusFailed {
+					// Unknown never contradicts, but the failure it follows stays in view.
+					desc += fmt.Sprintf("; the last run with an exit code ended with exit %d", k.ExitCode)
 				}
 				if row.Result == "pass" && w.Status == transcript.StatusFailed {
 					fs = append(fs, findWitnessContradicted(cmd, row.Index, w))
@@ -136,6 +140,9 @@ func checkWitness(r *run) ([]finding.Finding, error) {
 	}
 	if s.Truncated {
 		ev.Lines = append(ev.Lines, fmt.Sprintf("witness: more than %d distinct commands; no row is reported as never witnessed", transcript.MaxCommands))
+	}
+	if n := s.SymlinkedSubagents + s.UnreadSubagents; n > 0 {
+		ev.Lines = append(ev.Lines, fmt.Sprintf("witness: %d subagent file(s) of the session not read (a symbolic link, unreadable, or inside the work tree); no row is reported as never witnessed", n))
 	}
 	slices.Sort(ev.Reverted)
 	return fs, nil

@@ -126,3 +126,52 @@ func placeTranscriptAt(t *testing.T, p, root string) *TranscriptInputs {
 	s, err := transcript.Read(context.Background(), transcript.Options{Harness: transcript.Claude, Path: p, Root: root})
 	return &TranscriptInputs{Path: p, Harness: transcript.Claude, Session: s, Refusal: err}
 }
+
+// TestWitnessPartialAndMasked: a session with a subagent file that was not read reports no row
+// as never witnessed (the run may be in it: docs/hardening.md R37), and a failure followed by
+// the same command with no exit code stays in the witnessed column (R38).
+func TestWitnessPartialAndMasked(t *testing.T) {
+	const gqc = "/home/USER/projects/spotter-worktrees/spotter-gqc"
+	test := "mix test test/spotter_web/live/project_review_live_test.exs"
+	f := newFixture(t, "", map[string]string{"a.go": "package a\n"}, map[string]string{"a.go": "package a // x\n"})
+	rep := completeReport("a.go")
+	rep.Verifications = []report.Verification{{Cmd: "mix format --check-formatted", Result: "pass"}, {Cmd: test, Result: "pass", Index: 1}}
+	r, _ := f.run(t, rep)
+	ti := placeTranscript(t, transcript.Claude, "claude/spotter-gqc-failing.jsonl", gqc, f.root)
+	// The same test run once more through a pipeline: its status is unknown.
+	b, _ := os.ReadFile(ti.Path)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	var extra []string
+	for _, l := range lines {
+		// The last test run's call and its result (exit 2), an hour later.
+		if strings.Contains(l, "toolu_01PLQ59nPMTjqx8bjStFVShk") {
+			l = strings.ReplaceAll(l, "2026-02-11T21:07:", "2026-02-11T22:07:")
+			l = strings.ReplaceAll(l, test+" 2>&1", test+" 2>&1 | tail -20")
+			l = strings.ReplaceAll(l, "toolu_01PLQ59nPMTjqx8bjStFVShk", "toolu_01PLQ59nPMTjqx8bjStFVShz")
+			extra = append(extra, l)
+		}
+	}
+	if len(extra) != 2 {
+		t.Fatalf("%d lines to repeat", len(extra))
+	}
+	os.WriteFile(ti.Path, []byte(strings.Join(append(lines, extra...), "\n")+"\n"), 0o644)
+	sub := filepath.Join(strings.TrimSuffix(ti.Path, ".jsonl"), "subagents")
+	os.MkdirAll(sub, 0o755)
+	os.Symlink("/nonexistent", filepath.Join(sub, "agent-a.jsonl"))
+	r.in.Transcript = placeTranscriptAt(t, ti.Path, f.root)
+	if _, err := checkVerification(r); err != nil {
+		t.Fatal(err)
+	}
+	fs, err := checkWitness(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantKinds(t, fs)
+	w := r.ev.Verification.Rows[1].Witnessed
+	if w == nil || *w != "status unknown (pipeline), last of 3 runs; the last run with an exit code ended with exit 2" {
+		t.Errorf("witnessed %v", *w)
+	}
+	if all := strings.Join(r.ev.Witness.Lines, "\n"); !strings.Contains(all, "1 subagent file(s) of the session not read") {
+		t.Errorf("lines %s", all)
+	}
+}

@@ -41,6 +41,18 @@ type ChangedSetEvidence struct {
 	Source   string            `json:"source"`
 	Degraded bool              `json:"degraded"`
 	Files    []ChangedFileJSON `json:"files"`
+	// ToolCaches are the tool caches created since the baseline and left out of Files
+	// (gitscope.md §4.7); ControllerWrites the paths mastermind's own verification runs wrote,
+	// left out while unchanged (verification-receipts.md §2.2). Absent when empty.
+	ToolCaches       []ToolCacheJSON `json:"ignored_tool_caches,omitempty"`
+	ControllerWrites []string        `json:"controller_writes,omitempty"`
+}
+
+// ToolCacheJSON is one tool cache left out of the changed set.
+type ToolCacheJSON struct {
+	Dir   string `json:"dir"`
+	Tool  string `json:"tool"`
+	Files int    `json:"files"`
 }
 
 // ChangedFileJSON is one changed path; non-UTF-8 bytes are escaped as \xHH.
@@ -110,6 +122,9 @@ func reportEvidence(rep *report.Report) *ReportEvidence {
 
 func changedEvidence(cs *gitscope.ChangedSet, d []gitscope.Entry, paths []string) *ChangedSetEvidence {
 	ev := &ChangedSetEvidence{Source: cs.Source, Degraded: cs.Degraded, Files: make([]ChangedFileJSON, len(d))}
+	for _, tc := range cs.ToolCaches {
+		ev.ToolCaches = append(ev.ToolCaches, ToolCacheJSON{Dir: textsafe.Escape(tc.Dir) + "/", Tool: tc.Tool, Files: tc.Files})
+	}
 	for i, e := range d {
 		ev.Files[i] = ChangedFileJSON{Path: paths[i], Status: string(e.Status)}
 		if !utf8.Valid(e.Path) {

@@ -89,6 +89,22 @@ func findChangedPathUnrepresentable(escaped string) finding.Finding {
 	return newFinding(finding.KindChangedPathUnrepresentable, "a changed path is not valid UTF-8 and cannot be audited: "+escaped, "file", escaped)
 }
 
+// findSelfIgnoringDirectory is self_ignoring_directory for the directory entry dir of cs
+// (gitscope.md §4.7): the one finding of a directory whose files git hides.
+func findSelfIgnoringDirectory(cs *gitscope.ChangedSet, dir string) finding.Finding {
+	n := 0
+	for _, h := range cs.SelfIgnoring {
+		if h.Dir == dir {
+			n = h.Files
+		}
+	}
+	file := dir + "/"
+	return newFinding(finding.KindSelfIgnoringDirectory, fmt.Sprintf("%s was created since the baseline and ignores itself "+
+		"(its .gitignore ignores that .gitignore), so git status and reviews show none of its %d files, though code can still load them; "+
+		"remove %s.gitignore so its files are audited, or, if it is a tool's cache, add its name to %s in a commit before pre-flight",
+		file, n, file, gitscope.ToolCachesConfig), "file", file, "files", n)
+}
+
 // findChangedPathInvalid is changed_path_unrepresentable for a valid UTF-8 path that no
 // files_modified entry can name: it fails repopath hygiene (why) or normalises to another path.
 // The §9.3 template speaks of UTF-8 only, so the message names the actual cause; the path is

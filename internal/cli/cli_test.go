@@ -64,6 +64,16 @@ func scriptSetup(env *testscript.Env) error {
 	for k, v := range goEnv() {
 		env.Setenv(k, v)
 	}
+	// cargo through rustup finds its toolchains under the real home, not the scenario's.
+	if h, err := os.UserHomeDir(); err == nil {
+		for _, v := range []struct{ name, dir string }{{"RUSTUP_HOME", ".rustup"}, {"CARGO_HOME", ".cargo"}} {
+			if os.Getenv(v.name) != "" {
+				env.Setenv(v.name, os.Getenv(v.name))
+			} else if fi, err := os.Stat(filepath.Join(h, v.dir)); err == nil && fi.IsDir() {
+				env.Setenv(v.name, filepath.Join(h, v.dir))
+			}
+		}
+	}
 	// jest and vitest, when .ci/run installed them from the npm registry.
 	if bin := os.Getenv("MASTERMIND_TEST_NODE_BIN"); bin != "" {
 		env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))

@@ -52,6 +52,12 @@ audits against the task's pre-flight snapshot and is not fooled by them (trust-m
 Replace refs, commit-graph and multi-pack-index files are ignored here too, and in a sparse
 checkout a skip-worktree file present in the working tree is compared.
 
+A directory created since REV that ignores itself is handled as post-flight handles it: a known
+tool cache (.pytest_cache, .mypy_cache, .ruff_cache, .venv, target with CACHEDIR.TAG, ..., and
+the names in .mastermind/tool-caches.yaml at REV) is left out and named on stderr (--json:
+"tool_caches"); any other one is printed as one untracked line for the directory, although
+git status hides it.
+
 REV is resolved to a commit; it must be non-empty, at most 1024 bytes and must not start with "-".
 
 Exit status:
@@ -81,6 +87,15 @@ type changesJSON struct {
 	Degraded       bool              `json:"degraded"`
 	DegradedReason string            `json:"degraded_reason"`
 	Changes        []changeEntryJSON `json:"changes"`
+	// ToolCaches are the tool caches created since the baseline, left out of changes
+	// (gitscope.md §4.7); absent when none.
+	ToolCaches []toolCacheJSON `json:"tool_caches,omitempty"`
+}
+
+type toolCacheJSON struct {
+	Dir   string `json:"dir"`
+	Tool  string `json:"tool"`
+	Files int    `json:"files"`
 }
 
 type changeEntryJSON struct {
@@ -130,6 +145,12 @@ func runChanges(ctx context.Context, opts *ChangesOptions) (err error) {
 	if err != nil {
 		return err
 	}
+	if !opts.JSON {
+		for _, tc := range cs.ToolCaches {
+			fmt.Fprintf(opts.IO.ErrOut, "left out: ignored tool cache created since the baseline: %s/, %d files (%s)\n",
+				textsafe.Escape(tc.Dir), tc.Files, textsafe.Escape(tc.Tool))
+		}
+	}
 	// The controller names are decided as the current task's post-flight decides them
 	// (trust-model.md I3), from the store.
 	gitDir, err := repo.GitDir()
@@ -160,6 +181,9 @@ func (v changesView) JSON() any {
 			j.PathBase64 = base64.StdEncoding.EncodeToString(e.Path)
 		}
 		out.Changes = append(out.Changes, j)
+	}
+	for _, tc := range v.cs.ToolCaches {
+		out.ToolCaches = append(out.ToolCaches, toolCacheJSON{Dir: tc.Dir + "/", Tool: tc.Tool, Files: tc.Files})
 	}
 	return out
 }

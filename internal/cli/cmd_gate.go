@@ -100,7 +100,8 @@ fresh checkout) is audited in place instead. B = merge-base(REV, HEAD), or of RE
     closed at B that changed, is gate.task_record_changed (error).
 Tasks untouched by the range are not listed. The range findings are printed after the tasks
 and fail the gate. Notes then name the tasks the range adds, the specs it rewrites, every task
-folder it touches and the drifts accepted on it with their reasons: those contracts and
+folder it touches, the controller's files outside the task folders it changes (lessons, release
+notes, dispatch records: not audited) and the drifts accepted on it with their reasons: those contracts and
 decisions come from the branch itself, and only a reviewer can approve them. CI must fetch
 enough history for the merge base (actions/checkout with fetch-depth: 0). In CI (CI=true) a gate
 without --base prints a warning: there, every task record on the branch is the executor's to
@@ -138,7 +139,7 @@ such as _lessons.md, are not tasks and are ignored.
 passed, state_status, baseline, verdict, counts, reason, findings, report_violations, error,
 recorded}], summary, ownership_checked, note}, and over a range (--base, or an upstream) also
 range: {base, head, merge_base, changed_paths, added_tasks, changed_specs, touched_tasks,
-accepted: [{task, reason}], in_place, upstream, work_tree} and findings (the range findings, in
+controller_files, accepted: [{task, reason}], in_place, upstream, work_tree} and findings (the range findings, in
 the audit-finding shape of tasks[].findings); --json is the same. --format github prints GitHub Actions ::error /
 ::warning annotations (at most 10 of each, then a ::notice with the number omitted) followed by
 the text log. --format sarif prints a SARIF 2.1.0 log for code scanning, --format rdjson

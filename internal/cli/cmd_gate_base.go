@@ -140,8 +140,20 @@ func contractLines(r *postflight.RangeInfo) []string {
 	if len(r.TouchedTasks) > 0 {
 		out = append(out, fmt.Sprintf("note: %d task folder(s) changed on this branch; review their records: %s", len(r.TouchedTasks), strings.Join(r.TouchedTasks, ", ")))
 	}
+	if len(r.ControllerFiles) > 0 {
+		out = append(out, fmt.Sprintf("note: %d controller file(s) outside the task folders changed on this branch, not audited; review them: %s", len(r.ControllerFiles), strings.Join(escapeAll(r.ControllerFiles), ", ")))
+	}
 	if len(r.Accepted) > 0 {
 		out = append(out, fmt.Sprintf("note: %d drift(s) accepted on this branch; review the decisions: %s", len(r.Accepted), strings.Join(acceptedList(r.Accepted, strconv.Quote), ", ")))
+	}
+	return out
+}
+
+// escapeAll is ps with control characters escaped (textsafe.Escape), for a text line.
+func escapeAll(ps []string) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = textsafe.Escape(p)
 	}
 	return out
 }
@@ -183,6 +195,8 @@ type gateRangeJSON struct {
 	ChangedSpecs []string `json:"changed_specs"`
 	// TouchedTasks are every task folder with a changed path in the range.
 	TouchedTasks []string `json:"touched_tasks"`
+	// ControllerFiles are the controller's files outside the task folders the range changes.
+	ControllerFiles []string `json:"controller_files"`
 	// Accepted are the tasks that passed as accepted drifts, with the planner's reason.
 	Accepted []gateAcceptedJSON `json:"accepted"`
 	// InPlace: the work tree held exactly the head commit and was audited in place.
@@ -211,7 +225,7 @@ func rangeJSON(res *postflight.GateResult) (*gateRangeJSON, *render.Array) {
 	}
 	return &gateRangeJSON{Base: r.Base, Head: r.Head, MergeBase: r.MergeBase, Changed: r.Changed,
 		AddedTasks: append([]string{}, r.AddedTasks...), ChangedSpecs: append([]string{}, r.ChangedSpecs...),
-		TouchedTasks: append([]string{}, r.TouchedTasks...), Accepted: acc, InPlace: r.InPlace,
+		TouchedTasks: append([]string{}, r.TouchedTasks...), ControllerFiles: append([]string{}, r.ControllerFiles...), Accepted: acc, InPlace: r.InPlace,
 		Upstream: strOrNull(r.Upstream), WorkTree: r.WorkTree}, &fs
 }
 
@@ -262,6 +276,9 @@ func (v gateView) WriteMarkdown(m *render.Markdown) bool {
 	}
 	if len(r.TouchedTasks) > 0 {
 		m.Para("Task folders changed on this branch — review their records: " + codeList(r.TouchedTasks) + ".")
+	}
+	if len(r.ControllerFiles) > 0 {
+		m.Para("Controller files outside the task folders changed on this branch — not audited; review them: " + codeList(r.ControllerFiles) + ".")
 	}
 	if len(r.Accepted) > 0 {
 		m.Para("Drifts accepted on this branch — the planner's decisions come with the branch; review them: " +

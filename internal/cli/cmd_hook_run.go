@@ -53,7 +53,12 @@ which .mastermind/current only mirrors; a pointer that says otherwise is a warni
 No task means nothing to audit: allow. A folder with no git repository (none there or above it) has no
 task either: allow, with a systemMessage saying so.
 
-Repository: --root, else the hook input's cwd, else the current directory.
+Repository: --root, else (Claude Code) the repository of the project directory
+$CLAUDE_PROJECT_DIR, else that of the hook input's cwd, else of the current directory. Claude
+Code's cwd follows the agent's cd, so it wins over the project only when it is a linked worktree
+of the project's repository (a claude --worktree session): an agent that cds into a repository it
+created, or out of the work tree, is still audited in the project. Codex gives the session's
+working directory as cwd (its commands do not move it) and no project directory: cwd decides.
 
 Loop guard: when the input's stop_hook_active is true and the audited inputs (spec, report and
 changed set) are the same as at the last block, the stop is allowed and the task goes back to the
@@ -122,7 +127,7 @@ func NewCmdHookRun(io *IOStreams, runF func(*HookRunOptions) error) *cobra.Comma
 	f.StringVar(&opts.Task, "task", "", "the task to audit: a spec, a task folder or a folder name (default: the current task)")
 	f.StringVar(&opts.FailOn, "fail-on", "broken", "broken or drift: the lowest verdict that blocks the stop")
 	f.BoolVar(&opts.FailOpen, "fail-open", false, "allow the stop when the audit cannot run (default: block)")
-	f.StringVar(&opts.Root, "root", "", "repository root (default: the hook input's cwd, else the current directory)")
+	f.StringVar(&opts.Root, "root", "", "repository root (default: $CLAUDE_PROJECT_DIR's repository under Claude Code, else the hook input's cwd, else the current directory)")
 	f.DurationVar(&opts.Timeout, "timeout", harness.DefaultTimeout, "the harness's timeout for this hook (its entry's \"timeout\"); the run stops itself just before it")
 	for name, vals := range map[string][]string{"harness": {harness.Claude, harness.Codex}, "fail-on": {"broken", "drift"}} {
 		_ = cmd.RegisterFlagCompletionFunc(name, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -178,16 +183,7 @@ func hookDecide(ctx context.Context, opts *HookRunOptions) harness.Decision {
 	if err != nil {
 		return harness.DecideError("", err, hopts)
 	}
-	dir := opts.Root
-	if dir == "" {
-		dir = in.Cwd
-	}
-	if dir == "" {
-		if dir, err = os.Getwd(); err != nil {
-			return harness.DecideError("", err, hopts)
-		}
-	}
-	repo, err := openRepoAt(dir)
+	repo, dir, err := hookRepo(opts, in)
 	if errors.Is(err, gitscope.ErrNoRepository) {
 		return harness.AllowNoRepository(dir) // no repository, so no task
 	}
@@ -239,6 +235,43 @@ func hookDecide(ctx context.Context, opts *HookRunOptions) harness.Decision {
 		fmt.Fprintf(opts.IO.ErrOut, "mastermind: warning: loop-guard record not written: %s\n", textsafe.Escape(err.Error()))
 	}
 	return d
+}
+
+// claudeProjectDirEnv is the project directory Claude Code sets for the hook commands it runs.
+const claudeProjectDirEnv = "CLAUDE_PROJECT_DIR"
+
+// hookRepo opens the repository the hook audits and names the directory it was found from: --root,
+// else the repository of Claude Code's project directory, else that of the input's cwd (the
+// process's when empty). Claude Code's cwd follows the agent's cd, into a repository of its own
+// making or out of the work tree, so it wins over the project only as a linked worktree of the
+// project's repository: claude --worktree sessions keep the project directory they started in.
+func hookRepo(opts *HookRunOptions, in harness.Input) (*gitscope.Repo, string, error) {
+	if opts.Root != "" {
+		r, err := openRepoAt(opts.Root)
+		return r, opts.Root, err
+	}
+	cwd := in.Cwd
+	if cwd == "" {
+		d, err := os.Getwd()
+		if err != nil {
+			return nil, "", err
+		}
+		cwd = d
+	}
+	var p *gitscope.Repo
+	if opts.Harness == harness.Claude {
+		if proj := os.Getenv(claudeProjectDirEnv); proj != "" {
+			var err error
+			if p, err = openRepoAt(proj); err != nil && !errors.Is(err, gitscope.ErrNoRepository) {
+				return nil, proj, err
+			}
+		}
+	}
+	c, err := openRepoAt(cwd)
+	if p == nil || (err == nil && c.Root() != p.Root() && c.SameRepository(p)) {
+		return c, cwd, err
+	}
+	return p, p.Root(), nil
 }
 
 // openRepoAt opens the repository containing dir.

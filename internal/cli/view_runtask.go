@@ -50,6 +50,9 @@ func (v runTaskView) WriteText(t *render.Text) {
 		}
 		t.Line(render.TonePass, "✅ pre-flight approved — "+o.Task.Spec)
 		t.Printf("  baseline: %s\n  iteration: %s\n", o.State.BaselineRef, iterationText(o.State.Iteration, o.Budget))
+		for _, n := range o.Notes {
+			t.Printf("  %s\n", textsafe.Escape(n))
+		}
 		t.Printf("  next: implement the task, write %s,\n        then run: %s\n", o.Next.Edit, o.Next.Run)
 		t.WriteString(briefPointer(o.Task.Spec))
 	case postflight.OutcomePreRefused:

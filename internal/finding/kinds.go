@@ -26,6 +26,7 @@ const (
 	KindVerificationFailed               = "verification_failed"
 	KindVerificationClaimContradicted    = "verification_claim_contradicted"
 	KindChangedPathUnrepresentable       = "changed_path_unrepresentable"
+	KindSelfIgnoringDirectory            = "self_ignoring_directory"
 	KindControllerRecordTampered         = "controller_record_tampered"
 	KindForeignTaskArtifactChanged       = "foreign_task_artifact_changed"
 	KindUnexpectedFile                   = "unexpected_file"
@@ -36,6 +37,7 @@ const (
 	KindVacuousTestClaim                 = "vacuous_test_claim"
 	KindVerificationUnreported           = "verification_unreported"
 	KindVerificationModifiedWorktree     = "verification_modified_worktree"
+	KindVerificationIgnoredInput         = "verification_ignored_input"
 	KindChangedSetDegraded               = "changed_set_degraded"
 	// The inputs of the changed set that changed since pre-flight (trust-model.md I1, §4); the
 	// ids equal gitscope's InputChange kinds.
@@ -144,6 +146,8 @@ var Kinds = []Kind{
 		Help: "The report claims a pass for a command whose last run in the harness's own transcript (after pre-flight) failed; fix the failure and run the command again, or report result: fail."},
 	{ID: KindChangedPathUnrepresentable, Class: ClassError, Primary: pFile, Identity: []string{"file"},
 		Help: "A changed path cannot be named in files_modified (not UTF-8, or rewritten by normalisation) and cannot be audited; rename it."},
+	{ID: KindSelfIgnoringDirectory, Class: ClassError, Primary: pFile, Identity: []string{"file"},
+		Help: "A directory created since the baseline ignores itself (its own .gitignore ignores that .gitignore), so git status, diffs and reviews show none of its files, which code can still load; remove its .gitignore so its files are audited, or, for a tool's cache, add its name to .mastermind/tool-caches.yaml in a commit before pre-flight."},
 	{ID: KindControllerRecordTampered, Class: ClassError, Primary: pFile, Identity: []string{"file"},
 		Help: "A task-folder mirror (state.json, audit.md) holds content mastermind never wrote; it was rewritten from the controller store, and every decision uses the store's record. Find out who changed it."},
 	{ID: KindForeignTaskArtifactChanged, Class: ClassError, Primary: pFile, Identity: []string{"file"},
@@ -164,6 +168,8 @@ var Kinds = []Kind{
 		Help: "A declared command that mastermind ran is missing from the report's verifications; mastermind's receipt is the evidence, report the command too."},
 	{ID: KindVerificationModifiedWorktree, Class: ClassWarning,
 		Help: "The verification runs changed files in the work tree (the audit used the changed set from before them); make the tests write outside the repository or into ignored paths."},
+	{ID: KindVerificationIgnoredInput, Class: ClassWarning, Identity: []string{"files"},
+		Help: "Ignored files written since pre-flight were in the work tree when mastermind ran the declared commands, which may have read them although the audit never did; remove them (or regenerate them before pre-flight) and run post-flight again."},
 	{ID: KindVerificationNotWitnessed, Class: ClassWarning, Primary: pCmd, Identity: []string{"cmd", "index"}, ReportSide: true,
 		Help: "The report claims a run of a command that the harness's own transcript never shows in the repository root after pre-flight (the closest command it shows is named); run the command itself and report that run."},
 	{ID: KindToolEditOutsideRepository, Class: ClassWarning, Primary: pPath, Identity: []string{"path"},

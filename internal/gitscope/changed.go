@@ -60,7 +60,16 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 		total                  int64 // path bytes of both commands; guarded by mu
 		mu                     sync.Mutex
 	)
-	wg.Add(4)
+	var hiddenDirs []string
+	var hiddenErr error
+	wg.Add(5)
+	go func() {
+		defer wg.Done()
+		if _, err := fg.wait(); err != nil {
+			return
+		}
+		hiddenDirs, hiddenErr = r.hiddenDirs(ctx)
+	}()
 	go func() {
 		defer wg.Done()
 		verOK, _, verErr = r.gitVersion(ctx)
@@ -151,7 +160,14 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 	if total > maxPathBytes {
 		return nil, &ErrGitFailed{Cmd: "diff", Exit: -1, Stderr: fmt.Sprintf("output exceeds %d MiB of path bytes", maxPathBytes>>20)}
 	}
-	return &ChangedSet{Source: SourceGit, Entries: mergeEntries(diffEntries, lsEntries)}, nil
+	if hiddenErr != nil {
+		return nil, hiddenErr
+	}
+	entries, caches, hiding, err := r.liveToolCaches(parent, baseline).apply(mergeEntries(diffEntries, lsEntries), r.liveSelfIgnoring(hiddenDirs))
+	if err != nil {
+		return nil, err
+	}
+	return &ChangedSet{Source: SourceGit, Entries: entries, ToolCaches: caches, SelfIgnoring: hiding}, nil
 }
 
 // arena hands out stable copies of short byte slices from large shared blocks, so 100,000 paths

@@ -74,7 +74,11 @@ func (r *Repo) degradedChangedSet(ctx context.Context, baseline, reason string) 
 	if err != nil {
 		return nil, err
 	}
-	return &ChangedSet{Source: SourceGoGit, Degraded: true, DegradedReason: reason, Entries: entries}, nil
+	entries, caches, hiding, err := degradedToolCaches(r.root, gg, base, nil).apply(entries, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &ChangedSet{Source: SourceGoGit, Degraded: true, DegradedReason: reason, Entries: entries, ToolCaches: caches, SelfIgnoring: hiding}, nil
 }
 
 // degradedCompare is §6 steps 3–6 for a decoded index: stage-0 entries against the work tree

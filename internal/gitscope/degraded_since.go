@@ -81,6 +81,10 @@ func (r *Repo) degradedSince(ctx context.Context, s *inputsSnapshot, store Snaps
 	if err != nil {
 		return nil, err
 	}
+	entries, caches, hiding, err := degradedToolCaches(r.root, gg, base, s).apply(entries, nil)
+	if err != nil {
+		return nil, err
+	}
 	changes = append(changes, attributeFilesIn(entries)...)
 	// Only unpopulated submodules remain (populated ones were refused above).
 	entries, subChanges, err := r.auditSubmodules(ctx, s, store, depth, entries)
@@ -88,5 +92,6 @@ func (r *Repo) degradedSince(ctx context.Context, s *inputsSnapshot, store Snaps
 		return nil, err
 	}
 	changes = append(changes, subChanges...)
-	return &ChangedSet{Source: SourceGoGit, Degraded: true, DegradedReason: reason, Entries: entries, InputChanges: changes}, nil
+	return &ChangedSet{Source: SourceGoGit, Degraded: true, DegradedReason: reason, Entries: entries, InputChanges: changes,
+		ToolCaches: caches, SelfIgnoring: hiding}, nil
 }

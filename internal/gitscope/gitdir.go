@@ -20,6 +20,14 @@ func (r *Repo) GitDir() (string, error) {
 	return filepath.Abs(gd)
 }
 
+// SameRepository reports whether r and o are work trees of one repository: their common git
+// directories are the same (a linked worktree and its main checkout are). It reads files only.
+func (r *Repo) SameRepository(o *Repo) bool {
+	_, a, ok := gitDirOf(r.root)
+	_, b, ok2 := gitDirOf(o.root)
+	return ok && ok2 && a == b
+}
+
 // IsAncestor reports whether the commit ancestor is reachable from the commit descendant (a commit
 // is its own ancestor). EmptyTreeOID, the baseline of a repository without commits, is an
 // ancestor of every commit. Both must be full object ids; one that is not a commit in the

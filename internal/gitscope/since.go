@@ -268,15 +268,19 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 			return nil, err
 		}
 	}
-	det.dirty, det.d0, det.others, det.filterArgs = dirty, d0, lsEntries, filterArgs
-	entries := mergeEntries(worktreeEntries(d0, dirty), lsEntries)
+	det.dirty, det.d0, det.filterArgs = dirty, d0, filterArgs
+	entries, caches, hiding, err := r.snapshotToolCaches(ctx, s, objs).apply(mergeEntries(worktreeEntries(d0, dirty), lsEntries), nil)
+	if err != nil {
+		return nil, err
+	}
+	det.others = untrackedOf(entries)
 	changes = append(changes, attributeFilesIn(entries)...)
 	entries, subChanges, err := r.auditSubmodules(ctx, s, store, depth, entries)
 	if err != nil {
 		return nil, err
 	}
 	changes = append(changes, subChanges...)
-	return &ChangedSet{Source: SourceGit, Entries: entries, InputChanges: changes}, nil
+	return &ChangedSet{Source: SourceGit, Entries: entries, InputChanges: changes, ToolCaches: caches, SelfIgnoring: hiding}, nil
 }
 
 // sinceDetail is what a snapshot run found besides its changed set, for the view's file list
@@ -292,13 +296,21 @@ type sinceDetail struct {
 // degraded records a degraded run's untracked entries.
 func (d *sinceDetail) degraded(cs *ChangedSet, err error) (*ChangedSet, error) {
 	if err == nil {
-		for _, e := range cs.Entries {
-			if e.Status == StatusUntracked {
-				d.others = append(d.others, e)
-			}
-		}
+		d.others = untrackedOf(cs.Entries)
 	}
 	return cs, err
+}
+
+// untrackedOf are the untracked entries of entries (tool caches already left out), for the
+// view's file list.
+func untrackedOf(entries []Entry) []Entry {
+	var out []Entry
+	for _, e := range entries {
+		if e.Status == StatusUntracked {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // snapshotIndex makes the private index of a snapshot run: a copy of the index snapshot with

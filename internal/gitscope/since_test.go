@@ -185,7 +185,7 @@ var sinceAttacks = []sinceAttack{
 			f.write("pkg/.gitignore", "*\n")
 			f.write("pkg/evil.go", "package evil\n")
 		},
-		want: []string{"? pkg/.gitignore", "? pkg/evil.go"}, hidden: "? pkg/evil.go"},
+		want: []string{"? pkg"}, hidden: "? pkg"},
 	{name: "tracked .gitignore edited to hide a new file",
 		setup: func(f *fixture) string { return f.base(map[string]string{".gitignore": "*.log\n", "a": "a\n"}) },
 		attack: func(f *fixture) {

@@ -44,6 +44,9 @@ type Entry struct {
 	Status           Status
 	NestedRepository bool
 	UTF8             bool
+	// SelfIgnoring marks a directory created since the baseline that ignores itself and is not a
+	// known tool cache (toolcache.go): one entry for the directory, its files not listed.
+	SelfIgnoring bool
 }
 
 // ChangedSet is C for one baseline (gitscope.md §1): Entries sorted by raw path bytes, unique,
@@ -58,6 +61,11 @@ type ChangedSet struct {
 	// InputChanges are the inputs that changed since pre-flight although I1 allows them to
 	// (ChangedSetSince only; sorted as found). Each is an error finding of the audit.
 	InputChanges []InputChange
+	// ToolCaches are the tool caches created since the baseline that ignore themselves, left out
+	// of Entries (gitscope.md §4.7); SelfIgnoring the other self-ignoring directories created
+	// since, each one SelfIgnoring entry of Entries. Both sorted by Dir.
+	ToolCaches   []IgnoredDir
+	SelfIgnoring []IgnoredDir
 }
 
 // WithoutControl returns D: the entries that rule does not leave out as the controller's own

@@ -263,14 +263,20 @@ func entryTypeOfMode(m uint32) EntryType {
 // when the path is absent or is not a blob (a directory or gitlink); a symlink yields its
 // target text. Blobs over 256 MiB are an error.
 func (v *SnapshotView) BaselineBlob(ctx context.Context, path string) ([]byte, bool, error) {
-	if v.baseline == EmptyTreeOID || path == "" {
+	return v.objs.baselineBlob(ctx, v.baseline, path)
+}
+
+// baselineBlob reads one file of baseline's tree, each object verified as it is read; the view
+// and the snapshot run's tool-cache table share it.
+func (o *auditObjects) baselineBlob(ctx context.Context, baseline, path string) ([]byte, bool, error) {
+	if baseline == EmptyTreeOID || path == "" {
 		return nil, false, nil
 	}
-	t, err := v.objs.reader(ctx)
+	t, err := o.reader(ctx)
 	if err != nil {
 		return nil, false, err
 	}
-	root, err := t.rootTree(ctx, v.baseline)
+	root, err := t.rootTree(ctx, baseline)
 	if err != nil {
 		return nil, false, err
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mastermind-controller/mastermind/internal/audit"
 )
 
 // Phase and outcomes of `mastermind accept` (lifecycle-v2.md §3).
@@ -136,7 +138,7 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 	if err != nil {
 		return res, err
 	}
-	d := in.Changed.WithoutControl(rule)
+	d, _ := audit.TaskD(task.Root, in.Changed, rule, c.files.controllerWrites(st.BaselineRef))
 	notes, err := c.releaseNotes(ctx, in.Spec.Spec, in.Changed, d, "Audit: ⚠️ Drift, accepted by the planner: "+reason)
 	if err != nil {
 		return res, err

@@ -124,6 +124,19 @@ func writeAuditText(b io.Writer, a *Audit) error {
 	default:
 		fmt.Fprintf(ew, "  changed files: %d (source: %s)\n", len(a.ChangedSet.Files), a.ChangedSet.Source)
 	}
+	if a.ChangedSet != nil {
+		for _, tc := range a.ChangedSet.ToolCaches {
+			fmt.Fprintf(ew, "  ignored tool cache created since the baseline: %s, %d files (%s)\n", tc.Dir, tc.Files, textsafe.Escape(tc.Tool))
+		}
+		if cw := a.ChangedSet.ControllerWrites; len(cw) > 0 {
+			shown := cw[:min(len(cw), 5)]
+			more := ""
+			if len(cw) > len(shown) {
+				more = fmt.Sprintf(", and %d more", len(cw)-len(shown))
+			}
+			fmt.Fprintf(ew, "  written by mastermind's verification runs, left out while unchanged: %d files (%s%s)\n", len(cw), strings.Join(shown, ", "), more)
+		}
+	}
 	for _, rn := range a.Renames {
 		fmt.Fprintf(ew, "  renamed %s → %s (%d%% similar)\n", textsafe.Escape(rn.From), textsafe.Escape(rn.To), rn.Similarity)
 	}

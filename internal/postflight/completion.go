@@ -261,7 +261,9 @@ func (c *controller) currentSnapshot(ctx context.Context, st *State) (string, er
 	if err != nil {
 		return "", err
 	}
-	in.Changed = cs.WithoutControl(rule)
+	// The held audit left the controller's writes out (verification-receipts.md §2.2); so does
+	// its snapshot.
+	in.Changed, _ = audit.TaskD(c.task.Root, cs, rule, c.files.controllerWrites(st.BaselineRef))
 	snap, err := HistorySnapshot(c.task.Root, in)
 	if err != nil {
 		return "", nil

@@ -327,6 +327,7 @@ func (g *gater) source(ctx context.Context, in TaskInfo) (*changedOnce, error) {
 		return c, nil
 	}
 	var snap gitscope.SnapshotStore
+	var writes map[string]string
 	if g.b.head == nil && in.Recorded {
 		st, err := g.view.snapshots(in.Task.Name)
 		if err != nil {
@@ -335,13 +336,14 @@ func (g *gater) source(ctx context.Context, in TaskInfo) (*changedOnce, error) {
 		if st != nil {
 			g.opened = append(g.opened, st)
 			snap = st
+			writes = recordedWrites(st, baseline)
 		}
 	}
 	src, err := g.b.sourceFor(ctx, baseline, snap)
 	if err != nil {
 		return nil, err
 	}
-	c := &changedOnce{src: src}
+	c := &changedOnce{src: src, writes: writes, root: in.Task.Root}
 	g.changed[key] = c
 	return c, nil
 }

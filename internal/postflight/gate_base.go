@@ -74,6 +74,10 @@ type RangeInfo struct {
 	// TouchedTasks are every task folder with a changed path in the range, sorted: the task
 	// records the branch brings or changes, for the reviewer.
 	TouchedTasks []string
+	// ControllerFiles are the controller's own files outside the task folders that the range
+	// changes (lessons, release notes, dispatch records, .mastermind/.gitignore), sorted: the
+	// ownership check leaves them out and no audit reads them, so the reviewer is shown them.
+	ControllerFiles []string
 	// Accepted are the tasks that pass as an accepted drift, with the planner's reason: an
 	// acceptance on the branch is a decision the reviewer sees, like a spec the branch adds.
 	Accepted []AcceptedTask
@@ -230,15 +234,45 @@ func workTreeChanges(ctx context.Context, g *gater, rg RangeGit, b, head string,
 			out = append(out, cs)
 		}
 	}
-	if len(out) > 0 {
-		return out, nil
+	if len(out) == 0 {
+		live, err := rg.ChangedSet(ctx, head)
+		if err != nil {
+			return nil, fmt.Errorf("the work tree's changes since %s: %w", ShortOID(head), err)
+		}
+		g.stats.ChangedSets++
+		out = append(out, live)
 	}
-	live, err := rg.ChangedSet(ctx, head)
-	if err != nil {
-		return nil, fmt.Errorf("the work tree's changes since %s: %w", ShortOID(head), err)
+	// A file a controller run of any recorded task created is the controller's in the branch's
+	// work tree too while it holds its recorded content: a task's own set leaves out only its
+	// own, and the live set none (verification-receipts.md §2.2).
+	ws := g.branchWrites(infos)
+	for i, cs := range out {
+		for _, w := range ws {
+			cs = withoutWrites(rg.Root(), cs, w)
+		}
+		out[i] = cs
 	}
-	g.stats.ChangedSets++
-	return []*gitscope.ChangedSet{live}, nil
+	return out, nil
+}
+
+// branchWrites are the controller's recorded writes of every task with a store record on this
+// machine, one map per task.
+func (g *gater) branchWrites(infos []TaskInfo) []map[string]string {
+	var out []map[string]string
+	for _, in := range infos {
+		if !in.Recorded || in.State == nil {
+			continue
+		}
+		st, err := g.view.snapshots(in.Task.Name)
+		if err != nil || st == nil {
+			continue
+		}
+		g.opened = append(g.opened, st)
+		if w := recordedWrites(st, in.State.BaselineRef); len(w) > 0 {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // union is cs with the entries of more whose paths it lacks, sorted by path bytes.
@@ -282,6 +316,7 @@ func (r *rangeRun) run(ctx context.Context) (*GateResult, error) {
 	touched := touchedTasks(r.rangeSet)
 	r.info.Changed, r.info.AddedTasks, r.info.ChangedSpecs = len(r.rangeSet.Entries), added, rewritten
 	r.info.TouchedTasks = slices.Sorted(maps.Keys(touched))
+	r.info.ControllerFiles = controllerFiles(r.rangeSet, r.g.rangeRule(r.rg.Root()))
 	res := &GateResult{Range: &r.info}
 	res.Stats.Tasks = len(r.infos)
 	atHead := map[string]TaskInfo{}
@@ -360,8 +395,7 @@ func (r *rangeRun) run(ctx context.Context) (*GateResult, error) {
 			default:
 				// learned never exempts a task whose folder changed: it is audited like an open one.
 				pending = append(pending, len(rows))
-				if o, ok := g.owner(in.Task); ok {
-					o.accepted = in.State.Accepted()
+				if o, ok := g.owner(ctx, in); ok {
 					owners = append(owners, o)
 				}
 			}
@@ -371,16 +405,10 @@ func (r *rangeRun) run(ctx context.Context) (*GateResult, error) {
 	for _, i := range pending {
 		t := &rows[i]
 		in := atHead[t.Task.Name]
-		cs := g.audit(ctx, in, t, ownedByOthers(t.Task.Name, owners))
+		cs := g.audit(ctx, in, t, r.leftOut(in, owners))
 		oi := slices.IndexFunc(owners, func(o owner) bool { return o.name == t.Task.Name })
 		if t.Status == GateAccepted {
 			r.info.Accepted = append(r.info.Accepted, AcceptedTask{Task: t.Task.Name, Reason: in.State.AcceptedReason})
-			if oi >= 0 {
-				owners[oi].changed = map[string]bool{}
-				for _, e := range cs.WithoutControl(g.control(t.Task, in.State)) {
-					owners[oi].changed[string(e.Path)] = true
-				}
-			}
 		} else if oi >= 0 {
 			owners[oi].accepted = false
 		}
@@ -540,6 +568,24 @@ func touchedTasks(cs *gitscope.ChangedSet) map[string]touched {
 	return out
 }
 
+// controllerFiles are the paths of cs outside every task folder that rule leaves out as the
+// controller's (repopath.LeftOut: their bytes have the controller's form, their content is not
+// audited), in cs's order (sorted by path bytes).
+func controllerFiles(cs *gitscope.ChangedSet, rule repopath.ControlRule) []string {
+	var out []string
+	for _, e := range cs.Entries {
+		p := string(e.Path)
+		if !repopath.LeftOut(p, rule) {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(p, TasksDir+"/"); ok && strings.Contains(rest, "/") {
+			continue // in a task folder: TouchedTasks names it
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
 // releaseNotesChanged: release notes of a task closed at B (.mastermind/releases/<task>.md)
 // changed in the range.
 func (r *rangeRun) releaseNotesChanged() []finding.Finding {
@@ -566,44 +612,70 @@ func (r *rangeRun) releaseNotesChanged() []finding.Finding {
 	return fs
 }
 
-// owner is one re-audited task's claim on changed paths: its declared scope and the paths its
-// report lists. An accepted drift task (accepted, until its audit shows otherwise) also owns the
-// reported paths of its changed set outside its scope: changed is that set once the audit
-// confirmed the acceptance.
+// owner is one re-audited task's claim on changed paths: the paths of its own changed set (since
+// its baseline, from its source) that its report lists and its declared scope holds. A task owns
+// nothing it did not change, so a task written after a change cannot take it over. An accepted
+// drift task (accepted, until its audit shows otherwise) also owns the reported paths of its
+// changed set outside its scope.
 type owner struct {
 	name     string
+	report   string
 	scope    map[string]bool
 	reported map[string]bool
-	accepted bool
 	changed  map[string]bool
+	accepted bool
 }
 
 func (o owner) owns(p string) bool {
-	if !o.reported[p] {
+	if !o.reported[p] || !o.changed[p] {
 		return false
 	}
-	return o.scope[p] || (o.accepted && (o.changed == nil || o.changed[p]))
+	return o.scope[p] || o.accepted
 }
 
-// owner reads task t's ownership from its spec and report under its root; false when either
-// cannot be used (such a task's audit is broken anyway, and it owns nothing).
-func (g *gater) owner(t Task) (owner, bool) {
+// owner reads the ownership of task in: its approved spec and its report under its root, and its
+// changed set from its source (computed once, shared with its audit); false when any cannot be
+// used (such a task's audit fails anyway, and it owns nothing).
+func (g *gater) owner(ctx context.Context, in TaskInfo) (owner, bool) {
+	t := in.Task
 	si, err := g.spec(t)
-	if err != nil || si.Spec == nil {
+	if err != nil || si.Spec == nil || sha256Hex(si.Raw) != in.State.SpecHash {
 		return owner{}, false
 	}
 	rr, err := report.ReadInRepo(t.Root, t.ReportRel())
 	if err != nil || rr.Report == nil || len(rr.Findings) > 0 {
 		return owner{}, false
 	}
-	o := owner{name: t.Name, scope: map[string]bool{}, reported: map[string]bool{}}
+	co, err := g.source(ctx, in)
+	if err != nil {
+		return owner{}, false
+	}
+	cs, err := co.get(ctx, &g.stats)
+	if err != nil {
+		return owner{}, false
+	}
+	o := owner{name: t.Name, report: t.ReportRel(), scope: map[string]bool{}, reported: map[string]bool{}, changed: map[string]bool{}, accepted: in.State.Accepted()}
 	for _, p := range si.Spec.Scope.Declared {
 		o.scope[p] = true
 	}
 	for _, f := range rr.Report.FilesModified {
 		o.reported[f.Path] = true
 	}
+	for _, e := range cs.WithoutControl(g.control(t, in.State)) {
+		o.changed[string(e.Path)] = true
+	}
 	return o, true
+}
+
+// leftOut is what the re-audit of task in leaves out of its changed set: the paths other
+// re-audited tasks own (ownedByOthers). Not in the local gate for a task whose store record is
+// open: its verdict there is its post-flight's, which audits every change since its baseline
+// as its own (trust-model.md §5).
+func (r *rangeRun) leftOut(in TaskInfo, owners []owner) map[string]bool {
+	if r.local && in.Recorded && in.State.Status != StatusLearned {
+		return nil
+	}
+	return ownedByOthers(in.Task.Name, owners)
 }
 
 // unowned applies trust-model.md §5 step 2: every path of the range that the door's rule does
@@ -745,7 +817,8 @@ func findClosedTaskChanged(p string, tasks []string, b string) finding.Finding {
 // ownedByOthers is the set of paths that a re-audited task other than name owns (in its scope
 // and its report) and that name's own report does not list: those are the other task's changes
 // and are left out of name's changed set, so that two tasks on one branch do not each see the
-// other's work as unreported. A path no task owns stays in every task's changed set (and is
+// other's work as unreported; each other task's report is left out too, since its own audit
+// reads it. A path no task owns stays in every task's changed set (and is
 // gate.unowned_change besides).
 func ownedByOthers(name string, owners []owner) map[string]bool {
 	var self owner
@@ -759,8 +832,9 @@ func ownedByOthers(name string, owners []owner) map[string]bool {
 		if o.name == name {
 			continue
 		}
+		out[o.report] = true // its own audit reads it
 		for p := range o.reported {
-			if o.scope[p] && !self.reported[p] {
+			if o.scope[p] && o.changed[p] && !self.reported[p] {
 				out[p] = true
 			}
 		}

@@ -100,7 +100,8 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 		in.Spec.close()
 		return nil, err
 	}
-	d := in.Changed.WithoutControl(rule)
+	// The D the audit charges (audit.TaskD): a file the controller's own run created is no input.
+	d, _ := audit.TaskD(t.Root, in.Changed, rule, c.files.controllerWrites(st.BaselineRef))
 	ids, err := contentIDs(t.Root, d)
 	if err != nil {
 		in.Spec.close()

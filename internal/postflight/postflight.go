@@ -55,7 +55,8 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Outcome, err
 		return res, err
 	}
 	ar, err := auditTask(ctx, auditRequest{Task: c.task, State: &st, Src: c.src, Spec: in.Spec, Files: c.files,
-		Verify: c.verifyInputs(&st), RepoFindings: builder{git: c.git}.repoFindings(ctx), Foreign: c.foreignInputs(&st), Control: rule})
+		Verify: c.verifyInputs(&st), RepoFindings: builder{git: c.git}.repoFindings(ctx), Foreign: c.foreignInputs(&st), Control: rule,
+		ControllerWrites: c.files.controllerWrites(st.BaselineRef)})
 	if err != nil {
 		return res, err
 	}
@@ -152,6 +153,10 @@ type auditRequest struct {
 	// Control decides which changed paths below .mastermind/ are the controller's
 	// (trust-model.md I3): the store's rule, or gate --base's committed-content rule.
 	Control repopath.ControlRule
+	// ControllerWrites are the files the controller's verification runs created, from the
+	// task's store record (verification-receipts.md §2.2), left out of Changed by the audit and
+	// listed in its evidence; nil without one or when the door left them out already (the gate).
+	ControllerWrites map[string]string
 }
 
 // foreignInputs are the other tasks' records as the task's pre-flight saw them (I3).
@@ -205,7 +210,7 @@ func auditTask(ctx context.Context, req auditRequest) (*auditRun, error) {
 	// A run-task holds the per-path findings as runs (persistAudit reads them through All); the
 	// gate's callers read Findings alone.
 	in := audit.Inputs{Root: t.Root, SpecPath: t.Spec, Baseline: st.BaselineRef, Prefetch: pf, Claims: ag, Verify: req.Verify,
-		RepoFindings: req.RepoFindings, PathRuns: req.Files != nil, Control: req.Control}
+		RepoFindings: req.RepoFindings, PathRuns: req.Files != nil, Control: req.Control, ControllerWrites: req.ControllerWrites}
 	if f := req.Foreign; f != nil {
 		in.ForeignArtifacts, in.ForeignBefore, in.ControllerWrote = true, f.Before, f.ControllerWrote
 	}

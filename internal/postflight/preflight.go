@@ -20,6 +20,7 @@ const (
 	RuleBudgetExhausted        = "preflight.budget_exhausted"
 	RuleBaselineUnavailable    = "preflight.baseline_unavailable"
 	RulePreexistingChanges     = "preflight.preexisting_changes"
+	RuleToolCachesInvalid      = "preflight.tool_caches_invalid"
 	RuleOtherOpenTask          = "preflight.other_open_task"
 	RuleChangedDuringPreflight = "spec.changed_during_preflight"
 	RuleCreationExists         = "spec.creation_exists_in_baseline"
@@ -44,6 +45,10 @@ type preRun struct {
 	// of step 5.
 	fs       []finding.Finding
 	warnings []finding.Finding
+	// snapped is true when step 5 took this baseline's snapshots already (approve keeps them).
+	snapped bool
+	// notes are told with the approval: what step 5 found that is no change (tool caches).
+	notes []string
 }
 
 func (r *preRun) first() bool { return r.prev == nil }
@@ -222,13 +227,39 @@ func (r *preRun) checkCreations(ctx context.Context) error {
 }
 
 // preexistingChanges is step 5 (first pre-flight only): paths that already differ from the
-// baseline will be attributed to the executor, which the planner is warned about.
+// baseline will be attributed to the executor, which the planner is warned about. They are
+// computed by post-flight's own rule (trust-model.md I1, gitscope.md §4.7): the snapshots are
+// taken here and the changed set computed against them, so the warning names exactly what
+// post-flight would count, the tool caches it leaves out, and the self-ignoring directories it
+// reports. A broken tool-cache table at the baseline refuses.
 func (r *preRun) preexistingChanges(ctx context.Context) error {
 	c := r.c
-	if !r.first() || r.baseline == "" {
+	if r.baseline == "" {
 		return nil
 	}
-	cs, err := c.git.ChangedSet(ctx, r.baseline)
+	if err := c.git.CheckToolCaches(ctx, r.baseline); err != nil {
+		var tce *gitscope.ToolCacheError
+		if !errors.As(err, &tce) {
+			return err
+		}
+		r.fs = append(r.fs, finding.Finding{Rule: RuleToolCachesInvalid, Class: finding.ClassError, File: gitscope.ToolCachesConfig,
+			Line: tce.Line, Message: err.Error(), Fields: []finding.Field{{Key: "field", Value: tce.Field}}})
+		return nil
+	}
+	if !r.first() {
+		return nil
+	}
+	snap := c.files.st
+	if err := c.git.TakeSnapshot(ctx, r.baseline, snap); err != nil {
+		return fmt.Errorf("pre-flight snapshot: %w", err)
+	}
+	r.snapped = true
+	view, err := c.git.SnapshotView(ctx, r.baseline, snap)
+	if err != nil {
+		return err
+	}
+	defer view.Close()
+	cs, err := view.ChangedSet(ctx)
 	if err != nil {
 		return err
 	}
@@ -236,15 +267,25 @@ func (r *preRun) preexistingChanges(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if d := cs.WithoutControl(rule); len(d) > 0 {
+	if d, _ := audit.TaskD(c.task.Root, cs, rule, c.files.controllerWrites(r.baseline)); len(d) > 0 {
 		paths := make([]string, len(d))
 		for i, e := range d {
 			paths[i] = textsafe.Escape(string(e.Path))
+			if e.SelfIgnoring {
+				paths[i] += "/ (ignores itself: one self_ignoring_directory error at post-flight; remove its .gitignore or commit it before pre-flight)"
+			}
 		}
 		r.warnings = append(r.warnings, finding.Finding{Rule: RulePreexistingChanges, Class: finding.ClassWarning, File: c.task.Spec,
 			Message: fmt.Sprintf("%d path(s) already differ from HEAD and will be attributed to the executor at post-flight: %s",
 				len(paths), strings.Join(paths, ", ")),
 			Fields: []finding.Field{{Key: "paths", Value: paths}}})
+	}
+	if len(cs.ToolCaches) > 0 {
+		var names []string
+		for _, tc := range cs.ToolCaches {
+			names = append(names, fmt.Sprintf("%s/ (%s, %d files)", textsafe.Escape(tc.Dir), tc.Tool, tc.Files))
+		}
+		r.notes = append(r.notes, "ignored tool cache present at pre-flight, left out of the changed set: "+strings.Join(names, ", "))
 	}
 	return nil
 }
@@ -323,7 +364,7 @@ func (r *preRun) approve(ctx context.Context) (*Outcome, error) {
 	// without one (pre-flighted by an older mastermind) gets one now. They live in the task's
 	// controller-store folder, out of the work tree.
 	snap := c.files.st
-	if r.first() || !gitscope.HasSnapshot(snap, r.baseline) {
+	if (r.first() && !r.snapped) || !gitscope.HasSnapshot(snap, r.baseline) {
 		if err := c.git.TakeSnapshot(ctx, r.baseline, snap); err != nil {
 			return c.res, fmt.Errorf("pre-flight snapshot: %w", err)
 		}
@@ -353,6 +394,10 @@ func (r *preRun) approve(ctx context.Context) (*Outcome, error) {
 	res := c.res
 	res.Outcome, res.Budget = OutcomePreReady, c.opts.MaxIterations
 	res.Message = "pre-flight approved — " + c.task.Spec
+	for _, n := range r.notes {
+		res.Message += "; " + n
+	}
+	res.Notes = r.notes
 	res.Next = Next{Step: NextRunExecutor, Edit: c.task.ReportRel(), Run: "mastermind run-task " + c.task.Spec + " --post-only"}
 	return res, nil
 }

@@ -13,23 +13,73 @@ import (
 
 	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/store"
 	"github.com/mastermind-controller/mastermind/internal/verifyrun"
 )
 
 // verifyInputs are the verification step's inputs for run-task's post-flight of st
 // (verification-receipts.md §2): the run flags, the task's receipts folder, and the changed set
 // computed again after the runs.
+//
+// With the task's store record, the recomputation uses the pre-flight snapshots like the audit
+// (never the live rules, which the runs' own writes could change), the runs see ignored files
+// written since pre-flight named (verification_ignored_input), their tool caches go to the
+// store, and what they create is recorded there as the controller's (§2.1, §2.2).
 func (c *controller) verifyInputs(st *State) *audit.VerifyInputs {
 	baseline := st.BaselineRef
-	return &audit.VerifyInputs{All: c.opts.RunVerify, Rerun: c.opts.RerunVerify,
+	v := &audit.VerifyInputs{All: c.opts.RunVerify, Rerun: c.opts.RerunVerify,
 		Store:    lazyReceipts{task: c.task, dir: c.opts.ReceiptsDir, files: c.files},
 		Progress: c.opts.VerifyProgress, Context: c.opts.VerifyContext,
-		// The after-run check reads the live ignore rules, which leave a tool's self-ignoring
-		// cache (.pytest_cache) out; under the pre-flight rules every such cache would be a
-		// change the verification made.
 		Recompute: func(ctx context.Context) (*gitscope.ChangedSet, error) {
 			return c.git.ChangedSet(ctx, baseline)
 		}}
+	if c.files == nil || c.files.st == nil {
+		return v
+	}
+	snap := c.files.st
+	v.Recompute = func(ctx context.Context) (*gitscope.ChangedSet, error) {
+		// The pre-flight rules with the tool-cache rule (gitscope.md §4.7): a cache the run
+		// creates (.pytest_cache) is left out here as in the audit.
+		view, err := c.git.SnapshotView(ctx, baseline, snap)
+		if err != nil {
+			return nil, err
+		}
+		defer view.Close()
+		return view.ChangedSet(ctx)
+	}
+	v.Ignored = func(ctx context.Context, caches []gitscope.IgnoredDir, since int64) ([]string, error) {
+		return c.git.IgnoredSince(ctx, baseline, snap, caches, since)
+	}
+	v.Clock = c.git.FileSystemNow
+	v.CacheDir = filepath.Join(snap.Path(), "tool-caches")
+	v.Writes = c.files.controllerWrites(baseline)
+	v.SaveWrites = func(w map[string]string) error {
+		return snap.SaveWrites(&store.ControllerWrites{Baseline: baseline, Paths: w})
+	}
+	return v
+}
+
+// controllerWrites are the paths the controller's runs created for baseline (the store's
+// record of them), nil when there are none or they belong to another baseline. A damaged record
+// counts as none: its paths are then the executor's to explain.
+func (f *taskFiles) controllerWrites(baseline string) map[string]string {
+	if f == nil {
+		return nil
+	}
+	return recordedWrites(f.st, baseline)
+}
+
+// recordedWrites are the controller's writes for baseline in the store record st (nil: none);
+// every door reads them through it.
+func recordedWrites(st *store.Task, baseline string) map[string]string {
+	if st == nil {
+		return nil
+	}
+	w, err := st.LoadWrites()
+	if err != nil || w == nil || w.Baseline != baseline {
+		return nil
+	}
+	return w.Paths
 }
 
 // lazyReceipts resolves the receipts folder only when a receipt is read or written, so a

@@ -38,6 +38,12 @@ type Git interface {
 	// GitBinary names the git that runs and why it may not be the system's own
 	// (trust-model.md §6).
 	GitBinary(ctx context.Context) (path, version string, risk gitscope.GitBinaryRisk)
+	// CheckToolCaches validates the planner's tool-cache table at the baseline (gitscope.md §4.7).
+	CheckToolCaches(ctx context.Context, baseline string) error
+	// IgnoredSince and FileSystemNow give the files the audit does not see that were written
+	// since a time (verification-receipts.md §2.1).
+	IgnoredSince(ctx context.Context, baseline string, store gitscope.SnapshotStore, caches []gitscope.IgnoredDir, sinceNs int64) ([]string, error)
+	FileSystemNow() (int64, error)
 }
 
 // Mode selects the phase flags of run-task (§2).
@@ -165,8 +171,11 @@ type Outcome struct {
 	// Message is the one-line result (the --json "message"; the state's blocking reason when
 	// there is one).
 	Message string
-	Task    Task
-	State   *State
+	// Notes are pre-flight's observations that are no finding (a tool cache it left out), each
+	// also appended to Message.
+	Notes []string
+	Task  Task
+	State *State
 	// Findings: pre-flight rule findings, or the audit findings (then the report violations of a
 	// rejected report, in their own shape, in ReportViolations), or what a history review still
 	// lacks.

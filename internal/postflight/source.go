@@ -136,10 +136,14 @@ func without(cs *gitscope.ChangedSet, exclude map[string]bool) *gitscope.Changed
 // post-flight cancels a speculative changed set when a report is rejected, but this one is
 // shared, so it is finished and kept.
 type changedOnce struct {
-	src  source
-	once sync.Once
-	cs   *gitscope.ChangedSet
-	err  error
+	src source
+	// writes are the files the controller's verification runs created, from the task's store
+	// record (a local gate), left out of the changed set while unchanged; root is the work tree.
+	writes map[string]string
+	root   string
+	once   sync.Once
+	cs     *gitscope.ChangedSet
+	err    error
 }
 
 func (c *changedOnce) get(ctx context.Context, stats *GateStats) (*gitscope.ChangedSet, error) {
@@ -152,6 +156,26 @@ func (c *changedOnce) get(ctx context.Context, stats *GateStats) (*gitscope.Chan
 			defer cancel()
 		}
 		c.cs, c.err = c.src.ChangedSet(cctx)
+		if c.err == nil {
+			// Left out here, the audit, the acceptance and closure snapshots and the branch's
+			// ownership all see the D the run-task post-flight charged (audit.TaskD).
+			c.cs = withoutWrites(c.root, c.cs, c.writes)
+		}
 	})
 	return c.cs, c.err
+}
+
+// withoutWrites is cs without the controller's writes that still hold their recorded content
+// (a copy when one is left out; cs is unchanged).
+func withoutWrites(root string, cs *gitscope.ChangedSet, writes map[string]string) *gitscope.ChangedSet {
+	if cs == nil || len(writes) == 0 {
+		return cs
+	}
+	entries, left := audit.WithoutControllerWrites(root, cs.Entries, writes)
+	if len(left) == 0 {
+		return cs
+	}
+	out := *cs
+	out.Entries = entries
+	return &out
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tidwall/gjson"
 )
@@ -18,6 +19,20 @@ var claudeTypes = map[string]bool{
 	"bridge-session": true, "worktree-state": true,
 }
 
+// claudeReadOnly are the Claude Code tools that neither write files nor run commands: a call
+// of any other tool than these, Bash and the edit tools may have written anything (an MCP
+// server's tool, a skill) and counts for run: witnessed condition 3. Task and Agent start a
+// subagent whose calls are in its own file; one run in the background counts as a background
+// run.
+var claudeReadOnly = map[string]bool{
+	"Read": true, "Glob": true, "Grep": true, "LS": true, "NotebookRead": true, "WebFetch": true,
+	"WebSearch": true, "TodoWrite": true, "TodoRead": true, "TaskCreate": true, "TaskGet": true,
+	"TaskUpdate": true, "TaskList": true, "BashOutput": true, "TaskOutput": true, "KillShell": true,
+	"KillBash": true, "ExitPlanMode": true, "EnterPlanMode": true, "AskUserQuestion": true,
+	"ListMcpResourcesTool": true, "ReadMcpResourceTool": true, "ToolSearch": true,
+	"Task": true, "Agent": true,
+}
+
 // claudeExit is the first line of a failed Bash tool result: "Exit code 1" (the entry's
 // toolUseResult string says "Error: Exit code 1").
 var claudeExit = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:Error: )?Exit code (-?\d+)\s*$`) })
@@ -25,12 +40,12 @@ var claudeExit = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 // claudeLine reads one Claude Code session entry.
 func (r *reader) claudeLine(line []byte) {
 	if !gjson.ValidBytes(line) {
-		r.sess.Unknown++
+		r.unknown(time.Time{}, false)
 		return
 	}
 	e := gjson.ParseBytes(line)
 	if !e.IsObject() {
-		r.sess.Unknown++
+		r.unknown(time.Time{}, false)
 		return
 	}
 	if v := e.Get("version"); v.Type == gjson.String {
@@ -43,7 +58,7 @@ func (r *reader) claudeLine(line []byte) {
 		r.claudeUser(e)
 	default:
 		if !claudeTypes[typ] {
-			r.sess.Unknown++
+			r.unknownEntry(e)
 			return
 		}
 		r.known++
@@ -58,7 +73,7 @@ func (r *reader) claudeAssistant(e gjson.Result) {
 	ts, ok := parseTime(e.Get("timestamp"))
 	content := e.Get("message.content")
 	if !ok || !content.IsArray() {
-		r.sess.Unknown++
+		r.unknown(ts, ok)
 		return
 	}
 	r.known++
@@ -74,7 +89,7 @@ func (r *reader) claudeAssistant(e gjson.Result) {
 		}
 		id, input := b.Get("id"), b.Get("input")
 		if id.Type != gjson.String || id.Str == "" || !input.IsObject() {
-			r.sess.Unknown++
+			r.unknown(ts, true)
 			return true
 		}
 		c := &call{id: id.Str, order: ord, sub: sub, before: before}
@@ -82,10 +97,14 @@ func (r *reader) claudeAssistant(e gjson.Result) {
 		case "Bash", "bash":
 			cmd := input.Get("command")
 			if cmd.Type != gjson.String {
-				r.sess.Unknown++
+				r.unknown(ts, true)
 				return true
 			}
 			c.kind, c.cmd, c.dir, c.background = callShell, cmd.Str, r.cwd, input.Get("run_in_background").Bool()
+			if r.batchChdir {
+				c.dir = "" // an earlier call of this batch may have moved the shell
+			}
+			r.batchChdir = r.batchChdir || r.shape(c.cmd, c.dir).chdir
 		case "Edit", "Write", "MultiEdit", "NotebookEdit":
 			p := input.Get("file_path")
 			if name == "NotebookEdit" && input.Get("notebook_path").Type == gjson.String {
@@ -96,12 +115,18 @@ func (r *reader) claudeAssistant(e gjson.Result) {
 				abs = absIn(p.Str, r.cwd)
 			}
 			if abs == "" {
-				r.sess.Unknown++
+				r.unknown(ts, true)
 				return true
 			}
 			c.kind, c.tool, c.paths = callEdit, name, []string{abs}
 		default:
-			return true
+			if (name == "Task" || name == "Agent") && input.Get("run_in_background").Bool() && !before {
+				later(&r.sess.LastBackground, ord, Order{})
+			}
+			if claudeReadOnly[name] {
+				return true
+			}
+			c.kind, c.tool = callOther, name
 		}
 		r.addPending(c)
 		return true
@@ -112,11 +137,13 @@ func (r *reader) claudeAssistant(e gjson.Result) {
 func (r *reader) claudeUser(e gjson.Result) {
 	ts, ok := parseTime(e.Get("timestamp"))
 	if !ok {
-		r.sess.Unknown++
+		r.unknown(ts, false)
 		return
 	}
 	r.known++
 	r.counts(ts)
+	r.batchChdir = false
+	end := Order{At: ts, File: r.file, Line: r.line}
 	content := e.Get("message.content")
 	if !content.IsArray() {
 		return // a prompt
@@ -135,11 +162,15 @@ func (r *reader) claudeUser(e gjson.Result) {
 			continue
 		}
 		res := claudeResult(b, tur, len(results) == 1)
+		res.end = end
 		// The Bash tool's shell persists: a successful `cd DIR` moves the next call, which
-		// matters where an entry carries no cwd of its own.
-		if c.kind == callShell && res.status == StatusPassed {
-			if sh := r.shape(c.cmd, c.dir); sh.cdTo != "" {
+		// matters where an entry carries no cwd of its own; another command that may move it
+		// leaves the directory unknown until an entry says it.
+		if c.kind == callShell {
+			if sh := r.shape(c.cmd, c.dir); sh.cdTo != "" && res.status == StatusPassed {
 				r.cwd = sh.cdTo
+			} else if sh.chdir {
+				r.cwd = ""
 			}
 		}
 		r.settle(c, res)

@@ -1,13 +1,14 @@
 package transcript
 
 import (
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tidwall/gjson"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // codexItems are the response_item payload types of codex-rs/protocol's ResponseItem that hold
@@ -17,6 +18,14 @@ var codexItems = map[string]bool{
 	"compaction": true, "compaction_summary": true, "context_compaction": true,
 	"tool_search_call": true, "tool_search_output": true, "image_generation_call": true,
 	"additional_tools": true, "agent_message": true, "other": true,
+}
+
+// codexReadOnly are the function_call tools of Codex that neither write files nor run
+// commands; a call of a tool of another name (an MCP server's, spawn_agent) may have written
+// anything and counts for run: witnessed condition 3.
+var codexReadOnly = map[string]bool{
+	"update_plan": true, "view_image": true, "web_search": true, "list_mcp_resources": true,
+	"list_mcp_resource_templates": true, "read_mcp_resource": true,
 }
 
 // codexLines are the rollout line types of RolloutItem other than response_item.
@@ -38,14 +47,14 @@ var (
 // codexLine reads one rollout line {timestamp, type, payload}.
 func (r *reader) codexLine(line []byte) {
 	if !gjson.ValidBytes(line) {
-		r.sess.Unknown++
+		r.unknown(time.Time{}, false)
 		return
 	}
 	e := gjson.ParseBytes(line)
 	ts, ok := parseTime(e.Get("timestamp"))
 	p := e.Get("payload")
 	if !ok || !p.IsObject() {
-		r.sess.Unknown++
+		r.unknown(ts, ok)
 		return
 	}
 	before := !r.counts(ts)
@@ -71,7 +80,7 @@ func (r *reader) codexLine(line []byte) {
 		r.codexEvent(p)
 	default:
 		if !codexLines[typ] {
-			r.sess.Unknown++
+			r.unknown(ts, true)
 			return
 		}
 		r.known++
@@ -84,8 +93,8 @@ func (r *reader) codexItem(p gjson.Result, ord Order, before bool) {
 	switch typ := p.Get("type").String(); typ {
 	case "function_call":
 		args := p.Get("arguments")
-		if c.id == "" || args.Type != gjson.String || !gjson.Valid(args.Str) {
-			r.sess.Unknown++
+		if c.id == "" || args.Type != gjson.String || !shallow([]byte(args.Str)) || !gjson.Valid(args.Str) {
+			r.unknown(ord.At, true)
 			return
 		}
 		a := gjson.Parse(args.Str)
@@ -94,14 +103,23 @@ func (r *reader) codexItem(p gjson.Result, ord Order, before bool) {
 		case "exec_command":
 			cmd := a.Get("cmd")
 			if cmd.Type != gjson.String {
-				r.sess.Unknown++
+				r.unknown(ord.At, true)
 				return
 			}
 			c.kind, c.cmd, c.dir = callShell, cmd.Str, dir
+			if sh := a.Get("shell"); sh.Type == gjson.String && sh.Str != "" && !scriptShell(sh.Str) {
+				// The model named another program to run cmd with: that program's run.
+				joined, ok := argvCommand([]string{sh.Str, "-c", cmd.Str})
+				if !ok {
+					r.unknown(ord.At, true)
+					return
+				}
+				c.cmd = joined
+			}
 		case "shell", "container.exec", "shell_command", "local_shell":
 			cmd, ok := codexCommand(a.Get("command"))
 			if !ok {
-				r.sess.Unknown++
+				r.unknown(ord.At, true)
 				return
 			}
 			c.kind, c.cmd, c.dir = callShell, cmd, dir
@@ -124,19 +142,24 @@ func (r *reader) codexItem(p gjson.Result, ord Order, before bool) {
 			return
 		default:
 			r.known++
+			if codexReadOnly[name] {
+				return
+			}
+			c.kind, c.tool = callOther, name
+			r.addPending(c)
 			return
 		}
 	case "local_shell_call":
 		cmd, ok := codexCommand(p.Get("action.command"))
 		if c.id == "" || !ok {
-			r.sess.Unknown++
+			r.unknown(ord.At, true)
 			return
 		}
 		c.kind, c.cmd, c.dir = callShell, cmd, r.codexDir(p.Get("action.working_directory").String())
 	case "custom_tool_call":
 		if p.Get("name").String() != "apply_patch" {
 			// Another freeform tool (code mode's exec runs commands mastermind cannot see).
-			r.sess.Unknown++
+			r.unknown(ord.At, true)
 			return
 		}
 		if c.id == "" || !r.patchCall(c, p.Get("input"), r.codexDir("")) {
@@ -149,6 +172,7 @@ func (r *reader) codexItem(p gjson.Result, ord Order, before bool) {
 			return
 		}
 		res := codexResult(p.Get("output"))
+		res.end = ord
 		if pc.tool == "write_stdin" {
 			id, _ := strconv.ParseInt(pc.cmd, 10, 64)
 			if run := r.running[id]; run != nil && res.running == 0 && res.status != StatusUnknown {
@@ -161,7 +185,7 @@ func (r *reader) codexItem(p gjson.Result, ord Order, before bool) {
 		return
 	default:
 		if !codexItems[typ] {
-			r.sess.Unknown++
+			r.unknown(ord.At, true)
 			return
 		}
 		r.known++
@@ -174,7 +198,7 @@ func (r *reader) codexItem(p gjson.Result, ord Order, before bool) {
 // patchCall fills c as an apply_patch edit of the paths its patch text names.
 func (r *reader) patchCall(c *call, in gjson.Result, dir string) bool {
 	if in.Type != gjson.String {
-		r.sess.Unknown++
+		r.unknown(c.order.At, true)
 		return false
 	}
 	c.kind, c.tool = callEdit, "apply_patch"
@@ -218,8 +242,7 @@ func (r *reader) codexDir(workdir string) string {
 	return absIn(workdir, r.codexCwd)
 }
 
-// codexCommand reads a command: a string, or an argv whose shell script is taken from
-// ["bash", "-lc", script] (sh, zsh; -c) and which is otherwise joined with spaces.
+// codexCommand reads a command: a string, or an argv (argvCommand).
 func codexCommand(v gjson.Result) (string, bool) {
 	if v.Type == gjson.String {
 		return v.Str, true
@@ -237,16 +260,59 @@ func codexCommand(v gjson.Result) (string, bool) {
 		argv = append(argv, a.Str)
 		return true
 	})
-	if !ok || len(argv) == 0 {
+	if !ok {
 		return "", false
 	}
-	if len(argv) == 3 && (argv[1] == "-lc" || argv[1] == "-c") {
-		switch filepath.Base(argv[0]) {
-		case "bash", "sh", "zsh":
-			return argv[2], true
+	return argvCommand(argv)
+}
+
+// argvCommand is argv as one command: the script of a scriptShell's -c or -lc, else argv's
+// words joined so that they read back as argv.
+func argvCommand(argv []string) (string, bool) {
+	if len(argv) == 0 {
+		return "", false
+	}
+	if len(argv) == 3 && (argv[1] == "-lc" || argv[1] == "-c") && scriptShell(argv[0]) {
+		return argv[2], true
+	}
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		w, ok := shellWord(a, i == 0)
+		if !ok {
+			return "", false
+		}
+		words[i] = w
+	}
+	return strings.Join(words, " "), true
+}
+
+// scriptShell reports whether p names a shell whose script the witness rules read as written:
+// bash or zsh (both have pipefail), by bare name or in /bin, /usr/bin. Another program of that
+// name may be the agent's own, and sh may lack pipefail.
+func scriptShell(p string) bool {
+	switch p {
+	case "bash", "zsh", "/bin/bash", "/bin/zsh", "/usr/bin/bash", "/usr/bin/zsh":
+		return true
+	}
+	return false
+}
+
+// shellWord is a as one shell word: unchanged when it holds only characters that mean nothing
+// to the shell (an = only after the program, where it starts no assignment), else quoted, so
+// that the joined argv reads back as the same words.
+func shellWord(a string, first bool) (string, bool) {
+	plain := a != ""
+	for _, c := range a {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_./:,+@%^-", c) || c == '=' && !first) {
+			plain = false
+			break
 		}
 	}
-	return strings.Join(argv, " "), true
+	if plain {
+		return a, true
+	}
+	q, err := syntax.Quote(a, syntax.LangBash)
+	return q, err == nil
 }
 
 // codexResult reads a function_call_output's output: a string, an object {content, success}
@@ -263,7 +329,7 @@ func codexResult(out gjson.Result) result {
 	case out.IsArray():
 		text = resultText(out)
 	}
-	if t := strings.TrimSpace(text); strings.HasPrefix(t, "{") && gjson.Valid(t) {
+	if t := strings.TrimSpace(text); strings.HasPrefix(t, "{") && shallow([]byte(t)) && gjson.Valid(t) {
 		if code := gjson.Get(t, "metadata.exit_code"); code.Type == gjson.Number {
 			return exitResult(int(code.Int()))
 		}

@@ -10,7 +10,7 @@ import (
 
 // shape is a shell command as the witness rules read it (docs/design/transcripts.md §3).
 type shape struct {
-	// core is the command after dropping a leading `cd DIR &&` and `set -o pipefail`, trailing
+	// core is the command after dropping a leading `cd DIR &&` and `set -o pipefail` (setPipefail), trailing
 	// output redirections and, for a pipeline, every stage but the first; whitespace collapsed.
 	core string
 	// dir is the directory core runs in ("" when a cd could not be resolved).
@@ -28,11 +28,17 @@ type shape struct {
 	redirected bool
 	// git are the git invocations in the command (every stage and list member).
 	git [][]string
+	// detaches: some part of the command may leave a process running after it returns (an &
+	// anywhere, a process substitution, a coprocess, setsid or nohup, a shell -c script that
+	// does), or the command does not parse. chdir: it may move the persistent shell's
+	// directory (cd, pushd, popd, source, eval outside a subshell, or a command word that is
+	// not a literal).
+	detaches, chdir bool
 }
 
 // parseShape reads cmd, run in dir (absolute; "" when unknown) with home the user's home.
 func parseShape(cmd, dir, home string) shape {
-	sh := shape{core: verification.MatchKey(cmd), dir: dir}
+	sh := shape{core: verification.MatchKey(cmd), dir: dir, detaches: true, chdir: true}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
 	if err != nil || len(f.Stmts) == 0 {
 		return sh
@@ -46,9 +52,14 @@ func parseShape(cmd, dir, home string) shape {
 		}
 		return true
 	})
+	sh.detaches, sh.chdir = detaches(f, 0), movesDir(f)
 	stmts := f.Stmts
-	for len(stmts) > 1 && isPipefail(stmts[0]) {
-		sh.pipefail, stmts = true, stmts[1:]
+	for len(stmts) > 1 {
+		ok, on := setPipefail(stmts[0])
+		if !ok {
+			break
+		}
+		sh.pipefail, stmts = on, stmts[1:]
 	}
 	if len(stmts) != 1 {
 		return sh
@@ -67,9 +78,10 @@ func parseShape(cmd, dir, home string) shape {
 			}
 			b = x
 		}
+		pf, on := setPipefail(b.X)
 		switch {
-		case isPipefail(b.X):
-			sh.pipefail = true
+		case pf:
+			sh.pipefail = on
 		case isCd(b.X):
 			sh.dir = cdTarget(b.X, sh.dir, home)
 			sh.cdTo = sh.dir
@@ -170,22 +182,153 @@ func isCd(s *syntax.Stmt) bool {
 	return ok && len(s.Redirs) == 0 && len(c.Assigns) == 0 && len(c.Args) == 2 && c.Args[0].Lit() == "cd"
 }
 
-// isPipefail reports whether s is `set -o pipefail` (or set -eo pipefail, -euo pipefail).
-func isPipefail(s *syntax.Stmt) bool {
-	c, ok := s.Cmd.(*syntax.CallExpr)
-	if !ok || len(c.Args) < 3 {
-		return false
+// setPipefail reports whether s is a `set` call that names pipefail and only the options that
+// do not change what the rest runs (e, u, x; -o errexit, nounset, xtrace), so that it may be
+// dropped in front of a command, and whether it leaves pipefail on: options are read in order,
+// so `-o pipefail +o pipefail` leaves it off. `set -n` (read commands, run none) is not one.
+func setPipefail(s *syntax.Stmt) (ok, on bool) {
+	c, isCall := s.Cmd.(*syntax.CallExpr)
+	if !isCall || s.Negated || len(s.Redirs) > 0 || len(c.Assigns) > 0 || len(c.Args) < 3 {
+		return false, false
 	}
 	args := litArgs(c.Args)
 	if len(args) != len(c.Args) || args[0] != "set" {
-		return false
+		return false, false
 	}
-	for i := 1; i+1 < len(args); i++ {
-		if strings.HasPrefix(args[i], "-") && strings.HasSuffix(args[i], "o") && args[i+1] == "pipefail" {
-			return true
+	named := false
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if len(a) < 2 || (a[0] != '-' && a[0] != '+') || a == "--" {
+			return false, false
+		}
+		for j, l := range a[1:] {
+			switch {
+			case l == 'o' && j == len(a)-2 && i+1 < len(args):
+				i++
+				switch args[i] {
+				case "pipefail":
+					named, on = true, a[0] == '-'
+				case "errexit", "nounset", "xtrace":
+				default:
+					return false, false
+				}
+			case strings.ContainsRune("eux", l):
+			default:
+				return false, false
+			}
 		}
 	}
+	return named, on
+}
+
+// detachers are programs that leave what they start running after they return.
+var detachers = map[string]bool{
+	"setsid": true, "nohup": true, "disown": true, "bg": true, "daemonize": true, "daemon": true,
+	"start-stop-daemon": true, "at": true, "batch": true, "systemd-run": true, "screen": true,
+	"tmux": true, "dtach": true, "abduco": true,
+}
+
+// shells are the programs whose -c script is read as a command of its own.
+var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true}
+
+// maxShellDepth bounds the nested shell -c scripts read.
+const maxShellDepth = 4
+
+// detaches reports whether any part of f may leave a process running after the command returns
+// (docs/design/transcripts.md §6 condition 3): a backgrounded or coprocess statement at any
+// depth, a process substitution, a detaching program, or a shell -c script that detaches or is
+// not a literal.
+func detaches(f *syntax.File, depth int) bool {
+	found := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if found {
+			return false
+		}
+		switch n := n.(type) {
+		case *syntax.Stmt:
+			found = n.Background || n.Coprocess || n.Disown
+		case *syntax.ProcSubst, *syntax.CoprocClause:
+			found = true
+		case *syntax.CallExpr:
+			found = callDetaches(n, depth)
+		}
+		return !found
+	})
+	return found
+}
+
+// callDetaches reports whether the call c runs a detaching program or a shell script that
+// detaches.
+func callDetaches(c *syntax.CallExpr, depth int) bool {
+	if len(c.Args) == 0 {
+		return false
+	}
+	prog, ok := litWord(c.Args[0])
+	if !ok {
+		return true // a command word with an expansion could be anything
+	}
+	prog = filepath.Base(prog)
+	switch {
+	case detachers[prog]:
+		return true
+	case prog == "eval":
+		return true
+	case !shells[prog]:
+		return false
+	}
+	for i := 1; i < len(c.Args); i++ {
+		a, ok := litWord(c.Args[i])
+		if !ok {
+			return true
+		}
+		if !strings.HasPrefix(a, "-") || strings.HasPrefix(a, "--") {
+			continue
+		}
+		if !strings.Contains(a, "c") {
+			continue
+		}
+		if i+1 >= len(c.Args) {
+			return false
+		}
+		script, ok := litWord(c.Args[i+1])
+		if !ok || depth >= maxShellDepth {
+			return true
+		}
+		f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "")
+		return err != nil || detaches(f, depth+1)
+	}
 	return false
+}
+
+// movesDir reports whether f may change the persistent shell's directory: a cd, pushd, popd,
+// source, . or eval outside a subshell, command substitution or pipeline stage, or a command
+// word that is not a literal.
+func movesDir(f *syntax.File) bool {
+	found := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if found {
+			return false
+		}
+		switch n := n.(type) {
+		case *syntax.Subshell, *syntax.CmdSubst, *syntax.ProcSubst:
+			return false
+		case *syntax.BinaryCmd:
+			return n.Op != syntax.Pipe && n.Op != syntax.PipeAll
+		case *syntax.CallExpr:
+			if len(n.Args) == 0 {
+				return true
+			}
+			prog, ok := litWord(n.Args[0])
+			switch {
+			case !ok:
+				found = true
+			case prog == "cd", prog == "pushd", prog == "popd", prog == "source", prog == ".", prog == "eval":
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // cdTarget resolves the directory of `cd DIR` run in dir: "" when DIR has an expansion, is

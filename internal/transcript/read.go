@@ -122,6 +122,7 @@ func Read(ctx context.Context, opts Options) (*Session, error) {
 		r.sess.SymlinkedSubagents = symlinked
 		for i, p := range subs {
 			if CheckPath(opts.Root, p) != nil {
+				r.sess.UnreadSubagents++
 				continue
 			}
 			if err := r.readFile(ctx, p, i+1); err != nil {
@@ -131,7 +132,7 @@ func Read(ctx context.Context, opts Options) (*Session, error) {
 				if ReasonOf(err) == ReasonUnknownVersion {
 					return nil, err
 				}
-				r.sess.Unknown++ // an unreadable subagent file is skipped and counted
+				r.sess.UnreadSubagents++ // an unreadable subagent file is skipped and counted
 			}
 		}
 	}
@@ -139,7 +140,7 @@ func Read(ctx context.Context, opts Options) (*Session, error) {
 	if r.badVersion != "" {
 		return nil, &Refusal{Path: opts.Path, Reason: ReasonUnknownVersion, Detail: r.badVersion}
 	}
-	if r.known == 0 && r.sess.Entries > 0 {
+	if r.known == 0 {
 		return nil, &Refusal{Path: opts.Path, Reason: ReasonNotTranscript}
 	}
 	return r.sess, nil
@@ -202,8 +203,10 @@ func (r *reader) readFile(ctx context.Context, path string, idx int) error {
 			r.line++
 			r.sess.Entries++
 			if long {
-				r.sess.Unknown++
-			} else if l := bytes.TrimSpace(line); len(l) > 0 {
+				r.unknown(time.Time{}, false)
+			} else if l := bytes.TrimSpace(line); len(l) > 0 && !shallow(l) {
+				r.unknown(time.Time{}, false)
+			} else if len(l) > 0 {
 				if r.opts.Harness == Claude {
 					r.claudeLine(l)
 				} else {
@@ -225,6 +228,41 @@ func (r *reader) readFile(ctx context.Context, path string, idx int) error {
 	// A file's pending calls have their results in the same file.
 	r.settleAll("no result")
 	return nil
+}
+
+// maxDepth bounds the nesting of arrays and objects in a line: the JSON reader recurses once per
+// level, and a line of a few million brackets would exhaust the stack.
+const maxDepth = 512
+
+// shallow reports whether the JSON text b nests arrays and objects at most maxDepth deep
+// (brackets inside strings do not count).
+func shallow(b []byte) bool {
+	if bytes.Count(b, []byte("[")) <= maxDepth-bytes.Count(b, []byte("{")) {
+		return true // too few brackets to nest deeper (the counts are vectorised)
+	}
+	depth, inStr, esc := 0, false, false
+	for _, c := range b {
+		switch {
+		case inStr:
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case c == '[' || c == '{':
+			if depth++; depth > maxDepth {
+				return false
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return true
 }
 
 // readLine returns the next line (without its newline) in *buf's storage; a line longer than

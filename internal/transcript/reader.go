@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/tidwall/gjson"
 )
 
 // callKind is what a pending tool call does.
@@ -15,7 +16,13 @@ type callKind int
 const (
 	callShell callKind = iota
 	callEdit
+	// callOther is a tool call whose effect is not read (an MCP tool, a skill, a Codex tool
+	// of another name): it may have written anything.
+	callOther
 )
+
+// forever is the end of a call that has no result: it may still be running.
+var forever = Order{At: time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)}
 
 // call is a tool call waiting for its result.
 type call struct {
@@ -45,6 +52,8 @@ type result struct {
 	ok bool
 	// running is the Codex unified-exec session a command still runs in (0: none).
 	running int64
+	// end is the result's place in the transcript (forever when there is none).
+	end Order
 }
 
 // reader is one Read in progress.
@@ -66,6 +75,10 @@ type reader struct {
 	badVersion    string
 	// shapes caches parseShape by directory and command (sessions repeat their commands).
 	shapes map[[2]string]shape
+	// batchChdir: a Claude Code shell call of the current batch (the calls since the last
+	// user entry, written before any of them ran) may move the shell's directory; a later call
+	// of the batch runs where it left the shell, which the entry's cwd does not say.
+	batchChdir bool
 }
 
 // maxShapes bounds the shape cache; a full cache is emptied.
@@ -153,9 +166,18 @@ func knownVersion(h Harness, v string) bool {
 	return major == 2 && (minor == 1 || minor == 0 && patch >= 76)
 }
 
-// semver reads "MAJOR.MINOR.PATCH" with an optional -suffix.
+// semver reads "MAJOR.MINOR.PATCH" with an optional -suffix of at most 64 of [0-9A-Za-z.-] (a
+// semver pre-release; the version reaches audit.md).
 func semver(v string) (major, minor, patch int, ok bool) {
-	v, _, _ = strings.Cut(v, "-")
+	v, suffix, _ := strings.Cut(v, "-")
+	if len(suffix) > 64 {
+		return 0, 0, 0, false
+	}
+	for _, c := range suffix {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '.' || c == '-') {
+			return 0, 0, 0, false
+		}
+	}
 	parts := strings.Split(v, ".")
 	if len(parts) != 3 {
 		return 0, 0, 0, false
@@ -184,10 +206,25 @@ func (r *reader) counts(t time.Time) bool {
 	return false
 }
 
+// unknown counts an entry of an unknown shape at ts (ok false when it has no readable time):
+// one not known to be at or before the pre-flight time also counts in UnknownAfter.
+func (r *reader) unknown(ts time.Time, ok bool) {
+	r.sess.Unknown++
+	if !ok || ts.After(r.opts.After) {
+		r.sess.UnknownAfter++
+	}
+}
+
+// unknownEntry counts an entry of an unknown shape by its own timestamp.
+func (r *reader) unknownEntry(e gjson.Result) {
+	ts, ok := parseTime(e.Get("timestamp"))
+	r.unknown(ts, ok)
+}
+
 // addPending queues c for its result, settling the oldest call when the table is full.
 func (r *reader) addPending(c *call) {
 	if old, dup := r.pending[c.id]; dup {
-		r.settle(old, result{note: "no result"})
+		r.settle(old, result{note: "no result", end: forever})
 	}
 	for len(r.pending) >= MaxPending && len(r.fifo) > 0 {
 		id := r.fifo[0]
@@ -195,7 +232,7 @@ func (r *reader) addPending(c *call) {
 		if old := r.pending[id]; old != nil {
 			delete(r.pending, id)
 			r.sess.Unpaired++
-			r.settle(old, result{note: "no result"})
+			r.settle(old, result{note: "no result", end: forever})
 		}
 	}
 	r.pending[c.id] = c
@@ -224,12 +261,12 @@ func (r *reader) take(id string) *call {
 func (r *reader) settleAll(note string) {
 	for _, id := range r.fifo {
 		if c := r.pending[id]; c != nil {
-			r.settle(c, result{note: note})
+			r.settle(c, result{note: note, end: forever})
 		}
 	}
-	r.pending, r.fifo = map[string]*call{}, nil
+	r.pending, r.fifo, r.batchChdir = map[string]*call{}, nil, false
 	for id, c := range r.running {
-		r.settle(c, result{note: "background"})
+		r.settle(c, result{note: "background", end: forever})
 		delete(r.running, id)
 	}
 }
@@ -254,7 +291,18 @@ func (r *reader) settle(c *call, res result) {
 		r.recordRun(c, res)
 	case callEdit:
 		if res.ok {
-			r.recordEdit(c)
+			r.recordEdit(c, res.end)
+		}
+	case callOther:
+		later(&r.sess.LastOther, c.order, res.end)
+	}
+}
+
+// later moves *last to the latest of itself, the call's place and its result's.
+func later(last *Order, call, end Order) {
+	for _, o := range []Order{call, end} {
+		if !o.At.IsZero() && (last.At.IsZero() || o.After(*last)) {
+			*last = o
 		}
 	}
 }
@@ -285,10 +333,8 @@ func (r *reader) recordRun(c *call, res result) {
 	if status == StatusUnknown {
 		run.ExitCode = 0
 	}
-	if background {
-		if s.LastBackground.At.IsZero() || c.order.After(s.LastBackground) {
-			s.LastBackground = c.order
-		}
+	if background || sh.detaches {
+		later(&s.LastBackground, c.order, Order{})
 	}
 	for _, g := range sh.git {
 		if gitRewrite(g) && len(s.Rewrites) < MaxEvidence {
@@ -297,12 +343,15 @@ func (r *reader) recordRun(c *call, res result) {
 		}
 	}
 	if sh.dir == "" || !r.atRoot(sh.dir) {
-		if s.LastElsewhere.At.IsZero() || c.order.After(s.LastElsewhere) {
-			s.LastElsewhere = c.order
-		}
+		later(&s.LastElsewhere, c.order, res.end)
 		return
 	}
 	run.AtRoot, run.Key, run.Redirected = true, keyOf(sh.core), sh.redirected
+	run.until = c.order
+	later(&run.until, c.order, res.end)
+	if status != StatusUnknown {
+		run.known = &Known{Status: status, ExitCode: run.ExitCode, Order: c.order}
+	}
 	put := func(m map[string]*Run, k string) {
 		prev := m[k]
 		if prev == nil {
@@ -315,11 +364,19 @@ func (r *reader) recordRun(c *call, res result) {
 			m[k] = &nr
 			return
 		}
-		n, redir := prev.Runs+1, prev.Redirected || run.Redirected
+		n, redir, until, known := prev.Runs+1, prev.Redirected || run.Redirected, prev.until, prev.known
+		later(&until, run.until, Order{})
+		if run.known != nil && (known == nil || run.known.Order.After(known.Order)) {
+			known = run.known
+		}
 		if run.Order.After(prev.Order) {
 			*prev = run
 		}
-		prev.Runs, prev.Redirected = n, redir
+		prev.Runs, prev.Redirected, prev.until, prev.known = n, redir, until, known
+		prev.LastKnown = nil
+		if prev.Status == StatusUnknown && known != nil {
+			prev.LastKnown = known
+		}
 	}
 	rk := runnerKey(sh.core)
 	run.runner = rk
@@ -329,19 +386,24 @@ func (r *reader) recordRun(c *call, res result) {
 	}
 }
 
-// recordEdit records a successful edit: inside the work tree by repository-relative path,
-// outside it unless in the harness's folders or a temporary directory.
-func (r *reader) recordEdit(c *call) {
+// recordEdit records a successful edit that ended at end: inside the work tree by
+// repository-relative path, outside it unless in the harness's folders or a temporary
+// directory. A path inside the work tree through a symbolic link that now leads out of it is
+// outside, at the link's target.
+func (r *reader) recordEdit(c *call, end Order) {
 	s := r.sess
-	if s.LastEdit.At.IsZero() || c.order.After(s.LastEdit) {
-		s.LastEdit = c.order
-	}
+	later(&s.LastEdit, c.order, end)
 	for _, p := range c.paths {
-		if rel, ok := r.relToRoot(p); ok {
-			if len(s.inside) < MaxEvidence {
-				s.inside[rel] = true
+		rel, ok := r.relToRoot(p)
+		if ok {
+			real, through := landed(p)
+			if !through || r.insideReal(real) {
+				if len(s.inside) < MaxEvidence {
+					s.inside[rel] = true
+				}
+				continue
 			}
-			continue
+			p = real
 		}
 		if r.isExempt(p) {
 			continue
@@ -360,17 +422,19 @@ func (r *reader) recordEdit(c *call) {
 	}
 }
 
-// atRoot reports whether dir is the repository root (as written, or its real path).
+// atRoot reports whether dir is the repository root: as written, or its real path, or through
+// symbolic links the executor cannot have retargeted since the call (stableReal).
 func (r *reader) atRoot(dir string) bool {
 	d := filepath.Clean(dir)
 	if d == r.opts.Root || d == r.rootReal {
 		return true
 	}
-	real, err := filepath.EvalSymlinks(d)
-	return err == nil && (real == r.opts.Root || real == r.rootReal)
+	real, ok := stableReal(d)
+	return ok && (real == r.opts.Root || real == r.rootReal)
 }
 
-// relToRoot returns p (absolute) relative to the root when it is inside the work tree.
+// relToRoot returns p (absolute) relative to the root when it is inside the work tree: as
+// written, or through symbolic links the executor cannot have retargeted (stableReal).
 func (r *reader) relToRoot(p string) (string, bool) {
 	if !filepath.IsAbs(p) {
 		return "", false
@@ -380,10 +444,87 @@ func (r *reader) relToRoot(p string) (string, bool) {
 			return rel, true
 		}
 	}
-	if rel, err := fsx.RelReal(r.opts.Root, p); err == nil && rel != "." {
-		return rel, true
+	if dir, ok := stableReal(filepath.Dir(p)); ok {
+		for _, root := range []string{r.opts.Root, r.rootReal} {
+			if rel, err := fsx.Rel(root, filepath.Join(dir, filepath.Base(p))); err == nil && rel != "." {
+				return rel, true
+			}
+		}
 	}
 	return "", false
+}
+
+// insideReal reports whether the real path p is inside the work tree.
+func (r *reader) insideReal(p string) bool {
+	for _, root := range []string{r.opts.Root, r.rootReal} {
+		if _, err := fsx.Rel(root, p); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// landed returns where a write to p lands now: its real path (that of its directory when p
+// itself is gone), and whether a symbolic link on the way made it differ from p.
+func landed(p string) (string, bool) {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		dir, derr := filepath.EvalSymlinks(filepath.Dir(p))
+		if derr != nil {
+			return p, false
+		}
+		real = filepath.Join(dir, filepath.Base(p))
+	}
+	return real, real != filepath.Clean(p)
+}
+
+// maxLinks bounds the symbolic links stableReal follows.
+const maxLinks = 40
+
+// stableReal resolves the symbolic links of the absolute path p, each of which must sit in a
+// directory that this process cannot write, nor any directory above it (a system link such as
+// macOS's /tmp -> /private/tmp): a link the executor could have replaced since a call says
+// nothing about where the call ran. ok is false for any other link or a missing component.
+func stableReal(p string) (string, bool) {
+	if !filepath.IsAbs(p) {
+		return "", false
+	}
+	resolved := string(filepath.Separator)
+	rest := strings.Split(filepath.Clean(p), string(filepath.Separator))
+	links := 0
+	for len(rest) > 0 {
+		name := rest[0]
+		rest = rest[1:]
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			resolved = filepath.Dir(resolved)
+			continue
+		}
+		next := filepath.Join(resolved, name)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return "", false
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			resolved = next
+			continue
+		}
+		links++
+		if links > maxLinks || writableChain(resolved) {
+			return "", false
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", false
+		}
+		if filepath.IsAbs(target) {
+			resolved = string(filepath.Separator)
+		}
+		rest = append(strings.Split(target, string(filepath.Separator)), rest...)
+	}
+	return resolved, true
 }
 
 // isExempt reports whether p is in a harness folder or a temporary directory.

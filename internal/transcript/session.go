@@ -93,6 +93,20 @@ type Run struct {
 	Redirected bool
 	// runner is the recognised test runner and its arguments ("" when not recognised).
 	runner string
+	// LastKnown is the latest run of this key with an exit code, when the last run has none
+	// (a failure followed by the same command in a pipeline); nil otherwise.
+	LastKnown *Known
+	// known is the latest run with an exit code; until is the latest place any run of this key
+	// may still have been running (its result, or forever without one).
+	known *Known
+	until Order
+}
+
+// Known is a run with an exit code: its status, code and place.
+type Known struct {
+	Status   Status
+	ExitCode int
+	Order    Order
 }
 
 // Describe is the run's status for audit.md: "exit 0", "exit 1", "status unknown (pipeline)".
@@ -134,9 +148,11 @@ type Session struct {
 	Files  []FileRead
 	Digest string
 	// Entries counts the lines read, Before the entries at or before the pre-flight time,
-	// Unknown the entries of an unknown shape (skipped), Unpaired the tool results without
-	// their call, SymlinkedSubagents the subagent files skipped for being symlinks.
-	Entries, Before, Unknown, Unpaired, SymlinkedSubagents int
+	// Unknown the entries of an unknown shape (skipped) and UnknownAfter those of them not
+	// known to be at or before it, Unpaired the tool results without their call,
+	// SymlinkedSubagents the subagent files skipped for being symlinks and UnreadSubagents
+	// those that could not be read.
+	Entries, Before, Unknown, UnknownAfter, Unpaired, SymlinkedSubagents, UnreadSubagents int
 	// Calls counts the shell commands after pre-flight.
 	Calls int
 	// Truncated is true when more than MaxCommands distinct commands were seen.
@@ -149,14 +165,34 @@ type Session struct {
 	// repository-relative paths edited in the work tree, at most MaxEvidence, sorted.
 	Outside []Edit
 	Inside  []string
-	// LastEdit is the place of the last edit tool call (zero when none), LastBackground the
-	// last background run, LastElsewhere the last command outside the repository root.
-	LastEdit, LastBackground, LastElsewhere Order
+	// LastEdit is the latest place an edit tool call may have been writing (its result; zero
+	// when none), LastBackground the last run that may have left a process running,
+	// LastElsewhere the latest place a command outside the repository root may have been
+	// running, LastOther that of a tool call whose effect is not read (an MCP tool, a skill).
+	LastEdit, LastBackground, LastElsewhere, LastOther Order
 
 	root    string          // the work tree root the keys are relative to
 	runs    map[string]*Run // witness key -> last run at the root
 	runners map[string]*Run // runner key -> last run at the root
 	inside  map[string]bool
+}
+
+// Partial reports whether part of the session was not read (a subagent file that is a symbolic
+// link or could not be read): a run may be in the part left out.
+func (s *Session) Partial() bool {
+	return s != nil && (s.SymlinkedSubagents > 0 || s.UnreadSubagents > 0)
+}
+
+// lookupExact returns the last witnessed run at the root whose witness key is cmd's, without
+// the runner equivalence (nil when none): what run: witnessed stands on.
+func (s *Session) lookupExact(cmd string) *Run {
+	var last *Run
+	for _, c := range s.claimForms(cmd) {
+		if r := s.runs[keyOf(c)]; r != nil && (last == nil || r.Order.After(last.Order)) {
+			last = r
+		}
+	}
+	return last
 }
 
 // Lookup returns the last witnessed run of cmd, a report row's or a spec's command: the last
@@ -261,11 +297,19 @@ func keyOf(k string) string {
 	return "#" + hex.EncodeToString(h[:])
 }
 
-// runnerKey is the runner-equivalence key of cmd ("" when not a recognised runner).
+// runnerKey is the runner-equivalence key of cmd: "" when it is not a recognised runner, or
+// when its launcher or runner is named by a path (./jest, /tmp/x/pytest, .venv/bin/pytest),
+// which is another program than the one the bare name finds and matches only as written.
 func runnerKey(cmd string) string {
 	r, args, ok := verification.RunArgs(cmd)
 	if !ok {
 		return ""
+	}
+	toks := strings.Fields(cmd)
+	for _, t := range toks[:len(toks)-len(args)] {
+		if strings.ContainsAny(t, `/\`) {
+			return ""
+		}
 	}
 	return keyOf(string(r) + "\x00" + strings.Join(args, "\x00"))
 }

@@ -36,6 +36,11 @@ type StepInputs struct {
 	// After recomputes D once the commands ran, with content ids; nil skips the comparison.
 	// It is not called when the receipts were reused (nothing ran).
 	After func(ctx context.Context) ([]PathState, error)
+	// Ignored are the files the audit does not see that were written since pre-flight, with
+	// content ids, minus the controller's own earlier writes and the files the cache pins keep
+	// the runs from reading (PinnedAway) (verification-receipts.md §2.1): verification_ignored_input, and part
+	// of the fingerprint, so that a change to one runs the commands again.
+	Ignored []PathState
 }
 
 // StepResult is the outcome of Step.
@@ -51,9 +56,11 @@ type StepResult struct {
 	// Findings are the §4 findings of every planned command in plan order, then
 	// verification_modified_worktree. The caller sorts them with the rest of the audit.
 	Findings []finding.Finding
-	// Modified are the paths the runs changed (sorted); the audit keeps the changed set from
-	// before the runs.
+	// Modified are the paths the runs changed that existed before them (sorted); the audit keeps
+	// the changed set from before the runs. Created are the untracked paths of D the runs
+	// created, with their content ids: the controller's writes (verification-receipts.md §2.2).
 	Modified []string
+	Created  []PathState
 }
 
 // Step runs post-flight's verification step: the plan (Plan(in.Spec, in.All)), reused from
@@ -71,12 +78,16 @@ func Step(ctx context.Context, in StepInputs) (*StepResult, error) {
 	if len(plan) == 0 {
 		return res, nil
 	}
-	res.Fingerprint = Fingerprint(in.Spec.Hash, in.Baseline, in.Before, plan)
+	fpInputs := in.Before
+	if len(in.Ignored) > 0 {
+		fpInputs = append(append(make([]PathState, 0, len(in.Before)+len(in.Ignored)), in.Before...), in.Ignored...)
+	}
+	res.Fingerprint = Fingerprint(in.Spec.Hash, in.Baseline, fpInputs, plan)
 	// Receipts are reused only when the fingerprint pins every changed path's content: a changed
 	// directory (a nested repository or submodule checked out at another commit) keeps the id
 	// "dir" whatever it holds, so equal fingerprints would not mean equal work trees.
 	rerun := in.Rerun
-	for _, p := range in.Before {
+	for _, p := range fpInputs {
 		if !Stable(p.Content) {
 			rerun = true
 			break
@@ -91,12 +102,31 @@ func Step(ctx context.Context, in StepInputs) (*StepResult, error) {
 	for i, d := range plan {
 		res.Findings = append(res.Findings, Rules(d, rs[i], in.Rows)...)
 	}
+	var ignored []string
+	for _, p := range in.Ignored {
+		ignored = append(ignored, p.Path)
+	}
+	if f := IgnoredInput(ignored); f != nil {
+		res.Findings = append(res.Findings, *f)
+	}
 	if !reused && in.After != nil {
 		after, err := in.After(ctx)
 		if err != nil {
 			return nil, err
 		}
-		res.Modified = ModifiedPaths(StateMap(in.Before), StateMap(after))
+		before := StateMap(in.Before)
+		created := map[string]bool{}
+		for _, a := range after {
+			if _, had := before[a.Path]; !had && a.Status == "untracked" && Stable(a.Content) && a.Content != "absent" {
+				res.Created = append(res.Created, a)
+				created[a.Path] = true
+			}
+		}
+		for _, p := range ModifiedPaths(before, StateMap(after)) {
+			if !created[p] {
+				res.Modified = append(res.Modified, p)
+			}
+		}
 		if f := ModifiedWorktree(res.Modified); f != nil {
 			res.Findings = append(res.Findings, *f)
 		}

@@ -28,7 +28,7 @@ func TestStep(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("one"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sp := parseSpec(t, "  - cmd: echo checked >> count; echo generated > out.txt\n    run: true\n  - cmd: echo claimed-only\n")
+	sp := parseSpec(t, "  - cmd: echo checked >> count; echo generated > out.txt; echo two > a.txt\n    run: true\n  - cmd: echo claimed-only\n")
 	before := []PathState{{Path: "a.txt", Status: "untracked", Content: WorktreeContent(root, "a.txt")}}
 	afterCalls := 0
 	after := func(context.Context) ([]PathState, error) {
@@ -51,12 +51,16 @@ func TestStep(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	got := renderFindings(res.Findings)
-	want := "warning verification_unreported: declared verification \"echo checked >> count; echo generated > out.txt\" is not in the report; mastermind's run is the evidence"
-	if !strings.HasPrefix(got, want) || !strings.Contains(got, "warning verification_modified_worktree: the verification runs changed the work tree (the audit uses the changed set from before them): count, out.txt files=[count out.txt]") {
+	want := "warning verification_unreported: declared verification \"echo checked >> count; echo generated > out.txt; echo two > a.txt\" is not in the report; mastermind's run is the evidence"
+	// a.txt existed before the run: a warning. count and out.txt are new: the controller's.
+	if !strings.HasPrefix(got, want) || !strings.Contains(got, "warning verification_modified_worktree: the verification runs changed the work tree (the audit uses the changed set from before them): a.txt files=[a.txt]") {
 		t.Errorf("findings:\n%s", got)
 	}
+	if len(res.Created) != 2 || res.Created[0].Path != "count" || res.Created[1].Path != "out.txt" || !strings.HasPrefix(res.Created[0].Content, "file:") {
+		t.Errorf("created %+v", res.Created)
+	}
 	lines := res.Lines(sp.VerifyCommands, rows)
-	if len(lines) != 2 || !strings.HasPrefix(lines[0], `verification: "echo checked >> count; echo generated > out.txt" ran by mastermind: exit 0, `) ||
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], `verification: "echo checked >> count; echo generated > out.txt; echo two > a.txt" ran by mastermind: exit 0, `) ||
 		lines[1] != `verification: "echo claimed-only" claimed by the report: pass, exit 0` {
 		t.Errorf("lines %q", lines)
 	}
