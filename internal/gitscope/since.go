@@ -168,6 +168,16 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 			return nil, err
 		}
 	}
+	if !s.IndexWhole && s.IndexPresent {
+		// A snapshot from before split indexes were stored whole: git would read its shared
+		// part from the git directory, which the executor can rewrite (hardening.md A-O1).
+		if _, split, err := indexKinds(pi.path); err != nil || split {
+			if err == nil {
+				err = fmt.Errorf("the pre-flight snapshot of this task (taken by an older mastermind) holds a split index, whose shared part post-flight would read from the git directory unverified; run pre-flight again with --reset")
+			}
+			return nil, err
+		}
+	}
 
 	var (
 		dirty     []rawEntry

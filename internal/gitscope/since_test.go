@@ -2,6 +2,7 @@ package gitscope
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"os"
 	"os/exec"
@@ -524,4 +525,66 @@ func TestSnapshotRunAfterHonestRepack(t *testing.T) {
 	if _, err := since(t, f.dir, b, st, noGit); err == nil || !strings.Contains(err.Error(), "cannot be verified without git") {
 		t.Errorf("degraded mode after a repack: %v, want the pack refused", err)
 	}
+}
+
+// A split index snapshot's shared part is a .git/sharedindex.<hex> file git reads without
+// checking its checksum; forged after pre-flight, it held an edited file's new blob id and stat
+// data, and the edit vanished from the changed set (hardening.md A-O1). Pre-flight now stores
+// the snapshot whole.
+func TestSplitIndexSnapshotIgnoresSharedIndex(t *testing.T) {
+	f := newFixture(t)
+	b := stdBase(f)
+	splitWithOldStat(f)
+	st := takeSnapshot(t, f, f.dir, b, Options{})
+	ctl, err := since(t, f.dir, b, st, Options{})
+	must(t, err)
+	if len(ctl.Entries) != 0 {
+		t.Fatalf("control: %v, want nothing", render(ctl.Entries))
+	}
+	f.write("a", "evil\n")
+	forgeSharedIndex(f, "a")
+	cs, err := since(t, f.dir, b, st, Options{})
+	must(t, err)
+	equalLines(t, "C", render(cs.Entries), []string{"M a"})
+}
+
+// splitWithOldStat splits f's index with every entry in its shared part: the files get an old
+// modification time first, so that no racily clean entry lands in the split part.
+func splitWithOldStat(f *fixture) {
+	f.t.Helper()
+	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, p := range strings.Split(strings.TrimRight(f.git("ls-files", "-z"), "\x00"), "\x00") {
+		if err := os.Chtimes(f.path(p), old, old); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	time.Sleep(10 * time.Millisecond)
+	f.git("update-index", "--refresh")
+	f.git("update-index", "--split-index")
+}
+
+// forgeSharedIndex rewrites the repository's .git/sharedindex.<hex> as a whole index in which
+// rel has its work-tree content and stat data, keeping the file's name as its trailer: git reads
+// a shared index without checking its checksum.
+func forgeSharedIndex(f *fixture, rel string) {
+	f.t.Helper()
+	tmp := filepath.Join(f.tmp(), "forged.index")
+	_ = os.Remove(tmp)
+	env := append(slices.Clone(f.env), "GIT_INDEX_FILE="+tmp)
+	for _, args := range [][]string{{"read-tree", "HEAD"}, {"add", rel}} {
+		cmd := exec.Command("git", append([]string{"-c", "core.splitIndex=false"}, args...)...)
+		cmd.Dir, cmd.Env = f.dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			f.t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	full, err := os.ReadFile(tmp)
+	must(f.t, err)
+	shared, _ := filepath.Glob(filepath.Join(f.dir, ".git", "sharedindex.*"))
+	if len(shared) != 1 {
+		f.t.Fatalf("setup: %d shared index files", len(shared))
+	}
+	name, err := hex.DecodeString(strings.TrimPrefix(filepath.Base(shared[0]), "sharedindex."))
+	must(f.t, err)
+	must(f.t, os.WriteFile(shared[0], append(full[:len(full)-len(name):len(full)-len(name)], name...), 0o644))
 }

@@ -58,6 +58,8 @@ type inputsSnapshot struct {
 	GitDir       string `json:"git_dir"`
 	CommonDir    string `json:"common_dir"`
 	IndexPresent bool   `json:"index_present"`
+	// IndexWhole: the index snapshot is neither sparse nor split (expandSnapshotIndex).
+	IndexWhole bool `json:"index_whole,omitempty"`
 	// SkipWorktree: the pre-flight index has skip-worktree entries (sparseArgs then apply).
 	SkipWorktree bool  `json:"skip_worktree,omitempty"`
 	IndexMtimeNs int64 `json:"index_mtime_ns"`
@@ -218,6 +220,7 @@ func (r *Repo) takeSnapshot(ctx context.Context, baseline string, store Snapshot
 			if err := r.expandSnapshotIndex(ctx, store, s); err != nil {
 				return err
 			}
+			s.IndexWhole = true
 		}
 		if err := r.snapIndexDiff(ctx, store, s); err != nil {
 			return err

@@ -25,24 +25,32 @@ var fullIndexArgs = []string{"-c", "index.sparse=false"}
 // ("sdir"). It walks the entries (versions 2 to 4) to reach the extensions; anything it cannot
 // parse is an error.
 func indexIsSparse(p string) (bool, error) {
+	sparse, _, err := indexKinds(p)
+	return sparse, err
+}
+
+// indexKinds reports whether the index file at p is sparse (the "sdir" extension) and whether it
+// is split (the "link" extension: its shared part is a .git/sharedindex.* file, which git reads
+// from the git directory and does not verify, so a snapshot must never be one; hardening.md A-O1).
+func indexKinds(p string) (sparse, split bool, err error) {
 	f, err := openRegular(p)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	br := bufio.NewReaderSize(io.LimitReader(f, maxIndexBytes), 256<<10)
 	var hdr [12]byte
 	if _, err := io.ReadFull(br, hdr[:]); err != nil || !bytes.Equal(hdr[:4], []byte("DIRC")) {
-		return false, fmt.Errorf("the index %s has no index header", p)
+		return false, false, fmt.Errorf("the index %s has no index header", p)
 	}
 	version := binary.BigEndian.Uint32(hdr[4:8])
 	count := binary.BigEndian.Uint32(hdr[8:12])
 	if version < 2 || version > 4 {
-		return false, fmt.Errorf("the index %s has version %d", p, version)
+		return false, false, fmt.Errorf("the index %s has version %d", p, version)
 	}
 	pos := int64(12)
 	skip := func(n int64) error {
@@ -53,17 +61,17 @@ func indexIsSparse(p string) (bool, error) {
 	for i := uint32(0); i < count; i++ {
 		var fixed [62]byte
 		if _, err := io.ReadFull(br, fixed[:]); err != nil {
-			return false, fmt.Errorf("the index %s ends in entry %d", p, i)
+			return false, false, fmt.Errorf("the index %s ends in entry %d", p, i)
 		}
 		pos += 62
 		flags := binary.BigEndian.Uint16(fixed[60:62])
 		entryLen := int64(62)
 		if flags&0x4000 != 0 {
 			if version < 3 {
-				return false, fmt.Errorf("the index %s has extended flags in version 2", p)
+				return false, false, fmt.Errorf("the index %s has extended flags in version 2", p)
 			}
 			if err := skip(2); err != nil {
-				return false, err
+				return false, false, err
 			}
 			entryLen += 2
 		}
@@ -73,7 +81,7 @@ func indexIsSparse(p string) (bool, error) {
 			for {
 				b, err := br.ReadByte()
 				if err != nil {
-					return false, fmt.Errorf("the index %s ends in entry %d", p, i)
+					return false, false, fmt.Errorf("the index %s ends in entry %d", p, i)
 				}
 				pos++
 				if b&0x80 == 0 {
@@ -82,38 +90,37 @@ func indexIsSparse(p string) (bool, error) {
 			}
 			suffix, err := br.ReadSlice(0)
 			if err != nil {
-				return false, fmt.Errorf("the index %s ends in entry %d", p, i)
+				return false, false, fmt.Errorf("the index %s ends in entry %d", p, i)
 			}
 			pos += int64(len(suffix))
 			continue
 		}
 		name, err := br.ReadSlice(0)
 		if err != nil {
-			return false, fmt.Errorf("the index %s ends in entry %d", p, i)
+			return false, false, fmt.Errorf("the index %s ends in entry %d", p, i)
 		}
 		pos += int64(len(name))
 		entryLen += int64(len(name)) // the name and its first NUL
 		// Entries are padded with 1 to 8 NULs after the name to a multiple of 8 bytes.
 		if pad := (8 - entryLen%8) % 8; pad > 0 {
 			if err := skip(pad); err != nil {
-				return false, fmt.Errorf("the index %s ends in entry %d", p, i)
+				return false, false, fmt.Errorf("the index %s ends in entry %d", p, i)
 			}
 		}
 	}
 	for pos+8 <= fi.Size()-20 {
 		var ext [8]byte
 		if _, err := io.ReadFull(br, ext[:]); err != nil {
-			return false, fmt.Errorf("the index %s ends in its extensions", p)
+			return false, false, fmt.Errorf("the index %s ends in its extensions", p)
 		}
 		pos += 8
-		if bytes.Equal(ext[:4], []byte("sdir")) {
-			return true, nil
-		}
+		sparse = sparse || bytes.Equal(ext[:4], []byte("sdir"))
+		split = split || bytes.Equal(ext[:4], []byte("link"))
 		if err := skip(int64(binary.BigEndian.Uint32(ext[4:8]))); err != nil {
-			return false, fmt.Errorf("the index %s ends in its extensions", p)
+			return false, false, fmt.Errorf("the index %s ends in its extensions", p)
 		}
 	}
-	return false, nil
+	return sparse, split, nil
 }
 
 // expandSnapshotIndex replaces the index snapshot in store by its expanded form when it is
@@ -125,11 +132,14 @@ func (r *Repo) expandSnapshotIndex(ctx context.Context, store SnapshotStore, s *
 		return err
 	}
 	defer pi.cleanup()
-	sparse, err := indexIsSparse(pi.path)
-	if err != nil || !sparse {
+	sparse, split, err := indexKinds(pi.path)
+	if err != nil || !sparse && !split {
 		return err
 	}
 	args := slices.Concat(globalArgs, indexGuardArgs, []string{"-c", "index.sparse=false", "update-index", "--force-write-index"})
+	if split {
+		args = append(args, "--no-split-index")
+	}
 	if _, err := r.runSmall(ctx, r.root, nil, pi.env(), args...); err != nil {
 		return err
 	}

@@ -156,7 +156,7 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 	if err != nil {
 		return res, fmt.Errorf("audit inputs unavailable: %w", err)
 	}
-	complete, err := c.writeHistoryReview(snap)
+	complete, err := c.writeHistoryReview(st, snap)
 	if err != nil {
 		return res, err
 	}

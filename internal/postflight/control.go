@@ -7,8 +7,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/repopath"
+	"github.com/mastermind-controller/mastermind/internal/spec"
 	"github.com/mastermind-controller/mastermind/internal/store"
 )
 
@@ -65,17 +67,31 @@ func (r *storeRule) Controller(p string, c repopath.ControlName) bool {
 }
 
 func (r *storeRule) decide(p string, c repopath.ControlName) bool {
-	if c.Kind == repopath.ControlReport && c.Task == r.own {
-		return true // the task's own report: the audit reads it
+	if c.Task == r.own && (c.Kind == repopath.ControlReport || c.Name == "spec.md") {
+		return true // the task's own report and spec: the audit reads and checks them
 	}
 	h, ok := hashInRoot(r.root, p)
 	if !ok {
-		return false
+		// The task's own review that is no regular file, or too large, is refused by the
+		// review's own rules (readReview) and never archived.
+		return c.Task == r.own && c.Kind == repopath.ControlContract
 	}
 	if h != "" && r.pre[p] == h {
 		return true
 	}
-	if c.Kind != repopath.ControlWritten {
+	switch c.Kind {
+	case repopath.ControlContract:
+		// A contract file with other bytes (hardening.md A-N1, A-N3): another task's spec.md is
+		// the planner's next contract while it parses as a spec; a history-review.md is a
+		// review of a snapshot its task's controller issued.
+		if h == "" {
+			return true
+		}
+		if c.Name == "spec.md" {
+			return specParsesInRoot(r.root, p)
+		}
+		return r.reviewIssued(p, c.Task)
+	case repopath.ControlReport:
 		return false
 	}
 	if p == TasksDir+"/"+lessonsName {
@@ -92,6 +108,45 @@ func (r *storeRule) decide(p string, c repopath.ControlName) bool {
 		return s == store.MirrorMatches || s == store.MirrorStale
 	}
 	return r.reg.Wrote(p, h)
+}
+
+// reviewIssued reports whether the work-tree history review rel of task is the review of a
+// snapshot that task's controller issued: the registry holds the pending review it wrote for
+// that snapshot, or the task's record is held at it.
+func (r *storeRule) reviewIssued(rel, task string) bool {
+	data, err := fsx.ReadInRoot(r.root, rel, MaxReviewBytes)
+	if err != nil {
+		return task == r.own && fsx.ReasonOf(err) == fsx.ReasonTooLarge // refused as above
+	}
+	snap := reviewSnapshot(data)
+	if snap == "" {
+		return false
+	}
+	t := Task{Root: r.root, Name: task, Dir: TasksDir + "/" + task, Spec: TasksDir + "/" + task + "/spec.md"}
+	if r.reg.Wrote(rel, sha256Hex(HistoryReviewTemplate(t, snap))) {
+		return true
+	}
+	if rec := r.record(task); rec != nil {
+		st, err := ParseState(rec.State)
+		return err == nil && st.HistorySnapshotSHA256 == snap
+	}
+	return false
+}
+
+// specParsesInRoot reports whether the work-tree file rel parses as a spec with no error
+// finding, read without following a link.
+func specParsesInRoot(root, rel string) bool {
+	data, err := fsx.ReadInRoot(root, rel, MaxAuditBytes)
+	if err != nil {
+		return false
+	}
+	_, fs := spec.Parse(data, rel)
+	for _, f := range fs {
+		if f.Class == finding.ClassError {
+			return false
+		}
+	}
+	return true
 }
 
 // lessonsShapedInRoot reports whether the work-tree file rel has the lessons file's shape

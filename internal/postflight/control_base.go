@@ -2,8 +2,6 @@ package postflight
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"regexp"
 	"strings"
 	"sync"
@@ -52,13 +50,13 @@ func newCommittedRule(dir string, infos []TaskInfo) *committedRule {
 }
 
 // rangeRule is the rule of a range's ownership check (trust-model.md §5 step 2): every task's
-// report is left out (the task whose folder the range touches is re-audited from it), and every
-// other controller name is decided by rule.
+// contract files and report are left out (the task whose folder the range touches is re-audited
+// from them), and every other controller name is decided by rule.
 type rangeRule struct{ rule repopath.ControlRule }
 
 // Controller implements repopath.ControlRule.
 func (r rangeRule) Controller(p string, c repopath.ControlName) bool {
-	return c.Kind == repopath.ControlReport || r.rule.Controller(p, c)
+	return c.Kind == repopath.ControlReport || c.Kind == repopath.ControlContract || r.rule.Controller(p, c)
 }
 
 // rangeRule is the gate's rule for the range's ownership check: gate --base's committed-content
@@ -74,7 +72,7 @@ func (g *gater) rangeRule(root string) repopath.ControlRule {
 var auditFirstLine = regexp.MustCompile("^(✅ Held|⚠️ Drift|❌ Broken) — (\\S+) \\(vs git ref `[0-9a-f]{40,64}`\\)$")
 
 func (r *committedRule) decide(p string, c repopath.ControlName) bool {
-	if c.Kind == repopath.ControlReport {
+	if c.Kind == repopath.ControlReport || c.Kind == repopath.ControlContract {
 		return true
 	}
 	data, err := fsx.ReadInRoot(r.dir, p, MaxAuditBytes)
@@ -107,9 +105,9 @@ func (r *committedRule) decide(p string, c repopath.ControlName) bool {
 		return m != nil && string(m[2]) == TasksDir+"/"+c.Task+"/spec.md" &&
 			bytes.Contains(rest, []byte("\nStructured audit evidence (JSON; null means not evaluated):\n"))
 	case repopath.IsArchivedReview(c.Name):
-		h := strings.TrimSuffix(strings.TrimPrefix(c.Name, "history-review."), ".md")
-		sum := sha256.Sum256(data)
-		return hex.EncodeToString(sum[:]) == h || reviewSnapshot(data) == h
+		// A name that is its bytes' own SHA-256 is no form at all: the review's own Audit
+		// snapshot must name it (hardening.md A-N2).
+		return reviewSnapshot(data) == strings.TrimSuffix(strings.TrimPrefix(c.Name, "history-review."), ".md")
 	}
 	return false
 }

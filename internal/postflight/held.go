@@ -13,6 +13,7 @@ import (
 
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
+	"github.com/mastermind-controller/mastermind/internal/repopath"
 	"github.com/mastermind-controller/mastermind/internal/spec"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
@@ -51,7 +52,7 @@ func (c *controller) held(ctx context.Context, st *State, cs *gitscope.ChangedSe
 		}
 		return c.refuse(PhasePostflight, OutcomePostRefused, st.BlockingReason), nil
 	}
-	complete, err := c.writeHistoryReview(snap)
+	complete, err := c.writeHistoryReview(st, snap)
 	if err != nil {
 		return res, err
 	}
@@ -223,7 +224,7 @@ Reason: one sentence explaining both choices.
 // the SHA-256 of its bytes when that field is unusable), then a fresh pending review is written.
 // Writes are atomic; a symlinked or non-regular review or archive path, or a review over 1 MiB,
 // is refused as an operational error before anything is written.
-func (c *controller) writeHistoryReview(snap string) (complete bool, err error) {
+func (c *controller) writeHistoryReview(st *State, snap string) (complete bool, err error) {
 	rel := c.task.HistoryReviewRel()
 	old, err := c.files.readFile("history-review.md", MaxReviewBytes)
 	switch {
@@ -232,13 +233,22 @@ func (c *controller) writeHistoryReview(snap string) (complete bool, err error) 
 		if oldSnap == snap {
 			return len(c.checkReview(old, snap)) == 0, nil
 		}
+		rule, err := c.control(st)
+		if err != nil {
+			return false, err
+		}
+		issued := repopath.LeftOut(rel, rule)
 		if oldSnap == "" {
 			oldSnap = sha256Hex(old)
 		}
 		archive := fmt.Sprintf("history-review.%s.md", oldSnap)
 		archiveRel := c.task.Dir + "/" + archive
-		if err := c.files.record(archiveRel, old); err != nil {
-			return false, err
+		// Only a review the changed set left out is archived as the controller's bytes: any
+		// other history-review.md is kept, but as a changed path (hardening.md A-N3).
+		if issued {
+			if err := c.files.record(archiveRel, old); err != nil {
+				return false, err
+			}
 		}
 		if err := c.files.writeFile(archive, old); err != nil {
 			return false, fmt.Errorf("archive %s as %s: %w", rel, archiveRel, err)
@@ -248,7 +258,11 @@ func (c *controller) writeHistoryReview(snap string) (complete bool, err error) 
 	case fsx.ReasonOf(err) != fsx.ReasonMissing:
 		return false, fmt.Errorf("%s is refused: %w", rel, err)
 	}
-	if err := c.files.writeFile("history-review.md", HistoryReviewTemplate(c.task, snap)); err != nil {
+	tmpl := HistoryReviewTemplate(c.task, snap)
+	if err := c.files.record(rel, tmpl); err != nil {
+		return false, err
+	}
+	if err := c.files.writeFile("history-review.md", tmpl); err != nil {
 		return false, fmt.Errorf("write %s: %w", rel, err)
 	}
 	return false, nil

@@ -26,9 +26,9 @@ func IsControlPath(p string) bool {
 // ControlKind is what a path below .mastermind/ is to the changed set (trust-model.md I3).
 type ControlKind int
 
-// Control kinds. Only ControlContract and ControlReport are left out of the changed set by name;
-// a ControlWritten path is left out only when a ControlRule finds its bytes are the controller's,
-// and every other path below .mastermind/ is a changed path like any other.
+// Control kinds. ControlContract, ControlReport and ControlWritten paths are left out of the
+// changed set only when a ControlRule finds their bytes are the planner's contract or the
+// controller's, and every other path below .mastermind/ is a changed path like any other.
 const (
 	// NotControl: the path is not below .mastermind/.
 	NotControl ControlKind = iota
@@ -107,9 +107,9 @@ func ClassifyControl(p string) ControlName {
 	return ControlName{Kind: ControlOther, Task: task, Name: base}
 }
 
-// ControlRule decides whether the bytes of a changed controller name below .mastermind/ are the
-// controller's, so that it is left out of the changed set (trust-model.md I3). Controller
-// answers for the path as it is now, deleted or not.
+// ControlRule decides whether the bytes of a changed contract, report or written controller name
+// below .mastermind/ are the controller's, so that it is left out of the changed set
+// (trust-model.md I3). Controller answers for the path as it is now, deleted or not.
 type ControlRule interface {
 	Controller(p string, c ControlName) bool
 }
@@ -118,21 +118,21 @@ type ControlRule interface {
 // files of every task (spec.md, history-review.md, executor-report.md) are left out.
 type ContractsOnly struct{}
 
-// Controller reports whether c is a task's executor-report.md.
-func (ContractsOnly) Controller(_ string, c ControlName) bool { return c.Kind == ControlReport }
+// Controller reports whether c is a task's contract file or executor-report.md.
+func (ContractsOnly) Controller(_ string, c ControlName) bool {
+	return c.Kind == ControlReport || c.Kind == ControlContract
+}
 
 // LeftOut reports whether the changed path p is left out of the changed set under rule (nil:
-// ContractsOnly): a contract file, or a controller name whose bytes rule finds the
-// controller's. A path outside .mastermind/ never is.
+// ContractsOnly): a contract file or a controller name whose bytes rule finds the planner's or
+// the controller's. A path outside .mastermind/ never is.
 func LeftOut(p string, rule ControlRule) bool {
 	if !IsControlPath(p) {
 		return false
 	}
 	c := ClassifyControl(p)
 	switch c.Kind {
-	case ControlContract:
-		return true
-	case ControlReport, ControlWritten:
+	case ControlContract, ControlReport, ControlWritten:
 		if rule == nil {
 			rule = ContractsOnly{}
 		}

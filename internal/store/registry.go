@@ -42,9 +42,9 @@ var RegistryLockWait = 10 * time.Second
 //	 "current": "<task>", "updated_at": <unix seconds>}
 //
 // Files holds, for each controller name of trust-model.md I3 that the controller wrote (release
-// notes, _lessons.md, an archived history review, a dispatch counter, the current pointer), the
-// SHA-256 of the last version ("" when the controller removed it) and of the
-// versions before it. Current is the task the last approved pre-flight was for ("" after its
+// notes, _lessons.md, an archived history review, a pending history review, a dispatch counter,
+// the current pointer), the SHA-256 of the last version ("" when the controller removed it) and
+// of the versions before it. Current is the task the last approved pre-flight was for ("" after its
 // completion): the current pointer in the work tree is only its mirror (I4).
 type Registry struct {
 	RegistryVersion int               `json:"registry_version"`
@@ -97,7 +97,7 @@ func (g *Registry) validate() error {
 		return fmt.Errorf("registry_version %d is not supported; expected %d", g.RegistryVersion, RegistryVersion)
 	}
 	for p, m := range g.Files {
-		if c := repopath.ClassifyControl(p); c.Kind != repopath.ControlWritten {
+		if c := repopath.ClassifyControl(p); c.Kind != repopath.ControlWritten && (c.Kind != repopath.ControlContract || c.Name != "history-review.md") {
 			return fmt.Errorf("file %q is not a controller name", p)
 		}
 		if len(m.Earlier) > MaxEarlier {
