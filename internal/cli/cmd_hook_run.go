@@ -352,7 +352,7 @@ func hookOutcome(o *postflight.Outcome) (harness.Outcome, error) {
 			out.Verdict = harness.VerdictRefused
 		}
 	case postflight.OutcomePostDrift:
-		out.Verdict = harness.VerdictDrift
+		out.Verdict, out.Accepted = harness.VerdictDrift, o.Accepted
 	case postflight.OutcomePostBroken:
 		out.Verdict = harness.VerdictBroken
 	case postflight.OutcomePostRefused:

@@ -31,6 +31,9 @@ const MaxReasonFindings = 20
 type Outcome struct {
 	Task    string // task folder name, "<NNN>-<slug>"
 	Verdict Verdict
+	// Accepted is set for a drift the planner accepted, which --fail-on drift lets through as
+	// run-task's exit code does (lifecycle-v2.md §3).
+	Accepted bool
 	// Reason is why the post-flight did not pass in words of its own (a rejected report's, a
 	// refusal's); "" when its verdict and counts say it all.
 	Reason   string
@@ -81,15 +84,15 @@ func AllowNoRepository(dir string) Decision {
 }
 
 // Decide turns a post-flight outcome into the hook decision (integrations.md §2):
-//   - held, and drift without opts.FailOnDrift: allow;
-//   - broken, refused, and drift with opts.FailOnDrift: block with the verdict line, up to
+//   - held, an accepted drift, and drift without opts.FailOnDrift: allow;
+//   - broken, refused, and an unaccepted drift with opts.FailOnDrift: block with the verdict line, up to
 //     MaxReasonFindings findings and the next step;
 //   - except the loop guard: when in.StopHookActive is true and out.InputsFingerprint equals
 //     last.Fingerprint (nothing changed since the last block), allow and hand back to the planner.
 //
 // last is the previous block's record for this task, nil when there is none.
 func Decide(in Input, out Outcome, last *BlockRecord, opts Options) Decision {
-	if !blocks(out.Verdict, opts) {
+	if !blocks(out, opts) {
 		return Allow()
 	}
 	if in.StopHookActive && last != nil && out.InputsFingerprint != "" && last.Fingerprint == out.InputsFingerprint {
@@ -101,14 +104,14 @@ func Decide(in Input, out Outcome, last *BlockRecord, opts Options) Decision {
 	return Decision{Block: true, Reason: BlockReason(out), Record: rec}
 }
 
-// blocks reports whether verdict v keeps the agent working; a verdict the hook does not know
+// blocks reports whether outcome out keeps the agent working; a verdict the hook does not know
 // blocks (fail closed).
-func blocks(v Verdict, opts Options) bool {
-	switch v {
+func blocks(out Outcome, opts Options) bool {
+	switch out.Verdict {
 	case VerdictHeld:
 		return false
 	case VerdictDrift:
-		return opts.FailOnDrift
+		return opts.FailOnDrift && !out.Accepted
 	case VerdictBroken, VerdictRefused:
 		return true
 	}
