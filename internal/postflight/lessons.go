@@ -183,8 +183,7 @@ func PendingLessons(data []byte, task string) []PendingLesson {
 }
 
 // UpsertLesson returns the lessons file content after upserting the entry (task, kind) with the
-// given Observed text and date (YYYY-MM-DD), or nil when nothing may be written: the entry exists
-// with a Status other than candidate, or it is malformed (see UpsertLessonText).
+// given Observed text and YYYY-MM-DD date, or nil when UpsertLessonText may write nothing.
 func UpsertLesson(old []byte, t Task, kind, observed, date string) []byte {
 	out, err := UpsertLessonText(old, t, kind, observed, date)
 	if err != nil {

@@ -170,14 +170,14 @@ type StatusEntry struct {
 	StartedAt *string `json:"started_at"`
 	// UpdatedAt is state.json's modification time as RFC 3339 (UTC, whole seconds).
 	UpdatedAt *string `json:"updated_at"`
-	// AgeSeconds is now minus UpdatedAt (or minus started_at when the modification time is
-	// unknown), in whole seconds, never negative.
+	// AgeSeconds is now minus UpdatedAt, or minus started_at when the modification time is
+	// unknown, in whole seconds, never negative.
 	AgeSeconds *int64 `json:"age_seconds"`
 	// Error is the reason a corrupt task could not be read, or why its state.json mirror is not
 	// what mastermind last wrote.
 	Error *string `json:"error"`
-	// Source is where the state shown comes from: "store" (the controller store's record),
-	// "mirror" (state.json, for a task this machine's store has no record of) or null.
+	// Source is where the state shown comes from: "store", "mirror" for a task this machine's
+	// store has no record of, or null.
 	Source *string `json:"source"`
 }
 
