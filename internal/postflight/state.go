@@ -141,9 +141,8 @@ func (e *CorruptStateError) Error() string {
 	return fmt.Sprintf("state file %s is unreadable (%s); restore it, for example from git history, before retrying, to keep the task baseline and iteration budget", e.Path, e.Reason)
 }
 
-// ClearVerdict removes the fields a new pre-flight or post-flight must clear (§3.1 step 2, §4
-// step 1): verdict, findings, degraded, history_snapshot_sha256, inputs_fingerprint and an
-// acceptance.
+// ClearVerdict removes the verdict fields a new pre-flight or post-flight must clear, by §3.1 step
+// 2 and §4 step 1.
 func (s *State) ClearVerdict() {
 	s.Verdict = ""
 	s.Findings = nil
@@ -310,8 +309,8 @@ func MarshalState(s *State) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// LoadState reads the state file at abs (display path rel) under the §5.3 rules. A missing file
-// returns (nil, nil). Any other problem is a *CorruptStateError; the file is never touched.
+// LoadState reads the state file at abs, shown as rel, under the §5.3 rules: nil for a missing
+// file, and a *CorruptStateError for any other problem, leaving the file untouched.
 func LoadState(abs, rel, specPath string) (*State, error) {
 	data, err := fsx.ReadFile(abs, MaxStateBytes)
 	if err != nil {
