@@ -108,8 +108,8 @@ type briefEnvelope struct {
 	brief.Brief
 }
 
-// auditRules are the rows of the finding-kind table the executor answers for (not reserved, not
-// the planner's), as the brief states them.
+// auditRules are the rows of the finding-kind table the executor answers for, as the brief states
+// them. Reserved kinds and the planner's are left out.
 func auditRules() []brief.Rule {
 	var out []brief.Rule
 	for _, k := range finding.Kinds {
@@ -120,8 +120,8 @@ func auditRules() []brief.Rule {
 	return out
 }
 
-// buildBrief resolves the task and builds its brief; spec findings go to errOut (nil: dropped)
-// and make a *NotPassedError.
+// buildBrief resolves the task and builds its brief. Spec findings go to errOut, dropped when it is
+// nil, and make a *NotPassedError.
 func buildBrief(root, specArg string, current bool, errOut io.Writer) (brief.Brief, error) {
 	repo, err := openRepo(root)
 	if err != nil {

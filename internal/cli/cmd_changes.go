@@ -162,8 +162,8 @@ func runChanges(ctx context.Context, opts *ChangesOptions) (err error) {
 	return show(opts.IO, outputFormat(opts.JSON, ""), changesView{oid: oid, cs: cs, entries: cs.WithoutControl(rule)})
 }
 
-// changesView is the changed set since oid; the envelope and the text are built only for the
-// format asked for (the set may hold 100,000 entries).
+// changesView is the changed set since oid. The envelope and the text are built only for the
+// format asked for, since the set may hold 100,000 entries.
 type changesView struct {
 	oid     string
 	cs      *gitscope.ChangedSet
@@ -190,9 +190,8 @@ func (v changesView) JSON() any {
 
 func (changesView) Findings() render.Findings { return render.Findings{} }
 
-// WriteText prints "STATUS<TAB>path" lines with textsafe-escaped paths; characters a reader
-// cannot see (format characters such as U+200B, line and paragraph separators, spaces other than
-// U+0020) are escaped too, so "READ\u200BME.md" never prints as README.md.
+// WriteText prints "STATUS<TAB>path" lines with textsafe-escaped paths. Characters a reader cannot
+// see, such as U+200B, are escaped too, so "READ\u200BME.md" never prints as README.md.
 func (v changesView) WriteText(t *render.Text) {
 	for _, e := range v.entries {
 		t.WriteString(string(e.Status))

@@ -68,7 +68,7 @@ type demoVariant struct {
 	name    string
 	verdict postflight.Verdict
 	what    string // what the executor does, as the help lists it
-	// files written by the executor (path → content) and the report's files_modified.
+	// files maps the paths the executor writes to their content, also the report's files_modified.
 	files  map[string]string
 	listed []string
 }

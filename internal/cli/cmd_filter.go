@@ -281,7 +281,7 @@ func trimBOM(b []byte) []byte {
 	return b
 }
 
-// readRaw reads the raw return (at most filter.MaxRawBytes) from the file or stdin.
+// readRaw reads the raw return from the file or stdin, at most filter.MaxRawBytes.
 func readRaw(opts *FilterOptions) ([]byte, error) {
 	if opts.Raw != "-" {
 		data, err := fsx.ReadFile(opts.Raw, filter.MaxRawBytes)
@@ -304,8 +304,8 @@ func readRaw(opts *FilterOptions) ([]byte, error) {
 	return data, nil
 }
 
-// filterRoot finds the repository root (§2.2 --root): --root DIR, else the git top level of the
-// current directory, else (without --repo) the current directory itself.
+// filterRoot finds the repository root of §2.2: --root DIR, else the git top level of the current
+// directory, else the current directory itself when --repo is not set.
 func filterRoot(opts *FilterOptions) (*gitscope.Repo, string, error) {
 	if opts.Root != "" {
 		abs, err := filepath.Abs(opts.Root)

@@ -26,7 +26,7 @@ const (
 	forgeExitInvalid = 2
 )
 
-// forgeInputLimit is the 16 MiB input limit of agent-contracts.md (rules shared by all three).
+// forgeInputLimit is the 16 MiB input limit that agent-contracts.md sets for all three contracts.
 const forgeInputLimit = 16 << 20
 
 const (
@@ -240,7 +240,8 @@ func runForge(opts *ForgeOptions) error {
 	return runForgeValidate(opts)
 }
 
-// readForgeInput reads FILE (regular, no symlink, at most 16 MiB) or stdin for "-".
+// readForgeInput reads FILE, a regular file of at most 16 MiB reached without a link, or stdin
+// for "-".
 func readForgeInput(opts *ForgeOptions) ([]byte, error) {
 	if opts.Input == "-" {
 		data, err := io.ReadAll(io.LimitReader(opts.IO.In, forgeInputLimit+1))

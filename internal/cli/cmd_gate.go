@@ -27,7 +27,7 @@ type GateOptions struct {
 	FailOn string
 	Record bool
 	// Wait is --wait: with --record, how long each task's post-flight waits for a busy controller
-	// lock (0: that task is an error at once).
+	// lock; with 0 that task is an error at once.
 	Wait time.Duration
 	// Timeout is --timeout: one deadline for the whole gate (trust-model.md I5).
 	Timeout time.Duration
@@ -366,13 +366,13 @@ type gateView struct {
 	summary string
 	exit    int
 	err     string
-	// note says what the gate could not check (no upstream, --since, --record): printed before
-	// the summary, and ownership_checked false in JSON.
+	// note says what the gate could not check, such as ownership without an upstream. It is
+	// printed before the summary, with ownership_checked false in JSON.
 	note string
 }
 
-// gateTone is the colour of a task line: passing green, drift and not started yellow (they are
-// open work), failing red — the same decision as the line's icon (gateLine).
+// gateTone is the colour of a task line: passing green, open work yellow, failing red. It is the
+// same decision as the line's icon.
 func gateTone(t postflight.GateTask) render.Tone {
 	switch {
 	case !t.Passed:
@@ -406,8 +406,8 @@ func gateReason(t postflight.GateTask) string {
 // statusWord is a gate status as the text and summary lines say it: "not started".
 func statusWord(s postflight.GateStatus) string { return strings.ReplaceAll(string(s), "_", " ") }
 
-// gateLine renders one task as the gate's text line: "<icon> <task>: <status> — <reason>"
-// (the reason part only when there is one), with control characters escaped.
+// gateLine renders one task as the gate's text line "<icon> <task>: <status> — <reason>", with
+// control characters escaped. The reason part is there only when there is one.
 func gateLine(t postflight.GateTask) string {
 	icon := gateTone(t).Icon()
 	status := statusWord(t.Status)
@@ -459,12 +459,11 @@ type gateJSON struct {
 	Record   bool           `json:"record"`
 	Tasks    []gateTaskJSON `json:"tasks"`
 	Summary  *gateSummaryJS `json:"summary,omitempty"`
-	// Range and Findings are present only for a gate over a range (gate --base, or the local
-	// gate of a branch with an upstream).
+	// Range and Findings are present only for a gate over a range.
 	Range    *gateRangeJSON `json:"range,omitempty"`
 	Findings *render.Array  `json:"findings,omitempty"`
-	// OwnershipChecked: every change of the range was checked to be owned by a task (false
-	// without an upstream, with --since or --record); Note says why not.
+	// OwnershipChecked: every change of the range was checked to be owned by a task. When it is
+	// false, Note says why not.
 	OwnershipChecked bool    `json:"ownership_checked"`
 	Note             *string `json:"note,omitempty"`
 }
@@ -498,7 +497,7 @@ type gateSummaryJS struct {
 	Learned    int `json:"learned"`
 	NotStarted int `json:"not_started"`
 	Error      int `json:"error"`
-	// Available counts every task folder, gated or not (differs from total with --since).
+	// Available counts every task folder, gated or not; with --since it differs from total.
 	Available int `json:"available"`
 }
 

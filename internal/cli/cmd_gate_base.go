@@ -70,8 +70,8 @@ func runGateBase(ctx context.Context, opts *GateOptions, repo *gitscope.Repo) er
 	return finishGate(opts, res, "")
 }
 
-// revError returns a usage error as it is and reports any other as the gate's operational
-// error (exit 3, with the JSON envelope under --format json).
+// revError returns a usage error as it is and reports any other as the gate's operational error,
+// with the JSON envelope under --format json.
 func revError(opts *GateOptions, err error) error {
 	var ue *UsageError
 	if errors.As(err, &ue) {
@@ -197,7 +197,7 @@ type gateRangeJSON struct {
 	Accepted []gateAcceptedJSON `json:"accepted"`
 	// InPlace: the work tree held exactly the head commit and was audited in place.
 	InPlace bool `json:"in_place"`
-	// Upstream names the upstream of the local gate of a branch (null for gate --base); WorkTree
+	// Upstream names the upstream of the local gate of a branch, null for gate --base; WorkTree
 	// says the work tree was part of the range.
 	Upstream *string `json:"upstream"`
 	WorkTree bool    `json:"work_tree"`
@@ -231,9 +231,8 @@ func auditArray(fs []finding.Finding) render.Array {
 	return render.ArrayOf(fs, func(f finding.Finding) finding.Audit { return finding.Audit(f) })
 }
 
-// WriteMarkdown is the gate's job summary, rendered from the gate's own result
-// (render.Markdown.Gate). A gate without a base (no range findings) reports false: its summary is
-// the finding sets' (render.WriteMarkdown), as for run-task.
+// WriteMarkdown is the gate's job summary, rendered from the gate's own result. A gate that is not
+// over a range reports false, so its summary is the finding sets', as for run-task.
 func (v gateView) WriteMarkdown(m *render.Markdown) bool {
 	if v.err != "" {
 		m.Gate(render.GateSummary{Err: v.err})

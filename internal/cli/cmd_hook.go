@@ -293,8 +293,8 @@ func warnOpenTasks(io *IOStreams, repo *gitscope.Repo, rel string) {
 // commands: run-task's own deadline for the rest of the run (DefaultTimeout) plus a minute.
 const hookAuditAllowance = DefaultTimeout + time.Minute
 
-// verifyBudget is what the open tasks' specs ask of a stop hook's time: the largest sum of the
-// run: true verify command timeouts of one task (the hook audits one task per stop).
+// verifyBudget is what the open tasks' specs ask of a stop hook's time: the largest sum of one
+// task's run: true verify timeouts, since the hook audits one task per stop.
 type verifyBudget struct {
 	need    time.Duration // the largest task's sum, 0 when no task runs a command
 	task    string        // that task
@@ -302,7 +302,7 @@ type verifyBudget struct {
 	skipped []string      // open tasks whose spec could not be read
 }
 
-// hookVerifyBudget reads the open tasks' specs (a state that is not learned, or none yet).
+// hookVerifyBudget reads the specs of the tasks that are not learned.
 func hookVerifyBudget(root string) verifyBudget {
 	var b verifyBudget
 	infos, err := postflight.ScanTasks(root)

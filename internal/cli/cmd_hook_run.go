@@ -155,8 +155,8 @@ func hookReserve(timeout time.Duration) time.Duration {
 	return min(10*time.Second, timeout/10)
 }
 
-// hookUsageError prints the decision for a mistake in the hook's command line (the stop is let
-// through, with a note naming the mistake and the settings file) and the mistake on stderr.
+// hookUsageError prints the decision for a mistake in the hook's command line, which lets the stop
+// through with a note, and the mistake on stderr.
 func hookUsageError(opts *HookRunOptions, msg string) error {
 	fmt.Fprintf(opts.IO.ErrOut, "mastermind: %s\n", textsafe.Escape(msg))
 	_, err := opts.IO.Out.Write(harness.DecideUsageError(msg, opts.Harness).JSON())
@@ -228,7 +228,7 @@ func hookDecide(ctx context.Context, opts *HookRunOptions) harness.Decision {
 		err = harness.SaveBlockRecord(recFile, rec, now())
 	}
 	if err != nil {
-		// The decision stands; only the loop guard loses its memory (it then blocks again).
+		// The decision stands; only the loop guard loses its memory, so it blocks again.
 		fmt.Fprintf(opts.IO.ErrOut, "mastermind: warning: loop-guard record not written: %s\n", textsafe.Escape(err.Error()))
 	}
 	return d
@@ -237,11 +237,9 @@ func hookDecide(ctx context.Context, opts *HookRunOptions) harness.Decision {
 // claudeProjectDirEnv is the project directory Claude Code sets for the hook commands it runs.
 const claudeProjectDirEnv = "CLAUDE_PROJECT_DIR"
 
-// hookRepo opens the repository the hook audits and names the directory it was found from: --root,
-// else the repository of Claude Code's project directory, else that of the input's cwd (the
-// process's when empty). Claude Code's cwd follows the agent's cd, into a repository of its own
-// making or out of the work tree, so it wins over the project only as a linked worktree of the
-// project's repository: claude --worktree sessions keep the project directory they started in.
+// hookRepo opens the repository the hook audits and names the directory it was found from, in the
+// order of integrations.md §2: --root, the project directory, then the input's cwd. The cwd wins
+// over the project only as a linked worktree of the project's repository.
 func hookRepo(opts *HookRunOptions, in harness.Input) (*gitscope.Repo, string, error) {
 	if opts.Root != "" {
 		r, err := openRepoAt(opts.Root)
@@ -280,11 +278,9 @@ func openRepoAt(dir string) (*gitscope.Repo, error) {
 	return gitscope.Discover(abs)
 }
 
-// hookTaskSpec resolves the task to audit: flag (a task folder name, or a spec path or task
-// folder relative to the hook's cwd or absolute, as postflight.ResolveTask takes them), else the
-// controller store's current task (the pointer is its mirror; a difference is a warning on
-// warn). It returns the absolute spec path and the task name, or "" for both when there is no
-// task.
+// hookTaskSpec resolves the task to audit: flag as postflight.ResolveTask takes it, else the
+// controller store's current task. It returns the absolute spec path and the task name, or "" for
+// both when there is no task.
 func hookTaskSpec(repo *gitscope.Repo, cwd, flag string, warn io.Writer) (spec, task string, err error) {
 	root := repo.Root()
 	if flag == "" {
@@ -344,9 +340,9 @@ func hookOutcome(o *postflight.Outcome) (harness.Outcome, error) {
 	case postflight.OutcomePostHeld:
 		out.Verdict = harness.VerdictHeld
 	case postflight.OutcomeCompleted:
-		// The post-flight of a learned task, a read of its closed record: its stop is allowed
-		// while its inputs are those it closed on; work since is no task's, so the agent is
-		// told (and the loop guard hands back once nothing changes).
+		// The post-flight of a learned task reads its closed record: its stop is allowed while
+		// its inputs are those it closed on. Work since is no task's, so the agent is told, and
+		// the loop guard hands back once nothing changes.
 		out.Verdict = harness.VerdictHeld
 		if o.State != nil && o.InputsFingerprint != o.State.InputsFingerprint {
 			out.Verdict = harness.VerdictRefused

@@ -105,8 +105,8 @@ func runMCP(ctx context.Context, opts *MCPOptions) error {
 	return nil
 }
 
-// mcpMaxLine bounds one inbound MCP message: the largest report text (report.MaxBytes)
-// JSON-escaped at worst (six bytes per byte) plus the request around it.
+// mcpMaxLine bounds one inbound MCP message: the largest report text JSON-escaped at six bytes per
+// byte, plus the request around it.
 const mcpMaxLine = 8 << 20
 
 // Tool inputs. Field descriptions become the tools' JSON Schemas.
@@ -243,14 +243,14 @@ func taskResourceMIME(name string) string {
 	return "text/markdown"
 }
 
-// listTaskResources lists audit.md and state.json of every open task (a state that is not
-// learned, or none) that has them, in task order.
+// listTaskResources lists audit.md and state.json of every task not learned that has them, in
+// task order.
 func listTaskResources(root string) (*mcp.ListResourcesResult, error) {
 	infos, err := postflight.ScanTasks(root)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: textsafe.Escape(err.Error())}
 	}
-	// Stale at once (the tasks change while the server runs) and this repository's own.
+	// Stale at once, since the tasks change while the server runs, and this repository's own.
 	res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}, Cacheable: mcp.Cacheable{TTLMs: 0, CacheScope: "private"}}
 	for _, in := range infos {
 		var nt *postflight.NotTaskFolderError
@@ -295,8 +295,8 @@ func mcpPath(root, p string) (string, error) {
 	return filepath.Join(root, filepath.FromSlash(rel)), nil
 }
 
-// mcpInvoke runs one command with the request's context (a client's cancellation stops it as
-// Ctrl-C would) and maps it to a tool result (mcpResult).
+// mcpInvoke runs one command with the request's context, so a client's cancellation stops it as
+// Ctrl-C would, and maps it to a tool result.
 func mcpInvoke(ctx context.Context, stdin io.Reader, args ...string) (*mcp.CallToolResult, any, error) {
 	return mcpResult(invokeContext(ctx, stdin, args...), args[0])
 }
@@ -327,8 +327,7 @@ func mcpResult(res invocation, command string) (*mcp.CallToolResult, any, error)
 }
 
 // reportValidateInRoot runs `report validate <rel> --json` with the report read inside root
-// (report.ReadInRoot: no symlink on the way), as the MCP tool must; the CLI itself reads any
-// path its user names.
+// without following links, as the MCP tool must. The CLI itself reads any path its user names.
 func reportValidateInRoot(root, rel string) invocation {
 	var out, errOut bytes.Buffer
 	err := runReportValidate(&ReportValidateOptions{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, File: rel, JSON: true, root: root})

@@ -40,8 +40,8 @@ type ReportValidateOptions struct {
 	JSON bool
 	// Format is --format: "" (text unless --json), or one of render.Formats.
 	Format string
-	// root, set by the MCP server, confines File to that repository root (File is then
-	// relative to it): report.ReadInRoot, never a path outside or through a symlink.
+	// root, set by the MCP server, confines File to that repository root: File is then relative
+	// to it and read without following links.
 	root string
 }
 

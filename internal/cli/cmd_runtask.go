@@ -302,7 +302,7 @@ func runRunTask(ctx context.Context, opts *RunTaskOptions) error {
 // under (trust-model.md I5); Ctrl-C and SIGTERM cancel both. run-task and the stop hook call it.
 func runTaskIn(ctx, base context.Context, repo *gitscope.Repo, opts *RunTaskOptions, tr *postflight.TranscriptOption, progress func(verifyrun.Progress)) (*postflight.Outcome, error) {
 	mode := opts.mode()
-	// Ctrl-C (and SIGTERM) cancel the run: a verify command's process group is killed and
+	// Ctrl-C and SIGTERM cancel the run: a verify command's process group is killed and
 	// post-flight ends as an operational error, recording nothing of the interrupted run.
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -332,8 +332,8 @@ func (opts *RunTaskOptions) mode() postflight.Mode {
 	return postflight.ModeAuto
 }
 
-// runTaskError maps an error from the lifecycle to its exit code, printing the --json envelope
-// with outcome "error" (or one GitHub error annotation) for operational failures.
+// runTaskError maps an error from the lifecycle to its exit code. For an operational failure it
+// prints the error envelope or annotation of the chosen format.
 func runTaskError(opts *RunTaskOptions, res *postflight.Outcome, err error) error {
 	var spe *postflight.SpecPathError
 	if errors.As(err, &spe) {
@@ -350,8 +350,7 @@ func runTaskError(opts *RunTaskOptions, res *postflight.Outcome, err error) erro
 	return &ExitError{Code: ExitOperational, Msg: msg, Err: err}
 }
 
-// withRunDeadline applies --timeout (DefaultTimeout when unset, as in tests that build the
-// options by hand) to the whole run.
+// withRunDeadline applies --timeout to the whole run, DefaultTimeout when it is unset.
 func withRunDeadline(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, runDeadline(d))
 }

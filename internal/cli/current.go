@@ -13,10 +13,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// currentRel is the current-task pointer (integrations.md §2): the folder name of the task
-// whose executor is at work, a mirror of the controller store's current task (the last approved
-// pre-flight, cleared by its completion). The doors that take "the current task" read the store
-// (postflight.ReadCurrentTask), so an executor that repoints the file changes nothing.
+// currentRel is the current-task pointer of integrations.md §2, a mirror of the controller store's
+// current task. The doors read the store, so an executor that repoints the file changes nothing.
 const currentRel = postflight.CurrentRel
 
 // isTaskName reports whether s is a task folder name (spec-and-lifecycle.md §0,
@@ -28,9 +26,8 @@ func isTaskName(s string) bool {
 // specForTask is the repository-relative spec path of a task folder name.
 func specForTask(task string) string { return ".mastermind/tasks/" + task + "/spec.md" }
 
-// readCurrentTask returns the current task of repo, "" when there is none: the controller
-// store's (postflight.ReadCurrentTask), with a warning on warn (nil: dropped) when the pointer
-// says otherwise. A store that cannot be read is an error.
+// readCurrentTask returns the controller store's current task of repo, "" when there is none, and
+// warns on warn when the pointer says otherwise. A store that cannot be read is an error.
 func readCurrentTask(repo *gitscope.Repo, warn io.Writer) (string, error) {
 	gitDir, err := repo.GitDir()
 	if err != nil {

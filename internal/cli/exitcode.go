@@ -8,12 +8,12 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/postflight"
 )
 
-// Exit codes, mapped in this one place (README "Exit codes"). Callers must treat any other code as
-// a failure.
+// Exit codes, mapped in this one place as the README's "Exit codes" lists them. Callers must treat
+// any other code as a failure.
 const (
-	// ExitOK: the input passes (pre-flight approved, post-flight held or drift, report valid, ...).
+	// ExitOK: the input passes, such as an approved pre-flight or a held post-flight.
 	ExitOK = 0
-	// ExitNotPassed: the input does not pass (broken, report rejected, spec changed, filter rejected, ...).
+	// ExitNotPassed: the input does not pass, such as a broken audit or a rejected report.
 	ExitNotPassed = 1
 	// ExitUsage: unknown command or flag, wrong argument count, conflicting flags.
 	ExitUsage = 2
@@ -32,9 +32,8 @@ type NotPassedError struct {
 
 func (e *NotPassedError) Error() string { return e.Msg }
 
-// ExitError carries an explicit exit code for commands whose contract defines its own table
-// (forge-report: 0 valid, 2 invalid, 1 usage or read error; filter: 4 escalate). Silent
-// suppresses printing the message.
+// ExitError carries an explicit exit code for commands whose contract defines its own table, such
+// as forge-report and filter. Silent suppresses printing the message.
 type ExitError struct {
 	Code   int
 	Msg    string
@@ -86,10 +85,9 @@ func silent(err error) bool {
 	return false
 }
 
-// runTaskExitCode is the exit code of a run-task outcome (spec-and-lifecycle.md §13.1).
-// post_drift is 0, and 1 with failOnDrift (--fail-on drift, except for a drift the planner
-// accepted, Outcome.Accepted, lifecycle-v2.md §3). An outcome run-task does not know is
-// operational (fail closed).
+// runTaskExitCode is the exit code of a run-task outcome (spec-and-lifecycle.md §13.1). A drift is
+// 0, and 1 with failOnDrift unless the planner accepted it. An outcome run-task does not know is
+// operational, failing closed.
 func runTaskExitCode(outcome postflight.OutcomeKind, failOnDrift bool) int {
 	switch outcome {
 	case postflight.OutcomePreReady, postflight.OutcomePostHeld, postflight.OutcomeHistoryPending, postflight.OutcomeCompleted:
@@ -107,8 +105,8 @@ func runTaskExitCode(outcome postflight.OutcomeKind, failOnDrift bool) int {
 	return ExitOperational
 }
 
-// acceptExitCode is the exit code of an accept outcome (lifecycle-v2.md §3); an outcome accept
-// does not know is operational (fail closed).
+// acceptExitCode is the exit code of an accept outcome (lifecycle-v2.md §3). An outcome accept does
+// not know is operational, failing closed.
 func acceptExitCode(outcome postflight.OutcomeKind) int {
 	switch outcome {
 	case postflight.OutcomeAccepted, postflight.OutcomeCompleted:
@@ -122,8 +120,8 @@ func acceptExitCode(outcome postflight.OutcomeKind) int {
 	return ExitOperational
 }
 
-// gateExitCode is the exit code of a gate result: 3 when any task has status error (fail closed:
-// 3 wins over 1), otherwise 1 when any task does not pass, else 0.
+// gateExitCode is the exit code of a gate result: 3 when any task has status error, failing closed,
+// otherwise 1 when any task does not pass, else 0.
 func gateExitCode(res *postflight.GateResult) int {
 	if res.Count(postflight.GateError) > 0 {
 		return ExitOperational

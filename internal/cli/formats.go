@@ -23,8 +23,8 @@ const projectURI = "https://github.com/mastermind-controller/mastermind"
 // larger spec or report.
 const maxSourceBytes = max(spec.MaxBytes, report.MaxBytes)
 
-// sourceLines is the render.LineSource of files read by read (each once): their lines split at LF
-// as the findings' positions count them (executor-report-v1.md §1.2), without a leading BOM.
+// sourceLines is the render.LineSource of files read once each by read, split at LF without a
+// leading BOM as the findings' positions count them (executor-report-v1.md §1.2).
 func sourceLines(read func(path string) ([]byte, error)) render.LineSource {
 	files := map[string][]string{}
 	return func(path string, n int) (string, bool) {
@@ -89,9 +89,8 @@ func auditResults(fs iter.Seq[finding.Finding], violations []finding.Finding) it
 	}
 }
 
-// Findings is the run-task outcome as one task's results: the audit findings in post-flight,
-// the rule findings in pre-flight (on the spec when they name no file), and for a refusal or an
-// error without findings one result carrying the message, on the spec.
+// Findings is the run-task outcome as one task's results: its audit or rule findings, or for a
+// refusal or an error without findings one result on the spec carrying the message.
 func (v runTaskView) Findings() render.Findings {
 	o := v.o
 	s := render.FindingSet{Task: o.Task.Name, Spec: o.Task.Spec, Verdict: outcomeVerdict(o.Outcome), Message: o.Line(),
@@ -120,11 +119,9 @@ func (v runTaskView) Findings() render.Findings {
 	return render.Findings{Title: "mastermind run-task", Command: command, Sets: []render.FindingSet{s}}
 }
 
-// Findings is one set per gated task: every finding of a drift or broken task, one result for a
-// refused, not started or errored task, or a learned task whose history review does not back
-// its closure; then the range findings (gate --base) as a set without a task. A gate that could
-// not run at all has one result located nowhere: SARIF and rdjson leave it out (a valid log
-// without results; the error is on stderr), GitHub shows it.
+// Findings is one set per gated task, then the range findings as a set without a task. A gate that
+// could not run at all has one result located nowhere, which SARIF and rdjson leave out and
+// GitHub shows.
 func (v gateView) Findings() render.Findings {
 	fs := render.Findings{Title: "mastermind gate", Footer: v.summary, Command: "mastermind gate", NameTasks: true}
 	if v.res != nil && v.res.Since != "" {

@@ -12,7 +12,7 @@ import (
 )
 
 // hookTranscript is the hook input's transcript_path as the post-flight's transcript
-// (docs/design/transcripts.md §1, run-task --transcript with --harness h), and a note for the
+// as run-task --transcript with --harness h takes it (transcripts.md §1), and a note for the
 // hook's output when the transcript is left out because it is inside the work tree. A leading
 // ~/ is the home directory, another relative path is taken against the hook's cwd. A path
 // inside the work tree where no file is has nothing to leave out: it is dropped without a note.

@@ -43,8 +43,8 @@ func openHookRecord(repo *gitscope.Repo, task string) (harness.RecordFile, func(
 // controllerRecorder returns the function that records a controller write below .mastermind/
 // in the store's registry before it happens (trust-model.md I3), for new-spec's .gitignore and
 // the dispatch counters, when root is a work-tree top level and the controller store can be
-// opened; otherwise nil (the write then counts as the planner's: a changed path for a task
-// pre-flighted before it). The returned close releases the store.
+// opened. Otherwise it is nil and the write counts as the planner's; the returned close releases
+// the store.
 func controllerRecorder(root string) (func(rel string, data []byte) error, func()) {
 	repo, err := gitscope.Open(root)
 	if err != nil {

@@ -13,17 +13,15 @@ type invocation struct {
 	Code           int
 }
 
-// invoke runs `mastermind args...` in this process, exactly as Main would, with stdin in and
-// buffered stdout and stderr. The adapters (hook run, mcp) use it so that every call goes
-// through the same command, flags, envelope and exit-code table as the command line: they never
-// build a second copy of an audit or an envelope. Colour is off (--color never), and a usage
-// error's message comes without the CLI's pointer to --help.
+// invoke runs `mastermind args...` in this process as Main would, with stdin in and buffered
+// stdout and stderr, colour off and no pointer to --help. The MCP server uses it, so every call
+// goes through the same command, envelope and exit-code table as the command line.
 func invoke(in io.Reader, args ...string) invocation {
 	return invokeContext(context.Background(), in, args...)
 }
 
 // invokeContext is invoke with the command's context: cancelling it stops the command as Ctrl-C
-// would (a verify command's process group is killed).
+// would, killing a verify command's process group.
 func invokeContext(ctx context.Context, in io.Reader, args ...string) invocation {
 	if in == nil {
 		in = strings.NewReader("")

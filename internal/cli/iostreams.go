@@ -14,8 +14,8 @@ type IOStreams struct {
 	In     io.Reader
 	Out    io.Writer
 	ErrOut io.Writer
-	// IsStdoutTTY is true when Out is a terminal; IsStderrTTY when ErrOut is one (progress
-	// lines).
+	// IsStdoutTTY is true when Out is a terminal; IsStderrTTY when ErrOut is one, for progress
+	// lines.
 	IsStdoutTTY bool
 	IsStderrTTY bool
 	// ColorEnabled is true when coloured text may be written to Out; the root command's
@@ -25,7 +25,7 @@ type IOStreams struct {
 
 // systemStreams builds IOStreams for the real process, with IsStdoutTTY set when stdout is a
 // terminal. A character device is not enough: /dev/null is one, and output sent there is not
-// read by anyone, so term.IsTerminal asks the terminal driver (a tcgetattr-style check).
+// read by anyone, so term.IsTerminal asks the terminal driver.
 func systemStreams(in io.Reader, out, errOut io.Writer) *IOStreams {
 	s := &IOStreams{In: in, Out: out, ErrOut: errOut}
 	if f, ok := out.(*os.File); ok {

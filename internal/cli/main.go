@@ -10,7 +10,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
-// Main runs the mastermind command line with args (without the program name) and returns the exit
+// Main runs the mastermind command line with args, without the program name, and returns the exit
 // code. It is the only entry point: nothing else calls os.Exit. A panic is recovered, its stack
 // printed to stderr, and 3 returned.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -18,7 +18,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // run is Main with the command's context; usageHint adds the line pointing at --help after a
-// usage error, which the in-process adapters (hook run, mcp) leave out of what they relay.
+// usage error, which the MCP server leaves out of what it relays.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, usageHint bool) (code int) {
 	// With MASTERMIND_DEBUG_RSS=1, print the peak RSS just before exit (gitscope.md §8.2 item 5).
 	defer gitscope.ReportPeakRSS(stderr)

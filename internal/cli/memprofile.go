@@ -6,13 +6,12 @@ import (
 	"runtime/pprof"
 )
 
-// DebugMemProfileEnv names a file to which Main writes a heap profile (pprof format; its
-// alloc_space view lists every allocation of the run) just before exit. It is a developer's
-// tool for the performance work of gitscope.md §8; unset, nothing is written or printed.
+// DebugMemProfileEnv names a file to which Main writes a pprof heap profile just before exit. It is
+// a developer's tool for the performance work of gitscope.md §8; unset, nothing is written.
 const DebugMemProfileEnv = "MASTERMIND_DEBUG_MEMPROFILE"
 
-// DebugCPUProfileEnv names a file to which Main writes a CPU profile (pprof format) of the whole
-// run; like DebugMemProfileEnv, a developer's tool, and unset nothing is written.
+// DebugCPUProfileEnv names a file to which Main writes a pprof CPU profile of the whole run, a
+// developer's tool like DebugMemProfileEnv.
 const DebugCPUProfileEnv = "MASTERMIND_DEBUG_CPUPROFILE"
 
 // writeMemProfile writes the heap profile when DebugMemProfileEnv names a file; errors are

@@ -27,7 +27,7 @@ func checkFormat(v string) error {
 	return usageErrorf("--format must be text, json, github, sarif, rdjson or markdown, got %q", v)
 }
 
-// formatFlag validates --format against --json (they cannot be used together) and folds
+// formatFlag refuses --format together with --json and folds
 // --format json into json, so the command keeps one JSON switch. format "" means text.
 func formatFlag(cmd *cobra.Command, format *string, json *bool) error {
 	if err := mutuallyExclusive(cmd, "json", "format"); err != nil {

@@ -29,9 +29,8 @@ func transcriptFlags(cmd *cobra.Command, opts *RunTaskOptions) error {
 	return nil
 }
 
-// transcriptOption resolves --transcript against the current directory; one inside the work
-// tree under root is refused with exit 1 (the executor can write it; docs/design/transcripts.md
-// §1).
+// transcriptOption resolves --transcript against the current directory. One inside the work tree
+// under root is refused, since the executor can write it (transcripts.md §1).
 func transcriptOption(root string, opts *RunTaskOptions) (*postflight.TranscriptOption, error) {
 	if opts.Transcript == "" {
 		return nil, nil

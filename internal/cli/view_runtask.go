@@ -14,7 +14,7 @@ import (
 
 // runTaskView is a run-task outcome in every output format: the text of §2–§8, the --json
 // envelope of §13.2 and its findings. err, when non-nil, is the operational error that ended
-// the run (outcome "error": no text, an error envelope, one error result).
+// the run, shown as an error envelope or one error result and no text.
 type runTaskView struct {
 	o    *postflight.Outcome
 	exit int
@@ -72,7 +72,7 @@ func (v runTaskView) WriteText(t *render.Text) {
 		case o.Next.Step == postflight.NextRunAudit && o.Next.Run != "":
 			t.Printf("  next: run: %s\n", o.Next.Run)
 		default:
-			// audit inputs unavailable (snapshot limits) and the like.
+			// Audit inputs unavailable, such as past the snapshot limits.
 			t.Printf("  next: planner: read %s; fix the cause above, then run: mastermind run-task %s --post-only\n", o.Task.AuditRel(), o.Task.Spec)
 		}
 	case postflight.OutcomePostDrift, postflight.OutcomePostBroken:
@@ -145,9 +145,9 @@ func blockedNext(o *postflight.Outcome) string {
 	return fmt.Sprintf("next: executor: fix the work or %s as %s lists, then run: %s (or the planner revises the spec and runs: %s)", o.Task.ReportRel(), o.Task.AuditRel(), post, pre)
 }
 
-// stoppedNext is the "next:" line of a valid report whose executor stopped (status partial or
-// failed): the planner acts on the defect (and failed verification) the rejection names. "" for
-// any other rejection, which the executor fixes by writing a valid report.
+// stoppedNext is the "next:" line of a valid report whose executor stopped as partial or failed:
+// the planner acts on what the rejection names. It is "" for any other rejection, which the
+// executor fixes by writing a valid report.
 func stoppedNext(o *postflight.Outcome, post, pre string) string {
 	for _, f := range o.Findings {
 		if f.Rule != finding.KindExecutorReportRejected {
@@ -182,9 +182,8 @@ func writeRepeated(t *render.Text, o *postflight.Outcome) {
 	}
 }
 
-// writeAuditSummary writes the human part of audit.md as Outcome.AuditSummary holds it (at most
-// postflight.MaxSummaryFindings findings, lifecycle-v2.md §9), its verdict line coloured by the
-// verdict.
+// writeAuditSummary writes the capped human part of audit.md that Outcome.AuditSummary holds, its
+// verdict line coloured by the verdict.
 func writeAuditSummary(t *render.Text, o *postflight.Outcome) {
 	first, rest, _ := strings.Cut(o.AuditSummary, "\n")
 	t.Line(verdictTone(o.Verdict), first)

@@ -11,7 +11,7 @@ import (
 )
 
 // Verdict is what the hook makes of a post-flight: its audit verdict, or VerdictRefused for a
-// post-flight that refused to audit (spec changed since approval, pre-flight required, …).
+// post-flight that refused to audit.
 type Verdict string
 
 // The verdicts an Outcome can carry.
@@ -32,15 +32,15 @@ type Outcome struct {
 	Task    string // task folder name, "<NNN>-<slug>"
 	Verdict Verdict
 	// Accepted is set for a drift the planner accepted, which --fail-on drift lets through as
-	// run-task's exit code does (lifecycle-v2.md §3).
+	// run-task's exit code does.
 	Accepted bool
-	// Reason is why the post-flight did not pass in words of its own (a rejected report's, a
-	// refusal's); "" when its verdict and counts say it all.
+	// Reason is why the post-flight did not pass in words of its own, such as a refusal's; "" when
+	// its verdict and counts say it all.
 	Reason   string
 	Findings []finding.Finding // audit findings and report violations, in audit order
 	Audit    string            // repository-relative path of audit.md, "" when none was written
-	// InputsFingerprint identifies the audited inputs (lifecycle-v2.md §5); "" disables the
-	// loop guard for this outcome.
+	// InputsFingerprint identifies the audited inputs, lifecycle-v2.md §5; "" disables the loop
+	// guard for this outcome.
 	InputsFingerprint string
 }
 
@@ -54,19 +54,18 @@ type Options struct {
 type Decision struct {
 	Block  bool
 	Reason string // the block reason, shown to the agent as its next instruction
-	// SystemMessage is an allow's note to the user (loop guard, --fail-open); "" for a plain allow.
+	// SystemMessage is an allow's note to the user; "" for a plain allow.
 	SystemMessage string
-	// HandBack is true when the loop guard let an unchanged, still-blocking task stop: the task
-	// goes back to the planner (next_step planner_review).
+	// HandBack is true when the loop guard let an unchanged, still-blocking task stop, so the task
+	// goes back to the planner.
 	HandBack bool
 	// Record is the loop-guard record to save after a block of an audit outcome; nil otherwise.
 	Record *BlockRecord
 }
 
-// DefaultNextStep ends a block reason with findings; DefaultRefusedStep ends one without
-// findings (a refusal). Neither may invite the agent to remove its own hook or edit the
-// controller's settings and records (integrations.md §2): a finding about those is the planner's,
-// and an unchanged second stop hands the task back (the loop guard).
+// DefaultNextStep ends a block reason with findings and DefaultRefusedStep a refusal's. Neither
+// may invite the agent to remove its own hook or edit the controller's records, which are the
+// planner's (integrations.md §2).
 const (
 	DefaultNextStep = "Fix the findings about your work above and update executor-report.md to match what you changed, then stop again: mastermind re-runs the post-flight when you stop. " +
 		"Do not edit or remove the mastermind hook, the harness settings (.claude/settings.json, .codex/hooks.json) or mastermind's records under .mastermind/ (only executor-report.md is yours): " +
@@ -77,20 +76,15 @@ const (
 // Allow is the plain "let the agent stop" decision: `{}`.
 func Allow() Decision { return Decision{} }
 
-// AllowNoRepository is the decision in a folder with no git repository (dir, and none above
-// it): there is no task to audit, so the stop is allowed, with a note saying why.
+// AllowNoRepository is the decision in a folder dir with no git repository at or above it. There
+// is no task to audit, so the stop is allowed, with a note saying why.
 func AllowNoRepository(dir string) Decision {
 	return Decision{SystemMessage: fmt.Sprintf("mastermind: no git repository at %s or above it, so there is no task to audit; the stop is allowed.", textsafe.Escape(dir))}
 }
 
-// Decide turns a post-flight outcome into the hook decision (integrations.md §2):
-//   - held, an accepted drift, and drift without opts.FailOnDrift: allow;
-//   - broken, refused, and an unaccepted drift with opts.FailOnDrift: block with the verdict line, up to
-//     MaxReasonFindings findings and the next step;
-//   - except the loop guard: when in.StopHookActive is true and out.InputsFingerprint equals
-//     last.Fingerprint (nothing changed since the last block), allow and hand back to the planner.
-//
-// last is the previous block's record for this task, nil when there is none.
+// Decide turns a post-flight outcome into the hook decision of integrations.md §2: allow what
+// passes, block the rest with BlockReason, and let the loop guard hand an unchanged block back to
+// the planner. last is the previous block's record for this task, nil when there is none.
 func Decide(in Input, out Outcome, last *BlockRecord, opts Options) Decision {
 	if !blocks(out, opts) {
 		return Allow()
@@ -104,8 +98,8 @@ func Decide(in Input, out Outcome, last *BlockRecord, opts Options) Decision {
 	return Decision{Block: true, Reason: BlockReason(out), Record: rec}
 }
 
-// blocks reports whether outcome out keeps the agent working; a verdict the hook does not know
-// blocks (fail closed).
+// blocks reports whether outcome out keeps the agent working. A verdict the hook does not know
+// blocks, failing closed.
 func blocks(out Outcome, opts Options) bool {
 	switch out.Verdict {
 	case VerdictHeld:
@@ -118,8 +112,8 @@ func blocks(out Outcome, opts Options) bool {
 	return true
 }
 
-// DecideError is the decision for an operational error (the audit could not run): a block with
-// the error text, or with opts.FailOpen an allow that tells the user why.
+// DecideError is the decision when the audit could not run: a block with the error text, or with
+// opts.FailOpen an allow that tells the user why.
 func DecideError(task string, err error, opts Options) Decision {
 	what := "the post-flight"
 	if task != "" {
@@ -133,9 +127,8 @@ func DecideError(task string, err error, opts Options) Decision {
 		"mastermind could not run %s: %s\nNext: fix the cause named above (or ask the user to), then stop again. The hook fails closed: it blocks until the audit can run.", what, msg)}
 }
 
-// DecideUsageError is the decision for a mistake in the hook's own command line (an unknown
-// flag, a bad --harness, arguments): allow the stop, since a block would hand the usage text to
-// the agent as its next instruction on every stop, and tell the user what to fix and where.
+// DecideUsageError is the decision for a mistake in the hook's own command line: allow the stop and
+// tell the user what to fix, since a block would hand the usage text to the agent on every stop.
 // harness is the --harness value as far as it was read.
 func DecideUsageError(msg, harness string) Decision {
 	where := ClaudeSettingsRel + " or " + CodexHooksRel
@@ -148,10 +141,9 @@ func DecideUsageError(msg, harness string) Decision {
 		textsafe.Escape(msg), where, install)}
 }
 
-// BlockReason renders the reason of a block: the verdict line (verdict and counts, then the
-// outcome's Reason when it has one), up to MaxReasonFindings findings
-// (one per line, "- file:line:col: message [rule]"), a count of the rest with the audit.md path,
-// and the next step. Control and bidi characters are escaped (textsafe).
+// BlockReason renders the reason of a block: the verdict line, up to MaxReasonFindings findings, a
+// count of the rest with the audit.md path, and the next step. Control and bidi characters are
+// escaped.
 func BlockReason(out Outcome) string {
 	var b strings.Builder
 	e, w := finding.Count(out.Findings)
@@ -191,10 +183,9 @@ func auditPointer(out Outcome) string {
 	return "See " + textsafe.Escape(out.Audit) + "."
 }
 
-// JSON is the hook's stdout: `{"decision":"block","reason":…}` for a block, `{}` for a plain
-// allow, `{"systemMessage":…}` for an allow with a note. It ends with a newline. Both Claude Code
-// and Codex accept these shapes (Codex stop.command.output schema; Claude Code hooks reference
-// "Stop decision control").
+// JSON is the hook's stdout with a trailing newline: a block with its reason, `{}` for a plain
+// allow, or a systemMessage for an allow with a note. Claude Code and Codex both accept these
+// shapes.
 func (d Decision) JSON() []byte {
 	var v any
 	switch {

@@ -24,10 +24,8 @@ const (
 // plus last_assistant_message; 4 MiB leaves room for a long final message.
 const MaxInputBytes = 4 << 20
 
-// Input is the part of a Stop or SubagentStop hook input that mastermind uses (Claude Code hooks
-// reference "Stop input" / "SubagentStop input"; Codex stop.command.input and
-// subagent-stop.command.input schemas). Unknown fields (permission_mode,
-// last_assistant_message, model, turn_id, …) are ignored. A null string field reads as "".
+// Input is the part of a Stop or SubagentStop hook input that mastermind uses, in the shape both
+// harnesses document. Unknown fields are ignored, and a null string field reads as "".
 type Input struct {
 	SessionID      string `json:"session_id"`
 	Cwd            string `json:"cwd"`
@@ -37,14 +35,13 @@ type Input struct {
 	AgentID             string `json:"agent_id"`
 	AgentType           string `json:"agent_type"`
 	AgentTranscriptPath string `json:"agent_transcript_path"`
-	// TranscriptPath is the session transcript (Claude Code always passes it; Codex may pass
-	// null, read as ""); docs/design/transcripts.md §1.
+	// TranscriptPath is the session transcript, "" when the harness passes none
+	// (transcripts.md §1).
 	TranscriptPath string `json:"transcript_path"`
 }
 
-// InputError is hook JSON that could not be read: not JSON, not an object, a known field of the
-// wrong type, trailing data, or more than MaxInputBytes. Offset is the 0-based byte offset of the
-// problem when known, else -1.
+// InputError is hook JSON that could not be read, such as a known field of the wrong type or more
+// than MaxInputBytes. Offset is the 0-based byte offset of the problem when known, else -1.
 type InputError struct {
 	Offset int64
 	Msg    string
@@ -57,7 +54,7 @@ func (e *InputError) Error() string {
 	return "hook input (stdin) is not valid hook JSON: " + e.Msg
 }
 
-// ParseInput reads one hook input object from r (at most MaxInputBytes). Any failure is an
+// ParseInput reads one hook input object of at most MaxInputBytes from r. Any failure is an
 // *InputError naming the byte offset and the problem; the caller blocks with its text.
 func ParseInput(r io.Reader) (Input, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxInputBytes+1))
@@ -111,7 +108,7 @@ func decodeError(err error) error {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		// Offset counts the offending byte as read; name the byte itself (0-based).
+		// Offset counts the offending byte as read; name the byte itself, 0-based.
 		return &InputError{Offset: max(se.Offset-1, 0), Msg: se.Error()}
 	case errors.As(err, &te):
 		return &InputError{Offset: te.Offset, Msg: fmt.Sprintf("field %q must be a %s, got a JSON %s", te.Field, goKind(te.Type.String()), te.Value)}

@@ -1,8 +1,7 @@
 package harness
 
-// WithNote adds note (already escaped, "" for none) to a decision: to a block's reason, or to an
-// allow's systemMessage, so the hook's output says what it left out (a transcript inside the work
-// tree, docs/design/transcripts.md §1).
+// WithNote adds the escaped note to a block's reason or an allow's systemMessage, so the hook's
+// output says what it left out (transcripts.md §1). "" adds nothing.
 func WithNote(d Decision, note string) Decision {
 	switch {
 	case note == "":

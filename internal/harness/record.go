@@ -7,9 +7,8 @@ import (
 	"time"
 )
 
-// BlockRecordName is the loop-guard record's file name, kept in the task's controller-store
-// folder (trust-model.md I4): never in the task folder, so nothing of it is a name below
-// .mastermind/ for an executor to fill, and no path of the work tree is written.
+// BlockRecordName is the loop-guard record's file name in the task's controller-store folder,
+// never in the work tree, where an executor could fill it (trust-model.md I4).
 const BlockRecordName = "hook-block.json"
 
 // MaxRecordBytes bounds the record read.
@@ -31,15 +30,14 @@ type BlockRecord struct {
 
 // RecordFile is where the record is kept: the store's folder of the task.
 type RecordFile interface {
-	// ReadRecord returns the record's bytes, (nil, nil) when there is none.
+	// ReadRecord returns the record's bytes, or nil and no error when there is none.
 	ReadRecord() ([]byte, error)
 	// WriteRecord replaces the record atomically.
 	WriteRecord(data []byte) error
 }
 
-// LoadBlockRecord reads the record from f. A missing record is (nil, nil). An unreadable or
-// malformed record is also (nil, nil) plus a warning error: the guard then behaves as if there
-// were no previous block, so a damaged record can only make the hook block, never allow.
+// LoadBlockRecord reads the record from f, nil when there is none. A damaged record is also nil,
+// with a warning error, so it can only make the hook block, never allow.
 func LoadBlockRecord(f RecordFile) (*BlockRecord, error) {
 	data, err := f.ReadRecord()
 	if err != nil {

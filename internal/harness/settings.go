@@ -22,7 +22,7 @@ const (
 	CodexHooksRel     = ".codex/hooks.json"
 )
 
-// SettingsRel returns the settings file of harness (Claude or Codex), "" for another name.
+// SettingsRel returns the settings file of harness, "" for a name that is not a harness.
 func SettingsRel(harness string) string {
 	switch harness {
 	case Claude:
@@ -34,16 +34,16 @@ func SettingsRel(harness string) string {
 }
 
 // DefaultTimeout is the hook timeout both harnesses apply to a command hook whose entry has no
-// "timeout" (Claude Code hooks reference; Codex hooks.json), and `hook run`'s default --timeout.
+// "timeout", and `hook run`'s default --timeout.
 const DefaultTimeout = 600 * time.Second
 
 // CommandMarker starts every hook command mastermind installs. An existing handler whose command
 // starts with it is ours: install updates it in place instead of adding a second one.
 const CommandMarker = "mastermind hook run"
 
-// HookCommand returns the command line a harness runs: `mastermind hook run --harness H`, with
-// `--fail-on drift` and `--fail-open` when asked, and `--timeout <timeout>s` when timeout > 0
-// (the entry's timeout, so the run can stop itself before the harness kills it).
+// HookCommand returns the command line a harness runs, `mastermind hook run --harness H` with the
+// flags asked for. A timeout above 0 is passed on, so the run can stop itself before the harness
+// kills it.
 func HookCommand(harness string, failOnDrift, failOpen bool, timeout int) string {
 	cmd := CommandMarker + " --harness " + harness
 	if failOnDrift {
@@ -59,7 +59,7 @@ func HookCommand(harness string, failOnDrift, failOpen bool, timeout int) string
 }
 
 // Handler is the command handler install writes: the command and the entry's "timeout" in
-// seconds (none when 0). Both harnesses read "timeout" in seconds.
+// seconds, none when 0.
 type Handler struct {
 	Command string
 	Timeout int
@@ -76,9 +76,8 @@ const (
 // MaxSettingsBytes bounds the settings file read.
 const MaxSettingsBytes = 4 << 20
 
-// InvalidSettingsError is an existing settings file that MergeSettings refuses to change: not
-// JSON (comments included: both files are strict JSON), not an object, duplicate keys, or a
-// `hooks` entry of an unexpected shape. The file is left as it is.
+// InvalidSettingsError is an existing settings file that MergeSettings refuses to change, such as
+// one with duplicate keys or a `hooks` entry of an unexpected shape. The file is left as it is.
 type InvalidSettingsError struct {
 	File   string // as given to MergeSettings, for messages
 	Detail string
@@ -88,17 +87,10 @@ func (e *InvalidSettingsError) Error() string {
 	return fmt.Sprintf("%s: %s; fix the file by hand (it was not changed)", e.File, e.Detail)
 }
 
-// MergeSettings adds h as a command handler of each event in events (EventStop,
-// EventSubagentStop) to the settings document data (nil or empty for a new file), in the shape
-// both harnesses read: {"hooks":{"<Event>":[{"hooks":[{"type":"command","command":…,
-// "timeout":…}]}]}}.
-//
-// Every existing key, matcher group and handler is kept, in order. A handler whose command starts
-// with CommandMarker is ours: when its command or timeout differs it is rewritten in place,
-// otherwise left alone; a new group is appended only when the event has none of ours. The result is indented
-// with two spaces (key order and values as they were). The action is SettingsCreated,
-// SettingsAdded, SettingsUpdated or SettingsUnchanged (then out equals data). An invalid document
-// is an *InvalidSettingsError naming file.
+// MergeSettings adds h as a command handler of each event to the settings document data, in the
+// entry shape of integrations.md §2, keeping every existing key and handler in order and updating
+// ours in place. It returns the new document and the action; an invalid document is an
+// *InvalidSettingsError naming file.
 func MergeSettings(file string, data []byte, events []string, h Handler) (out []byte, action string, err error) {
 	created := len(bytes.TrimSpace(data)) == 0
 	if created {
@@ -185,7 +177,7 @@ func MergeSettings(file string, data []byte, events []string, h Handler) (out []
 }
 
 // shapeError is an *InvalidSettingsError for the value at the gjson path in data: detail, then
-// what was found there and where ("; found a string at line 1, column 11").
+// what was found there and where.
 func shapeError(file string, data []byte, path, detail string) *InvalidSettingsError {
 	r := gjson.GetBytes(data, path)
 	kind := strings.ToLower(r.Type.String())
@@ -227,8 +219,8 @@ type commandHandler struct {
 	Timeout int    `json:"timeout,omitempty"`
 }
 
-// OurTimeout returns the largest numeric "timeout" of the handlers of ours (isOurs) for events
-// in data, 0 when there is none or data is not a settings document.
+// OurTimeout returns the largest numeric "timeout" of our handlers for events in data, 0 when
+// there is none or data is not a settings document.
 func OurTimeout(data []byte, events []string) int {
 	best := 0
 	hooks := gjson.GetBytes(data, "hooks")
@@ -246,14 +238,14 @@ func OurTimeout(data []byte, events []string) int {
 }
 
 // isOurs reports whether a handler command is one mastermind installed: it starts with
-// CommandMarker, optionally after a path to the binary ("/usr/local/bin/mastermind hook run").
+// CommandMarker, optionally after a path to the binary.
 func isOurs(cmd string) bool {
 	f := strings.Fields(cmd)
 	return len(f) >= 3 && filepath.Base(f[0]) == "mastermind" && f[1] == "hook" && f[2] == "run"
 }
 
-// checkDocument accepts one JSON object with no duplicate keys at any depth (a harness reading
-// the file keeps one of the duplicates; which one differs between parsers) and nothing after it.
+// checkDocument accepts one JSON object with nothing after it and no duplicate keys at any depth,
+// since which duplicate a harness keeps differs between parsers.
 func checkDocument(data []byte) error {
 	if !json.Valid(data) {
 		var v any
@@ -318,7 +310,7 @@ func objectName(path string) string {
 	return strings.TrimPrefix(path, ".")
 }
 
-// lineCol converts a byte offset into a 1-based line and column (in bytes).
+// lineCol converts a byte offset into a 1-based line and a column in bytes.
 func lineCol(data []byte, off int64) (int, int) {
 	if off > int64(len(data)) {
 		off = int64(len(data))
@@ -329,9 +321,8 @@ func lineCol(data []byte, off int64) (int, int) {
 	return line, col
 }
 
-// RefusedPathError is a settings path InstallSettings will not write through: the settings
-// file's directory is a symbolic link or a file, or the settings file is a symbolic link or
-// another non-regular file. Nothing is written.
+// RefusedPathError is a settings path InstallSettings will not write through: a link or
+// non-regular file at the settings file or its directory. Nothing is written.
 type RefusedPathError struct {
 	Rel  string      // repository-relative, slash-separated: the directory or the file refused
 	Dir  bool        // Rel is the settings file's directory
@@ -376,16 +367,14 @@ type InstallResult struct {
 // HookOptions are the settings of the handler InstallSettings writes.
 type HookOptions struct {
 	FailOnDrift, FailOpen bool
-	// Timeout is the entry's timeout in seconds; a larger one already on a handler of ours is
-	// kept (install never lowers a timeout the user raised).
+	// Timeout is the entry's timeout in seconds; install keeps a larger one already on a handler
+	// of ours, never lowering a timeout the user raised.
 	Timeout int
 }
 
 // InstallSettings merges mastermind's handler for events into harness's settings file under root
-// (see MergeSettings; the command is HookCommand with the final timeout) and writes it atomically
-// (mode 0644, the directory created when missing). A symbolic link or non-regular file at the
-// path or at its directory is a *RefusedPathError; an invalid file is an *InvalidSettingsError
-// and is never overwritten.
+// with MergeSettings and writes it atomically. A refused path is a *RefusedPathError and an invalid
+// file an *InvalidSettingsError, and neither is overwritten.
 func InstallSettings(root, harness string, events []string, opts HookOptions) (InstallResult, error) {
 	rel := SettingsRel(harness)
 	if rel == "" {

@@ -96,8 +96,7 @@ func RenderAudit(a *Audit) ([]byte, error) {
 
 // writeAudit writes audit.md (§7.1) to w, and its human part (everything before the evidence
 // header) also to human when it is not nil. Nothing that grows with the changed set is built
-// whole: the finding lines are written one by one and the evidence JSON element by element, so
-// that a 100,000-path audit is streamed rather than held in memory (gitscope.md §8.1 scenario B).
+// whole, so a large audit is streamed (gitscope.md §8.1 scenario B).
 // w should be buffered.
 func writeAudit(w io.Writer, a *Audit, human io.Writer) error {
 	hw := w

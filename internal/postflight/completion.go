@@ -19,18 +19,15 @@ const reasonInputsChanged = "audited inputs changed since the held audit; rerun 
 // a pending review exits 0.
 const RuleReviewIncomplete = "history_review.incomplete"
 
-// completion runs §8.3 for a task whose status is history_review_required or learned, invoked
-// without phase flags. A learned task is stable: its status is printed and nothing is read or
-// written. Otherwise the history snapshot is recomputed from the current inputs (running
-// gitscope): a different snapshot puts the task back to audit_required / run_audit (exit 1,
-// post_refused); an incomplete review leaves the state unchanged and lists what is missing (exit 0,
-// history_pending); a complete review closes the task as learned / close (exit 0, completed).
+// completion runs spec-and-lifecycle.md §8.3 for a task in history review or learned, invoked
+// without phase flags. A learned task's status is printed and nothing else is done; otherwise the
+// recomputed history snapshot and the review decide between reopening, pending and closing.
 func (c *controller) completion(ctx context.Context, st *State) (*Outcome, error) {
 	res := c.res
 	res.Phase = PhaseCompletion
 	if files := c.files.tamperedFiles(); len(files) > 0 {
-		// A mirror was forged since the last audit: no completion (and no learned task) stands
-		// on records someone else wrote; the next post-flight reports them (trust-model.md I2).
+		// A mirror was forged since the last audit, and no completion stands on records someone
+		// else wrote; the next post-flight reports them (trust-model.md I2).
 		ns := *st
 		reason := fmt.Sprintf("controller records were changed outside mastermind (%s); rerun post-flight", strings.Join(files, ", "))
 		ns.Status, ns.NextStep, ns.BlockingReason = StatusAuditRequired, NextRunAudit, reason
@@ -77,11 +74,9 @@ func (c *controller) completion(ctx context.Context, st *State) (*Outcome, error
 	return c.learn(st)
 }
 
-// closedRead is the post-flight of a learned task (run-task --post-only, hook run, MCP): a read
-// of its record, never an audit that could reopen it (spec-and-lifecycle.md §8.3). The recorded
-// outcome is returned with nothing written; when the task's history snapshot recomputed now
-// (from its source, as completion computes it) is not the one it closed on, the outcome says so
-// and names the next step: new work is a new task, and a deliberate reopening is a re-pre-flight.
+// closedRead is the post-flight of a learned task: a read of its record with nothing written,
+// never an audit that could reopen it (spec-and-lifecycle.md §8.3). When its history snapshot
+// now differs from the one it closed on, the outcome says so and names the next step.
 func (c *controller) closedRead(ctx context.Context, st *State) (*Outcome, error) {
 	res := c.res
 	res.Phase = PhasePostflight
@@ -205,11 +200,9 @@ func (c *controller) learn(st *State) (*Outcome, error) {
 	return res, nil
 }
 
-// currentSnapshot recomputes the §8.2 history snapshot from the current inputs: spec.md, the
-// executor report, audit.md, the release notes and the changed set D (gitscope runs again). An
-// input that is now missing, a symlink, not a regular file or over the snapshot limits cannot
-// match the held audit, so it yields "" (a different snapshot). Git and other I/O failures are
-// operational errors.
+// currentSnapshot recomputes the §8.2 history snapshot from the current inputs. An input that can
+// no longer be read as it was cannot match the held audit, so it yields "", a different
+// snapshot; git and other I/O failures are operational errors.
 func (c *controller) currentSnapshot(ctx context.Context, st *State) (string, error) {
 	var in SnapshotInput
 	in.Baseline, in.Iteration = st.BaselineRef, st.Iteration
@@ -271,8 +264,8 @@ func (c *controller) currentSnapshot(ctx context.Context, st *State) (string, er
 	return snap, nil
 }
 
-// auditSHA256 is the SHA-256 of the task's audit.md, read by streaming (through the task
-// folder's handle in a run-task) with the checks of fsx.Dir.ReadFile and at most MaxAuditBytes.
+// auditSHA256 is the SHA-256 of the task's audit.md, streamed with the checks of
+// fsx.Dir.ReadFile and at most MaxAuditBytes, through the task folder's handle in a run-task.
 func (c *controller) auditSHA256() (string, error) {
 	if c.files != nil {
 		return c.files.hashFile(mirrorAudit, MaxAuditBytes)

@@ -15,8 +15,8 @@ import (
 )
 
 // hashInRoot returns the SHA-256 of the work-tree file rel below root, read without following
-// a symbolic link in any component and at most MaxAuditBytes: ("", true) when it does not exist,
-// (_, false) when it is not a regular file that can be read whole.
+// a symbolic link and at most MaxAuditBytes. It returns "" and true when the file does not exist,
+// and false when it is not a regular file that can be read whole.
 func hashInRoot(root, rel string) (string, bool) {
 	d, err := fsx.OpenDir(root, path.Dir(rel))
 	if err != nil {
@@ -32,19 +32,17 @@ func hashInRoot(root, rel string) (string, bool) {
 	return h, err == nil
 }
 
-// storeRule is the repopath.ControlRule of a door that has the controller store (trust-model.md
-// I3): a controller name is left out of the changed set only when its bytes are a version the
-// controller wrote there (a task's state.json or audit.md by its record's mirrors, every other
-// name by the repository's registry) or the bytes it had at this task's pre-flight, and another
-// task's executor-report.md only in the latter case. Each path is decided once, so the inputs
-// fingerprint and the audit of one run see the same D.
+// storeRule is the repopath.ControlRule of a door that has the controller store: a controller name
+// is left out of the changed set only when its bytes are ones the controller wrote or had at this
+// task's pre-flight (trust-model.md I3). Each path is decided once, so the fingerprint and the
+// audit of one run see the same D.
 type storeRule struct {
 	root, own string
 	// pre holds the SHA-256 of each controller name present at the first pre-flight of the
-	// task's baseline (store.ForeignSnapshot: the other tasks' records and the Files).
+	// task's baseline, from store.ForeignSnapshot.
 	pre map[string]string
 	reg *store.Registry
-	// record returns a task's store record (nil without one).
+	// record returns a task's store record, nil without one.
 	record func(task string) *store.Record
 
 	mu      sync.Mutex
@@ -72,8 +70,8 @@ func (r *storeRule) decide(p string, c repopath.ControlName) bool {
 	}
 	h, ok := hashInRoot(r.root, p)
 	if !ok {
-		// The task's own review that is no regular file, or too large, is refused by the
-		// review's own rules (readReview) and never archived.
+		// The task's own review that is no regular file or too large is refused by readReview and
+		// never archived.
 		return c.Task == r.own && c.Kind == repopath.ControlContract
 	}
 	if h != "" && r.pre[p] == h {
@@ -81,8 +79,8 @@ func (r *storeRule) decide(p string, c repopath.ControlName) bool {
 	}
 	switch c.Kind {
 	case repopath.ControlContract:
-		// A contract file with other bytes (hardening.md A-N1, A-N3): another task's spec.md is
-		// the planner's next contract while it parses as a spec; a history-review.md is a
+		// A contract file with other bytes, hardening.md A-N1 and A-N3: another task's spec.md is
+		// the planner's next contract while it parses as a spec, and a history-review.md is a
 		// review of a snapshot its task's controller issued.
 		if h == "" {
 			return true
@@ -95,8 +93,8 @@ func (r *storeRule) decide(p string, c repopath.ControlName) bool {
 		return false
 	}
 	if p == TasksDir+"/"+lessonsName {
-		// The planner writes lessons by hand during a history review (§11, §8.2): a file of the
-		// lessons shape is its contract content.
+		// The planner writes lessons by hand during a history review, so a file of the lessons
+		// shape is its contract content.
 		return r.reg.Wrote(p, h) || (h != "" && lessonsShapedInRoot(r.root, p))
 	}
 	if c.Task != "" && (c.Name == mirrorState || c.Name == mirrorAudit) && strings.HasPrefix(p, TasksDir+"/") {
@@ -149,15 +147,15 @@ func specParsesInRoot(root, rel string) bool {
 	return true
 }
 
-// lessonsShapedInRoot reports whether the work-tree file rel has the lessons file's shape
-// (IsLessonsShaped), read without following a link.
+// lessonsShapedInRoot reports whether the work-tree file rel has the lessons file's shape, read
+// without following a link.
 func lessonsShapedInRoot(root, rel string) bool {
 	data, err := fsx.ReadInRoot(root, rel, MaxLessonsBytes+1)
 	return err == nil && IsLessonsShaped(data)
 }
 
 // preflightHashes merges the hashes a record's foreign snapshot took at the first pre-flight of
-// baseline (nil for another baseline or a record from before it).
+// baseline; nil for another baseline or an older record.
 func preflightHashes(rec *store.Record, baseline string) map[string]string {
 	if rec == nil || rec.Foreign == nil || rec.Foreign.Baseline != baseline {
 		return nil
@@ -172,7 +170,7 @@ func preflightHashes(rec *store.Record, baseline string) map[string]string {
 	return out
 }
 
-// control is the changed-set rule of a run-task (the store's, trust-model.md I3).
+// control is the store's changed-set rule of a run-task (trust-model.md I3).
 func (c *controller) control(st *State) (repopath.ControlRule, error) {
 	if c.files == nil {
 		return repopath.ContractsOnly{}, nil
@@ -193,8 +191,8 @@ func (tf *taskFiles) repo() (*store.Repo, error) {
 	return r, nil
 }
 
-// controlRule is the run's repopath.ControlRule for the baseline (one per run: every D of the
-// run is decided by it).
+// controlRule is the run's one repopath.ControlRule for the baseline, which decides every D of the
+// run.
 func (tf *taskFiles) controlRule(baseline string) (repopath.ControlRule, error) {
 	if tf.rule != nil {
 		return tf.rule, nil
@@ -240,9 +238,9 @@ func loadRecord(s *store.Store, gitDir, task string) *store.Record {
 	return rec
 }
 
-// record registers that the controller is about to write data to the work-tree file rel (nil:
-// remove it), before it does, so that the changed set knows those bytes are the controller's
-// (trust-model.md I3).
+// record registers, before the write, that the controller is about to write data to the work-tree
+// file rel, or remove it when data is nil, so the changed set knows those bytes are the
+// controller's (trust-model.md I3).
 func (tf *taskFiles) record(rel string, data []byte) error {
 	r, err := tf.repo()
 	if err != nil {
@@ -279,7 +277,7 @@ func (tf *taskFiles) removeTemps() error {
 	for _, rel := range []string{repopath.ControlDir, TasksDir, repopath.ControlDir + "/releases"} {
 		d, err := fsx.OpenDir(tf.task.Root, rel)
 		if fsx.ReasonOf(err) != "" {
-			continue // missing, or a link or file: nothing of ours is there, and none is followed
+			continue // missing, a link or a file: nothing of ours, and no link is followed
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", rel, err)
@@ -308,10 +306,9 @@ func (tf *taskFiles) openControlDir(rel string) (*fsx.Dir, error) {
 	return d, nil
 }
 
-// controlRule is the repopath.ControlRule of a read-only door (status, the local gate) for task
-// t with state st: the store's registry and records read without a lock, the pre-flight hashes
-// of t's record for st's baseline. Without a store (v nil, or no record of the repository)
-// every controller name but the contract files and t's own report is a changed path.
+// controlRule is the repopath.ControlRule of a read-only door for task t with state st, from the
+// store read without a lock. Without a store, every controller name but the contract files and
+// t's own report is a changed path.
 func (v *StoreView) controlRule(t Task, st *State) repopath.ControlRule {
 	r := &storeRule{root: t.Root, own: t.Name, record: func(string) *store.Record { return nil }}
 	if v == nil || v.s == nil {
@@ -337,10 +334,8 @@ func (v *StoreView) controlRule(t Task, st *State) repopath.ControlRule {
 }
 
 // ControlRuleFor is the repopath.ControlRule of the read-only commands that list a changed set
-// without auditing a task (changes --since, forge --since, the stop hook's fingerprint), for the
-// work tree root whose git directory is gitDir and the store at stateDir ("" for
-// store.Location()). task is the task whose pre-flight hashes and own report apply; "" takes the
-// store's current task (the last approved pre-flight). The returned close releases the store.
+// without auditing a task, for the store at stateDir. task names the task whose pre-flight hashes
+// apply, "" the store's current one; the returned close releases the store.
 func ControlRuleFor(root, gitDir, stateDir, task string) (rule repopath.ControlRule, closeFn func()) {
 	v, err := OpenStoreView(stateDir, gitDir)
 	if err != nil {
@@ -357,7 +352,7 @@ func ControlRuleFor(root, gitDir, stateDir, task string) (rule repopath.ControlR
 	return v.controlRule(t, st), v.Close
 }
 
-// record reads task's store record without a lock (nil without one).
+// record reads task's store record without a lock, nil without one.
 func (v *StoreView) record(task string) *store.Record {
 	if v == nil || v.s == nil || task == "" {
 		return nil
@@ -365,8 +360,8 @@ func (v *StoreView) record(task string) *store.Record {
 	return loadRecord(v.s, v.gitDir, task)
 }
 
-// current returns the store's current task (the last approved pre-flight, "" after its
-// completion), whether the store has a registry for the work tree at all, and the error reading it.
+// current returns the store's current task, whether the store has a registry for the work tree at
+// all, and the error reading it.
 func (v *StoreView) current() (task string, known bool, err error) {
 	if v == nil || v.s == nil {
 		return "", false, nil
@@ -390,10 +385,9 @@ const CurrentRel = repopath.ControlDir + "/current"
 // maxCurrentBytes bounds the pointer read.
 const maxCurrentBytes = 4 << 10
 
-// syncCurrent keeps the store's current task and its mirror .mastermind/current in step with
-// the lifecycle: an approved pre-flight makes this task the store's current one and points the
-// mirror at it, a completion clears both when they name it. The store is written first (a
-// failure is returned: the store is what every door reads); a failed mirror write is a warning.
+// syncCurrent keeps the store's current task and its mirror .mastermind/current in step with the
+// lifecycle. The store is written first and its failure returned, since every door reads it; a
+// failed mirror write is a warning.
 func (c *controller) syncCurrent(out *Outcome) error {
 	if out == nil || c.files == nil || (out.Outcome != OutcomePreReady && out.Outcome != OutcomeCompleted) {
 		return nil
@@ -440,20 +434,18 @@ func (c *controller) syncCurrent(out *Outcome) error {
 }
 
 // CurrentTask is the current task of a work tree as the doors that take "the current task" read
-// it (run-task --current, brief --current, hook run): the store's, which the pointer mirrors.
+// it: the store's, which the pointer mirrors.
 type CurrentTask struct {
 	// Task is the store's current task, "" when it has none.
 	Task string
-	// Warning is set when the pointer .mastermind/current says otherwise (missing, another
-	// task, not a task name): it names both, and Task stands.
+	// Warning is set when the pointer .mastermind/current says otherwise; it names both, and
+	// Task stands.
 	Warning string
 }
 
-// ReadCurrentTask returns the current task of the work tree root whose git directory is gitDir,
-// from the store at stateDir ("" for store.Location()). The store wins over the pointer
-// (trust-model.md I4): the executor can write .mastermind/current, and repointing it at another
-// approved task whose report it wrote would otherwise get that task audited instead. A store that
-// cannot be read is an error.
+// ReadCurrentTask returns the current task of the work tree from the store at stateDir. The store
+// wins over the pointer the executor can write (trust-model.md I4); a store that cannot be read is
+// an error.
 func ReadCurrentTask(root, gitDir, stateDir string) (CurrentTask, error) {
 	v, err := OpenStoreView(stateDir, gitDir)
 	if err != nil {

@@ -19,12 +19,8 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/spec"
 )
 
-// The gate against a protected base (trust-model.md §5, invariant I6). In CI there is no
-// controller store, and everything on the branch — state.json, audit.md, history reviews — is the
-// executor's to write. The only thing the gate believes is the base commit the platform protects:
-// the range B..HEAD is decided from commits, every path it changes must be owned by a task that is
-// re-audited from its committed spec and report, and the task records the base already holds
-// cannot be removed or rewritten.
+// The gate against a protected base follows trust-model.md §5 and invariant I6: it believes only
+// the base commit the platform protects, and re-audits every task from its committed spec and report.
 
 // Gate finding kinds (finding.Kinds).
 const (
@@ -50,8 +46,7 @@ type RangeGit interface {
 	Materialize(ctx context.Context, commit, dir string) ([]string, error)
 	WorktreeIs(ctx context.Context, commit string) (bool, error)
 	CommitFiles(ctx context.Context, commit string) ([]string, error)
-	// BaselineBlob reads one file of a commit's tree (the base's task records, a task's
-	// baseline for the claims).
+	// BaselineBlob reads one file of a commit's tree, such as a task record at the base.
 	BaselineBlob(ctx context.Context, commit, path string) (data []byte, ok bool, err error)
 }
 
@@ -64,7 +59,7 @@ type RangeInfo struct {
 	Upstream string
 	// WorkTree: the range includes the work tree (the local gate), not only Head's commits.
 	WorkTree bool
-	Changed  int // paths changed in B..Head (and the work tree)
+	Changed  int // paths changed in B..Head, work tree included
 	// AddedTasks are the task folders whose spec.md the range adds, sorted: their contracts come
 	// with the branch and are the reviewer's to approve.
 	AddedTasks []string
@@ -75,8 +70,7 @@ type RangeInfo struct {
 	// records the branch brings or changes, for the reviewer.
 	TouchedTasks []string
 	// ControllerFiles are the controller's own files outside the task folders that the range
-	// changes (lessons, release notes, dispatch records, .mastermind/.gitignore), sorted: the
-	// ownership check leaves them out and no audit reads them, so the reviewer is shown them.
+	// changes, sorted. No audit reads them, so the reviewer is shown them.
 	ControllerFiles []string
 	// Accepted are the tasks that pass as an accepted drift, with the planner's reason: an
 	// acceptance on the branch is a decision the reviewer sees, like a spec the branch adds.
@@ -91,11 +85,9 @@ type AcceptedTask struct {
 	Task, Reason string
 }
 
-// headTree is where the audits read the head commit: with allowInPlace (CI), the work tree itself
-// when it holds exactly that commit (a fresh checkout: nothing modified, untracked or ignored),
-// otherwise a private
-// temporary directory the head tree is written to (removed by cleanup). files is the commit's
-// file list.
+// headTree is where the audits read the head commit: with allowInPlace, the work tree itself when
+// it holds exactly that commit, otherwise a private temporary copy that cleanup removes. files is
+// the commit's file list.
 func headTree(ctx context.Context, rg RangeGit, head string, allowInPlace bool) (dir string, files []string, inPlace bool, cleanup func(), err error) {
 	cleanup = func() {}
 	same := false
@@ -124,15 +116,9 @@ func headTree(ctx context.Context, rg RangeGit, head string, allowInPlace bool) 
 	return dir, files, false, cleanup, nil
 }
 
-// GateBase runs the gate of trust-model.md §5 for opts.Base and opts.Head (full OIDs): B is their
-// merge base and R the diff B..Head (one range diff). Every read of the audit — task folders,
-// specs, reports, declared files, claims — goes to the head commit's tree (headTree: the work
-// tree when it holds exactly that commit, otherwise a private temporary copy removed on return);
-// each task's changed set is the diff from its baseline to Head (its source, headCommit),
-// computed once per distinct baseline, as is the ancestry of each baseline. Nothing is written
-// in the repository. Tasks the range does not touch are not gated and own nothing. The returned
-// error is operational for the whole gate (no merge base, grafts, an unreadable or refused head
-// tree, a git failure).
+// GateBase runs the gate of trust-model.md §5 from opts.Base to opts.Head, reading every audit
+// input from the head commit's tree and writing nothing in the repository. The returned error is
+// operational for the whole gate, such as a missing merge base or a git failure.
 func GateBase(ctx context.Context, opts BaseGateOptions) (*GateResult, error) {
 	rg := opts.Git
 	if err := checkRange(rg, opts.Base, opts.Head); err != nil {
@@ -168,13 +154,9 @@ func GateBase(ctx context.Context, opts BaseGateOptions) (*GateResult, error) {
 	return res, nil
 }
 
-// GateBranch is the local gate of a branch with an upstream (trust-model.md §5): B =
-// merge-base(upstream, HEAD), and the range is B..HEAD plus the work tree. The work tree's part
-// is the changed sets of the open tasks pre-flighted at or after B (each covers the work tree
-// under its own snapshots, so an index or ignore trick hides nothing from it); without such a
-// task, the live changed set since HEAD. Every task is decided from its controller-store record
-// and audited under its pre-flight snapshots, the tasks the range touches by the range rules
-// and the others as open tasks.
+// GateBranch is the local gate of a branch with an upstream, over B..HEAD plus the work tree
+// (trust-model.md §5). Every task is decided from its controller-store record and audited under
+// its pre-flight snapshots.
 func GateBranch(ctx context.Context, opts BranchGateOptions) (*GateResult, error) {
 	rg := opts.Git
 	if err := checkRange(rg, opts.Base, opts.Head); err != nil {
@@ -209,9 +191,8 @@ func GateBranch(ctx context.Context, opts BranchGateOptions) (*GateResult, error
 	return r.run(ctx)
 }
 
-// workTreeChanges are the changed sets of the open tasks with a store record whose baseline is B
-// or a descendant of it (their audits need them anyway), or, without such a task, the live
-// changed set since head.
+// workTreeChanges are the changed sets of the open tasks whose recorded baseline descends from B,
+// or the live changed set since head when there is no such task.
 func workTreeChanges(ctx context.Context, g *gater, rg RangeGit, b, head string, infos []TaskInfo) ([]*gitscope.ChangedSet, error) {
 	var out []*gitscope.ChangedSet
 	after := map[string]bool{}
@@ -250,9 +231,8 @@ func workTreeChanges(ctx context.Context, g *gater, rg RangeGit, b, head string,
 		g.stats.ChangedSets++
 		out = append(out, live)
 	}
-	// A file a controller run of any recorded task created is the controller's in the branch's
-	// work tree too while it holds its recorded content: a task's own set leaves out only its
-	// own, and the live set none (verification-receipts.md §2.2).
+	// A file any recorded task's controller run created is the controller's while it holds its
+	// recorded content (verification-receipts.md §2.2).
 	ws := g.branchWrites(infos)
 	for i, cs := range out {
 		for _, w := range ws {
@@ -303,9 +283,7 @@ func union(cs *gitscope.ChangedSet, more []*gitscope.ChangedSet) *gitscope.Chang
 	return &out
 }
 
-// rangeRun is one gate over a range: the gate against a base, or the local gate of a branch
-// (local: the tasks the range does not touch are gated as open tasks, and every task is decided
-// from its store record).
+// rangeRun is one gate over a range: the gate against a base, or the local gate of a branch.
 type rangeRun struct {
 	g        *gater
 	rg       RangeGit
@@ -387,7 +365,7 @@ func (r *rangeRun) run(ctx context.Context) (*GateResult, error) {
 			if !seen {
 				a.ok, a.err = r.rg.IsAncestor(ctx, in.State.BaselineRef, r.head)
 				if errors.Is(a.err, gitscope.ErrBaselineUnavailable) {
-					a.ok, a.err = false, nil // not a commit here (or not an OID): not on the branch
+					a.ok, a.err = false, nil // not a commit here, so not on the branch
 				}
 				ancestors[in.State.BaselineRef] = a
 			}
@@ -438,11 +416,9 @@ func (r *rangeRun) run(ctx context.Context) (*GateResult, error) {
 	return res, nil
 }
 
-// closureHolds reports whether a task closed on the branch (learned in its store record) is
-// still closed on the inputs it was closed on: its history snapshot now (over cs, the changed set
-// its re-audit used) is the recorded one. When another re-audited task owns a path of its changed
-// set, a later task changed what this one had changed: that is the later task's to own, and the
-// re-audit alone decides.
+// closureHolds reports whether a task learned in its store record is still closed on the inputs it
+// was closed on: its history snapshot over cs is the recorded one. When another re-audited task owns
+// a path of its changed set, the re-audit alone decides.
 func closureHolds(in TaskInfo, cs *gitscope.ChangedSet, owners []owner, rule repopath.ControlRule) bool {
 	if cs == nil {
 		return true // not audited: the row already fails
@@ -480,8 +456,8 @@ func (b *baseTask) describe() string {
 	return "held, in history review"
 }
 
-// readBase reads task t's record at B into r.atBase (nil when B has no state.json for it, or one
-// that cannot be parsed: the task is then audited).
+// readBase reads task t's record at B into r.atBase. It leaves nil when B has no usable state.json
+// for the task, which is then audited.
 func (r *rangeRun) readBase(ctx context.Context, t Task) error {
 	data, ok, err := r.rg.BaselineBlob(ctx, r.b, t.StateRel())
 	if err != nil || !ok {
@@ -505,17 +481,16 @@ func (r *rangeRun) readBase(ctx context.Context, t Task) error {
 	return nil
 }
 
-// closingFile reports whether name is a file of a task folder that the close of a task held at
-// the base writes (completion): the review, an archived review, the state.
+// closingFile reports whether name is a file of a task folder that closing a held task writes: the
+// review, an archived review or the state.
 func closingFile(name string) bool {
 	return name == "state.json" || name == "history-review.md" ||
 		(strings.HasPrefix(name, "history-review.") && strings.HasSuffix(name, ".md"))
 }
 
-// closedRow decides a task closed at B whose folder the range touches: its record is final. A
-// task learned at B must not change at all; one held at B may only be closed (its review
-// completed, its state learned with the base's baseline, spec and snapshot). Anything else is
-// gate.task_record_changed (closed_task_changed). It never owns a path.
+// closedRow decides a task closed at B whose folder the range touches: a learned task must not
+// change, and a held one may only be closed on the base's baseline, spec and snapshot. Anything
+// else is gate.task_record_changed; such a task never owns a path.
 func (r *rangeRun) closedRow(in TaskInfo, base *baseTask, tt touched, t *gateTask) {
 	g := r.g
 	var changed []string
@@ -554,9 +529,8 @@ type touched struct {
 	files   []string
 }
 
-// touchedTasks maps each task folder name with a changed path in the range (below
-// .mastermind/tasks/<name>/) to what changed. Files directly under .mastermind/tasks
-// (_lessons.md) are not task folders.
+// touchedTasks maps each task folder with a changed path in the range to what changed. Files
+// directly under .mastermind/tasks, such as _lessons.md, are not task folders.
 func touchedTasks(cs *gitscope.ChangedSet) map[string]touched {
 	out := map[string]touched{}
 	for _, e := range cs.Entries {
@@ -577,8 +551,7 @@ func touchedTasks(cs *gitscope.ChangedSet) map[string]touched {
 }
 
 // controllerFiles are the paths of cs outside every task folder that rule leaves out as the
-// controller's (repopath.LeftOut: their bytes have the controller's form, their content is not
-// audited), in cs's order (sorted by path bytes).
+// controller's, in cs's order.
 func controllerFiles(cs *gitscope.ChangedSet, rule repopath.ControlRule) []string {
 	var out []string
 	for _, e := range cs.Entries {
@@ -594,8 +567,7 @@ func controllerFiles(cs *gitscope.ChangedSet, rule repopath.ControlRule) []strin
 	return out
 }
 
-// releaseNotesChanged: release notes of a task closed at B (.mastermind/releases/<task>.md)
-// changed in the range.
+// releaseNotesChanged reports the tasks closed at B whose release notes the range changes.
 func (r *rangeRun) releaseNotesChanged() []finding.Finding {
 	var fs []finding.Finding
 	for _, e := range r.rangeSet.Entries {
@@ -620,11 +592,9 @@ func (r *rangeRun) releaseNotesChanged() []finding.Finding {
 	return fs
 }
 
-// owner is one re-audited task's claim on changed paths: the paths of its own changed set (since
-// its baseline, from its source) that its report lists and its declared scope holds. A task owns
-// nothing it did not change, so a task written after a change cannot take it over. An accepted
-// drift task (accepted, until its audit shows otherwise) also owns the reported paths of its
-// changed set outside its scope.
+// owner is one re-audited task's claim on the paths of its own changed set that its report lists
+// and its scope holds. A task owns nothing it did not change, so a later task cannot take a change
+// over; an accepted drift also owns its reported paths outside its scope.
 type owner struct {
 	name     string
 	report   string
@@ -641,9 +611,8 @@ func (o owner) owns(p string) bool {
 	return o.scope[p] || o.accepted
 }
 
-// owner reads the ownership of task in: its approved spec and its report under its root, and its
-// changed set from its source (computed once, shared with its audit); false when any cannot be
-// used (such a task's audit fails anyway, and it owns nothing).
+// owner reads the ownership of task in from its spec, its report and its changed set. It returns
+// false when any of them cannot be used; that task's audit fails anyway.
 func (g *gater) owner(ctx context.Context, in TaskInfo) (owner, bool) {
 	t := in.Task
 	si, err := g.spec(t)
@@ -675,10 +644,8 @@ func (g *gater) owner(ctx context.Context, in TaskInfo) (owner, bool) {
 	return o, true
 }
 
-// leftOut is what the re-audit of task in leaves out of its changed set: the paths other
-// re-audited tasks own (ownedByOthers). Not in the local gate for a task whose store record is
-// open: its verdict there is its post-flight's, which audits every change since its baseline
-// as its own (trust-model.md §5).
+// leftOut is what the re-audit of task in leaves out of its changed set: the paths other tasks own.
+// A task open in the local gate leaves out nothing, as its post-flight would (trust-model.md §5).
 func (r *rangeRun) leftOut(in TaskInfo, owners []owner) map[string]bool {
 	if r.local && in.Recorded && in.State.Status != StatusLearned {
 		return nil
@@ -686,11 +653,9 @@ func (r *rangeRun) leftOut(in TaskInfo, owners []owner) map[string]bool {
 	return ownedByOthers(in.Task.Name, owners)
 }
 
-// unowned applies trust-model.md §5 step 2: every path of the range that the door's rule does
-// not leave out as the controller's (repopath.LeftOut, trust-model.md I3: rangeRule, the rule the
-// tasks' changed sets use) must be owned by a task re-audited in this gate. A path no task owns is
-// gate.closed_task_changed when it is in the declared scope of tasks closed at B (their scope
-// there), otherwise gate.unowned_change.
+// unowned applies trust-model.md §5 step 2: every path of the range not left out as the
+// controller's must be owned by a task re-audited in this gate. An unowned path is
+// gate.closed_task_changed in the scope of a task closed at B, otherwise gate.unowned_change.
 func (r *rangeRun) unowned(owners []owner) []finding.Finding {
 	var fs []finding.Finding
 	for _, e := range r.rangeSet.WithoutControl(r.g.rangeRule(r.rg.Root())) {
@@ -719,8 +684,8 @@ func (r *rangeRun) closedScopes(p string) []string {
 	return out
 }
 
-// nearestTasks names up to three tasks present at HEAD whose declared scope shares the longest
-// directory prefix with p (a task that declares p itself first), for the fix in the message.
+// nearestTasks names up to three tasks at HEAD whose declared scope shares the longest directory
+// prefix with p, for the fix in the message. A task that declares p itself comes first.
 func nearestTasks(p string, infos []TaskInfo, g *gater) []string {
 	type cand struct {
 		name  string
@@ -754,9 +719,8 @@ func nearestTasks(p string, infos []TaskInfo, g *gater) []string {
 	return out
 }
 
-// sharedDirs scores how near s is to p: 1<<20 when equal, otherwise the number of leading
-// directory components they share plus one when both are in the same directory (0: nothing in
-// common).
+// sharedDirs scores how near s is to p: 1<<20 when equal, otherwise the leading directories they
+// share, plus one when both are in the same directory.
 func sharedDirs(p, s string) int {
 	if p == s {
 		return 1 << 20
@@ -784,7 +748,7 @@ func specChanges(cs *gitscope.ChangedSet) (added, modified []string) {
 			continue
 		}
 		switch e.Status {
-		case gitscope.StatusAdded, gitscope.StatusUntracked: // untracked: in the local gate's work tree
+		case gitscope.StatusAdded, gitscope.StatusUntracked: // untracked is the local gate's work tree
 			added = append(added, name)
 		case gitscope.StatusModified:
 			modified = append(modified, name)
@@ -822,12 +786,9 @@ func findClosedTaskChanged(p string, tasks []string, b string) finding.Finding {
 		Fields: []finding.Field{{Key: "file", Value: p}, {Key: "tasks", Value: tasks}}}
 }
 
-// ownedByOthers is the set of paths that a re-audited task other than name owns (in its scope
-// and its report) and that name's own report does not list: those are the other task's changes
-// and are left out of name's changed set, so that two tasks on one branch do not each see the
-// other's work as unreported; each other task's report is left out too, since its own audit
-// reads it. A path no task owns stays in every task's changed set (and is
-// gate.unowned_change besides).
+// ownedByOthers is the set of paths another re-audited task owns that name's report does not list,
+// with each other task's report. They are left out of name's changed set, so two tasks on one
+// branch do not each see the other's work as unreported.
 func ownedByOthers(name string, owners []owner) map[string]bool {
 	var self owner
 	for _, o := range owners {
@@ -850,9 +811,8 @@ func ownedByOthers(name string, owners []owner) map[string]bool {
 	return out
 }
 
-// headCommit is the head commit of a gate against a base, as every task's source reads it: its
-// tree written out (or the CI checkout in place) and its file list. Nothing reads the index or
-// the work tree.
+// headCommit is the head commit of a gate against a base as every task's source reads it: its
+// tree on disk and its file list. Nothing reads the index or the work tree.
 type headCommit struct {
 	rg    RangeGit
 	head  string

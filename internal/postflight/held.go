@@ -220,8 +220,7 @@ Reason: one sentence explaining both choices.
 // writeHistoryReview creates or refreshes history-review.md (§4 step 11.3, §8.2) and reports
 // whether the review already present is complete for snap (step 11.5). A review whose Audit
 // snapshot is snap is kept as it is. Any other review is archived first, byte for byte, as
-// history-review.<old snapshot>.md (the old snapshot is the review's own Audit snapshot field, or
-// the SHA-256 of its bytes when that field is unusable), then a fresh pending review is written.
+// history-review.<old snapshot>.md, then a fresh pending review is written.
 // Writes are atomic; a symlinked or non-regular review or archive path, or a review over 1 MiB,
 // is refused as an operational error before anything is written.
 func (c *controller) writeHistoryReview(st *State, snap string) (complete bool, err error) {

@@ -183,8 +183,7 @@ func PendingLessons(data []byte, task string) []PendingLesson {
 }
 
 // UpsertLesson returns the lessons file content after upserting the entry (task, kind) with the
-// given Observed text and date (YYYY-MM-DD), or nil when nothing may be written: the entry exists
-// with a Status other than candidate, or it is malformed (see UpsertLessonText).
+// given Observed text and YYYY-MM-DD date, or nil when UpsertLessonText may write nothing.
 func UpsertLesson(old []byte, t Task, kind, observed, date string) []byte {
 	out, err := UpsertLessonText(old, t, kind, observed, date)
 	if err != nil {
@@ -193,18 +192,9 @@ func UpsertLesson(old []byte, t Task, kind, observed, date string) []byte {
 	return out
 }
 
-// UpsertLessonText applies the §11 upsert rules to the lessons file content old (empty for a new
-// file, which starts with the "# mastermind lessons" header and its comment line):
-//   - no entry "## lesson-<id>" yet: a new candidate entry is appended (Occurrences 1);
-//   - an entry whose Status is exactly "candidate": Occurrences is increased and Last seen,
-//     Observed and Latest event evidence are replaced; every other byte is kept;
-//   - an entry with any other Status: (nil, nil), left untouched.
-//
-// Only prose lines count (markdown: not in fenced or indented code, HTML comments or block
-// quotes), so a heading or field quoted in a code block is never taken for an entry. An entry
-// whose Status, Occurrences, Last seen, Observed or Latest event evidence field is missing,
-// repeated or (Occurrences) not a positive integer is malformed: it is left untouched and an
-// error says why. CRLF line endings are rewritten as LF.
+// UpsertLessonText applies the §11 upsert rules to the lessons file content old, empty for a new
+// file. It returns nil and no error for an entry it must leave untouched, and an error saying why
+// for a malformed one.
 func UpsertLessonText(old []byte, t Task, kind, observed, date string) ([]byte, error) {
 	id := LessonID(t.Name, kind)
 	text := strings.ReplaceAll(string(old), "\r\n", "\n")

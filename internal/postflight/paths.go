@@ -53,11 +53,9 @@ func (t Task) LessonsRel() string       { return ".mastermind/tasks/_lessons.md"
 // Abs converts a task-relative artifact path to an absolute path.
 func (t Task) Abs(rel string) string { return filepath.Join(t.Root, filepath.FromSlash(rel)) }
 
-// ResolveTask applies the task argument rules of §0 to arg inside root (absolute, clean): the
-// spec path or the task folder (relative to the current directory), or the bare folder name
-// "<NNN>-<slug>" of a task under .mastermind/tasks. Every command that takes a task resolves it
-// here. A violation is a *SpecPathError (usage, exit 2). A missing spec file is not an error
-// here: pre-flight reports it as spec.unreadable.
+// ResolveTask applies the task argument rules of §0 to arg inside root; every command that takes
+// a task resolves it here. A violation is a *SpecPathError, and a missing spec file is left for
+// pre-flight to report.
 func ResolveTask(root, arg string) (Task, error) {
 	if !utf8.ValidString(arg) {
 		return Task{}, &SpecPathError{Arg: arg, Detail: "the path is not valid UTF-8"}

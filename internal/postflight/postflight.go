@@ -73,34 +73,33 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Outcome, err
 	return c.persistAudit(ctx, &st, ar)
 }
 
-// auditRun is the outcome of post-flight steps 2–6 (auditTask), computed without writing
-// anything; persistAudit applies steps 7–11 to it. The gate (gate.go) uses auditTask alone.
+// auditRun is the outcome of post-flight steps 2–6, computed by auditTask without writing
+// anything; persistAudit applies steps 7–11 to it, and the gates use auditTask alone.
 type auditRun struct {
-	// SpecChanged: step 2 refused the audit (spec unreadable or its hash is not state.spec_hash);
-	// Result is then nil.
+	// SpecChanged: step 2 refused the audit because the spec is unreadable or its hash is not
+	// state.spec_hash. Result is then nil.
 	SpecChanged bool
 	SpecRaw     []byte
 	*audit.Result
 }
 
-// specInput is a spec the caller has already read (err: a read refusal with an fsx reason) and
-// parsed, so that auditTask neither reads nor parses it again.
+// specInput is a spec the caller has already read and parsed, so auditTask neither reads nor
+// parses it again. Err is a read refusal with an fsx reason.
 type specInput struct {
 	Raw      []byte
 	Err      error
 	Spec     *spec.Spec
 	Findings []finding.Finding
-	// Prefetch, when set, is the changed set and the baseline lookup of the declared creations,
-	// started by readInputs beside HEAD's lookup (head), so that neither waits for the other
-	// (gitscope.md §8.4); auditTask uses them instead of starting its own and closes them.
+	// Prefetch, when set, is the audit's git work that readInputs started beside HEAD's lookup,
+	// so neither waits for the other (gitscope.md §8.4). auditTask uses and closes it.
 	Prefetch *audit.Prefetch
 	head     func() (oid string, unborn bool, err error)
-	// Transcript is the harness transcript readInputs read (nil without one).
+	// Transcript is the harness transcript readInputs read, nil without one.
 	Transcript *audit.TranscriptInputs
 }
 
-// close stops what readInputs started (a repeated post-flight audits nothing); safe to call more
-// than once.
+// close stops what readInputs started, for a repeated post-flight that audits nothing. It is safe
+// to call more than once.
 func (s *specInput) close() {
 	if s != nil && s.Prefetch != nil {
 		s.Prefetch.Close()
@@ -127,36 +126,35 @@ func (c *controller) persistAudit(ctx context.Context, st *State, ar *auditRun) 
 	return c.finish(ctx, st, newAudit(ar.Result), ar.Findings, ar.Changed, ar.D, ar.SpecRaw)
 }
 
-// auditRequest is one audit as a door asks for it (auditTask); nothing is inferred from a field
-// left empty but what its comment says.
+// auditRequest is one audit as a door asks auditTask for it. Nothing is inferred from a field left
+// empty but what its comment says.
 type auditRequest struct {
 	Task  Task
 	State *State
-	// Src is the task's source (sourceFor).
+	// Src is the task's source, from sourceFor.
 	Src source
-	// Spec is the spec as the door read and parsed it (readInputs, gater.spec); its Prefetch, when
-	// set, is the audit's git work already started.
+	// Spec is the spec as the door read and parsed it; its Prefetch, when set, is the audit's git
+	// work already started.
 	Spec *specInput
-	// Changed, when set, is the changed set the door already computed from Src (the gate), with
-	// the paths other re-audited tasks own left out.
+	// Changed, when set, is the changed set a gate already computed from Src, with the paths other
+	// re-audited tasks own left out.
 	Changed *gitscope.ChangedSet
-	// Files is a run-task's task folder: the report is read through its handle (trust-model.md
-	// I4) and the per-path findings are kept as runs. nil for the gate's read-only audit, which
-	// reads the report by path under the task's root.
+	// Files is a run-task's task folder, whose handle the report is read through (trust-model.md
+	// I4). It is nil for a gate's read-only audit, which reads the report by path.
 	Files *taskFiles
-	// Verify runs the declared verification commands (run-task only, never a gate).
+	// Verify runs the declared verification commands; a gate never sets it.
 	Verify *audit.VerifyInputs
-	// RepoFindings are the door's findings about the repository itself (builder.repoFindings).
+	// RepoFindings are the door's findings about the repository itself.
 	RepoFindings []finding.Finding
 	// Foreign checks other tasks' records against the task's pre-flight snapshot of them
 	// (trust-model.md I3); nil checks none.
 	Foreign *foreignInputs
-	// Control decides which changed paths below .mastermind/ are the controller's
-	// (trust-model.md I3): the store's rule, or gate --base's committed-content rule.
+	// Control decides which changed paths below .mastermind/ are the controller's, by the rule
+	// of the door (trust-model.md I3).
 	Control repopath.ControlRule
-	// ControllerWrites are the files the controller's verification runs created, from the
-	// task's store record (verification-receipts.md §2.2), left out of Changed by the audit and
-	// listed in its evidence; nil without one or when the door left them out already (the gate).
+	// ControllerWrites are the files the controller's verification runs created, which the audit
+	// leaves out of Changed and lists in its evidence (verification-receipts.md §2.2). nil when
+	// there are none or the door left them out already.
 	ControllerWrites map[string]string
 }
 
@@ -167,7 +165,7 @@ type foreignInputs struct {
 }
 
 // foreignInputs is the run-task's I3 check for state st: the store record's snapshot of the
-// other tasks' records, when it was taken at st's baseline (a record from before I3 has none).
+// other tasks' records, when it was taken at st's baseline.
 func (c *controller) foreignInputs(st *State) *foreignInputs {
 	if c.files == nil || c.files.rec == nil || c.files.rec.Foreign == nil || c.files.rec.Foreign.Baseline != st.BaselineRef {
 		return nil
@@ -175,10 +173,9 @@ func (c *controller) foreignInputs(st *State) *foreignInputs {
 	return &foreignInputs{Before: c.files.rec.Foreign.Records, ControllerWrote: c.files.controllerWrote}
 }
 
-// auditTask runs post-flight steps 2–6 for one audit request without writing anything (but
-// verification receipts, with Verify): the spec binding (step 2), then audit.Compute over the
-// spec, the executor report and the changed set from the request's source. An error is
-// operational (exit 3).
+// auditTask runs post-flight steps 2–6 for one audit request: the spec binding, then audit.Compute
+// over the request's source. It writes nothing but verification receipts, and an error is
+// operational.
 func auditTask(ctx context.Context, req auditRequest) (*auditRun, error) {
 	t, st, pre := req.Task, req.State, req.Spec
 	// Step 2: spec binding.
@@ -197,19 +194,17 @@ func auditTask(ctx context.Context, req auditRequest) (*auditRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Step 4 starts here (or, in a run-task, already started in readInputs: pre.Prefetch),
-	// concurrently with validating the report, so that nothing runs serially before the git
-	// recipe (gitscope.md §8.4). A rejected report uses it too (its feedback round,
-	// lifecycle-v2.md §6). Close waits for every lookup on every return, so none outlives the
-	// audit.
+	// Step 4 starts here unless readInputs started it, concurrently with validating the report,
+	// so nothing runs serially before the git recipe (gitscope.md §8.4). Close waits for every
+	// lookup on every return, so none outlives the audit.
 	ag := auditGit{src: req.Src, baseline: st.BaselineRef, changed: req.Changed}
 	pf := pre.Prefetch
 	if pf == nil {
 		pf = audit.StartChangedSet(ctx, ag, st.BaselineRef)
 	}
 	defer pf.Close()
-	// A run-task holds the per-path findings as runs (persistAudit reads them through All); the
-	// gate's callers read Findings alone.
+	// A run-task holds the per-path findings as runs, which persistAudit reads through All; the
+	// gates read Findings alone.
 	in := audit.Inputs{Root: t.Root, SpecPath: t.Spec, Baseline: st.BaselineRef, Prefetch: pf, Claims: ag, Verify: req.Verify,
 		RepoFindings: req.RepoFindings, PathRuns: req.Files != nil, Control: req.Control, ControllerWrites: req.ControllerWrites}
 	if f := req.Foreign; f != nil {
@@ -360,9 +355,9 @@ func (c *controller) rejectCommon(st *State, a *Audit, r audit.Rejection, fs []f
 	st.Verdict, st.Findings, st.Degraded = VerdictBroken, &Counts{e, w}, nil
 	st.InputsFingerprint = c.inputsFP
 	if r.Finding.FieldString("reason") == audit.ReasonTaskSourceUnavailable {
-		// The spec could not be read by path during the audit (a folder swapped, a transient
-		// refusal) although the fingerprint's read succeeded: the outcome is not a function of
-		// the fingerprinted inputs, so the next post-flight audits again.
+		// The spec could not be read by path during the audit although the fingerprint's read
+		// succeeded, so the outcome is not a function of the fingerprinted inputs and the next
+		// post-flight audits again.
 		st.InputsFingerprint = ""
 	}
 	c.upsertLesson(lessonEvent{Kind: LessonAuditContractFailure, Observed: observed})

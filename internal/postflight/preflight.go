@@ -36,18 +36,17 @@ const (
 type preRun struct {
 	c    *controller
 	prev *State // nil on the first pre-flight
-	st   State  // the state being built (a copy of prev on a re-pre-flight)
+	st   State  // the state being built, a copy of prev on a re-pre-flight
 	iter int
 	sp   *spec.Spec
 	// baseline is the commit the audit will compare against; "" when the saved one is unavailable.
 	baseline string
-	// fs are the rule findings (errors and warnings from validation); warnings the advisory ones
-	// of step 5.
+	// fs are validation's rule findings; warnings are the advisory ones of step 5.
 	fs       []finding.Finding
 	warnings []finding.Finding
-	// snapped is true when step 5 took this baseline's snapshots already (approve keeps them).
+	// snapped is true when step 5 took this baseline's snapshots already, which approve keeps.
 	snapped bool
-	// notes are told with the approval: what step 5 found that is no change (tool caches).
+	// notes are told with the approval: what step 5 found that is no change, such as tool caches.
 	notes []string
 }
 
@@ -156,8 +155,8 @@ func (r *preRun) warnCreatesGlobs() {
 	}
 }
 
-// resolveBaseline is step 4: HEAD (or the empty tree) on the first pre-flight; the saved
-// baseline afterwards, which must still be available.
+// resolveBaseline is step 4: HEAD or the empty tree on the first pre-flight, then the saved
+// baseline, which must still be available.
 func (r *preRun) resolveBaseline(ctx context.Context) error {
 	c := r.c
 	if r.first() {
@@ -226,7 +225,7 @@ func (r *preRun) checkCreations(ctx context.Context) error {
 	return nil
 }
 
-// preexistingChanges is step 5 (first pre-flight only): paths that already differ from the
+// preexistingChanges is step 5 of a first pre-flight: paths that already differ from the
 // baseline will be attributed to the executor, which the planner is warned about. They are
 // computed by post-flight's own rule (trust-model.md I1, gitscope.md §4.7): the snapshots are
 // taken here and the changed set computed against them, so the warning names exactly what
@@ -333,8 +332,8 @@ func (r *preRun) rereadSpec(context.Context) error {
 	return nil
 }
 
-// refuse is step 7: the first error findings become the blocking reason (the revoked state of
-// a re-pre-flight keeps it).
+// refuse is step 7: the first error findings become the blocking reason, which the revoked state
+// of a re-pre-flight keeps.
 func (r *preRun) refuse(errs []finding.Finding) (*Outcome, error) {
 	msgs := make([]string, len(errs))
 	for i, f := range errs {
@@ -358,11 +357,9 @@ func (r *preRun) approve(ctx context.Context) (*Outcome, error) {
 	if r.first() {
 		*st = State{SchemaVersion: StateSchemaVersion, SpecPath: c.task.Spec, StartedAt: c.now().Unix()}
 	}
-	// The snapshots of trust-model.md §4 are taken before approval, once per baseline: a
-	// re-pre-flight keeps the baseline and so keeps its snapshot (a new one would take in what
-	// the executor wrote into .git since, such as assume-unchanged bits or exclude rules). A task
-	// without one (pre-flighted by an older mastermind) gets one now. They live in the task's
-	// controller-store folder, out of the work tree.
+	// The snapshots of trust-model.md §4 are taken before approval, once per baseline: a new one
+	// would take in what the executor wrote into .git since. A task pre-flighted without one
+	// gets one now, in its controller-store folder.
 	snap := c.files.st
 	if (r.first() && !r.snapped) || !gitscope.HasSnapshot(snap, r.baseline) {
 		if err := c.git.TakeSnapshot(ctx, r.baseline, snap); err != nil {

@@ -21,10 +21,8 @@ import (
 // (verification-receipts.md §2): the run flags, the task's receipts folder, and the changed set
 // computed again after the runs.
 //
-// With the task's store record, the recomputation uses the pre-flight snapshots like the audit
-// (never the live rules, which the runs' own writes could change), the runs see ignored files
-// written since pre-flight named (verification_ignored_input), their tool caches go to the
-// store, and what they create is recorded there as the controller's (§2.1, §2.2).
+// With the task's store record, the recomputation uses the pre-flight snapshots like the audit,
+// and the runs' inputs and writes are handled as §2.1 and §2.2 say.
 func (c *controller) verifyInputs(st *State) *audit.VerifyInputs {
 	baseline := st.BaselineRef
 	v := &audit.VerifyInputs{All: c.opts.RunVerify, Rerun: c.opts.RerunVerify,
@@ -131,12 +129,8 @@ func (l lazyReceipts) Save(fp string, rs []*verifyrun.Receipt) error {
 	return s.Save(fp, rs)
 }
 
-// ReceiptsDir is the task's receipts folder in the controller store of trust-model.md §3:
-// <state dir>/repos/<repo-id>/tasks/<task>/receipts, where the state dir is $MASTERMIND_STATE_DIR,
-// else $XDG_STATE_HOME/mastermind, else ~/.local/state/mastermind (%LocalAppData%\mastermind on
-// Windows), and <repo-id> is the SHA-256 of the real path of the work tree's own git directory.
-// The receipts live outside the work tree, out of the executor's reach where a sandbox confines
-// it to the work tree. (The store package of trust-model.md §3 will own this layout.)
+// ReceiptsDir is the task's receipts folder in the controller store of trust-model.md §3, outside
+// the work tree and so out of the executor's reach where a sandbox confines it there.
 func ReceiptsDir(t Task) (string, error) {
 	base, err := stateDir()
 	if err != nil {

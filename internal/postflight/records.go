@@ -34,26 +34,26 @@ type taskFiles struct {
 	st        *store.Task
 	rec       *store.Record // nil until the first pre-flight writes one
 	storePath string        // the task's store folder
-	gitDir    string        // the work tree's git directory (the store key)
+	gitDir    string        // the work tree's git directory, the store key
 	// foreign, when set, is the snapshot of the other tasks' records the next saveState
-	// stores (taken at a baseline's first pre-flight, trust-model.md I3).
+	// stores, taken at a baseline's first pre-flight (trust-model.md I3).
 	foreign *store.ForeignSnapshot
-	// preflightAt, when set, is the approving pre-flight's time (Unix ms) the next saveState
-	// stores.
+	// preflightAt, when set, is the approving pre-flight's time in Unix ms, which the next
+	// saveState stores.
 	preflightAt int64
 	// reported is set once an audit has turned rec.Tampered into findings; the next Save
 	// clears the list.
 	reported bool
-	// repoDir is the repository's store folder (registry, temporary names), opened once by repo;
-	// rule the run's changed-set rule (controlRule); temps this task's temporary names.
+	// repoDir is the repository's store folder, opened once by repo; rule is the run's
+	// changed-set rule and temps this task's temporary names.
 	repoDir *store.Repo
 	rule    repopath.ControlRule
 	temps   *store.TempNames
 }
 
-// openTaskFiles opens the task folder (no symlink in any component below the repository root),
-// takes the task folder's lock (on the folder itself) and then the store's lock, both without waiting, and opens the
-// task's store folder. stateDir is the store root ("" for store.Location()).
+// openTaskFiles opens the task folder without following links, takes its lock and then the
+// store's, both without waiting, and opens the task's store folder. stateDir is the store root,
+// "" for store.Location().
 func openTaskFiles(t Task, stateDir, gitDir string) (*taskFiles, error) {
 	d, err := fsx.OpenDir(t.Root, t.Dir)
 	if err != nil {
@@ -133,24 +133,16 @@ func (tf *taskFiles) close() {
 type loaded struct {
 	// State is the authoritative state from the store; nil without a record.
 	State *State
-	// Mirror is the task folder's state.json when the store has no record for the task (for
-	// the refusal and for --adopt); nil otherwise.
+	// Mirror is the task folder's state.json when the store has no record for the task, for the
+	// refusal and for --adopt; nil otherwise.
 	Mirror *State
 	// Rewritten names the mirrors found tampered with and rewritten from the store this run.
 	Rewritten []string
 }
 
-// load reads the task's record and checks the mirrors against it:
-//
-//   - no record: the mirror, if any, is read strictly (a corrupt one is a *CorruptStateError, as
-//     in spec-and-lifecycle.md §5.3) and returned as Mirror; nothing is decided from it;
-//   - a record: its state is the State. A mirror holding content the controller never wrote
-//     there is recorded in the store as tampered (reported by the next audit) and rewritten from
-//     the store; a missing mirror or one equal to an earlier version the controller wrote (a
-//     write interrupted by a kill, a git checkout of a committed state.json) is rewritten
-//     silently. A state.json mirror that is not a valid state at all (corrupt, a symlink, a FIFO)
-//     stays a *CorruptStateError and is left untouched: corrupt state is never overwritten
-//     (§5.3), and nothing is decided from it either.
+// load reads the task's record and checks the mirrors against it, as trust-model.md §3 "Mirror
+// check" says. Without a record the mirror is read strictly and returned as Mirror, and nothing is
+// decided from it.
 func (tf *taskFiles) load(now time.Time) (*loaded, error) {
 	rec, err := tf.st.Load()
 	if err != nil {
@@ -189,8 +181,8 @@ func (tf *taskFiles) load(now time.Time) (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Every status but a match rewrites the mirror; an unknown or tampered one is also recorded
-	// (a stale or missing mirror is a version the record already names).
+	// Every status but a match rewrites the mirror; an unknown or tampered one is also recorded.
+	// A stale or missing mirror is a version the record already names.
 	if status := rec.CheckMirror(mirrorState, data, present); status != store.MirrorMatches {
 		if status == store.MirrorTampered {
 			rec.Tampered = append(rec.Tampered, tampering(rec, mirrorState, data, present, now))
@@ -207,10 +199,9 @@ func (tf *taskFiles) load(now time.Time) (*loaded, error) {
 	// audit.md: rewritten from the store's copy. A non-regular audit.md is left for the next
 	// write to refuse (spec-and-lifecycle.md §12.2).
 	if _, ok := rec.Mirrors[mirrorAudit]; ok {
-		// Hashed while it is read: audit.md of a large changed set is not held in memory. The
-		// limit is the one a repeated post-flight reads audit.md with (MaxAuditBytes), so a
-		// forged audit.md larger than a store copy is still found and never read as the
-		// controller's.
+		// Hashed while it is read, so a large audit.md is not held in memory. The limit is the
+		// one a repeated post-flight reads audit.md with, so a forged audit.md larger than a
+		// store copy is still found.
 		ah, aerr := tf.hashFile(mirrorAudit, MaxAuditBytes)
 		apresent := aerr == nil
 		if aerr == nil || fsx.ReasonOf(aerr) == fsx.ReasonMissing {
@@ -245,8 +236,8 @@ func (c *controller) warnRewritten(ld *loaded) {
 }
 
 // restoreAudit rewrites audit.md from the store's copy, streamed and verified against its hash
-// before it replaces audit.md; without a valid copy (a damaged store) the forged file is removed
-// so that nobody reads it as the controller's.
+// before it replaces audit.md. Without a valid copy the forged file is removed, so nobody reads it
+// as the controller's.
 func (tf *taskFiles) restoreAudit(rec *store.Record) error {
 	m := rec.Mirrors[mirrorAudit]
 	if m.SHA256 == "" {
@@ -354,13 +345,9 @@ func (tf *taskFiles) saveState(s *State, now time.Time) error {
 	return nil
 }
 
-// saveAudit writes audit.md by streaming: what render writes goes at once, through one buffer, to
-// a new copy in the store and to a temporary audit.md, hashed as it goes, so that audit.md is
-// never held in memory (gitscope.md §8.1 scenario B). Then result, when not nil, writes the
-// audit's data to a second copy (store.Record.Result). The copies are stored first, then the
-// record with the new hashes, then audit.md is renamed into place: an interruption leaves
-// audit.md at its previous version, which load takes for an interrupted write. A failure before
-// the record is saved leaves audit.md and the record as they were. It returns audit.md's SHA-256.
+// saveAudit streams audit.md to a store copy and a temporary file at once, stores result's data
+// beside it, saves the record and then renames audit.md into place, in trust-model.md §3's write
+// order. It returns audit.md's SHA-256.
 func (tf *taskFiles) saveAudit(render, result func(io.Writer) error, now time.Time) (string, error) {
 	if tf.rec == nil {
 		return "", errors.New("internal error: audit.md before the first state")
@@ -403,8 +390,8 @@ func (tf *taskFiles) saveAudit(render, result func(io.Writer) error, now time.Ti
 	tf.rec.SetMirrorHash(mirrorAudit, h)
 	tf.rec.Result = res
 	if err := tf.st.Save(tf.rec, now); err != nil {
-		// The record in memory goes back to what the store holds (the copies, no longer named,
-		// are pruned by the next save).
+		// The record in memory goes back to what the store holds; the next save prunes the
+		// copies no longer named.
 		if had {
 			tf.rec.Mirrors[mirrorAudit] = prev
 		} else {

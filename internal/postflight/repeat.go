@@ -8,11 +8,8 @@ import (
 
 // repeated rebuilds the recorded outcome of state st from the state and the audit result the
 // store record names, for a post-flight whose inputs fingerprint equals st.InputsFingerprint
-// (lifecycle-v2.md §5): the same outcome, verdict, findings, next step and exit code, with
-// Outcome.Repeated set and nothing written. ok is false when the record cannot be rebuilt (no
-// stored result, a record from before results were kept, audit.md not the audit the result was
-// written with, a result whose verdict or counts differ from the state, or a state no
-// post-flight leaves), and the caller then audits as usual.
+// (lifecycle-v2.md §5), with Outcome.Repeated set and nothing written. ok is false when the
+// record cannot be rebuilt as that section says, and the caller then audits as usual.
 func (c *controller) repeated(st *State) (out *Outcome, ok bool) {
 	if st.Verdict == "" || st.Findings == nil || st.InputsFingerprint == "" {
 		return nil, false
@@ -34,8 +31,8 @@ func (c *controller) repeated(st *State) (out *Outcome, ok bool) {
 	res.Phase, res.Repeated, res.Verdict = PhasePostflight, true, st.Verdict
 	res.Findings, res.PathRuns, res.ReportViolations = ev.Findings, ev.Runs, ev.Violations
 	if len(ev.Receipts) > 0 {
-		// The receipts of the recorded audit, as it recorded them (reused or run then). An
-		// audit that planned no command recorded [] and returned none (null in --json).
+		// The receipts of the recorded audit, as it recorded them. An audit that planned no
+		// command recorded none and returns none.
 		res.Receipts = ev.Receipts
 	}
 	res.AuditSummary = ev.Summary

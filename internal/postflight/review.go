@@ -30,15 +30,13 @@ var ReviewFieldNames = []string{ReviewAuditSnapshot, ReviewContext, ReviewLesson
 // reasonPending is the template's Reason value; a review that keeps it is incomplete (§8.2).
 const reasonPending = "semantic review required"
 
-// bulletField matches a bullet field line "- **Name:** value" (any list marker, any indentation;
-// whether the line counts is decided by its block, see ProseLines).
+// bulletField matches a bullet field line "- **Name:** value" with any list marker and
+// indentation. Whether the line counts is ProseLines' to decide.
 var bulletField = regexp.MustCompile(`^[ \t]*[-*+][ \t]+\*\*([^*]+):\*\*(.*)$`)
 
-// ProseLines reports, for every 1-based line of a CommonMark document (index 0 unused), whether
-// it is a prose line: not inside a fenced code block (backtick or tilde fences, fences included),
-// an indented code block, an HTML block (HTML comments included) or a block quote (lazy
-// continuation lines included). markdown.Doc.LineClasses covers all but block quotes, which are
-// added here. Used for history-review.md (§8.2) and the lessons file (§11).
+// ProseLines reports for every 1-based line of a CommonMark document whether it is prose: not in
+// a code block, an HTML block or a block quote. It adds block quotes to markdown.Doc.LineClasses,
+// for history-review.md and the lessons file.
 func ProseLines(d *markdown.Doc) []bool {
 	classes := d.LineClasses()
 	prose := make([]bool, len(classes))
@@ -112,10 +110,8 @@ func (p ReviewProblem) Format(file string) string {
 }
 
 // CheckReview applies the "Complete" rules of §8.2 to the bytes of history-review.md and returns
-// every problem in field order (nil means complete): each of the five fields exactly once in a
-// prose line; Context and Lesson "updated" or "not applicable" (any case); Reason non-empty and
-// not "semantic review required" (any case); Audit snapshot equal to snapshot. The size and
-// file-type rules are the caller's (readReview). Values are escaped for terminal output.
+// every problem in field order, nil when complete. The size and file-type rules are readReview's;
+// values are escaped for terminal output.
 func CheckReview(src []byte, snapshot string) []ReviewProblem {
 	fields := ParseReviewFields(src)
 	var ps []ReviewProblem
@@ -173,15 +169,14 @@ func reviewHint(name, snapshot string) string {
 	return "<evidence paths>"
 }
 
-// readReview reads history-review.md under the §8.2 file rules: a regular file (no symlink, at
-// any component) of at most MaxReviewBytes. A refusal is returned as a ReviewProblem (the review
-// is then not complete); err is set only for other I/O failures.
+// readReview reads history-review.md under the §8.2 file rules. A refusal is returned as a
+// ReviewProblem, so the review is not complete; err is set only for other I/O failures.
 func readReview(t Task) ([]byte, *ReviewProblem, error) {
 	return readReviewWith(t, func(_, rel string, limit int64) ([]byte, error) { return fsx.ReadInRoot(t.Root, rel, limit) })
 }
 
-// readReviewWith is readReview with the read done by read(name, rel, limit) (through the task
-// folder's handle in a run-task).
+// readReviewWith is readReview with the read done by read, through the task folder's handle in a
+// run-task.
 func readReviewWith(t Task, read func(name, rel string, limit int64) ([]byte, error)) ([]byte, *ReviewProblem, error) {
 	data, err := read("history-review.md", t.HistoryReviewRel(), MaxReviewBytes)
 	if err == nil {

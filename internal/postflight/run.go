@@ -27,15 +27,15 @@ type Git interface {
 	// BaselineEntries serves pre-flight's check of the declared creations and deletions.
 	BaselineEntries(ctx context.Context, baseline string, paths []string) (map[string]gitscope.EntryType, error)
 	// GitDir keys the controller store (trust-model.md §3); IsAncestor checks an adopted
-	// baseline (run-task --pre-only --adopt) and the gates' baselines.
+	// baseline and the gates' baselines.
 	GitDir() (string, error)
 	IsAncestor(ctx context.Context, ancestor, descendant string) (bool, error)
 	// TakeSnapshot takes the pre-flight snapshots of trust-model.md §4 into the controller store;
 	// SnapshotView is the repository under them, the source of every audit of the task.
 	TakeSnapshot(ctx context.Context, baseline string, store gitscope.SnapshotStore) error
 	SnapshotView(ctx context.Context, baseline string, store gitscope.SnapshotStore) (*gitscope.SnapshotView, error)
-	// GitBinary names the git that runs and why it may not be the system's own
-	// (trust-model.md §6).
+	// GitBinary names the git that runs and why it may not be the system's own, as
+	// trust-model.md §6 says.
 	GitBinary(ctx context.Context) (path, version string, risk gitscope.GitBinaryRisk)
 	// CheckToolCaches validates the planner's tool-cache table at the baseline (gitscope.md §4.7).
 	CheckToolCaches(ctx context.Context, baseline string) error
@@ -56,7 +56,7 @@ const (
 )
 
 // PhaseForMode is the --json phase of a run that fails before the state decides the phase: the
-// phase its flag selects, and pre-flight without a flag (no state has been read yet).
+// phase its flag selects, or pre-flight without a flag.
 func PhaseForMode(m Mode) Phase {
 	if m == ModePostOnly {
 		return PhasePostflight
@@ -99,19 +99,19 @@ type Options struct {
 	ForceIteration bool
 	// Now is the clock for started_at and lesson dates; time.Now when nil.
 	Now func() time.Time
-	// Wait is how long to wait for a busy controller lock (§12.1, lifecycle-v2.md §9 --wait);
-	// 0 fails at once with a *LockBusyError.
+	// Wait is how long to wait for a busy controller lock, lifecycle-v2.md §9; 0 fails at once
+	// with a *LockBusyError.
 	Wait time.Duration
-	// RunVerify runs every declared verify command at post-flight, as if each had run: true
-	// (--run-verify); RerunVerify runs them again even when receipts for the same inputs exist
-	// (--rerun-verify). verification-receipts.md §1.
+	// RunVerify runs every declared verify command at post-flight as if each had run: true;
+	// RerunVerify runs them again even when receipts for the same inputs exist
+	// (verification-receipts.md §1).
 	RunVerify, RerunVerify bool
-	// VerifyProgress, when set, is told about a running verification command (a terminal's
-	// progress line); it is called from another goroutine.
+	// VerifyProgress, when set, is told about a running verification command, for a terminal's
+	// progress line. It is called from another goroutine.
 	VerifyProgress func(verifyrun.Progress)
 	// VerifyContext, when set, is the context verify commands run under: the caller's without
-	// the run's deadline (trust-model.md I5), which then starts again for the rest of the run
-	// (RestDeadline after the runs; 0 leaves the run's context as it is).
+	// the run's deadline (trust-model.md I5). RestDeadline then bounds the rest of the run; 0
+	// leaves the run's context as it is.
 	VerifyContext context.Context
 	RestDeadline  time.Duration
 	// ReceiptsDir is the folder that keeps the task's receipts; "" uses ReceiptsDir(task).
@@ -121,16 +121,14 @@ type Options struct {
 	// Transcript, when set, is the harness transcript post-flight reads as evidence
 	// (docs/design/transcripts.md).
 	Transcript *TranscriptOption
-	// Adopt (with ModePreOnly) lets the first pre-flight of a task without a store record keep
-	// the baseline of the task folder's state.json, when that commit is an ancestor of HEAD and
-	// the spec hash matches.
+	// Adopt lets the first pre-flight of a task without a store record keep the baseline of the
+	// task folder's state.json, when that commit is an ancestor of HEAD and the spec hash matches.
 	Adopt bool
 }
 
-// openTaskFilesWait is openTaskFiles, retried every 20 ms for at most wait while a controller
-// lock (the task folder's or the store's) is busy (--wait, lifecycle-v2.md §9); 0 does not wait.
-// A lock still busy is a *LockBusyError naming the wait. The wait also ends with ctx (the run's
-// --timeout deadline).
+// openTaskFilesWait is openTaskFiles, retried every 20 ms for at most wait while a controller lock
+// is busy (lifecycle-v2.md §9). A lock still busy is a *LockBusyError naming the wait; the wait
+// also ends with ctx.
 func openTaskFilesWait(ctx context.Context, task Task, stateDir, gitDir string, wait time.Duration) (*taskFiles, error) {
 	deadline := time.Now().Add(wait)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
@@ -171,50 +169,46 @@ type Outcome struct {
 	Outcome OutcomeKind
 	// Verdict is the audit verdict when a post-flight reached one, "" otherwise.
 	Verdict Verdict
-	// Message is the one-line result (the --json "message"; the state's blocking reason when
-	// there is one).
+	// Message is the one-line result, the --json "message": the state's blocking reason when
+	// there is one.
 	Message string
 	// VerdictLine is true when Message is the verdict sentence (verdictSentence): it says the
 	// verdict and its counts, and no reason of its own such as a rejection's or a refusal's.
 	VerdictLine bool
-	// Notes are pre-flight's observations that are no finding (a tool cache it left out), each
-	// also appended to Message.
+	// Notes are pre-flight's observations that are no finding, such as a tool cache it left out;
+	// each is also appended to Message.
 	Notes []string
 	Task  Task
 	State *State
-	// Findings: pre-flight rule findings, or the audit findings (then the report violations of a
-	// rejected report, in their own shape, in ReportViolations), or what a history review still
-	// lacks.
+	// Findings are pre-flight's rule findings, the audit findings, or what a history review still
+	// lacks. A rejected report's violations are in ReportViolations.
 	Findings         []finding.Finding
 	ReportViolations []finding.Finding
-	// PathRuns are the audit's per-path findings held out of Findings (audit.Inputs.PathRuns):
-	// AllFindings yields both in audit order.
+	// PathRuns are the audit's per-path findings held out of Findings; AllFindings yields both in
+	// audit order.
 	PathRuns []finding.PathRun
 	// Next is the caller's next step.
 	Next      Next
 	Artifacts Artifacts
-	// AuditSummary is the human part of the audit.md this run wrote or repeated (everything
-	// before the evidence JSON) with at most MaxSummaryFindings finding lines (CapAuditSummary);
-	// "" when there is none.
+	// AuditSummary is the human part of the audit.md this run wrote or repeated, capped at
+	// MaxSummaryFindings finding lines; "" when there is none.
 	AuditSummary string
-	// Budget is the pre-flight iteration budget in force (0: none), for the pre-flight hand-off.
+	// Budget is the pre-flight iteration budget in force, 0 for none, for the pre-flight hand-off.
 	Budget int
 	// Review lists what a history review still lacks, each as "<file>:<line>: <message>".
 	Review []string
 	// InputsFingerprint identifies what a post-flight decided from: the inputs fingerprint of
-	// lifecycle-v2.md §5 over the changed set its audit used (the task's source), or for a
-	// refusal refusalFingerprint; "" for the other phases. Every door that needs one (the hook's
-	// loop guard) reads this one.
+	// lifecycle-v2.md §5, or refusalFingerprint for a refusal; "" for the other phases. Every door
+	// that needs one reads this one.
 	InputsFingerprint string
-	// Repeated is true when the post-flight's inputs fingerprint equalled the recorded one
-	// (lifecycle-v2.md §5): the outcome is the recorded one and nothing was written.
+	// Repeated is true when the post-flight's inputs fingerprint equalled the recorded one: the
+	// outcome is the recorded one and nothing was written.
 	Repeated bool
-	// Accepted is true when the outcome is a drift verdict the planner accepted (lifecycle-v2.md
-	// §3): it passes like held, also under --fail-on drift.
+	// Accepted is true when the outcome is a drift verdict the planner accepted, which passes like
+	// held, also under --fail-on drift.
 	Accepted bool
-	// Warnings are advisory messages for the user (a lesson that could not be recorded, a
-	// mirror rewritten from the controller store); the run's result does not depend on them.
-	// Set on every return, errors included.
+	// Warnings are advisory messages for the user; the run's result does not depend on them. They
+	// are set on every return, errors included.
 	Warnings []string
 	// Receipts are the verification runs of a post-flight (verification-receipts.md §3); nil
 	// when none was planned.
@@ -227,15 +221,14 @@ type Outcome struct {
 
 // Next is the step the caller takes after an outcome.
 type Next struct {
-	// Step is in the state's next_step vocabulary (NextRunExecutor, NextReviewHistory,
-	// NextRunAudit, NextRunPreflight, NextClose, ...).
+	// Step is in the state's next_step vocabulary, such as NextRunExecutor.
 	Step string
-	// Edit is a file to write or complete first ("" for none).
+	// Edit is a file to write or complete first, "" for none.
 	Edit string
-	// Run is the command to run then ("" for none).
+	// Run is the command to run then, "" for none.
 	Run string
-	// Adopt is true when the pre-flight to run may adopt the task folder's state.json instead
-	// (run-task --adopt keeps its baseline).
+	// Adopt is true when the pre-flight to run may adopt the task folder's state.json and keep
+	// its baseline.
 	Adopt bool
 }
 
@@ -314,26 +307,24 @@ type controller struct {
 	git   Git
 	task  Task
 	res   *Outcome
-	// src is the task's source for this run (sourceFor, opened by c.source); nil until an audit
-	// input is read.
+	// src is the task's source for this run, opened by c.source; nil until an audit input is read.
 	src source
-	// inputsFP is the inputs fingerprint of the post-flight in progress (readInputs), stored with
-	// its verdict.
+	// inputsFP is the inputs fingerprint of the post-flight in progress, stored with its verdict.
 	inputsFP string
 	// files is the task folder and store record of the run.
 	files *taskFiles
 	// adoptBaseline replaces HEAD as the first pre-flight's baseline (adopt).
 	adoptBaseline string
-	// recordedAudit is the SHA-256 of the audit.md that repeated last rebuilt an outcome from
-	// (hashed as it was read), for accept's history snapshot.
+	// recordedAudit is the SHA-256 of the audit.md as read when repeated last rebuilt an outcome,
+	// for accept's history snapshot.
 	recordedAudit string
 	// reaudit is set when a post-flight audits inputs equal to the last audited ones because
 	// the record holds no result to repeat; the streak then does not count it.
 	reaudit bool
 }
 
-// source returns the run's source for state st: the snapshot view of the task's store record
-// (sourceFor), opened once per run.
+// source returns the run's source for state st, the snapshot view of the task's store record,
+// opened once per run.
 func (c *controller) source(ctx context.Context, st *State) (source, error) {
 	if c.src != nil {
 		return c.src, nil
@@ -369,10 +360,9 @@ func (c *controller) warnf(format string, a ...any) {
 	c.res.Warnings = append(c.res.Warnings, fmt.Sprintf(format, a...))
 }
 
-// Run executes run-task (§2): guards in order (paths, lock, state), then pre-flight, post-flight
-// or completion (§8.3) according to the state and Mode. The flag guard (conflicting
-// phase flags) is the caller's. A *SpecPathError is a usage error (exit 2); any other returned
-// error is operational (exit 3), and the returned Outcome (never nil) then has Outcome "error".
+// Run executes run-task: the path, lock and state guards, then pre-flight, post-flight or
+// completion as the state and Mode select. A *SpecPathError is a usage error; any other error is
+// operational, and the returned Outcome, never nil, then has Outcome "error".
 func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	return runTask(ctx, opts.ref(), opts)
 }
@@ -388,9 +378,8 @@ func runTask(ctx context.Context, r taskRef, opts Options) (*Outcome, error) {
 			return
 		}
 		if _, err := os.Lstat(task.Abs(task.StateRel())); err == nil {
-			// With state, run-task without a phase flag runs post-flight (or completion, which
-			// sets its own phase): an early operational failure, such as unreadable state,
-			// belongs to that phase, not to pre-flight.
+			// With state, run-task without a phase flag runs post-flight or completion, so an
+			// early operational failure belongs to that phase, not to pre-flight.
 			res.Phase = PhasePostflight
 		}
 	})
@@ -454,8 +443,8 @@ func (c *controller) dispatch(ctx context.Context, ld *loaded) (*Outcome, error)
 	return c.postflight(ctx, st)
 }
 
-// refusePreflight ends a post-flight with a refusal whose next step is pre-flight (preflightNext
-// of st, nil without state).
+// refusePreflight ends a post-flight with a refusal whose next step is pre-flight; st is nil
+// without state.
 func (c *controller) refusePreflight(msg string, st *State) *Outcome {
 	out := c.refuse(PhasePostflight, OutcomePostRefused, msg)
 	out.Next = preflightNext(c.task, st, c.opts.MaxIterations)
@@ -463,7 +452,7 @@ func (c *controller) refusePreflight(msg string, st *State) *Outcome {
 }
 
 // preflightNext is the step "mastermind run-task <spec> --pre-only", with --force-iteration when
-// st's iteration count has reached limit (0: no budget; st nil: no state).
+// st's iteration count has reached limit. limit 0 is no budget and st nil no state.
 func preflightNext(t Task, st *State, limit int) Next {
 	cmd := "mastermind run-task " + t.Spec + " --pre-only"
 	if st != nil && limit > 0 && st.Iteration >= limit {
@@ -483,7 +472,7 @@ func (n Next) clause() string {
 }
 
 // Line is the one-line result as the --json "message", the hook and the gate say it: Message,
-// and for a post-flight refused until pre-flight runs, its next step (Next.Run).
+// followed by the next step of a post-flight refused until pre-flight runs.
 func (o *Outcome) Line() string {
 	if o.Outcome == OutcomePostRefused && o.Next.Step == NextRunPreflight {
 		return o.Message + o.Next.clause()
@@ -515,8 +504,7 @@ func refusalFingerprint(msg, specSHA string) string {
 	return sha256Hex([]byte("mastermind-refusal v1\nspec " + specSHA + "\nmessage " + msg + "\n"))
 }
 
-// AllFindings yields every finding of the outcome, Findings and PathRuns, in audit order
-// (audit.All).
+// AllFindings yields every finding of the outcome, Findings and PathRuns, in audit order.
 func (o *Outcome) AllFindings() iter.Seq[finding.Finding] { return audit.All(o.Findings, o.PathRuns) }
 
 // FindingCount is the number of findings AllFindings yields.

@@ -12,21 +12,14 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 )
 
-// The input builder of trust-model.md I1: every door that audits a task — run-task post-flight
-// (and so the hook and MCP, which run it in-process), accept, completion, the local gate and the
-// gate against a base — reads the repository through the one source sourceFor gives it:
-//
-//	door                               store record on this machine   no record
-//	run-task post-flight, hook, MCP    the snapshot view              refused (MsgNoRecord)
-//	local gate                         the snapshot view              the row says so; fails
-//	gate --base                        the head commit                the head commit
-//
-// No audit reads the live index or the live ignore rules.
+// The input builder of trust-model.md I1: every door that audits a task reads the repository
+// through the one source sourceFor gives it, as the door table of architecture.md lists. No audit
+// reads the live index or the live ignore rules.
 
 // source is the repository as one task's audit reads it, its baseline fixed: the changed set C,
 // HEAD, the baseline tree's entries and blobs, the claims' file list and the release notes' diff
-// stat. *gitscope.SnapshotView and commitSource implement it; Close releases what it holds (the
-// view's git processes) once the door is done with it.
+// stat. *gitscope.SnapshotView and commitSource implement it; Close releases its git processes
+// once the door is done with it.
 type source interface {
 	ChangedSet(ctx context.Context) (*gitscope.ChangedSet, error)
 	Head(ctx context.Context) (oid string, unborn bool, err error)
@@ -48,7 +41,7 @@ type builder struct {
 	head *headCommit
 }
 
-// sourceFor is task's source under the door's rule (the table above): snap is the task's
+// sourceFor is task's source under the door's rule of trust-model.md I1: snap is the task's
 // pre-flight snapshot in its store record, nil when this machine has none.
 func (b builder) sourceFor(ctx context.Context, baseline string, snap gitscope.SnapshotStore) (source, error) {
 	if b.head != nil {
@@ -80,8 +73,8 @@ var newSnapshotView = func(ctx context.Context, git Git, baseline string, snap g
 
 // auditGit is a task's source as the audit package reads it (audit.PrefetchGit, audit.ClaimsGit):
 // bound to the task's baseline. changed, when set, is the changed set the door already computed
-// for this audit (the gate shares one computation between a task's audit and the range's
-// ownership), returned instead of computing it again.
+// for this audit, returned instead of computing it again; the gate shares one computation between
+// a task's audit and the range's ownership.
 type auditGit struct {
 	src      source
 	baseline string
@@ -121,7 +114,7 @@ func (g auditGit) BaselineBlob(ctx context.Context, baseline, path string) ([]by
 
 func (g auditGit) ListFiles(ctx context.Context) ([]string, error) { return g.src.ListFiles(ctx) }
 
-// without returns cs without the paths in exclude (a copy; cs is unchanged).
+// without returns a copy of cs without the paths in exclude.
 func without(cs *gitscope.ChangedSet, exclude map[string]bool) *gitscope.ChangedSet {
 	if cs == nil || len(exclude) == 0 {
 		return cs

@@ -95,9 +95,8 @@ type State struct {
 	Verdict       Verdict `json:"verdict,omitempty"`
 	Findings      *Counts `json:"findings,omitempty"`
 	Risk          string  `json:"risk"`
-	// OutcomeRisk is the risk the last post-flight's outcome implies (held low, drift or a
-	// rejected report medium, broken high); Risk stays the spec's. Absent until a post-flight
-	// sets it, removed by pre-flight.
+	// OutcomeRisk is the risk the last post-flight's outcome implies, from low for held to high
+	// for broken; Risk stays the spec's. Pre-flight removes it.
 	OutcomeRisk           string `json:"outcome_risk,omitempty"`
 	BlockingReason        string `json:"blocking_reason,omitempty"`
 	LastArtifact          string `json:"last_artifact"`
@@ -111,11 +110,10 @@ type State struct {
 	BlockingFingerprint   string `json:"blocking_fingerprint,omitempty"`
 	BlockingStreak        int    `json:"blocking_streak"`
 	// InputsFingerprint is the lifecycle-v2.md §5 fingerprint of the inputs the recorded verdict
-	// was computed from (present with verdict when a post-flight audited them).
+	// was computed from.
 	InputsFingerprint string `json:"inputs_fingerprint,omitempty"`
-	// AcceptedReason, AcceptedAt (Unix seconds) and AcceptedSnapshot (the §8.2 history snapshot
-	// the acceptance is bound to) record a planner's `mastermind accept` of a drift verdict
-	// (lifecycle-v2.md §3); all three or none.
+	// AcceptedReason, AcceptedAt and AcceptedSnapshot record a planner's `mastermind accept` of a
+	// drift verdict (lifecycle-v2.md §3); all three or none.
 	AcceptedReason   string `json:"accepted_reason,omitempty"`
 	AcceptedAt       *int64 `json:"accepted_at,omitempty"`
 	AcceptedSnapshot string `json:"accepted_snapshot,omitempty"`
@@ -143,9 +141,8 @@ func (e *CorruptStateError) Error() string {
 	return fmt.Sprintf("state file %s is unreadable (%s); restore it, for example from git history, before retrying, to keep the task baseline and iteration budget", e.Path, e.Reason)
 }
 
-// ClearVerdict removes the fields a new pre-flight or post-flight must clear (§3.1 step 2, §4
-// step 1): verdict, findings, degraded, history_snapshot_sha256, inputs_fingerprint and an
-// acceptance.
+// ClearVerdict removes the verdict fields a new pre-flight or post-flight must clear, by §3.1 step
+// 2 and §4 step 1.
 func (s *State) ClearVerdict() {
 	s.Verdict = ""
 	s.Findings = nil
@@ -312,8 +309,8 @@ func MarshalState(s *State) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// LoadState reads the state file at abs (display path rel) under the §5.3 rules. A missing file
-// returns (nil, nil). Any other problem is a *CorruptStateError; the file is never touched.
+// LoadState reads the state file at abs, shown as rel, under the §5.3 rules: nil for a missing
+// file, and a *CorruptStateError for any other problem, leaving the file untouched.
 func LoadState(abs, rel, specPath string) (*State, error) {
 	data, err := fsx.ReadFile(abs, MaxStateBytes)
 	if err != nil {

@@ -33,14 +33,10 @@ type TaskInfo struct {
 	Tampered string
 }
 
-// ScanTasks lists every task folder of root (absolute, clean) under TasksDir — names matching
-// ^[0-9]{3,}-[A-Za-z0-9][A-Za-z0-9._-]*$ (§0) — sorted by name, and loads each state.json
-// strictly (LoadState). Files that are not task folders, such as _lessons.md, are ignored; a
-// directory (or a symbolic link to one) whose name is not a task name is listed with a
-// *NotTaskFolderError, so that it cannot silently escape the gate. A missing TasksDir gives no
-// tasks. A problem with one task is recorded in its TaskInfo.Err; the returned error is
-// operational: TasksDir is a symbolic link, has a symlinked ancestor, is not a directory or
-// cannot be listed.
+// ScanTasks lists every task folder of root under TasksDir sorted by name, loading each state.json
+// strictly, with the other directories there as a *NotTaskFolderError (§0). A problem with one
+// task is in its TaskInfo.Err; the returned error is operational, such as a TasksDir that is a
+// symbolic link.
 func ScanTasks(root string) ([]TaskInfo, error) { return ScanTasksWith(root, nil) }
 
 // ScanTasksWith is ScanTasks with each task's state taken from the controller store's record
@@ -170,14 +166,14 @@ type StatusEntry struct {
 	StartedAt *string `json:"started_at"`
 	// UpdatedAt is state.json's modification time as RFC 3339 (UTC, whole seconds).
 	UpdatedAt *string `json:"updated_at"`
-	// AgeSeconds is now minus UpdatedAt (or minus started_at when the modification time is
-	// unknown), in whole seconds, never negative.
+	// AgeSeconds is now minus UpdatedAt, or minus started_at when the modification time is
+	// unknown, in whole seconds, never negative.
 	AgeSeconds *int64 `json:"age_seconds"`
 	// Error is the reason a corrupt task could not be read, or why its state.json mirror is not
 	// what mastermind last wrote.
 	Error *string `json:"error"`
-	// Source is where the state shown comes from: "store" (the controller store's record),
-	// "mirror" (state.json, for a task this machine's store has no record of) or null.
+	// Source is where the state shown comes from: "store", "mirror" for a task this machine's
+	// store has no record of, or null.
 	Source *string `json:"source"`
 }
 

@@ -110,9 +110,8 @@ func fingerprintAll(fs []finding.Finding, runs []finding.PathRun, verdict Verdic
 }
 
 // rejectedLines returns the §6 fingerprint lines of a rejected report whose audit findings are
-// fs: the rejection's own lines (one per report violation, or its reason) followed by the lines
-// of the feedback round's error findings (lifecycle-v2.md §6), as for a broken audit. others
-// are fs without the rejection finding.
+// fs: the rejection's own lines followed by those of the feedback round's error findings
+// (lifecycle-v2.md §6). others are fs without the rejection finding.
 func rejectedLines(r audit.Rejection, fs []finding.Finding) (lines []string, others []finding.Finding) {
 	others = make([]finding.Finding, 0, len(fs))
 	skipped := false
@@ -154,8 +153,8 @@ func nextStreak(st *State, lines []string, reaudit bool) (streak int, fingerprin
 }
 
 // nextStreakFP is nextStreak for an already computed fingerprint fp. A re-audit of the inputs the
-// last post-flight audited (reaudit: its record held no result to repeat) does not count again:
-// the rule counts post-flights with distinct inputs (lifecycle-v2.md §5).
+// last post-flight audited does not count again, since the rule counts post-flights with distinct
+// inputs (lifecycle-v2.md §5).
 func nextStreakFP(st *State, fp string, reaudit bool) (streak int, fingerprint string, returned bool) {
 	streak = 1
 	if st.BlockingStreak > 0 && st.BlockingFingerprint == fp {

@@ -10,22 +10,18 @@ import (
 // text result shows (lifecycle-v2.md §9); audit.md and --json keep every finding.
 const MaxSummaryFindings = 50
 
-// CapAuditSummary limits the finding lines of an audit summary (the human part of audit.md,
-// spec-and-lifecycle.md §7.1: header lines, a blank line, one "  <icon> <kind>: <message>" line
-// per finding with its indented detail lines, a blank line, the rest) to max findings. The lines
-// kept are shared fairly among the kinds, in their order (the findings are already grouped by
-// kind, §9.3), so every kind is seen; one line then counts the rest by kind: "  … and N more
-// (audit.md lists all): <n> <kind>, …". A summary with at most max findings is returned as is.
+// CapAuditSummary limits the finding lines of the human part of audit.md to max findings, shared
+// among the kinds so every kind is seen, with one line counting the rest (lifecycle-v2.md §9). A
+// summary with at most max findings is returned as is.
 func CapAuditSummary(summary string, max int) string {
 	s := newSummaryCap(max)
 	s.WriteString(summary)
 	return s.String()
 }
 
-// summaryCap is CapAuditSummary by streaming: the human part of audit.md is written to it line by
-// line as audit.md is written or read back, and it keeps only what the capped summary shows (the
-// header, the first max entries of each kind, the tail), so that a 100,000-finding audit never
-// has its human part in memory whole (gitscope.md §8.1 scenario B).
+// summaryCap is CapAuditSummary by streaming: it takes the human part of audit.md line by line and
+// keeps only what the capped summary shows, so a large audit's summary is never in memory whole
+// (gitscope.md §8.1 scenario B).
 type summaryCap struct {
 	max     int
 	partial []byte // a line not yet ended by '\n'

@@ -8,18 +8,16 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/transcript"
 )
 
-// TranscriptOption names the harness transcript a post-flight reads (run-task --transcript,
-// hook run's transcript_path; docs/design/transcripts.md §1).
+// TranscriptOption names the harness transcript a post-flight reads (transcripts.md §1).
 type TranscriptOption struct {
 	// Path is the transcript, absolute; the caller has refused one inside the work tree.
 	Path    string
 	Harness transcript.Harness
 }
 
-// readTranscript reads the run's transcript for state st: only entries after the last
-// approving pre-flight count (its millisecond time from the controller record, else the end of
-// started_at's second). A transcript that cannot be used comes back with its refusal, to be an
-// info line; an error is operational (the run's context ended).
+// readTranscript reads the run's transcript for state st, counting only entries after the last
+// approving pre-flight. A transcript that cannot be used comes back with its refusal, to be an
+// info line; an error is operational.
 func (c *controller) readTranscript(ctx context.Context, st *State) (*audit.TranscriptInputs, error) {
 	t := c.opts.Transcript
 	ti := &audit.TranscriptInputs{Path: t.Path, Harness: t.Harness}

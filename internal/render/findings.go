@@ -10,11 +10,9 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/finding"
 )
 
-// RuleMeta describes one finding kind or report rule for the machine formats (SARIF rules,
-// rdjson codes): its id, default class, a one-line description, what the finding means (Full,
-// "" to use Help) and the help text that says how to fix it. ReportSide is true for kinds about
-// the executor report's own content: without a file of their own they are located on
-// executor-report.md, every other kind on spec.md.
+// RuleMeta describes one finding kind or report rule for the machine formats. ReportSide is true
+// for kinds about the executor report's own content, which are located on executor-report.md when
+// they name no file of their own.
 type RuleMeta struct {
 	ID         string
 	Class      finding.Class
@@ -24,23 +22,22 @@ type RuleMeta struct {
 	ReportSide bool
 }
 
-// ToolMeta names the producing tool (SARIF tool.driver, rdjson source).
+// ToolMeta names the producing tool, SARIF's tool.driver and rdjson's source.
 type ToolMeta struct {
 	Name           string // "mastermind"
 	Version        string // buildinfo version, "" when unknown
 	InformationURI string // project home page, "" to omit
 }
 
-// Findings is a command's results as every findings format reads them (github, SARIF, rdjson,
-// markdown), the way kubeconform's outputs all read one result type: one FindingSet per task,
+// Findings is a command's results as every findings format reads them: one FindingSet per task,
 // each result located by FindingSet.Locate.
 type Findings struct {
-	// Title heads the markdown summary ("mastermind gate --since abc1234"); "" is "mastermind".
+	// Title heads the markdown summary; "" is "mastermind".
 	Title string
-	// Footer ends the markdown summary (the gate's summary line); "" for none.
+	// Footer ends the markdown summary, such as the gate's summary line; "" for none.
 	Footer string
-	// Command titles the GitHub annotations of the results that are not findings (a refusal,
-	// an error): "mastermind gate".
+	// Command titles the GitHub annotations of the results that are not findings, such as
+	// "mastermind gate".
 	Command string
 	// NameTasks starts the GitHub message of each task's result with "<task>: ", for a command
 	// over several tasks.
@@ -48,8 +45,8 @@ type Findings struct {
 	Sets      []FindingSet
 }
 
-// logRenderer writes the view's findings as one log of a machine format (WriteSARIF,
-// WriteRDJSON) with the rules of the finding-kind table.
+// logRenderer writes the view's findings as one log of a machine format, such as WriteSARIF, with
+// the rules of the finding-kind table.
 type logRenderer struct {
 	tool  ToolMeta
 	write func(w io.Writer, tool ToolMeta, rules []RuleMeta, sets []FindingSet) error
@@ -59,41 +56,36 @@ func (r logRenderer) Render(s Streams, v View) error {
 	return r.write(s.Out, r.tool, KindRules(), v.Findings().Sets)
 }
 
-// FindingSet is one task's results. Verdict is the task's verdict or outcome word (held, drift,
-// broken, refused, error, …). Findings are in output order: audit findings (kind in Rule, no
-// position, a "file" field when it names a path), positioned report and spec findings (File,
-// Line, Column), and results that are not findings (Rule one of RuleRefused, RuleNotStarted,
-// RuleTaskError, RuleUnbacked). A set without a Task holds results about no task (the range
-// findings of gate --base).
+// FindingSet is one task's results in output order: audit findings, positioned report and spec
+// findings, then results that are not findings, such as RuleRefused. A set without a Task holds
+// results about no task, such as the range findings of gate --base.
 type FindingSet struct {
 	Task     string // task folder name, "<NNN>-<slug>"
 	Spec     string // repository-relative spec.md
 	Report   string // repository-relative executor-report.md
 	Verdict  string
-	Message  string // the outcome's one-line message (blocking reason, refusal), may be ""
+	Message  string // the outcome's one-line message, may be ""
 	Findings []finding.Finding
 	// Lines reads the lines of the files the findings are located in, for the UTF-8 and UTF-16
 	// columns of rdjson and SARIF; nil when they cannot be read.
 	Lines LineSource
 }
 
-// LineSource returns line n (1-based, without its line break) of the file at a Location's path,
+// LineSource returns the 1-based line n of the file at a Location's path without its line break,
 // as the findings' code-point columns count it, and false when it cannot be read.
 type LineSource func(path string, n int) (string, bool)
 
-// Location is where a finding is reported: a repository-relative, slash-separated path (an
-// absolute one for a file outside the repository) and a 1-based line and code-point column (0
-// when unknown).
+// Location is where a finding is reported: a slash-separated path, repository-relative unless the
+// file is outside the repository, and a 1-based line and code-point column, 0 when unknown.
 type Location struct {
 	Path   string
 	Line   int
 	Column int
 }
 
-// Locate returns where f is reported: its own File and position when set; else the path in its
-// "file" field (except for changed_path_unrepresentable, whose field is an escaped byte string);
-// else executor-report.md for report-side kinds (rules[f.Rule].ReportSide) and spec.md for the
-// rest. Every format locates results by it.
+// Locate returns where f is reported: its own position, else the path in its "file" field, else
+// executor-report.md for report-side kinds and spec.md for the rest. The "file" field of
+// changed_path_unrepresentable is an escaped byte string and locates nothing.
 func (s FindingSet) Locate(f finding.Finding, rules map[string]RuleMeta) Location {
 	if f.File != "" {
 		return Location{Path: f.File, Line: f.Line, Column: f.Column}
@@ -107,9 +99,9 @@ func (s FindingSet) Locate(f finding.Finding, rules map[string]RuleMeta) Locatio
 	return Location{Path: s.Spec}
 }
 
-// Fingerprint is the coarse group of a finding (integrations.md §4, SARIF partialFingerprints
-// "mastermind/v1"; findings of one kind on one path share it): the lowercase hex SHA-256 of task,
-// kind and location path, each followed by a NUL byte so no two triples share an encoding.
+// Fingerprint is the coarse group that findings of one kind on one path share, SARIF's
+// "mastermind/v1" (integrations.md §4). Each field is followed by a NUL byte so no two triples
+// share an encoding.
 func Fingerprint(task, kind, path string) string {
 	h := sha256.New()
 	for _, s := range []string{task, kind, path} {
@@ -119,9 +111,8 @@ func Fingerprint(task, kind, path string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// KindRules are the rule metadata of every finding kind (finding.Kinds, in table order): the
-// kind's id, class, help text and report side, and a short description made from the id
-// ("unexpected_file" → "Unexpected file").
+// KindRules are the rule metadata of every finding kind in table order, with a short description
+// made from the id, such as "Unexpected file".
 func KindRules() []RuleMeta {
 	out := make([]RuleMeta, 0, len(finding.Kinds))
 	for _, k := range finding.Kinds {

@@ -7,11 +7,9 @@ import (
 )
 
 // Array is a JSON array whose elements are made one at a time, for the large arrays of a --json
-// envelope (the findings of 200,000 changed paths, gitscope.md §8.1 scenario B). WriteJSON writes
-// it element by element, so an envelope holding an Array never exists encoded in memory as a
-// whole; any other encoder gets the whole array from MarshalJSON. Either way the bytes are those
-// of a []T holding the same elements, and an Array is never null (an optional one is a *Array).
-// The zero Array is empty.
+// envelope (gitscope.md §8.1 scenario B). WriteJSON writes it element by element and any other
+// encoder gets it whole from MarshalJSON, with the same bytes as a []T. An Array is never null,
+// and the zero Array is empty.
 type Array struct {
 	seq iter.Seq[any]
 }

@@ -16,14 +16,10 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
-// jsonStream writes a value as WriteJSON does, element by element for every Array it reaches
-// through structs, pointers and slices: the containers on the way to an Array are walked here,
-// with encoding/json's rules for the struct features they use (field names and order, embedded
-// structs, omitempty); every other value is encoded by encoding/json into buf at its indentation
-// and written on. A container this walk does not understand (a map, an interface, a type with its
-// own MarshalJSON, a struct field option other than omitempty, a name conflict between embedded
-// fields) is left to encoding/json whole, which encodes any Array in it through
-// Array.MarshalJSON: the bytes are the same, only not streamed.
+// jsonStream writes a value as WriteJSON does, but element by element for every Array it reaches
+// through structs, pointers and slices, so a large array is never held whole. A container it does
+// not understand, such as a map, is left to encoding/json: the bytes are the same, only not
+// streamed.
 type jsonStream struct {
 	out *bufio.Writer
 	esc *textsafe.JSONWriter
@@ -72,10 +68,9 @@ func (s *jsonStream) newline(depth int) {
 	s.put(indent(depth))
 }
 
-// plainAudit writes the audit finding a as encoding/json indents its MarshalJSON nested depth
-// levels deep, when every key and value is a plain string (finding.PlainJSONString) or an int,
-// as nearly every finding's are; otherwise it writes nothing and returns false. 400,000 findings
-// are then not each marshalled and re-indented (gitscope.md §8.1 scenario B).
+// plainAudit writes the audit finding a as encoding/json would indent it depth levels deep, when
+// every key and value is a plain string or an int; otherwise it writes nothing and returns false.
+// Large audits then skip a marshal and re-indent per finding (gitscope.md §8.1 scenario B).
 func (s *jsonStream) plainAudit(a finding.Audit, depth int) bool {
 	f := finding.Finding(a)
 	s.fields = append(append(s.fields[:0], finding.Field{Key: "kind", Value: f.Rule}, finding.Field{Key: "class", Value: string(f.Class)},
@@ -161,8 +156,8 @@ func (s *jsonStream) value(v reflect.Value, depth int) {
 	}
 	t := v.Type()
 	if !streams(t) {
-		// encoding/json calls a pointer-receiver MarshalJSON on an addressable value (one
-		// reached through a pointer); passing its address keeps that.
+		// encoding/json calls a pointer-receiver MarshalJSON on a value reached through a
+		// pointer; passing its address keeps that.
 		if v.CanAddr() {
 			s.encode(v.Addr().Interface(), depth)
 		} else {
@@ -293,7 +288,7 @@ func streams(t reflect.Type) bool {
 }
 
 // field is one JSON object member of a struct type: its encoded key, the field's index path
-// (through embedded structs) and type, and whether omitempty is set.
+// through embedded structs, its type, and whether omitempty is set.
 type field struct {
 	key       string
 	index     []int

@@ -35,13 +35,9 @@ func (markdownRenderer) Render(s Streams, v View) error {
 	return nil
 }
 
-// WriteMarkdown writes a job summary for $GITHUB_STEP_SUMMARY (integrations.md §4): a heading
-// with title and the worst verdict, one table row per task (verdict, error and warning counts),
-// then for each task with findings a table of them (class, rule, location, message), at most
-// MaxMarkdownFindings per task with a count of the rest. Every text taken from a finding or a
-// task is escaped so it renders as the literal text: Markdown and HTML punctuation is
-// backslash-escaped, line breaks become spaces, control and bidi characters are escaped
-// (textsafe). Output is deterministic for the same input.
+// WriteMarkdown writes a job summary for $GITHUB_STEP_SUMMARY as integrations.md §4 lays it out:
+// one table row per task, then each task's findings, at most MaxMarkdownFindings per task. Every
+// text taken from a finding or a task is escaped so it renders as the literal text.
 func WriteMarkdown(w io.Writer, title string, rules []RuleMeta, sets []FindingSet) error {
 	idx := ruleIndex(rules)
 	var b strings.Builder

@@ -8,10 +8,9 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
-// MarkdownView is a View with a Markdown job-summary form of its own (the gate against a
-// protected base, whose range findings belong to no task); other views get the summary of their
-// finding sets. The summary is rendered from the
-// command's own result, never from files in the repository (trust-model.md §5 step 5).
+// MarkdownView is a View with a Markdown job summary of its own, such as a gate over a range;
+// other views get the summary of their finding sets. The summary is rendered from the command's
+// own result, never from files in the repository (trust-model.md §5 step 5).
 type MarkdownView interface {
 	// WriteMarkdown writes the summary and reports true, or writes nothing and reports false
 	// to have the summary of the view's finding sets instead.
@@ -23,7 +22,7 @@ type MarkdownView interface {
 // open a link, an HTML tag or a table cell.
 type Markdown struct{ b strings.Builder }
 
-// Heading writes "## text" (level 2) or "### text" (level 3), followed by a blank line.
+// Heading writes "## text" for level 2 or "### text" for level 3, followed by a blank line.
 func (m *Markdown) Heading(level int, text string) {
 	fmt.Fprintf(&m.b, "%s %s\n\n", strings.Repeat("#", level), text)
 }
@@ -44,13 +43,9 @@ func (m *Markdown) Table(head []string, rows [][]string) {
 	m.b.WriteString("\n")
 }
 
-// MarkdownText escapes s as literal Markdown text on one line, for a paragraph or a table cell
-// of a job summary (integrations.md §4): line breaks and tabs become spaces; control and bidi
-// characters are escaped (textsafe); the ASCII characters that open inline Markdown or HTML
-// (\ ` * _ [ ] < > | ! ~ # &) are escaped anywhere ('&' as "&amp;"); "-", "+" and "=" at the
-// start, where they would open a list or a heading; and GFM autolinks are broken (the ":" of
-// "://", the "." after "www", every "@"), so an executor's text cannot add markup, links or
-// images.
+// MarkdownText escapes s as literal Markdown text on one line, for a paragraph or a table cell of
+// a job summary, so an executor's text cannot add markup, links or images. What it escapes is
+// listed in integrations.md §4.
 func MarkdownText(s string) string {
 	s = textsafe.Escape(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(s))
 	var b strings.Builder
@@ -71,9 +66,8 @@ func MarkdownText(s string) string {
 	return b.String()
 }
 
-// MarkdownCode renders s as inline code on one line ("" for empty s). A code span cannot escape
-// backticks, so the fence is one backtick longer than the longest run inside; '|' is escaped so
-// a table cell stays one cell (GFM reads \| as | in a code span inside a table cell).
+// MarkdownCode renders s as inline code on one line, "" for empty s. The fence is one backtick
+// longer than the longest run inside, and '|' is escaped so a table cell stays one cell.
 func MarkdownCode(s string) string {
 	s = textsafe.Escape(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
 	s = strings.ReplaceAll(s, "|", `\|`)
@@ -107,13 +101,13 @@ func writeMarkdownView(s Streams, mv MarkdownView) (bool, error) {
 	return true, err
 }
 
-// MaxGateRows bounds the findings rows of a gate's job summary (GitHub caps a step summary at
-// 1 MiB); the rest is counted.
+// MaxGateRows bounds the findings rows of a gate's job summary, as GitHub caps a step summary at
+// 1 MiB; the rest is counted.
 const MaxGateRows = 200
 
-// GateSummary is the job summary of a gate over a range (gate --base, or the local gate of a
-// branch): the outcome, the range, what the branch brings for review, one row per task and the
-// findings, range findings first. Err, when set, is the error that stopped the whole gate.
+// GateSummary is the job summary of a gate over a range: the outcome, the range, what the branch
+// brings for review, one row per task and the findings. Err, when set, is the error that stopped
+// the whole gate.
 type GateSummary struct {
 	Err string
 	// Outcome is passed, failed or error; Summary the gate's summary line.
@@ -130,16 +124,14 @@ type GateSummary struct {
 	ControllerFiles       []string
 	Accepted              []GateAccepted
 	Tasks                 []GateRow
-	// Findings are the gate's results (View.Findings): the set without a task holds the range
-	// findings.
+	// Findings are the gate's results; the set without a task holds the range findings.
 	Findings Findings
 }
 
 // GateAccepted is a drift accepted on the branch, with the planner's reason.
 type GateAccepted struct{ Task, Reason string }
 
-// GateRow is one gated task: its status word ("not started"), the tone of its icon, its counts
-// and reason.
+// GateRow is one gated task: its status word, the tone of its icon, its counts and reason.
 type GateRow struct {
 	Task             string
 	Status           string
@@ -148,9 +140,8 @@ type GateRow struct {
 	Reason           string
 }
 
-// Gate writes s (integrations.md §4): a heading with the outcome, the range, the branch's
-// contracts and decisions for review, the task table, then at most MaxGateRows findings and the
-// summary line.
+// Gate writes s as integrations.md §4 lays it out: the outcome, the range, the branch's contracts
+// for review, the task table, at most MaxGateRows findings and the summary line.
 func (m *Markdown) Gate(s GateSummary) {
 	t, c := MarkdownText, MarkdownCode
 	if s.Err != "" {

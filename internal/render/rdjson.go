@@ -45,13 +45,9 @@ type rdCode struct {
 	URL   string `json:"url,omitempty"`
 }
 
-// WriteRDJSON writes one reviewdog DiagnosticResult (integrations.md §4): source.name is
-// tool.Name; one diagnostic per located finding with the message (prefixed with the task name,
-// since reviewdog shows no other grouping), location.path and, where the line is known, range.start
-// (line, and the column in UTF-8 bytes as reviewdog counts it when the line can be read),
-// severity ERROR or WARNING, and code.value = the kind or rule id. Findings without a line get no
-// range: reviewdog then reports them on the file. The JSON is indented with two spaces and ends
-// with a newline.
+// WriteRDJSON writes one reviewdog DiagnosticResult with one diagnostic per located finding, as
+// integrations.md §4 lays it out. Each message starts with the task name, since reviewdog shows
+// no other grouping, and a finding without a line gets no range.
 func WriteRDJSON(w io.Writer, tool ToolMeta, rules []RuleMeta, sets []FindingSet) error {
 	idx := ruleIndex(rules)
 	src := rdSource{Name: tool.Name, URL: tool.InformationURI}

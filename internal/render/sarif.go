@@ -17,30 +17,27 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/finding"
 )
 
-// SARIFSchemaURI is the $schema of every SARIF log mastermind writes (the published SARIF 2.1.0
-// JSON Schema, as GitHub code scanning documents it).
+// SARIFSchemaURI is the $schema of every SARIF log mastermind writes: the published SARIF 2.1.0
+// JSON Schema that GitHub code scanning documents.
 const SARIFSchemaURI = "https://json.schemastore.org/sarif-2.1.0.json"
 
-// SARIFFingerprintKey is the partialFingerprints key of mastermind's coarse result group (task,
-// kind, path; integrations.md §4), kept beside the identity GitHub reads (SARIFLineHashKey).
+// SARIFFingerprintKey is the partialFingerprints key of mastermind's coarse result group by task,
+// kind and path (integrations.md §4), kept beside the identity GitHub reads.
 const SARIFFingerprintKey = "mastermind/v1"
 
 // SARIFLineHashKey is the partialFingerprints key GitHub code scanning matches results across
-// runs by; mastermind writes its own per-finding identity there (ResultFingerprint).
+// runs by; mastermind writes its own per-finding identity, ResultFingerprint, there.
 const SARIFLineHashKey = "primaryLocationLineHash"
 
-// GitHub code scanning's limits on an uploaded log (integrations.md §4). A run may hold 25,000
-// results, but only 5,000 are kept, so a log holds at most MaxSARIFResults, the last of them the
-// RuleTruncated result when some were left out. The file may be 10 MB gzip-compressed: the log
-// is kept to MaxSARIFGzipBytes compressed by compress/gzip, a margin for another compressor.
-// shortDescription and fullDescription may hold 1,024 characters.
+// GitHub code scanning's limits on an uploaded log (integrations.md §4): the results it keeps, the
+// compressed size with a margin below its 10 MB, and the length of a rule description.
 const (
 	MaxSARIFResults   = 5000
 	MaxSARIFGzipBytes = 9_000_000
 	maxSARIFRuleText  = 1024
 )
 
-// The SARIF 2.1.0 objects mastermind writes (OASIS SARIF 2.1.0 §3), keys in spec order.
+// The SARIF 2.1.0 objects mastermind writes, keys in the order of OASIS SARIF 2.1.0 §3.
 type sarifLog struct {
 	Schema  string     `json:"$schema"`
 	Version string     `json:"version"`
@@ -126,17 +123,9 @@ type sarifItem struct {
 	occurs int
 }
 
-// WriteSARIF writes one SARIF 2.1.0 log (integrations.md §4) for sets: one run whose
-// tool.driver is tool (its version made to start with a digit) with one rule per entry of rules
-// plus one for each other rule id the results use, every rule with a short and full description
-// and help; one result per finding with ruleId, level, message, a location relative to %SRCROOT%
-// (an absolute file URI for a file outside the repository; line 1 when the line is unknown, and
-// the column in UTF-16 code units when its line can be read) and two partialFingerprints:
-// primaryLocationLineHash (ResultFingerprint) and mastermind/v1 (Fingerprint). Within GitHub's
-// limits: at most MaxSARIFResults results, errors kept before warnings, under MaxSARIFGzipBytes
-// compressed; when findings are left out the last result says how many and where they are. The
-// JSON is indented with two spaces and ends with a newline. A result located nowhere (an error
-// of the whole command) is left out.
+// WriteSARIF writes one SARIF 2.1.0 log for sets with one run, laid out as integrations.md §4
+// says. It keeps within GitHub's limits, errors before warnings, and ends with a result saying
+// how many findings were left out and where they are.
 func WriteSARIF(w io.Writer, tool ToolMeta, rules []RuleMeta, sets []FindingSet) error {
 	idx := ruleIndex(rules)
 	sets = located(sets, idx)
@@ -150,9 +139,8 @@ func WriteSARIF(w io.Writer, tool ToolMeta, rules []RuleMeta, sets []FindingSet)
 	return WriteJSON(w, sarifFor(tool, rules, idx, sets, items[:fitSARIF(tool, rules, idx, sets, items, total, m.size())], total))
 }
 
-// chooseSARIF returns the findings a log can hold (all of them when there are at most
-// MaxSARIFResults, otherwise MaxSARIFResults-1, errors first, leaving room for the truncation
-// result) ordered by priority: errors, then warnings, each in output order. total counts every
+// chooseSARIF returns the findings a log can hold by count, errors first and then warnings, each
+// in output order, leaving room for the truncation result when some must go. total counts every
 // finding.
 func chooseSARIF(sets []FindingSet, idx map[string]RuleMeta) (items []sarifItem, total int) {
 	errs := 0
@@ -193,9 +181,9 @@ func chooseSARIF(sets []FindingSet, idx map[string]RuleMeta) (items []sarifItem,
 	return append(errItems, warnItems...), total
 }
 
-// fitSARIF returns how many of items (by priority) a log can hold under MaxSARIFGzipBytes, the
-// truncation result included, when all of them make size compressed bytes: a count in proportion
-// to the limit with a 5% margin, smaller again while its log does not fit.
+// fitSARIF returns how many of items a log can hold under MaxSARIFGzipBytes when all of them make
+// size compressed bytes. It starts in proportion to the limit with a 5% margin and shrinks until
+// the log fits.
 func fitSARIF(tool ToolMeta, rules []RuleMeta, idx map[string]RuleMeta, sets []FindingSet, items []sarifItem, total int, size int64) int {
 	n := len(items)
 	for n > 0 && size > MaxSARIFGzipBytes {
@@ -264,7 +252,7 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// sarifFor builds the log of items (by priority; written in output order) out of total findings.
+// sarifFor builds the log of items, written in output order, out of total findings.
 func sarifFor(tool ToolMeta, rules []RuleMeta, idx map[string]RuleMeta, sets []FindingSet, items []sarifItem, total int) sarifLog {
 	items = slices.Clone(items)
 	slices.SortFunc(items, func(a, b sarifItem) int { return a.seq - b.seq })
@@ -326,9 +314,8 @@ func sarifFor(tool ToolMeta, rules []RuleMeta, idx map[string]RuleMeta, sets []F
 	return sarifLog{Schema: SARIFSchemaURI, Version: "2.1.0", Runs: []sarifRun{run}}
 }
 
-// truncationResult is the last result of a log that leaves findings out: how many, why, and
-// where the full list is (each task's audit.md, --format json), located at the first audit.md
-// that holds findings the log lacks.
+// truncationResult is the last result of a log that leaves findings out: how many, why, and where
+// the full list is. It is located at the first audit.md that holds findings the log lacks.
 func truncationResult(sets []FindingSet, items []sarifItem, left, total, ruleIndex int) sarifResult {
 	shown := make([]int, len(sets))
 	for _, it := range items {
@@ -367,8 +354,7 @@ func truncationResult(sets []FindingSet, items []sarifItem, left, total, ruleInd
 }
 
 // identityKey is what ResultFingerprint hashes before the occurrence: task, rule, location path,
-// JSON pointer and the values of the kind's identity fields (finding.Kind.Identity), each
-// followed by a NUL byte.
+// JSON pointer and the values of the kind's identity fields, each followed by a NUL byte.
 func identityKey(task string, f finding.Finding, path string) string {
 	var b strings.Builder
 	for _, s := range []string{task, f.Rule, path, f.Pointer} {
@@ -384,11 +370,9 @@ func identityKey(task string, f finding.Finding, path string) string {
 	return b.String()
 }
 
-// ResultFingerprint is a finding's identity across runs, the value of SARIF
-// partialFingerprints.primaryLocationLineHash (integrations.md §4): the lowercase hex SHA-256 of
-// the identity key (task, rule, location path, JSON pointer, the kind's identity fields) and n,
-// the finding's occurrence among the findings of the log with the same key. It does not depend on
-// the line, so a finding keeps its identity when lines move.
+// ResultFingerprint is a finding's identity across runs, SARIF's primaryLocationLineHash: the
+// SHA-256 of its identity key and n, its occurrence among the log's findings with that key. It does
+// not depend on the line, so a finding keeps its identity when lines move.
 func ResultFingerprint(task string, f finding.Finding, path string, n int) string {
 	h := sha256.New()
 	io.WriteString(h, identityKey(task, f, path))
@@ -399,7 +383,7 @@ func ResultFingerprint(task string, f finding.Finding, path string, n int) strin
 
 // artifactLocation is the SARIF artifactLocation of a Location path: a relative URI reference
 // under %SRCROOT% for a repository path, an absolute file URI without uriBaseId for an absolute
-// path (SARIF §3.4.4: a uriBaseId goes only with a relative reference).
+// path, since SARIF §3.4.4 allows a uriBaseId only with a relative reference.
 func artifactLocation(p string) sarifArtifactL {
 	switch {
 	case p == "":
@@ -410,9 +394,9 @@ func artifactLocation(p string) sarifArtifactL {
 	return sarifArtifactL{URI: relativeURI(p), URIBaseID: srcRoot}
 }
 
-// sarifToolVersion is v as tool.driver.version: without a leading "v" (v1.2.3 → 1.2.3), and
-// prefixed with "0.0.0-" when it would not start with a digit ("unknown" → "0.0.0-unknown"), so
-// that consumers can compare versions (multitool rule SARIF2005). "" stays "".
+// sarifToolVersion is v as tool.driver.version: without a leading "v", and prefixed with "0.0.0-"
+// when it would not start with a digit, so consumers can compare versions as multitool rule
+// SARIF2005 asks. "" stays "".
 func sarifToolVersion(v string) string {
 	if v == "" {
 		return ""
@@ -423,7 +407,7 @@ func sarifToolVersion(v string) string {
 	return "0.0.0-" + v
 }
 
-// clipText cuts s to at most n UTF-16 code units (GitHub's character limits), on a rune
+// clipText cuts s to at most n UTF-16 code units, as GitHub counts characters, on a rune
 // boundary, ending with "…" when cut.
 func clipText(s string, n int) string {
 	if len(s) <= n || len(utf16.Encode([]rune(s))) <= n {

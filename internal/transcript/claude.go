@@ -19,11 +19,9 @@ var claudeTypes = map[string]bool{
 	"bridge-session": true, "worktree-state": true,
 }
 
-// claudeReadOnly are the Claude Code tools that neither write files nor run commands: a call
-// of any other tool than these, Bash and the edit tools may have written anything (an MCP
-// server's tool, a skill) and counts for run: witnessed condition 3. Task and Agent start a
-// subagent whose calls are in its own file; one run in the background counts as a background
-// run.
+// claudeReadOnly are the Claude Code tools that neither write files nor run commands. A call of
+// any other tool but Bash and the edit tools may have written anything and counts for run:
+// witnessed condition 3; Task and Agent start a subagent, whose calls are in its own file.
 var claudeReadOnly = map[string]bool{
 	"Read": true, "Glob": true, "Grep": true, "LS": true, "NotebookRead": true, "WebFetch": true,
 	"WebSearch": true, "TodoWrite": true, "TodoRead": true, "TaskCreate": true, "TaskGet": true,
@@ -33,8 +31,8 @@ var claudeReadOnly = map[string]bool{
 	"Task": true, "Agent": true,
 }
 
-// claudeExit is the first line of a failed Bash tool result: "Exit code 1" (the entry's
-// toolUseResult string says "Error: Exit code 1").
+// claudeExit is the first line of a failed Bash tool result, "Exit code 1", or the entry's
+// toolUseResult string "Error: Exit code 1".
 var claudeExit = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:Error: )?Exit code (-?\d+)\s*$`) })
 
 // claudeLine reads one Claude Code session entry.
@@ -177,9 +175,9 @@ func (r *reader) claudeUser(e gjson.Result) {
 	}
 }
 
-// claudeResult reads a tool_result block (and the entry's toolUseResult when the entry holds
-// only this result): is_error with "Exit code N" is exit N; a background, interrupted or
-// cancelled run is unknown; any other result of a Bash call is exit 0.
+// claudeResult reads a tool_result block, with the entry's toolUseResult when own is set: is_error
+// with "Exit code N" is exit N, a background, interrupted or cancelled run is unknown, and any
+// other Bash result is exit 0.
 func claudeResult(b, tur gjson.Result, own bool) result {
 	text := resultText(b.Get("content"))
 	first, _, _ := strings.Cut(text, "\n")

@@ -20,9 +20,9 @@ var codexItems = map[string]bool{
 	"additional_tools": true, "agent_message": true, "other": true,
 }
 
-// codexReadOnly are the function_call tools of Codex that neither write files nor run
-// commands; a call of a tool of another name (an MCP server's, spawn_agent) may have written
-// anything and counts for run: witnessed condition 3.
+// codexReadOnly are the function_call tools of Codex that neither write files nor run commands.
+// A call of a tool of another name may have written anything and counts for run: witnessed
+// condition 3.
 var codexReadOnly = map[string]bool{
 	"update_plan": true, "view_image": true, "web_search": true, "list_mcp_resources": true,
 	"list_mcp_resource_templates": true, "read_mcp_resource": true,
@@ -34,9 +34,9 @@ var codexLines = map[string]bool{
 	"world_state": true,
 }
 
-// The exit status in a Codex tool output's header (the lines before "Output:"): shell_command
-// and apply_patch write "Exit code: N", unified exec "Process exited with code N" or, for a
-// command still running, "Process running with session ID N".
+// The exit status in the header of a Codex tool output, before "Output:": "Exit code: N",
+// "Process exited with code N", or "Process running with session ID N" for a command still
+// running.
 var (
 	codexExit = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?m)^(?:Exit code:|Process exited with code) (-?\d+)\s*$`)
@@ -158,7 +158,7 @@ func (r *reader) codexItem(p gjson.Result, ord Order, before bool) {
 		c.kind, c.cmd, c.dir = callShell, cmd, r.codexDir(p.Get("action.working_directory").String())
 	case "custom_tool_call":
 		if p.Get("name").String() != "apply_patch" {
-			// Another freeform tool (code mode's exec runs commands mastermind cannot see).
+			// Another freeform tool, such as code mode's exec, runs commands mastermind cannot see.
 			r.unknown(ord.At, true)
 			return
 		}
@@ -234,7 +234,7 @@ func (r *reader) codexEvent(p gjson.Result) {
 	}
 }
 
-// codexDir is the directory of a call: its workdir (relative to the turn's cwd), else the cwd.
+// codexDir is the directory of a call: its workdir against the turn's cwd, else the cwd.
 func (r *reader) codexDir(workdir string) string {
 	if workdir == "" {
 		return r.codexCwd
@@ -287,8 +287,7 @@ func argvCommand(argv []string) (string, bool) {
 }
 
 // scriptShell reports whether p names a shell whose script the witness rules read as written:
-// bash or zsh (both have pipefail), by bare name or in /bin, /usr/bin. Another program of that
-// name may be the agent's own, and sh may lack pipefail.
+// bash or zsh, which have pipefail, by bare name or in /bin or /usr/bin (transcripts.md §2).
 func scriptShell(p string) bool {
 	switch p {
 	case "bash", "zsh", "/bin/bash", "/bin/zsh", "/usr/bin/bash", "/usr/bin/zsh":
@@ -297,9 +296,9 @@ func scriptShell(p string) bool {
 	return false
 }
 
-// shellWord is a as one shell word: unchanged when it holds only characters that mean nothing
-// to the shell (an = only after the program, where it starts no assignment), else quoted, so
-// that the joined argv reads back as the same words.
+// shellWord is a as one shell word: unchanged when no character means anything to the shell,
+// else quoted, so the joined argv reads back as the same words. An = is plain only after the
+// program, where it starts no assignment.
 func shellWord(a string, first bool) (string, bool) {
 	plain := a != ""
 	for _, c := range a {

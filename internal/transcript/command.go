@@ -10,33 +10,31 @@ import (
 
 // shape is a shell command as the witness rules read it (docs/design/transcripts.md §3).
 type shape struct {
-	// core is the command after dropping a leading `cd DIR &&` and `set -o pipefail` (setPipefail), trailing
-	// output redirections and, for a pipeline, every stage but the first; whitespace collapsed.
+	// core is the command without a leading `cd DIR &&` or `set -o pipefail`, trailing output
+	// redirections and a pipeline's later stages, whitespace collapsed.
 	core string
-	// dir is the directory core runs in ("" when a cd could not be resolved).
+	// dir is the directory core runs in, "" when a cd could not be resolved.
 	dir string
 	// pipeline: core is the first stage of a pipeline; pipefail: the command set pipefail
 	// first; background: it ends with &.
 	pipeline, pipefail, background bool
 	// cdTo is the directory the command leaves the shell in when it is `cd DIR` or starts with
-	// `cd DIR &&` ("" otherwise).
+	// `cd DIR &&`, "" otherwise.
 	cdTo string
 	// parsed is false when the command is not valid shell; core is then the whole command.
 	parsed bool
 	// redirected is true when core leaves out something that writes: a trailing output
 	// redirection or a pipeline's later stages.
 	redirected bool
-	// git are the git invocations in the command (every stage and list member).
+	// git are the git invocations of every stage and list member of the command.
 	git [][]string
-	// detaches: some part of the command may leave a process running after it returns (an &
-	// anywhere, a process substitution, a coprocess, setsid or nohup, a shell -c script that
-	// does), or the command does not parse. chdir: it may move the persistent shell's
-	// directory (cd, pushd, popd, source, eval outside a subshell, or a command word that is
-	// not a literal).
+	// detaches: some part of the command may leave a process running after it returns, or the
+	// command does not parse. chdir: it may move the persistent shell's directory. Both follow
+	// transcripts.md §2 and §6.
 	detaches, chdir bool
 }
 
-// parseShape reads cmd, run in dir (absolute; "" when unknown) with home the user's home.
+// parseShape reads cmd, run in the absolute dir or "" when unknown, with home the user's home.
 func parseShape(cmd, dir, home string) shape {
 	sh := shape{core: verification.MatchKey(cmd), dir: dir, detaches: true, chdir: true}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
@@ -70,7 +68,7 @@ func parseShape(cmd, dir, home string) shape {
 		if !ok || b.Op != syntax.AndStmt {
 			break
 		}
-		// The leftmost member of a && list (a && b && c parses as (a && b) && c).
+		// The leftmost member of a && list: a && b && c parses as (a && b) && c.
 		for {
 			x, ok := b.X.Cmd.(*syntax.BinaryCmd)
 			if !ok || x.Op != syntax.AndStmt {
@@ -118,8 +116,8 @@ done:
 	return sh
 }
 
-// coreEnd is the end offset of s without its trailing output redirections (2>&1, >file,
-// >/dev/null, &>file, >>file); a redirection elsewhere keeps them all.
+// coreEnd is the end offset of s without its trailing output redirections, such as 2>&1 or >file;
+// a redirection elsewhere keeps them all.
 func coreEnd(s *syntax.Stmt) uint {
 	if s.Cmd == nil || s.Negated || s.Background {
 		return s.End().Offset()
@@ -138,7 +136,7 @@ func coreEnd(s *syntax.Stmt) uint {
 	return end
 }
 
-// litArgs are the words of a call as literal strings (quotes removed); a word with an
+// litArgs are the words of a call as literal strings without quotes; a word with an
 // expansion ends the list.
 func litArgs(ws []*syntax.Word) []string {
 	var out []string
@@ -182,10 +180,9 @@ func isCd(s *syntax.Stmt) bool {
 	return ok && len(s.Redirs) == 0 && len(c.Assigns) == 0 && len(c.Args) == 2 && c.Args[0].Lit() == "cd"
 }
 
-// setPipefail reports whether s is a `set` call that names pipefail and only the options that
-// do not change what the rest runs (e, u, x; -o errexit, nounset, xtrace), so that it may be
-// dropped in front of a command, and whether it leaves pipefail on: options are read in order,
-// so `-o pipefail +o pipefail` leaves it off. `set -n` (read commands, run none) is not one.
+// setPipefail reports whether s is a `set` call that names pipefail beside only the options of
+// transcripts.md §3, so it may be dropped in front of a command, and whether it leaves pipefail
+// on. Options are read in order, so `-o pipefail +o pipefail` leaves it off.
 func setPipefail(s *syntax.Stmt) (ok, on bool) {
 	c, isCall := s.Cmd.(*syntax.CallExpr)
 	if !isCall || s.Negated || len(s.Redirs) > 0 || len(c.Assigns) > 0 || len(c.Args) < 3 {
@@ -356,8 +353,8 @@ func cdTarget(s *syntax.Stmt, dir, home string) string {
 	return filepath.Join(dir, t)
 }
 
-// gitRewrite reports whether args (a git invocation) rewrites what git shows: update-index,
-// replace, reset --hard, commit --amend, stash, config core.* (docs/design/transcripts.md §4).
+// gitRewrite reports whether the git invocation args rewrites what git shows, as transcripts.md
+// §4 lists.
 func gitRewrite(args []string) bool {
 	i := 1
 	for i < len(args) {

@@ -1,7 +1,6 @@
-// Package transcript reads an agent harness's own session transcript (Claude Code's session
-// JSONL with its subagent files, Codex's rollout JSONL) into what the audit's witness checks need:
-// the shell commands the agent ran with their exit status, and the files its edit tools wrote
-// (docs/design/transcripts.md). No other package parses transcripts.
+// Package transcript reads the session transcript of Claude Code or Codex into what the audit's
+// witness checks need: the shell commands the agent ran with their exit status, and the files its
+// edit tools wrote (transcripts.md). No other package parses transcripts.
 //
 // Reading streams the file with bounded memory, never follows a symlink at the transcript
 // itself, refuses a transcript inside the work tree, and counts only entries strictly after the

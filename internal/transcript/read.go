@@ -22,22 +22,21 @@ import (
 // Options say which transcript to read and for which task.
 type Options struct {
 	Harness Harness
-	// Path is the transcript file (Claude Code's <session>.jsonl, Codex's rollout file).
+	// Path is the transcript file: a Claude Code session's JSONL or a Codex rollout file.
 	Path string
 	// Root is the work tree root, absolute and clean.
 	Root string
 	// After is the task's pre-flight time: entries at or before it do not count.
 	After time.Time
-	// Home is the user's home directory ("": os.UserHomeDir); HarnessDirs are the harness's
-	// own folders and TempDirs the temporary directories, where an edit is never "outside the
-	// repository" (nil: the defaults of docs/design/transcripts.md §4).
+	// Home is the user's home directory, "" for os.UserHomeDir. An edit in HarnessDirs or
+	// TempDirs is never "outside the repository"; nil takes the defaults of transcripts.md §4.
 	Home        string
 	HarnessDirs []string
 	TempDirs    []string
 }
 
-// Refusal reasons: the transcript is not read, and the audit says so in an info line
-// (ReasonInsideWorkTree: run-task exits 1, hook run ignores the transcript).
+// Refusal reasons: the transcript is not read, and the audit says so in an info line. For
+// ReasonInsideWorkTree run-task exits 1 and hook run ignores the transcript.
 const (
 	ReasonInsideWorkTree = "inside_work_tree"
 	ReasonMissing        = "missing"
@@ -83,8 +82,8 @@ func ReasonOf(err error) string {
 	return ""
 }
 
-// CheckPath refuses a transcript inside the work tree root (the executor can write there):
-// the path as written, or its real path, resolved from the current directory when relative.
+// CheckPath refuses a transcript inside the work tree root, where the executor can write, by its
+// path as written or its real path.
 func CheckPath(root, path string) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -101,7 +100,7 @@ func CheckPath(root, path string) error {
 // tree, missing, a symlink, not a regular file, unreadable, or of an unknown harness version. A
 // subagent file that is a symlink is skipped and counted. Each file is read up to the size it
 // had when opened, so a harness still appending to it is read as it was then. ctx cancels the
-// read (its error is returned as it is).
+// read, and its error is returned as it is.
 func Read(ctx context.Context, opts Options) (*Session, error) {
 	if opts.Harness != Claude && opts.Harness != Codex {
 		return nil, fmt.Errorf("unknown harness %q", opts.Harness)

@@ -16,8 +16,8 @@ type callKind int
 const (
 	callShell callKind = iota
 	callEdit
-	// callOther is a tool call whose effect is not read (an MCP tool, a skill, a Codex tool
-	// of another name): it may have written anything.
+	// callOther is a tool call whose effect is not read, such as an MCP tool; it may have
+	// written anything.
 	callOther
 )
 
@@ -30,7 +30,7 @@ type call struct {
 	kind  callKind
 	order Order
 	sub   bool
-	// before is true for a call at or before the pre-flight time (paired, then dropped).
+	// before is true for a call at or before the pre-flight time, paired and then dropped.
 	before bool
 	// shell calls: the command, the directory it starts in, whether the harness ran it in the
 	// background.
@@ -48,11 +48,11 @@ type result struct {
 	status Status
 	code   int
 	note   string
-	// ok is false for an edit that failed (it wrote nothing).
+	// ok is false for an edit that failed and so wrote nothing.
 	ok bool
 	// running is the Codex unified-exec session a command still runs in (0: none).
 	running int64
-	// end is the result's place in the transcript (forever when there is none).
+	// end is the result's place in the transcript, forever when there is none.
 	end Order
 }
 
@@ -66,18 +66,18 @@ type reader struct {
 	// pending calls by id, in arrival order for eviction.
 	pending map[string]*call
 	fifo    []string
-	// running Codex commands by unified-exec session id (settled by a later write_stdin).
+	// running Codex commands by unified-exec session id, settled by a later write_stdin.
 	running map[int64]*call
 	// the file being read, its line, and the working directory the harness last recorded.
 	file, line    int
 	cwd, codexCwd string
 	known         int
 	badVersion    string
-	// shapes caches parseShape by directory and command (sessions repeat their commands).
+	// shapes caches parseShape by directory and command, since sessions repeat commands.
 	shapes map[[2]string]shape
-	// batchChdir: a Claude Code shell call of the current batch (the calls since the last
-	// user entry, written before any of them ran) may move the shell's directory; a later call
-	// of the batch runs where it left the shell, which the entry's cwd does not say.
+	// batchChdir: a Claude Code shell call of the current batch may move the shell's directory,
+	// and a later call of the batch runs where it left the shell, which its entry's cwd does not
+	// say.
 	batchChdir bool
 }
 
@@ -153,8 +153,8 @@ func (r *reader) version(v string) {
 	}
 }
 
-// knownVersion: Claude Code 2.0.x from 2.0.76 and 2.1.x (the published schemas cover 2.0.76 to
-// 2.1.144, and 2.1.97+ share one schema), Codex 0.x (the codex-rs/protocol rollout types).
+// knownVersion reports whether v is in the validated range of transcripts.md §1: Claude Code
+// 2.0.x from 2.0.76 and 2.1.x, or Codex 0.x.
 func knownVersion(h Harness, v string) bool {
 	major, minor, patch, ok := semver(v)
 	if !ok {
@@ -166,8 +166,8 @@ func knownVersion(h Harness, v string) bool {
 	return major == 2 && (minor == 1 || minor == 0 && patch >= 76)
 }
 
-// semver reads "MAJOR.MINOR.PATCH" with an optional -suffix of at most 64 of [0-9A-Za-z.-] (a
-// semver pre-release; the version reaches audit.md).
+// semver reads "MAJOR.MINOR.PATCH" with an optional pre-release suffix of at most 64 of
+// [0-9A-Za-z.-], since the version reaches audit.md.
 func semver(v string) (major, minor, patch int, ok bool) {
 	v, suffix, _ := strings.Cut(v, "-")
 	if len(suffix) > 64 {
@@ -197,7 +197,7 @@ func semver(v string) (major, minor, patch int, ok bool) {
 	return n[0], n[1], n[2], true
 }
 
-// counts reports whether an entry at t is after the pre-flight time (and counts it if not).
+// counts reports whether an entry at t is after the pre-flight time, counting it if not.
 func (r *reader) counts(t time.Time) bool {
 	if t.After(r.opts.After) {
 		return true
@@ -206,8 +206,8 @@ func (r *reader) counts(t time.Time) bool {
 	return false
 }
 
-// unknown counts an entry of an unknown shape at ts (ok false when it has no readable time):
-// one not known to be at or before the pre-flight time also counts in UnknownAfter.
+// unknown counts an entry of an unknown shape at ts; ok is false when it has no readable time.
+// One not known to be at or before the pre-flight time also counts in UnknownAfter.
 func (r *reader) unknown(ts time.Time, ok bool) {
 	r.sess.Unknown++
 	if !ok || ts.After(r.opts.After) {
@@ -248,7 +248,7 @@ func (r *reader) addPending(c *call) {
 	}
 }
 
-// take removes and returns the pending call id (nil when there is none).
+// take removes and returns the pending call id, nil when there is none.
 func (r *reader) take(id string) *call {
 	c := r.pending[id]
 	if c != nil {
@@ -257,7 +257,7 @@ func (r *reader) take(id string) *call {
 	return c
 }
 
-// settleAll settles every pending and running call (end of a file).
+// settleAll settles every pending and running call at the end of a file.
 func (r *reader) settleAll(note string) {
 	for _, id := range r.fifo {
 		if c := r.pending[id]; c != nil {
@@ -464,8 +464,8 @@ func (r *reader) insideReal(p string) bool {
 	return false
 }
 
-// landed returns where a write to p lands now: its real path (that of its directory when p
-// itself is gone), and whether a symbolic link on the way made it differ from p.
+// landed returns the real path where a write to p lands now, through its directory when p is
+// gone, and whether a symbolic link on the way made it differ from p.
 func landed(p string) (string, bool) {
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
@@ -481,10 +481,9 @@ func landed(p string) (string, bool) {
 // maxLinks bounds the symbolic links stableReal follows.
 const maxLinks = 40
 
-// stableReal resolves the symbolic links of the absolute path p, each of which must sit in a
-// directory that this process cannot write, nor any directory above it (a system link such as
-// macOS's /tmp -> /private/tmp): a link the executor could have replaced since a call says
-// nothing about where the call ran. ok is false for any other link or a missing component.
+// stableReal resolves the symbolic links of the absolute path p, each of which must sit where
+// this process can write no directory, like macOS's /tmp link. A link the executor could have
+// replaced says nothing about where a call ran, so ok is false for it or a missing component.
 func stableReal(p string) (string, bool) {
 	if !filepath.IsAbs(p) {
 		return "", false
@@ -541,7 +540,7 @@ func (r *reader) isExempt(p string) bool {
 	return false
 }
 
-// absIn resolves p against dir ("" when p is relative and dir unknown).
+// absIn resolves p against dir, "" when p is relative and dir unknown.
 func absIn(p, dir string) string {
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p)

@@ -11,7 +11,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/verification"
 )
 
-// Harness names a transcript format (run-task --harness).
+// Harness names a transcript format, the value of run-task --harness.
 type Harness string
 
 // The harnesses whose transcripts are read.
@@ -23,8 +23,8 @@ const (
 // Status is how a witnessed run ended, as far as the transcript shows it.
 type Status int
 
-// Run statuses: a known exit code of 0, a known non-zero exit code, or unknown (a pipeline,
-// a background or cancelled run, a run whose result the transcript lacks).
+// Run statuses: a known exit code of 0, a known non-zero exit code, or unknown, such as a
+// background run or one whose result the transcript lacks.
 const (
 	StatusUnknown Status = iota
 	StatusPassed
@@ -37,8 +37,8 @@ const (
 	// MaxLineBytes bounds one JSONL line; a longer line is skipped and counted.
 	MaxLineBytes = 8 << 20
 	// MaxPending bounds the tool calls waiting for their result. When it is full, the oldest
-	// call is settled with status unknown (reason "no result"), and its result, if it comes
-	// later, is counted as unpaired.
+	// call is settled with status unknown, and a result that comes later is counted as
+	// unpaired.
 	MaxPending = 4096
 	// MaxCommands bounds the distinct witness keys kept with their last run; past it the
 	// session is Truncated and no command is reported as never witnessed.
@@ -73,9 +73,9 @@ func (o Order) After(p Order) bool {
 
 // Run is one witnessed shell command: the last run of its witness key, or a git-rewriting one.
 type Run struct {
-	// Cmd is the command as the tool call gave it (at most 2 KiB), Key its witness form.
+	// Cmd is the command as the tool call gave it, at most 2 KiB; Key is its witness form.
 	Cmd, Key string
-	// AtRoot is true when the command ran in the repository root (after a leading cd).
+	// AtRoot is true when the command ran in the repository root, a leading cd included.
 	AtRoot bool
 	Status Status
 	// ExitCode is the exit code when Status is not StatusUnknown.
@@ -91,13 +91,13 @@ type Run struct {
 	// wrote through an output redirection or a pipeline the key leaves out.
 	Runs       int
 	Redirected bool
-	// runner is the recognised test runner and its arguments ("" when not recognised).
+	// runner is the recognised test runner and its arguments, "" when not recognised.
 	runner string
-	// LastKnown is the latest run of this key with an exit code, when the last run has none
-	// (a failure followed by the same command in a pipeline); nil otherwise.
+	// LastKnown is the latest run of this key with an exit code when the last run has none;
+	// nil otherwise.
 	LastKnown *Known
 	// known is the latest run with an exit code; until is the latest place any run of this key
-	// may still have been running (its result, or forever without one).
+	// may still have been running: its result, or forever without one.
 	known *Known
 	until Order
 }
@@ -121,7 +121,7 @@ func (r *Run) Describe() string {
 	return "status unknown (" + r.Note + ")"
 }
 
-// Edit is a file an edit tool (Edit, Write, MultiEdit, NotebookEdit; Codex apply_patch) wrote.
+// Edit is a file an edit tool wrote, such as Claude Code's Write or Codex's apply_patch.
 type Edit struct {
 	// Path is the repository-relative slash path for an edit inside the work tree, else the
 	// absolute path as the transcript gives it.
@@ -140,11 +140,10 @@ type FileRead struct {
 // Session is what Read found in one transcript.
 type Session struct {
 	Harness Harness
-	// Version is the harness version the entries name (Claude Code's version, Codex's
-	// cli_version).
+	// Version is the harness version the entries name.
 	Version string
-	// Files are the files read, the main file first; Digest identifies their bytes (the
-	// post-flight inputs fingerprint, lifecycle-v2.md §5).
+	// Files are the files read, the main file first; Digest identifies their bytes for the
+	// inputs fingerprint of lifecycle-v2.md §5.
 	Files  []FileRead
 	Digest string
 	// Entries counts the lines read, Before the entries at or before the pre-flight time,
@@ -157,18 +156,17 @@ type Session struct {
 	Calls int
 	// Truncated is true when more than MaxCommands distinct commands were seen.
 	Truncated bool
-	// Rewrites are the git commands that rewrite what git shows (update-index, replace, reset
-	// --hard, commit --amend, stash, config core.*), in transcript order, at most MaxEvidence.
+	// Rewrites are the git commands that rewrite what git shows, in transcript order, at most
+	// MaxEvidence.
 	Rewrites []Run
 	// Outside are the edits to paths outside the work tree, the harness's own folders and the
-	// temporary directories, one per path (the last), at most MaxEvidence. Inside are the
+	// temporary directories, the last per path, at most MaxEvidence. Inside are the
 	// repository-relative paths edited in the work tree, at most MaxEvidence, sorted.
 	Outside []Edit
 	Inside  []string
-	// LastEdit is the latest place an edit tool call may have been writing (its result; zero
-	// when none), LastBackground the last run that may have left a process running,
-	// LastElsewhere the latest place a command outside the repository root may have been
-	// running, LastOther that of a tool call whose effect is not read (an MCP tool, a skill).
+	// LastEdit is the latest place an edit tool call may have been writing, LastBackground the
+	// last run that may have left a process running, LastElsewhere the latest for a command
+	// outside the repository root, LastOther for a tool call whose effect is not read.
 	LastEdit, LastBackground, LastElsewhere, LastOther Order
 
 	root    string          // the work tree root the keys are relative to
@@ -177,14 +175,14 @@ type Session struct {
 	inside  map[string]bool
 }
 
-// Partial reports whether part of the session was not read (a subagent file that is a symbolic
-// link or could not be read): a run may be in the part left out.
+// Partial reports whether a subagent file of the session was not read, so a run may be in the
+// part left out.
 func (s *Session) Partial() bool {
 	return s != nil && (s.SymlinkedSubagents > 0 || s.UnreadSubagents > 0)
 }
 
-// lookupExact returns the last witnessed run at the root whose witness key is cmd's, without
-// the runner equivalence (nil when none): what run: witnessed stands on.
+// lookupExact returns the last witnessed run at the root whose witness key is cmd's, without the
+// runner equivalence, or nil. It is what run: witnessed stands on.
 func (s *Session) lookupExact(cmd string) *Run {
 	var last *Run
 	for _, c := range s.claimForms(cmd) {
@@ -197,9 +195,8 @@ func (s *Session) lookupExact(cmd string) *Run {
 
 // Lookup returns the last witnessed run of cmd, a report row's or a spec's command: the last
 // run at the repository root whose witness key equals cmd's, or that is the same recognised
-// test runner with the same arguments (docs/design/transcripts.md §3). cmd is read with the
-// same rules as a witnessed command (a leading cd to the root, trailing redirections and the
-// stages after a pipeline's first are dropped). nil when the session shows none.
+// test runner with the same arguments (transcripts.md §3). cmd is read by the same rules as a
+// witnessed command; nil when the session shows none.
 func (s *Session) Lookup(cmd string) *Run {
 	if s == nil {
 		return nil
@@ -219,8 +216,8 @@ func (s *Session) Lookup(cmd string) *Run {
 	return last
 }
 
-// claimForms are the forms a claimed command is looked up by: as written (whitespace
-// collapsed), and its witness form when it runs at the root.
+// claimForms are the forms a claimed command is looked up by: as written with whitespace
+// collapsed, and its witness form when it runs at the root.
 func (s *Session) claimForms(cmd string) []string {
 	forms := []string{verification.MatchKey(cmd)}
 	if s.root != "" {
@@ -234,7 +231,7 @@ func (s *Session) claimForms(cmd string) []string {
 // maxNearRunes bounds the commands compared by edit distance.
 const maxNearRunes = 512
 
-// Closest returns the witnessed command (run at the root) nearest to cmd: the same recognised
+// Closest returns the witnessed command run at the root nearest to cmd: the same recognised
 // runner, or the smallest edit distance when it is at most a third of the longer command; ""
 // when none is near.
 func (s *Session) Closest(cmd string) string {
@@ -279,7 +276,7 @@ func abs(n int) int {
 // Commands returns the number of distinct witness keys run at the root.
 func (s *Session) Commands() int { return len(s.runs) }
 
-// Runs returns the last run of every witness key run at the root (any order).
+// Runs returns the last run of every witness key run at the root, in any order.
 func (s *Session) Runs() []*Run {
 	out := make([]*Run, 0, len(s.runs))
 	for _, r := range s.runs {

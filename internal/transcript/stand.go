@@ -7,11 +7,9 @@ import (
 )
 
 // Stand returns the last witnessed run of cmd when it may stand in for mastermind's own run of
-// a run: witnessed command (docs/design/transcripts.md §6 conditions 1–3), or the reason it may
-// not. Only a run of cmd itself counts, not of an equivalent runner spelling. others are the
-// spec's other run: witnessed commands: their passing last runs may come after it, as may the
-// read-only commands of readOnly. Condition 4 (the changed paths' status change times) is
-// ChangedAfter's.
+// a run: witnessed command by transcripts.md §6 conditions 1–3, or the reason it may not. Only a
+// run of cmd itself counts. others are the spec's other run: witnessed commands, whose passing
+// runs may come after it; condition 4 is ChangedAfter's.
 func (s *Session) Stand(cmd string, others []string) (*Run, string) {
 	if s == nil {
 		return nil, "no transcript was read"
@@ -57,9 +55,8 @@ func (s *Session) Stand(cmd string, others []string) (*Run, string) {
 	return w, ""
 }
 
-// readOnly reports whether the witnessed command key (never redirected) only reads the work
-// tree: git status, diff, log or show without --output or --ext-diff, ls, cat, pwd, each by
-// its bare name (a path names another program).
+// readOnly reports whether the witnessed command key only reads the work tree: git status, diff,
+// log or show without --output or --ext-diff, ls, cat or pwd, each by its bare name.
 func readOnly(key string, r *Run) bool {
 	if r.Redirected {
 		return false
@@ -86,12 +83,9 @@ func readOnly(key string, r *Run) bool {
 	return false
 }
 
-// ChangedAfter returns the first of paths (repository-relative, slash-separated) under root whose
-// status change time is not strictly before t, or that of a directory above it inside the root
-// (renaming a directory into place changes the directory's time, not its files'), or that is on
-// another file system than the root (a mount, whose times are its own); a missing path is judged
-// by its parent directory (its removal changed the directory). "" when every path was last
-// changed before t.
+// ChangedAfter returns the first of paths under root that may have changed at or after t, by the
+// status change times of transcripts.md §6 condition 4, and "" when none did. A directory above a
+// path and a path on another file system count against it.
 func ChangedAfter(root string, paths []string, t time.Time) (string, bool) {
 	rootDev, ok := statDev(root)
 	if !ok {

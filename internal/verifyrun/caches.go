@@ -27,10 +27,9 @@ var cachePins = []cachePin{
 	{tool: "cargo", env: "CARGO_TARGET_DIR", sub: "cargo-target", dirName: "target"},
 }
 
-// WithCachePins returns env with each tool cache of cachePins pointed below dir (created with
-// mode 0700), unless the caller set the variable (a pytest -o cache_dir is appended to the
-// caller's PYTEST_ADDOPTS); pinned names the work-tree cache directories the runs then never
-// read. An empty dir pins nothing.
+// WithCachePins returns env with each tool cache of cachePins pointed below dir unless the caller
+// set the variable, as verification-receipts.md §2.1 says. pinned names the work-tree cache
+// directories the runs then never read; an empty dir pins nothing.
 func WithCachePins(env []string, dir string) (out []string, pinned map[string]bool) {
 	if dir == "" {
 		return env, nil
@@ -76,9 +75,7 @@ func shellQuote(s string) string {
 }
 
 // PinnedAway reports whether the work-tree file rel is no input of the controller's runs: its
-// tool's cache was pointed elsewhere (pinned from WithCachePins) — bytecode in a __pycache__
-// directory, a file in .pytest_cache, .mypy_cache or .ruff_cache, or in a cargo target
-// directory (one holding CACHEDIR.TAG) below root — or it is vitest's results file, which
+// tool's cache was pinned elsewhere by WithCachePins, or it is vitest's results file, which
 // orders the tests and decides no outcome.
 func PinnedAway(root, rel string, pinned map[string]bool) bool {
 	if isVitestResults(rel) {

@@ -19,7 +19,7 @@ type Counts struct {
 	TestsFailed *int64
 }
 
-// counter reads a runner's output one line at a time (the line feed and a trailing CR removed).
+// counter reads a runner's output one line at a time, without the line feed or a trailing CR.
 type counter interface {
 	line(l string)
 	counts() Counts
@@ -75,12 +75,9 @@ func sum(a, b int64) int64 {
 	return a + b
 }
 
-// goCounter reads go test output in its three forms. With -json, the test-level pass, fail and
-// skip events are counted (subtests included). With -v, the "--- PASS:" and "--- FAIL:" lines
-// (subtests included, at any indentation). Otherwise go test lists only failures, so the count of
-// tests run is known only when it is zero: every package line says "[no test files]" or
-// "[no tests to run]". With -v declared, a run without any "=== RUN" line ran no test: a
-// TestMain that exits before m.Run() prints "ok" all the same.
+// goCounter reads go test output in its three forms: the -json test events, the -v "--- PASS:"
+// and "--- FAIL:" lines at any indentation, or the package lines, which show a count only when
+// it is zero. With -v declared, a run without any "=== RUN" line ran no test.
 type goCounter struct {
 	verbose               bool
 	jsonTests, jsonFailed int64
@@ -167,9 +164,9 @@ func (g *goCounter) counts() Counts {
 	return Counts{}
 }
 
-// pytestCounter reads pytest's final summary line ("=== 3 passed, 1 failed in 0.12s ===", or
-// with -q "3 passed, 1 failed in 0.12s"; "no tests ran in 0.01s"). Tests run are passed, failed,
-// errors, xfailed and xpassed; failed are failed and errors. The last summary line wins.
+// pytestCounter reads pytest's final summary line, such as "=== 3 passed, 1 failed in 0.12s ===".
+// Tests run are passed, failed, errors, xfailed and xpassed; failed are failed and errors. The last
+// summary line wins.
 type pytestCounter struct{ c Counts }
 
 var (
@@ -208,9 +205,9 @@ func (p *pytestCounter) line(l string) {
 
 func (p *pytestCounter) counts() Counts { return p.c }
 
-// summaryCounter reads a runner whose summary line lists "<n> passed" and "<n> failed" items
-// among others (jest, vitest): tests run are passed plus failed (skipped and todo are not run), a
-// "no tests" line reads as zero, and the last summary or "no tests" line wins.
+// summaryCounter reads a runner such as jest or vitest whose summary line lists "<n> passed" and
+// "<n> failed" items among others: tests run are passed plus failed, a "no tests" line reads as
+// zero, and the last such line wins.
 type summaryCounter struct {
 	none    func(l string) bool // a "no tests" line
 	summary *regexp.Regexp      // group 1 holds the items

@@ -16,11 +16,9 @@ var removedPrefixes = []string{"GIT_", "MASTERMIND_"}
 // Environ returns base without any GIT_* or MASTERMIND_* variable, with PWD set to dir and PATH
 // reduced to its absolute entries that exist outside dir. An empty or relative PATH entry would
 // make the shell look up `go` or `pytest` in the repository root, where the executor could have
-// put its own; an absolute entry inside the work tree (an activated in-repository .venv/bin,
-// node_modules/.bin, a direnv PATH_add bin) does the same from a directory that is usually
-// ignored, so nothing the executor plants there is in the changed set. Entries are compared with
-// dir after resolving symbolic links; an entry that cannot be resolved (it does not exist) is
-// dropped too, since it holds nothing to run. On Windows, where cmd.exe looks in the current
+// put its own, and an absolute entry inside the work tree does the same from a directory that is
+// usually ignored. Entries are compared with dir after resolving symbolic links, and one that
+// cannot be resolved is dropped too. On Windows, where cmd.exe looks in the current
 // directory first, NoDefaultCurrentDirectoryInExePath is set for the same reason. Names are
 // compared without case, since Windows environment names are case-insensitive; entries without
 // "=" are dropped.

@@ -51,7 +51,7 @@ type ReceiptEvidence struct {
 	Summary      string  `json:"summary"`
 }
 
-// Evidence returns the receipts' evidence entries ([] when nothing ran; nil for a nil result).
+// Evidence returns the receipts' evidence entries: empty when nothing ran, nil for a nil result.
 func (r *StepResult) Evidence() []ReceiptEvidence {
 	if r == nil {
 		return nil
@@ -74,10 +74,9 @@ func (r *StepResult) Evidence() []ReceiptEvidence {
 	return out
 }
 
-// RowBasis returns the basis and the evidence classification of a report row whose §10.5.2
-// class is class: with a receipt for its command, "ran by mastermind" and the receipt's outcome
-// (passed or unsuccessful); without one, "claimed by the report" and class, with "passed"
-// renamed "claimed" — a claim is never shown as passed.
+// RowBasis returns the basis and the evidence classification of a report row whose §10.5.2 class
+// is class: "ran by mastermind" and the receipt's outcome when its command has a receipt,
+// otherwise "claimed by the report" and class, with "passed" renamed "claimed".
 func (r *StepResult) RowBasis(cmd, class string) (basis, classification string) {
 	if rc := r.ReceiptFor(cmd); rc != nil {
 		if rc.Passed() {
@@ -97,10 +96,9 @@ func ClaimBasis(class string) (basis, classification string) {
 	return BasisClaimed, class
 }
 
-// Lines are audit.md's verification lines (escaped for a terminal), one per declared command,
-// when mastermind ran at least one: `verification: "<cmd>" ran by mastermind: exit 0, 3 tests,
-// 1.2 s`, `(reused)` appended for reused receipts, or `verification: "<cmd>" claimed by the
-// report: pass, exit 0` (rows for the command joined by "; "), or `… not in the report`.
+// Lines are audit.md's verification lines, escaped for a terminal, one per declared command when
+// mastermind ran at least one. Each says whether mastermind ran the command, with its outcome, or
+// what the report claims of it.
 func (r *StepResult) Lines(declared []string, rows []verification.Row) []string {
 	if r == nil || len(r.Receipts) == 0 {
 		return nil

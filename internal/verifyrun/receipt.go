@@ -35,8 +35,8 @@ type Receipt struct {
 	// when the output did not show them.
 	TestsRun    *int64 `json:"tests_run,omitempty"`
 	TestsFailed *int64 `json:"tests_failed,omitempty"`
-	// OutputTail is the last TailBytes bytes of the interleaved output (whole UTF-8 sequences;
-	// invalid bytes become U+FFFD in JSON). OutputSHA256 and OutputBytes cover the whole stream.
+	// OutputTail is the last TailBytes bytes of the interleaved output in whole UTF-8 sequences.
+	// OutputSHA256 and OutputBytes cover the whole stream.
 	OutputTail   string `json:"output_tail"`
 	OutputSHA256 string `json:"output_sha256"`
 	OutputBytes  int64  `json:"output_bytes"`

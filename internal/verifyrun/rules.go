@@ -23,22 +23,9 @@ const (
 // failedTailLines is how many last output lines a verification_failed message quotes.
 const failedTailLines = 5
 
-// Rules applies the audit rules of verification-receipts.md §4 to one declared command d that
-// mastermind ran, its receipt r, and the report's verification rows (all of them; the rows for d
-// are those whose cmd has d.Cmd's verification.MatchKey, the matching of spec-and-lifecycle.md
-// §10.5.2 as amended by lifecycle-v2.md §7). It is a pure function: the same inputs give the same findings, in this order:
-//
-//   - verification_failed (error; fields cmd, exit_code, timed_out, output_tail_lines) when the
-//     receipt's exit is not 0, it timed out or a signal ended it;
-//   - observed_zero_tests (error; cmd, source "receipt") when it passed, the runner is recognised
-//     and the output shows 0 tests run;
-//   - per matching row, in row order: verification_claim_contradicted (error; cmd, index,
-//     claimed, receipt) when the row says pass and the receipt failed; otherwise the same kind
-//     as a warning when the row's result, observed.exit_code or observed.tests_run differ from
-//     the receipt (a count the output did not show is never compared);
-//   - verification_unreported (warning; cmd) when no row matches.
-//
-// A passing receipt that the report agrees with gives no finding.
+// Rules applies the audit rules of verification-receipts.md §4, in the order of its table, to one
+// declared command d that mastermind ran, its receipt r and all the report's verification rows.
+// The rows for d are those matching d.Cmd by verification.MatchKey. It is a pure function.
 func Rules(d spec.DeclaredCommand, r *Receipt, rows []verification.Row) []finding.Finding {
 	if r == nil {
 		return nil
@@ -140,7 +127,7 @@ func ModifiedPaths(before, after map[string]string) []string {
 }
 
 // ModifiedWorktree is the verification_modified_worktree warning for paths the runs changed
-// (field files: all of them, sorted; the message names the first 10); nil when there are none.
+// with every path sorted in its files field and the first 10 in its message; nil when there are none.
 func ModifiedWorktree(paths []string) *finding.Finding {
 	if len(paths) == 0 {
 		return nil

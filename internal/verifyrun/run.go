@@ -22,9 +22,9 @@ type Options struct {
 	// Env is the base environment; nil means os.Environ(). GIT_* and MASTERMIND_* are removed
 	// from it either way (Environ).
 	Env []string
-	// Output receives the whole interleaved stdout+stderr stream as it arrives (the store's
-	// receipts folder); nil discards it. A write error does not stop the run: Run reports it
-	// after the command ended, beside the receipt.
+	// Output receives the whole interleaved stdout and stderr stream as it arrives; nil discards
+	// it. A write error does not stop the run: Run reports it after the command ended, beside the
+	// receipt.
 	Output io.Writer
 	// Progress, when set, is called about every ProgressEvery (default 1 s) while the command
 	// runs, and once with Done set when it ended. It is called from another goroutine.
@@ -44,14 +44,13 @@ type Progress struct {
 	Done    bool
 }
 
-// ErrCanceled is returned (wrapping the context's error) when the context ended a run. The
-// receipt of such a run is not evidence: callers must neither store nor audit it.
+// ErrCanceled, wrapping the context's error, is returned when the context ended a run. The receipt
+// of such a run is not evidence: callers must neither store nor audit it.
 var ErrCanceled = errors.New("verification run canceled")
 
 // Plan returns the declared commands of sp that post-flight runs, in declaration order: those
-// with run: true, or every declared command when all is set (run-task --run-verify). These are
-// the only commands Run is meant to receive; a command from a report or repository configuration
-// never is one.
+// with run: true, or every declared command when all is set. These are the only commands Run is
+// meant to receive.
 func Plan(sp *spec.Spec, all bool) []spec.DeclaredCommand {
 	if sp == nil {
 		return nil
@@ -72,16 +71,9 @@ func effectiveTimeout(d spec.DeclaredCommand) time.Duration {
 	return d.Timeout
 }
 
-// Run executes one declared command (verification-receipts.md §2) and returns its receipt.
-//
-// The command runs through sh -c (cmd /C on Windows) in opts.Dir, stdin the null device, with the
-// filtered environment, in its own process group. The whole group is killed at d.Timeout
-// (default spec.DefaultVerifyTimeout; the receipt then has timed_out), when ctx ends, and as soon
-// as the shell has exited, so no process of the run outlives Run. A non-zero exit or a timeout is
-// a receipt, not an error.
-//
-// Errors: the shell could not be started (no receipt); ctx ended the run (ErrCanceled wrapping
-// ctx.Err(), with the partial receipt); opts.Output failed (the receipt, and the write error).
+// Run executes one declared command as verification-receipts.md §2 says and returns its receipt;
+// a non-zero exit or a timeout is a receipt, not an error. An error without a receipt means the
+// shell could not start; ErrCanceled and a failed opts.Output come with the receipt.
 func Run(ctx context.Context, d spec.DeclaredCommand, opts Options) (*Receipt, error) {
 	if d.Cmd == "" {
 		return nil, errors.New("verifyrun: empty command")

@@ -13,12 +13,9 @@ import (
 
 // RunAll runs the planned commands one at a time in plan order (verification-receipts.md §2),
 // each with its own timeout, streaming each output to st.Output(n), and saves the set under fp.
-// When rerun is false and st holds a set for fp with the same commands in the same order, that
-// set is returned instead (reused true) and nothing runs: a repeated post-flight on the same
-// inputs reuses its receipts. st may be nil (nothing stored or reused).
-//
-// opts.Output and opts.InputsFingerprint are set per run. An error ends the set: a run could not
-// start, the context was cancelled (ErrCanceled; nothing is saved) or the store failed.
+// Without rerun, a set st holds for fp with the same commands is returned instead with reused
+// true, and nothing runs; st may be nil. An error ends the set, and after ErrCanceled nothing is
+// saved.
 func RunAll(ctx context.Context, plan []spec.DeclaredCommand, fp string, rerun bool, st Store, opts Options) (rs []*Receipt, reused bool, err error) {
 	if len(plan) == 0 {
 		return nil, false, nil
@@ -81,12 +78,10 @@ type PathState struct {
 	Content string // a content id such as WorktreeContent returns
 }
 
-// Fingerprint is the receipts' inputs fingerprint: lowercase hex SHA-256 over the spec hash,
-// the baseline OID, the changed set (path, status and content id of every entry, in the given
-// order) and the planned commands with their timeouts. Two post-flights with the same
-// fingerprint would run the same commands on the same work tree content, so the second reuses
-// the first one's receipts. (lifecycle-v2.md §5's fingerprint also covers the report's bytes,
-// which a run does not depend on.)
+// Fingerprint is the receipts' inputs fingerprint of verification-receipts.md §4: the SHA-256 of
+// the spec hash, the baseline, the changed set and the planned commands with their timeouts. Two
+// post-flights with the same one run the same commands on the same content, so the second reuses
+// the first one's receipts.
 func Fingerprint(specHash, baseline string, changed []PathState, plan []spec.DeclaredCommand) string {
 	h := sha256.New()
 	field := func(s string) {

@@ -19,9 +19,9 @@ type StepInputs struct {
 	Baseline string
 	// Before is D before the runs: every changed path with its status and WorktreeContent.
 	Before []PathState
-	// Rows are the report's verification rows (for the §4 rules).
+	// Rows are the report's verification rows, for the §4 rules.
 	Rows []verification.Row
-	// All runs every declared command (run-task --run-verify); otherwise only run: true ones.
+	// All runs every declared command; otherwise only run: true ones run.
 	All bool
 	// Rerun runs again even when Store holds this fingerprint's receipts (--rerun-verify).
 	Rerun bool
@@ -34,7 +34,7 @@ type StepInputs struct {
 	// mastermind's (docs/design/transcripts.md §6): they are left out of the plan.
 	Skip func(cmd string) bool
 	// After recomputes D once the commands ran, with content ids; nil skips the comparison.
-	// It is not called when the receipts were reused (nothing ran).
+	// It is not called when the receipts were reused.
 	After func(ctx context.Context) ([]PathState, error)
 	// Ignored are the files the audit does not see that were written since pre-flight, with
 	// content ids, minus the controller's own earlier writes and the files the cache pins keep
@@ -45,7 +45,7 @@ type StepInputs struct {
 
 // StepResult is the outcome of Step.
 type StepResult struct {
-	// Plan are the commands that were run (or whose receipts were reused), in order.
+	// Plan are the commands that were run or whose receipts were reused, in order.
 	Plan []spec.DeclaredCommand
 	// Receipts[i] is Plan[i]'s receipt.
 	Receipts []*Receipt
@@ -83,9 +83,9 @@ func Step(ctx context.Context, in StepInputs) (*StepResult, error) {
 		fpInputs = append(append(make([]PathState, 0, len(in.Before)+len(in.Ignored)), in.Before...), in.Ignored...)
 	}
 	res.Fingerprint = Fingerprint(in.Spec.Hash, in.Baseline, fpInputs, plan)
-	// Receipts are reused only when the fingerprint pins every changed path's content: a changed
-	// directory (a nested repository or submodule checked out at another commit) keeps the id
-	// "dir" whatever it holds, so equal fingerprints would not mean equal work trees.
+	// Receipts are reused only when the fingerprint pins every changed path's content. A changed
+	// directory such as a submodule keeps the id "dir" whatever it holds, so equal fingerprints
+	// would not mean equal work trees.
 	rerun := in.Rerun
 	for _, p := range fpInputs {
 		if !Stable(p.Content) {

@@ -14,26 +14,24 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 )
 
-// Store keeps one task's receipts and their full outputs (verification-receipts.md §3:
-// receipts/<n>.json beside the output). It holds one complete set at a time: the receipts of the
-// last finished runs, keyed by their fingerprint. The controller store of trust-model.md §3
-// provides the folder; DirStore implements Store on any directory.
+// Store keeps one task's receipts and their full outputs, one complete set at a time keyed by its
+// fingerprint (verification-receipts.md §3). DirStore implements it on any directory.
 type Store interface {
 	// Load returns the saved set when its fingerprint is fp, in run order; ok is false when no
-	// complete set for fp is saved. A damaged set reads as absent (the runs happen again); an
+	// complete set for fp is saved. A damaged set reads as absent, so the runs happen again; an
 	// error is an I/O failure.
 	Load(fp string) (rs []*Receipt, ok bool, err error)
-	// Output returns the writer for the full output of run n (1-based) of the set being
+	// Output returns the writer for the full output of the 1-based run n of the set being
 	// recorded. It becomes the saved output only when Save records the set.
 	Output(n int) (io.WriteCloser, error)
-	// Save records rs (run n = rs[n-1]) as the task's set for fp, replacing the earlier one.
+	// Save records rs as the task's set for fp, run n being rs[n-1], replacing the earlier one.
 	Save(fp string, rs []*Receipt) error
 }
 
-// maxReceiptBytes bounds a stored receipt read back (a 64 KiB tail escapes to at most ~400 KiB).
+// maxReceiptBytes bounds a stored receipt read back; a 64 KiB tail escapes to at most ~400 KiB.
 const maxReceiptBytes = 1 << 20
 
-// DirStore is a Store on the directory Dir (created with mode 0700 when missing): <n>.json holds
+// DirStore is a Store on the directory Dir, created with mode 0700 when missing: <n>.json holds
 // run n's receipt and <n>.log its full output. Files are written atomically.
 type DirStore struct{ Dir string }
 
