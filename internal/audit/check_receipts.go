@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/repopath"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
@@ -227,7 +228,7 @@ func (r *run) saveWrites(ctx context.Context, v *VerifyInputs, step *verifyrun.S
 			return nil, err
 		}
 		for _, p := range paths {
-			if c := verifyrun.WorktreeContent(r.in.Root, p); verifyrun.Stable(c) && c != "absent" {
+			if c := verifyrun.WorktreeContent(r.in.Root, p); fsx.ContentStable(c) && c != fsx.ContentAbsent {
 				w[p] = c
 				created = append(created, p)
 			}

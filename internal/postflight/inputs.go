@@ -4,16 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strconv"
-	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
@@ -102,7 +95,7 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 	}
 	// The D the audit charges (audit.TaskD): a file the controller's own run created is no input.
 	d, _ := audit.TaskD(t.Root, in.Changed, rule, c.files.controllerWrites(st.BaselineRef))
-	ids, err := contentIDs(t.Root, d)
+	ids, err := fsx.ContentIDs(t.Root, entryPaths(d))
 	if err != nil {
 		in.Spec.close()
 		return nil, err
@@ -155,7 +148,7 @@ type FingerprintInput struct {
 	// (missing, a symlink, too large).
 	Report string
 	// Changed is D (the changed set without .mastermind/), sorted by path bytes; ContentIDs[i]
-	// is the content id of Changed[i] (contentID).
+	// is the content id of Changed[i] (fsx.ContentID).
 	Changed    []gitscope.Entry
 	ContentIDs []string
 	// Verify are the spec's declared verify commands, in order.
@@ -213,172 +206,11 @@ func InputsFingerprint(in FingerprintInput) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// contentIDs computes the content id of every entry of d, on a few goroutines (the reads are
-// independent and dominate a large changed set). d is sorted by path, so the entries of one
-// directory are adjacent: each run of them is one unit of work that opens the directory once
-// (fsx.OpenDir, no symlink followed in any component) and reads its entries through that handle,
-// instead of checking every ancestor of every path again (gitscope.md §8.1 scenario B).
-func contentIDs(root string, d []gitscope.Entry) ([]string, error) {
-	ids := make([]string, len(d))
-	type unit struct{ from, to int }
-	var units []unit
-	for i := 0; i < len(d); {
-		j, p := i+1, parentOf(string(d[i].Path))
-		for j < len(d) && parentOf(string(d[j].Path)) == p {
-			j++
-		}
-		units = append(units, unit{i, j})
-		i = j
-	}
-	errs := make([]error, len(units))
-	workers := min(runtime.GOMAXPROCS(0)*2, len(units))
-	var wg sync.WaitGroup
-	next := make(chan int, workers)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for u := range next {
-				errs[u] = dirContentIDs(root, d[units[u].from:units[u].to], ids[units[u].from:units[u].to])
-			}
-		}()
-	}
-	for u := range units {
-		next <- u
-	}
-	close(next)
-	wg.Wait()
-	return ids, errors.Join(errs...)
-}
-
-// dirContentIDs sets ids[i] to the content id of d[i] (contentID); every entry of d has the same
-// parent directory.
-func dirContentIDs(root string, d []gitscope.Entry, ids []string) error {
-	parent := parentOf(string(d[0].Path))
-	dir, err := fsx.OpenDir(root, parent)
-	if err != nil {
-		id := ""
-		switch fsx.ReasonOf(err) {
-		case fsx.ReasonMissing, fsx.ReasonNotRegular:
-			id = "-"
-		case fsx.ReasonSymlink, fsx.ReasonSymlinkedAncestor:
-			id = "via-link"
-		default:
-			if !errors.Is(err, fs.ErrPermission) {
-				return fmt.Errorf("%s: %w", parent, err)
-			}
-			// A directory that can be searched but not read (mode 0311) cannot be opened, yet
-			// its files can: each is read by path, as git reads them.
-			for i, e := range d {
-				if ids[i], err = contentIDByPath(root, string(e.Path)); err != nil {
-					return fmt.Errorf("%s: %w", e.Path, err)
-				}
-			}
-			return nil
-		}
-		for i := range ids {
-			ids[i] = id
-		}
-		return nil
-	}
-	defer dir.Close()
+// entryPaths are the paths of d, in order.
+func entryPaths(d []gitscope.Entry) []string {
+	out := make([]string, len(d))
 	for i, e := range d {
-		rel := string(e.Path)
-		if ids[i], err = contentID(dir, rel[len(parent):]); err != nil {
-			return fmt.Errorf("%s: %w", rel, err)
-		}
+		out[i] = string(e.Path)
 	}
-	return nil
-}
-
-// contentID identifies what is at name in dir now, without following a symlink: "-" when absent,
-// "link:<sha256 of the target>", "dir" (a nested repository), "special:<type>" for a FIFO,
-// socket or device (never opened), otherwise the SHA-256 of the file's bytes, streamed (no size
-// limit). name may start with the "/" that separated it from its parent. With an ancestor that is
-// missing or not a directory the id is "-", with a symlinked ancestor "via-link" (dirContentIDs:
-// nothing outside the repository is read).
-func contentID(dir *fsx.Dir, name string) (string, error) {
-	name = strings.TrimPrefix(name, "/")
-	fi, err := dir.Lstat(name)
-	switch {
-	case fsx.ReasonOf(err) == fsx.ReasonMissing:
-		return "-", nil
-	case err != nil:
-		return "", err
-	case !fi.Mode().IsRegular():
-		return nonRegularID(fi, func() (string, error) { return dir.Readlink(name) })
-	}
-	f, err := dir.OpenFile(name)
-	switch {
-	case fsx.ReasonOf(err) == fsx.ReasonMissing:
-		return "-", nil
-	case fsx.ReasonOf(err) == fsx.ReasonSymlink:
-		return "link:changed", nil
-	case fsx.ReasonOf(err) == fsx.ReasonNotRegular:
-		return "special:changed", nil
-	case err != nil:
-		return "", err
-	}
-	defer f.Close()
-	return fsx.SHA256File(f)
-}
-
-// contentIDByPath is contentID for the path rel below root, reached without a directory handle:
-// every ancestor is checked not to be a symlink (fsx.CheckNoSymlink), then the path is read
-// without following one. It serves the paths of a directory that cannot be opened for reading.
-func contentIDByPath(root, rel string) (string, error) {
-	if p := parentOf(rel); p != "" {
-		if err := fsx.CheckNoSymlink(root, p); err != nil {
-			switch fsx.ReasonOf(err) {
-			case fsx.ReasonMissing, fsx.ReasonNotRegular:
-				return "-", nil
-			case fsx.ReasonSymlink, fsx.ReasonSymlinkedAncestor:
-				return "via-link", nil
-			}
-			return "", err
-		}
-	}
-	abs := filepath.Join(root, filepath.FromSlash(rel))
-	fi, err := os.Lstat(abs)
-	switch {
-	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
-		return "-", nil
-	case err != nil:
-		return "", err
-	case !fi.Mode().IsRegular():
-		return nonRegularID(fi, func() (string, error) { return os.Readlink(abs) })
-	}
-	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "-", nil
-	case errors.Is(err, syscall.ELOOP):
-		return "link:changed", nil
-	case err != nil:
-		return "", err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil {
-		return "", err
-	} else if !fi.Mode().IsRegular() {
-		return "special:changed", nil
-	}
-	return fsx.SHA256File(f)
-}
-
-// nonRegularID is the content id of a path that lstat found not to be a regular file (fi):
-// "link:<sha256 of the target>" for a symlink (readlink reads the target), "dir" for a directory,
-// otherwise "special:<type>".
-func nonRegularID(fi fs.FileInfo, readlink func() (string, error)) (string, error) {
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
-		t, err := readlink()
-		if err != nil {
-			return "", err
-		}
-		return "link:" + sha256Hex([]byte(t)), nil
-	case fi.IsDir():
-		return "dir", nil
-	}
-	return "special:" + fi.Mode().Type().String(), nil
+	return out
 }

@@ -2,10 +2,13 @@ package store
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 )
@@ -21,7 +24,7 @@ const MaxControllerWrites = 20000
 const maxWritesBytes = 16 << 20
 
 // ControllerWrites are the paths the controller's verification runs created in the work tree,
-// each with its content id as the runs left it (verifyrun.WorktreeContent), for the task's
+// each with its content id as the runs left it (fsx.ContentID), for the task's
 // baseline. A later audit leaves such a path out of the changed set while its content id is
 // unchanged (verification-receipts.md §2.2).
 type ControllerWrites struct {
@@ -44,13 +47,38 @@ func (t *Task) LoadWrites() (*ControllerWrites, error) {
 	var w ControllerWrites
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&w); err != nil || w.Version != 1 || len(w.Paths) > MaxControllerWrites {
+	if err := dec.Decode(&w); err != nil || w.Version < 1 || w.Version > writesVersion || len(w.Paths) > MaxControllerWrites {
 		if err == nil {
 			err = fmt.Errorf("version %d or more than %d paths", w.Version, MaxControllerWrites)
 		}
 		return nil, &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: err}
 	}
+	if w.Version == 1 {
+		w.Paths = writesFromV1(w.Paths)
+	}
 	return &w, nil
+}
+
+// writesVersion is the version SaveWrites writes: 2 holds fsx.ContentID's ids.
+const writesVersion = 2
+
+// writesFromV1 translates version 1's content ids, the receipts' former vocabulary, to
+// fsx.ContentID's: "file:<sha256>" is the bare hash, "exec:<sha256>" stays, "link:<target>" is
+// the target's hash. An id of another kind was never recorded and is dropped.
+func writesFromV1(v1 map[string]string) map[string]string {
+	out := make(map[string]string, len(v1))
+	for p, id := range v1 {
+		switch {
+		case strings.HasPrefix(id, "file:"):
+			out[p] = id[len("file:"):]
+		case strings.HasPrefix(id, "exec:"):
+			out[p] = id
+		case strings.HasPrefix(id, "link:"):
+			sum := sha256.Sum256([]byte(id[len("link:"):]))
+			out[p] = "link:" + hex.EncodeToString(sum[:])
+		}
+	}
+	return out
 }
 
 // SaveWrites replaces the task's controller writes atomically; nil or an empty set removes them.
@@ -65,7 +93,7 @@ func (t *Task) SaveWrites(w *ControllerWrites) error {
 	if len(w.Paths) > MaxControllerWrites {
 		return &Error{Kind: KindIO, Op: "write", Path: p, Err: errors.New("too many paths")}
 	}
-	w.Version = 1
+	w.Version = writesVersion
 	data, err := json.Marshal(w)
 	if err != nil {
 		return err

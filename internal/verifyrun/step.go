@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/spec"
 	"github.com/mastermind-controller/mastermind/internal/verification"
 )
@@ -65,7 +66,7 @@ type StepResult struct {
 
 // Step runs post-flight's verification step: the plan (Plan(in.Spec, in.All)), reused from
 // in.Store when the fingerprint matches, in.Rerun is false and every in.Before content id is
-// Stable; the §4 rules for every receipt;
+// fsx.ContentStable; the §4 rules for every receipt;
 // then, when something ran, D again and verification_modified_worktree for the paths that
 // differ. With nothing planned it returns an empty result and runs nothing. Errors are those of
 // RunAll and in.After.
@@ -88,7 +89,7 @@ func Step(ctx context.Context, in StepInputs) (*StepResult, error) {
 	// would not mean equal work trees.
 	rerun := in.Rerun
 	for _, p := range fpInputs {
-		if !Stable(p.Content) {
+		if !fsx.ContentStable(p.Content) {
 			rerun = true
 			break
 		}
@@ -117,7 +118,7 @@ func Step(ctx context.Context, in StepInputs) (*StepResult, error) {
 		before := StateMap(in.Before)
 		created := map[string]bool{}
 		for _, a := range after {
-			if _, had := before[a.Path]; !had && a.Status == "untracked" && Stable(a.Content) && a.Content != "absent" {
+			if _, had := before[a.Path]; !had && a.Status == "untracked" && fsx.ContentStable(a.Content) && a.Content != fsx.ContentAbsent {
 				res.Created = append(res.Created, a)
 				created[a.Path] = true
 			}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/spec"
 	"github.com/mastermind-controller/mastermind/internal/verification"
 )
@@ -56,7 +57,7 @@ func TestStep(t *testing.T) {
 	if !strings.HasPrefix(got, want) || !strings.Contains(got, "warning verification_modified_worktree: the verification runs changed the work tree (the audit uses the changed set from before them): a.txt files=[a.txt]") {
 		t.Errorf("findings:\n%s", got)
 	}
-	if len(res.Created) != 2 || res.Created[0].Path != "count" || res.Created[1].Path != "out.txt" || !strings.HasPrefix(res.Created[0].Content, "file:") {
+	if len(res.Created) != 2 || res.Created[0].Path != "count" || res.Created[1].Path != "out.txt" || !fsx.ContentStable(res.Created[0].Content) {
 		t.Errorf("created %+v", res.Created)
 	}
 	lines := res.Lines(sp.VerifyCommands, rows)

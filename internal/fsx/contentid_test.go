@@ -1,13 +1,21 @@
-package postflight
+//go:build unix
+
+package fsx
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/mastermind-controller/mastermind/internal/gitscope"
 )
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
 
 // TestContentIDs reads a real work tree with one entry of every kind, grouped by directory as
 // a sorted changed set is: the ids name what is there without following any symlink.
@@ -29,6 +37,10 @@ func TestContentIDs(t *testing.T) {
 	write("d/c.txt", "other\n")
 	write("d/nested/.git/HEAD", "ref: refs/heads/main\n")
 	write("notdir", "x")
+	write("d/run.sh", "#!/bin/sh\n")
+	if err := os.Chmod(filepath.Join(root, "d", "run.sh"), 0o744); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("secret"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -38,15 +50,15 @@ func TestContentIDs(t *testing.T) {
 	if err := os.Symlink("b.txt", filepath.Join(root, "d", "link")); err != nil {
 		t.Fatal(err)
 	}
+	forged := "b.txt\nfile modified " + sha256Hex([]byte("x")) + ` "a.txt"`
+	if err := os.Symlink(forged, filepath.Join(root, "d", "nl")); err != nil {
+		t.Fatal(err)
+	}
 	if err := syscall.Mkfifo(filepath.Join(root, "d", "pipe"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	paths := []string{"a.txt", "d/b.txt", "d/c.txt", "d/gone.txt", "d/link", "d/nested", "d/pipe", "missing/x", "notdir/x", "out/secret.txt"}
-	d := make([]gitscope.Entry, len(paths))
-	for i, p := range paths {
-		d[i] = gitscope.Entry{Path: []byte(p), Status: gitscope.StatusModified, UTF8: true}
-	}
-	ids, err := contentIDs(root, d)
+	paths := []string{"a.txt", "d/b.txt", "d/c.txt", "d/gone.txt", "d/link", "d/nested", "d/nl", "d/pipe", "d/run.sh", "missing/x", "notdir/x", "out/secret.txt"}
+	ids, err := ContentIDs(root, paths)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,6 +66,7 @@ func TestContentIDs(t *testing.T) {
 	want := map[string]string{
 		"a.txt": hello, "d/b.txt": hello, "d/c.txt": sha256Hex([]byte("other\n")), "d/gone.txt": "-",
 		"d/link": "link:" + sha256Hex([]byte("b.txt")), "d/nested": "dir", "d/pipe": "special:p---------",
+		"d/nl": "link:" + sha256Hex([]byte(forged)), "d/run.sh": "exec:" + sha256Hex([]byte("#!/bin/sh\n")),
 		"missing/x": "-", "notdir/x": "-", "out/secret.txt": "via-link",
 	}
 	for i, p := range paths {
@@ -61,7 +74,7 @@ func TestContentIDs(t *testing.T) {
 			t.Errorf("%s: id %q, want %q", p, ids[i], want[p])
 		}
 		// The by-path reader (a directory that cannot be opened) gives every kind the same id.
-		if id, err := contentIDByPath(root, p); err != nil || id != want[p] {
+		if id, err := ContentID(root, p); err != nil || id != want[p] {
 			t.Errorf("%s: by path id %q (%v), want %q", p, id, err, want[p])
 		}
 	}
@@ -87,11 +100,27 @@ func TestContentIDsUnreadableDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Chmod(filepath.Join(root, "d"), 0o755) })
-	ids, err := contentIDs(root, []gitscope.Entry{{Path: []byte("d/f.txt"), Status: gitscope.StatusModified}})
+	ids, err := ContentIDs(root, []string{"d/f.txt"})
 	if err != nil {
-		t.Fatalf("contentIDs: %v", err)
+		t.Fatalf("ContentIDs: %v", err)
 	}
 	if want := sha256Hex([]byte("hello\n")); ids[0] != want {
 		t.Fatalf("id %q, want %q", ids[0], want)
+	}
+}
+
+// TestContentStable: only an id that pins the content (a file's or link target's hash, absent)
+// is stable; a directory, a special file, a path behind a link, a race or an error is not.
+func TestContentStable(t *testing.T) {
+	h := sha256Hex([]byte("x"))
+	for id, want := range map[string]bool{
+		h: true, "exec:" + h: true, "link:" + h: true, ContentAbsent: true,
+		ContentDir: false, ContentViaLink: false, "special:p---------": false, "link:changed": false,
+		"special:changed": false, "error:permission denied": false, h[1:]: false, "exec:link:" + h: false,
+		"link:" + strings.ToUpper(h): false, "": false,
+	} {
+		if ContentStable(id) != want {
+			t.Errorf("ContentStable(%q) = %v, want %v", id, !want, want)
+		}
 	}
 }
