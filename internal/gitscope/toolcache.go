@@ -23,28 +23,30 @@ import (
 
 // ToolCache is one row of the tool-cache table (gitscope.md §4.7): a directory name and the
 // tool that makes it. Name is a base name (".pytest_cache") or a slash path suffix of at most
-// four components ("node_modules/.cache"); it never holds a glob.
+// four components ("node_modules/.cache"); it never holds a glob. NoMarker marks a built-in row
+// whose tool writes neither marker: it names the tool and never leaves a directory out.
 type ToolCache struct {
-	Name string
-	Tool string
+	Name     string
+	Tool     string
+	NoMarker bool
 }
 
 // BuiltinToolCaches is the table every task has; ToolCachesConfig at the baseline extends it.
 // gitscope.md §4.7 says what each tool writes: a row whose tool writes neither marker is listed
 // so that the table answers "why is my __pycache__ reported", and never matches by itself.
 var BuiltinToolCaches = []ToolCache{
-	{".pytest_cache", "pytest"},
-	{".mypy_cache", "mypy"},
-	{".ruff_cache", "ruff"},
-	{".venv", "uv venv, virtualenv, python -m venv (3.13+)"},
-	{"venv", "uv venv, virtualenv, python -m venv (3.13+)"},
-	{".tox", "tox"},
-	{".nox", "nox"},
-	{"htmlcov", "coverage.py html"},
-	{"__pycache__", "CPython bytecode"},
-	{"node_modules/.cache", "babel-loader, eslint, terser (find-cache-dir)"},
-	{".gradle", "Gradle"},
-	{"target", "cargo"},
+	{".pytest_cache", "pytest", false},
+	{".mypy_cache", "mypy", false},
+	{".ruff_cache", "ruff", false},
+	{".venv", "uv venv, virtualenv, python -m venv (3.13+)", false},
+	{"venv", "uv venv, virtualenv, python -m venv (3.13+)", false},
+	{".tox", "tox", false},
+	{".nox", "nox", false},
+	{"htmlcov", "coverage.py html", false},
+	{"__pycache__", "CPython bytecode", true},
+	{"node_modules/.cache", "babel-loader, eslint, terser (find-cache-dir)", true},
+	{".gradle", "Gradle", true},
+	{"target", "cargo", false},
 }
 
 // ToolCachesConfig is the planner's extension of the table, read from the baseline commit only
@@ -162,11 +164,12 @@ func checkCacheName(name string) string {
 }
 
 // toolFor returns the tool of the first row whose name is dir's base name or a suffix of dir's
-// components.
+// components. A NoMarker row matches and is not known: an executor's marker in such a directory
+// (a CACHEDIR.TAG beside bytecode CPython loads) leaves nothing out.
 func toolFor(table []ToolCache, dir string) (string, bool) {
 	for _, tc := range table {
 		if dir == tc.Name || strings.HasSuffix(dir, "/"+tc.Name) {
-			return tc.Tool, true
+			return tc.Tool, !tc.NoMarker
 		}
 	}
 	return "", false
