@@ -190,7 +190,9 @@ func contentDigest(root, rel string) (string, int64, error) {
 	if err != nil {
 		return "", 0, fmt.Errorf("%s: %w", rel, err)
 	}
-	return sha256Hex(data), int64(len(data)), nil
+	// The executable bit as the inputs fingerprint's content id marks it (execMarked).
+	id, _ := execMarked(fi, sha256Hex(data), nil)
+	return id, int64(len(data)), nil
 }
 
 func parentOf(rel string) string {
