@@ -2,7 +2,6 @@ package postflight
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -32,6 +31,10 @@ type AcceptOptions struct {
 	Now func() time.Time
 	// StateDir is the controller store root ("" for store.Location()).
 	StateDir string
+}
+
+func (o AcceptOptions) ref() taskRef {
+	return taskRef{git: o.Git, specArg: o.SpecArg, stateDir: o.StateDir, wait: o.Wait, now: o.Now}
 }
 
 // ReasonError is an unusable --reason (a usage error, exit 2).
@@ -69,31 +72,12 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 	if err != nil {
 		return res, err
 	}
-	if opts.Git == nil {
-		return res, errors.New("internal error: no repository")
-	}
-	task, err := ResolveTask(opts.Git.Root(), opts.SpecArg)
+	c, ld, err := openTask(ctx, opts.ref(), res, nil)
 	if err != nil {
 		return res, err
 	}
-	res.Task = task
-	gitDir, err := opts.Git.GitDir()
-	if err != nil {
-		return res, err
-	}
-	tf, err := openTaskFilesWait(ctx, task, opts.StateDir, gitDir, opts.Wait)
-	if err != nil {
-		return res, err
-	}
-	defer tf.close()
-	res.StorePath = tf.storePath
-	c := &controller{opts: Options{Git: opts.Git, SpecArg: opts.SpecArg, Now: opts.Now, StateDir: opts.StateDir}, git: opts.Git, task: task, res: res, files: tf}
-	// The decision is read from the controller store (trust-model.md I2), never from the mirror.
-	ld, err := tf.load(c.now())
-	if err != nil {
-		return res, err
-	}
-	c.warnRewritten(ld)
+	defer c.close()
+	task, tf := c.task, c.files
 	st := ld.State
 	if st == nil && ld.Mirror != nil {
 		res.Outcome, res.Message = OutcomeAcceptRefused, MsgNoRecord+fmt.Sprintf(" (%s has none; the state.json in the task folder is not used); nothing to accept", tf.storePath)

@@ -322,7 +322,7 @@ func schemaValid(t *testing.T, root string) {
 func TestReleaseNotesTitleAndMissingSections(t *testing.T) {
 	root, opts := newTaskRepo(t)
 	view := taskSource(t, opts, "020-cache")
-	c := &controller{opts: opts, git: opts.Git, task: Task{Root: root, Name: "020-cache", Dir: ".mastermind/tasks/020-cache", Spec: taskSpec}, res: &Outcome{}, src: view}
+	c := &controller{opts: opts, clock: opts.Now, git: opts.Git, task: Task{Root: root, Name: "020-cache", Dir: ".mastermind/tasks/020-cache", Spec: taskSpec}, res: &Outcome{}, src: view}
 	cs, err := opts.Git.ChangedSet(t.Context(), readState(t, root).BaselineRef)
 	if err != nil {
 		t.Fatal(err)

@@ -39,6 +39,11 @@ type GateOptions struct {
 	StateDir string
 }
 
+// ref names task t as gate --record opens it for its post-flight.
+func (o GateOptions) ref(t Task) taskRef {
+	return taskRef{git: o.Git, specArg: filepath.Join(t.Root, filepath.FromSlash(t.Spec)), stateDir: o.StateDir, wait: o.Wait, now: o.Now}
+}
+
 // BaseGateOptions configure the gate against a protected base (`gate --base`, trust-model.md
 // §5): merge-base(Base, Head)..Head, read from committed content only.
 type BaseGateOptions struct {
@@ -611,11 +616,9 @@ func (g *gater) audit(ctx context.Context, in TaskInfo, t *gateTask, exclude map
 	return cs
 }
 
-// record runs the normal post-flight for a task (Run with ModePostOnly) and maps its outcome.
+// record runs the normal post-flight for a task (run-task --post-only) and maps its outcome.
 func (g *gater) record(ctx context.Context, in TaskInfo, t *gateTask) {
-	res, err := Run(ctx, Options{Git: g.opts.Git, SpecArg: filepath.Join(t.Task.Root, filepath.FromSlash(t.Task.Spec)),
-		Mode: ModePostOnly, MaxIterations: DefaultMaxIterations,
-		Now: g.opts.Now, Wait: g.opts.Wait, StateDir: g.opts.StateDir})
+	res, err := runTask(ctx, g.opts.ref(t.Task), Options{Mode: ModePostOnly, MaxIterations: DefaultMaxIterations})
 	t.Warnings = res.Warnings
 	if err != nil {
 		t.fail(GateError, err)

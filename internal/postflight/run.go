@@ -256,12 +256,64 @@ func (e *LockBusyError) Error() string {
 // Unwrap returns fsx.ErrLockBusy.
 func (e *LockBusyError) Unwrap() error { return fsx.ErrLockBusy }
 
+// taskRef names a task and how a command reaches its controller record: what run-task, accept
+// and gate --record share to open a task (openTask).
+type taskRef struct {
+	git      Git
+	specArg  string // the spec argument, relative to the current directory
+	stateDir string // the controller store root, "" for store.Location()
+	wait     time.Duration
+	now      func() time.Time // time.Now when nil
+}
+
+func (o Options) ref() taskRef {
+	return taskRef{git: o.Git, specArg: o.SpecArg, stateDir: o.StateDir, wait: o.Wait, now: o.Now}
+}
+
+// openTask is the set-up run-task and accept share: it resolves the task r names, opens its
+// task folder and store record under the controller locks and loads the record. It fills in
+// res's task and store path as they become known; resolved, when set, sees the task before any
+// lock is taken. The caller closes the controller it returns.
+func openTask(ctx context.Context, r taskRef, res *Outcome, resolved func(Task)) (*controller, *loaded, error) {
+	if r.git == nil {
+		return nil, nil, errors.New("internal error: no repository")
+	}
+	task, err := ResolveTask(r.git.Root(), r.specArg)
+	if err != nil {
+		return nil, nil, err
+	}
+	res.Task = task
+	if resolved != nil {
+		resolved(task)
+	}
+	gitDir, err := r.git.GitDir()
+	if err != nil {
+		return nil, nil, err
+	}
+	tf, err := openTaskFilesWait(ctx, task, r.stateDir, gitDir, r.wait)
+	if err != nil {
+		return nil, nil, err
+	}
+	res.StorePath = tf.storePath
+	c := &controller{clock: r.now, git: r.git, task: task, res: res, files: tf}
+	// The decision is read from the controller store (trust-model.md I2), never from the mirror.
+	ld, err := tf.load(c.now())
+	if err != nil {
+		c.close()
+		return nil, nil, err
+	}
+	c.warnRewritten(ld)
+	return c, ld, nil
+}
+
 // controller carries one run's context.
 type controller struct {
-	opts Options
-	git  Git
-	task Task
-	res  *Outcome
+	// opts are the run-task options; accept runs with none.
+	opts  Options
+	clock func() time.Time
+	git   Git
+	task  Task
+	res   *Outcome
 	// src is the task's source for this run (sourceFor, opened by c.source); nil until an audit
 	// input is read.
 	src source
@@ -299,10 +351,18 @@ func (c *controller) source(ctx context.Context, st *State) (source, error) {
 }
 
 func (c *controller) now() time.Time {
-	if c.opts.Now != nil {
-		return c.opts.Now()
+	if c.clock != nil {
+		return c.clock()
 	}
 	return time.Now()
+}
+
+// close releases the run's source, locks and store record.
+func (c *controller) close() {
+	if c.src != nil {
+		c.src.Close()
+	}
+	c.files.close()
 }
 
 func (c *controller) warnf(format string, a ...any) {
@@ -314,47 +374,31 @@ func (c *controller) warnf(format string, a ...any) {
 // phase flags) is the caller's. A *SpecPathError is a usage error (exit 2); any other returned
 // error is operational (exit 3), and the returned Outcome (never nil) then has Outcome "error".
 func Run(ctx context.Context, opts Options) (*Outcome, error) {
+	return runTask(ctx, opts.ref(), opts)
+}
+
+// runTask is Run on the task r names, with the phase options of opts.
+func runTask(ctx context.Context, r taskRef, opts Options) (*Outcome, error) {
 	res := &Outcome{Outcome: OutcomeError, Phase: PhaseForMode(opts.Mode)}
-	if opts.Git == nil {
-		return res, errors.New("internal error: no repository")
-	}
 	if opts.MaxIterations < 0 {
 		return res, fmt.Errorf("--max-iterations must be >= 0, got %d", opts.MaxIterations)
 	}
-	task, err := ResolveTask(opts.Git.Root(), opts.SpecArg)
-	if err != nil {
-		return res, err
-	}
-	res.Task = task
-	if opts.Mode == ModeAuto {
+	c, ld, err := openTask(ctx, r, res, func(task Task) {
+		if opts.Mode != ModeAuto {
+			return
+		}
 		if _, err := os.Lstat(task.Abs(task.StateRel())); err == nil {
 			// With state, run-task without a phase flag runs post-flight (or completion, which
 			// sets its own phase): an early operational failure, such as unreadable state,
 			// belongs to that phase, not to pre-flight.
 			res.Phase = PhasePostflight
 		}
-	}
-	gitDir, err := opts.Git.GitDir()
+	})
 	if err != nil {
 		return res, err
 	}
-	tf, err := openTaskFilesWait(ctx, task, opts.StateDir, gitDir, opts.Wait)
-	if err != nil {
-		return res, err
-	}
-	defer tf.close()
-	res.StorePath = tf.storePath
-	c := &controller{opts: opts, git: opts.Git, task: task, res: res, files: tf}
-	defer func() {
-		if c.src != nil {
-			c.src.Close()
-		}
-	}()
-	ld, err := tf.load(c.now())
-	if err != nil {
-		return res, err
-	}
-	c.warnRewritten(ld)
+	defer c.close()
+	c.opts = opts
 	out, err := c.dispatch(ctx, ld)
 	if err == nil && out.Outcome == OutcomePostRefused && out.InputsFingerprint == "" {
 		out.InputsFingerprint = refusalFingerprint(out.Line(), "")
@@ -364,7 +408,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	}
 	if err == nil {
 		// Every write checked the folder; a swap after the last one still fails the run.
-		err = tf.check()
+		err = c.files.check()
 	}
 	if err != nil {
 		res.Outcome = OutcomeError
