@@ -215,10 +215,19 @@ func dirContentID(dir *Dir, name string) (string, error) {
 // limit), marked when an execute bit is set.
 func fileID(f *os.File, m fs.FileMode) (string, error) {
 	sum, err := SHA256File(f)
-	if err != nil || m.Perm()&0o111 == 0 {
-		return sum, err
+	if err != nil {
+		return "", err
 	}
-	return execPrefix + sum, nil
+	return ExecMarked(m, sum), nil
+}
+
+// ExecMarked is the content id of a regular file of mode m whose bytes hash to sum: sum, marked
+// when an execute bit is set. The history snapshot's digests mark files the same way.
+func ExecMarked(m fs.FileMode, sum string) string {
+	if m.Perm()&0o111 == 0 {
+		return sum
+	}
+	return execPrefix + sum
 }
 
 // nonRegularID is the content id of a path that lstat found not to be a regular file (fi):

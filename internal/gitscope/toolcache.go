@@ -23,28 +23,30 @@ import (
 
 // ToolCache is one row of the tool-cache table (gitscope.md §4.7): a directory name and the
 // tool that makes it. Name is a base name (".pytest_cache") or a slash path suffix of at most
-// four components ("node_modules/.cache"); it never holds a glob.
+// four components ("node_modules/.cache"); it never holds a glob. NoMarker marks a built-in row
+// whose tool writes neither marker: it names the tool and never leaves a directory out.
 type ToolCache struct {
-	Name string
-	Tool string
+	Name     string
+	Tool     string
+	NoMarker bool
 }
 
 // BuiltinToolCaches is the table every task has; ToolCachesConfig at the baseline extends it.
 // gitscope.md §4.7 says what each tool writes: a row whose tool writes neither marker is listed
 // so that the table answers "why is my __pycache__ reported", and never matches by itself.
 var BuiltinToolCaches = []ToolCache{
-	{".pytest_cache", "pytest"},
-	{".mypy_cache", "mypy"},
-	{".ruff_cache", "ruff"},
-	{".venv", "uv venv, virtualenv, python -m venv (3.13+)"},
-	{"venv", "uv venv, virtualenv, python -m venv (3.13+)"},
-	{".tox", "tox"},
-	{".nox", "nox"},
-	{"htmlcov", "coverage.py html"},
-	{"__pycache__", "CPython bytecode"},
-	{"node_modules/.cache", "babel-loader, eslint, terser (find-cache-dir)"},
-	{".gradle", "Gradle"},
-	{"target", "cargo"},
+	{".pytest_cache", "pytest", false},
+	{".mypy_cache", "mypy", false},
+	{".ruff_cache", "ruff", false},
+	{".venv", "uv venv, virtualenv, python -m venv (3.13+)", false},
+	{"venv", "uv venv, virtualenv, python -m venv (3.13+)", false},
+	{".tox", "tox", false},
+	{".nox", "nox", false},
+	{"htmlcov", "coverage.py html", false},
+	{"__pycache__", "CPython bytecode", true},
+	{"node_modules/.cache", "babel-loader, eslint, terser (find-cache-dir)", true},
+	{".gradle", "Gradle", true},
+	{"target", "cargo", false},
 }
 
 // ToolCachesConfig is the planner's extension of the table, read from the baseline commit only
@@ -162,11 +164,12 @@ func checkCacheName(name string) string {
 }
 
 // toolFor returns the tool of the first row whose name is dir's base name or a suffix of dir's
-// components.
+// components. A NoMarker row matches and is not known: an executor's marker in such a directory
+// (a CACHEDIR.TAG beside bytecode CPython loads) leaves nothing out.
 func toolFor(table []ToolCache, dir string) (string, bool) {
 	for _, tc := range table {
 		if dir == tc.Name || strings.HasSuffix(dir, "/"+tc.Name) {
-			return tc.Tool, true
+			return tc.Tool, !tc.NoMarker
 		}
 	}
 	return "", false
@@ -215,11 +218,14 @@ func (s toolCacheScan) apply(entries []Entry, hidden []string) ([]Entry, []Ignor
 	tableLoaded := false
 	var caches, hiding []IgnoredDir
 	var taken []string
+	// shown are the own .gitignore rules of each left-out cache that ignores itself: a file they
+	// do not ignore ("*" then "!evil.py") is one git status shows, and stays in C.
+	shown := map[string]gitignore.Matcher{}
 	for _, d := range dirs {
 		if underAny(taken, d) {
 			continue
 		}
-		ignores, tagged, err := s.markers(d)
+		ignores, m, tagged, err := s.markers(d)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -256,6 +262,9 @@ func (s toolCacheScan) apply(entries []Entry, hidden []string) ([]Entry, []Ignor
 		}
 		taken = append(taken, d)
 		if known {
+			if ignores {
+				shown[d] = m
+			}
 			caches = append(caches, IgnoredDir{Dir: d, Tool: tool, Files: n})
 		} else {
 			hiding = append(hiding, IgnoredDir{Dir: d, Files: n})
@@ -266,8 +275,10 @@ func (s toolCacheScan) apply(entries []Entry, hidden []string) ([]Entry, []Ignor
 	}
 	out := make([]Entry, 0, len(entries))
 	for _, e := range entries {
-		if underAny(taken, string(e.Path)) {
-			continue
+		if d, ok := underWhich(taken, string(e.Path)); ok {
+			if m := shown[d]; m == nil || ownRulesIgnore(m, d, string(e.Path)) {
+				continue
+			}
 		}
 		out = append(out, e)
 	}
@@ -279,11 +290,11 @@ func (s toolCacheScan) apply(entries []Entry, hidden []string) ([]Entry, []Ignor
 }
 
 // markers reads dir's own markers: whether its .gitignore (a regular file) ignores that
-// .gitignore, and whether it holds a CACHEDIR.TAG that opens with the specification's
-// signature. Neither is read through a symbolic link.
-func (s toolCacheScan) markers(dir string) (ignores, tagged bool, err error) {
+// .gitignore, with its rules as m, and whether it holds a CACHEDIR.TAG that opens with the
+// specification's signature. Neither is read through a symbolic link.
+func (s toolCacheScan) markers(dir string) (ignores bool, m gitignore.Matcher, tagged bool, err error) {
 	if fi, err := os.Lstat(filepath.Join(s.root, filepath.FromSlash(dir))); err != nil || !fi.IsDir() {
-		return false, false, nil
+		return false, nil, false, nil
 	}
 	read := func(name string) []byte {
 		b, err := fsx.ReadInRoot(s.root, dir+"/"+name, maxMarkerBytes)
@@ -294,13 +305,25 @@ func (s toolCacheScan) markers(dir string) (ignores, tagged bool, err error) {
 	}
 	if b := read(".gitignore"); b != nil {
 		domain := strings.Split(dir, "/")
-		m := gitignore.NewMatcher(parseIgnoreData(b, domain))
+		m = gitignore.NewMatcher(parseIgnoreData(b, domain))
 		ignores = m.Match(append(slices.Clone(domain), ".gitignore"), false)
 	}
 	if b := read("CACHEDIR.TAG"); b != nil {
 		tagged = bytes.HasPrefix(b, []byte(cacheDirTagSignature))
 	}
-	return ignores, tagged, nil
+	return ignores, m, tagged, nil
+}
+
+// ownRulesIgnore reports whether dir's own rules m ignore p, a path below dir, as git applies
+// them: p or a directory between dir and p matches (git never looks inside an ignored directory).
+func ownRulesIgnore(m gitignore.Matcher, dir, p string) bool {
+	parts := strings.Split(p, "/")
+	for i := strings.Count(dir, "/") + 2; i <= len(parts); i++ {
+		if m.Match(parts[:i], i < len(parts)) {
+			return true
+		}
+	}
+	return false
 }
 
 // onlyUntracked reports whether every entry below dir is untracked (none staged, committed or

@@ -122,7 +122,7 @@ func TestParseToolCaches(t *testing.T) {
 	good := "# extra caches\ntool_caches:\n  - name: .hypothesis\n    tool: Hypothesis\n  - name: build/.cache\n    tool: my generator\n"
 	got, err := ParseToolCaches([]byte(good))
 	must(t, err)
-	if want := []ToolCache{{".hypothesis", "Hypothesis"}, {"build/.cache", "my generator"}}; !slices.Equal(got, want) {
+	if want := []ToolCache{{".hypothesis", "Hypothesis", false}, {"build/.cache", "my generator", false}}; !slices.Equal(got, want) {
 		t.Errorf("got %v", got)
 	}
 	for _, bad := range []struct{ src, want string }{

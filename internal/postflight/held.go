@@ -190,7 +190,7 @@ func contentDigest(root, rel string) (string, int64, error) {
 	if err != nil {
 		return "", 0, fmt.Errorf("%s: %w", rel, err)
 	}
-	return sha256Hex(data), int64(len(data)), nil
+	return fsx.ExecMarked(fi.Mode(), sha256Hex(data)), int64(len(data)), nil
 }
 
 func parentOf(rel string) string {

@@ -13,6 +13,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/report"
 	"github.com/mastermind-controller/mastermind/internal/spec"
+	"github.com/mastermind-controller/mastermind/internal/verifyrun"
 )
 
 // inputs are what one post-flight audits (lifecycle-v2.md §5), read once: the spec (already
@@ -23,18 +24,22 @@ type inputs struct {
 	Spec        *specInput
 	Changed     *gitscope.ChangedSet
 	Fingerprint string
-	// byRunAll are the fingerprints without and with --run-verify, both computed at once so that
-	// no content id per changed path is kept for the rest of the run.
-	byRunAll [2]string
+	// byRunAll are the fingerprints without and with --run-verify; the one this run does not use
+	// is computed on its first call (it may list the ignored inputs, ignoredInputs).
+	byRunAll [2]func() string
 }
 
 // fingerprintFor is the inputs fingerprint with or without --run-verify ("" when the spec
 // changed).
 func (in *inputs) fingerprintFor(runAll bool) string {
+	i := 0
 	if runAll {
-		return in.byRunAll[1]
+		i = 1
 	}
-	return in.byRunAll[0]
+	if in.byRunAll[i] == nil {
+		return ""
+	}
+	return in.byRunAll[i]()
 }
 
 // readInputs reads the task's audited inputs for state st — the spec and the report through
@@ -115,12 +120,56 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 			base.Foreign = append(base.Foreign, ForeignRecord{Path: p, Hash: audit.ForeignRecordID(t.Root, p, c.files.controllerWrote)})
 		}
 	}
+	// The ignored inputs a planned run could read (verification_ignored_input) are inputs of
+	// its verdict: listed once, and only for a variant that plans a command.
+	ignored := sync.OnceValues(func() ([]string, error) { return c.ignoredInputs(ctx, st, in.Changed) })
+	var ignoredErr error
 	for i, all := range []bool{false, true} {
-		base.Verify = verifyLines(in.Spec.Spec, all)
-		in.byRunAll[i] = InputsFingerprint(base)
+		in.byRunAll[i] = sync.OnceValue(func() string {
+			b := base
+			b.Verify = verifyLines(in.Spec.Spec, all)
+			if len(verifyrun.Plan(in.Spec.Spec, all)) > 0 {
+				lines, err := ignored()
+				if err != nil {
+					ignoredErr = err
+					return ""
+				}
+				b.Ignored = lines
+			}
+			return InputsFingerprint(b)
+		})
 	}
 	in.Fingerprint = in.fingerprintFor(runAll)
+	if ignoredErr != nil {
+		in.Spec.close()
+		return nil, ignoredErr
+	}
 	return in, nil
+}
+
+// ignoredInputs are the fingerprint lines of the files a planned run could read that the audit
+// does not see (gitscope.IgnoredSince: ignored, or in a left-out tool cache, written since
+// pre-flight), without the controller's own recorded writes: "<quoted content id> <quoted path>". A
+// new one, or one changed, makes the next post-flight a new audit, which names it. Without the
+// task's store record there is nothing to list.
+func (c *controller) ignoredInputs(ctx context.Context, st *State, cs *gitscope.ChangedSet) ([]string, error) {
+	if c.files == nil || c.files.st == nil || c.git == nil {
+		return nil, nil
+	}
+	paths, err := c.git.IgnoredSince(ctx, st.BaselineRef, c.files.st, cs.ToolCaches, 0)
+	if err != nil {
+		return nil, err
+	}
+	writes := c.files.controllerWrites(st.BaselineRef)
+	var out []string
+	for _, p := range paths {
+		id := verifyrun.WorktreeContent(c.task.Root, p)
+		if w, ok := writes[p]; ok && w == id {
+			continue
+		}
+		out = append(out, strconv.Quote(id)+" "+strconv.Quote(p))
+	}
+	return out, nil
 }
 
 type headResult struct {
@@ -158,6 +207,8 @@ type FingerprintInput struct {
 	Foreign []ForeignRecord
 	// Transcript is the harness transcript's id (transcriptID), "" without one.
 	Transcript string
+	// Ignored are the ignored inputs of a planned run (ignoredInputs), in path order.
+	Ignored []string
 }
 
 // ForeignRecord is another task's record and its content now: audit.ForeignRecordID (a SHA-256,
@@ -177,6 +228,7 @@ type ForeignRecord struct {
 //	file <status> <content id> <quoted path>\n   (one line per path of D, in path order)
 //	foreign <sha256 | - | unreadable | controller> <quoted path>\n   (one line per Foreign record, in order)
 //	transcript <harness> <digest | -reason>\n   (only with a harness transcript)
+//	ignored <quoted content id> <quoted path>\n   (one line per ignored input of a planned run, in order)
 //
 // Paths and commands are Go-quoted, so no byte of them can forge a line.
 func InputsFingerprint(in FingerprintInput) string {
@@ -202,6 +254,9 @@ func InputsFingerprint(in FingerprintInput) string {
 	}
 	if in.Transcript != "" {
 		fmt.Fprintf(h, "transcript %s\n", in.Transcript)
+	}
+	for _, l := range in.Ignored {
+		fmt.Fprintf(h, "ignored %s\n", l)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

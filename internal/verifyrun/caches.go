@@ -1,13 +1,19 @@
 package verifyrun
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
@@ -75,8 +81,8 @@ func shellQuote(s string) string {
 }
 
 // PinnedAway reports whether the work-tree file rel is no input of the controller's runs: its
-// tool's cache was pinned elsewhere by WithCachePins, or it is vitest's results file, which
-// orders the tests and decides no outcome.
+// tool's cache was pinned elsewhere by WithCachePins and it has the shape its tool writes
+// (toolShaped), or it is vitest's results file, which orders the tests and decides no outcome.
 func PinnedAway(root, rel string, pinned map[string]bool) bool {
 	if isVitestResults(rel) {
 		return true
@@ -89,19 +95,93 @@ func PinnedAway(root, rel string, pinned map[string]bool) bool {
 		switch c {
 		case "__pycache__":
 			if i == len(parts)-2 && strings.HasSuffix(rel, ".pyc") {
-				return true
+				return toolShaped(root, rel, c, "")
 			}
 		case "target":
 			dir := path.Join(parts[:i+1]...)
 			if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(dir), "CACHEDIR.TAG")); err == nil {
-				return true
+				return toolShaped(root, rel, c, "")
 			}
 		default:
-			return true
+			return toolShaped(root, rel, c, strings.Join(parts[i+1:], "/"))
 		}
 	}
 	return false
 }
+
+// Bounds of toolShaped's reads: a data file is read whole up to maxShapedBytes, and a zip
+// archive's end record lies in its last zipTailBytes.
+const (
+	maxShapedBytes = 16 << 20
+	zipTailBytes   = 64<<10 + 22
+)
+
+// loadableExts are the file names Python imports or runs at start-up, and Go compiles, from a
+// directory some visible code puts on its path.
+var loadableExts = []string{".py", ".pyw", ".pyc", ".pyo", ".pth", ".so", ".pyd", ".zip", ".egg", ".whl", ".go"}
+
+// toolShaped reports whether rel, a file in the pinned cache directory named dir (in is its path
+// below the cache), is what that tool writes there, so that no loader can take it for code: no
+// loadable file name and no zip archive (zipimport reads one under any name); pytest's values
+// and mypy's .json files are JSON, ruff's are binary (a NUL byte, which no Python source holds).
+// A marker (.gitignore, CACHEDIR.TAG, pytest's README.md) is inert. Anything else, or a file
+// that cannot be read, is an input (gitscope.md §4.7, docs/hardening.md A-C6).
+func toolShaped(root, rel, dir, in string) bool {
+	switch in {
+	case ".gitignore", "CACHEDIR.TAG":
+		return true
+	case "README.md":
+		if dir == ".pytest_cache" {
+			return true
+		}
+	}
+	base := path.Base(rel)
+	for _, ext := range loadableExts {
+		if strings.HasSuffix(base, ext) && !(dir == "__pycache__" && ext == ".pyc") {
+			return false
+		}
+	}
+	if err := fsx.CheckNoSymlink(root, rel); err != nil {
+		return false
+	}
+	f, err := os.OpenFile(filepath.Join(root, filepath.FromSlash(rel)), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	switch dir {
+	case "__pycache__", "target":
+		off := max(fi.Size()-zipTailBytes, 0)
+		tail := make([]byte, fi.Size()-off)
+		if _, err := f.ReadAt(tail, off); err != nil && !errors.Is(err, io.EOF) {
+			return false
+		}
+		return !bytes.Contains(tail, zipEnd)
+	}
+	if fi.Size() > maxShapedBytes {
+		return false
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return false
+	}
+	switch dir {
+	case ".pytest_cache":
+		return strings.HasPrefix(in, "v/") && json.Valid(b)
+	case ".mypy_cache":
+		return strings.HasSuffix(base, ".json") && json.Valid(b)
+	case ".ruff_cache":
+		return bytes.IndexByte(b, 0) >= 0 && !bytes.Contains(b, zipEnd)
+	}
+	return false
+}
+
+// zipEnd is the signature of a zip archive's end-of-central-directory record.
+var zipEnd = []byte("PK\x05\x06")
 
 // maxListedInputs bounds the paths a verification_ignored_input finding names.
 const maxListedInputs = 20

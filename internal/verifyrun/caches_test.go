@@ -33,15 +33,54 @@ func TestPinnedAway(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(root, "target", "CACHEDIR.TAG"), []byte("Signature: x"), 0o644)
-	pinned := map[string]bool{"__pycache__": true, ".pytest_cache": true, "target": true}
+	zip := []byte("PK\x03\x04evil.py...PK\x05\x06\x00\x00")
+	for rel, data := range map[string][]byte{
+		"src/__pycache__/a.cpython-311.pyc": []byte("\xa7\r\r\n\x00\x00"),
+		"src/__pycache__/z.cpython-311.pyc": zip,
+		".pytest_cache/v/cache/lastfailed":  []byte(`{"tests/test_a.py::test_x": true}`),
+		".pytest_cache/v/cache/evil":        []byte("import os\n"),
+		".pytest_cache/v/cache/evil.py":     []byte(`{}`),
+		".pytest_cache/README.md":           []byte("# pytest cache directory #"),
+		".pytest_cache/evil.json":           []byte(`{}`),
+		".ruff_cache/0.5.0/123":             []byte("\x00\x01bincode"),
+		".ruff_cache/0.5.0/evil":            []byte("import os\n"),
+		".ruff_cache/0.5.0/zip":             append([]byte("\x00"), zip...),
+		".mypy_cache/3.11/a.meta.json":      []byte(`{"mtime": 1}`),
+		".mypy_cache/3.11/a.data":           []byte("\x00"),
+		"target/debug/app":                  []byte("\x7fELF\x00"),
+		"target/debug/evil.zip.bin":         zip,
+		"target/evil.py":                    []byte("x = 1\n"),
+	} {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pinned := map[string]bool{"__pycache__": true, ".pytest_cache": true, "target": true, ".ruff_cache": true, ".mypy_cache": true}
 	for rel, want := range map[string]bool{
 		"src/__pycache__/a.cpython-311.pyc":           true,
+		"src/__pycache__/z.cpython-311.pyc":           false, // a zip archive: zipimport loads it
+		".pytest_cache/v/cache/evil":                  false, // not JSON
+		".pytest_cache/v/cache/evil.py":               false, // a loadable name
+		".pytest_cache/README.md":                     true,
+		".pytest_cache/evil.json":                     false, // not below v/
+		".pytest_cache/v/cache/missing":               false, // cannot be read
+		".ruff_cache/0.5.0/123":                       true,
+		".ruff_cache/0.5.0/evil":                      false, // text: Python source
+		".ruff_cache/0.5.0/zip":                       false,
+		".mypy_cache/3.11/a.meta.json":                true,
+		".mypy_cache/3.11/a.data":                     false,
+		"target/debug/evil.zip.bin":                   false,
+		"target/evil.py":                              false,
 		"src/__pycache__/sub/a.pyc":                   false,
 		"src/evil.pyc":                                false, // a sourceless .pyc is imported: an input
 		".pytest_cache/v/cache/lastfailed":            true,
 		"target/debug/app":                            true,
 		"crates/x/target/debug/app":                   false, // no CACHEDIR.TAG there
-		".mypy_cache/3.11/a.json":                     false, // not pinned
+		".mypy_cache/3.11/a.json":                     false, // missing
 		"node_modules/.vite/vitest/results.json":      true,
 		"node_modules/.vite/vitest/0a1b/results.json": true,
 		"node_modules/.vite/deps/react.js":            false,
