@@ -45,22 +45,33 @@ type storeRule struct {
 	// record returns a task's store record, nil without one.
 	record func(task string) *store.Record
 
-	mu      sync.Mutex
-	decided map[string]bool
+	decisions
 }
 
 // Controller implements repopath.ControlRule.
 func (r *storeRule) Controller(p string, c repopath.ControlName) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if v, ok := r.decided[p]; ok {
+	return r.once(p, func() bool { return r.decide(p, c) })
+}
+
+// decisions keeps a rule's answer per path: a path is asked about by several audits of one run,
+// from several goroutines.
+type decisions struct {
+	mu      sync.Mutex
+	decided map[string]bool
+}
+
+// once returns the kept answer for p, deciding it first when there is none.
+func (d *decisions) once(p string, decide func() bool) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if v, ok := d.decided[p]; ok {
 		return v
 	}
-	v := r.decide(p, c)
-	if r.decided == nil {
-		r.decided = map[string]bool{}
+	v := decide()
+	if d.decided == nil {
+		d.decided = map[string]bool{}
 	}
-	r.decided[p] = v
+	d.decided[p] = v
 	return v
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/mastermind-controller/mastermind/internal/contracts/filter"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
@@ -20,23 +19,12 @@ type committedRule struct {
 	// tasks are the task folders present at the head.
 	tasks map[string]bool
 
-	mu      sync.Mutex
-	decided map[string]bool
+	decisions
 }
 
 // Controller implements repopath.ControlRule.
 func (r *committedRule) Controller(p string, c repopath.ControlName) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if v, ok := r.decided[p]; ok {
-		return v
-	}
-	v := r.decide(p, c)
-	if r.decided == nil {
-		r.decided = map[string]bool{}
-	}
-	r.decided[p] = v
-	return v
+	return r.once(p, func() bool { return r.decide(p, c) })
 }
 
 // newCommittedRule is the committed-content rule over the head tree dir, whose task folders
