@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/verification"
@@ -378,21 +379,13 @@ func gitRewrite(args []string) bool {
 		return false
 	}
 	sub, rest := args[i], args[i+1:]
-	has := func(flag string) bool {
-		for _, r := range rest {
-			if r == flag {
-				return true
-			}
-		}
-		return false
-	}
 	switch sub {
 	case "update-index", "replace", "stash":
 		return true
 	case "reset":
-		return has("--hard")
+		return slices.Contains(rest, "--hard")
 	case "commit":
-		return has("--amend")
+		return slices.Contains(rest, "--amend")
 	case "config":
 		for _, r := range rest {
 			if !strings.HasPrefix(r, "-") {
