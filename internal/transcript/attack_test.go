@@ -580,3 +580,19 @@ func TestAttackWrappers(t *testing.T) {
 		t.Errorf("the plain run is not witnessed: %+v", r)
 	}
 }
+
+// TestStandNamesFirstLaterRun: with several commands after the witnessed run, the reason names
+// the earliest, the same on every call, since it reaches audit.md.
+func TestStandNamesFirstLaterRun(t *testing.T) {
+	s := newSession(t)
+	s.run(s.root, bash("go test ./..."), 0)
+	for _, cmd := range []string{"make a", "make b", "make c", "make d"} {
+		s.run(s.root, bash(cmd), 0)
+	}
+	got := s.read()
+	for range 50 {
+		if _, why := got.Stand("go test ./...", nil); !strings.HasPrefix(why, `"make a" ran after`) {
+			t.Fatalf("why = %q, want the earliest later run, make a", why)
+		}
+	}
+}
