@@ -103,6 +103,16 @@ func (s *session) read() *Session {
 	return read(s.t, Claude, s.write(), s.root, time.Time{})
 }
 
+// standAfterBash runs each command with Bash at the root, exit 0, in a fresh session and returns
+// what Stand says of go test ./....
+func standAfterBash(t *testing.T, cmds ...string) (*Run, string) {
+	s := newSession(t)
+	for _, cmd := range cmds {
+		s.run(s.root, bash(cmd), 0)
+	}
+	return s.read().Stand("go test ./...", nil)
+}
+
 // TestAttackPipefailTurnedOff (R24): `set -o pipefail +o pipefail` leaves pipefail off, so a
 // pipeline's exit 0 is its last stage's.
 func TestAttackPipefailTurnedOff(t *testing.T) {
@@ -217,18 +227,11 @@ func TestAttackStandDetached(t *testing.T) {
 		"coproc sleep 30",
 		"tmux new -d 'sleep 30'",
 	} {
-		s := newSession(t)
-		s.run(s.root, bash(cmd), 0)
-		s.run(s.root, bash("go test ./..."), 0)
-		if w, _ := s.read().Stand("go test ./...", nil); w != nil {
+		if w, _ := standAfterBash(t, cmd, "go test ./..."); w != nil {
 			t.Errorf("%q before the run: the witness stands", cmd)
 		}
 	}
-	s := newSession(t)
-	s.run(s.root, bash("go vet ./... 2>&1"), 0)
-	s.run(s.root, bash("go test ./... && echo done"), 0)
-	s.run(s.root, bash("go test ./..."), 0)
-	if w, why := s.read().Stand("go test ./...", nil); w == nil {
+	if w, why := standAfterBash(t, "go vet ./... 2>&1", "go test ./... && echo done", "go test ./..."); w == nil {
 		t.Errorf("2>&1 and && are not background: %s", why)
 	}
 }
@@ -271,18 +274,11 @@ func TestAttackStandUnseen(t *testing.T) {
 // TestAttackStandReadOnly (R31): commands taken as read-only that write, or run another program.
 func TestAttackStandReadOnly(t *testing.T) {
 	for _, cmd := range []string{"/tmp/x/ls", "./cat a.go", "git diff --output=vendor/a.go", "git log --output=x", "git -c core.pager=sh log", "git diff --ext-diff"} {
-		s := newSession(t)
-		s.run(s.root, bash("go test ./..."), 0)
-		s.run(s.root, bash(cmd), 0)
-		if w, _ := s.read().Stand("go test ./...", nil); w != nil {
+		if w, _ := standAfterBash(t, "go test ./...", cmd); w != nil {
 			t.Errorf("%q after the run: the witness stands", cmd)
 		}
 	}
-	s := newSession(t)
-	s.run(s.root, bash("go test ./..."), 0)
-	s.run(s.root, bash("git status --short"), 0)
-	s.run(s.root, bash("git diff"), 0)
-	if w, why := s.read().Stand("go test ./...", nil); w == nil {
+	if w, why := standAfterBash(t, "go test ./...", "git status --short", "git diff"); w == nil {
 		t.Errorf("git status and git diff after the run: %s", why)
 	}
 }
@@ -582,5 +578,21 @@ func TestAttackWrappers(t *testing.T) {
 	s.run(s.root, bash("cd "+s.root+" && go test ./... 2>&1"), 0)
 	if r := s.read().Lookup("go test ./..."); r == nil || r.Status != StatusPassed {
 		t.Errorf("the plain run is not witnessed: %+v", r)
+	}
+}
+
+// TestStandNamesFirstLaterRun: with several commands after the witnessed run, the reason names
+// the earliest, the same on every call, since it reaches audit.md.
+func TestStandNamesFirstLaterRun(t *testing.T) {
+	s := newSession(t)
+	s.run(s.root, bash("go test ./..."), 0)
+	for _, cmd := range []string{"make a", "make b", "make c", "make d"} {
+		s.run(s.root, bash(cmd), 0)
+	}
+	got := s.read()
+	for range 50 {
+		if _, why := got.Stand("go test ./...", nil); !strings.HasPrefix(why, `"make a" ran after`) {
+			t.Fatalf("why = %q, want the earliest later run, make a", why)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/verification"
@@ -37,7 +38,7 @@ type shape struct {
 // parseShape reads cmd, run in the absolute dir or "" when unknown, with home the user's home.
 func parseShape(cmd, dir, home string) shape {
 	sh := shape{core: verification.MatchKey(cmd), dir: dir, detaches: true, chdir: true}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
+	f, err := parseBash(cmd)
 	if err != nil || len(f.Stmts) == 0 {
 		return sh
 	}
@@ -87,7 +88,7 @@ func parseShape(cmd, dir, home string) shape {
 			goto done
 		}
 		rest := text[b.OpPos.Offset()+2 : s.End().Offset()]
-		f2, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(rest), "")
+		f2, err := parseBash(rest)
 		if err != nil || len(f2.Stmts) != 1 {
 			sh.core = verification.MatchKey(rest)
 			return sh
@@ -114,6 +115,11 @@ done:
 	sh.redirected = sh.pipeline || end < s.End().Offset()
 	sh.core = verification.MatchKey(text[s.Pos().Offset():end])
 	return sh
+}
+
+// parseBash parses src as a bash script.
+func parseBash(src string) (*syntax.File, error) {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 }
 
 // coreEnd is the end offset of s without its trailing output redirections, such as 2>&1 or >file;
@@ -291,7 +297,7 @@ func callDetaches(c *syntax.CallExpr, depth int) bool {
 		if !ok || depth >= maxShellDepth {
 			return true
 		}
-		f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "")
+		f, err := parseBash(script)
 		return err != nil || detaches(f, depth+1)
 	}
 	return false
@@ -373,21 +379,13 @@ func gitRewrite(args []string) bool {
 		return false
 	}
 	sub, rest := args[i], args[i+1:]
-	has := func(flag string) bool {
-		for _, r := range rest {
-			if r == flag {
-				return true
-			}
-		}
-		return false
-	}
 	switch sub {
 	case "update-index", "replace", "stash":
 		return true
 	case "reset":
-		return has("--hard")
+		return slices.Contains(rest, "--hard")
 	case "commit":
-		return has("--amend")
+		return slices.Contains(rest, "--amend")
 	case "config":
 		for _, r := range rest {
 			if !strings.HasPrefix(r, "-") {

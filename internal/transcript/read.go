@@ -39,9 +39,9 @@ type Options struct {
 // ReasonInsideWorkTree run-task exits 1 and hook run ignores the transcript.
 const (
 	ReasonInsideWorkTree = "inside_work_tree"
-	ReasonMissing        = "missing"
-	ReasonSymlink        = "symlink"
-	ReasonNotRegular     = "not_regular"
+	ReasonMissing        = string(fsx.ReasonMissing)
+	ReasonSymlink        = string(fsx.ReasonSymlink)
+	ReasonNotRegular     = string(fsx.ReasonNotRegular)
 	ReasonUnreadable     = "unreadable"
 	ReasonUnknownVersion = "unknown_version"
 	ReasonNotTranscript  = "not_a_transcript"
@@ -177,13 +177,9 @@ func subagentFiles(path string) (files []string, symlinked int) {
 func (r *reader) readFile(ctx context.Context, path string, idx int) error {
 	f, err := fsx.OpenNoFollow(path)
 	if err != nil {
-		switch fsx.ReasonOf(err) {
-		case fsx.ReasonMissing:
-			return &Refusal{Path: path, Reason: ReasonMissing}
-		case fsx.ReasonSymlink:
-			return &Refusal{Path: path, Reason: ReasonSymlink}
-		case fsx.ReasonNotRegular:
-			return &Refusal{Path: path, Reason: ReasonNotRegular}
+		switch reason := fsx.ReasonOf(err); reason {
+		case fsx.ReasonMissing, fsx.ReasonSymlink, fsx.ReasonNotRegular:
+			return &Refusal{Path: path, Reason: string(reason)}
 		}
 		return &Refusal{Path: path, Reason: ReasonUnreadable, Detail: err.Error()}
 	}

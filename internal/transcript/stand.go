@@ -46,11 +46,17 @@ func (s *Session) Stand(cmd string, others []string) (*Run, string) {
 			allowed[r] = true
 		}
 	}
+	var first *Run // the earliest, so that the reason does not depend on map order
 	for k, r := range s.runs {
 		if allowed[r] || !(r.Order.After(w.Order) || r.until.After(w.Order)) || readOnly(k, r) {
 			continue
 		}
-		return nil, "\"" + r.Cmd + "\" ran after its last run, or was still running when it started"
+		if first == nil || first.Order.After(r.Order) || !r.Order.After(first.Order) && r.Key < first.Key {
+			first = r
+		}
+	}
+	if first != nil {
+		return nil, "\"" + first.Cmd + "\" ran after its last run, or was still running when it started"
 	}
 	return w, ""
 }
