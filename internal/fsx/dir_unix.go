@@ -532,9 +532,15 @@ func (d *Dir) TryLockDir() (*Lock, error) {
 
 // LockDirWait is TryLockDir retried every 20 ms for at most timeout.
 func (d *Dir) LockDirWait(timeout time.Duration) (*Lock, error) {
+	return retryBusy(timeout, d.TryLockDir)
+}
+
+// retryBusy calls try every 20 ms until it returns anything but ErrLockBusy or timeout has
+// passed, and returns its last result.
+func retryBusy(timeout time.Duration, try func() (*Lock, error)) (*Lock, error) {
 	deadline := time.Now().Add(timeout)
 	for {
-		l, err := d.TryLockDir()
+		l, err := try()
 		if err == nil || !errors.Is(err, ErrLockBusy) || time.Now().After(deadline) {
 			return l, err
 		}
@@ -589,14 +595,7 @@ func (s *statInfo) Sys() any           { return &s.st }
 // LockWait is TryLock retried every 20 ms for at most timeout; a lock still busy then wraps
 // ErrLockBusy.
 func (d *Dir) LockWait(name string, timeout time.Duration) (*Lock, error) {
-	deadline := time.Now().Add(timeout)
-	for {
-		l, err := d.TryLock(name)
-		if err == nil || !errors.Is(err, ErrLockBusy) || time.Now().After(deadline) {
-			return l, err
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return retryBusy(timeout, func() (*Lock, error) { return d.TryLock(name) })
 }
 
 // OpenFile opens the regular file name for reading relative to the handle (O_NOFOLLOW,

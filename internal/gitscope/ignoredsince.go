@@ -11,14 +11,10 @@ import (
 	"unicode/utf8"
 )
 
-// IgnoredSince lists the files of the work tree that a task's audit does not see and whose
-// change time is at or after sinceNs (0: the task's pre-flight time, from its snapshot): files
-// ignored under the pre-flight rules (`ls-files --others --ignored` with the pre-flight exclude
-// file and the index snapshot, so nothing live decides), and the files of caches, the tool
-// caches a changed set left out. A change time cannot be set back without changing the clock,
-// so a file written since is never missed. Paths are repository-relative and sorted; a path
-// that is not valid UTF-8 is left out (the run reads it all the same: it is counted in n).
-// Without a usable git it lists nothing (the changed set was degraded and says so).
+// IgnoredSince lists the files the audit does not see, ignored under the pre-flight rules or in
+// caches, whose change time is at or after sinceNs (0: the snapshot's pre-flight time), as
+// verification-receipts.md §2.1 says. Paths are repository-relative, sorted and valid
+// UTF-8; without a usable git it lists none.
 func (r *Repo) IgnoredSince(ctx context.Context, baseline string, store SnapshotStore, caches []IgnoredDir, sinceNs int64) (paths []string, err error) {
 	s, err := loadSnapshot(store)
 	if err != nil {

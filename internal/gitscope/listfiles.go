@@ -86,21 +86,18 @@ func (r *Repo) DiffStat(ctx context.Context, baseline string) (string, error) {
 	if ferr != nil {
 		return "", ferr
 	}
-	args := slices.Concat(diffStatGlobalArgs, diffConfigArgs, indexGuardArgs, filterArgs,
-		[]string{"diff", "--stat=200", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv", baseline, "--", "."}, controlArtifactExcludes)
-	var out []byte
-	err = r.runEnv(ctx, r.root, "diff", args, pi.env(), func(rd io.Reader) error {
-		b, err := io.ReadAll(io.LimitReader(rd, maxSmallOut+1))
-		if len(b) > maxSmallOut {
-			return shapef("diff stat over %d bytes", maxSmallOut)
-		}
-		out = b
-		return err
-	})
+	global := slices.Concat(diffStatGlobalArgs, diffConfigArgs, indexGuardArgs, filterArgs)
+	args := slices.Concat(statCmd(baseline), []string{"."}, controlArtifactExcludes)
+	out, err := r.runSmall(ctx, r.root, global, pi.env(), args...)
 	if err != nil {
 		return "", err
 	}
 	return string(out), nil
+}
+
+// statCmd is the git diff --stat command line of both diff stats, up to the pathspecs.
+func statCmd(baseline string) []string {
+	return []string{"diff", "--stat=200", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv", baseline, "--"}
 }
 
 // maxStatPathBytes bounds the paths the view's diff stat names on git's command line; a larger
@@ -159,22 +156,15 @@ func (v *SnapshotView) diffStat(ctx context.Context) (string, error) {
 			return "", err
 		}
 	}
-	cmd := []string{"diff", "--stat=200", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv", v.baseline, "--"}
-	var args []string
+	var global, args []string
 	if whole {
-		args = slices.Concat(diffStatGlobalArgs, diffConfigArgs, guard, cmd, []string{"."}, controlArtifactExcludes)
+		global = slices.Concat(diffStatGlobalArgs, diffConfigArgs, guard)
+		args = slices.Concat(statCmd(v.baseline), []string{"."}, controlArtifactExcludes)
 	} else {
-		args = slices.Concat(globalArgs, diffConfigArgs, guard, cmd, paths, ita)
+		global = slices.Concat(globalArgs, diffConfigArgs, guard)
+		args = slices.Concat(statCmd(v.baseline), paths, ita)
 	}
-	var out []byte
-	err = v.r.runEnv(ctx, v.r.root, "diff", args, pi.env(), func(rd io.Reader) error {
-		b, err := io.ReadAll(io.LimitReader(rd, maxSmallOut+1))
-		if len(b) > maxSmallOut {
-			return shapef("diff stat over %d bytes", maxSmallOut)
-		}
-		out = b
-		return err
-	})
+	out, err := v.r.runSmall(ctx, v.r.root, global, pi.env(), args...)
 	if err != nil {
 		return "", err
 	}

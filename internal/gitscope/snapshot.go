@@ -101,6 +101,14 @@ type subSnap struct {
 	Key       string `json:"key,omitempty"`
 }
 
+// hasDir reports whether d is a directory of the baseline tree, with or without a
+// .gitattributes blob.
+func (s *inputsSnapshot) hasDir(d string) bool {
+	_, a := slices.BinarySearch(s.Dirs, d)
+	_, b := slices.BinarySearch(s.AttrDirs, d)
+	return a || b
+}
+
 func (s *inputsSnapshot) file(role string) fileSnap {
 	for _, f := range s.Files {
 		if f.Role == role {

@@ -400,11 +400,7 @@ func (r *Repo) CheckToolCaches(ctx context.Context, baseline string) error {
 // snapshot, the table extension from the baseline, read through objs (verified as read).
 func (r *Repo) snapshotToolCaches(ctx context.Context, s *inputsSnapshot, objs *auditObjects) toolCacheScan {
 	return toolCacheScan{root: r.root,
-		isBaselineDir: func(d string) (bool, error) {
-			_, a := slices.BinarySearch(s.Dirs, d)
-			_, b := slices.BinarySearch(s.AttrDirs, d)
-			return a || b, nil
-		},
+		isBaselineDir: func(d string) (bool, error) { return s.hasDir(d), nil },
 		config: func() ([]ToolCache, error) {
 			b, ok, err := objs.baselineBlob(ctx, s.Baseline, ToolCachesConfig)
 			if err != nil || !ok {
@@ -431,9 +427,7 @@ func degradedToolCaches(root string, gg *git.Repository, base map[string]leaf, s
 	return toolCacheScan{root: root,
 		isBaselineDir: func(d string) (bool, error) {
 			if s != nil {
-				_, a := slices.BinarySearch(s.Dirs, d)
-				_, b := slices.BinarySearch(s.AttrDirs, d)
-				return a || b, nil
+				return s.hasDir(d), nil
 			}
 			for p := range base {
 				if strings.HasPrefix(p, d+"/") {

@@ -37,10 +37,9 @@ type StepInputs struct {
 	// After recomputes D once the commands ran, with content ids; nil skips the comparison.
 	// It is not called when the receipts were reused.
 	After func(ctx context.Context) ([]PathState, error)
-	// Ignored are the files the audit does not see that were written since pre-flight, with
-	// content ids, minus the controller's own earlier writes and the files the cache pins keep
-	// the runs from reading (PinnedAway) (verification-receipts.md §2.1): verification_ignored_input, and part
-	// of the fingerprint, so that a change to one runs the commands again.
+	// Ignored are the files written since pre-flight that the audit does not see, with content
+	// ids, less the controller's own earlier writes and PinnedAway files (verification-receipts.md
+	// §2.1). They are named by verification_ignored_input and are part of the fingerprint.
 	Ignored []PathState
 }
 
