@@ -67,7 +67,7 @@ var ruleFamilies = []struct {
 }
 
 // ruleMeta returns the rule metadata of id: the kinds table's row (idx), an outcome rule, or a
-// description of id's family; Full and Help are never empty.
+// description of id's family, with withRuleDefaults applied.
 func ruleMeta(id string, idx map[string]RuleMeta) RuleMeta {
 	r, ok := idx[id]
 	if !ok {
@@ -82,14 +82,19 @@ func ruleMeta(id string, idx map[string]RuleMeta) RuleMeta {
 			}
 		}
 	}
+	return withRuleDefaults(r)
+}
+
+// withRuleDefaults fills r's empty Short, Full and Help from its id and from each other.
+func withRuleDefaults(r RuleMeta) RuleMeta {
 	if r.Short == "" {
-		r.Short = kindTitle(strings.TrimPrefix(id, "mastermind."))
+		r.Short = kindTitle(strings.TrimPrefix(r.ID, "mastermind."))
 	}
 	if r.Full == "" {
 		r.Full = r.Help
 	}
 	if r.Full == "" {
-		r.Full = "mastermind rule " + id + ": the message says what was found and where."
+		r.Full = "mastermind rule " + r.ID + ": the message says what was found and where."
 	}
 	if r.Help == "" {
 		r.Help = "Read the message, fix what it names, and run the command again; the full audit is in the task's audit.md."
