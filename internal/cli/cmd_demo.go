@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/postflight"
+	"github.com/mastermind-controller/mastermind/internal/render"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 	"github.com/spf13/cobra"
 )
@@ -279,11 +279,7 @@ func runDemoVariant(ctx context.Context, opts *DemoOptions, dir, stateDir string
 	}
 	fmt.Fprintf(out, "  post-flight  %s (%s)\n", postflight.VerdictCounts(post.Verdict, *post.State.Findings), exit)
 	for f := range post.AllFindings() {
-		mark := "⚠️"
-		if f.Class == finding.ClassError {
-			mark = "❌"
-		}
-		fmt.Fprintf(out, "    %s %s: %s\n", mark, f.Rule, textsafe.Escape(f.Text()))
+		fmt.Fprintf(out, "    %s %s: %s\n", render.ClassTone(f.Class).Icon(), f.Rule, textsafe.Escape(f.Text()))
 	}
 	return string(post.State.Verdict), nil
 }

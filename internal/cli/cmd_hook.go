@@ -289,6 +289,13 @@ func warnOpenTasks(io *IOStreams, repo *gitscope.Repo, rel string) {
 		textsafe.Escape(w.subj), w.be, w.was, w.its, rel, w.its, w.it, rel, w.it, textsafe.Escape(w.folder), postflight.TasksDir, w.run)
 }
 
+// openTask reports whether a scanned task folder may still hold open work: a task folder that
+// is not learned, its state unreadable included.
+func openTask(in postflight.TaskInfo) bool {
+	var nt *postflight.NotTaskFolderError
+	return !errors.As(in.Err, &nt) && (in.Err != nil || in.State == nil || in.State.Status != postflight.StatusLearned)
+}
+
 // hookAuditAllowance is the part of a hook's timeout kept for the audit around the verify
 // commands: run-task's own deadline for the rest of the run (DefaultTimeout) plus a minute.
 const hookAuditAllowance = DefaultTimeout + time.Minute
@@ -311,8 +318,7 @@ func hookVerifyBudget(root string) verifyBudget {
 		return b
 	}
 	for _, in := range infos {
-		var nt *postflight.NotTaskFolderError
-		if errors.As(in.Err, &nt) || (in.Err == nil && in.State != nil && in.State.Status == postflight.StatusLearned) {
+		if !openTask(in) {
 			continue
 		}
 		s, _, err := spec.Read(root, in.Task.Spec)

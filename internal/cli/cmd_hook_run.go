@@ -138,15 +138,20 @@ func runHookRun(ctx context.Context, opts *HookRunOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	limit := opts.Timeout
-	if limit <= 0 {
-		limit = harness.DefaultTimeout
-	}
+	limit := opts.limit()
 	ctx, cancel := context.WithTimeout(ctx, limit-hookReserve(limit))
 	defer cancel()
 	d := hookDecide(ctx, opts)
 	_, err := opts.IO.Out.Write(d.JSON())
 	return err
+}
+
+// limit is the harness's timeout for this hook: --timeout, or the harnesses' default when unset.
+func (opts *HookRunOptions) limit() time.Duration {
+	if opts.Timeout <= 0 {
+		return harness.DefaultTimeout
+	}
+	return opts.Timeout
 }
 
 // hookReserve is the time the hook keeps before the harness's timeout to print its decision:
@@ -165,10 +170,7 @@ func hookUsageError(opts *HookRunOptions, msg string) error {
 
 // cutShortError is the error of a run its own deadline stopped.
 func cutShortError(opts *HookRunOptions) error {
-	limit := opts.Timeout
-	if limit <= 0 {
-		limit = harness.DefaultTimeout
-	}
+	limit := opts.limit()
 	return fmt.Errorf("the run was cut short at the hook's own deadline (%s, %s before the harness's timeout of %s, --timeout) and nothing of it was recorded; the spec's verify commands need more time than the hook has: run `mastermind hook install --harness %s` again to write a timeout that covers them, or raise \"timeout\" in %s and --timeout in the hook command together",
 		limit-hookReserve(limit), hookReserve(limit), limit, opts.Harness, harness.SettingsRel(opts.Harness))
 }

@@ -253,8 +253,7 @@ func listTaskResources(root string) (*mcp.ListResourcesResult, error) {
 	// Stale at once, since the tasks change while the server runs, and this repository's own.
 	res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}, Cacheable: mcp.Cacheable{TTLMs: 0, CacheScope: "private"}}
 	for _, in := range infos {
-		var nt *postflight.NotTaskFolderError
-		if errors.As(in.Err, &nt) || (in.Err == nil && in.State != nil && in.State.Status == postflight.StatusLearned) {
+		if !openTask(in) {
 			continue
 		}
 		for _, name := range taskResourceNames {

@@ -17,24 +17,24 @@ const (
 	RuleTruncated  = "mastermind.truncated"
 )
 
-// outcomeRules describe the results that are not findings.
-var outcomeRules = map[string]RuleMeta{
-	RuleRefused: {ID: RuleRefused, Class: finding.ClassError, Short: "The task was refused",
+// outcomeRules describe the results that are not findings, by id.
+var outcomeRules = ruleIndex([]RuleMeta{
+	{ID: RuleRefused, Class: finding.ClassError, Short: "The task was refused",
 		Full: "mastermind refused the task: its spec changed since pre-flight approved it, or pre-flight is required before the task can be audited. The message gives the reason.",
 		Help: "Read the message. Restore the approved spec, or run pre-flight again (mastermind run-task <spec> --pre-only) so the planner approves the new one."},
-	RuleNotStarted: {ID: RuleNotStarted, Class: finding.ClassError, Short: "The task was never pre-flighted",
+	{ID: RuleNotStarted, Class: finding.ClassError, Short: "The task was never pre-flighted",
 		Full: "The task folder has a spec but no state.json: pre-flight never approved it, or its state was removed, so the work is open and unapproved. The gate fails closed on it.",
 		Help: "Run pre-flight on the spec (mastermind run-task <spec> --pre-only), restore a removed state.json from git history, or remove the task folder if the task is not wanted."},
-	RuleTaskError: {ID: RuleTaskError, Class: finding.ClassError, Short: "The task could not be audited",
+	{ID: RuleTaskError, Class: finding.ClassError, Short: "The task could not be audited",
 		Full: "mastermind could not audit the task or read the file: its state is corrupt, the task folder is unusable or misnamed, a file could not be read, or git failed. The message names the cause.",
 		Help: "Fix the cause the message names (a corrupt state.json, a misnamed task folder, an unreadable file, a git failure) and run the command again."},
-	RuleUnbacked: {ID: RuleUnbacked, Class: finding.ClassError, Short: "A learned task's history review does not back it",
+	{ID: RuleUnbacked, Class: finding.ClassError, Short: "A learned task's history review does not back it",
 		Full: "state.json says the task is learned, but its history-review.md is missing, unusable or does not match the recorded history snapshot, so the closure is not backed and the gate fails.",
 		Help: "Re-audit the task with mastermind run-task <spec> --post-only, or restore the history review that backs the closure."},
-	RuleTruncated: {ID: RuleTruncated, Class: finding.ClassWarning, Short: "Results were left out of this SARIF log",
+	{ID: RuleTruncated, Class: finding.ClassWarning, Short: "Results were left out of this SARIF log",
 		Full: "GitHub code scanning keeps at most 5,000 results of a run and accepts at most 10 MB of compressed SARIF, so this log holds the error results first and leaves the rest out. The message says how many were left out and where the full list is.",
 		Help: "Read the full list in each task's audit.md, or run the same command with --format json. Fixing the errors shown here usually removes most of the others."},
-}
+})
 
 // ruleFamilies describe the rule ids outside the kinds table by their prefix.
 var ruleFamilies = []struct {
@@ -67,7 +67,7 @@ var ruleFamilies = []struct {
 }
 
 // ruleMeta returns the rule metadata of id: the kinds table's row (idx), an outcome rule, or a
-// description of id's family; Full and Help are never empty.
+// description of id's family, with withRuleDefaults applied.
 func ruleMeta(id string, idx map[string]RuleMeta) RuleMeta {
 	r, ok := idx[id]
 	if !ok {
@@ -82,14 +82,19 @@ func ruleMeta(id string, idx map[string]RuleMeta) RuleMeta {
 			}
 		}
 	}
+	return withRuleDefaults(r)
+}
+
+// withRuleDefaults fills r's empty Short, Full and Help from its id and from each other.
+func withRuleDefaults(r RuleMeta) RuleMeta {
 	if r.Short == "" {
-		r.Short = kindTitle(strings.TrimPrefix(id, "mastermind."))
+		r.Short = kindTitle(strings.TrimPrefix(r.ID, "mastermind."))
 	}
 	if r.Full == "" {
 		r.Full = r.Help
 	}
 	if r.Full == "" {
-		r.Full = "mastermind rule " + id + ": the message says what was found and where."
+		r.Full = "mastermind rule " + r.ID + ": the message says what was found and where."
 	}
 	if r.Help == "" {
 		r.Help = "Read the message, fix what it names, and run the command again; the full audit is in the task's audit.md."

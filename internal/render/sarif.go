@@ -303,7 +303,7 @@ func sarifFor(tool ToolMeta, rules []RuleMeta, idx map[string]RuleMeta, sets []F
 	driver := sarifDriver{Name: tool.Name, Version: sarifToolVersion(tool.Version), InformationURI: tool.InformationURI,
 		Rules: make([]sarifRule, 0, len(all))}
 	for _, r := range all {
-		m := ruleMeta(r.ID, map[string]RuleMeta{r.ID: r})
+		m := withRuleDefaults(r)
 		driver.Rules = append(driver.Rules, sarifRule{ID: r.ID,
 			ShortDescription:     sarifMessage{Text: clipText(nonEmpty(m.Short, r.ID), maxSARIFRuleText)},
 			FullDescription:      sarifMessage{Text: clipText(m.Full, maxSARIFRuleText)},
