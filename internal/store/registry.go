@@ -77,18 +77,8 @@ func (g *Registry) Wrote(rel, h string) bool {
 	if !ok {
 		return false
 	}
-	if h == "" {
-		return m.SHA256 == ""
-	}
-	if m.SHA256 == h {
-		return true
-	}
-	for _, e := range m.Earlier {
-		if e == h {
-			return true
-		}
-	}
-	return false
+	st := m.check(h, h != "")
+	return st == MirrorMatches || st == MirrorStale
 }
 
 // validate checks a registry read back.
@@ -100,13 +90,8 @@ func (g *Registry) validate() error {
 		if c := repopath.ClassifyControl(p); c.Kind != repopath.ControlWritten && (c.Kind != repopath.ControlContract || c.Name != "history-review.md") {
 			return fmt.Errorf("file %q is not a controller name", p)
 		}
-		if len(m.Earlier) > MaxEarlier {
-			return fmt.Errorf("file %s: more than %d earlier versions", p, MaxEarlier)
-		}
-		for _, h := range append([]string{m.SHA256}, m.Earlier...) {
-			if h != "" && !hex64.MatchString(h) {
-				return fmt.Errorf("file %s: %q is not 64 lowercase hex digits", p, h)
-			}
+		if err := m.validate(); err != nil {
+			return fmt.Errorf("file %s: %w", p, err)
 		}
 	}
 	if g.Current != "" && !repopath.TaskNamePattern.MatchString(g.Current) {
