@@ -131,8 +131,7 @@ func (r *storeRule) reviewIssued(rel, task string) bool {
 	if snap == "" {
 		return false
 	}
-	t := Task{Root: r.root, Name: task, Dir: TasksDir + "/" + task, Spec: TasksDir + "/" + task + "/spec.md"}
-	if r.reg.Wrote(rel, sha256Hex(HistoryReviewTemplate(t, snap))) {
+	if r.reg.Wrote(rel, sha256Hex(HistoryReviewTemplate(taskFolder(r.root, task), snap))) {
 		return true
 	}
 	if rec := r.record(task); rec != nil {

@@ -579,7 +579,7 @@ func (r *rangeRun) releaseNotesChanged() []finding.Finding {
 		base, seen := r.atBase[name]
 		if !seen {
 			// A task no longer at the head: read its record at B now.
-			if err := r.readBase(context.Background(), Task{Name: name, Dir: TasksDir + "/" + name, Spec: TasksDir + "/" + name + "/spec.md"}); err == nil {
+			if err := r.readBase(context.Background(), taskFolder("", name)); err == nil {
 				base = r.atBase[name]
 			}
 		}

@@ -42,6 +42,12 @@ type Task struct {
 	Spec string // ".mastermind/tasks/<task>/spec.md"
 }
 
+// taskFolder is the Task of the folder name below root's .mastermind/tasks, unresolved.
+func taskFolder(root, name string) Task {
+	dir := TasksDir + "/" + name
+	return Task{Root: root, Name: name, Dir: dir, Spec: dir + "/spec.md"}
+}
+
 // Rel paths of the task artifacts.
 func (t Task) StateRel() string         { return t.Dir + "/state.json" }
 func (t Task) AuditRel() string         { return t.Dir + "/audit.md" }
