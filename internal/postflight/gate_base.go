@@ -573,7 +573,7 @@ func (r *rangeRun) releaseNotesChanged() []finding.Finding {
 	for _, e := range r.rangeSet.Entries {
 		rest, ok := strings.CutPrefix(string(e.Path), ".mastermind/releases/")
 		name, isMD := strings.CutSuffix(rest, ".md")
-		if !ok || !isMD || strings.Contains(name, "/") || !taskRe.MatchString(name) {
+		if !ok || !isMD || strings.Contains(name, "/") || !repopath.TaskNamePattern.MatchString(name) {
 			continue
 		}
 		base, seen := r.atBase[name]
@@ -744,7 +744,7 @@ func specChanges(cs *gitscope.ChangedSet) (added, modified []string) {
 	for _, e := range cs.Entries {
 		rest, ok := strings.CutPrefix(string(e.Path), TasksDir+"/")
 		name, file, ok2 := strings.Cut(rest, "/")
-		if !ok || !ok2 || file != "spec.md" || !taskRe.MatchString(name) {
+		if !ok || !ok2 || file != "spec.md" || !repopath.TaskNamePattern.MatchString(name) {
 			continue
 		}
 		switch e.Status {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/repopath"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
@@ -63,7 +64,7 @@ func ScanTasksWith(root string, v *StoreView) ([]TaskInfo, error) {
 	var out []TaskInfo
 	for _, e := range entries {
 		name := e.Name()
-		if !taskRe.MatchString(name) {
+		if !repopath.TaskNamePattern.MatchString(name) {
 			if isDirEntry(dir, e) {
 				out = append(out, notTaskFolder(root, name))
 			}
