@@ -415,8 +415,7 @@ func (g *gater) gateTask(ctx context.Context, in TaskInfo) gateTask {
 // acceptance (acceptedNow over its source's changed set), and then marks t accepted and passing;
 // otherwise (or on an error) the task is audited as usual.
 func (g *gater) acceptedUnchanged(ctx context.Context, in TaskInfo, t *gateTask) bool {
-	si, err := g.spec(in.Task)
-	if err != nil || si.Err != nil || sha256Hex(si.Raw) != in.State.SpecHash {
+	if g.specChanged(in) {
 		return false
 	}
 	co, err := g.source(ctx, in)
