@@ -202,6 +202,10 @@ func TestResultRoundTrip(t *testing.T) {
 			t.Errorf("%s: accepted", name)
 		}
 	}
+	missing := strings.Replace(out.String(), `"result_version":1,`, "", 1)
+	if _, err := readResult(strings.NewReader(missing)); err == nil || !strings.Contains(err.Error(), "result_version is missing") {
+		t.Errorf("missing key: %v, want an error naming result_version", err)
+	}
 }
 
 // pathMessage reports whether kind's findings are one per changed path (finding.PathFinding).

@@ -131,8 +131,7 @@ func (r *storeRule) reviewIssued(rel, task string) bool {
 	if snap == "" {
 		return false
 	}
-	t := Task{Root: r.root, Name: task, Dir: TasksDir + "/" + task, Spec: TasksDir + "/" + task + "/spec.md"}
-	if r.reg.Wrote(rel, sha256Hex(HistoryReviewTemplate(t, snap))) {
+	if r.reg.Wrote(rel, sha256Hex(HistoryReviewTemplate(taskFolder(r.root, task), snap))) {
 		return true
 	}
 	if rec := r.record(task); rec != nil {
@@ -216,20 +215,29 @@ func (tf *taskFiles) controlRule(baseline string) (repopath.ControlRule, error) 
 	if err != nil {
 		return nil, err
 	}
-	records := map[string]*store.Record{}
+	load := recordCache(tf.store, tf.gitDir)
 	tf.rule = &storeRule{root: tf.task.Root, own: tf.task.Name, pre: preflightHashes(tf.rec, baseline), reg: reg,
 		record: func(task string) *store.Record {
 			if task == tf.task.Name {
 				return tf.rec
 			}
-			if rec, ok := records[task]; ok {
-				return rec
-			}
-			rec := loadRecord(tf.store, tf.gitDir, task)
-			records[task] = rec
-			return rec
+			return load(task)
 		}}
 	return tf.rule, nil
+}
+
+// recordCache returns a storeRule.record that reads each task's store record once with
+// loadRecord. It is not safe for concurrent use; storeRule calls it under its decisions lock.
+func recordCache(s *store.Store, gitDir string) func(task string) *store.Record {
+	records := map[string]*store.Record{}
+	return func(task string) *store.Record {
+		if rec, ok := records[task]; ok {
+			return rec
+		}
+		rec := loadRecord(s, gitDir, task)
+		records[task] = rec
+		return rec
+	}
 }
 
 // loadRecord reads task's store record, nil when there is none or it cannot be read.
@@ -329,15 +337,7 @@ func (v *StoreView) controlRule(t Task, st *State) repopath.ControlRule {
 		r.reg, _ = repo.Registry()
 		repo.Close()
 	}
-	records := map[string]*store.Record{}
-	r.record = func(task string) *store.Record {
-		if rec, ok := records[task]; ok {
-			return rec
-		}
-		rec := loadRecord(v.s, v.gitDir, task)
-		records[task] = rec
-		return rec
-	}
+	r.record = recordCache(v.s, v.gitDir)
 	if st != nil {
 		r.pre = preflightHashes(r.record(t.Name), st.BaselineRef)
 	}

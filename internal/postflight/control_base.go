@@ -71,7 +71,7 @@ func (r *committedRule) decide(p string, c repopath.ControlName) bool {
 		return false
 	}
 	switch {
-	case p == repopath.ControlDir+"/current":
+	case p == CurrentRel:
 		task, ok := strings.CutSuffix(string(data), "\n")
 		return ok && repopath.TaskNamePattern.MatchString(task) && r.tasks[task]
 	case strings.HasPrefix(p, repopath.ControlDir+"/dispatch/"):

@@ -21,7 +21,7 @@ func takeForeign(root, own, baseline string) *store.ForeignSnapshot {
 		return snap
 	}
 	for _, td := range tasks {
-		if td.Name() == own || !td.IsDir() || !taskRe.MatchString(td.Name()) {
+		if td.Name() == own || !td.IsDir() || !repopath.TaskNamePattern.MatchString(td.Name()) {
 			continue
 		}
 		entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(TasksDir), td.Name()))
@@ -55,7 +55,7 @@ func preflightFiles(root string) map[string]string {
 			out[rel] = h
 		}
 	}
-	for _, rel := range []string{repopath.ControlDir + "/current", TasksDir + "/_lessons.md"} {
+	for _, rel := range []string{CurrentRel, TasksDir + "/" + lessonsName} {
 		add(rel)
 	}
 	for _, dir := range []string{repopath.ControlDir + "/releases", repopath.ControlDir + "/dispatch"} {

@@ -241,11 +241,9 @@ type gater struct {
 	repoFindings []finding.Finding
 	// rule is gate --base's committed-content rule of trust-model.md I3 (nil: the store's rule
 	// through view; control picks).
-	rule       repopath.ControlRule
-	specs      map[string]*specInput // by task name
-	specErrs   map[string]error
-	specReads  int
-	specParses int
+	rule     repopath.ControlRule
+	specs    map[string]*specInput // by task name
+	specErrs map[string]error
 	// changed are the sources' changed sets, computed once each (sourceKey); opened the store
 	// folders to close.
 	changed   map[string]*changedOnce
@@ -295,7 +293,7 @@ func (g *gater) close() {
 func (g *gater) finishStats(s *GateStats) {
 	s.Audited, s.ChangedSets = g.stats.Audited, s.ChangedSets+g.stats.ChangedSets
 	s.Baselines = len(g.baselines)
-	s.SpecReads, s.SpecParses = g.specReads, g.specParses
+	s.SpecReads, s.SpecParses = g.stats.SpecReads, g.stats.SpecParses
 }
 
 type gateTask struct {
@@ -311,7 +309,7 @@ func (g *gater) spec(t Task) (*specInput, error) {
 	if err, ok := g.specErrs[t.Name]; ok {
 		return nil, err
 	}
-	g.specReads++
+	g.stats.SpecReads++
 	raw, err := fsx.ReadInRoot(t.Root, t.Spec, spec.MaxBytes)
 	if err != nil && fsx.ReasonOf(err) == "" {
 		if g.specErrs == nil {
@@ -323,7 +321,7 @@ func (g *gater) spec(t Task) (*specInput, error) {
 	}
 	in := &specInput{Raw: raw, Err: err}
 	if err == nil {
-		g.specParses++
+		g.stats.SpecParses++
 		in.Spec, in.Findings = spec.Parse(raw, t.Spec)
 	}
 	g.specs[t.Name] = in
@@ -417,8 +415,7 @@ func (g *gater) gateTask(ctx context.Context, in TaskInfo) gateTask {
 // acceptance (acceptedNow over its source's changed set), and then marks t accepted and passing;
 // otherwise (or on an error) the task is audited as usual.
 func (g *gater) acceptedUnchanged(ctx context.Context, in TaskInfo, t *gateTask) bool {
-	si, err := g.spec(in.Task)
-	if err != nil || si.Err != nil || sha256Hex(si.Raw) != in.State.SpecHash {
+	if g.specChanged(in) {
 		return false
 	}
 	co, err := g.source(ctx, in)

@@ -573,13 +573,13 @@ func (r *rangeRun) releaseNotesChanged() []finding.Finding {
 	for _, e := range r.rangeSet.Entries {
 		rest, ok := strings.CutPrefix(string(e.Path), ".mastermind/releases/")
 		name, isMD := strings.CutSuffix(rest, ".md")
-		if !ok || !isMD || strings.Contains(name, "/") || !taskRe.MatchString(name) {
+		if !ok || !isMD || strings.Contains(name, "/") || !repopath.TaskNamePattern.MatchString(name) {
 			continue
 		}
 		base, seen := r.atBase[name]
 		if !seen {
 			// A task no longer at the head: read its record at B now.
-			if err := r.readBase(context.Background(), Task{Name: name, Dir: TasksDir + "/" + name, Spec: TasksDir + "/" + name + "/spec.md"}); err == nil {
+			if err := r.readBase(context.Background(), taskFolder("", name)); err == nil {
 				base = r.atBase[name]
 			}
 		}
@@ -744,7 +744,7 @@ func specChanges(cs *gitscope.ChangedSet) (added, modified []string) {
 	for _, e := range cs.Entries {
 		rest, ok := strings.CutPrefix(string(e.Path), TasksDir+"/")
 		name, file, ok2 := strings.Cut(rest, "/")
-		if !ok || !ok2 || file != "spec.md" || !taskRe.MatchString(name) {
+		if !ok || !ok2 || file != "spec.md" || !repopath.TaskNamePattern.MatchString(name) {
 			continue
 		}
 		switch e.Status {

@@ -42,12 +42,10 @@ func (in *inputs) fingerprintFor(runAll bool) string {
 	return in.byRunAll[i]()
 }
 
-// readInputs reads the task's audited inputs for state st — the spec and the report through
-// c.readTaskFile (the task folder's handle in a run-task), the changed set from the task's
-// source (sourceFor: the snapshot view of its store record) — and computes their fingerprint,
-// the one inputs fingerprint of every door. runAll is --run-verify (every declared command runs
-// at post-flight), which changes what the audit checks and so is part of the fingerprint. It
-// sets c.src. An error is operational (git failing, an I/O error other than a refused file).
+// readInputs reads the spec, the report and the changed set the task's audit of state st sees,
+// sets c.src, and computes the inputs fingerprint every door shares. runAll is --run-verify,
+// which changes what the audit checks and so is part of the fingerprint. An error is
+// operational: git failing, or an I/O error other than a refused file.
 func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*inputs, error) {
 	t := c.task
 	raw, err := c.readTaskFile("spec.md", t.Spec, spec.MaxBytes)

@@ -4,15 +4,12 @@ import (
 	"errors"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/repopath"
 )
-
-// taskRe is the canonical task folder name of §0.
-var taskRe = regexp.MustCompile(`^[0-9]{3,}-[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // ErrSpecPath is the usage error of §0 for a task argument outside the canonical layout (exit 2).
 var ErrSpecPath = errors.New("the task must be its spec .mastermind/tasks/<NNN>-<slug>/spec.md, its task folder or its folder name <NNN>-<slug>, inside the repository")
@@ -42,6 +39,12 @@ type Task struct {
 	Spec string // ".mastermind/tasks/<task>/spec.md"
 }
 
+// taskFolder is the Task of the folder name below root's .mastermind/tasks, unresolved.
+func taskFolder(root, name string) Task {
+	dir := TasksDir + "/" + name
+	return Task{Root: root, Name: name, Dir: dir, Spec: dir + "/spec.md"}
+}
+
 // Rel paths of the task artifacts.
 func (t Task) StateRel() string         { return t.Dir + "/state.json" }
 func (t Task) AuditRel() string         { return t.Dir + "/audit.md" }
@@ -64,7 +67,7 @@ func ResolveTask(root, arg string) (Task, error) {
 		return Task{}, &SpecPathError{Arg: arg, Detail: "the path contains a backslash"}
 	}
 	var rel string
-	if taskRe.MatchString(arg) && !strings.Contains(arg, "..") {
+	if repopath.TaskNamePattern.MatchString(arg) && !strings.Contains(arg, "..") {
 		// A folder name: the pattern allows no "/", so it is never a path from the current
 		// directory.
 		rel = TasksDir + "/" + arg + "/spec.md"
@@ -82,7 +85,7 @@ func ResolveTask(root, arg string) (Task, error) {
 	}
 	parts := strings.Split(rel, "/")
 	if len(parts) != 4 || parts[0] != ".mastermind" || parts[1] != "tasks" || parts[3] != "spec.md" ||
-		!taskRe.MatchString(parts[2]) || strings.Contains(parts[2], "..") {
+		!repopath.TaskNamePattern.MatchString(parts[2]) || strings.Contains(parts[2], "..") {
 		return Task{}, &SpecPathError{Arg: arg, Detail: "got " + rel}
 	}
 	if err := fsx.CheckNoSymlink(root, rel); err != nil {

@@ -31,6 +31,9 @@ type resultHeader struct {
 	Runs       []resultRun                 `json:"runs"`
 }
 
+// resultHeaderKeys are the JSON names of resultHeader's fields, each required in a stored result.
+var resultHeaderKeys = []string{"result_version", "verdict", "counts", "summary", "receipts", "violations", "findings", "runs"}
+
 // resultRun is one per-path run of a stored result: its kind and how many paths follow.
 type resultRun struct {
 	Kind  string `json:"kind"`
@@ -234,8 +237,10 @@ func (d *resultDecoder) header(hv *jsonstrict.Value) (*auditResult, []resultRun,
 		}
 		seen[m.Name] = true
 	}
-	if len(seen) != 8 {
-		return nil, nil, 0, errors.New("result header: a key is missing")
+	for _, k := range resultHeaderKeys {
+		if !seen[k] {
+			return nil, nil, 0, fmt.Errorf("result header: key %s is missing", k)
+		}
 	}
 	return res, runs, n, nil
 }

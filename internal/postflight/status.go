@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/fsx"
+	"github.com/mastermind-controller/mastermind/internal/repopath"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
@@ -63,7 +64,7 @@ func ScanTasksWith(root string, v *StoreView) ([]TaskInfo, error) {
 	var out []TaskInfo
 	for _, e := range entries {
 		name := e.Name()
-		if !taskRe.MatchString(name) {
+		if !repopath.TaskNamePattern.MatchString(name) {
 			if isDirEntry(dir, e) {
 				out = append(out, notTaskFolder(root, name))
 			}
@@ -107,18 +108,17 @@ func notTaskFolder(root, name string) TaskInfo {
 
 // scanTask resolves one task folder and loads its state.
 func scanTask(root, name string) TaskInfo {
-	dirRel := TasksDir + "/" + name
-	fallback := Task{Root: root, Name: name, Dir: dirRel, Spec: dirRel + "/spec.md"}
+	fallback := taskFolder(root, name)
 	task, err := ResolveTask(root, filepath.Join(root, filepath.FromSlash(fallback.Spec)))
 	if err != nil {
 		var spe *SpecPathError
 		if !errors.As(err, &spe) {
-			err = fmt.Errorf("task folder %s: %w", dirRel, err)
+			err = fmt.Errorf("task folder %s: %w", fallback.Dir, err)
 		}
 		return TaskInfo{Task: fallback, Err: err}
 	}
 	if fi, err := os.Lstat(task.Abs(task.Dir)); err != nil || !fi.IsDir() {
-		return TaskInfo{Task: task, Err: &SpecPathError{Detail: dirRel + " is not a directory"}}
+		return TaskInfo{Task: task, Err: &SpecPathError{Detail: fallback.Dir + " is not a directory"}}
 	}
 	st, err := LoadState(task.Abs(task.StateRel()), task.StateRel(), task.Spec)
 	if err != nil {

@@ -150,6 +150,20 @@ func (m Mirror) next(ok bool, h string) Mirror {
 	return Mirror{SHA256: h, Earlier: earlier}
 }
 
+// validate checks a Mirror read back: at most MaxEarlier earlier versions, each hash "" or 64
+// lowercase hex digits.
+func (m Mirror) validate() error {
+	if len(m.Earlier) > MaxEarlier {
+		return fmt.Errorf("more than %d earlier versions", MaxEarlier)
+	}
+	for _, h := range append([]string{m.SHA256}, m.Earlier...) {
+		if h != "" && !hex64.MatchString(h) {
+			return fmt.Errorf("%q is not 64 lowercase hex digits", h)
+		}
+	}
+	return nil
+}
+
 func without(list []string, h string) []string {
 	var out []string
 	for _, x := range list {
@@ -177,6 +191,12 @@ func (r *Record) CheckMirrorHash(name, h string, present bool) MirrorStatus {
 	if !ok {
 		return MirrorUnknown
 	}
+	return m.check(h, present)
+}
+
+// check compares a file, given by its lowercase hex SHA-256 h or absent when present is false,
+// with the versions m records.
+func (m Mirror) check(h string, present bool) MirrorStatus {
 	if !present {
 		if m.SHA256 == "" {
 			return MirrorMatches
@@ -212,13 +232,8 @@ func (r *Record) validate(task string) error {
 		if n == "" || !validEntryName(n) {
 			return fmt.Errorf("mirror name %q is not a file name", n)
 		}
-		if len(m.Earlier) > MaxEarlier {
-			return fmt.Errorf("mirror %s: more than %d earlier versions", n, MaxEarlier)
-		}
-		for _, h := range append([]string{m.SHA256}, m.Earlier...) {
-			if h != "" && !hex64.MatchString(h) {
-				return fmt.Errorf("mirror %s: %q is not 64 lowercase hex digits", n, h)
-			}
+		if err := m.validate(); err != nil {
+			return fmt.Errorf("mirror %s: %w", n, err)
 		}
 	}
 	if r.Foreign != nil {

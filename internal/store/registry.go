@@ -77,18 +77,8 @@ func (g *Registry) Wrote(rel, h string) bool {
 	if !ok {
 		return false
 	}
-	if h == "" {
-		return m.SHA256 == ""
-	}
-	if m.SHA256 == h {
-		return true
-	}
-	for _, e := range m.Earlier {
-		if e == h {
-			return true
-		}
-	}
-	return false
+	st := m.check(h, h != "")
+	return st == MirrorMatches || st == MirrorStale
 }
 
 // validate checks a registry read back.
@@ -100,13 +90,8 @@ func (g *Registry) validate() error {
 		if c := repopath.ClassifyControl(p); c.Kind != repopath.ControlWritten && (c.Kind != repopath.ControlContract || c.Name != "history-review.md") {
 			return fmt.Errorf("file %q is not a controller name", p)
 		}
-		if len(m.Earlier) > MaxEarlier {
-			return fmt.Errorf("file %s: more than %d earlier versions", p, MaxEarlier)
-		}
-		for _, h := range append([]string{m.SHA256}, m.Earlier...) {
-			if h != "" && !hex64.MatchString(h) {
-				return fmt.Errorf("file %s: %q is not 64 lowercase hex digits", p, h)
-			}
+		if err := m.validate(); err != nil {
+			return fmt.Errorf("file %s: %w", p, err)
 		}
 	}
 	if g.Current != "" && !repopath.TaskNamePattern.MatchString(g.Current) {
@@ -124,29 +109,12 @@ type Repo struct {
 
 // OpenRepo opens the store folder of the work tree repo, creating it with mode 0700 when missing.
 func (s *Store) OpenRepo(repo RepoRef) (*Repo, error) {
-	real, err := filepath.EvalSymlinks(repo.GitDir)
+	repo, id, err := s.resolveRepo(repo)
 	if err != nil {
-		return nil, wrap("resolve", repo.GitDir, err)
-	}
-	repo.GitDir = real
-	id, err := RepoID(real)
-	if err != nil {
-		return nil, wrap("resolve", repo.GitDir, err)
-	}
-	if err := s.checkOutside(repo.WorkTree); err != nil {
 		return nil, err
 	}
-	repos, err := s.dir.MkdirSub(reposDir, 0o700)
+	rd, err := s.makeRepoDir(repo, id)
 	if err != nil {
-		return nil, wrap("create", filepath.Join(s.root, reposDir), err)
-	}
-	defer repos.Close()
-	rd, err := repos.MkdirSub(id, 0o700)
-	if err != nil {
-		return nil, wrap("create", repos.Path(), err)
-	}
-	if err := writeRepoFile(rd, repo); err != nil {
-		rd.Close()
 		return nil, err
 	}
 	return &Repo{dir: rd, id: id}, nil
@@ -155,16 +123,9 @@ func (s *Store) OpenRepo(repo RepoRef) (*Repo, error) {
 // FindRepo opens the store folder of the work tree whose git directory is gitDir without creating
 // anything, for readers. A work tree the store has no folder for is (nil, nil).
 func (s *Store) FindRepo(gitDir string) (*Repo, error) {
-	id, err := RepoID(gitDir)
-	if err != nil {
-		return nil, wrap("resolve", gitDir, err)
-	}
-	d, err := fsx.OpenDir(s.root, reposDir+"/"+id)
-	if fsx.ReasonOf(err) == fsx.ReasonMissing {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, wrap("open", filepath.Join(s.root, reposDir, id), err)
+	d, id, err := s.findRepoDir(gitDir, "")
+	if d == nil {
+		return nil, err
 	}
 	return &Repo{dir: d, id: id}, nil
 }

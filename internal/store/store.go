@@ -119,34 +119,18 @@ func (s *Store) OpenTask(repo RepoRef, task string) (*Task, error) {
 	if !validEntryName(task) {
 		return nil, &Error{Kind: KindUnsafe, Op: "open task", Path: task, Err: errors.New("not a task folder name")}
 	}
-	real, err := filepath.EvalSymlinks(repo.GitDir)
+	repo, id, err := s.resolveRepo(repo)
 	if err != nil {
-		return nil, wrap("resolve", repo.GitDir, err)
-	}
-	repo.GitDir = real
-	id, err := RepoID(real)
-	if err != nil {
-		return nil, wrap("resolve", repo.GitDir, err)
-	}
-	if err := s.checkOutside(repo.WorkTree); err != nil {
 		return nil, err
 	}
 	if err := s.checkKey(repo, id, task); err != nil {
 		return nil, err
 	}
-	repos, err := s.dir.MkdirSub(reposDir, 0o700)
+	rd, err := s.makeRepoDir(repo, id)
 	if err != nil {
-		return nil, wrap("create", filepath.Join(s.root, reposDir), err)
-	}
-	defer repos.Close()
-	rd, err := repos.MkdirSub(id, 0o700)
-	if err != nil {
-		return nil, wrap("create", repos.Path(), err)
-	}
-	defer rd.Close()
-	if err := writeRepoFile(rd, repo); err != nil {
 		return nil, err
 	}
+	defer rd.Close()
 	td, err := rd.MkdirSub(tasksDir, 0o700)
 	if err != nil {
 		return nil, wrap("create", rd.Path(), err)
@@ -166,18 +150,70 @@ func (s *Store) FindTask(gitDir, task string) (*Task, error) {
 	if !validEntryName(task) {
 		return nil, &Error{Kind: KindUnsafe, Op: "open task", Path: task, Err: errors.New("not a task folder name")}
 	}
-	id, err := RepoID(gitDir)
-	if err != nil {
-		return nil, wrap("resolve", gitDir, err)
-	}
-	d, err := fsx.OpenDir(s.root, reposDir+"/"+id+"/"+tasksDir+"/"+task)
-	if fsx.ReasonOf(err) == fsx.ReasonMissing {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, wrap("open", filepath.Join(s.root, reposDir, id, tasksDir, task), err)
+	d, id, err := s.findRepoDir(gitDir, tasksDir+"/"+task)
+	if d == nil {
+		return nil, err
 	}
 	return &Task{dir: d, name: task, repoID: id}, nil
+}
+
+// findRepoDir opens sub, a slash-separated path below the store folder of the work tree whose git
+// directory is gitDir, without creating anything, and returns it with the RepoID. A missing
+// folder is a nil handle and a nil error.
+func (s *Store) findRepoDir(gitDir, sub string) (*fsx.Dir, string, error) {
+	id, err := RepoID(gitDir)
+	if err != nil {
+		return nil, "", wrap("resolve", gitDir, err)
+	}
+	rel := reposDir + "/" + id
+	if sub != "" {
+		rel += "/" + sub
+	}
+	d, err := fsx.OpenDir(s.root, rel)
+	if fsx.ReasonOf(err) == fsx.ReasonMissing {
+		return nil, id, nil
+	}
+	if err != nil {
+		return nil, id, wrap("open", filepath.Join(s.root, filepath.FromSlash(rel)), err)
+	}
+	return d, id, nil
+}
+
+// resolveRepo returns repo with its git directory's real path, and its RepoID, after refusing a
+// store inside its work tree.
+func (s *Store) resolveRepo(repo RepoRef) (RepoRef, string, error) {
+	real, err := filepath.EvalSymlinks(repo.GitDir)
+	if err != nil {
+		return repo, "", wrap("resolve", repo.GitDir, err)
+	}
+	repo.GitDir = real
+	id, err := RepoID(real)
+	if err != nil {
+		return repo, "", wrap("resolve", repo.GitDir, err)
+	}
+	if err := s.checkOutside(repo.WorkTree); err != nil {
+		return repo, "", err
+	}
+	return repo, id, nil
+}
+
+// makeRepoDir opens the store folder repos/<id>, creating it with mode 0700 when missing, and
+// writes repo.json there. Close the returned handle.
+func (s *Store) makeRepoDir(repo RepoRef, id string) (*fsx.Dir, error) {
+	repos, err := s.dir.MkdirSub(reposDir, 0o700)
+	if err != nil {
+		return nil, wrap("create", filepath.Join(s.root, reposDir), err)
+	}
+	defer repos.Close()
+	rd, err := repos.MkdirSub(id, 0o700)
+	if err != nil {
+		return nil, wrap("create", repos.Path(), err)
+	}
+	if err := writeRepoFile(rd, repo); err != nil {
+		rd.Close()
+		return nil, err
+	}
+	return rd, nil
 }
 
 // writeRepoFile writes repo.json unless it already says the same.

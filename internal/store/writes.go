@@ -2,10 +2,7 @@ package store
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -47,10 +44,15 @@ func (t *Task) LoadWrites() (*ControllerWrites, error) {
 	var w ControllerWrites
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&w); err != nil || w.Version < 1 || w.Version > writesVersion || len(w.Paths) > MaxControllerWrites {
-		if err == nil {
-			err = fmt.Errorf("version %d or more than %d paths", w.Version, MaxControllerWrites)
-		}
+	err = dec.Decode(&w)
+	switch {
+	case err != nil:
+	case w.Version < 1 || w.Version > writesVersion:
+		err = fmt.Errorf("version %d is not supported; expected 1 to %d", w.Version, writesVersion)
+	case len(w.Paths) > MaxControllerWrites:
+		err = fmt.Errorf("paths holds %d entries; at most %d are kept", len(w.Paths), MaxControllerWrites)
+	}
+	if err != nil {
 		return nil, &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: err}
 	}
 	if w.Version == 1 {
@@ -74,8 +76,7 @@ func writesFromV1(v1 map[string]string) map[string]string {
 		case strings.HasPrefix(id, "exec:"):
 			out[p] = id
 		case strings.HasPrefix(id, "link:"):
-			sum := sha256.Sum256([]byte(id[len("link:"):]))
-			out[p] = "link:" + hex.EncodeToString(sum[:])
+			out[p] = "link:" + SHA256Hex([]byte(id[len("link:"):]))
 		}
 	}
 	return out
@@ -91,7 +92,7 @@ func (t *Task) SaveWrites(w *ControllerWrites) error {
 		return nil
 	}
 	if len(w.Paths) > MaxControllerWrites {
-		return &Error{Kind: KindIO, Op: "write", Path: p, Err: errors.New("too many paths")}
+		return &Error{Kind: KindIO, Op: "write", Path: p, Err: fmt.Errorf("%d paths; at most %d are kept", len(w.Paths), MaxControllerWrites)}
 	}
 	w.Version = writesVersion
 	data, err := json.Marshal(w)
