@@ -182,7 +182,9 @@ func contentDigest(root, rel string) (string, int64, error) {
 		}
 		return "link:" + sha256Hex([]byte(t)), 0, nil
 	case fi.IsDir():
-		return "dir", 0, nil
+		// A submodule or nested repository names its HEAD commit, as in the inputs fingerprint.
+		id, err := fsx.ContentID(root, rel)
+		return id, 0, err
 	case !fi.Mode().IsRegular():
 		return "", 0, fmt.Errorf("%s is not a regular file", rel)
 	}
