@@ -457,7 +457,7 @@ func (g *gater) learned(in TaskInfo, t *gateTask) {
 // unreadable spec counts as changed).
 func (g *gater) specChanged(in TaskInfo) bool {
 	si, err := g.spec(in.Task)
-	return err != nil || si.Err != nil || sha256Hex(si.Raw) != in.State.SpecHash
+	return err != nil || si.Err != nil || fsx.SHA256Hex(si.Raw) != in.State.SpecHash
 }
 
 // noRecordReason is the row of a task a local gate cannot audit: this machine's store has no
@@ -533,7 +533,7 @@ func snapshotNow(t Task, st *State, cs *gitscope.ChangedSet, rule repopath.Contr
 	if err != nil {
 		return "", false
 	}
-	in.AuditSHA256 = sha256Hex(a)
+	in.AuditSHA256 = fsx.SHA256Hex(a)
 	snap, err := HistorySnapshot(t.Root, in)
 	return snap, err == nil
 }
@@ -573,7 +573,7 @@ func (g *gater) audit(ctx context.Context, in TaskInfo, t *gateTask, exclude map
 		return nil
 	}
 	st := *in.State
-	if si.Err != nil || sha256Hex(si.Raw) != st.SpecHash {
+	if si.Err != nil || fsx.SHA256Hex(si.Raw) != st.SpecHash {
 		t.Status, t.Reason = GateRefused, reasonSpecChanged+preflightNext(in.Task, &st, DefaultMaxIterations).clause()
 		return nil
 	}

@@ -61,7 +61,7 @@ func (g *Registry) SetFile(rel string, data []byte) {
 	}
 	h := ""
 	if data != nil {
-		h = SHA256Hex(data)
+		h = fsx.SHA256Hex(data)
 	}
 	m, ok := g.Files[rel]
 	g.Files[rel] = m.next(ok, h)

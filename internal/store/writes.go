@@ -76,7 +76,7 @@ func writesFromV1(v1 map[string]string) map[string]string {
 		case strings.HasPrefix(id, "exec:"):
 			out[p] = id
 		case strings.HasPrefix(id, "link:"):
-			out[p] = "link:" + SHA256Hex([]byte(id[len("link:"):]))
+			out[p] = "link:" + fsx.SHA256Hex([]byte(id[len("link:"):]))
 		}
 	}
 	return out
