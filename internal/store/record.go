@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 
 	"github.com/mastermind-controller/mastermind/internal/fsx"
@@ -267,7 +266,7 @@ func parseRecord(data []byte, task string) (*Record, error) {
 	if err := dec.Decode(&r); err != nil {
 		return nil, fmt.Errorf("not a record: %v", err)
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+	if !atEOF(dec) {
 		return nil, errors.New("trailing data after the record")
 	}
 	if err := r.validate(task); err != nil {
