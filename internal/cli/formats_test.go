@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mastermind-controller/mastermind/internal/postflight"
 	"github.com/mastermind-controller/mastermind/internal/testenv"
 	"github.com/mastermind-controller/mastermind/internal/thirdparty/jsonschema"
 	"github.com/rogpeppe/go-internal/txtar"
@@ -183,6 +184,20 @@ func TestCommandRDJSONReadByReviewdog(t *testing.T) {
 			if !strings.Contains(string(out), `code:{value:"`+d.Code.Value+`"}`) {
 				t.Errorf("%s: reviewdog did not print %s", name, d.Code.Value)
 			}
+		}
+	}
+}
+
+// An outcome kind outcomeVerdict does not know fails closed as "error" rather than passing its
+// own name through as a verdict word the finding sets do not define.
+func TestOutcomeVerdictUnknownIsError(t *testing.T) {
+	for outcome, want := range map[postflight.OutcomeKind]string{
+		postflight.OutcomePostHeld: "held", postflight.OutcomePostBroken: "broken",
+		postflight.OutcomeCompleted: "completed", postflight.OutcomeError: "error",
+		"post_bogus": "error", "": "error",
+	} {
+		if got := outcomeVerdict(outcome); got != want {
+			t.Errorf("outcomeVerdict(%q) = %q, want %q", outcome, got, want)
 		}
 	}
 }
