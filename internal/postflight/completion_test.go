@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/golden"
 	"github.com/mastermind-controller/mastermind/internal/spec"
 	"github.com/mastermind-controller/mastermind/schemas"
@@ -244,7 +245,7 @@ func TestStaleReviewArchived(t *testing.T) {
 	if res.Verdict != VerdictBroken {
 		t.Fatalf("verdict %s, want broken", res.Verdict)
 	}
-	if _, err := os.Lstat(filepath.Join(root, ".mastermind/tasks/020-cache/history-review."+sha256Hex([]byte("scribbles\n"))+".md")); err == nil {
+	if _, err := os.Lstat(filepath.Join(root, ".mastermind/tasks/020-cache/history-review."+fsx.SHA256Hex([]byte("scribbles\n"))+".md")); err == nil {
 		t.Fatal("the scribbles were archived")
 	}
 }

@@ -131,7 +131,7 @@ func (r *storeRule) reviewIssued(rel, task string) bool {
 	if snap == "" {
 		return false
 	}
-	if r.reg.Wrote(rel, sha256Hex(HistoryReviewTemplate(taskFolder(r.root, task), snap))) {
+	if r.reg.Wrote(rel, fsx.SHA256Hex(HistoryReviewTemplate(taskFolder(r.root, task), snap))) {
 		return true
 	}
 	if rec := r.record(task); rec != nil {

@@ -139,7 +139,7 @@ type SnapshotInput struct {
 func HistorySnapshot(root string, in SnapshotInput) (string, error) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "mastermind-history-snapshot v1\nbaseline %s\niteration %d\nspec %s\nreport %s\naudit %s\nrelease %s\n",
-		in.Baseline, in.Iteration, sha256Hex(in.Spec), sha256Hex(in.Report), in.AuditSHA256, sha256Hex(in.Release))
+		in.Baseline, in.Iteration, fsx.SHA256Hex(in.Spec), fsx.SHA256Hex(in.Report), in.AuditSHA256, fsx.SHA256Hex(in.Release))
 	paths := make([][]byte, len(in.Changed))
 	for i, e := range in.Changed {
 		paths[i] = e.Path
@@ -157,7 +157,7 @@ func HistorySnapshot(root string, in SnapshotInput) (string, error) {
 		}
 		fmt.Fprintf(&b, "file %s %s\n", digest, p)
 	}
-	return sha256Hex(b.Bytes()), nil
+	return fsx.SHA256Hex(b.Bytes()), nil
 }
 
 // contentDigest is the per-path digest of §8.2 and the number of bytes read.
@@ -180,7 +180,7 @@ func contentDigest(root, rel string) (string, int64, error) {
 		if err != nil {
 			return "", 0, err
 		}
-		return "link:" + sha256Hex([]byte(t)), 0, nil
+		return "link:" + fsx.SHA256Hex([]byte(t)), 0, nil
 	case fi.IsDir():
 		return "dir", 0, nil
 	case !fi.Mode().IsRegular():
@@ -190,7 +190,7 @@ func contentDigest(root, rel string) (string, int64, error) {
 	if err != nil {
 		return "", 0, fmt.Errorf("%s: %w", rel, err)
 	}
-	return fsx.ExecMarked(fi.Mode(), sha256Hex(data)), int64(len(data)), nil
+	return fsx.ExecMarked(fi.Mode(), fsx.SHA256Hex(data)), int64(len(data)), nil
 }
 
 func parentOf(rel string) string {
@@ -238,7 +238,7 @@ func (c *controller) writeHistoryReview(st *State, snap string) (complete bool, 
 		}
 		issued := repopath.LeftOut(rel, rule)
 		if oldSnap == "" {
-			oldSnap = sha256Hex(old)
+			oldSnap = fsx.SHA256Hex(old)
 		}
 		archive := fmt.Sprintf("history-review.%s.md", oldSnap)
 		archiveRel := c.task.Dir + "/" + archive

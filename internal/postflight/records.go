@@ -280,7 +280,7 @@ func (tf *taskFiles) hashFile(name string, limit int64) (string, error) {
 func tampering(rec *store.Record, name string, data []byte, present bool, now time.Time) store.Tampering {
 	h := ""
 	if present {
-		h = store.SHA256Hex(data)
+		h = fsx.SHA256Hex(data)
 	}
 	return tamperingHash(rec, name, h, present, now)
 }

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 	"time"
@@ -61,7 +60,7 @@ func (g *Registry) SetFile(rel string, data []byte) {
 	}
 	h := ""
 	if data != nil {
-		h = SHA256Hex(data)
+		h = fsx.SHA256Hex(data)
 	}
 	m, ok := g.Files[rel]
 	g.Files[rel] = m.next(ok, h)
@@ -165,7 +164,7 @@ func (r *Repo) Registry() (*Registry, error) {
 	if err := dec.Decode(&g); err != nil {
 		return nil, &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: fmt.Errorf("not a registry: %v", err)}
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+	if !atEOF(dec) {
 		return nil, &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: errors.New("trailing data after the registry")}
 	}
 	if err := g.validate(); err != nil {
