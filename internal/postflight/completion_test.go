@@ -334,7 +334,7 @@ func TestReleaseNotesTitleAndMissingSections(t *testing.T) {
 		{"# Body title\n\n## Tests Plan\n\nT.\n", "# Body title\n\n## Summary\n\n_The spec has no Goals section._\n\n## Tests\n\nT.\n"},
 	} {
 		sp, _ := spec.Parse([]byte(tc.src), taskSpec)
-		notes, err := c.releaseNotes(t.Context(), sp, cs, nil, "Audit: ✅ Held")
+		notes, err := c.releaseNotes(sp, nil, c.startDiffStat(t.Context(), cs), "Audit: ✅ Held")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -259,6 +259,10 @@ func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []findi
 		streak, fingerprint, returned = nextStreakFP(st, fingerprintAll(fs, runs, verdict), c.reaudit)
 		a.ReturnToDesign = returned
 	}
+	var diffStat func() (string, error)
+	if verdict == VerdictHeld {
+		diffStat = c.startDiffStat(ctx, cs)
+	}
 	// Step 7: audit.md.
 	auditSHA, summary, err := c.writeAudit(st, a)
 	if err != nil {
@@ -268,7 +272,7 @@ func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []findi
 	st.Verdict, st.Findings, st.Degraded = verdict, &Counts{e, w}, &degraded
 	st.InputsFingerprint = c.inputsFP
 	if verdict == VerdictHeld {
-		return c.held(ctx, st, cs, d, specRaw, auditSHA, summary)
+		return c.held(st, d, diffStat, specRaw, auditSHA, summary)
 	}
 	// Steps 8–10 for drift and broken.
 	applyStreak(st, streak, fingerprint)

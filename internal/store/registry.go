@@ -207,10 +207,25 @@ func (r *Repo) Update(now time.Time, fn func(*Registry) error) error {
 	return wrap("write", filepath.Join(r.Path(), registryFile), r.dir.WriteFileAtomic(registryFile, b.Bytes(), 0o600))
 }
 
+// FileWrite is one work-tree file the controller is about to write: Data, or a removal when
+// Data is nil.
+type FileWrite struct {
+	Rel  string
+	Data []byte
+}
+
 // Record records that the controller is about to write data to rel (nil: remove it).
 func (r *Repo) Record(rel string, data []byte, now time.Time) error {
+	return r.RecordAll(now, FileWrite{Rel: rel, Data: data})
+}
+
+// RecordAll is Record for several files in one registry update, so that the files one step
+// writes together cost one locked, fsynced rewrite of the registry.
+func (r *Repo) RecordAll(now time.Time, files ...FileWrite) error {
 	return r.Update(now, func(g *Registry) error {
-		g.SetFile(rel, data)
+		for _, f := range files {
+			g.SetFile(f.Rel, f.Data)
+		}
 		return nil
 	})
 }
