@@ -266,7 +266,7 @@ func runGate(ctx context.Context, opts *GateOptions) error {
 	default:
 		name, oid, err := repo.Upstream(ctx)
 		if err != nil {
-			return gateError(opts, "", fmt.Errorf("finding the upstream: %w", err))
+			return gateError(opts, "", fmt.Errorf("finding the upstream: %w; fix the git error and rerun, or name the base: mastermind gate --base <base>", err))
 		}
 		head, unborn, herr := repo.Head(ctx)
 		if herr != nil {

@@ -14,13 +14,9 @@ import (
 )
 
 // mcpSDKEnv names the node_modules folder that holds @modelcontextprotocol/sdk, the MCP
-// TypeScript SDK from the npm registry; .ci/run installs it and sets mcpSDKRequireEnv (the one
-// switch of every real-client test), so that there a missing client fails the test instead of
-// skipping it.
-const (
-	mcpSDKEnv        = "MASTERMIND_TEST_MCP_SDK"
-	mcpSDKRequireEnv = "MASTERMIND_TEST_REQUIRE_CLIENTS"
-)
+// TypeScript SDK from the npm registry; .ci/run installs it, and a missing SDK skips or fails the
+// test through testenv.MissingClient.
+const mcpSDKEnv = "MASTERMIND_TEST_MCP_SDK"
 
 // TestMCPTypeScriptSDKClient drives a mastermind process (the test binary, testenv.Main) with the
 // MCP TypeScript SDK's Client (testdata/mcp-client/drive.mjs): every tool, every resource listed
@@ -30,10 +26,7 @@ const (
 func TestMCPTypeScriptSDKClient(t *testing.T) {
 	skip := func(why string) {
 		t.Helper()
-		if os.Getenv(mcpSDKRequireEnv) != "" {
-			t.Fatalf("%s, but %s is set (.ci/run installs the MCP TypeScript SDK): %s", why, mcpSDKRequireEnv, why)
-		}
-		t.Skipf("%s; to run this test: npm install --prefix DIR @modelcontextprotocol/sdk@1 and set %s=DIR/node_modules", why, mcpSDKEnv)
+		testenv.MissingClient(t, "%s; to run this test: npm install --prefix DIR @modelcontextprotocol/sdk@1 and set %s=DIR/node_modules", why, mcpSDKEnv)
 	}
 	if testing.Short() {
 		t.Skip("-short: not running the MCP TypeScript SDK client")

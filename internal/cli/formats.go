@@ -48,7 +48,7 @@ func repoLines(root string) render.LineSource {
 }
 
 // outcomeVerdict is the verdict word of a run-task outcome in the finding sets; an outcome with
-// no verdict word of its own is named by itself.
+// no verdict word of its own is named by itself, and one it does not know is "error".
 func outcomeVerdict(outcome postflight.OutcomeKind) string {
 	switch outcome {
 	case postflight.OutcomePostHeld:
@@ -66,7 +66,7 @@ func outcomeVerdict(outcome postflight.OutcomeKind) string {
 	case postflight.OutcomeHistoryPending, postflight.OutcomeCompleted, postflight.OutcomeAccepted, postflight.OutcomeAcceptRefused:
 		return string(outcome)
 	}
-	return string(outcome)
+	return "error"
 }
 
 // auditResults are an audit's findings as results: a rejected report by its violations alone,

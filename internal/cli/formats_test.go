@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mastermind-controller/mastermind/internal/postflight"
 	"github.com/mastermind-controller/mastermind/internal/testenv"
 	"github.com/mastermind-controller/mastermind/internal/thirdparty/jsonschema"
 	"github.com/rogpeppe/go-internal/txtar"
@@ -100,50 +101,39 @@ func TestCommandSARIFValidatesAgainstPublishedSchema(t *testing.T) {
 	}
 	// The real validator with GitHub's ingestion rules, when .ci/run installed it (render's
 	// TestSARIFLogsPassTheSARIFMultitool checks the goldens the same way).
-	bin := sarifMultitool(t)
-	if bin == "" {
-		return
-	}
-	out := filepath.Join(logs, "validation.sarif")
-	cmd := exec.Command(bin, append(append([]string{"validate"}, files...), "--rule-kind", "Sarif;Gh", "--level", "Error;Warning", "--output", out, "--log", "ForceOverwrite")...)
-	cmd.Env = append(os.Environ(), "DOTNET_CLI_TELEMETRY_OPTOUT=1", "DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1")
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("multitool: %v\n%s", err, msg)
-	}
-	data, err = os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var log struct {
-		Runs []struct {
-			Results []struct {
-				RuleID  string
-				Level   string
-				Message struct{ Arguments []string }
+	t.Run("SARIF multitool", func(t *testing.T) {
+		bin := sarifMultitool(t)
+		out := filepath.Join(logs, "validation.sarif")
+		cmd := exec.Command(bin, append(append([]string{"validate"}, files...), "--rule-kind", "Sarif;Gh", "--level", "Error;Warning", "--output", out, "--log", "ForceOverwrite")...)
+		cmd.Env = append(os.Environ(), "DOTNET_CLI_TELEMETRY_OPTOUT=1", "DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1")
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("multitool: %v\n%s", err, msg)
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var log struct {
+			Runs []struct {
+				Results []struct {
+					RuleID  string
+					Level   string
+					Message struct{ Arguments []string }
+				}
 			}
 		}
-	}
-	if err := json.Unmarshal(data, &log); err != nil || len(log.Runs) != 1 {
-		t.Fatalf("multitool log: %v", err)
-	}
-	for _, r := range log.Runs[0].Results {
-		t.Errorf("multitool: %s %s %v", r.Level, r.RuleID, r.Message.Arguments)
-	}
-}
-
-// missingClient reports a real client (reviewdog, the SARIF multitool) that is not here: a
-// failure under MASTERMIND_TEST_REQUIRE_CLIENTS=1 (.ci/run sets it), a log line otherwise.
-func missingClient(t *testing.T, format string, args ...any) {
-	t.Helper()
-	if os.Getenv("MASTERMIND_TEST_REQUIRE_CLIENTS") == "1" {
-		t.Fatalf(format+" (MASTERMIND_TEST_REQUIRE_CLIENTS=1)", args...)
-	}
-	t.Logf("skipped: "+format, args...)
+		if err := json.Unmarshal(data, &log); err != nil || len(log.Runs) != 1 {
+			t.Fatalf("multitool log: %v", err)
+		}
+		for _, r := range log.Runs[0].Results {
+			t.Errorf("multitool: %s %s %v", r.Level, r.RuleID, r.Message.Arguments)
+		}
+	})
 }
 
 // sarifMultitool returns the SARIF multitool binary as render's tests find it
-// (MASTERMIND_TEST_SARIF_MULTITOOL, or the npm install beside MASTERMIND_TEST_NODE_BIN), or ""
-// after missingClient.
+// (MASTERMIND_TEST_SARIF_MULTITOOL, or the npm install beside MASTERMIND_TEST_NODE_BIN), or skips
+// t through testenv.MissingClient.
 func sarifMultitool(t *testing.T) string {
 	t.Helper()
 	bin := os.Getenv("MASTERMIND_TEST_SARIF_MULTITOOL")
@@ -151,8 +141,7 @@ func sarifMultitool(t *testing.T) string {
 		bin = filepath.Join(nodeBin, "..", "@microsoft", "sarif-multitool-"+runtime.GOOS, "Sarif.Multitool")
 	}
 	if _, err := os.Stat(bin); bin == "" || err != nil {
-		missingClient(t, "SARIF multitool not found (%q): set MASTERMIND_TEST_SARIF_MULTITOOL or MASTERMIND_TEST_NODE_BIN", bin)
-		return ""
+		testenv.MissingClient(t, "SARIF multitool not found (%q): set MASTERMIND_TEST_SARIF_MULTITOOL or MASTERMIND_TEST_NODE_BIN", bin)
 	}
 	return bin
 }
@@ -166,15 +155,13 @@ func TestCommandRDJSONReadByReviewdog(t *testing.T) {
 	testenv.Full(t, "builds reviewdog")
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		missingClient(t, "no go command to build reviewdog")
-		t.SkipNow()
+		testenv.MissingClient(t, "no go command to build reviewdog")
 	}
 	bin := t.TempDir()
 	install := exec.Command(goBin, "install", "github.com/reviewdog/reviewdog/cmd/reviewdog@v0.21.0")
 	install.Env = append(os.Environ(), "GOBIN="+bin)
 	if out, err := install.CombinedOutput(); err != nil {
-		missingClient(t, "cannot build reviewdog v0.21.0: %v\n%s", err, out)
-		t.SkipNow()
+		testenv.MissingClient(t, "cannot build reviewdog v0.21.0: %v\n%s", err, out)
 	}
 	for name, data := range scriptFiles(t, "formats.txtar", ".rdjson") {
 		var doc struct {
@@ -197,6 +184,20 @@ func TestCommandRDJSONReadByReviewdog(t *testing.T) {
 			if !strings.Contains(string(out), `code:{value:"`+d.Code.Value+`"}`) {
 				t.Errorf("%s: reviewdog did not print %s", name, d.Code.Value)
 			}
+		}
+	}
+}
+
+// An outcome kind outcomeVerdict does not know fails closed as "error" rather than passing its
+// own name through as a verdict word the finding sets do not define.
+func TestOutcomeVerdictUnknownIsError(t *testing.T) {
+	for outcome, want := range map[postflight.OutcomeKind]string{
+		postflight.OutcomePostHeld: "held", postflight.OutcomePostBroken: "broken",
+		postflight.OutcomeCompleted: "completed", postflight.OutcomeError: "error",
+		"post_bogus": "error", "": "error",
+	} {
+		if got := outcomeVerdict(outcome); got != want {
+			t.Errorf("outcomeVerdict(%q) = %q, want %q", outcome, got, want)
 		}
 	}
 }

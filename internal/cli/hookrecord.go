@@ -27,11 +27,11 @@ func openHookRecord(repo *gitscope.Repo, task string) (harness.RecordFile, func(
 		return nil, nil, err
 	}
 	if s == nil {
-		return nil, nil, fmt.Errorf("no controller store at %s", loc)
+		return nil, nil, fmt.Errorf("no controller store at %s; %s", loc, sameStoreStep)
 	}
 	t, err := s.FindTask(gitDir, task)
 	if err == nil && t == nil {
-		err = fmt.Errorf("the controller store %s has no folder for task %s", loc, task)
+		err = fmt.Errorf("the controller store %s has no folder for task %s; %s", loc, task, sameStoreStep)
 	}
 	if err != nil {
 		s.Close()
@@ -39,6 +39,10 @@ func openHookRecord(repo *gitscope.Repo, task string) (harness.RecordFile, func(
 	}
 	return t.HookRecord(), func() { t.Close(); s.Close() }, nil
 }
+
+// sameStoreStep is the next step when the hook finds no store folder for its task: the hook runs
+// in the harness's environment, which may name another store than the pre-flight used.
+const sameStoreStep = "check that " + store.EnvStateDir + " names the store the task's pre-flight used, or pre-flight it again: mastermind run-task <spec> --pre-only"
 
 // controllerRecorder returns the function that records a controller write below .mastermind/
 // in the store's registry before it happens (trust-model.md I3), for new-spec's .gitignore and

@@ -2,7 +2,6 @@ package fsx
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -241,8 +240,7 @@ func nonRegularID(fi fs.FileInfo, abs string, readlink func() (string, error)) (
 		if err != nil {
 			return "", err
 		}
-		sum := sha256.Sum256([]byte(t))
-		return "link:" + hex.EncodeToString(sum[:]), nil
+		return "link:" + SHA256Hex([]byte(t)), nil
 	case fi.IsDir():
 		return dirID(abs), nil
 	}

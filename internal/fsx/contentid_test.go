@@ -3,19 +3,12 @@
 package fsx
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 )
-
-func sha256Hex(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
 
 // TestContentIDs reads a real work tree with one entry of every kind, grouped by directory as
 // a sorted changed set is: the ids name what is there without following any symlink.
@@ -50,7 +43,7 @@ func TestContentIDs(t *testing.T) {
 	if err := os.Symlink("b.txt", filepath.Join(root, "d", "link")); err != nil {
 		t.Fatal(err)
 	}
-	forged := "b.txt\nfile modified " + sha256Hex([]byte("x")) + ` "a.txt"`
+	forged := "b.txt\nfile modified " + SHA256Hex([]byte("x")) + ` "a.txt"`
 	if err := os.Symlink(forged, filepath.Join(root, "d", "nl")); err != nil {
 		t.Fatal(err)
 	}
@@ -62,11 +55,11 @@ func TestContentIDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hello := sha256Hex([]byte("hello\n"))
+	hello := SHA256Hex([]byte("hello\n"))
 	want := map[string]string{
-		"a.txt": hello, "d/b.txt": hello, "d/c.txt": sha256Hex([]byte("other\n")), "d/gone.txt": "-",
-		"d/link": "link:" + sha256Hex([]byte("b.txt")), "d/nested": ContentRepoUnresolved, "d/pipe": "special:p---------",
-		"d/nl": "link:" + sha256Hex([]byte(forged)), "d/run.sh": "exec:" + sha256Hex([]byte("#!/bin/sh\n")),
+		"a.txt": hello, "d/b.txt": hello, "d/c.txt": SHA256Hex([]byte("other\n")), "d/gone.txt": "-",
+		"d/link": "link:" + SHA256Hex([]byte("b.txt")), "d/nested": ContentRepoUnresolved, "d/pipe": "special:p---------",
+		"d/nl": "link:" + SHA256Hex([]byte(forged)), "d/run.sh": "exec:" + SHA256Hex([]byte("#!/bin/sh\n")),
 		"missing/x": "-", "notdir/x": "-", "out/secret.txt": "via-link",
 	}
 	for i, p := range paths {
@@ -165,7 +158,7 @@ func TestContentIDsUnreadableDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ContentIDs: %v", err)
 	}
-	if want := sha256Hex([]byte("hello\n")); ids[0] != want {
+	if want := SHA256Hex([]byte("hello\n")); ids[0] != want {
 		t.Fatalf("id %q, want %q", ids[0], want)
 	}
 }
@@ -173,7 +166,7 @@ func TestContentIDsUnreadableDirectory(t *testing.T) {
 // TestContentStable: only an id that pins the content (a file's or link target's hash, absent)
 // is stable; a directory, a special file, a path behind a link, a race or an error is not.
 func TestContentStable(t *testing.T) {
-	h := sha256Hex([]byte("x"))
+	h := SHA256Hex([]byte("x"))
 	for id, want := range map[string]bool{
 		h: true, "exec:" + h: true, "link:" + h: true, ContentAbsent: true,
 		ContentDir: false, ContentViaLink: false, "special:p---------": false, "link:changed": false,

@@ -30,3 +30,10 @@ func SHA256File(f io.Reader) (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// SHA256Hex is the lowercase hex SHA-256 of data, the form of every content hash mastermind
+// records.
+func SHA256Hex(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}

@@ -31,3 +31,15 @@ func TestSHA256File(t *testing.T) {
 		t.Fatalf("SHA256File = %s, %v", got, err)
 	}
 }
+
+// SHA256Hex gives the lowercase hex digests sha256sum prints.
+func TestSHA256Hex(t *testing.T) {
+	for data, want := range map[string]string{
+		"":        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+		"hello\n": "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03",
+	} {
+		if got := SHA256Hex([]byte(data)); got != want {
+			t.Errorf("SHA256Hex(%q) = %s, want %s", data, got, want)
+		}
+	}
+}

@@ -123,14 +123,10 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 		return res, err
 	}
 	d, _ := audit.TaskD(task.Root, in.Changed, rule, c.files.controllerWrites(st.BaselineRef))
-	notes, err := c.releaseNotes(ctx, in.Spec.Spec, in.Changed, d, "Audit: ⚠️ Drift, accepted by the planner: "+reason)
+	notes, err := c.releaseNotes(in.Spec.Spec, d, c.startDiffStat(ctx, in.Changed), "Audit: ⚠️ Drift, accepted by the planner: "+reason)
 	if err != nil {
 		return res, err
 	}
-	if err := c.writeReleaseNotes(notes); err != nil {
-		return res, err
-	}
-	res.Artifacts.ReleaseNotes = task.ReleaseNotesRel()
 	reportRaw, err := c.readTaskFile("executor-report.md", task.ReportRel(), MaxSnapshotFileBytes)
 	if err != nil {
 		return res, fmt.Errorf("read %s: %w", task.ReportRel(), err)
@@ -140,10 +136,11 @@ func Accept(ctx context.Context, opts AcceptOptions) (*Outcome, error) {
 	if err != nil {
 		return res, fmt.Errorf("audit inputs unavailable: %w", err)
 	}
-	complete, err := c.writeHistoryReview(st, snap)
+	complete, err := c.writeHistoryReview(st, snap, notes)
 	if err != nil {
 		return res, err
 	}
+	res.Artifacts.ReleaseNotes = task.ReleaseNotesRel()
 	ns := *st
 	at := c.now().Unix()
 	ns.Status, ns.NextStep, ns.OutcomeRisk, ns.LastArtifact = StatusHistoryReviewRequired, NextReviewHistory, RiskMedium, ArtifactHistoryReview

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/spec"
 )
@@ -23,7 +24,7 @@ func (c *controller) adopt(ctx context.Context, mirror *State) (*Outcome, error)
 	if err != nil {
 		return refuse("the spec cannot be read (" + err.Error() + ")")
 	}
-	if sha256Hex(raw) != mirror.SpecHash {
+	if fsx.SHA256Hex(raw) != mirror.SpecHash {
 		return refuse("its spec_hash is not the hash of the current " + c.task.Spec)
 	}
 	head, unborn, err := c.git.Head(ctx)

@@ -202,6 +202,24 @@ func TestResultRoundTrip(t *testing.T) {
 			t.Errorf("%s: accepted", name)
 		}
 	}
+	// A finding's string member holding another JSON value fails naming the member, instead of
+	// decoding to "".
+	for old, tc := range map[string]struct{ new, want string }{
+		`"message":"rejected"`:              {`"message":7`, "result finding 0: finding message: not a string"},
+		`"kind":"executor_report_rejected"`: {`"kind":{}`, "result finding 0: finding kind: not a string"},
+		`"class":"warning","message"`:       {`"class":true,"message"`, "result finding 2: finding class: not a string"},
+		`"message":"bad"`:                   {`"message":["bad"]`, "result header violations: finding message: not a string"},
+		`"file":"r.md"`:                     {`"file":1`, "result header violations: finding file: not a string"},
+		`"pointer":"/x"`:                    {`"pointer":null`, "result header violations: finding pointer: not a string"},
+	} {
+		if strings.Count(out.String(), old) != 1 {
+			t.Fatalf("the result holds %s %d times, want once:\n%s", old, strings.Count(out.String(), old), out.String())
+		}
+		_, err := readResult(strings.NewReader(strings.Replace(out.String(), old, tc.new, 1)))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: %v, want %q", tc.new, err, tc.want)
+		}
+	}
 	missing := strings.Replace(out.String(), `"result_version":1,`, "", 1)
 	if _, err := readResult(strings.NewReader(missing)); err == nil || !strings.Contains(err.Error(), "result_version is missing") {
 		t.Errorf("missing key: %v, want an error naming result_version", err)

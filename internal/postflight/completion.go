@@ -274,5 +274,5 @@ func (c *controller) auditSHA256() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return sha256Hex(data), nil
+	return fsx.SHA256Hex(data), nil
 }

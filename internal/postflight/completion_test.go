@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/golden"
 	"github.com/mastermind-controller/mastermind/internal/spec"
 	"github.com/mastermind-controller/mastermind/schemas"
@@ -244,7 +245,7 @@ func TestStaleReviewArchived(t *testing.T) {
 	if res.Verdict != VerdictBroken {
 		t.Fatalf("verdict %s, want broken", res.Verdict)
 	}
-	if _, err := os.Lstat(filepath.Join(root, ".mastermind/tasks/020-cache/history-review."+sha256Hex([]byte("scribbles\n"))+".md")); err == nil {
+	if _, err := os.Lstat(filepath.Join(root, ".mastermind/tasks/020-cache/history-review."+fsx.SHA256Hex([]byte("scribbles\n"))+".md")); err == nil {
 		t.Fatal("the scribbles were archived")
 	}
 }
@@ -333,7 +334,7 @@ func TestReleaseNotesTitleAndMissingSections(t *testing.T) {
 		{"# Body title\n\n## Tests Plan\n\nT.\n", "# Body title\n\n## Summary\n\n_The spec has no Goals section._\n\n## Tests\n\nT.\n"},
 	} {
 		sp, _ := spec.Parse([]byte(tc.src), taskSpec)
-		notes, err := c.releaseNotes(t.Context(), sp, cs, nil, "Audit: ✅ Held")
+		notes, err := c.releaseNotes(sp, nil, c.startDiffStat(t.Context(), cs), "Audit: ✅ Held")
 		if err != nil {
 			t.Fatal(err)
 		}

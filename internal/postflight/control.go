@@ -131,7 +131,7 @@ func (r *storeRule) reviewIssued(rel, task string) bool {
 	if snap == "" {
 		return false
 	}
-	if r.reg.Wrote(rel, sha256Hex(HistoryReviewTemplate(taskFolder(r.root, task), snap))) {
+	if r.reg.Wrote(rel, fsx.SHA256Hex(HistoryReviewTemplate(taskFolder(r.root, task), snap))) {
 		return true
 	}
 	if rec := r.record(task); rec != nil {
@@ -257,15 +257,15 @@ func loadRecord(s *store.Store, gitDir, task string) *store.Record {
 	return rec
 }
 
-// record registers, before the write, that the controller is about to write data to the work-tree
-// file rel, or remove it when data is nil, so the changed set knows those bytes are the
+// record registers, before the writes, that the controller is about to write each file's data to
+// the work tree, or remove it when data is nil, so the changed set knows those bytes are the
 // controller's (trust-model.md I3).
-func (tf *taskFiles) record(rel string, data []byte) error {
+func (tf *taskFiles) record(files ...store.FileWrite) error {
 	r, err := tf.repo()
 	if err != nil {
 		return err
 	}
-	return r.Record(rel, data, time.Now())
+	return r.RecordAll(time.Now(), files...)
 }
 
 // tempNames makes d name its temporary files with this task's MAC (store.TempNames).

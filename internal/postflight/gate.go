@@ -170,23 +170,10 @@ func (r *GateResult) Count(status GateStatus) int {
 	return n
 }
 
-// Gate audits every task under .mastermind/tasks/ that is not learned (or, with Since, the
-// tasks whose folder or declared scope files changed since that commit) and decides whether the
-// working tree may be merged (the gates over a range are GateBase and GateBranch). Without
-// Record nothing is written: each task
-// goes through the same checks as post-flight (auditTask, audit.Compute) over the same source
-// (sourceFor: its store record's pre-flight snapshots) and its state is left byte-for-byte
-// unchanged. Each spec is read and parsed at most once. Nothing named by a spec or report is
-// executed.
-//
-// Per task: no state → GateNotStarted (fails: the gate is fail-closed, and a spec without an
-// approved state is open work); learned → GateLearned, passing only when history-review.md is a
-// complete review (§8.2) whose Audit snapshot equals the state's history_snapshot_sha256 (the
-// snapshot is not recomputed: a closed task is stable, §8.3); next_step run_preflight, a spec
-// changed since approval or no store record on this machine → GateRefused; corrupt state, an
-// unusable or misnamed task folder, or a git failure for its baseline → GateError; otherwise the
-// audit verdict. The returned error is operational for the whole gate: the task folder cannot
-// be listed, or the Since changed set cannot be computed.
+// Gate is the local gate: it audits every task that is not learned (with Since, those touched
+// since that commit) as its post-flight would, and decides whether the work tree may be merged.
+// Without Record it writes nothing, and it never runs a command, so it is safe at any time; how
+// each task's row is decided is in architecture.md ("The local gate's rows").
 func Gate(ctx context.Context, opts GateOptions) (*GateResult, error) {
 	if opts.Git == nil {
 		return nil, errors.New("internal error: no repository")
@@ -500,7 +487,7 @@ func (g *gater) learned(in TaskInfo, t *gateTask) {
 // unreadable spec counts as changed).
 func (g *gater) specChanged(in TaskInfo) bool {
 	si, err := g.spec(in.Task)
-	return err != nil || si.Err != nil || sha256Hex(si.Raw) != in.State.SpecHash
+	return err != nil || si.Err != nil || fsx.SHA256Hex(si.Raw) != in.State.SpecHash
 }
 
 // noRecordReason is the row of a task a local gate cannot audit: this machine's store has no
@@ -576,7 +563,7 @@ func snapshotNow(t Task, st *State, cs *gitscope.ChangedSet, rule repopath.Contr
 	if err != nil {
 		return "", false
 	}
-	in.AuditSHA256 = sha256Hex(a)
+	in.AuditSHA256 = fsx.SHA256Hex(a)
 	snap, err := HistorySnapshot(t.Root, in)
 	return snap, err == nil
 }
@@ -616,7 +603,7 @@ func (g *gater) audit(ctx context.Context, in TaskInfo, t *gateTask, exclude map
 		return nil
 	}
 	st := *in.State
-	if si.Err != nil || sha256Hex(si.Raw) != st.SpecHash {
+	if si.Err != nil || fsx.SHA256Hex(si.Raw) != st.SpecHash {
 		t.Status, t.Reason = GateRefused, reasonSpecChanged+preflightNext(in.Task, &st, DefaultMaxIterations).clause()
 		return nil
 	}

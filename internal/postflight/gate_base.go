@@ -13,6 +13,7 @@ import (
 
 	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/repopath"
 	"github.com/mastermind-controller/mastermind/internal/report"
@@ -626,7 +627,7 @@ func (o owner) owns(p string) bool {
 func (g *gater) owner(ctx context.Context, in TaskInfo) (owner, bool) {
 	t := in.Task
 	si, err := g.spec(t)
-	if err != nil || si.Spec == nil || sha256Hex(si.Raw) != in.State.SpecHash {
+	if err != nil || si.Spec == nil || fsx.SHA256Hex(si.Raw) != in.State.SpecHash {
 		return owner{}, false
 	}
 	rr, err := report.ReadInRepo(t.Root, t.ReportRel())

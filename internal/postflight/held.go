@@ -15,6 +15,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/repopath"
 	"github.com/mastermind-controller/mastermind/internal/spec"
+	"github.com/mastermind-controller/mastermind/internal/store"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
@@ -25,17 +26,13 @@ const (
 )
 
 // held runs §4 step 11 after a held audit.md was written.
-func (c *controller) held(ctx context.Context, st *State, cs *gitscope.ChangedSet, d []gitscope.Entry, specRaw []byte, auditSHA, summary string) (*Outcome, error) {
+func (c *controller) held(st *State, d []gitscope.Entry, diffStat func() (string, error), specRaw []byte, auditSHA, summary string) (*Outcome, error) {
 	res := c.res
 	sp, _ := spec.Parse(specRaw, c.task.Spec)
-	notes, err := c.releaseNotes(ctx, sp, cs, d, "Audit: ✅ Held")
+	notes, err := c.releaseNotes(sp, d, diffStat, "Audit: ✅ Held")
 	if err != nil {
 		return res, err
 	}
-	if err := c.writeReleaseNotes(notes); err != nil {
-		return res, err
-	}
-	res.Artifacts.ReleaseNotes = c.task.ReleaseNotesRel()
 	reportRaw, err := c.readTaskFile("executor-report.md", c.task.ReportRel(), MaxSnapshotFileBytes)
 	var snap string
 	if err == nil {
@@ -44,6 +41,10 @@ func (c *controller) held(ctx context.Context, st *State, cs *gitscope.ChangedSe
 	}
 	st.BlockingStreak, st.BlockingFingerprint = 0, ""
 	if err != nil {
+		if werr := c.writeReleaseNotes(notes); werr != nil {
+			return res, werr
+		}
+		res.Artifacts.ReleaseNotes = c.task.ReleaseNotesRel()
 		st.Status, st.NextStep, st.OutcomeRisk, st.LastArtifact = StatusBlocked, NextPlannerReview, RiskMedium, ArtifactAudit
 		st.BlockingReason = "audit inputs unavailable: " + err.Error()
 		st.InputsFingerprint = ""
@@ -52,10 +53,11 @@ func (c *controller) held(ctx context.Context, st *State, cs *gitscope.ChangedSe
 		}
 		return c.refuse(PhasePostflight, OutcomePostRefused, st.BlockingReason), nil
 	}
-	complete, err := c.writeHistoryReview(st, snap)
+	complete, err := c.writeHistoryReview(st, snap, notes)
 	if err != nil {
 		return res, err
 	}
+	res.Artifacts.ReleaseNotes = c.task.ReleaseNotesRel()
 	st.Status, st.NextStep, st.OutcomeRisk, st.LastArtifact = StatusHistoryReviewRequired, NextReviewHistory, RiskLow, ArtifactHistoryReview
 	st.BlockingReason, st.HistorySnapshotSHA256 = "", snap
 	res.Artifacts.HistoryReview = c.task.HistoryReviewRel()
@@ -73,9 +75,33 @@ func (c *controller) held(ctx context.Context, st *State, cs *gitscope.ChangedSe
 	return res, nil
 }
 
-// releaseNotes renders §8.1; trailer is the last line ("Audit: ✅ Held", or the accepted drift of
-// lifecycle-v2.md §3).
-func (c *controller) releaseNotes(ctx context.Context, sp *spec.Spec, cs *gitscope.ChangedSet, d []gitscope.Entry, trailer string) ([]byte, error) {
+// startDiffStat starts the release notes' diff stat (§8.1) in the background, so that git's work
+// overlaps the audit's writes, and returns the function that waits for it.
+func (c *controller) startDiffStat(ctx context.Context, cs *gitscope.ChangedSet) func() (string, error) {
+	if cs.Degraded {
+		return func() (string, error) { return "diff stat unavailable (degraded)\n", nil }
+	}
+	type result struct {
+		stat string
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		s, err := c.src.DiffStat(ctx)
+		if s != "" && !strings.HasSuffix(s, "\n") {
+			s += "\n"
+		}
+		done <- result{s, err}
+	}()
+	return func() (string, error) {
+		r := <-done
+		return r.stat, r.err
+	}
+}
+
+// releaseNotes renders §8.1 with the diff stat diffStat waits for; trailer is the last line
+// ("Audit: ✅ Held", or the accepted drift of lifecycle-v2.md §3).
+func (c *controller) releaseNotes(sp *spec.Spec, d []gitscope.Entry, diffStat func() (string, error), trailer string) ([]byte, error) {
 	title := sp.Title
 	if title == "" {
 		title = sp.Frontmatter.Title
@@ -89,16 +115,9 @@ func (c *controller) releaseNotes(ctx context.Context, sp *spec.Spec, cs *gitsco
 		}
 		return missing
 	}
-	stat := "diff stat unavailable (degraded)\n"
-	if !cs.Degraded {
-		s, err := c.src.DiffStat(ctx)
-		if err != nil {
-			return nil, err
-		}
-		stat = s
-		if stat != "" && !strings.HasSuffix(stat, "\n") {
-			stat += "\n"
-		}
+	stat, err := diffStat()
+	if err != nil {
+		return nil, err
 	}
 	var untracked []string
 	for _, e := range d {
@@ -139,7 +158,7 @@ type SnapshotInput struct {
 func HistorySnapshot(root string, in SnapshotInput) (string, error) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "mastermind-history-snapshot v1\nbaseline %s\niteration %d\nspec %s\nreport %s\naudit %s\nrelease %s\n",
-		in.Baseline, in.Iteration, sha256Hex(in.Spec), sha256Hex(in.Report), in.AuditSHA256, sha256Hex(in.Release))
+		in.Baseline, in.Iteration, fsx.SHA256Hex(in.Spec), fsx.SHA256Hex(in.Report), in.AuditSHA256, fsx.SHA256Hex(in.Release))
 	paths := make([][]byte, len(in.Changed))
 	for i, e := range in.Changed {
 		paths[i] = e.Path
@@ -157,7 +176,7 @@ func HistorySnapshot(root string, in SnapshotInput) (string, error) {
 		}
 		fmt.Fprintf(&b, "file %s %s\n", digest, p)
 	}
-	return sha256Hex(b.Bytes()), nil
+	return fsx.SHA256Hex(b.Bytes()), nil
 }
 
 // contentDigest is the per-path digest of §8.2 and the number of bytes read.
@@ -180,7 +199,7 @@ func contentDigest(root, rel string) (string, int64, error) {
 		if err != nil {
 			return "", 0, err
 		}
-		return "link:" + sha256Hex([]byte(t)), 0, nil
+		return "link:" + fsx.SHA256Hex([]byte(t)), 0, nil
 	case fi.IsDir():
 		// A submodule or nested repository names its HEAD commit, as in the inputs fingerprint.
 		id, err := fsx.ContentID(root, rel)
@@ -192,7 +211,7 @@ func contentDigest(root, rel string) (string, int64, error) {
 	if err != nil {
 		return "", 0, fmt.Errorf("%s: %w", rel, err)
 	}
-	return fsx.ExecMarked(fi.Mode(), sha256Hex(data)), int64(len(data)), nil
+	return fsx.ExecMarked(fi.Mode(), fsx.SHA256Hex(data)), int64(len(data)), nil
 }
 
 func parentOf(rel string) string {
@@ -219,40 +238,35 @@ Reason: one sentence explaining both choices.
 `, t.Name, snapshot, t.Spec, t.AuditRel(), t.ReleaseNotesRel()))
 }
 
-// writeHistoryReview creates or refreshes history-review.md (§4 step 11.3, §8.2) and reports
-// whether the review already present is complete for snap (step 11.5). A review whose Audit
-// snapshot is snap is kept as it is. Any other review is archived first, byte for byte, as
-// history-review.<old snapshot>.md, then a fresh pending review is written.
-// Writes are atomic; a symlinked or non-regular review or archive path, or a review over 1 MiB,
-// is refused as an operational error before anything is written.
-func (c *controller) writeHistoryReview(st *State, snap string) (complete bool, err error) {
+// writeHistoryReview writes the release notes and creates or refreshes history-review.md (§4 step
+// 11.3, §8.2) after one registry update naming every file it writes, and reports whether the
+// review already present is complete for snap (step 11.5). A review it cannot read is refused
+// before anything is written.
+func (c *controller) writeHistoryReview(st *State, snap string, notes []byte) (complete bool, err error) {
 	rel := c.task.HistoryReviewRel()
+	records := []store.FileWrite{c.releaseNotesWrite(notes)}
+	var archive string
+	keep := false
 	old, err := c.files.readFile("history-review.md", MaxReviewBytes)
 	switch {
 	case err == nil:
 		oldSnap := reviewSnapshot(old)
 		if oldSnap == snap {
-			return len(c.checkReview(old, snap)) == 0, nil
+			keep, complete = true, len(c.checkReview(old, snap)) == 0
+			break
 		}
 		rule, err := c.control(st)
 		if err != nil {
 			return false, err
 		}
-		issued := repopath.LeftOut(rel, rule)
 		if oldSnap == "" {
-			oldSnap = sha256Hex(old)
+			oldSnap = fsx.SHA256Hex(old)
 		}
-		archive := fmt.Sprintf("history-review.%s.md", oldSnap)
-		archiveRel := c.task.Dir + "/" + archive
+		archive = fmt.Sprintf("history-review.%s.md", oldSnap)
 		// Only a review the changed set left out is archived as the controller's bytes: any
 		// other history-review.md is kept, but as a changed path (hardening.md A-N3).
-		if issued {
-			if err := c.files.record(archiveRel, old); err != nil {
-				return false, err
-			}
-		}
-		if err := c.files.writeFile(archive, old); err != nil {
-			return false, fmt.Errorf("archive %s as %s: %w", rel, archiveRel, err)
+		if repopath.LeftOut(rel, rule) {
+			records = append(records, store.FileWrite{Rel: c.task.Dir + "/" + archive, Data: old})
 		}
 	case fsx.ReasonOf(err) == fsx.ReasonTooLarge:
 		return false, fmt.Errorf("%s is larger than %d bytes (1 MiB) and cannot be archived; move it away and rerun post-flight", rel, MaxReviewBytes)
@@ -260,8 +274,22 @@ func (c *controller) writeHistoryReview(st *State, snap string) (complete bool, 
 		return false, fmt.Errorf("%s is refused: %w", rel, err)
 	}
 	tmpl := HistoryReviewTemplate(c.task, snap)
-	if err := c.files.record(rel, tmpl); err != nil {
+	if !keep {
+		records = append(records, store.FileWrite{Rel: rel, Data: tmpl})
+	}
+	if err := c.files.record(records...); err != nil {
 		return false, err
+	}
+	if err := c.putReleaseNotes(notes); err != nil {
+		return false, err
+	}
+	if keep {
+		return complete, nil
+	}
+	if archive != "" {
+		if err := c.files.writeFile(archive, old); err != nil {
+			return false, fmt.Errorf("archive %s as %s: %w", rel, c.task.Dir+"/"+archive, err)
+		}
 	}
 	if err := c.files.writeFile("history-review.md", tmpl); err != nil {
 		return false, fmt.Errorf("write %s: %w", rel, err)

@@ -53,7 +53,7 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 		return nil, fmt.Errorf("read %s: %w", t.Spec, err)
 	}
 	in := &inputs{Spec: &specInput{Raw: raw, Err: err}}
-	if err != nil || sha256Hex(raw) != st.SpecHash {
+	if err != nil || fsx.SHA256Hex(raw) != st.SpecHash {
 		return in, nil
 	}
 	in.Spec.Spec, in.Spec.Findings = spec.Parse(raw, t.Spec)
@@ -86,7 +86,7 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 	reportID := "-" + string(fsx.ReasonOf(err))
 	switch {
 	case err == nil:
-		reportID = sha256Hex(rep)
+		reportID = fsx.SHA256Hex(rep)
 	case fsx.ReasonOf(err) == "":
 		in.Spec.close()
 		return nil, fmt.Errorf("read %s: %w", t.ReportRel(), err)

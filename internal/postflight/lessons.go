@@ -14,6 +14,7 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/markdown"
+	"github.com/mastermind-controller/mastermind/internal/store"
 	"github.com/mastermind-controller/mastermind/internal/textsafe"
 )
 
@@ -118,7 +119,7 @@ func (c *controller) doUpsertLesson(ev lessonEvent) error {
 	}
 	// The store records the hash first, so the changed set knows these bytes are the
 	// controller's (trust-model.md I3).
-	if err := c.files.record(c.task.LessonsRel(), updated); err != nil {
+	if err := c.files.record(store.FileWrite{Rel: c.task.LessonsRel(), Data: updated}); err != nil {
 		return err
 	}
 	return td.WriteFileAtomic(lessonsName, updated, 0o644)

@@ -2,8 +2,6 @@ package postflight
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"slices"
@@ -32,7 +30,7 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Outcome, err
 	defer in.Spec.close()
 	res.InputsFingerprint = in.Fingerprint
 	if in.Fingerprint == "" {
-		res.InputsFingerprint = refusalFingerprint(reasonSpecChanged, sha256Hex(in.Spec.Raw))
+		res.InputsFingerprint = refusalFingerprint(reasonSpecChanged, fsx.SHA256Hex(in.Spec.Raw))
 	}
 	// --rerun-verify asks for new runs of the verify commands, and a mirror found tampered with
 	// must be reported by an audit (controller_record_tampered), so both always audit.
@@ -183,7 +181,7 @@ func auditTask(ctx context.Context, req auditRequest) (*auditRun, error) {
 	if err != nil && fsx.ReasonOf(err) == "" {
 		return nil, fmt.Errorf("read %s: %w", t.Spec, err)
 	}
-	if err != nil || sha256Hex(raw) != st.SpecHash {
+	if err != nil || fsx.SHA256Hex(raw) != st.SpecHash {
 		return &auditRun{SpecChanged: true}, nil
 	}
 	head := req.Src.Head
@@ -261,6 +259,10 @@ func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []findi
 		streak, fingerprint, returned = nextStreakFP(st, fingerprintAll(fs, runs, verdict), c.reaudit)
 		a.ReturnToDesign = returned
 	}
+	var diffStat func() (string, error)
+	if verdict == VerdictHeld {
+		diffStat = c.startDiffStat(ctx, cs)
+	}
 	// Step 7: audit.md.
 	auditSHA, summary, err := c.writeAudit(st, a)
 	if err != nil {
@@ -270,7 +272,7 @@ func (c *controller) finish(ctx context.Context, st *State, a *Audit, fs []findi
 	st.Verdict, st.Findings, st.Degraded = verdict, &Counts{e, w}, &degraded
 	st.InputsFingerprint = c.inputsFP
 	if verdict == VerdictHeld {
-		return c.held(ctx, st, cs, d, specRaw, auditSHA, summary)
+		return c.held(st, d, diffStat, specRaw, auditSHA, summary)
 	}
 	// Steps 8–10 for drift and broken.
 	applyStreak(st, streak, fingerprint)
@@ -368,9 +370,4 @@ func (c *controller) rejectCommon(st *State, a *Audit, r audit.Rejection, fs []f
 	res.AuditSummary = summary
 	res.Next = Next{Step: st.NextStep}
 	return res, nil
-}
-
-func sha256Hex(b []byte) string {
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
 }

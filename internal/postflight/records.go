@@ -280,7 +280,7 @@ func (tf *taskFiles) hashFile(name string, limit int64) (string, error) {
 func tampering(rec *store.Record, name string, data []byte, present bool, now time.Time) store.Tampering {
 	h := ""
 	if present {
-		h = store.SHA256Hex(data)
+		h = fsx.SHA256Hex(data)
 	}
 	return tamperingHash(rec, name, h, present, now)
 }
@@ -489,10 +489,23 @@ func (c *controller) readTaskFile(name, rel string, limit int64) ([]byte, error)
 	return fsx.ReadInRoot(c.task.Root, rel, limit)
 }
 
-// writeReleaseNotes writes .mastermind/releases/<task>.md through a handle on .mastermind
-// opened without following links (trust-model.md I4), creating releases/ when missing, after
-// recording its hash in the store (I3).
+// releaseNotesWrite is the release notes as a controller write to record.
+func (c *controller) releaseNotesWrite(notes []byte) store.FileWrite {
+	return store.FileWrite{Rel: c.task.ReleaseNotesRel(), Data: notes}
+}
+
+// writeReleaseNotes records the release notes' hash in the store (trust-model.md I3), then writes
+// them.
 func (c *controller) writeReleaseNotes(notes []byte) error {
+	if err := c.files.record(c.releaseNotesWrite(notes)); err != nil {
+		return err
+	}
+	return c.putReleaseNotes(notes)
+}
+
+// putReleaseNotes writes .mastermind/releases/<task>.md, already recorded, through a handle on
+// .mastermind opened without following links (trust-model.md I4), creating releases/ when missing.
+func (c *controller) putReleaseNotes(notes []byte) error {
 	md, err := c.files.openControlDir(".mastermind")
 	if err != nil {
 		return fmt.Errorf("release notes directory .mastermind: %w", err)
@@ -507,9 +520,6 @@ func (c *controller) writeReleaseNotes(notes []byte) error {
 	}
 	defer rd.Close()
 	if err := c.files.tempNames(rd); err != nil {
-		return err
-	}
-	if err := c.files.record(c.task.ReleaseNotesRel(), notes); err != nil {
 		return err
 	}
 	if err := rd.WriteFileAtomic(c.task.Name+".md", notes, 0o644); err != nil {

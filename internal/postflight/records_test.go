@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/store"
 )
 
@@ -68,7 +69,7 @@ func TestForgedAuditMirror(t *testing.T) {
 	res = run(t, opts, ModePostOnly)
 	var found int
 	for f := range res.AllFindings() {
-		if f.Rule == finding.KindControllerRecordTampered && f.FieldString("file") == auditRel && f.FieldString("expected_sha256") == store.SHA256Hex(audit) {
+		if f.Rule == finding.KindControllerRecordTampered && f.FieldString("file") == auditRel && f.FieldString("expected_sha256") == fsx.SHA256Hex(audit) {
 			found++
 		}
 	}
@@ -102,7 +103,7 @@ func TestForgedStateMirror(t *testing.T) {
 	}
 	var found int
 	for f := range res.AllFindings() {
-		if f.Rule == finding.KindControllerRecordTampered && f.FieldString("file") == stateRel && f.FieldString("expected_sha256") == store.SHA256Hex(state) {
+		if f.Rule == finding.KindControllerRecordTampered && f.FieldString("file") == stateRel && f.FieldString("expected_sha256") == fsx.SHA256Hex(state) {
 			found++
 		}
 	}
@@ -336,7 +337,7 @@ func TestSaveAuditFailureLeavesRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(readFile(t, root, auditRel)) != "new audit\n" || h != store.SHA256Hex([]byte("new audit\n")) || tf.rec.Mirrors[mirrorAudit].SHA256 != h {
+	if string(readFile(t, root, auditRel)) != "new audit\n" || h != fsx.SHA256Hex([]byte("new audit\n")) || tf.rec.Mirrors[mirrorAudit].SHA256 != h {
 		t.Fatalf("save: hash %s, record %+v", h, tf.rec.Mirrors[mirrorAudit])
 	}
 	if got, err := tf.st.Copy(h); err != nil || string(got) != "new audit\n" {

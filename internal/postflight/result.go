@@ -264,7 +264,11 @@ func (d *resultDecoder) finding(v *jsonstrict.Value, positional bool) (finding.F
 	}
 	for _, m := range v.Members {
 		mv := m.Value
-		switch k := m.Name; {
+		k := m.Name
+		if stringMember(k, positional) && mv.Kind != jsonstrict.KindString {
+			return f, fmt.Errorf("finding %s: not a string", k)
+		}
+		switch {
 		case k == "kind" && !positional, k == "rule" && positional:
 			f.Rule = d.name(mv.String)
 		case k == "class":
@@ -293,6 +297,20 @@ func (d *resultDecoder) finding(v *jsonstrict.Value, positional bool) (finding.F
 		return f, errors.New("a finding without a kind or class")
 	}
 	return f, nil
+}
+
+// stringMember reports whether the finding member k is one of Finding's string fields in the
+// audit shape or, with positional, the report shape.
+func stringMember(k string, positional bool) bool {
+	switch k {
+	case "class", "message":
+		return true
+	case "kind":
+		return !positional
+	case "rule", "file", "pointer":
+		return positional
+	}
+	return false
 }
 
 // fieldValue is the Go value of a finding's kind field.

@@ -501,7 +501,7 @@ func (c *controller) writeState(st *State) error {
 // refusalFingerprint identifies a post-flight refusal: the SHA-256 of its message and, when the
 // refusal was decided from the spec's bytes, their hash. An unchanged refusal has the same one.
 func refusalFingerprint(msg, specSHA string) string {
-	return sha256Hex([]byte("mastermind-refusal v1\nspec " + specSHA + "\nmessage " + msg + "\n"))
+	return fsx.SHA256Hex([]byte("mastermind-refusal v1\nspec " + specSHA + "\nmessage " + msg + "\n"))
 }
 
 // AllFindings yields every finding of the outcome, Findings and PathRuns, in audit order.

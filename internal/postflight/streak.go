@@ -9,6 +9,7 @@ import (
 
 	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/finding"
+	"github.com/mastermind-controller/mastermind/internal/fsx"
 )
 
 // StreakLimit is the number of identical blocking post-flights that returns a task to design (§6).
@@ -141,7 +142,7 @@ func Fingerprint(lines []string) string {
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
-	return sha256Hex([]byte(b.String()))
+	return fsx.SHA256Hex([]byte(b.String()))
 }
 
 // nextStreak applies §6 to a copy of st's streak fields for a blocking post-flight with the given

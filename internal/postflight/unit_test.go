@@ -1,6 +1,7 @@
 package postflight
 
 import (
+	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,7 +128,7 @@ func TestUpsertLesson(t *testing.T) {
 	if strings.Count(string(third), "## lesson-") != 2 {
 		t.Errorf("second kind not appended:\n%s", third)
 	}
-	if LessonID("020-cache", "audit_contract_failure") != "lesson-"+sha256Hex([]byte("020-cache\naudit_contract_failure"))[:16] {
+	if LessonID("020-cache", "audit_contract_failure") != "lesson-"+fsx.SHA256Hex([]byte("020-cache\naudit_contract_failure"))[:16] {
 		t.Error("lesson id")
 	}
 }

@@ -30,13 +30,13 @@ func TestRDJSONGoldensReadByReviewdog(t *testing.T) {
 	testenv.Full(t, "builds reviewdog")
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		missingClient(t, "no go command on PATH to build reviewdog: %v", err)
+		testenv.MissingClient(t, "no go command on PATH to build reviewdog: %v", err)
 	}
 	bin := t.TempDir()
 	install := exec.Command(goBin, "install", "github.com/reviewdog/reviewdog/cmd/reviewdog@"+reviewdogVersion)
 	install.Env = append(os.Environ(), "GOBIN="+bin, "GOFLAGS=-mod=mod")
 	if out, err := install.CombinedOutput(); err != nil {
-		missingClient(t, "cannot build reviewdog %s (module proxy unreachable?): %v\n%s", reviewdogVersion, err, out)
+		testenv.MissingClient(t, "cannot build reviewdog %s (module proxy unreachable?): %v\n%s", reviewdogVersion, err, out)
 	}
 	goldens, err := filepath.Glob(filepath.Join("testdata", "rdjson", "*.rdjson"))
 	if err != nil || len(goldens) != len(rdjsonGoldens) {

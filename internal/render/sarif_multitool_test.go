@@ -9,20 +9,12 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/mastermind-controller/mastermind/internal/testenv"
 )
 
-// The real clients the encoders are checked with are installed by .ci/run. Locally a missing
-// client skips its test with the reason; MASTERMIND_TEST_REQUIRE_CLIENTS=1 (set by .ci/run)
-// makes it a failure, so CI cannot pass without them.
-const requireClientsEnv = "MASTERMIND_TEST_REQUIRE_CLIENTS"
-
-func missingClient(t *testing.T, format string, args ...any) {
-	t.Helper()
-	if os.Getenv(requireClientsEnv) == "1" {
-		t.Fatalf(format+" ("+requireClientsEnv+"=1)", args...)
-	}
-	t.Skipf(format, args...)
-}
+// The real clients the encoders are checked with are installed by .ci/run; locally a missing
+// client skips its test with the reason (testenv.MissingClient).
 
 // sarifMultitool returns the Microsoft SARIF multitool binary: $MASTERMIND_TEST_SARIF_MULTITOOL,
 // or the self-contained Sarif.Multitool of npm's @microsoft/sarif-multitool-<os> beside
@@ -41,10 +33,10 @@ func sarifMultitool(t *testing.T) string {
 		}
 	}
 	if bin == "" {
-		missingClient(t, "SARIF multitool not configured: set MASTERMIND_TEST_SARIF_MULTITOOL, or MASTERMIND_TEST_NODE_BIN to the node_modules/.bin of an npm install of @microsoft/sarif-multitool@5")
+		testenv.MissingClient(t, "SARIF multitool not configured: set MASTERMIND_TEST_SARIF_MULTITOOL, or MASTERMIND_TEST_NODE_BIN to the node_modules/.bin of an npm install of @microsoft/sarif-multitool@5")
 	}
 	if _, err := os.Stat(bin); err != nil {
-		missingClient(t, "SARIF multitool not found: %v", err)
+		testenv.MissingClient(t, "SARIF multitool not found: %v", err)
 	}
 	return bin
 }

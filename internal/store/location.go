@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+
+	"github.com/mastermind-controller/mastermind/internal/fsx"
 )
 
 // EnvStateDir names the environment variable that sets the store root.
@@ -54,5 +56,5 @@ func RepoID(gitDir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return SHA256Hex([]byte(real)), nil
+	return fsx.SHA256Hex([]byte(real)), nil
 }

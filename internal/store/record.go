@@ -2,14 +2,12 @@ package store
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 
+	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"github.com/mastermind-controller/mastermind/internal/repopath"
 )
 
@@ -107,18 +105,12 @@ const (
 	MirrorTampered                     // the file holds content the controller never wrote there
 )
 
-// SHA256Hex is the lowercase hex SHA-256 of data.
-func SHA256Hex(data []byte) string {
-	s := sha256.Sum256(data)
-	return hex.EncodeToString(s[:])
-}
-
 // SetMirror records that the controller is about to write data to the task-folder file name, or
 // remove it when data is nil. The version it replaces moves to Earlier.
 func (r *Record) SetMirror(name string, data []byte) {
 	h := ""
 	if data != nil {
-		h = SHA256Hex(data)
+		h = fsx.SHA256Hex(data)
 	}
 	r.SetMirrorHash(name, h)
 }
@@ -179,7 +171,7 @@ func without(list []string, h string) []string {
 func (r *Record) CheckMirror(name string, data []byte, present bool) MirrorStatus {
 	h := ""
 	if present {
-		h = SHA256Hex(data)
+		h = fsx.SHA256Hex(data)
 	}
 	return r.CheckMirrorHash(name, h, present)
 }
@@ -274,7 +266,7 @@ func parseRecord(data []byte, task string) (*Record, error) {
 	if err := dec.Decode(&r); err != nil {
 		return nil, fmt.Errorf("not a record: %v", err)
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+	if !atEOF(dec) {
 		return nil, errors.New("trailing data after the record")
 	}
 	if err := r.validate(task); err != nil {

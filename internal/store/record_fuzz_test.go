@@ -3,6 +3,8 @@ package store
 import (
 	"bytes"
 	"testing"
+
+	"github.com/mastermind-controller/mastermind/internal/fsx"
 )
 
 // FuzzParseRecord: any bytes either fail to parse or give a record that the writer renders and
@@ -11,7 +13,7 @@ func FuzzParseRecord(f *testing.F) {
 	r := &Record{RecordVersion: 1, Task: "001-a", TaskDir: "/r/.mastermind/tasks/001-a", State: []byte(`{"iteration":1}`)}
 	r.SetMirror("state.json", []byte("v1"))
 	r.SetMirror("state.json", []byte("v2"))
-	r.Tampered = []Tampering{{File: "audit.md", Expected: SHA256Hex([]byte("a")), Found: "missing", At: 1}}
+	r.Tampered = []Tampering{{File: "audit.md", Expected: fsx.SHA256Hex([]byte("a")), Found: "missing", At: 1}}
 	seed, _ := marshalRecord(r)
 	f.Add(seed)
 	f.Add([]byte(`{"record_version":1,"task":"001-a","task_dir":"","state":{},"mirrors":{},"updated_at":0}`))

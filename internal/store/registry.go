@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 	"time"
@@ -61,7 +60,7 @@ func (g *Registry) SetFile(rel string, data []byte) {
 	}
 	h := ""
 	if data != nil {
-		h = SHA256Hex(data)
+		h = fsx.SHA256Hex(data)
 	}
 	m, ok := g.Files[rel]
 	g.Files[rel] = m.next(ok, h)
@@ -165,7 +164,7 @@ func (r *Repo) Registry() (*Registry, error) {
 	if err := dec.Decode(&g); err != nil {
 		return nil, &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: fmt.Errorf("not a registry: %v", err)}
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+	if !atEOF(dec) {
 		return nil, &Error{Kind: KindCorrupt, Op: "read", Path: p, Err: errors.New("trailing data after the registry")}
 	}
 	if err := g.validate(); err != nil {
@@ -208,10 +207,25 @@ func (r *Repo) Update(now time.Time, fn func(*Registry) error) error {
 	return wrap("write", filepath.Join(r.Path(), registryFile), r.dir.WriteFileAtomic(registryFile, b.Bytes(), 0o600))
 }
 
+// FileWrite is one work-tree file the controller is about to write: Data, or a removal when
+// Data is nil.
+type FileWrite struct {
+	Rel  string
+	Data []byte
+}
+
 // Record records that the controller is about to write data to rel (nil: remove it).
 func (r *Repo) Record(rel string, data []byte, now time.Time) error {
+	return r.RecordAll(now, FileWrite{Rel: rel, Data: data})
+}
+
+// RecordAll is Record for several files in one registry update, so that the files one step
+// writes together cost one locked, fsynced rewrite of the registry.
+func (r *Repo) RecordAll(now time.Time, files ...FileWrite) error {
 	return r.Update(now, func(g *Registry) error {
-		g.SetFile(rel, data)
+		for _, f := range files {
+			g.SetFile(f.Rel, f.Data)
+		}
 		return nil
 	})
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"github.com/mastermind-controller/mastermind/internal/fsx"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,7 +39,7 @@ func TestRegistry(t *testing.T) {
 	} {
 		h := ""
 		if tc.present {
-			h = SHA256Hex([]byte(tc.content))
+			h = fsx.SHA256Hex([]byte(tc.content))
 		}
 		if got := g.Wrote(tc.rel, h); got != tc.want {
 			t.Errorf("Wrote(%s, %q) = %v, want %v", tc.rel, tc.content, got, tc.want)

@@ -328,13 +328,13 @@ func (t *Task) Save(r *Record, now time.Time) error {
 // KeepCopy stores a copy of data, a mirror the controller is about to write, under its SHA-256,
 // and returns that hash. Copy reads it back, so a tampered mirror can be rewritten from the store.
 func (t *Task) KeepCopy(data []byte) (string, error) {
-	h := SHA256Hex(data)
+	h := fsx.SHA256Hex(data)
 	md, err := t.dir.MkdirSub(mirrorsDir, 0o700)
 	if err != nil {
 		return "", wrap("create", filepath.Join(t.Path(), mirrorsDir), err)
 	}
 	defer md.Close()
-	if old, err := md.ReadFile(h, MaxCopyBytes); err == nil && SHA256Hex(old) == h {
+	if old, err := md.ReadFile(h, MaxCopyBytes); err == nil && fsx.SHA256Hex(old) == h {
 		return h, nil
 	}
 	return h, wrap("write", filepath.Join(md.Path(), h), md.WriteFileAtomic(h, data, 0o600))
@@ -661,7 +661,7 @@ func (s *Store) checkKey(repo RepoRef, id, task string) error {
 	if err != nil {
 		return wrap("resolve", repo.WorkTree, err)
 	}
-	name := SHA256Hex([]byte(wt))
+	name := fsx.SHA256Hex([]byte(wt))
 	wd, err := s.dir.MkdirSub(worktreesDir, 0o700)
 	if err != nil {
 		return wrap("create", filepath.Join(s.root, worktreesDir), err)

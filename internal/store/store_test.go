@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mastermind-controller/mastermind/internal/fsx"
 )
 
 func must(t *testing.T, err error) {
@@ -106,7 +108,7 @@ func TestSaveLoadAndModes(t *testing.T) {
 	must(t, tk.Save(rec, time.Unix(100, 0)))
 	got, err := tk.Load()
 	must(t, err)
-	if got.Task != "001-a" || got.UpdatedAt != 100 || got.Mirrors["state.json"].SHA256 != SHA256Hex([]byte("v1")) {
+	if got.Task != "001-a" || got.UpdatedAt != 100 || got.Mirrors["state.json"].SHA256 != fsx.SHA256Hex([]byte("v1")) {
 		t.Fatalf("Load = %+v", got)
 	}
 	var v map[string]int
@@ -189,7 +191,7 @@ func TestMirrors(t *testing.T) {
 			t.Errorf("CheckMirror(%q, %v) = %d, want %d", tt.data, tt.present, got, tt.want)
 		}
 	}
-	if e := r.Mirrors["audit.md"].Earlier; len(e) != 1 || e[0] != SHA256Hex([]byte("v1")) {
+	if e := r.Mirrors["audit.md"].Earlier; len(e) != 1 || e[0] != fsx.SHA256Hex([]byte("v1")) {
 		t.Fatalf("Earlier = %v", e)
 	}
 	for i := 0; i < MaxEarlier+5; i++ {
@@ -529,7 +531,7 @@ func TestCopyWriter(t *testing.T) {
 	}
 	h, err := cw.Commit()
 	must(t, err)
-	if h != SHA256Hex(data) {
+	if h != fsx.SHA256Hex(data) {
 		t.Fatalf("Commit = %s, want the content's hash", h)
 	}
 	if n := names(); len(n) != 1 || n[0] != h {
@@ -553,14 +555,14 @@ func TestCopyWriter(t *testing.T) {
 	if err := tk.CopyTo(h, io.Discard); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("CopyTo of a forged copy: %v", err)
 	}
-	if err := tk.CopyTo(SHA256Hex([]byte("none")), io.Discard); !errors.Is(err, ErrCorrupt) {
+	if err := tk.CopyTo(fsx.SHA256Hex([]byte("none")), io.Discard); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("CopyTo of a missing copy: %v", err)
 	}
 	r := record(1, "")
-	r.SetMirrorHash("audit.md", SHA256Hex([]byte("v1")))
+	r.SetMirrorHash("audit.md", fsx.SHA256Hex([]byte("v1")))
 	r.SetMirror("audit.md", []byte("v2"))
 	for _, data := range []string{"v1", "v2", "v3"} {
-		if a, b := r.CheckMirror("audit.md", []byte(data), true), r.CheckMirrorHash("audit.md", SHA256Hex([]byte(data)), true); a != b {
+		if a, b := r.CheckMirror("audit.md", []byte(data), true), r.CheckMirrorHash("audit.md", fsx.SHA256Hex([]byte(data)), true); a != b {
 			t.Errorf("%s: CheckMirror %d, CheckMirrorHash %d", data, a, b)
 		}
 	}

@@ -3,7 +3,9 @@ package store
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -30,8 +32,8 @@ type ControllerWrites struct {
 	Paths    map[string]string `json:"paths"`
 }
 
-// LoadWrites reads the task's controller writes; nil when there are none. A damaged file is
-// KindCorrupt.
+// LoadWrites reads the task's controller writes; nil when there are none. A damaged file, or one
+// with data after its JSON value, is KindCorrupt.
 func (t *Task) LoadWrites() (*ControllerWrites, error) {
 	p := filepath.Join(t.Path(), writesFile)
 	data, err := t.dir.ReadFile(writesFile, maxWritesBytes)
@@ -47,6 +49,8 @@ func (t *Task) LoadWrites() (*ControllerWrites, error) {
 	err = dec.Decode(&w)
 	switch {
 	case err != nil:
+	case !atEOF(dec):
+		err = errors.New("trailing data after the controller writes")
 	case w.Version < 1 || w.Version > writesVersion:
 		err = fmt.Errorf("version %d is not supported; expected 1 to %d", w.Version, writesVersion)
 	case len(w.Paths) > MaxControllerWrites:
@@ -59,6 +63,12 @@ func (t *Task) LoadWrites() (*ControllerWrites, error) {
 		w.Paths = writesFromV1(w.Paths)
 	}
 	return &w, nil
+}
+
+// atEOF reports whether dec holds nothing but white space after the value it decoded.
+func atEOF(dec *json.Decoder) bool {
+	_, err := dec.Token()
+	return errors.Is(err, io.EOF)
 }
 
 // writesVersion is the version SaveWrites writes: 2 holds fsx.ContentID's ids.
@@ -76,7 +86,7 @@ func writesFromV1(v1 map[string]string) map[string]string {
 		case strings.HasPrefix(id, "exec:"):
 			out[p] = id
 		case strings.HasPrefix(id, "link:"):
-			out[p] = "link:" + SHA256Hex([]byte(id[len("link:"):]))
+			out[p] = "link:" + fsx.SHA256Hex([]byte(id[len("link:"):]))
 		}
 	}
 	return out

@@ -3,9 +3,11 @@ package store
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -35,5 +37,30 @@ func TestLoadWritesVersion1(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(tk.Path(), writesFile), []byte(`{"version":3,"baseline":"b","paths":{}}`), 0o600))
 	if _, err := tk.LoadWrites(); err == nil {
 		t.Fatal("version 3 loaded")
+	}
+}
+
+// A controller-writes.json with anything after its JSON value is damaged, not read up to the
+// value: the error is KindCorrupt, names the file and says what to do.
+func TestLoadWritesRefusesTrailingData(t *testing.T) {
+	_, tk, _ := newTask(t)
+	p := filepath.Join(tk.Path(), writesFile)
+	good := `{"version":2,"baseline":"b","paths":{"a.out":"-"}}`
+	for _, trailing := range []string{"\n", " \n\t"} {
+		must(t, os.WriteFile(p, []byte(good+trailing), 0o600))
+		if w, err := tk.LoadWrites(); err != nil || w.Paths["a.out"] != "-" {
+			t.Fatalf("with trailing space %q: %+v, %v", trailing, w, err)
+		}
+	}
+	for _, trailing := range []string{"{}", `{"version":2,"baseline":"c","paths":{}}`, "\n]", "x"} {
+		must(t, os.WriteFile(p, []byte(good+trailing), 0o600))
+		w, err := tk.LoadWrites()
+		if err == nil {
+			t.Fatalf("with trailing %q: loaded %+v", trailing, w)
+		}
+		msg := err.Error()
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(msg, p+": trailing data after the controller writes") || !strings.Contains(msg, "rerun --pre-only") {
+			t.Errorf("with trailing %q: %v", trailing, err)
+		}
 	}
 }

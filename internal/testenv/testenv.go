@@ -93,3 +93,19 @@ func Full(t testing.TB, what string) {
 		t.Skipf("%s: runs only with %s=1 (.ci/run sets it)", what, FullEnv)
 	}
 }
+
+// RequireClientsEnv is the switch that makes a missing real client a failure: with
+// MASTERMIND_TEST_REQUIRE_CLIENTS=1 (.ci/run sets it) CI cannot pass without the clients it
+// installs.
+const RequireClientsEnv = "MASTERMIND_TEST_REQUIRE_CLIENTS"
+
+// MissingClient reports that a real client a test checks mastermind's output with (the SARIF
+// multitool, reviewdog, the MCP TypeScript SDK) is not here: it fails t under RequireClientsEnv=1
+// and skips it, with the reason, otherwise.
+func MissingClient(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if os.Getenv(RequireClientsEnv) == "1" {
+		t.Fatalf(format+" ("+RequireClientsEnv+"=1)", args...)
+	}
+	t.Skipf(format, args...)
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -34,5 +35,43 @@ func TestMastermindIsTheTestBinary(t *testing.T) {
 			Full(t, "nothing")
 			t.Fatal("Full did not skip")
 		})
+	}
+}
+
+// clientRecorder records how MissingClient ends a test and ends its own goroutine, as t.Fatalf
+// and t.Skipf do, instead of ending this test.
+type clientRecorder struct {
+	testing.TB
+	fatal, skip string
+}
+
+func (r *clientRecorder) Helper() {}
+func (r *clientRecorder) Fatalf(format string, args ...any) {
+	r.fatal = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+func (r *clientRecorder) Skipf(format string, args ...any) {
+	r.skip = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+// A missing client skips the test with the reason, and fails it under RequireClientsEnv=1 only.
+func TestMissingClientSkipsOrFails(t *testing.T) {
+	for _, tc := range []struct{ env, fatal, skip string }{
+		{"", "", "no reviewdog: 42"},
+		{"0", "", "no reviewdog: 42"},
+		{"1", "no reviewdog: 42 (MASTERMIND_TEST_REQUIRE_CLIENTS=1)", ""},
+	} {
+		t.Setenv(RequireClientsEnv, tc.env)
+		r := &clientRecorder{TB: t}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			MissingClient(r, "no reviewdog: %d", 42)
+		}()
+		<-done
+		if r.fatal != tc.fatal || r.skip != tc.skip {
+			t.Errorf("%s=%q: fatal %q skip %q, want %q %q", RequireClientsEnv, tc.env, r.fatal, r.skip, tc.fatal, tc.skip)
+		}
 	}
 }
