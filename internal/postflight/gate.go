@@ -138,9 +138,9 @@ type GateResult struct {
 	Since string     // the Since OID, "" for all tasks
 	// Range is set for a gate against a base (Base): the commits it compared.
 	Range *RangeInfo
-	// Findings are the findings about the range rather than one task (gate.unowned_change,
-	// gate.task_record_changed of a deleted task folder or of closed release notes), sorted by
-	// kind then path.
+	// Findings are the findings about the range or the store rather than one task
+	// (gate.unowned_change, gate.task_record_changed of a deleted task folder or of closed release
+	// notes, gate.task_folder_missing of a local gate), sorted by kind then path.
 	Findings []finding.Finding
 	Stats    GateStats
 }
