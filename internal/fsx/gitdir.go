@@ -61,10 +61,11 @@ func realPath(dir, p string) (string, bool) {
 
 // The content ids of a directory holding a .git entry: a submodule or a nested repository.
 const (
-	repoPrefix = "repo:"
+	// ContentRepoPrefix starts the id "repo:<commit>".
+	ContentRepoPrefix = "repo:"
 	// ContentRepoUnresolved is the id of such a directory whose HEAD commit cannot be read
 	// (an unusable .git, an unborn branch, a ref format this reader does not know).
-	ContentRepoUnresolved = repoPrefix + "unresolved"
+	ContentRepoUnresolved = ContentRepoPrefix + "unresolved"
 )
 
 // maxRefBytes bounds HEAD, a loose ref and packed-refs as the head reader reads them.
@@ -86,7 +87,7 @@ func dirID(abs string) string {
 		return ContentRepoUnresolved
 	}
 	if oid, ok := resolveHead(gitDir, common); ok {
-		return repoPrefix + oid
+		return ContentRepoPrefix + oid
 	}
 	return ContentRepoUnresolved
 }

@@ -543,12 +543,12 @@ func learnedProblem(t Task, st *State) (string, error) {
 
 // snapshotNow is the §8.2 history snapshot of a task recomputed now from its spec, report,
 // audit.md and release notes under its root and D of cs (under rule), the changed set its audit
-// used; false when an input cannot be read (it cannot match then).
-func snapshotNow(t Task, st *State, cs *gitscope.ChangedSet, rule repopath.ControlRule) (string, bool) {
+// used, for comparison with recorded; false when an input cannot be read (it cannot match then).
+func snapshotNow(t Task, st *State, cs *gitscope.ChangedSet, rule repopath.ControlRule, recorded string) (string, bool) {
 	if cs == nil {
 		return "", false
 	}
-	in := SnapshotInput{Baseline: st.BaselineRef, Iteration: st.Iteration, Changed: cs.WithoutControl(rule)}
+	in := SnapshotInput{Baseline: st.BaselineRef, Iteration: st.Iteration, Changed: cs.WithoutControl(rule), Recorded: recorded}
 	for _, f := range []struct {
 		rel string
 		dst *[]byte
@@ -574,7 +574,7 @@ func acceptedNow(t Task, st *State, cs *gitscope.ChangedSet, rule repopath.Contr
 	if !st.Accepted() || st.AcceptedSnapshot == "" {
 		return false
 	}
-	snap, ok := snapshotNow(t, st, cs, rule)
+	snap, ok := snapshotNow(t, st, cs, rule, st.AcceptedSnapshot)
 	return ok && snap == st.AcceptedSnapshot
 }
 

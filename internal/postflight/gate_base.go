@@ -439,7 +439,7 @@ func closureHolds(in TaskInfo, cs *gitscope.ChangedSet, owners []owner, rule rep
 			return true
 		}
 	}
-	snap, ok := snapshotNow(in.Task, in.State, cs, rule)
+	snap, ok := snapshotNow(in.Task, in.State, cs, rule, in.State.HistorySnapshotSHA256)
 	return ok && snap == in.State.HistorySnapshotSHA256
 }
 
