@@ -57,7 +57,8 @@ func TestReceiptsAndInputsReadOneContentID(t *testing.T) {
 	if b, x := byPath["new/b.txt"], byPath["new/c.sh"]; b == x || !strings.HasPrefix(x, "exec:") || !fsx.ContentStable(x) {
 		t.Errorf("executable new/c.sh %q, plain new/b.txt %q", x, b)
 	}
-	if byPath["gone.go"] != fsx.ContentAbsent || byPath["sub"] != fsx.ContentDir {
+	head := strings.TrimSpace(gitCmd(t, nested, "rev-parse", "HEAD"))
+	if byPath["gone.go"] != fsx.ContentAbsent || byPath["sub"] != "repo:"+head {
 		t.Errorf("ids %v", byPath)
 	}
 }

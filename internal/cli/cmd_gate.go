@@ -131,8 +131,11 @@ Statuses and whether they pass:
 The gate is fail-closed: every task folder is open work until it is learned. A task that is
 approved but has no executor report yet is audited like any other and is broken (executor
 report missing). A task the planner does not want is closed or removed, not left behind: delete
-its folder (or move it out of .mastermind/tasks) before merging. Files under .mastermind/tasks,
-such as _lessons.md, are not tasks and are ignored.
+its folder (or move it out of .mastermind/tasks), then run mastermind store gc, before merging.
+The local gate (not --base) reads this work tree's controller-store records: a task recorded open
+(not learned) whose folder is missing is gate.task_folder_missing (error) until its folder is
+restored or store gc forgets the record. Files under .mastermind/tasks, such as _lessons.md, are
+not tasks and are ignored.
 
 --format text (default) prints the lines. --format json prints {schema_version: 1, command:
 "gate", outcome, exit_code, message, since, fail_on, record, tasks: [{task, spec, status,
@@ -336,11 +339,15 @@ func gateSummary(res *postflight.GateResult, opts *GateOptions, code int) string
 	if res.Since != "" {
 		head = fmt.Sprintf("gate --since %s: %s", postflight.ShortOID(res.Since), word)
 	}
+	findings := ""
+	if n := len(res.Findings); n > 0 {
+		findings = fmt.Sprintf("; %d finding(s)", n)
+	}
 	if len(res.Tasks) == 0 {
 		if res.Since != "" {
-			return fmt.Sprintf("%s — no task changed since %s (%d task(s) in %s)", head, postflight.ShortOID(res.Since), res.Stats.Tasks, postflight.TasksDir)
+			return fmt.Sprintf("%s — no task changed since %s (%d task(s) in %s)%s", head, postflight.ShortOID(res.Since), res.Stats.Tasks, postflight.TasksDir, findings)
 		}
-		return head + " — no tasks under " + postflight.TasksDir
+		return head + " — no tasks under " + postflight.TasksDir + findings
 	}
 	var parts []string
 	for _, s := range postflight.GateStatuses {
@@ -352,6 +359,7 @@ func gateSummary(res *postflight.GateResult, opts *GateOptions, code int) string
 	if res.Since != "" {
 		s += fmt.Sprintf(" (%d of %d selected)", len(res.Tasks), res.Stats.Tasks)
 	}
+	s += findings
 	if opts.FailOn == "drift" {
 		s += "; --fail-on drift"
 	}

@@ -211,7 +211,12 @@ type gateAcceptedJSON struct {
 
 func rangeJSON(res *postflight.GateResult) (*gateRangeJSON, *render.Array) {
 	if res.Range == nil {
-		return nil, nil
+		if len(res.Findings) == 0 {
+			return nil, nil
+		}
+		// The local gate without a range: a task recorded open whose folder is gone.
+		fs := auditArray(res.Findings)
+		return nil, &fs
 	}
 	r := res.Range
 	fs := auditArray(res.Findings)

@@ -53,6 +53,8 @@ const (
 	KindGateBaselineNotAncestor = "gate.baseline_not_ancestor"
 	KindGateTaskRecordChanged   = "gate.task_record_changed"
 	KindGateClosedTaskChanged   = "gate.closed_task_changed"
+	// The local gates: a task the controller store records open has no folder.
+	KindGateTaskFolderMissing = "gate.task_folder_missing"
 	// A pre-flight warning about the spec (spec-and-lifecycle.md §3.2); never in an audit.
 	KindPreflightCreatesGlob = "preflight.creates_glob"
 )
@@ -192,6 +194,8 @@ var Kinds = []Kind{
 		Help: "A task record the protected base holds was deleted, or a task closed at the base had its folder or release notes changed; restore the record from the base and put new work in a new task."},
 	{ID: KindGateClosedTaskChanged, Class: ClassError, Primary: pFile, Identity: []string{"file"},
 		Help: "A path in the declared scope of a task closed at the base (held, accepted, in history review or learned) changed in the range and no open task owns it; a closed task owns nothing new, so put the change in a new task with its own spec and report."},
+	{ID: KindGateTaskFolderMissing, Class: ClassError, Primary: pTask, Identity: []string{"task"},
+		Help: "The controller store records a task that is not closed, but its folder is missing from the work tree (moved, deleted, or .mastermind/ removed), so its audit cannot run; restore the task folder, or, to drop the task, remove its folder and run mastermind store gc."},
 	{ID: KindPreflightCreatesGlob, Class: ClassWarning, Primary: pFile, Identity: []string{"file"}, Planner: true,
 		Help: "A creates path holds a glob character (*, ? or [); declared paths are exact and never expanded, so the task can only end broken: list each file the task creates."},
 }

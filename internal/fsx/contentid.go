@@ -21,8 +21,8 @@ const (
 	ContentAbsent = "-"
 	// ContentViaLink is the id of a path below a symlinked directory, which is never read.
 	ContentViaLink = "via-link"
-	// ContentDir is the id of a directory: a nested repository or a submodule, whose files are
-	// not read.
+	// ContentDir is the id of a directory without a .git entry, whose files are not read. A
+	// submodule or a nested repository has "repo:<commit>" instead (dirID).
 	ContentDir = "dir"
 )
 
@@ -56,9 +56,10 @@ func isSHA256Hex(s string) bool {
 
 // ContentID identifies what is at the slash path rel below root now, without following a
 // symlink in any component: the SHA-256 of a regular file's bytes (prefixed "exec:" when an
-// execute bit is set), "link:<sha256 of the target>", ContentDir, "special:<type>" for a FIFO,
-// socket or device (never opened), ContentAbsent, or ContentViaLink. An error is an I/O error
-// other than those.
+// execute bit is set), "link:<sha256 of the target>", "repo:<commit>" (or ContentRepoUnresolved)
+// for a submodule or nested repository, ContentDir for another directory, "special:<type>" for a
+// FIFO, socket or device (never opened), ContentAbsent, or ContentViaLink. An error is an I/O
+// error other than those.
 func ContentID(root, rel string) (string, error) {
 	if i := strings.LastIndexByte(rel, '/'); i > 0 {
 		if id, err := ancestorID(CheckNoSymlink(root, rel[:i])); id != "" || err != nil {
@@ -73,7 +74,7 @@ func ContentID(root, rel string) (string, error) {
 	case err != nil:
 		return "", err
 	case !fi.Mode().IsRegular():
-		return nonRegularID(fi, func() (string, error) { return os.Readlink(abs) })
+		return nonRegularID(fi, abs, func() (string, error) { return os.Readlink(abs) })
 	}
 	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	switch {
@@ -193,7 +194,7 @@ func dirContentID(dir *Dir, name string) (string, error) {
 	case err != nil:
 		return "", err
 	case !fi.Mode().IsRegular():
-		return nonRegularID(fi, func() (string, error) { return dir.Readlink(name) })
+		return nonRegularID(fi, filepath.Join(dir.Path(), name), func() (string, error) { return dir.Readlink(name) })
 	}
 	f, err := dir.OpenFile(name)
 	switch {
@@ -229,10 +230,10 @@ func ExecMarked(m fs.FileMode, sum string) string {
 	return execPrefix + sum
 }
 
-// nonRegularID is the content id of a path that lstat found not to be a regular file (fi):
-// "link:<sha256 of the target>" for a symlink (readlink reads the target), ContentDir for a
+// nonRegularID is the content id of a path abs that lstat found not to be a regular file (fi):
+// "link:<sha256 of the target>" for a symlink (readlink reads the target), dirID for a
 // directory, otherwise "special:<type>".
-func nonRegularID(fi fs.FileInfo, readlink func() (string, error)) (string, error) {
+func nonRegularID(fi fs.FileInfo, abs string, readlink func() (string, error)) (string, error) {
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		t, err := readlink()
@@ -241,7 +242,7 @@ func nonRegularID(fi fs.FileInfo, readlink func() (string, error)) (string, erro
 		}
 		return "link:" + SHA256Hex([]byte(t)), nil
 	case fi.IsDir():
-		return ContentDir, nil
+		return dirID(abs), nil
 	}
 	return "special:" + fi.Mode().Type().String(), nil
 }

@@ -58,7 +58,7 @@ func TestContentIDs(t *testing.T) {
 	hello := SHA256Hex([]byte("hello\n"))
 	want := map[string]string{
 		"a.txt": hello, "d/b.txt": hello, "d/c.txt": SHA256Hex([]byte("other\n")), "d/gone.txt": "-",
-		"d/link": "link:" + SHA256Hex([]byte("b.txt")), "d/nested": "dir", "d/pipe": "special:p---------",
+		"d/link": "link:" + SHA256Hex([]byte("b.txt")), "d/nested": ContentRepoUnresolved, "d/pipe": "special:p---------",
 		"d/nl": "link:" + SHA256Hex([]byte(forged)), "d/run.sh": "exec:" + SHA256Hex([]byte("#!/bin/sh\n")),
 		"missing/x": "-", "notdir/x": "-", "out/secret.txt": "via-link",
 	}
@@ -70,6 +70,67 @@ func TestContentIDs(t *testing.T) {
 		if id, err := ContentID(root, p); err != nil || id != want[p] {
 			t.Errorf("%s: by path id %q (%v), want %q", p, id, err, want[p])
 		}
+	}
+}
+
+// TestDirID: a directory holding a .git entry has the id of the commit its HEAD points at, read
+// as git reads it (a gitdir file, a loose or packed branch, a detached HEAD, a linked worktree's
+// own HEAD); one whose HEAD cannot be resolved is ContentRepoUnresolved; any other directory is
+// ContentDir. No id of a directory is ContentStable: uncommitted files are not read.
+func TestDirID(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, data string) {
+		t.Helper()
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := strings.Repeat("a", 40), strings.Repeat("b", 64)
+	write("plain/x.txt", "x")
+	write("detached/.git/HEAD", a+"\n")
+	write("loose/.git/HEAD", "ref: refs/heads/main\n")
+	write("loose/.git/refs/heads/main", b+"\n")
+	write("packed/.git/HEAD", "ref: refs/heads/main\n")
+	write("packed/.git/packed-refs", "# pack-refs with: peeled fully-peeled sorted\n"+a+" refs/heads/other\n"+b+" refs/heads/main\n^"+a+"\n")
+	// A submodule: .git is a file naming the superproject's modules/<name>.
+	write("super/.git/modules/sub/HEAD", "ref: refs/heads/dev\n")
+	write("super/.git/modules/sub/refs/heads/dev", a+"\n")
+	write("super/sub/.git", "gitdir: ../.git/modules/sub\n")
+	// A linked worktree: its own HEAD, the branches in the common directory.
+	write("main/.git/refs/heads/wt", b+"\n")
+	write("main/.git/worktrees/wt/HEAD", "ref: refs/heads/wt\n")
+	write("main/.git/worktrees/wt/commondir", "../..\n")
+	write("wt/.git", "gitdir: "+filepath.Join(root, "main/.git/worktrees/wt")+"\n")
+	write("unborn/.git/HEAD", "ref: refs/heads/main\n")
+	write("escape/.git/HEAD", "ref: refs/../../../etc/passwd\n")
+	write("badfile/.git", "not a gitdir line\n")
+	write("garbage/.git/HEAD", "hello\n")
+	for rel, want := range map[string]string{
+		"plain": ContentDir, "detached": "repo:" + a, "loose": "repo:" + b, "packed": "repo:" + b,
+		"super/sub": "repo:" + a, "wt": "repo:" + b, "unborn": ContentRepoUnresolved,
+		"escape": ContentRepoUnresolved, "badfile": ContentRepoUnresolved, "garbage": ContentRepoUnresolved,
+	} {
+		id, err := ContentID(root, rel)
+		if err != nil || id != want {
+			t.Errorf("%s: id %q (%v), want %q", rel, id, err, want)
+		}
+		if ContentStable(id) {
+			t.Errorf("%s: %q is stable", rel, id)
+		}
+	}
+	// A FIFO as HEAD is never opened for a blocking read.
+	if err := os.Remove(filepath.Join(root, "detached/.git/HEAD")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "detached/.git/HEAD"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if id, err := ContentID(root, "detached"); err != nil || id != ContentRepoUnresolved {
+		t.Errorf("a FIFO HEAD: %q (%v)", id, err)
 	}
 }
 

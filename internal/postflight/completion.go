@@ -205,7 +205,7 @@ func (c *controller) learn(st *State) (*Outcome, error) {
 // snapshot; git and other I/O failures are operational errors.
 func (c *controller) currentSnapshot(ctx context.Context, st *State) (string, error) {
 	var in SnapshotInput
-	in.Baseline, in.Iteration = st.BaselineRef, st.Iteration
+	in.Baseline, in.Iteration, in.Recorded = st.BaselineRef, st.Iteration, st.HistorySnapshotSHA256
 	for _, f := range []struct {
 		name, rel string
 		dst       *[]byte

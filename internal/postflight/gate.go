@@ -138,9 +138,9 @@ type GateResult struct {
 	Since string     // the Since OID, "" for all tasks
 	// Range is set for a gate against a base (Base): the commits it compared.
 	Range *RangeInfo
-	// Findings are the findings about the range rather than one task (gate.unowned_change,
-	// gate.task_record_changed of a deleted task folder or of closed release notes), sorted by
-	// kind then path.
+	// Findings are the findings about the range or the store rather than one task
+	// (gate.unowned_change, gate.task_record_changed of a deleted task folder or of closed release
+	// notes, gate.task_folder_missing of a local gate), sorted by kind then path.
 	Findings []finding.Finding
 	Stats    GateStats
 }
@@ -205,8 +205,51 @@ func Gate(ctx context.Context, opts GateOptions) (*GateResult, error) {
 		t := g.gateTask(ctx, in)
 		res.Tasks = append(res.Tasks, t.GateTask)
 	}
+	if res.Findings, err = g.missingFolders(infos, nil); err != nil {
+		return nil, err
+	}
 	g.finishStats(&res.Stats)
 	return res, nil
+}
+
+// missingFolders is one gate.task_folder_missing for every task this work tree's controller store
+// records open (not learned) whose folder the scan did not find in infos, except the names in
+// skip: moving a task folder away must not hide its audit (docs/hardening.md D19). A planner
+// drops a task by removing its folder and running store gc, which forgets the record.
+func (g *gater) missingFolders(infos []TaskInfo, skip map[string]bool) ([]finding.Finding, error) {
+	recs, err := g.view.records()
+	if err != nil {
+		return nil, fmt.Errorf("listing the controller store's task records: %w", err)
+	}
+	present := make(map[string]bool, len(infos))
+	for _, in := range infos {
+		present[in.Task.Name] = true
+	}
+	var out []finding.Finding
+	for _, r := range recs {
+		if present[r.name] || skip[r.name] || r.status == StatusLearned {
+			continue
+		}
+		out = append(out, findTaskFolderMissing(r, g.view.Path()))
+	}
+	return out, nil
+}
+
+// findTaskFolderMissing is the finding of a task recorded open whose folder is gone; storeDir is
+// the work tree's store folder, named when the record itself cannot be read (store gc keeps it).
+func findTaskFolderMissing(r recordedTask, storeDir string) finding.Finding {
+	dir := TasksDir + "/" + r.name
+	k := finding.KindGateTaskFolderMissing
+	if r.err != nil {
+		return finding.Finding{Rule: k, Class: finding.KindClass(k),
+			Message: fmt.Sprintf("the controller store holds a record of task %s that cannot be read (%v), and its folder %s is missing from the work tree; restore %s/ or, to drop the task, remove its store folder %s",
+				r.name, r.err, dir, dir, filepath.Join(storeDir, "tasks", r.name)),
+			Fields: []finding.Field{{Key: "task", Value: r.name}, {Key: "status", Value: ""}}}
+	}
+	return finding.Finding{Rule: k, Class: finding.KindClass(k),
+		Message: fmt.Sprintf("the controller store records task %s (status %s), but its folder %s is missing from the work tree; restore %s/ or, to drop the task, run mastermind store gc",
+			r.name, r.status, dir, dir),
+		Fields: []finding.Field{{Key: "task", Value: r.name}, {Key: "status", Value: r.status}}}
 }
 
 // checkRange refuses a gate over a range without a repository or full base and head OIDs.
@@ -500,12 +543,12 @@ func learnedProblem(t Task, st *State) (string, error) {
 
 // snapshotNow is the §8.2 history snapshot of a task recomputed now from its spec, report,
 // audit.md and release notes under its root and D of cs (under rule), the changed set its audit
-// used; false when an input cannot be read (it cannot match then).
-func snapshotNow(t Task, st *State, cs *gitscope.ChangedSet, rule repopath.ControlRule) (string, bool) {
+// used, for comparison with recorded; false when an input cannot be read (it cannot match then).
+func snapshotNow(t Task, st *State, cs *gitscope.ChangedSet, rule repopath.ControlRule, recorded string) (string, bool) {
 	if cs == nil {
 		return "", false
 	}
-	in := SnapshotInput{Baseline: st.BaselineRef, Iteration: st.Iteration, Changed: cs.WithoutControl(rule)}
+	in := SnapshotInput{Baseline: st.BaselineRef, Iteration: st.Iteration, Changed: cs.WithoutControl(rule), Recorded: recorded}
 	for _, f := range []struct {
 		rel string
 		dst *[]byte
@@ -531,7 +574,7 @@ func acceptedNow(t Task, st *State, cs *gitscope.ChangedSet, rule repopath.Contr
 	if !st.Accepted() || st.AcceptedSnapshot == "" {
 		return false
 	}
-	snap, ok := snapshotNow(t, st, cs, rule)
+	snap, ok := snapshotNow(t, st, cs, rule, st.AcceptedSnapshot)
 	return ok && snap == st.AcceptedSnapshot
 }
 

@@ -330,11 +330,13 @@ func (r *rangeRun) run(ctx context.Context) (*GateResult, error) {
 		err error
 	}
 	ancestors := map[string]ancestry{}
+	deleted := map[string]bool{}
 	for _, name := range slices.Sorted(maps.Keys(names)) {
 		in, present := atHead[name]
 		tt, isTouched := touched[name]
 		if !present {
 			if tt.deleted {
+				deleted[name] = true
 				res.Findings = append(res.Findings, findTaskRecordChanged(name, ReasonTaskFolderDeleted,
 					fmt.Sprintf("task folder %s/%s is present at the base %s and missing at %s; a task record is never deleted on a branch — restore the folder (git checkout %s -- %s/%s)",
 						TasksDir, name, ShortOID(r.b), ShortOID(r.head), ShortOID(r.b), TasksDir, name)))
@@ -412,6 +414,14 @@ func (r *rangeRun) run(ctx context.Context) (*GateResult, error) {
 	}
 	res.Findings = append(res.Findings, r.releaseNotesChanged()...)
 	res.Findings = append(res.Findings, r.unowned(owners)...)
+	if r.local {
+		// A folder the base holds is already gate.task_record_changed.
+		missing, err := g.missingFolders(r.infos, deleted)
+		if err != nil {
+			return nil, err
+		}
+		res.Findings = append(res.Findings, missing...)
+	}
 	audit.Sort(res.Findings)
 	g.finishStats(&res.Stats)
 	return res, nil
@@ -429,7 +439,7 @@ func closureHolds(in TaskInfo, cs *gitscope.ChangedSet, owners []owner, rule rep
 			return true
 		}
 	}
-	snap, ok := snapshotNow(in.Task, in.State, cs, rule)
+	snap, ok := snapshotNow(in.Task, in.State, cs, rule, in.State.HistorySnapshotSHA256)
 	return ok && snap == in.State.HistorySnapshotSHA256
 }
 

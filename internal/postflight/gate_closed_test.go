@@ -103,11 +103,7 @@ func TestGateStateDeleted(t *testing.T) {
 func TestGateNotATaskFolder(t *testing.T) {
 	root, g, _ := gateRepo(t)
 	tasks := filepath.Join(root, ".mastermind/tasks")
-	for _, name := range []string{"003-broken", "005-new", "006-corrupt", "007-changed"} {
-		if err := os.RemoveAll(filepath.Join(tasks, name)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dropTasks(t, root, "003-broken", "005-new", "006-corrupt", "007-changed")
 	// A file directly under .mastermind/tasks is skipped by the gate's scan, but any file written
 	// there after the tasks' pre-flights (a README.md, or a _lessons.md holding bytes the
 	// controller never wrote) is a changed path of every task since trust-model.md I3, so none is

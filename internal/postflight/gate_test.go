@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/store"
 )
@@ -269,11 +270,7 @@ func TestGateExitCodes(t *testing.T) {
 		t.Errorf("want a failing gate without errors: %+v", gateRows(res))
 	}
 	// Only held, drift, learned and never-started remain: pass, unless --fail-on drift.
-	for _, name := range []string{"003-broken", "006-corrupt", "007-changed"} {
-		if err := os.RemoveAll(filepath.Join(root, ".mastermind/tasks", name)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dropTasks(t, root, "003-broken", "006-corrupt", "007-changed")
 	res, err = Gate(context.Background(), GateOptions{Git: g})
 	if err != nil {
 		t.Fatal(err)
@@ -282,9 +279,7 @@ func TestGateExitCodes(t *testing.T) {
 		t.Errorf("a task that was never started is open work and fails: %+v", gateRows(res))
 	}
 	// Once the unwanted task is removed, held, drift and learned pass.
-	if err := os.RemoveAll(filepath.Join(root, ".mastermind/tasks/005-new")); err != nil {
-		t.Fatal(err)
-	}
+	dropTasks(t, root, "005-new")
 	res, err = Gate(context.Background(), GateOptions{Git: g})
 	if err != nil {
 		t.Fatal(err)
@@ -420,6 +415,81 @@ func TestChangedOnceCachesErrors(t *testing.T) {
 	}
 	if stats.ChangedSets != 1 {
 		t.Errorf("computed %d, want 1", stats.ChangedSets)
+	}
+}
+
+// dropTasks drops tasks as a planner does: their folders removed, then store gc, which forgets
+// the records whose folder is gone.
+func dropTasks(t *testing.T, root string, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		if err := os.RemoveAll(filepath.Join(root, ".mastermind/tasks", name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := store.Open(os.Getenv(store.EnvStateDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.GC(false); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGateTaskFolderMissing: a task the store records open whose folder is gone fails the local
+// gate with one gate.task_folder_missing, with or without --since (docs/hardening.md D19); a
+// learned record and a dropped task (store gc) do not.
+func TestGateTaskFolderMissing(t *testing.T) {
+	root, g, _ := gateRepo(t)
+	dropTasks(t, root, "003-broken", "005-new", "006-corrupt", "007-changed")
+	res, err := Gate(context.Background(), GateOptions{Git: g})
+	if err != nil || !res.Passed() {
+		t.Fatalf("after the drops: %v %+v %v", err, gateRows(res), res.Findings)
+	}
+	tasks := filepath.Join(root, ".mastermind/tasks")
+	if err := os.Rename(filepath.Join(tasks, "002-drift"), filepath.Join(t.TempDir(), "002-drift")); err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []GateOptions{{Git: g}, {Git: g, Since: git(t, root, "rev-parse", "HEAD")}} {
+		res, err = Gate(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Passed() || len(res.Findings) != 1 {
+			t.Fatalf("since %q: want one finding and a failing gate: %+v %+v", opts.Since, gateRows(res), res.Findings)
+		}
+		f := res.Findings[0]
+		if f.Rule != finding.KindGateTaskFolderMissing || f.FieldString("task") != "002-drift" || f.FieldString("status") != StatusApproved ||
+			!strings.Contains(f.Text(), "restore .mastermind/tasks/002-drift/ or, to drop the task, run mastermind store gc") {
+			t.Errorf("finding: %+v", f)
+		}
+	}
+	// A learned record whose folder is gone hides nothing the gate would audit.
+	editRecord(t, Options{Git: g.Repo, SpecArg: specOf("001-held")}, func(tf *taskFiles) {
+		st, err := ParseState(tf.rec.State)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held := false
+		st.Status, st.NextStep, st.Verdict, st.Findings, st.Degraded = StatusLearned, NextClose, VerdictHeld, &Counts{}, &held
+		st.HistorySnapshotSHA256, st.LastArtifact = strings.Repeat("ab", 32), ArtifactHistoryReview
+		if tf.rec.State, err = MarshalState(st); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if err := os.RemoveAll(filepath.Join(tasks, "001-held")); err != nil {
+		t.Fatal(err)
+	}
+	res, err = Gate(context.Background(), GateOptions{Git: g})
+	if err != nil || len(res.Findings) != 1 || res.Findings[0].FieldString("task") != "002-drift" {
+		t.Fatalf("a learned record: %v %+v", err, res.Findings)
+	}
+	// Dropped: the gate passes again.
+	dropTasks(t, root)
+	res, err = Gate(context.Background(), GateOptions{Git: g})
+	if err != nil || !res.Passed() || len(res.Findings) != 0 {
+		t.Fatalf("after store gc: %v %+v %+v", err, gateRows(res), res.Findings)
 	}
 }
 

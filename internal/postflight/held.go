@@ -150,6 +150,11 @@ type SnapshotInput struct {
 	AuditSHA256 string
 	Release     []byte
 	Changed     []gitscope.Entry // D, sorted by path bytes
+	// Recorded, when set, is the snapshot a state records for these inputs. One an earlier
+	// version recorded, when a submodule's or nested repository's digest was "dir", is returned
+	// as the snapshot while everything else is the same, so a task closed or accepted before the
+	// upgrade stays so (hardening.md A-C14).
+	Recorded string
 }
 
 // HistorySnapshot computes the §8.2 history snapshot: the SHA-256 of the canonical text over the
@@ -164,6 +169,8 @@ func HistorySnapshot(root string, in SnapshotInput) (string, error) {
 		paths[i] = e.Path
 	}
 	slices.SortFunc(paths, bytes.Compare)
+	legacy := bytes.NewBuffer(slices.Clone(b.Bytes()))
+	repos := false
 	var total int64
 	for _, p := range paths {
 		digest, n, err := contentDigest(root, string(p))
@@ -175,8 +182,16 @@ func HistorySnapshot(root string, in SnapshotInput) (string, error) {
 			return "", fmt.Errorf("changed files exceed %d bytes in total", MaxSnapshotTotalBytes)
 		}
 		fmt.Fprintf(&b, "file %s %s\n", digest, p)
+		if strings.HasPrefix(digest, fsx.ContentRepoPrefix) {
+			digest, repos = fsx.ContentDir, true
+		}
+		fmt.Fprintf(legacy, "file %s %s\n", digest, p)
 	}
-	return fsx.SHA256Hex(b.Bytes()), nil
+	snap := fsx.SHA256Hex(b.Bytes())
+	if repos && in.Recorded != "" && snap != in.Recorded && fsx.SHA256Hex(legacy.Bytes()) == in.Recorded {
+		return in.Recorded, nil
+	}
+	return snap, nil
 }
 
 // contentDigest is the per-path digest of §8.2 and the number of bytes read.
@@ -201,7 +216,9 @@ func contentDigest(root, rel string) (string, int64, error) {
 		}
 		return "link:" + fsx.SHA256Hex([]byte(t)), 0, nil
 	case fi.IsDir():
-		return "dir", 0, nil
+		// A submodule or nested repository names its HEAD commit, as in the inputs fingerprint.
+		id, err := fsx.ContentID(root, rel)
+		return id, 0, err
 	case !fi.Mode().IsRegular():
 		return "", 0, fmt.Errorf("%s is not a regular file", rel)
 	}

@@ -99,3 +99,49 @@ func (v *StoreView) snapshots(task string) (*store.Task, error) {
 	}
 	return v.s.FindTask(v.gitDir, task)
 }
+
+// recordedTask is one task record of the work tree: its name and the status of its state, or
+// the error that kept the record from being read.
+type recordedTask struct {
+	name, status string
+	err          error
+}
+
+// records lists the work tree's task records that hold a state (a folder left by a refused first
+// pre-flight holds none), sorted by name; none without a store.
+func (v *StoreView) records() ([]recordedTask, error) {
+	if v == nil || v.s == nil {
+		return nil, nil
+	}
+	names, err := v.s.TaskNames(v.gitDir)
+	if err != nil {
+		return nil, err
+	}
+	var out []recordedTask
+	for _, n := range names {
+		st, err := v.s.FindTask(v.gitDir, n)
+		if err != nil || st == nil {
+			if err != nil {
+				out = append(out, recordedTask{name: n, err: err})
+			}
+			continue
+		}
+		rec, err := st.Load()
+		path := st.Path()
+		st.Close()
+		switch {
+		case err != nil:
+			out = append(out, recordedTask{name: n, err: err})
+			continue
+		case rec == nil:
+			continue
+		}
+		s, err := ParseState(rec.State)
+		if err != nil {
+			out = append(out, recordedTask{name: n, err: &store.Error{Kind: store.KindCorrupt, Op: "read", Path: path + "/state.json", Err: err}})
+			continue
+		}
+		out = append(out, recordedTask{name: n, status: s.Status})
+	}
+	return out, nil
+}

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -155,6 +156,29 @@ func (s *Store) FindTask(gitDir, task string) (*Task, error) {
 		return nil, err
 	}
 	return &Task{dir: d, name: task, repoID: id}, nil
+}
+
+// TaskNames lists, sorted, the task records of the work tree whose git directory is gitDir
+// without creating anything, for the gate's check that every recorded task still has its folder.
+// A work tree the store has no folder for has none.
+func (s *Store) TaskNames(gitDir string) ([]string, error) {
+	d, _, err := s.findRepoDir(gitDir, tasksDir)
+	if d == nil {
+		return nil, err
+	}
+	defer d.Close()
+	names, err := d.Names()
+	if err != nil {
+		return nil, wrap("list", d.Path(), err)
+	}
+	out := names[:0]
+	for _, n := range names {
+		if validEntryName(n) {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
 // findRepoDir opens sub, a slash-separated path below the store folder of the work tree whose git

@@ -437,6 +437,27 @@ func TestFindTask(t *testing.T) {
 	}
 }
 
+func TestTaskNames(t *testing.T) {
+	s, tk, ref := newTask(t)
+	must(t, tk.Save(record(1, ""), time.Now()))
+	other, err := s.OpenTask(ref, "000-first")
+	must(t, err)
+	other.Close()
+	// A gc trash folder is no task.
+	must(t, os.Mkdir(filepath.Join(filepath.Dir(tk.Path()), ".gc-002-x-1"), 0o700))
+	names, err := s.TaskNames(ref.GitDir)
+	must(t, err)
+	if strings.Join(names, ",") != "000-first,001-a" {
+		t.Fatalf("TaskNames = %q", names)
+	}
+	bare := filepath.Join(t.TempDir(), ".git")
+	must(t, os.Mkdir(bare, 0o755))
+	none, err := s.TaskNames(bare)
+	if none != nil || err != nil {
+		t.Fatalf("TaskNames of a work tree without records = %v, %v", none, err)
+	}
+}
+
 func TestStoreInsideWorkTreeRefused(t *testing.T) {
 	dir := t.TempDir()
 	wt := filepath.Join(dir, "repo")

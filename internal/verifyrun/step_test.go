@@ -101,9 +101,9 @@ func TestStep(t *testing.T) {
 	}
 }
 
-// TestStepDirectoryIsNeverReused: a changed nested repository (or submodule) has the content id
-// "dir" whatever commit it holds, so its receipts are not reused: the executor could check out a
-// failing commit after a passing run and keep the fingerprint.
+// TestStepDirectoryIsNeverReused: the content id of a changed directory does not pin its files
+// ("dir", or a nested repository's "repo:<commit>", which misses uncommitted edits), so its
+// receipts are not reused: equal fingerprints would not mean equal work trees.
 func TestStepDirectoryIsNeverReused(t *testing.T) {
 	root := t.TempDir()
 	must := func(err error) {
