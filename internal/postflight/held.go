@@ -140,6 +140,12 @@ func (c *controller) releaseNotes(sp *spec.Spec, d []gitscope.Entry, diffStat fu
 	return b.Bytes(), nil
 }
 
+// The first lines of the §8.2 canonical texts: v2 names a submodule's commit, v1 did not.
+const (
+	snapshotV1 = "mastermind-history-snapshot v1\n"
+	snapshotV2 = "mastermind-history-snapshot v2\n"
+)
+
 // SnapshotInput is the input of HistorySnapshot (§8.2).
 type SnapshotInput struct {
 	Baseline  string
@@ -150,10 +156,10 @@ type SnapshotInput struct {
 	AuditSHA256 string
 	Release     []byte
 	Changed     []gitscope.Entry // D, sorted by path bytes
-	// Recorded, when set, is the snapshot a state records for these inputs. One an earlier
-	// version recorded, when a submodule's or nested repository's digest was "dir", is returned
-	// as the snapshot while everything else is the same, so a task closed or accepted before the
-	// upgrade stays so (hardening.md A-C14).
+	// Recorded, when set, is the snapshot a state records for these inputs. A v1 snapshot, which
+	// an earlier version recorded when a submodule's digest was "dir", is returned while its v1
+	// text is the same, so a task closed or accepted before the upgrade stays so; a v2 record
+	// never matches a v1 text (hardening.md A-C14, A-C16).
 	Recorded string
 }
 
@@ -161,16 +167,18 @@ type SnapshotInput struct {
 // baseline, iteration, spec, report, audit and release notes digests and one content digest per
 // changed path. A file over 16 MiB, or more than 256 MiB in total, is an error.
 func HistorySnapshot(root string, in SnapshotInput) (string, error) {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "mastermind-history-snapshot v1\nbaseline %s\niteration %d\nspec %s\nreport %s\naudit %s\nrelease %s\n",
+	var head bytes.Buffer
+	fmt.Fprintf(&head, "baseline %s\niteration %d\nspec %s\nreport %s\naudit %s\nrelease %s\n",
 		in.Baseline, in.Iteration, fsx.SHA256Hex(in.Spec), fsx.SHA256Hex(in.Report), in.AuditSHA256, fsx.SHA256Hex(in.Release))
 	paths := make([][]byte, len(in.Changed))
 	for i, e := range in.Changed {
 		paths[i] = e.Path
 	}
 	slices.SortFunc(paths, bytes.Compare)
-	legacy := bytes.NewBuffer(slices.Clone(b.Bytes()))
-	repos := false
+	// The v1 text an earlier version hashed, where every directory's digest was "dir"; the
+	// header keeps a v2 text from ever equalling it.
+	b := bytes.NewBufferString(snapshotV2 + head.String())
+	legacy := bytes.NewBufferString(snapshotV1 + head.String())
 	var total int64
 	for _, p := range paths {
 		digest, n, err := contentDigest(root, string(p))
@@ -181,14 +189,14 @@ func HistorySnapshot(root string, in SnapshotInput) (string, error) {
 		if total > MaxSnapshotTotalBytes {
 			return "", fmt.Errorf("changed files exceed %d bytes in total", MaxSnapshotTotalBytes)
 		}
-		fmt.Fprintf(&b, "file %s %s\n", digest, p)
+		fmt.Fprintf(b, "file %s %s\n", digest, p)
 		if strings.HasPrefix(digest, fsx.ContentRepoPrefix) {
-			digest, repos = fsx.ContentDir, true
+			digest = fsx.ContentDir
 		}
 		fmt.Fprintf(legacy, "file %s %s\n", digest, p)
 	}
 	snap := fsx.SHA256Hex(b.Bytes())
-	if repos && in.Recorded != "" && snap != in.Recorded && fsx.SHA256Hex(legacy.Bytes()) == in.Recorded {
+	if in.Recorded != "" && snap != in.Recorded && fsx.SHA256Hex(legacy.Bytes()) == in.Recorded {
 		return in.Recorded, nil
 	}
 	return snap, nil
