@@ -224,8 +224,12 @@ func contentDigest(root, rel string) (string, int64, error) {
 		}
 		return "link:" + fsx.SHA256Hex([]byte(t)), 0, nil
 	case fi.IsDir():
-		// A submodule or nested repository names its HEAD commit, as in the inputs fingerprint.
+		// A submodule or nested repository names its HEAD commit, as in the inputs fingerprint;
+		// one whose commit cannot be read could move unseen, so the snapshot is unavailable.
 		id, err := fsx.ContentID(root, rel)
+		if err == nil && id == fsx.ContentRepoUnresolved {
+			return "", 0, fmt.Errorf("%s: the HEAD commit of this submodule or nested repository cannot be read without running git (its .git, HEAD or ref is in a form mastermind does not read); check out a commit there (git -C %s checkout --detach) and rerun", rel, rel)
+		}
 		return id, 0, err
 	case !fi.Mode().IsRegular():
 		return "", 0, fmt.Errorf("%s is not a regular file", rel)
