@@ -304,10 +304,21 @@ func (c *controller) writeHistoryReview(st *State, snap string, notes []byte) (c
 	if !keep {
 		records = append(records, store.FileWrite{Rel: rel, Data: tmpl})
 	}
+	// Paths the writes would be refused at are refused before the record names them.
+	rd, err := c.openReleases()
+	if err != nil {
+		return false, err
+	}
+	defer rd.Close()
+	if archive != "" {
+		if err := c.files.checkWritable(archive); err != nil {
+			return false, fmt.Errorf("archive %s as %s: %w", rel, c.task.Dir+"/"+archive, err)
+		}
+	}
 	if err := c.files.record(records...); err != nil {
 		return false, err
 	}
-	if err := c.putReleaseNotes(notes); err != nil {
+	if err := c.putReleaseNotes(rd, notes); err != nil {
 		return false, err
 	}
 	if keep {
