@@ -2,7 +2,8 @@
 # Post-flight on scenario B of gitscope.md §8.1 (every tracked file modified; the spec touches
 # and the report lists two of them), issues 15 and 18: prints wall time, user+sys CPU time and
 # peak RSS (VmHWM via MASTERMIND_DEBUG_RSS=1) of RUNS full post-flights and of one repeated
-# post-flight on unchanged inputs (which reads the recorded audit).
+# post-flight on unchanged inputs (which reads the recorded audit), then RUNS local gates (mastermind
+# gate, no upstream), each exiting 1 for the broken task.
 # Targets: peak RSS <= 128 MiB, wall <= 5 s.
 #
 # Usage: scripts/perf/postflight-b-bench.sh DIR ; DIR is a copy of the fixture's OUT/b (with
@@ -66,3 +67,22 @@ done
 grep -q '"verdict": "broken"' "$B/$TASK/state.json" || { echo "unexpected verdict" >&2; cat "$B/$TASK/state.json" >&2; exit 1; }
 echo "changed set: $(sed -n 's/^  changed files: \([0-9]*\).*/\1/p' "$B/$TASK/audit.md") paths; audit.md $(wc -c <"$B/$TASK/audit.md") bytes"
 post "repeated post-flight (unchanged inputs)" repeat
+
+# gate NAME runs the local gate (no upstream: the work tree against the task's baseline), which
+# re-audits the broken task read-only and lists every finding.
+gate() {
+	(cd "$B" && /usr/bin/time -f '%e %U %S' -o "$SCRATCH/time.txt" env MASTERMIND_DEBUG_RSS=1 "$BIN" gate ${JSON:+--json} >/dev/null 2>"$SCRATCH/stderr.txt") || {
+		code=$?
+		[ "$code" -eq 1 ] || { echo "gate exited $code" >&2; cat "$SCRATCH/stderr.txt" >&2; exit 1; }
+	}
+	kb=$(sed -n 's/.*VmHWM: \([0-9]*\) kB.*/\1/p' "$SCRATCH/stderr.txt")
+	read -r wall usr sys <<EOT
+$(tail -n 1 "$SCRATCH/time.txt")
+EOT
+	printf '%s: wall %s s  cpu %s s  peak RSS %.1f MiB\n' "$1" "$wall" "$(awk -v u="$usr" -v s="$sys" 'BEGIN{print u+s}')" "$(awk -v k="$kb" 'BEGIN{print k/1024}')"
+}
+i=1
+while [ "$i" -le "$RUNS" ]; do
+	gate "local gate $i"
+	i=$((i + 1))
+done
