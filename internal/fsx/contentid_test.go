@@ -109,8 +109,29 @@ func TestDirID(t *testing.T) {
 	write("escape/.git/HEAD", "ref: refs/../../../etc/passwd\n")
 	write("badfile/.git", "not a gitdir line\n")
 	write("garbage/.git/HEAD", "hello\n")
+	// Forms git reads too (refs/files-backend.c): a commit followed by whitespace and anything,
+	// "ref:" without the space or with more, upper-case hex (hardening.md X7).
+	write("spaced/.git/HEAD", a+" x\n")
+	write("nospace/.git/HEAD", "ref:refs/heads/main\n")
+	write("nospace/.git/refs/heads/main", b+"\t\n")
+	write("tabbed/.git/HEAD", "ref: \t refs/heads/main \r\n")
+	write("tabbed/.git/refs/heads/main", strings.ToUpper(b)+"\n")
+	write("glued/.git/HEAD", a+"x\n")
+	// A loose ref that is a symbolic link (git follows it) is not read, and packed-refs is not
+	// consulted in its place: its entry can name another commit.
+	write("linkref/.git/HEAD", "ref: refs/heads/main\n")
+	write("linkref/.git/packed-refs", a+" refs/heads/main\n")
+	write("linkref/elsewhere", b+"\n")
+	if err := os.MkdirAll(filepath.Join(root, "linkref/.git/refs/heads"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "linkref/elsewhere"), filepath.Join(root, "linkref/.git/refs/heads/main")); err != nil {
+		t.Fatal(err)
+	}
 	for rel, want := range map[string]string{
-		"plain": ContentDir, "detached": "repo:" + a, "loose": "repo:" + b, "packed": "repo:" + b,
+		"spaced": "repo:" + a, "nospace": "repo:" + b, "tabbed": "repo:" + b, "glued": ContentRepoUnresolved,
+		"linkref": ContentRepoUnresolved,
+		"plain":   ContentDir, "detached": "repo:" + a, "loose": "repo:" + b, "packed": "repo:" + b,
 		"super/sub": "repo:" + a, "wt": "repo:" + b, "unborn": ContentRepoUnresolved,
 		"escape": ContentRepoUnresolved, "badfile": ContentRepoUnresolved, "garbage": ContentRepoUnresolved,
 	} {

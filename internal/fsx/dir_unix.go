@@ -266,6 +266,16 @@ func (d *Dir) openEntry(name string, flags int, perm uint32) (*os.File, error) {
 	return os.NewFile(uintptr(fd), p), nil
 }
 
+// CheckWritable refuses, as WriteFileAtomic would, an entry name that is a symbolic link or not a
+// regular file, so a caller can refuse it before recording the write.
+func (d *Dir) CheckWritable(name string) error {
+	if err := d.checkName(name); err != nil {
+		return err
+	}
+	_, err := d.checkWritable(name)
+	return err
+}
+
 // checkWritable is CheckWritable relative to the handle.
 func (d *Dir) checkWritable(name string) (fs.FileInfo, error) {
 	fi, err := d.Lstat(name)

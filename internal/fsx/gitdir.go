@@ -92,31 +92,65 @@ func dirID(abs string) string {
 	return ContentRepoUnresolved
 }
 
-// resolveHead follows HEAD in gitDir through symbolic refs (at most five) to a commit id.
+// resolveHead follows HEAD in gitDir through symbolic refs (at most five) to a commit id. Only a
+// missing loose ref is looked up in packed-refs: any other loose ref this reader cannot read
+// (a symbolic link git would follow) leaves HEAD unresolved, never a packed entry's commit.
 func resolveHead(gitDir, common string) (string, bool) {
 	b, err := ReadFile(filepath.Join(gitDir, "HEAD"), maxRefBytes)
 	if err != nil {
 		return "", false
 	}
 	for range 5 {
-		v := strings.TrimRight(string(b), "\r\n")
-		if isOID(v) {
-			return v, true
-		}
-		name, ok := strings.CutPrefix(v, "ref: ")
-		if !ok || !validRefName(name) {
+		oid, name, ok := parseRef(b)
+		switch {
+		case !ok:
 			return "", false
+		case oid != "":
+			return oid, true
 		}
 		dir := common
 		if perWorktreeRef(name) {
 			dir = gitDir
 		}
 		b, err = ReadFile(filepath.Join(dir, filepath.FromSlash(name)), maxRefBytes)
-		if err != nil {
+		if ReasonOf(err) == ReasonMissing {
 			return packedRef(common, name)
+		}
+		if err != nil {
+			return "", false
 		}
 	}
 	return "", false
+}
+
+// parseRef reads a HEAD or loose ref file as git's parse_loose_ref_contents does: trailing
+// whitespace removed, then "ref:" and optional whitespace before a symbolic ref's name, or an
+// object id that ends the text or is followed by whitespace. Reading it any other way would let
+// git check out one commit while the id names another, or none.
+func parseRef(b []byte) (oid, name string, ok bool) {
+	v := strings.TrimRightFunc(string(b), isGitSpace)
+	if rest, found := strings.CutPrefix(v, "ref:"); found {
+		name = strings.TrimLeftFunc(rest, isGitSpace)
+		return "", name, validRefName(name)
+	}
+	n := 0
+	for n < len(v) && isHex(v[n]) {
+		n++
+	}
+	if n < len(v) && !isGitSpace(rune(v[n])) {
+		return "", "", false
+	}
+	oid = strings.ToLower(v[:n])
+	return oid, "", isOID(oid)
+}
+
+// isGitSpace is git's isspace (sane_ctype): space, tab, LF and CR.
+func isGitSpace(r rune) bool {
+	return r == ' ' || r == '\t' || r == '\n' || r == '\r'
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
 
 // packedRef looks name up in common/packed-refs.

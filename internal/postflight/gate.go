@@ -205,7 +205,7 @@ func Gate(ctx context.Context, opts GateOptions) (*GateResult, error) {
 		t := g.gateTask(ctx, in)
 		res.Tasks = append(res.Tasks, t.GateTask)
 	}
-	if res.Findings, err = g.missingFolders(infos, nil); err != nil {
+	if res.Findings, err = g.missingFolders(opts.Git.Root(), infos, nil); err != nil {
 		return nil, err
 	}
 	g.finishStats(&res.Stats)
@@ -216,8 +216,8 @@ func Gate(ctx context.Context, opts GateOptions) (*GateResult, error) {
 // records open (not learned) whose folder the scan did not find in infos, except the names in
 // skip: moving a task folder away must not hide its audit (docs/hardening.md D19). A planner
 // drops a task by removing its folder and running store gc, which forgets the record.
-func (g *gater) missingFolders(infos []TaskInfo, skip map[string]bool) ([]finding.Finding, error) {
-	recs, err := g.view.records()
+func (g *gater) missingFolders(workTree string, infos []TaskInfo, skip map[string]bool) ([]finding.Finding, error) {
+	recs, err := g.view.records(workTree)
 	if err != nil {
 		return nil, fmt.Errorf("listing the controller store's task records: %w", err)
 	}
@@ -230,20 +230,20 @@ func (g *gater) missingFolders(infos []TaskInfo, skip map[string]bool) ([]findin
 		if present[r.name] || skip[r.name] || r.status == StatusLearned {
 			continue
 		}
-		out = append(out, findTaskFolderMissing(r, g.view.Path()))
+		out = append(out, findTaskFolderMissing(r))
 	}
 	return out, nil
 }
 
-// findTaskFolderMissing is the finding of a task recorded open whose folder is gone; storeDir is
-// the work tree's store folder, named when the record itself cannot be read (store gc keeps it).
-func findTaskFolderMissing(r recordedTask, storeDir string) finding.Finding {
+// findTaskFolderMissing is the finding of a task recorded open whose folder is gone; the record's
+// store folder is named when the record itself cannot be read (store gc keeps it).
+func findTaskFolderMissing(r recordedTask) finding.Finding {
 	dir := TasksDir + "/" + r.name
 	k := finding.KindGateTaskFolderMissing
 	if r.err != nil {
 		return finding.Finding{Rule: k, Class: finding.KindClass(k),
 			Message: fmt.Sprintf("the controller store holds a record of task %s that cannot be read (%v), and its folder %s is missing from the work tree; restore %s/ or, to drop the task, remove its store folder %s",
-				r.name, r.err, dir, dir, filepath.Join(storeDir, "tasks", r.name)),
+				r.name, r.err, dir, dir, r.dir),
 			Fields: []finding.Field{{Key: "task", Value: r.name}, {Key: "status", Value: ""}}}
 	}
 	return finding.Finding{Rule: k, Class: finding.KindClass(k),

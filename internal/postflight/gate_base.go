@@ -416,7 +416,7 @@ func (r *rangeRun) run(ctx context.Context) (*GateResult, error) {
 	res.Findings = append(res.Findings, r.unowned(owners)...)
 	if r.local {
 		// A folder the base holds is already gate.task_record_changed.
-		missing, err := g.missingFolders(r.infos, deleted)
+		missing, err := g.missingFolders(r.rg.Root(), r.infos, deleted)
 		if err != nil {
 			return nil, err
 		}

@@ -140,6 +140,12 @@ func (c *controller) releaseNotes(sp *spec.Spec, d []gitscope.Entry, diffStat fu
 	return b.Bytes(), nil
 }
 
+// The first lines of the §8.2 canonical texts: v2 names a submodule's commit, v1 did not.
+const (
+	snapshotV1 = "mastermind-history-snapshot v1\n"
+	snapshotV2 = "mastermind-history-snapshot v2\n"
+)
+
 // SnapshotInput is the input of HistorySnapshot (§8.2).
 type SnapshotInput struct {
 	Baseline  string
@@ -150,10 +156,10 @@ type SnapshotInput struct {
 	AuditSHA256 string
 	Release     []byte
 	Changed     []gitscope.Entry // D, sorted by path bytes
-	// Recorded, when set, is the snapshot a state records for these inputs. One an earlier
-	// version recorded, when a submodule's or nested repository's digest was "dir", is returned
-	// as the snapshot while everything else is the same, so a task closed or accepted before the
-	// upgrade stays so (hardening.md A-C14).
+	// Recorded, when set, is the snapshot a state records for these inputs. A v1 snapshot, which
+	// an earlier version recorded when a submodule's digest was "dir", is returned while its v1
+	// text is the same, so a task closed or accepted before the upgrade stays so; a v2 record
+	// never matches a v1 text (hardening.md A-C14, A-C16).
 	Recorded string
 }
 
@@ -161,16 +167,18 @@ type SnapshotInput struct {
 // baseline, iteration, spec, report, audit and release notes digests and one content digest per
 // changed path. A file over 16 MiB, or more than 256 MiB in total, is an error.
 func HistorySnapshot(root string, in SnapshotInput) (string, error) {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "mastermind-history-snapshot v1\nbaseline %s\niteration %d\nspec %s\nreport %s\naudit %s\nrelease %s\n",
+	var head bytes.Buffer
+	fmt.Fprintf(&head, "baseline %s\niteration %d\nspec %s\nreport %s\naudit %s\nrelease %s\n",
 		in.Baseline, in.Iteration, fsx.SHA256Hex(in.Spec), fsx.SHA256Hex(in.Report), in.AuditSHA256, fsx.SHA256Hex(in.Release))
 	paths := make([][]byte, len(in.Changed))
 	for i, e := range in.Changed {
 		paths[i] = e.Path
 	}
 	slices.SortFunc(paths, bytes.Compare)
-	legacy := bytes.NewBuffer(slices.Clone(b.Bytes()))
-	repos := false
+	// The v1 text an earlier version hashed, where every directory's digest was "dir"; the
+	// header keeps a v2 text from ever equalling it.
+	b := bytes.NewBufferString(snapshotV2 + head.String())
+	legacy := bytes.NewBufferString(snapshotV1 + head.String())
 	var total int64
 	for _, p := range paths {
 		digest, n, err := contentDigest(root, string(p))
@@ -181,14 +189,14 @@ func HistorySnapshot(root string, in SnapshotInput) (string, error) {
 		if total > MaxSnapshotTotalBytes {
 			return "", fmt.Errorf("changed files exceed %d bytes in total", MaxSnapshotTotalBytes)
 		}
-		fmt.Fprintf(&b, "file %s %s\n", digest, p)
+		fmt.Fprintf(b, "file %s %s\n", digest, p)
 		if strings.HasPrefix(digest, fsx.ContentRepoPrefix) {
-			digest, repos = fsx.ContentDir, true
+			digest = fsx.ContentDir
 		}
 		fmt.Fprintf(legacy, "file %s %s\n", digest, p)
 	}
 	snap := fsx.SHA256Hex(b.Bytes())
-	if repos && in.Recorded != "" && snap != in.Recorded && fsx.SHA256Hex(legacy.Bytes()) == in.Recorded {
+	if in.Recorded != "" && snap != in.Recorded && fsx.SHA256Hex(legacy.Bytes()) == in.Recorded {
 		return in.Recorded, nil
 	}
 	return snap, nil
@@ -216,8 +224,12 @@ func contentDigest(root, rel string) (string, int64, error) {
 		}
 		return "link:" + fsx.SHA256Hex([]byte(t)), 0, nil
 	case fi.IsDir():
-		// A submodule or nested repository names its HEAD commit, as in the inputs fingerprint.
+		// A submodule or nested repository names its HEAD commit, as in the inputs fingerprint;
+		// one whose commit cannot be read could move unseen, so the snapshot is unavailable.
 		id, err := fsx.ContentID(root, rel)
+		if err == nil && id == fsx.ContentRepoUnresolved {
+			return "", 0, fmt.Errorf("%s: the HEAD commit of this submodule or nested repository cannot be read without running git (its .git, HEAD or ref is in a form mastermind does not read); check out a commit there (git -C %s checkout --detach) and rerun", rel, rel)
+		}
 		return id, 0, err
 	case !fi.Mode().IsRegular():
 		return "", 0, fmt.Errorf("%s is not a regular file", rel)
@@ -292,10 +304,21 @@ func (c *controller) writeHistoryReview(st *State, snap string, notes []byte) (c
 	if !keep {
 		records = append(records, store.FileWrite{Rel: rel, Data: tmpl})
 	}
+	// Paths the writes would be refused at are refused before the record names them.
+	rd, err := c.openReleases()
+	if err != nil {
+		return false, err
+	}
+	defer rd.Close()
+	if archive != "" {
+		if err := c.files.checkWritable(archive); err != nil {
+			return false, fmt.Errorf("archive %s as %s: %w", rel, c.task.Dir+"/"+archive, err)
+		}
+	}
 	if err := c.files.record(records...); err != nil {
 		return false, err
 	}
-	if err := c.putReleaseNotes(notes); err != nil {
+	if err := c.putReleaseNotes(rd, notes); err != nil {
 		return false, err
 	}
 	if keep {

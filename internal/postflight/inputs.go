@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -24,6 +25,9 @@ type inputs struct {
 	Spec        *specInput
 	Changed     *gitscope.ChangedSet
 	Fingerprint string
+	// Unresolved is the first path of D whose id is fsx.ContentRepoUnresolved: a repository whose
+	// commit the id does not name, so equal fingerprints do not show equal inputs.
+	Unresolved string
 	// byRunAll are the fingerprints without and with --run-verify; the one this run does not use
 	// is computed on its first call (it may list the ignored inputs, ignoredInputs).
 	byRunAll [2]func() string
@@ -102,6 +106,9 @@ func (c *controller) readInputs(ctx context.Context, st *State, runAll bool) (*i
 	if err != nil {
 		in.Spec.close()
 		return nil, err
+	}
+	if i := slices.Index(ids, fsx.ContentRepoUnresolved); i >= 0 {
+		in.Unresolved = string(d[i].Path)
 	}
 	base := FingerprintInput{Baseline: st.BaselineRef, SpecHash: st.SpecHash, Report: reportID, Changed: d, ContentIDs: ids}
 	if c.opts.Transcript != nil {

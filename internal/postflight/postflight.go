@@ -35,7 +35,9 @@ func (c *controller) postflight(ctx context.Context, prev *State) (*Outcome, err
 	// --rerun-verify asks for new runs of the verify commands, and a mirror found tampered with
 	// must be reported by an audit (controller_record_tampered), so both always audit.
 	tampered := c.files != nil && len(c.files.tamperFindings()) > 0
-	if in.Fingerprint != "" && in.Fingerprint == prev.InputsFingerprint && !c.opts.RerunVerify && !tampered {
+	// A repository whose HEAD commit the ids cannot name may have moved: audit again
+	// (docs/hardening.md X7).
+	if in.Fingerprint != "" && in.Fingerprint == prev.InputsFingerprint && !c.opts.RerunVerify && !tampered && in.Unresolved == "" {
 		if out, ok := c.repeated(prev); ok {
 			return out, nil
 		}

@@ -464,6 +464,9 @@ func (tf *taskFiles) writeFile(name string, data []byte) error {
 	return tf.dir.WriteFileAtomic(name, data, 0o644)
 }
 
+// checkWritable refuses a task-folder file writeFile would refuse (a symlink, not a regular file).
+func (tf *taskFiles) checkWritable(name string) error { return tf.dir.CheckWritable(name) }
+
 // check reports whether the task folder is still the folder the run opened.
 func (tf *taskFiles) check() error { return tf.dir.Check() }
 
@@ -495,33 +498,44 @@ func (c *controller) releaseNotesWrite(notes []byte) store.FileWrite {
 }
 
 // writeReleaseNotes records the release notes' hash in the store (trust-model.md I3), then writes
-// them.
+// them; a releases folder it cannot write through is refused before the record.
 func (c *controller) writeReleaseNotes(notes []byte) error {
+	rd, err := c.openReleases()
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
 	if err := c.files.record(c.releaseNotesWrite(notes)); err != nil {
 		return err
 	}
-	return c.putReleaseNotes(notes)
+	return c.putReleaseNotes(rd, notes)
 }
 
-// putReleaseNotes writes .mastermind/releases/<task>.md, already recorded, through a handle on
-// .mastermind opened without following links (trust-model.md I4), creating releases/ when missing.
-func (c *controller) putReleaseNotes(notes []byte) error {
+// openReleases opens .mastermind/releases through a handle on .mastermind opened without
+// following links (trust-model.md I4), creating it when missing, so that a symlinked or
+// non-directory releases folder is refused before anything is recorded (hardening.md X9).
+func (c *controller) openReleases() (*fsx.Dir, error) {
 	md, err := c.files.openControlDir(".mastermind")
 	if err != nil {
-		return fmt.Errorf("release notes directory .mastermind: %w", err)
+		return nil, fmt.Errorf("release notes directory .mastermind: %w", err)
 	}
 	defer md.Close()
 	rd, err := md.MkdirSub("releases", 0o755)
 	if err != nil {
 		if r := fsx.ReasonOf(err); r == fsx.ReasonSymlink || r == fsx.ReasonNotRegular {
-			return fmt.Errorf("release notes directory .mastermind/releases: .mastermind/releases is a symbolic link or not a directory: %w", err)
+			return nil, fmt.Errorf("release notes directory .mastermind/releases: .mastermind/releases is a symbolic link or not a directory: %w", err)
 		}
-		return fmt.Errorf("create .mastermind/releases: %w", err)
+		return nil, fmt.Errorf("create .mastermind/releases: %w", err)
 	}
-	defer rd.Close()
 	if err := c.files.tempNames(rd); err != nil {
-		return err
+		rd.Close()
+		return nil, err
 	}
+	return rd, nil
+}
+
+// putReleaseNotes writes <task>.md, already recorded, in the releases folder rd (openReleases).
+func (c *controller) putReleaseNotes(rd *fsx.Dir, notes []byte) error {
 	if err := rd.WriteFileAtomic(c.task.Name+".md", notes, 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", c.task.ReleaseNotesRel(), err)
 	}

@@ -3,6 +3,8 @@ package postflight
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/mastermind-controller/mastermind/internal/finding"
 	"github.com/mastermind-controller/mastermind/internal/fsx"
@@ -100,48 +102,68 @@ func (v *StoreView) snapshots(task string) (*store.Task, error) {
 	return v.s.FindTask(v.gitDir, task)
 }
 
-// recordedTask is one task record of the work tree: its name and the status of its state, or
-// the error that kept the record from being read.
+// recordedTask is one task record of the work tree: its name, the store folder holding it and
+// the status of its state, or the error that kept the record from being read.
 type recordedTask struct {
-	name, status string
-	err          error
+	name, dir, status string
+	err               error
 }
 
-// records lists the work tree's task records that hold a state (a folder left by a refused first
-// pre-flight holds none), sorted by name; none without a store.
-func (v *StoreView) records() ([]recordedTask, error) {
+// records lists the records of the work tree at workTree that hold a state (a folder left by a
+// refused first pre-flight holds none), sorted by name, including those written under an earlier
+// git directory of the work tree (store.RepoIDs); none without a store.
+func (v *StoreView) records(workTree string) ([]recordedTask, error) {
 	if v == nil || v.s == nil {
 		return nil, nil
 	}
-	names, err := v.s.TaskNames(v.gitDir)
+	ids, err := v.s.RepoIDs(v.gitDir, workTree)
 	if err != nil {
 		return nil, err
 	}
 	var out []recordedTask
-	for _, n := range names {
-		st, err := v.s.FindTask(v.gitDir, n)
-		if err != nil || st == nil {
-			if err != nil {
-				out = append(out, recordedTask{name: n, err: err})
-			}
-			continue
-		}
-		rec, err := st.Load()
-		path := st.Path()
-		st.Close()
-		switch {
-		case err != nil:
-			out = append(out, recordedTask{name: n, err: err})
-			continue
-		case rec == nil:
-			continue
-		}
-		s, err := ParseState(rec.State)
+	seen := map[string]bool{}
+	for _, id := range ids {
+		names, err := v.s.TaskNames(id)
 		if err != nil {
-			out = append(out, recordedTask{name: n, err: &store.Error{Kind: store.KindCorrupt, Op: "read", Path: path + "/state.json", Err: err}})
-			continue
+			return nil, err
 		}
-		out = append(out, recordedTask{name: n, status: s.Status})
+		for _, n := range names {
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+			if r, ok := v.readRecord(id, n); ok {
+				out = append(out, r)
+			}
+		}
 	}
+	slices.SortFunc(out, func(a, b recordedTask) int { return strings.Compare(a.name, b.name) })
 	return out, nil
+}
+
+// readRecord reads the record of task n in the store folder repos/<id>; false when it holds no state.
+func (v *StoreView) readRecord(id, n string) (recordedTask, bool) {
+	r := recordedTask{name: n, dir: filepath.Join(v.s.Root(), "repos", id, "tasks", n)}
+	st, err := v.s.FindTaskIn(id, n)
+	if err != nil || st == nil {
+		r.err = err
+		return r, err != nil
+	}
+	rec, err := st.Load()
+	path := st.Path()
+	st.Close()
+	switch {
+	case err != nil:
+		r.err = err
+		return r, true
+	case rec == nil:
+		return r, false
+	}
+	s, err := ParseState(rec.State)
+	if err != nil {
+		r.err = &store.Error{Kind: store.KindCorrupt, Op: "read", Path: path + "/state.json", Err: err}
+		return r, true
+	}
+	r.status = s.Status
+	return r, true
 }

@@ -122,7 +122,11 @@ func (s *Store) OpenRepo(repo RepoRef) (*Repo, error) {
 // FindRepo opens the store folder of the work tree whose git directory is gitDir without creating
 // anything, for readers. A work tree the store has no folder for is (nil, nil).
 func (s *Store) FindRepo(gitDir string) (*Repo, error) {
-	d, id, err := s.findRepoDir(gitDir, "")
+	id, err := RepoID(gitDir)
+	if err != nil {
+		return nil, wrap("resolve", gitDir, err)
+	}
+	d, err := s.findRepoDirIn(id, "")
 	if d == nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -148,21 +149,63 @@ func (s *Store) OpenTask(repo RepoRef, task string) (*Task, error) {
 // without creating anything, for readers that must not write (status, the gate). A task the store
 // has no folder for is (nil, nil).
 func (s *Store) FindTask(gitDir, task string) (*Task, error) {
+	id, err := RepoID(gitDir)
+	if err != nil {
+		return nil, wrap("resolve", gitDir, err)
+	}
+	return s.FindTaskIn(id, task)
+}
+
+// FindTaskIn is FindTask in the store folder repos/<id>, one of RepoIDs.
+func (s *Store) FindTaskIn(id, task string) (*Task, error) {
 	if !validEntryName(task) {
 		return nil, &Error{Kind: KindUnsafe, Op: "open task", Path: task, Err: errors.New("not a task folder name")}
 	}
-	d, id, err := s.findRepoDir(gitDir, tasksDir+"/"+task)
+	d, err := s.findRepoDirIn(id, tasksDir+"/"+task)
 	if d == nil {
 		return nil, err
 	}
 	return &Task{dir: d, name: task, repoID: id}, nil
 }
 
-// TaskNames lists, sorted, the task records of the work tree whose git directory is gitDir
+// RepoIDs lists the ids of the store folders that hold records of the work tree workTree whose
+// git directory is gitDir: gitDir's own first, then every other id its records were written
+// under (checkKey), so that moving the git directory hides none of them from the gate.
+func (s *Store) RepoIDs(gitDir, workTree string) ([]string, error) {
+	id, err := RepoID(gitDir)
+	if err != nil {
+		return nil, wrap("resolve", gitDir, err)
+	}
+	ids := []string{id}
+	wt, err := filepath.EvalSymlinks(workTree)
+	if err != nil {
+		return nil, wrap("resolve", workTree, err)
+	}
+	name := fsx.SHA256Hex([]byte(wt))
+	data, err := fsx.ReadInRoot(s.root, worktreesDir+"/"+name, maxRepoFileBytes)
+	switch {
+	case fsx.ReasonOf(err) == fsx.ReasonMissing:
+		return ids, nil
+	case err != nil:
+		return nil, wrap("read", filepath.Join(s.root, worktreesDir, name), err)
+	}
+	var keys []worktreeKey
+	if err := json.Unmarshal(data, &keys); err != nil {
+		return nil, &Error{Kind: KindCorrupt, Op: "read", Path: filepath.Join(s.root, worktreesDir, name), Err: err}
+	}
+	for _, k := range keys {
+		if hex64.MatchString(k.RepoID) && !slices.Contains(ids, k.RepoID) {
+			ids = append(ids, k.RepoID)
+		}
+	}
+	return ids, nil
+}
+
+// TaskNames lists, sorted, the task records in the store folder repos/<id> (one of RepoIDs)
 // without creating anything, for the gate's check that every recorded task still has its folder.
-// A work tree the store has no folder for has none.
-func (s *Store) TaskNames(gitDir string) ([]string, error) {
-	d, _, err := s.findRepoDir(gitDir, tasksDir)
+// A folder the store does not have holds none.
+func (s *Store) TaskNames(id string) ([]string, error) {
+	d, err := s.findRepoDirIn(id, tasksDir)
 	if d == nil {
 		return nil, err
 	}
@@ -181,13 +224,11 @@ func (s *Store) TaskNames(gitDir string) ([]string, error) {
 	return out, nil
 }
 
-// findRepoDir opens sub, a slash-separated path below the store folder of the work tree whose git
-// directory is gitDir, without creating anything, and returns it with the RepoID. A missing
-// folder is a nil handle and a nil error.
-func (s *Store) findRepoDir(gitDir, sub string) (*fsx.Dir, string, error) {
-	id, err := RepoID(gitDir)
-	if err != nil {
-		return nil, "", wrap("resolve", gitDir, err)
+// findRepoDirIn opens sub, a slash-separated path below the store folder repos/<id>, without
+// creating anything. A missing folder is a nil handle and a nil error.
+func (s *Store) findRepoDirIn(id, sub string) (*fsx.Dir, error) {
+	if !hex64.MatchString(id) {
+		return nil, &Error{Kind: KindUnsafe, Op: "open", Path: id, Err: errors.New("not a repo id")}
 	}
 	rel := reposDir + "/" + id
 	if sub != "" {
@@ -195,12 +236,12 @@ func (s *Store) findRepoDir(gitDir, sub string) (*fsx.Dir, string, error) {
 	}
 	d, err := fsx.OpenDir(s.root, rel)
 	if fsx.ReasonOf(err) == fsx.ReasonMissing {
-		return nil, id, nil
+		return nil, nil
 	}
 	if err != nil {
-		return nil, id, wrap("open", filepath.Join(s.root, filepath.FromSlash(rel)), err)
+		return nil, wrap("open", filepath.Join(s.root, filepath.FromSlash(rel)), err)
 	}
-	return d, id, nil
+	return d, nil
 }
 
 // resolveRepo returns repo with its git directory's real path, and its RepoID, after refusing a

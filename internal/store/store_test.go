@@ -445,14 +445,18 @@ func TestTaskNames(t *testing.T) {
 	other.Close()
 	// A gc trash folder is no task.
 	must(t, os.Mkdir(filepath.Join(filepath.Dir(tk.Path()), ".gc-002-x-1"), 0o700))
-	names, err := s.TaskNames(ref.GitDir)
+	id, err := RepoID(ref.GitDir)
+	must(t, err)
+	names, err := s.TaskNames(id)
 	must(t, err)
 	if strings.Join(names, ",") != "000-first,001-a" {
 		t.Fatalf("TaskNames = %q", names)
 	}
 	bare := filepath.Join(t.TempDir(), ".git")
 	must(t, os.Mkdir(bare, 0o755))
-	none, err := s.TaskNames(bare)
+	bareID, err := RepoID(bare)
+	must(t, err)
+	none, err := s.TaskNames(bareID)
 	if none != nil || err != nil {
 		t.Fatalf("TaskNames of a work tree without records = %v, %v", none, err)
 	}
@@ -568,5 +572,37 @@ func TestCopyWriter(t *testing.T) {
 	}
 	if r.CheckMirrorHash("audit.md", "", false) != MirrorMissing {
 		t.Error("absent file")
+	}
+}
+
+// A work tree whose git directory moved keeps the ids its records were written under, so a
+// reader of the new git directory still finds them (docs/hardening.md X1).
+func TestRepoIDsAfterGitDirMoved(t *testing.T) {
+	s, tk, ref := newTask(t)
+	must(t, tk.Save(record(1, ""), time.Now()))
+	oldID := tk.RepoID()
+	moved := filepath.Join(filepath.Dir(ref.WorkTree), "gitdir")
+	must(t, os.Rename(ref.GitDir, moved))
+	ids, err := s.RepoIDs(moved, ref.WorkTree)
+	must(t, err)
+	newID, err := RepoID(moved)
+	must(t, err)
+	if len(ids) != 2 || ids[0] != newID || ids[1] != oldID {
+		t.Fatalf("RepoIDs = %q, want [%s %s]", ids, newID, oldID)
+	}
+	names, err := s.TaskNames(ids[1])
+	must(t, err)
+	if strings.Join(names, ",") != "001-a" {
+		t.Fatalf("TaskNames of the old id = %q", names)
+	}
+	// Another work tree has only its own id.
+	other := t.TempDir()
+	ids, err = s.RepoIDs(moved, other)
+	must(t, err)
+	if len(ids) != 1 || ids[0] != newID {
+		t.Fatalf("RepoIDs of another work tree = %q", ids)
+	}
+	if _, err := s.TaskNames("../x"); err == nil {
+		t.Fatal("TaskNames accepted a path as an id")
 	}
 }
