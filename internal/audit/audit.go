@@ -128,7 +128,8 @@ type run struct {
 	d          []gitscope.Entry
 	paths      []string
 	fileFields []finding.Field
-	// runs are the per-path findings held as runs when Inputs.PathRuns is set.
+	// runs are the per-path findings, held as runs until Compute returns them (Inputs.PathRuns)
+	// or materialises them.
 	runs []finding.PathRun
 	ev   *Evidence
 	// forbidden are the paths of d that checkForbids found forbidden.
@@ -172,8 +173,6 @@ func Compute(ctx context.Context, in Inputs) (*Result, error) {
 		}
 		parts = append(parts, cfs)
 	}
-	// One slice of the exact length: with a changed set of 200,000 paths the findings are
-	// the largest thing post-flight holds (gitscope.md §8.1 scenario B).
 	fs := slices.Concat(parts...)
 	if res.Evidence.Renames, err = pairRenames(r); err != nil {
 		return nil, err
@@ -185,7 +184,17 @@ func Compute(ctx context.Context, in Inputs) (*Result, error) {
 		}
 	}
 	Sort(fs)
-	res.Verdict, res.Findings, res.PathRuns = VerdictOfAll(fs, r.runs), fs, r.runs
+	runs := r.runs
+	if !in.PathRuns {
+		// One slice of the exact length, in Compare order: the per-path findings are built here,
+		// once, and nothing else of that size is live beside them.
+		all := make([]finding.Finding, 0, Len(fs, runs))
+		for f := range All(fs, runs) {
+			all = append(all, f)
+		}
+		fs, runs = all, nil
+	}
+	res.Verdict, res.Findings, res.PathRuns = VerdictOfAll(fs, runs), fs, runs
 	res.Changed, res.D = cs, r.d
 	return res, nil
 }

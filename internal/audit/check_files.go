@@ -24,7 +24,7 @@ func checkFilesModified(r *run) ([]finding.Finding, error) {
 			fs = append(fs, findReportUnexpectedFile(fm.Path))
 		}
 	}
-	fs = append(fs, r.pathFindings(finding.KindReportMissingChangedFile, func(i int) bool { return !listed[r.paths[i]] })...)
+	r.pathFindings(finding.KindReportMissingChangedFile, func(i int) bool { return !listed[r.paths[i]] })
 	return fs, nil
 }
 

@@ -35,7 +35,7 @@ func TestCheckFilesModified(t *testing.T) {
 			f := newFixture(t, "", base, tc.work)
 			f.control = controllerContent{f.root}
 			r, _ := f.run(t, completeReport(tc.listed...))
-			fs, err := checkFilesModified(r)
+			fs, err := checkWithRuns(r, checkFilesModified)
 			if err != nil {
 				t.Fatal(err)
 			}

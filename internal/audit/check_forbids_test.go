@@ -57,11 +57,11 @@ func TestCheckForbids(t *testing.T) {
 				files = append(files, p)
 			}
 			r, _ := f.run(t, completeReport(files...))
-			fs, err := checkForbids(r)
+			fs, err := checkWithRuns(r, checkForbids)
 			if err != nil {
 				t.Fatal(err)
 			}
-			sfs, err := checkScope(r)
+			sfs, err := checkWithRuns(r, checkScope)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,10 +79,10 @@ func TestCheckForbids(t *testing.T) {
 func TestCheckForbidsNone(t *testing.T) {
 	f := newFixture(t, "touches:\n  - file: a.go\n", map[string]string{"a.go": "a\n"}, map[string]string{"a.go": "a2\n", "tests/x.go": "x\n"})
 	r, _ := f.run(t, completeReport("a.go", "tests/x.go"))
-	fs, err := checkForbids(r)
+	fs, err := checkWithRuns(r, checkForbids)
 	if err != nil || fs != nil {
 		t.Fatalf("checkForbids = %v, %v", fs, err)
 	}
-	sfs, _ := checkScope(r)
+	sfs, _ := checkWithRuns(r, checkScope)
 	wantKinds(t, sfs, "unexpected_file tests/x.go")
 }

@@ -14,10 +14,11 @@ func checkScope(r *run) ([]finding.Finding, error) {
 	for _, p := range sc.Declared {
 		inScope[p] = true
 	}
-	fs := r.pathFindings(finding.KindUnexpectedFile, func(i int) bool {
+	r.pathFindings(finding.KindUnexpectedFile, func(i int) bool {
 		p := r.paths[i]
 		return !inScope[p] && !r.forbidden[p]
 	})
+	var fs []finding.Finding
 	seen := map[string]bool{}
 	for _, list := range [][]string{sc.Touches, sc.ExpectedDocs} {
 		for _, p := range list {

@@ -34,7 +34,7 @@ func TestCheckScope(t *testing.T) {
 			f := newFixture(t, front, base, tc.work)
 			f.control = controllerContent{f.root}
 			r, _ := f.run(t, completeReport())
-			fs, err := checkScope(r)
+			fs, err := checkWithRuns(r, checkScope)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +72,7 @@ func TestCheckScopeDeletes(t *testing.T) {
 				gitCmd(t, f.root, "rm", "-q", "--cached", "old.go")
 			}
 			r, _ := f.run(t, completeReport())
-			fs, err := checkScope(r)
+			fs, err := checkWithRuns(r, checkScope)
 			if err != nil {
 				t.Fatal(err)
 			}

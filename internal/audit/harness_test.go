@@ -160,3 +160,14 @@ func wantKinds(t *testing.T, got []finding.Finding, want ...string) {
 		t.Errorf("findings\n got  %q\n want %q", g, want)
 	}
 }
+
+// checkWithRuns runs c on r and returns its findings with the per-path findings it held as runs.
+func checkWithRuns(r *run, c func(*run) ([]finding.Finding, error)) ([]finding.Finding, error) {
+	before := len(r.runs)
+	fs, err := c(r)
+	for f := range All(nil, r.runs[before:]) {
+		fs = append(fs, f)
+	}
+	return fs, err
+}
+

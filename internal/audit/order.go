@@ -38,13 +38,16 @@ func classRank(c finding.Class) int {
 // Compare orders audit findings by §9.3: class (errors first), kind in §9.1 table order, the
 // primary field by bytes, then the message.
 func Compare(a, b finding.Finding) int {
-	return cmp.Or(
+	if c := cmp.Or(
 		cmp.Compare(classRank(a.Class), classRank(b.Class)),
 		cmp.Compare(finding.KindRank(a.Rule), finding.KindRank(b.Rule)),
 		strings.Compare(a.Rule, b.Rule),
 		strings.Compare(primaryField(a), primaryField(b)),
-		strings.Compare(a.Text(), b.Text()),
-	)
+	); c != 0 {
+		return c
+	}
+	// Text builds a per-path finding's message: only a tie reads it.
+	return strings.Compare(a.Text(), b.Text())
 }
 
 // Sort sorts audit findings in place by Compare.

@@ -6,19 +6,9 @@ import (
 	"github.com/mastermind-controller/mastermind/internal/finding"
 )
 
-// pathFindings returns the per-path findings of kind for the paths D[i] with keep(i). With
-// Inputs.PathRuns they become one finding.PathRun kept for Result.PathRuns and nothing is
-// returned.
-func (r *run) pathFindings(kind string, keep func(i int) bool) []finding.Finding {
-	if !r.in.PathRuns {
-		var fs []finding.Finding
-		for i := range r.paths {
-			if keep(i) {
-				fs = append(fs, finding.PathFinding(kind, r.fileField(i)))
-			}
-		}
-		return fs
-	}
+// pathFindings holds the per-path findings of kind for the paths D[i] with keep(i) as one
+// finding.PathRun; Compute materialises the runs at the end when Inputs.PathRuns is not set.
+func (r *run) pathFindings(kind string, keep func(i int) bool) {
 	n := 0
 	for i := range r.paths {
 		if keep(i) {
@@ -27,10 +17,10 @@ func (r *run) pathFindings(kind string, keep func(i int) bool) []finding.Finding
 	}
 	switch {
 	case n == 0:
-		return nil
+		return
 	case n == len(r.paths):
 		r.runs = append(r.runs, finding.PathRun{Kind: kind, Files: r.fileFields})
-		return nil
+		return
 	}
 	idx := make([]int32, 0, n)
 	for i := range r.paths {
@@ -39,7 +29,6 @@ func (r *run) pathFindings(kind string, keep func(i int) bool) []finding.Finding
 		}
 	}
 	r.runs = append(r.runs, finding.PathRun{Kind: kind, Files: r.fileFields, Index: idx})
-	return nil
 }
 
 // All yields the findings of fs (sorted by Compare) and of runs (each in path order, as
