@@ -170,4 +170,3 @@ func checkWithRuns(r *run, c func(*run) ([]finding.Finding, error)) ([]finding.F
 	}
 	return fs, err
 }
-
