@@ -277,7 +277,3 @@ func (r *run) status(p string) (gitscope.Status, bool) {
 	}
 	return "", false
 }
-
-// fileField is the shared {"file", path} kind field of d[i]; its capacity is 1, so an append
-// copies it.
-func (r *run) fileField(i int) []finding.Field { return r.fileFields[i : i+1 : i+1] }
