@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/mastermind-controller/mastermind/internal/audit"
 	"github.com/mastermind-controller/mastermind/internal/gitscope"
 	"github.com/mastermind-controller/mastermind/internal/postflight"
 	"github.com/mastermind-controller/mastermind/internal/render"
@@ -89,13 +90,7 @@ type changesJSON struct {
 	Changes        []changeEntryJSON `json:"changes"`
 	// ToolCaches are the tool caches created since the baseline, left out of changes
 	// (gitscope.md §4.7); absent when none.
-	ToolCaches []toolCacheJSON `json:"tool_caches,omitempty"`
-}
-
-type toolCacheJSON struct {
-	Dir   string `json:"dir"`
-	Tool  string `json:"tool"`
-	Files int    `json:"files"`
+	ToolCaches []audit.ToolCacheJSON `json:"tool_caches,omitempty"`
 }
 
 type changeEntryJSON struct {
@@ -183,7 +178,7 @@ func (v changesView) JSON() any {
 		out.Changes = append(out.Changes, j)
 	}
 	for _, tc := range v.cs.ToolCaches {
-		out.ToolCaches = append(out.ToolCaches, toolCacheJSON{Dir: tc.Dir + "/", Tool: tc.Tool, Files: tc.Files})
+		out.ToolCaches = append(out.ToolCaches, audit.ToolCacheJSON{Dir: tc.Dir + "/", Tool: tc.Tool, Files: tc.Files})
 	}
 	return out
 }
