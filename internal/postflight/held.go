@@ -3,8 +3,12 @@ package postflight
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -175,10 +179,16 @@ func HistorySnapshot(root string, in SnapshotInput) (string, error) {
 		paths[i] = e.Path
 	}
 	slices.SortFunc(paths, bytes.Compare)
-	// The v1 text an earlier version hashed, where every directory's digest was "dir"; the
-	// header keeps a v2 text from ever equalling it.
-	b := bytes.NewBufferString(snapshotV2 + head.String())
-	legacy := bytes.NewBufferString(snapshotV1 + head.String())
+	// The text is hashed as it is written. The v1 text an earlier version hashed, where every
+	// directory's digest was "dir", is hashed too only when there is a recorded snapshot to match;
+	// the header keeps a v2 text from ever equalling it.
+	b := sha256.New()
+	io.WriteString(b, snapshotV2+head.String())
+	var legacy hash.Hash
+	if in.Recorded != "" {
+		legacy = sha256.New()
+		io.WriteString(legacy, snapshotV1+head.String())
+	}
 	var total int64
 	for _, p := range paths {
 		digest, n, err := contentDigest(root, string(p))
@@ -190,13 +200,15 @@ func HistorySnapshot(root string, in SnapshotInput) (string, error) {
 			return "", fmt.Errorf("changed files exceed %d bytes in total", MaxSnapshotTotalBytes)
 		}
 		fmt.Fprintf(b, "file %s %s\n", digest, p)
-		if strings.HasPrefix(digest, fsx.ContentRepoPrefix) {
-			digest = fsx.ContentDir
+		if legacy != nil {
+			if strings.HasPrefix(digest, fsx.ContentRepoPrefix) {
+				digest = fsx.ContentDir
+			}
+			fmt.Fprintf(legacy, "file %s %s\n", digest, p)
 		}
-		fmt.Fprintf(legacy, "file %s %s\n", digest, p)
 	}
-	snap := fsx.SHA256Hex(b.Bytes())
-	if in.Recorded != "" && snap != in.Recorded && fsx.SHA256Hex(legacy.Bytes()) == in.Recorded {
+	snap := hex.EncodeToString(b.Sum(nil))
+	if legacy != nil && snap != in.Recorded && hex.EncodeToString(legacy.Sum(nil)) == in.Recorded {
 		return in.Recorded, nil
 	}
 	return snap, nil
