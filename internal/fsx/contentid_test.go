@@ -15,16 +15,7 @@ import (
 func TestContentIDs(t *testing.T) {
 	root := t.TempDir()
 	outside := t.TempDir()
-	write := func(rel, data string) {
-		t.Helper()
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(rel, data string) { writeTreeFile(t, root, rel, data) }
 	write("a.txt", "hello\n")
 	write("d/b.txt", "hello\n")
 	write("d/c.txt", "other\n")
@@ -79,16 +70,7 @@ func TestContentIDs(t *testing.T) {
 // ContentDir. No id of a directory is ContentStable: uncommitted files are not read.
 func TestDirID(t *testing.T) {
 	root := t.TempDir()
-	write := func(rel, data string) {
-		t.Helper()
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(rel, data string) { writeTreeFile(t, root, rel, data) }
 	a, b := strings.Repeat("a", 40), strings.Repeat("b", 64)
 	write("plain/x.txt", "x")
 	write("detached/.git/HEAD", a+"\n")
@@ -197,5 +179,17 @@ func TestContentStable(t *testing.T) {
 		if ContentStable(id) != want {
 			t.Errorf("ContentStable(%q) = %v, want %v", id, !want, want)
 		}
+	}
+}
+
+// writeTreeFile writes data to root/rel, creating its directories.
+func writeTreeFile(t *testing.T, root, rel, data string) {
+	t.Helper()
+	p := filepath.Join(root, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

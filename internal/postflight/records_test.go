@@ -290,22 +290,8 @@ func TestSaveAuditFailureLeavesRecords(t *testing.T) {
 	heldWork(t, root)
 	run(t, opts, ModePostOnly)
 	audit := readFile(t, root, auditRel)
-	task, err := ResolveTask(opts.Git.Root(), opts.SpecArg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gitDir, err := opts.Git.GitDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tf, err := openTaskFiles(task, opts.StateDir, gitDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tf := loadTaskFiles(t, opts)
 	defer tf.close()
-	if _, err := tf.load(fixedNow()); err != nil {
-		t.Fatal(err)
-	}
 	listing := func() []string {
 		var out []string
 		for _, dir := range []string{filepath.Dir(filepath.Join(root, auditRel)), tf.storePath, filepath.Join(tf.storePath, "mirrors")} {
@@ -318,7 +304,7 @@ func TestSaveAuditFailureLeavesRecords(t *testing.T) {
 	}
 	before, recBefore := listing(), tf.rec.Mirrors[mirrorAudit]
 	boom := errors.New("render failed")
-	_, err = tf.saveAudit(func(w io.Writer) error {
+	_, err := tf.saveAudit(func(w io.Writer) error {
 		if _, err := w.Write(bytes.Repeat([]byte("partial audit\n"), 10000)); err != nil {
 			return err
 		}

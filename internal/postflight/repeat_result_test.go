@@ -9,6 +9,18 @@ import (
 // editRecord changes the task's store record as edit does and saves it.
 func editRecord(t *testing.T, opts Options, edit func(tf *taskFiles)) {
 	t.Helper()
+	tf := loadTaskFiles(t, opts)
+	defer tf.close()
+	edit(tf)
+	if err := tf.st.Save(tf.rec, fixedNow()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// loadTaskFiles opens the task files of opts' task, holding its lock until the caller closes
+// them, and loads its record.
+func loadTaskFiles(t *testing.T, opts Options) *taskFiles {
+	t.Helper()
 	task, err := ResolveTask(opts.Git.Root(), opts.SpecArg)
 	if err != nil {
 		t.Fatal(err)
@@ -21,14 +33,11 @@ func editRecord(t *testing.T, opts Options, edit func(tf *taskFiles)) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tf.close()
 	if _, err := tf.load(fixedNow()); err != nil {
+		tf.close()
 		t.Fatal(err)
 	}
-	edit(tf)
-	if err := tf.st.Save(tf.rec, fixedNow()); err != nil {
-		t.Fatal(err)
-	}
+	return tf
 }
 
 // TestRepeatWithoutStoredResult: a record from before the audit result was kept (no
