@@ -47,17 +47,23 @@ printf 'modified\t%s\nmodified\t%s\n' "$F1" "$F2" >"$SCRATCH/expected"
 perf_report "$TASK/spec.md" "$SCRATCH/expected" >"$B/$TASK/executor-report.md"
 (cd "$B" && "$BIN" run-task "$TASK/spec.md" --pre-only --max-iterations 0 >/dev/null) || { echo "pre-flight failed" >&2; exit 1; }
 
-post() {
-	(cd "$B" && /usr/bin/time -f '%e %U %S' -o "$SCRATCH/time.txt" env MASTERMIND_DEBUG_RSS=1 MASTERMIND_DEBUG_MEMPROFILE="${PROF_DIR:+$PROF_DIR/$2.prof}" "$BIN" run-task "$TASK/spec.md" --post-only ${JSON:+--json} >/dev/null 2>"$SCRATCH/stderr.txt") || {
+# measure NAME PROFILE ARGS... runs mastermind ARGS in the repository (exit 0 or 1: the task is
+# broken) and prints its wall time, CPU time and peak RSS; PROFILE names its heap profile in
+# PROF_DIR ("" for none).
+measure() {
+	name=$1 prof=$2
+	shift 2
+	(cd "$B" && /usr/bin/time -f '%e %U %S' -o "$SCRATCH/time.txt" env MASTERMIND_DEBUG_RSS=1 MASTERMIND_DEBUG_MEMPROFILE="${PROF_DIR:+${prof:+$PROF_DIR/$prof.prof}}" "$BIN" "$@" ${JSON:+--json} >/dev/null 2>"$SCRATCH/stderr.txt") || {
 		code=$?
-		[ "$code" -eq 1 ] || { echo "post-flight exited $code" >&2; cat "$SCRATCH/stderr.txt" >&2; exit 1; }
+		[ "$code" -eq 1 ] || { echo "$name: mastermind $* exited $code" >&2; cat "$SCRATCH/stderr.txt" >&2; exit 1; }
 	}
 	kb=$(sed -n 's/.*VmHWM: \([0-9]*\) kB.*/\1/p' "$SCRATCH/stderr.txt")
 	read -r wall usr sys <<EOT
 $(tail -n 1 "$SCRATCH/time.txt")
 EOT
-	printf '%s: wall %s s  cpu %s s  peak RSS %.1f MiB\n' "$1" "$wall" "$(awk -v u="$usr" -v s="$sys" 'BEGIN{print u+s}')" "$(awk -v k="$kb" 'BEGIN{print k/1024}')"
+	printf '%s: wall %s s  cpu %s s  peak RSS %.1f MiB\n' "$name" "$wall" "$(awk -v u="$usr" -v s="$sys" 'BEGIN{print u+s}')" "$(awk -v k="$kb" 'BEGIN{print k/1024}')"
 }
+post() { measure "$1" "$2" run-task "$TASK/spec.md" --post-only; }
 i=1
 while [ "$i" -le "$RUNS" ]; do
 	(cd "$B" && "$BIN" run-task "$TASK/spec.md" --pre-only --max-iterations 0 >/dev/null 2>&1) || true
@@ -68,21 +74,10 @@ grep -q '"verdict": "broken"' "$B/$TASK/state.json" || { echo "unexpected verdic
 echo "changed set: $(sed -n 's/^  changed files: \([0-9]*\).*/\1/p' "$B/$TASK/audit.md") paths; audit.md $(wc -c <"$B/$TASK/audit.md") bytes"
 post "repeated post-flight (unchanged inputs)" repeat
 
-# gate NAME runs the local gate (no upstream: the work tree against the task's baseline), which
-# re-audits the broken task read-only and lists every finding.
-gate() {
-	(cd "$B" && /usr/bin/time -f '%e %U %S' -o "$SCRATCH/time.txt" env MASTERMIND_DEBUG_RSS=1 "$BIN" gate ${JSON:+--json} >/dev/null 2>"$SCRATCH/stderr.txt") || {
-		code=$?
-		[ "$code" -eq 1 ] || { echo "gate exited $code" >&2; cat "$SCRATCH/stderr.txt" >&2; exit 1; }
-	}
-	kb=$(sed -n 's/.*VmHWM: \([0-9]*\) kB.*/\1/p' "$SCRATCH/stderr.txt")
-	read -r wall usr sys <<EOT
-$(tail -n 1 "$SCRATCH/time.txt")
-EOT
-	printf '%s: wall %s s  cpu %s s  peak RSS %.1f MiB\n' "$1" "$wall" "$(awk -v u="$usr" -v s="$sys" 'BEGIN{print u+s}')" "$(awk -v k="$kb" 'BEGIN{print k/1024}')"
-}
+# The local gate (no upstream: the work tree against the task's baseline) re-audits the broken
+# task read-only and lists every finding.
 i=1
 while [ "$i" -le "$RUNS" ]; do
-	gate "local gate $i"
+	measure "local gate $i" "" gate
 	i=$((i + 1))
 done
