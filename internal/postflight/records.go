@@ -523,9 +523,9 @@ func (c *controller) openReleases() (*fsx.Dir, error) {
 	rd, err := md.MkdirSub("releases", 0o755)
 	if err != nil {
 		if r := fsx.ReasonOf(err); r == fsx.ReasonSymlink || r == fsx.ReasonNotRegular {
-			return nil, fmt.Errorf("release notes directory .mastermind/releases: .mastermind/releases is a symbolic link or not a directory: %w", err)
+			return nil, fmt.Errorf("release notes directory .mastermind/releases: .mastermind/releases is a symbolic link or not a directory (%w); replace it with a directory and rerun post-flight", err)
 		}
-		return nil, fmt.Errorf("create .mastermind/releases: %w", err)
+		return nil, fmt.Errorf("create .mastermind/releases: %w; check that .mastermind is writable and rerun post-flight", err)
 	}
 	if err := c.files.tempNames(rd); err != nil {
 		rd.Close()
