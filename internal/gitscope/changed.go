@@ -2,13 +2,18 @@ package gitscope
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/mastermind-controller/mastermind/internal/fsx"
 )
 
 // diffGlobalArgs and diffCmdArgs are the diff command of §4.1 without -C, the pinned settings
@@ -44,8 +49,7 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 	if err := r.checkLegacyInputs(); err != nil {
 		return nil, err
 	}
-	// The filter drivers to disable are read while the index is copied; the diff and the
-	// listing wait for them.
+	// The filter drivers to disable are read while the index is copied; the diff waits for them.
 	fg := r.startFilterGuard(ctx)
 	var (
 		wg                     sync.WaitGroup
@@ -57,15 +61,7 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 		mu                     sync.Mutex
 	)
 	var hiddenDirs []string
-	var hiddenErr error
-	wg.Add(5)
-	go func() {
-		defer wg.Done()
-		if _, err := fg.wait(); err != nil {
-			return
-		}
-		hiddenDirs, hiddenErr = r.hiddenDirs(ctx)
-	}()
+	wg.Add(4)
 	go func() {
 		defer wg.Done()
 		verOK, _, verErr = r.gitVersion(ctx)
@@ -106,17 +102,9 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 	}()
 	go func() {
 		defer wg.Done()
+		// The listings run no filter driver (they read no file's content): they start at once.
 		var t int64
-		if _, err := fg.wait(); err != nil {
-			lsErr = err
-			return
-		}
-		// ls-files only reads the index: the real one.
-		lsErr = r.run(ctx, r.root, "ls-files", lsOthersArgs, func(rd io.Reader) error {
-			var err error
-			lsEntries, err = parseOthers(newNulReader(rd, &t))
-			return err
-		})
+		lsEntries, hiddenDirs, t, lsErr = r.liveUntracked(ctx, baseline)
 		mu.Lock()
 		total += t
 		mu.Unlock()
@@ -156,14 +144,140 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 	if total > maxPathBytes {
 		return nil, &ErrGitFailed{Cmd: "diff", Exit: -1, Stderr: fmt.Sprintf("output exceeds %d MiB of path bytes", maxPathBytes>>20)}
 	}
-	if hiddenErr != nil {
-		return nil, hiddenErr
-	}
 	entries, caches, hiding, err := r.liveToolCaches(parent, baseline).apply(mergeEntries(diffEntries, lsEntries), r.liveSelfIgnoring(hiddenDirs))
 	if err != nil {
 		return nil, err
 	}
 	return &ChangedSet{Source: SourceGit, Entries: entries, ToolCaches: caches, SelfIgnoring: hiding}, nil
+}
+
+// untrackedWalkArgs walk the work tree once: -o with --directory lists each untracked directory
+// as one "dir/" record whatever it holds (git does not enter it), -k adds "K dir/" for a
+// directory whose name is a stage-0 index entry (which -o drops), and -t tags each record.
+// unmergedArgs list the unmerged index entries (-o drops a directory of such a name too; -u
+// would expand a sparse index and write objects). hiddenDirArgs list the directories git hides
+// under the live rules (a trailing '/').
+var (
+	untrackedWalkArgs = slices.Concat(globalArgs, untrackedGuardArgs, []string{
+		"ls-files", "-z", "-t", "--others", "--killed", "--exclude-standard", "--directory", "--full-name", "--",
+	})
+	unmergedArgs = slices.Concat(diffGlobalArgs, []string{
+		"diff", "--cached", "--no-ext-diff", "--no-textconv", "--no-color", "--name-only", "-z", "--no-renames",
+		"--diff-filter=U", "--ignore-submodules=none",
+	})
+	hiddenDirArgs = slices.Concat(globalArgs, untrackedGuardArgs, []string{
+		"ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--full-name", "--",
+	})
+)
+
+// Bounds on the untracked directories one pathspec list names; past them the second listing
+// walks the whole work tree instead.
+const (
+	maxUntrackedDirSpecs     = 1024
+	maxUntrackedDirSpecBytes = 128 << 10
+)
+
+// liveUntracked lists the untracked files under the live ignore rules, as lsOthersArgs does, and
+// the directories to check for a self-ignoring one, with one walk of the work tree: a tagged
+// --directory listing, then both listings only inside the untracked directories it names
+// (gitscope.md §4.7). A directory whose name is an index entry is named too, and is itself a
+// candidate, since git's ignored listing drops it.
+func (r *Repo) liveUntracked(ctx context.Context, baseline string) (entries []Entry, hidden []string, total int64, err error) {
+	var (
+		wg        sync.WaitGroup
+		dirs      []string
+		unmerged  []string
+		a         arena
+		unmergErr error
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var ut int64
+		unmergErr = r.run(ctx, r.root, "diff", slices.Concat(unmergedArgs, []string{baseline, "--"}), func(rd io.Reader) error {
+			return eachRecord(rd, &ut, func(rec []byte) error {
+				if len(rec) == 0 {
+					return shapef("empty path in diff --name-only output")
+				}
+				unmerged = append(unmerged, string(rec))
+				return nil
+			})
+		})
+	}()
+	err = r.run(ctx, r.root, "ls-files", untrackedWalkArgs, func(rd io.Reader) error {
+		return eachRecord(rd, &total, func(rec []byte) error {
+			tag, p, ok := bytes.Cut(rec, []byte(" "))
+			switch {
+			case !ok || len(p) == 0 || string(p) == "/":
+				return shapef("untagged or empty record in ls-files -t output")
+			case string(tag) != "?" && string(tag) != "K":
+				return shapef("unknown tag %q in ls-files -t output", truncateForMessage(tag))
+			case p[len(p)-1] == '/':
+				if string(tag) == "K" {
+					hidden = append(hidden, string(p[:len(p)-1]))
+				}
+				dirs = append(dirs, string(p))
+			default:
+				entries = append(entries, Entry{Path: a.copy(p), Status: StatusUntracked, UTF8: utf8.Valid(p)})
+			}
+			return nil
+		})
+	})
+	wg.Wait()
+	if err := cmp.Or(err, unmergErr); err != nil {
+		return nil, nil, 0, err
+	}
+	for _, p := range unmerged {
+		if fsx.CheckNoSymlink(r.root, p) != nil {
+			continue // not a directory git's walk could reach
+		}
+		if fi, err := os.Lstat(filepath.Join(r.root, filepath.FromSlash(p))); err == nil && fi.IsDir() {
+			hidden = append(hidden, p)
+			dirs = append(dirs, p+"/")
+		}
+	}
+	if len(dirs) == 0 {
+		return entries, hidden, total, nil
+	}
+	specs, size := dirs, 0
+	for _, d := range dirs {
+		size += len(d) + 1
+	}
+	if len(dirs) > maxUntrackedDirSpecs || size > maxUntrackedDirSpecBytes {
+		specs, entries = nil, nil // too many to name: list the whole work tree again
+	}
+	var (
+		inner           []Entry
+		innerHidden     []string
+		t               int64
+		innerErr, hdErr error
+	)
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		innerErr = r.run(ctx, r.root, "ls-files", slices.Concat(lsOthersArgs, specs), func(rd io.Reader) error {
+			var err error
+			inner, err = parseOthers(newNulReader(rd, &t))
+			return err
+		})
+	}()
+	go func() {
+		defer wg.Done()
+		var ht int64
+		hdErr = r.run(ctx, r.root, "ls-files", slices.Concat(hiddenDirArgs, specs), func(rd io.Reader) error {
+			return eachRecord(rd, &ht, func(rec []byte) error {
+				if len(rec) > 1 && rec[len(rec)-1] == '/' && utf8.Valid(rec) {
+					innerHidden = append(innerHidden, string(rec[:len(rec)-1]))
+				}
+				return nil
+			})
+		})
+	}()
+	wg.Wait()
+	if err := cmp.Or(innerErr, hdErr); err != nil {
+		return nil, nil, 0, err
+	}
+	return append(entries, inner...), append(hidden, innerHidden...), total + t, nil
 }
 
 // arena hands out stable copies of short byte slices from large shared blocks, so 100,000 paths
@@ -245,13 +359,23 @@ func parseOthers(nr *nulReader) ([]Entry, error) {
 // mergeEntries applies the §1 merge rules to diff entries and untracked entries: sorted by path
 // bytes, one entry per path; a path both deleted in the diff and untracked on disk (index-only
 // removal) is one `modified` entry; a path listed twice by the diff (unmerged) is `modified`.
+// Each input is sorted in place when git did not already list it in path order (it usually
+// does), then the two are merged with diff entries first on a tie.
 func mergeEntries(diff, others []Entry) []Entry {
-	all := make([]Entry, 0, len(diff)+len(others))
-	all = append(all, diff...)
-	all = append(all, others...)
-	slices.SortStableFunc(all, func(x, y Entry) int { return bytes.Compare(x.Path, y.Path) })
-	out := all[:0]
-	for _, e := range all {
+	byPath := func(x, y Entry) int { return bytes.Compare(x.Path, y.Path) }
+	for _, in := range [][]Entry{diff, others} {
+		if !slices.IsSortedFunc(in, byPath) {
+			slices.SortStableFunc(in, byPath)
+		}
+	}
+	out := make([]Entry, 0, len(diff)+len(others))
+	for len(diff) > 0 || len(others) > 0 {
+		var e Entry
+		if len(others) == 0 || len(diff) > 0 && bytes.Compare(diff[0].Path, others[0].Path) <= 0 {
+			e, diff = diff[0], diff[1:]
+		} else {
+			e, others = others[0], others[1:]
+		}
 		if n := len(out); n > 0 && bytes.Equal(out[n-1].Path, e.Path) {
 			prev := &out[n-1]
 			switch {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"testing"
 )
 
@@ -27,7 +28,13 @@ func FuzzParseGitOutput(f *testing.F) {
 		if err1 != nil || err2 != nil {
 			return
 		}
+		want := mergeBySort(slices.Clone(d), slices.Clone(o))
 		m := mergeEntries(d, o)
+		if !slices.EqualFunc(m, want, func(x, y Entry) bool {
+			return bytes.Equal(x.Path, y.Path) && x.Status == y.Status && x.NestedRepository == y.NestedRepository
+		}) {
+			t.Fatalf("mergeEntries = %v, the sort-based merge gives %v", render(m), render(want))
+		}
 		for i := 1; i < len(m); i++ {
 			if bytes.Compare(m[i-1].Path, m[i].Path) >= 0 {
 				t.Fatalf("not sorted/unique at %d: %q %q", i, m[i-1].Path, m[i].Path)
@@ -39,6 +46,31 @@ func FuzzParseGitOutput(f *testing.F) {
 			}
 		}
 	})
+}
+
+// mergeBySort is the merge rule of gitscope.md §1 written the plain way (one stable sort of both
+// lists, diff first), the oracle mergeEntries's linear merge must equal.
+func mergeBySort(diff, others []Entry) []Entry {
+	all := slices.Concat(diff, others)
+	slices.SortStableFunc(all, func(x, y Entry) int { return bytes.Compare(x.Path, y.Path) })
+	var out []Entry
+	for _, e := range all {
+		if n := len(out); n > 0 && bytes.Equal(out[n-1].Path, e.Path) {
+			prev := &out[n-1]
+			switch {
+			case e.Status == StatusUntracked && prev.Status != StatusUntracked:
+				if prev.Status == StatusDeleted {
+					prev.Status = StatusModified
+				}
+				prev.NestedRepository = prev.NestedRepository || e.NestedRepository
+			case e.Status != prev.Status:
+				prev.Status = StatusModified
+			}
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 func TestParseGitVersion(t *testing.T) {

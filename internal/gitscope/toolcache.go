@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -447,28 +446,6 @@ func degradedToolCaches(root string, gg *git.Repository, base map[string]leaf, s
 			}
 			return ParseToolCaches(b)
 		}}
-}
-
-// hiddenDirArgs list the untracked directories git hides under the live rules (ls-files
-// --directory prints such a directory with a trailing '/'); a live run checks them for a
-// self-ignoring one, which its own listing leaves out.
-var hiddenDirArgs = slices.Concat(globalArgs, untrackedGuardArgs, []string{
-	"ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--full-name", "--",
-})
-
-// hiddenDirs runs hiddenDirArgs and returns its directory records ("dir/"), without the slash.
-func (r *Repo) hiddenDirs(ctx context.Context) ([]string, error) {
-	var dirs []string
-	var total int64
-	err := r.run(ctx, r.root, "ls-files", hiddenDirArgs, func(rd io.Reader) error {
-		return eachRecord(rd, &total, func(rec []byte) error {
-			if len(rec) > 1 && rec[len(rec)-1] == '/' && utf8.Valid(rec) {
-				dirs = append(dirs, string(rec[:len(rec)-1]))
-			}
-			return nil
-		})
-	})
-	return dirs, err
 }
 
 // liveSelfIgnoring keeps the hidden directories that no live ignore source besides the
