@@ -180,7 +180,7 @@ const (
 // liveUntracked lists the untracked files under the live ignore rules, as lsOthersArgs does, and
 // the directories to check for a self-ignoring one, with one walk of the work tree: a tagged
 // --directory listing, then both listings only inside the untracked directories it names
-// (gitscope.md §4.7). A directory whose name is an index entry is named too, and is itself a
+// (gitscope.md §4.1). A directory whose name is an index entry is named too, and is itself a
 // candidate, since git's ignored listing drops it.
 func (r *Repo) liveUntracked(ctx context.Context, baseline string) (entries []Entry, hidden []string, total int64, err error) {
 	var (
@@ -189,10 +189,19 @@ func (r *Repo) liveUntracked(ctx context.Context, baseline string) (entries []En
 		unmerged  []string
 		a         arena
 		unmergErr error
+		idxPath   string
+		facts     indexFacts
+		factsErr  error
 	)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		if idxPath, factsErr = r.indexPath(ctx); factsErr == nil {
+			facts, factsErr = walkIndex(idxPath)
+		}
+		if factsErr == nil && !facts.split && !facts.prefixBlocks && !facts.unmerged {
+			return // no unmerged entry: nothing to list
+		}
 		var ut int64
 		unmergErr = r.run(ctx, r.root, "diff", slices.Concat(unmergedArgs, []string{baseline, "--"}), func(rd io.Reader) error {
 			return eachRecord(rd, &ut, func(rec []byte) error {
@@ -243,8 +252,19 @@ func (r *Repo) liveUntracked(ctx context.Context, baseline string) (entries []En
 	for _, d := range dirs {
 		size += len(d) + 1
 	}
+	// Inside the named directories there is no index entry, so the listings read an empty index
+	// (loading a large one costs more than the walk) unless the index could change their rules:
+	// git reads a skip-worktree .gitignore from it.
+	var env []string
 	if len(dirs) > maxUntrackedDirSpecs || size > maxUntrackedDirSpecBytes {
 		specs, entries = nil, nil // too many to name: list the whole work tree again
+	} else if factsErr == nil && !facts.split && !facts.prefixBlocks && !facts.skipWorktree {
+		empty, err := os.MkdirTemp(r.privateIndexParent(idxPath), "mastermind-index-")
+		if err != nil {
+			return nil, nil, 0, fmt.Errorf("private index: %w", err)
+		}
+		defer os.RemoveAll(empty)
+		env = []string{"GIT_INDEX_FILE=" + filepath.Join(empty, "index")}
 	}
 	var (
 		inner           []Entry
@@ -255,7 +275,7 @@ func (r *Repo) liveUntracked(ctx context.Context, baseline string) (entries []En
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		innerErr = r.run(ctx, r.root, "ls-files", slices.Concat(lsOthersArgs, specs), func(rd io.Reader) error {
+		innerErr = r.runEnv(ctx, r.root, "ls-files", slices.Concat(lsOthersArgs, specs), env, func(rd io.Reader) error {
 			var err error
 			inner, err = parseOthers(newNulReader(rd, &t))
 			return err
@@ -264,7 +284,7 @@ func (r *Repo) liveUntracked(ctx context.Context, baseline string) (entries []En
 	go func() {
 		defer wg.Done()
 		var ht int64
-		hdErr = r.run(ctx, r.root, "ls-files", slices.Concat(hiddenDirArgs, specs), func(rd io.Reader) error {
+		hdErr = r.runEnv(ctx, r.root, "ls-files", slices.Concat(hiddenDirArgs, specs), env, func(rd io.Reader) error {
 			return eachRecord(rd, &ht, func(rec []byte) error {
 				if len(rec) > 1 && rec[len(rec)-1] == '/' && utf8.Valid(rec) {
 					innerHidden = append(innerHidden, string(rec[:len(rec)-1]))

@@ -22,105 +22,177 @@ import (
 var fullIndexArgs = []string{"-c", "index.sparse=false"}
 
 // indexIsSparse reports whether the index file at p has the sparse-directory extension
-// ("sdir"). It walks the entries (versions 2 to 4) to reach the extensions; anything it cannot
-// parse is an error.
+// ("sdir"); anything it cannot parse is an error.
 func indexIsSparse(p string) (bool, error) {
-	sparse, _, err := indexKinds(p)
-	return sparse, err
+	f, err := walkIndex(p)
+	return f.sparse, err
 }
 
 // indexKinds reports whether the index file at p is sparse (the "sdir" extension) and whether it
 // is split (the "link" extension: its shared part is a .git/sharedindex.* file, which git reads
 // from the git directory and does not verify, so a snapshot must never be one; hardening.md A-O1).
 func indexKinds(p string) (sparse, split bool, err error) {
+	f, err := walkIndex(p)
+	return f.sparse, f.split, err
+}
+
+// indexFacts are what walkIndex learns of an index file: its extensions, and whether any entry
+// is unmerged (a stage) or skip-worktree. prefixBlocks marks a version 4 index with an offset
+// table, whose names git may read block by block: its entry facts are not certain.
+type indexFacts struct {
+	sparse, split          bool
+	unmerged, skipWorktree bool
+	prefixBlocks           bool
+}
+
+// walkIndex reads the index file at p entry by entry (versions 2 to 4) as git's
+// create_from_disk does: an entry's length comes from its flags' name length (the name is read
+// up to a NUL only when that length is 0xFFF), so a NUL placed elsewhere cannot shift entries.
+// Anything it cannot parse is an error.
+func walkIndex(p string) (indexFacts, error) {
+	var facts indexFacts
+	fail := func(format string, args ...any) (indexFacts, error) {
+		return indexFacts{}, fmt.Errorf("the index %s "+format, append([]any{p}, args...)...)
+	}
 	f, err := openRegular(p)
 	if err != nil {
-		return false, false, err
+		return facts, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return false, false, err
+		return facts, err
 	}
 	br := bufio.NewReaderSize(io.LimitReader(f, maxIndexBytes), 256<<10)
 	var hdr [12]byte
 	if _, err := io.ReadFull(br, hdr[:]); err != nil || !bytes.Equal(hdr[:4], []byte("DIRC")) {
-		return false, false, fmt.Errorf("the index %s has no index header", p)
+		return fail("has no index header")
 	}
 	version := binary.BigEndian.Uint32(hdr[4:8])
 	count := binary.BigEndian.Uint32(hdr[8:12])
 	if version < 2 || version > 4 {
-		return false, false, fmt.Errorf("the index %s has version %d", p, version)
+		return fail("has version %d", version)
 	}
+	const (
+		fixedLen     = 62 // stat data, mode, ids, size, object id, flags
+		nameMask     = 0x0fff
+		stageMask    = 0x3000
+		extendedFlag = 0x4000
+		skipWorktree = 0x4000 // in the extended flags
+		knownExtBits = 0x6000 // skip-worktree and intent-to-add: git refuses any other
+	)
 	pos := int64(12)
-	skip := func(n int64) error {
+	discard := func(n int64) error {
 		_, err := br.Discard(int(n))
 		pos += n
 		return err
 	}
+	prevLen := int64(0)
 	for i := uint32(0); i < count; i++ {
-		var fixed [62]byte
+		var fixed [fixedLen]byte
 		if _, err := io.ReadFull(br, fixed[:]); err != nil {
-			return false, false, fmt.Errorf("the index %s ends in entry %d", p, i)
+			return fail("ends in entry %d", i)
 		}
-		pos += 62
+		pos += fixedLen
 		flags := binary.BigEndian.Uint16(fixed[60:62])
-		entryLen := int64(62)
-		if flags&0x4000 != 0 {
-			if version < 3 {
-				return false, false, fmt.Errorf("the index %s has extended flags in version 2", p)
-			}
-			if err := skip(2); err != nil {
-				return false, false, err
-			}
-			entryLen += 2
+		if flags&stageMask != 0 {
+			facts.unmerged = true
 		}
+		head := int64(fixedLen)
+		if flags&extendedFlag != 0 {
+			if version < 3 {
+				return fail("has extended flags in version 2")
+			}
+			var ext [2]byte
+			if _, err := io.ReadFull(br, ext[:]); err != nil {
+				return fail("ends in entry %d", i)
+			}
+			pos += 2
+			head += 2
+			xf := binary.BigEndian.Uint16(ext[:])
+			if xf&^knownExtBits != 0 {
+				return fail("has unknown extended flags 0x%04x in entry %d", xf, i)
+			}
+			if xf&skipWorktree != 0 {
+				facts.skipWorktree = true
+			}
+		}
+		nameLen := int64(flags & nameMask)
 		if version == 4 {
-			// The name is a varint counting the bytes of the previous name to drop, then a
-			// NUL-terminated suffix; entries are not padded.
+			// A varint counting the bytes of the previous name to drop, then the rest of the
+			// name and a NUL; entries are not padded.
+			strip, n := int64(0), 0
 			for {
 				b, err := br.ReadByte()
-				if err != nil {
-					return false, false, fmt.Errorf("the index %s ends in entry %d", p, i)
+				if err != nil || n > 8 {
+					return fail("ends in entry %d", i)
 				}
 				pos++
+				n++
+				strip = strip<<7 | int64(b&0x7f)
 				if b&0x80 == 0 {
 					break
 				}
+				strip++ // git's offset varint
 			}
-			suffix, err := br.ReadSlice(0)
-			if err != nil {
-				return false, false, fmt.Errorf("the index %s ends in entry %d", p, i)
+			if strip > prevLen {
+				return fail("has a malformed name field in entry %d", i)
 			}
-			pos += int64(len(suffix))
+			kept := prevLen - strip
+			if nameLen == nameMask {
+				suffix, err := br.ReadSlice(0)
+				if err != nil {
+					return fail("ends in entry %d", i)
+				}
+				pos += int64(len(suffix))
+				nameLen = kept + int64(len(suffix)) - 1
+			} else {
+				if nameLen < kept {
+					return fail("has a malformed name field in entry %d", i)
+				}
+				if err := discard(nameLen - kept + 1); err != nil {
+					return fail("ends in entry %d", i)
+				}
+			}
+			prevLen = nameLen
 			continue
 		}
-		name, err := br.ReadSlice(0)
-		if err != nil {
-			return false, false, fmt.Errorf("the index %s ends in entry %d", p, i)
-		}
-		pos += int64(len(name))
-		entryLen += int64(len(name)) // the name and its first NUL
-		// Entries are padded with 1 to 8 NULs after the name to a multiple of 8 bytes.
-		if pad := (8 - entryLen%8) % 8; pad > 0 {
-			if err := skip(pad); err != nil {
-				return false, false, fmt.Errorf("the index %s ends in entry %d", p, i)
+		if nameLen == nameMask {
+			name, err := br.ReadSlice(0)
+			if err != nil {
+				return fail("ends in entry %d", i)
 			}
+			pos += int64(len(name))
+			nameLen = int64(len(name)) - 1
+			if err := discard((head+nameLen+8)&^7 - head - nameLen - 1); err != nil {
+				return fail("ends in entry %d", i)
+			}
+			continue
+		}
+		// The name, then 1 to 8 NULs to a multiple of 8 bytes.
+		if err := discard((head+nameLen+8)&^7 - head); err != nil {
+			return fail("ends in entry %d", i)
 		}
 	}
 	for pos+8 <= fi.Size()-20 {
 		var ext [8]byte
 		if _, err := io.ReadFull(br, ext[:]); err != nil {
-			return false, false, fmt.Errorf("the index %s ends in its extensions", p)
+			return fail("ends in its extensions")
 		}
 		pos += 8
-		sparse = sparse || bytes.Equal(ext[:4], []byte("sdir"))
-		split = split || bytes.Equal(ext[:4], []byte("link"))
-		if err := skip(int64(binary.BigEndian.Uint32(ext[4:8]))); err != nil {
-			return false, false, fmt.Errorf("the index %s ends in its extensions", p)
+		switch string(ext[:4]) {
+		case "sdir":
+			facts.sparse = true
+		case "link":
+			facts.split = true
+		case "IEOT":
+			facts.prefixBlocks = version == 4
+		}
+		if err := discard(int64(binary.BigEndian.Uint32(ext[4:8]))); err != nil {
+			return fail("ends in its extensions")
 		}
 	}
-	return sparse, split, nil
+	return facts, nil
 }
 
 // expandSnapshotIndex replaces the index snapshot in store by its expanded form when it is

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -55,7 +56,7 @@ func TestLiveUntrackedMatchesFullWalk(t *testing.T) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			f := newFixture(t)
 			rng := rand.New(rand.NewPCG(uint64(seed), 7))
-			files := map[string]string{".gitignore": "*.log\nign*/\n"}
+			files := map[string]string{".gitignore": "*.log\nign*/\n", "d1/.gitignore": "*.tmp\n"}
 			for d := range 4 {
 				for i := range 3 {
 					files[fmt.Sprintf("d%d/f%d.go", d, i)] = "x\n"
@@ -65,7 +66,7 @@ func TestLiveUntrackedMatchesFullWalk(t *testing.T) {
 			baseline := f.base(files)
 			tracked := slices.Sorted(func(yield func(string) bool) {
 				for p := range files {
-					if p != ".gitignore" && !yield(p) {
+					if !strings.HasSuffix(p, ".gitignore") && !yield(p) {
 						return
 					}
 				}
@@ -81,7 +82,7 @@ func TestLiveUntrackedMatchesFullWalk(t *testing.T) {
 			}
 			for i := range ops {
 				n := fmt.Sprintf("n%d", i)
-				switch rng.IntN(12) {
+				switch rng.IntN(15) {
 				case 0:
 					f.write(parent()+n+".go", "u\n")
 				case 1:
@@ -131,6 +132,15 @@ func TestLiveUntrackedMatchesFullWalk(t *testing.T) {
 					f.symlink("../d0", d+n+"-link")
 					f.write(d+"T"+n+"/D/.gitignore", "*\n")
 					f.write(d+"T"+n+"/D/evil.go", "e\n")
+				case 12: // git reads a skip-worktree .gitignore missing from the work tree from the index
+					f.git("update-index", "--skip-worktree", "d1/.gitignore")
+					f.remove("d1/.gitignore")
+					f.write("d1/"+n+"/x.tmp", "t\n")
+					f.write("d1/"+n+"/y.go", "t\n")
+				case 13:
+					f.git("update-index", "--index-version", "4")
+				case 14:
+					f.git("update-index", "--split-index")
 				}
 			}
 			r, err := OpenWith(f.dir, Options{})
@@ -185,4 +195,71 @@ func TestLiveUntrackedUnmergedDirectory(t *testing.T) {
 	got, _, hiding := renderCS(cs)
 	equalLines(t, "self-ignoring unmerged directory", got, []string{"? c self-ignoring"})
 	equalLines(t, "hiding", hiding, []string{"c 2"})
+}
+
+// TestWalkIndex reads index files git wrote in each version and state, with names long enough
+// (over 0xFFF bytes) to take the NUL-terminated path.
+func TestWalkIndex(t *testing.T) {
+	long := "e"
+	for i := range 21 {
+		long += "/" + strings.Repeat(string(rune('a'+i)), 200) // 4,221 bytes: past a flags length
+	}
+	for _, tc := range []struct {
+		name  string
+		setup func(f *fixture)
+		want  indexFacts
+	}{
+		{"version 2", func(f *fixture) { f.git("update-index", "--index-version", "2") }, indexFacts{}},
+		{"version 3 skip-worktree", func(f *fixture) { f.git("update-index", "--skip-worktree", "a") }, indexFacts{skipWorktree: true}},
+		{"version 4", func(f *fixture) { f.git("update-index", "--index-version", "4") }, indexFacts{}},
+		{"version 4 skip-worktree", func(f *fixture) {
+			f.git("update-index", "--index-version", "4")
+			f.git("update-index", "--skip-worktree", "d/b")
+		}, indexFacts{skipWorktree: true}},
+		{"split", func(f *fixture) { f.git("update-index", "--split-index") }, indexFacts{split: true}},
+		{"sparse", func(f *fixture) {
+			f.git("sparse-checkout", "init", "--cone", "--sparse-index")
+			f.git("sparse-checkout", "set", "d")
+		}, indexFacts{sparse: true, skipWorktree: true}},
+		{"unmerged", func(f *fixture) {
+			f.git("checkout", "-q", "-b", "other")
+			f.write("a", "2\n")
+			f.commitAll("other")
+			f.git("checkout", "-q", "main")
+			f.write("a", "3\n")
+			f.commitAll("main")
+			if f.gitMayFail("merge", "-q", "other") == nil {
+				t.Fatal("the merge did not conflict")
+			}
+		}, indexFacts{unmerged: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.base(map[string]string{"a": "1\n", "d/b": "b\n", "f/g": "g\n", "z": "z\n"})
+			blob := strings.TrimSpace(f.git("hash-object", "-w", "a"))
+			f.git("update-index", "--add", "--cacheinfo", "100644,"+blob+","+long)
+			f.git("commit", "-q", "-m", "long")
+			if !strings.Contains(f.git("ls-files"), long) {
+				t.Fatal("the long entry is not in the index")
+			}
+			tc.setup(f)
+			got, err := walkIndex(filepath.Join(f.dir, ".git", "index"))
+			must(t, err)
+			if got != tc.want {
+				t.Errorf("walkIndex = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzWalkIndex: any bytes as an index file give facts or an error, never a panic or a hang.
+func FuzzWalkIndex(f *testing.F) {
+	f.Add([]byte("DIRC\x00\x00\x00\x02\x00\x00\x00\x00"))
+	f.Add([]byte("DIRC\x00\x00\x00\x04\x00\x00\x00\x01" + strings.Repeat("\x00", 60) + "\x0f\xff\x00abc\x00"))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p := filepath.Join(dir, "index")
+		must(t, os.WriteFile(p, b, 0o644))
+		_, _ = walkIndex(p)
+	})
 }

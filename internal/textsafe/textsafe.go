@@ -32,6 +32,16 @@ func NeedsEscape(r rune) bool {
 // Escape returns s with every rune for which NeedsEscape is true written as `\uXXXX`, and every
 // invalid UTF-8 byte written as `\xHH`. A string with nothing to escape is returned unchanged.
 func Escape(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return s // printable ASCII, the common path, needs no rune decoding
+	}
 	clean := true
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
