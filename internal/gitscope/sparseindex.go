@@ -88,9 +88,10 @@ func walkIndex(p string) (indexFacts, error) {
 		return err
 	}
 	prevLen := int64(0)
+	fixed := make([]byte, fixedLen) // reused: one allocation, not one per entry
+	xflags := make([]byte, 2)
 	for i := uint32(0); i < count; i++ {
-		var fixed [fixedLen]byte
-		if _, err := io.ReadFull(br, fixed[:]); err != nil {
+		if _, err := io.ReadFull(br, fixed); err != nil {
 			return fail("ends in entry %d", i)
 		}
 		pos += fixedLen
@@ -103,13 +104,12 @@ func walkIndex(p string) (indexFacts, error) {
 			if version < 3 {
 				return fail("has extended flags in version 2")
 			}
-			var ext [2]byte
-			if _, err := io.ReadFull(br, ext[:]); err != nil {
+			if _, err := io.ReadFull(br, xflags); err != nil {
 				return fail("ends in entry %d", i)
 			}
 			pos += 2
 			head += 2
-			xf := binary.BigEndian.Uint16(ext[:])
+			xf := binary.BigEndian.Uint16(xflags)
 			if xf&^knownExtBits != 0 {
 				return fail("has unknown extended flags 0x%04x in entry %d", xf, i)
 			}
