@@ -2,18 +2,13 @@ package gitscope
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"unicode/utf8"
-
-	"github.com/mastermind-controller/mastermind/internal/fsx"
 )
 
 // diffGlobalArgs and diffCmdArgs are the diff command of §4.1 without -C, the pinned settings
@@ -26,9 +21,11 @@ var (
 	}
 )
 
-// lsOthersArgs is the untracked-files command of §4.1 without -C.
-var lsOthersArgs = slices.Concat(globalArgs, untrackedGuardArgs, []string{
-	"ls-files", "-z", "--others", "--exclude-standard", "--full-name", "--",
+// lsOthersLiveArgs is the untracked-files command of §4.1 without -C, with one rule of the
+// highest precedence: a .gitignore is never ignored, so a directory that ignores itself shows
+// its .gitignore, which the tool-cache scan then finds (§4.7), as in a snapshot run.
+var lsOthersLiveArgs = slices.Concat(globalArgs, untrackedGuardArgs, []string{
+	"ls-files", "-z", "--others", "--exclude-standard", "--exclude=!.gitignore", "--full-name", "--",
 })
 
 // ChangedSet computes C of gitscope.md §1 for baseline, a full commit OID or EmptyTreeOID, with
@@ -60,7 +57,6 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 		total                  int64 // path bytes of both commands; guarded by mu
 		mu                     sync.Mutex
 	)
-	var hiddenDirs []string
 	wg.Add(4)
 	go func() {
 		defer wg.Done()
@@ -102,9 +98,14 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 	}()
 	go func() {
 		defer wg.Done()
-		// The listings run no filter driver (they read no file's content): they start at once.
+		// ls-files runs no filter driver (it reads no file's content): it starts at once, and
+		// only reads the index: the real one.
 		var t int64
-		lsEntries, hiddenDirs, t, lsErr = r.liveUntracked(ctx, baseline)
+		lsErr = r.run(ctx, r.root, "ls-files", lsOthersLiveArgs, func(rd io.Reader) error {
+			var err error
+			lsEntries, err = parseOthers(newNulReader(rd, &t))
+			return err
+		})
 		mu.Lock()
 		total += t
 		mu.Unlock()
@@ -144,160 +145,11 @@ func (r *Repo) ChangedSet(ctx context.Context, baseline string) (*ChangedSet, er
 	if total > maxPathBytes {
 		return nil, &ErrGitFailed{Cmd: "diff", Exit: -1, Stderr: fmt.Sprintf("output exceeds %d MiB of path bytes", maxPathBytes>>20)}
 	}
-	entries, caches, hiding, err := r.liveToolCaches(parent, baseline).apply(mergeEntries(diffEntries, lsEntries), r.liveSelfIgnoring(hiddenDirs))
+	entries, caches, hiding, err := r.liveToolCaches(parent, baseline).apply(mergeEntries(diffEntries, lsEntries))
 	if err != nil {
 		return nil, err
 	}
 	return &ChangedSet{Source: SourceGit, Entries: entries, ToolCaches: caches, SelfIgnoring: hiding}, nil
-}
-
-// untrackedWalkArgs walk the work tree once: -o with --directory lists each untracked directory
-// as one "dir/" record whatever it holds (git does not enter it), -k adds "K dir/" for a
-// directory whose name is a stage-0 index entry (which -o drops), and -t tags each record.
-// unmergedArgs list the unmerged index entries (-o drops a directory of such a name too; -u
-// would expand a sparse index and write objects). hiddenDirArgs list the directories git hides
-// under the live rules (a trailing '/').
-var (
-	untrackedWalkArgs = slices.Concat(globalArgs, untrackedGuardArgs, []string{
-		"ls-files", "-z", "-t", "--others", "--killed", "--exclude-standard", "--directory", "--full-name", "--",
-	})
-	unmergedArgs = slices.Concat(diffGlobalArgs, []string{
-		"diff", "--cached", "--no-ext-diff", "--no-textconv", "--no-color", "--name-only", "-z", "--no-renames",
-		"--diff-filter=U", "--ignore-submodules=none",
-	})
-	hiddenDirArgs = slices.Concat(globalArgs, untrackedGuardArgs, []string{
-		"ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--full-name", "--",
-	})
-)
-
-// Bounds on the untracked directories one pathspec list names; past them the second listing
-// walks the whole work tree instead.
-const (
-	maxUntrackedDirSpecs     = 1024
-	maxUntrackedDirSpecBytes = 128 << 10
-)
-
-// liveUntracked lists the untracked files under the live ignore rules, as lsOthersArgs does, and
-// the directories to check for a self-ignoring one, with one walk of the work tree: a tagged
-// --directory listing, then both listings only inside the untracked directories it names
-// (gitscope.md §4.1). A directory whose name is an index entry is named too, and is itself a
-// candidate, since git's ignored listing drops it.
-func (r *Repo) liveUntracked(ctx context.Context, baseline string) (entries []Entry, hidden []string, total int64, err error) {
-	var (
-		wg        sync.WaitGroup
-		dirs      []string
-		unmerged  []string
-		a         arena
-		unmergErr error
-		idxPath   string
-		facts     indexFacts
-		factsErr  error
-	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		if idxPath, factsErr = r.indexPath(ctx); factsErr == nil {
-			facts, factsErr = walkIndex(idxPath)
-		}
-		if factsErr == nil && !facts.split && !facts.prefixBlocks && !facts.unmerged {
-			return // no unmerged entry: nothing to list
-		}
-		var ut int64
-		unmergErr = r.run(ctx, r.root, "diff", slices.Concat(unmergedArgs, []string{baseline, "--"}), func(rd io.Reader) error {
-			return eachRecord(rd, &ut, func(rec []byte) error {
-				if len(rec) == 0 {
-					return shapef("empty path in diff --name-only output")
-				}
-				unmerged = append(unmerged, string(rec))
-				return nil
-			})
-		})
-	}()
-	err = r.run(ctx, r.root, "ls-files", untrackedWalkArgs, func(rd io.Reader) error {
-		return eachRecord(rd, &total, func(rec []byte) error {
-			tag, p, ok := bytes.Cut(rec, []byte(" "))
-			switch {
-			case !ok || len(p) == 0 || string(p) == "/":
-				return shapef("untagged or empty record in ls-files -t output")
-			case string(tag) != "?" && string(tag) != "K":
-				return shapef("unknown tag %q in ls-files -t output", truncateForMessage(tag))
-			case p[len(p)-1] == '/':
-				if string(tag) == "K" {
-					hidden = append(hidden, string(p[:len(p)-1]))
-				}
-				dirs = append(dirs, string(p))
-			default:
-				entries = append(entries, Entry{Path: a.copy(p), Status: StatusUntracked, UTF8: utf8.Valid(p)})
-			}
-			return nil
-		})
-	})
-	wg.Wait()
-	if err := cmp.Or(err, unmergErr); err != nil {
-		return nil, nil, 0, err
-	}
-	for _, p := range unmerged {
-		if fsx.CheckNoSymlink(r.root, p) != nil {
-			continue // not a directory git's walk could reach
-		}
-		if fi, err := os.Lstat(filepath.Join(r.root, filepath.FromSlash(p))); err == nil && fi.IsDir() {
-			hidden = append(hidden, p)
-			dirs = append(dirs, p+"/")
-		}
-	}
-	if len(dirs) == 0 {
-		return entries, hidden, total, nil
-	}
-	specs, size := dirs, 0
-	for _, d := range dirs {
-		size += len(d) + 1
-	}
-	// Inside the named directories there is no index entry, so the listings read an empty index
-	// (loading a large one costs more than the walk) unless the index could change their rules:
-	// git reads a skip-worktree .gitignore from it.
-	var env []string
-	if len(dirs) > maxUntrackedDirSpecs || size > maxUntrackedDirSpecBytes {
-		specs, entries = nil, nil // too many to name: list the whole work tree again
-	} else if factsErr == nil && !facts.split && !facts.prefixBlocks && !facts.skipWorktree {
-		empty, err := os.MkdirTemp(r.privateIndexParent(idxPath), "mastermind-index-")
-		if err != nil {
-			return nil, nil, 0, fmt.Errorf("private index: %w", err)
-		}
-		defer os.RemoveAll(empty)
-		env = []string{"GIT_INDEX_FILE=" + filepath.Join(empty, "index")}
-	}
-	var (
-		inner           []Entry
-		innerHidden     []string
-		t               int64
-		innerErr, hdErr error
-	)
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		innerErr = r.runEnv(ctx, r.root, "ls-files", slices.Concat(lsOthersArgs, specs), env, func(rd io.Reader) error {
-			var err error
-			inner, err = parseOthers(newNulReader(rd, &t))
-			return err
-		})
-	}()
-	go func() {
-		defer wg.Done()
-		var ht int64
-		hdErr = r.runEnv(ctx, r.root, "ls-files", slices.Concat(hiddenDirArgs, specs), env, func(rd io.Reader) error {
-			return eachRecord(rd, &ht, func(rec []byte) error {
-				if len(rec) > 1 && rec[len(rec)-1] == '/' && utf8.Valid(rec) {
-					innerHidden = append(innerHidden, string(rec[:len(rec)-1]))
-				}
-				return nil
-			})
-		})
-	}()
-	wg.Wait()
-	if err := cmp.Or(innerErr, hdErr); err != nil {
-		return nil, nil, 0, err
-	}
-	return append(entries, inner...), append(hidden, innerHidden...), total + t, nil
 }
 
 // arena hands out stable copies of short byte slices from large shared blocks, so 100,000 paths

@@ -74,7 +74,7 @@ func (r *Repo) degradedChangedSet(ctx context.Context, baseline, reason string) 
 	if err != nil {
 		return nil, err
 	}
-	entries, caches, hiding, err := degradedToolCaches(r.root, gg, base, nil).apply(entries, nil)
+	entries, caches, hiding, err := degradedToolCaches(r.root, gg, base, nil).apply(entries)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func (r *Repo) degradedCompare(ctx context.Context, base map[string]leaf, idx *i
 			add(name, StatusDeleted)
 		}
 	}
-	untracked, err := walkUntrackedWith(ctx, r.root, inIndex, patterns)
+	untracked, err := walkUntrackedWith(ctx, r.root, inIndex, patterns, patterns == nil)
 	if err != nil {
 		return nil, err
 	}
@@ -287,13 +287,14 @@ func (r *Repo) worktreeState(e *index.Entry, fileMode bool, indexMtime time.Time
 // tree in sorted order without descending into .git, ignored directories or nested
 // repositories, each of which is one entry.
 func walkUntracked(ctx context.Context, root string, inIndex map[string]bool) ([]Entry, error) {
-	return walkUntrackedWith(ctx, root, inIndex, nil)
+	return walkUntrackedWith(ctx, root, inIndex, nil, false)
 }
 
 // walkUntrackedWith is walkUntracked under fixed ignore patterns when patterns is non-nil; no
-// ignore file is then read.
-func walkUntrackedWith(ctx context.Context, root string, inIndex map[string]bool, patterns []gitignore.Pattern) ([]Entry, error) {
-	w := &walker{ctx: ctx, root: root, inIndex: inIndex, trackedDirs: map[string]struct{}{}, fixed: patterns != nil}
+// ignore file is then read. With showIgnoreFiles a .gitignore is never ignored, as the live
+// changed set's --exclude=!.gitignore has it (§4.7).
+func walkUntrackedWith(ctx context.Context, root string, inIndex map[string]bool, patterns []gitignore.Pattern, showIgnoreFiles bool) ([]Entry, error) {
+	w := &walker{ctx: ctx, root: root, inIndex: inIndex, trackedDirs: map[string]struct{}{}, fixed: patterns != nil, showIgnoreFiles: showIgnoreFiles}
 	for name := range inIndex {
 		for d := name; ; {
 			i := strings.LastIndexByte(d, '/')
@@ -321,7 +322,9 @@ type walker struct {
 	inIndex     map[string]bool // tracked path -> is a gitlink
 	trackedDirs map[string]struct{}
 	fixed       bool // patterns fixed at the start: no .gitignore of the work tree is read
-	out         []Entry
+	// showIgnoreFiles lists every untracked .gitignore, ignored or not.
+	showIgnoreFiles bool
+	out             []Entry
 }
 
 func (w *walker) emit(rel string, nested bool) {
@@ -360,7 +363,7 @@ func (w *walker) walk(rel string, comps []string, ps []gitignore.Pattern) error 
 			if w.inIndex[childRel] {
 				continue // a submodule: its gitlink entry is compared, its files never listed
 			}
-			if m.Match(childComps, true) {
+			if m.Match(childComps, true) && (!w.showIgnoreFiles || name != ".gitignore") {
 				continue
 			}
 			if _, err := os.Lstat(filepath.Join(abs, name, ".git")); err == nil {
@@ -376,7 +379,7 @@ func (w *walker) walk(rel string, comps []string, ps []gitignore.Pattern) error 
 			if _, ok := w.inIndex[childRel]; ok {
 				continue
 			}
-			if m.Match(childComps, false) {
+			if m.Match(childComps, false) && (!w.showIgnoreFiles || name != ".gitignore") {
 				continue
 			}
 			w.emit(childRel, false)

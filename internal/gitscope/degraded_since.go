@@ -76,7 +76,7 @@ func (r *Repo) degradedSince(ctx context.Context, s *inputsSnapshot, store Snaps
 	if err != nil {
 		return nil, err
 	}
-	entries, caches, hiding, err := degradedToolCaches(r.root, gg, base, s).apply(entries, nil)
+	entries, caches, hiding, err := degradedToolCaches(r.root, gg, base, s).apply(entries)
 	if err != nil {
 		return nil, err
 	}

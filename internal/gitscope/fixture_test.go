@@ -25,6 +25,8 @@ type fixture struct {
 	dir  string // the work tree
 	home string
 	env  []string
+	// planted lists the self-ignoring directories a test wrote (selfIgnoring).
+	planted []string
 }
 
 func requireGit(t *testing.T) {

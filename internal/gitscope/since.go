@@ -244,7 +244,7 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		}
 	}
 	det.dirty, det.d0, det.filterArgs = dirty, d0, filterArgs
-	entries, caches, hiding, err := r.snapshotToolCaches(ctx, s, objs).apply(mergeEntries(worktreeEntries(d0, dirty), lsEntries), nil)
+	entries, caches, hiding, err := r.snapshotToolCaches(ctx, s, objs).apply(mergeEntries(worktreeEntries(d0, dirty), lsEntries))
 	if err != nil {
 		return nil, err
 	}

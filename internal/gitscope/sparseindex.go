@@ -36,16 +36,13 @@ func indexKinds(p string) (sparse, split bool, err error) {
 	return f.sparse, f.split, err
 }
 
-// indexFacts are what walkIndex learns of an index file: its extensions, and whether any entry
-// is unmerged (a stage) or skip-worktree. prefixBlocks marks a version 4 index with an offset
-// table, whose names git may read block by block: its entry facts are not certain.
+// indexFacts are what walkIndex learns of an index file: whether it is sparse ("sdir") and
+// whether it is split ("link").
 type indexFacts struct {
-	sparse, split          bool
-	unmerged, skipWorktree bool
-	prefixBlocks           bool
+	sparse, split bool
 }
 
-// walkIndex reads the index file at p entry by entry (versions 2 to 4) as git's
+// walkIndex reads the index file at p entry by entry (versions 2 to 4) to its extensions as git's
 // create_from_disk does: an entry's length comes from its flags' name length (the name is read
 // up to a NUL only when that length is 0xFFF), so a NUL placed elsewhere cannot shift entries.
 // Anything it cannot parse is an error.
@@ -76,9 +73,7 @@ func walkIndex(p string) (indexFacts, error) {
 	const (
 		fixedLen     = 62 // stat data, mode, ids, size, object id, flags
 		nameMask     = 0x0fff
-		stageMask    = 0x3000
 		extendedFlag = 0x4000
-		skipWorktree = 0x4000 // in the extended flags
 		knownExtBits = 0x6000 // skip-worktree and intent-to-add: git refuses any other
 	)
 	pos := int64(12)
@@ -96,9 +91,6 @@ func walkIndex(p string) (indexFacts, error) {
 		}
 		pos += fixedLen
 		flags := binary.BigEndian.Uint16(fixed[60:62])
-		if flags&stageMask != 0 {
-			facts.unmerged = true
-		}
 		head := int64(fixedLen)
 		if flags&extendedFlag != 0 {
 			if version < 3 {
@@ -112,9 +104,6 @@ func walkIndex(p string) (indexFacts, error) {
 			xf := binary.BigEndian.Uint16(xflags)
 			if xf&^knownExtBits != 0 {
 				return fail("has unknown extended flags 0x%04x in entry %d", xf, i)
-			}
-			if xf&skipWorktree != 0 {
-				facts.skipWorktree = true
 			}
 		}
 		nameLen := int64(flags & nameMask)
@@ -185,8 +174,6 @@ func walkIndex(p string) (indexFacts, error) {
 			facts.sparse = true
 		case "link":
 			facts.split = true
-		case "IEOT":
-			facts.prefixBlocks = version == 4
 		}
 		if err := discard(int64(binary.BigEndian.Uint32(ext[4:8]))); err != nil {
 			return fail("ends in its extensions")

@@ -185,10 +185,9 @@ type toolCacheScan struct {
 
 // apply returns entries (sorted, as mergeEntries leaves them) without the files of each tool
 // cache created since the baseline, and with each other self-ignoring directory created since
-// the baseline as one entry (SelfIgnoring); hidden are directories git listed as ignored (a
-// live run, whose listing leaves them out) to check as well. A directory holding a path that is
-// not untracked (staged, committed: added, modified) is left as it is.
-func (s toolCacheScan) apply(entries []Entry, hidden []string) ([]Entry, []IgnoredDir, []IgnoredDir, error) {
+// the baseline as one entry (SelfIgnoring). A directory holding a path that is not untracked
+// (staged, committed: added, modified) is left as it is.
+func (s toolCacheScan) apply(entries []Entry) ([]Entry, []IgnoredDir, []IgnoredDir, error) {
 	cands := map[string]bool{}
 	for _, e := range entries {
 		if e.Status != StatusUntracked || !e.UTF8 {
@@ -198,9 +197,6 @@ func (s toolCacheScan) apply(entries []Entry, hidden []string) ([]Entry, []Ignor
 		if dir != "" && (base == ".gitignore" || base == "CACHEDIR.TAG") {
 			cands[strings.TrimSuffix(dir, "/")] = true
 		}
-	}
-	for _, d := range hidden {
-		cands[d] = true
 	}
 	if len(cands) == 0 {
 		return entries, nil, nil, nil
@@ -283,7 +279,7 @@ func (s toolCacheScan) apply(entries []Entry, hidden []string) ([]Entry, []Ignor
 	}
 	var dirEntries []Entry
 	for _, h := range hiding {
-		dirEntries = append(dirEntries, Entry{Path: []byte(h.Dir), Status: StatusUntracked, UTF8: true, SelfIgnoring: true})
+		dirEntries = append(dirEntries, Entry{Path: []byte(h.Dir), Status: StatusUntracked, UTF8: utf8.ValidString(h.Dir), SelfIgnoring: true})
 	}
 	return mergeEntries(out, dirEntries), caches, hiding, nil
 }
@@ -446,33 +442,4 @@ func degradedToolCaches(root string, gg *git.Repository, base map[string]leaf, s
 			}
 			return ParseToolCaches(b)
 		}}
-}
-
-// liveSelfIgnoring keeps the hidden directories that no live ignore source besides the
-// directory's own .gitignore ignores (go-git's matcher): a directory ignored by a parent's rule
-// is ignored for every run, a snapshot run's too.
-func (r *Repo) liveSelfIgnoring(dirs []string) []string {
-	if len(dirs) == 0 {
-		return nil
-	}
-	base := basePatterns(r.root)
-	perDir := map[string][]gitignore.Pattern{}
-	var keep []string
-	for _, d := range dirs {
-		parts := strings.Split(d, "/")
-		ps := slices.Clone(base)
-		for i := 0; i < len(parts); i++ {
-			at := strings.Join(parts[:i], "/")
-			got, ok := perDir[at]
-			if !ok {
-				got = readIgnoreFile(filepath.Join(r.root, filepath.FromSlash(at), ".gitignore"), parts[:i])
-				perDir[at] = got
-			}
-			ps = append(ps, got...)
-		}
-		if !gitignore.NewMatcher(ps).Match(parts, true) {
-			keep = append(keep, d)
-		}
-	}
-	return keep
 }
