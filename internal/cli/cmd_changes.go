@@ -188,10 +188,19 @@ func (changesView) Findings() render.Findings { return render.Findings{} }
 // WriteText prints "STATUS<TAB>path" lines with textsafe-escaped paths. Characters a reader cannot
 // see, such as U+200B, are escaped too, so "READ\u200BME.md" never prints as README.md.
 func (v changesView) WriteText(t *render.Text) {
+	n := 0
+	for _, e := range v.entries {
+		n += len(e.Status) + len(e.Path) + 2
+	}
+	t.Grow(n)
 	for _, e := range v.entries {
 		t.WriteString(string(e.Status))
 		t.WriteString("\t")
-		t.WriteString(textsafe.Escape(string(e.Path)))
+		if textsafe.PrintableASCII(e.Path) {
+			_, _ = t.Write(e.Path) // no string copy for the common path
+		} else {
+			t.WriteString(textsafe.Escape(string(e.Path)))
+		}
 		t.WriteString("\n")
 	}
 }

@@ -168,12 +168,23 @@ func (a *arena) copy(b []byte) []byte {
 // parseDiff reads `diff --name-status -z` output of <letter>\0<path>\0 pairs. A status other than
 // A D M T U X, an empty path or a missing NUL is a shape error.
 func parseDiff(nr *nulReader) ([]Entry, error) {
-	var out []Entry
+	// Entries are gathered in chunks and copied once at the end: a doubling slice of 100,000
+	// entries (two pointers each) would copy them twice under the collector's write barriers.
+	var chunks [][]Entry
+	cur := make([]Entry, 0, 1024)
+	n := 0
 	var a arena
 	for {
 		st, err := nr.next()
 		if err == io.EOF {
-			return out, nil
+			if len(chunks) == 0 {
+				return cur, nil
+			}
+			out := make([]Entry, 0, n+len(cur))
+			for _, c := range chunks {
+				out = append(out, c...)
+			}
+			return append(out, cur...), nil
 		}
 		if err != nil {
 			return nil, err
@@ -199,7 +210,11 @@ func parseDiff(nr *nulReader) ([]Entry, error) {
 		if len(p) == 0 {
 			return nil, shapef("empty path after status %q", st)
 		}
-		out = append(out, Entry{Path: a.copy(p), Status: status, UTF8: utf8.Valid(p)})
+		if len(cur) == cap(cur) {
+			chunks, n = append(chunks, cur), n+len(cur)
+			cur = make([]Entry, 0, min(2*cap(cur), 64<<10))
+		}
+		cur = append(cur, Entry{Path: a.copy(p), Status: status, UTF8: utf8.Valid(p)})
 	}
 }
 
@@ -232,7 +247,8 @@ func parseOthers(nr *nulReader) ([]Entry, error) {
 // bytes, one entry per path; a path both deleted in the diff and untracked on disk (index-only
 // removal) is one `modified` entry; a path listed twice by the diff (unmerged) is `modified`.
 // Each input is sorted in place when git did not already list it in path order (it usually
-// does), then the two are merged with diff entries first on a tie.
+// does), then the two are merged with diff entries first on a tie; without others the result
+// reuses diff's array.
 func mergeEntries(diff, others []Entry) []Entry {
 	byPath := func(x, y Entry) int { return bytes.Compare(x.Path, y.Path) }
 	for _, in := range [][]Entry{diff, others} {
@@ -240,7 +256,12 @@ func mergeEntries(diff, others []Entry) []Entry {
 			slices.SortStableFunc(in, byPath)
 		}
 	}
-	out := make([]Entry, 0, len(diff)+len(others))
+	var out []Entry
+	if len(others) == 0 {
+		out = diff[:0] // merged in place: the write index never passes the read index
+	} else {
+		out = make([]Entry, 0, len(diff)+len(others))
+	}
 	for len(diff) > 0 || len(others) > 0 {
 		var e Entry
 		if len(others) == 0 || len(diff) > 0 && bytes.Compare(diff[0].Path, others[0].Path) <= 0 {

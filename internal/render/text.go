@@ -80,6 +80,9 @@ func (t *Text) Printf(format string, a ...any) { fmt.Fprintf(&t.b, format, a...)
 // Write writes plain bytes (Text is an io.Writer, for tabwriter and the like).
 func (t *Text) Write(p []byte) (int, error) { return t.b.Write(p) }
 
+// Grow makes room for n more bytes, so a writer that knows its size copies once.
+func (t *Text) Grow(n int) { t.b.Grow(n) }
+
 // WriteString writes plain text.
 func (t *Text) WriteString(s string) { t.b.WriteString(s) }
 

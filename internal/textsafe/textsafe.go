@@ -29,18 +29,22 @@ func NeedsEscape(r rune) bool {
 	return unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Zs)
 }
 
+// PrintableASCII reports whether s holds only printable ASCII (0x20 to 0x7e), which Escape
+// leaves as it is; a caller holding bytes can test them without converting.
+func PrintableASCII[T string | []byte](s T) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
 // Escape returns s with every rune for which NeedsEscape is true written as `\uXXXX`, and every
 // invalid UTF-8 byte written as `\xHH`. A string with nothing to escape is returned unchanged.
 func Escape(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		return s // printable ASCII, the common path, needs no rune decoding
+	if PrintableASCII(s) {
+		return s // the common path needs no rune decoding
 	}
 	clean := true
 	for i := 0; i < len(s); {
