@@ -269,23 +269,30 @@ func mergeEntries(diff, others []Entry) []Entry {
 		} else {
 			e, others = others[0], others[1:]
 		}
-		if n := len(out); n > 0 && bytes.Equal(out[n-1].Path, e.Path) {
-			prev := &out[n-1]
-			switch {
-			case e.Status == StatusUntracked && prev.Status != StatusUntracked:
-				// index-only removal (D + untracked) or any other tracked/untracked overlap
-				if prev.Status == StatusDeleted {
-					prev.Status = StatusModified
-				}
-				prev.NestedRepository = prev.NestedRepository || e.NestedRepository
-			case e.Status != prev.Status:
-				prev.Status = StatusModified
-			}
-			continue
-		}
-		out = append(out, e)
+		out = appendMerged(out, e)
 	}
 	return slices.Clip(out)
+}
+
+// appendMerged appends e to out, sorted by path, or folds it into out's last entry of the same
+// path by the §1 rules.
+func appendMerged(out []Entry, e Entry) []Entry {
+	n := len(out)
+	if n == 0 || !bytes.Equal(out[n-1].Path, e.Path) {
+		return append(out, e)
+	}
+	prev := &out[n-1]
+	switch {
+	case e.Status == StatusUntracked && prev.Status != StatusUntracked:
+		// index-only removal (D + untracked) or any other tracked/untracked overlap
+		if prev.Status == StatusDeleted {
+			prev.Status = StatusModified
+		}
+		prev.NestedRepository = prev.NestedRepository || e.NestedRepository
+	case e.Status != prev.Status:
+		prev.Status = StatusModified
+	}
+	return out
 }
 
 // IsFullOID reports whether s is a full SHA-1 object id of 40 lowercase hex digits, the only form

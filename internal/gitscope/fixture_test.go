@@ -124,6 +124,25 @@ func (f *fixture) commitAll(msg string) string {
 	return f.head()
 }
 
+// conflict leaves paths unmerged: branch other and main each commit their own content, and main
+// merges other.
+func (f *fixture) conflict(paths ...string) {
+	f.t.Helper()
+	f.git("checkout", "-q", "-b", "other")
+	for _, p := range paths {
+		f.write(p, "other\n")
+	}
+	f.commitAll("other")
+	f.git("checkout", "-q", "main")
+	for _, p := range paths {
+		f.write(p, "mine\n")
+	}
+	f.commitAll("mine")
+	if f.gitMayFail("merge", "-q", "other") == nil {
+		f.t.Fatal("the merge did not conflict")
+	}
+}
+
 func (f *fixture) head() string {
 	f.t.Helper()
 	return strings.TrimSpace(f.git("rev-parse", "HEAD"))

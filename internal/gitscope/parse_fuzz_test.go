@@ -48,27 +48,14 @@ func FuzzParseGitOutput(f *testing.F) {
 	})
 }
 
-// mergeBySort is the merge rule of gitscope.md §1 written the plain way (one stable sort of both
+// mergeBySort is the merge of gitscope.md §1 written the plain way (one stable sort of both
 // lists, diff first), the oracle mergeEntries's linear merge must equal.
 func mergeBySort(diff, others []Entry) []Entry {
 	all := slices.Concat(diff, others)
 	slices.SortStableFunc(all, func(x, y Entry) int { return bytes.Compare(x.Path, y.Path) })
 	var out []Entry
 	for _, e := range all {
-		if n := len(out); n > 0 && bytes.Equal(out[n-1].Path, e.Path) {
-			prev := &out[n-1]
-			switch {
-			case e.Status == StatusUntracked && prev.Status != StatusUntracked:
-				if prev.Status == StatusDeleted {
-					prev.Status = StatusModified
-				}
-				prev.NestedRepository = prev.NestedRepository || e.NestedRepository
-			case e.Status != prev.Status:
-				prev.Status = StatusModified
-			}
-			continue
-		}
-		out = append(out, e)
+		out = appendMerged(out, e)
 	}
 	return out
 }

@@ -385,15 +385,7 @@ var scenarios = []scenario{
 	}},
 	{id: 41, name: "merge conflict", want: []string{"M a"}, setup: func(f *fixture) (string, string) {
 		b := stdBase(f)
-		f.git("checkout", "-q", "-b", "other")
-		f.write("a", "other\n")
-		f.commitAll("other")
-		f.git("checkout", "-q", "main")
-		f.write("a", "mine\n")
-		f.commitAll("mine")
-		if f.gitMayFail("merge", "-q", "other") == nil {
-			f.t.Fatal("merge unexpectedly succeeded")
-		}
+		f.conflict("a")
 		return b, f.dir
 	}},
 	{id: 42, name: "empty directory", want: nil, setup: func(f *fixture) (string, string) {

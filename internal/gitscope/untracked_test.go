@@ -141,17 +141,7 @@ func TestLiveAgreesWithSnapshot(t *testing.T) {
 func TestLiveUntrackedUnmergedDirectory(t *testing.T) {
 	f := newFixture(t)
 	baseline := f.base(map[string]string{"keep": "k\n"})
-	f.write("c", "1\n")
-	f.commitAll("c")
-	f.git("checkout", "-q", "-b", "other")
-	f.write("c", "2\n")
-	f.commitAll("other")
-	f.git("checkout", "-q", "main")
-	f.write("c", "3\n")
-	f.commitAll("main")
-	if f.gitMayFail("merge", "-q", "other") == nil {
-		t.Fatal("the merge did not conflict")
-	}
+	f.conflict("c")
 	f.remove("c")
 	f.write("c/evil.go", "e\n")
 	r, err := OpenWith(f.dir, Options{})
@@ -192,17 +182,7 @@ func TestWalkIndex(t *testing.T) {
 			f.git("sparse-checkout", "init", "--cone", "--sparse-index")
 			f.git("sparse-checkout", "set", "d")
 		}, indexFacts{sparse: true}},
-		{"unmerged", func(f *fixture) {
-			f.git("checkout", "-q", "-b", "other")
-			f.write("a", "2\n")
-			f.commitAll("other")
-			f.git("checkout", "-q", "main")
-			f.write("a", "3\n")
-			f.commitAll("main")
-			if f.gitMayFail("merge", "-q", "other") == nil {
-				t.Fatal("the merge did not conflict")
-			}
-		}, indexFacts{}},
+		{"unmerged", func(f *fixture) { f.conflict("a") }, indexFacts{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
