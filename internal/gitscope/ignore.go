@@ -18,6 +18,8 @@ const maxIgnoreFileBytes = 4 << 20
 // of the directory holding the file. Comments and blank lines are skipped, as git does.
 func parseIgnoreData(data []byte, domain []string) []gitignore.Pattern {
 	var ps []gitignore.Pattern
+	// git skips a UTF-8 byte order mark at the start of an ignore file (dir.c skip_utf8_bom).
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64<<10), maxIgnoreFileBytes)
 	for sc.Scan() {

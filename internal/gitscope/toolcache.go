@@ -248,6 +248,9 @@ func (s toolCacheScan) apply(entries []Entry) ([]Entry, []IgnoredDir, []IgnoredD
 			}
 			tool, known = toolFor(table, d)
 		}
+		if ignores && m == nil {
+			known = false // a .gitignore too large to read leaves nothing out
+		}
 		if !known && !ignores {
 			continue // a CACHEDIR.TAG hides nothing from git; only a known cache is left out by it
 		}
@@ -298,7 +301,11 @@ func (s toolCacheScan) markers(dir string) (ignores bool, m gitignore.Matcher, t
 		}
 		return b
 	}
-	if b := read(".gitignore"); b != nil {
+	// The .gitignore is read up to the ignore-file limit (git reads far larger ones); one larger
+	// still is taken as ignoring itself, with no rules (m nil): never a known cache.
+	if b, err := fsx.ReadInRoot(s.root, dir+"/.gitignore", maxIgnoreFileBytes); fsx.ReasonOf(err) == fsx.ReasonTooLarge {
+		ignores = true
+	} else if err == nil {
 		domain := strings.Split(dir, "/")
 		m = gitignore.NewMatcher(parseIgnoreData(b, domain))
 		ignores = m.Match(append(slices.Clone(domain), ".gitignore"), false)
