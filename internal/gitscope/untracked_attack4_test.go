@@ -56,10 +56,10 @@ func visibleIn(cs *ChangedSet, p string) bool {
 	})
 }
 
-// TestLiveNewDirOwnRulesLeaveTrace: a directory created since the baseline whose own .gitignore
-// hides its other files without ignoring itself hides them from the live changed set, git and
-// built-in, as from git status, and its .gitignore is listed there; post-flight lists them all.
-func TestLiveNewDirOwnRulesLeaveTrace(t *testing.T) {
+// plantedRuns snapshots a new repository at its baseline, plants shapes, and returns the planted
+// files with the live, snapshot and degraded live changed sets.
+func plantedRuns(t *testing.T, shapes []attack4Shape) (evil []string, live, snap, dg *ChangedSet) {
+	t.Helper()
 	f := newFixture(t)
 	baseline := f.base(map[string]string{"keep": "k\n", "d0/a.go": "a\n"})
 	r, err := OpenWith(f.dir, Options{})
@@ -68,13 +68,21 @@ func TestLiveNewDirOwnRulesLeaveTrace(t *testing.T) {
 	must(t, err)
 	ctx := context.Background()
 	must(t, r.TakeSnapshot(ctx, baseline, st))
-	evil := plantAttack4(f, traceShapes)
-	live, err := r.ChangedSet(ctx, baseline)
+	evil = plantAttack4(f, shapes)
+	live, err = r.ChangedSet(ctx, baseline)
 	must(t, err)
-	snap, err := r.ChangedSetSince(ctx, baseline, st)
+	snap, err = r.ChangedSetSince(ctx, baseline, st)
 	must(t, err)
-	dg, err := changed(t, f.dir, baseline, noGit)
+	dg, err = changed(t, f.dir, baseline, noGit)
 	must(t, err)
+	return evil, live, snap, dg
+}
+
+// TestLiveNewDirOwnRulesLeaveTrace: a directory created since the baseline whose own .gitignore
+// hides its other files without ignoring itself hides them from the live changed set, git and
+// built-in, as from git status, and its .gitignore is listed there; post-flight lists them all.
+func TestLiveNewDirOwnRulesLeaveTrace(t *testing.T) {
+	evil, live, snap, dg := plantedRuns(t, traceShapes)
 	for i, p := range evil {
 		if !visibleIn(snap, p) {
 			t.Errorf("the snapshot run hides %q", p)
@@ -94,24 +102,8 @@ func TestLiveNewDirOwnRulesLeaveTrace(t *testing.T) {
 
 // TestLiveSelfIgnoringMarkerLimits: a self-ignoring .gitignore with a byte order mark, or over
 // the marker read limit, is still found self-ignoring in every run.
-func TestLiveSelfIgnoringMarkerLimits(t *testing.T) { checkAttack4(t, markerShapes) }
-
-func checkAttack4(t *testing.T, shapes []attack4Shape) {
-	f := newFixture(t)
-	baseline := f.base(map[string]string{"keep": "k\n", "d0/a.go": "a\n"})
-	r, err := OpenWith(f.dir, Options{})
-	must(t, err)
-	st, err := r.GitDirStore("task")
-	must(t, err)
-	ctx := context.Background()
-	must(t, r.TakeSnapshot(ctx, baseline, st))
-	evil := plantAttack4(f, shapes)
-	live, err := r.ChangedSet(ctx, baseline)
-	must(t, err)
-	snap, err := r.ChangedSetSince(ctx, baseline, st)
-	must(t, err)
-	dg, err := changed(t, f.dir, baseline, noGit)
-	must(t, err)
+func TestLiveSelfIgnoringMarkerLimits(t *testing.T) {
+	evil, live, snap, dg := plantedRuns(t, markerShapes)
 	for _, p := range evil {
 		for _, run := range []struct {
 			name string

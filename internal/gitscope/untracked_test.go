@@ -135,9 +135,9 @@ func TestLiveAgreesWithSnapshot(t *testing.T) {
 	}
 }
 
-// TestLiveUntrackedUnmergedDirectory: an unmerged path replaced by a directory is dropped by
-// git's untracked listing and is not "killed" (no stage-0 entry); its files are still listed,
-// and a self-ignoring one is one entry.
+// TestLiveUntrackedUnmergedDirectory: an unmerged path replaced by a directory (which git's
+// --directory listing would drop, there being no stage-0 entry) has its files listed, and a
+// self-ignoring one is one entry.
 func TestLiveUntrackedUnmergedDirectory(t *testing.T) {
 	f := newFixture(t)
 	baseline := f.base(map[string]string{"keep": "k\n"})
