@@ -161,7 +161,7 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 	if !s.IndexDiff && s.IndexPresent {
 		// A snapshot from before the index diff was recorded: a sparse one would make git
 		// expand it, reading (and rewriting) trees nobody verified.
-		if sparse, err := indexIsSparse(pi.path); err != nil || sparse {
+		if sparse, _, err := indexKinds(pi.path); err != nil || sparse {
 			if err == nil {
 				err = fmt.Errorf("the pre-flight snapshot of this task (taken by an older mastermind) holds a sparse index, which post-flight cannot read without git reading unverified trees; run pre-flight again with --reset")
 			}

@@ -21,44 +21,22 @@ import (
 // to a sparse one in memory, writing the trees of every collapsed directory.
 var fullIndexArgs = []string{"-c", "index.sparse=false"}
 
-// indexIsSparse reports whether the index file at p has the sparse-directory extension
-// ("sdir"); anything it cannot parse is an error.
-func indexIsSparse(p string) (bool, error) {
-	f, err := walkIndex(p)
-	return f.sparse, err
-}
-
 // indexKinds reports whether the index file at p is sparse (the "sdir" extension) and whether it
-// is split (the "link" extension: its shared part is a .git/sharedindex.* file, which git reads
-// from the git directory and does not verify, so a snapshot must never be one; hardening.md A-O1).
+// is split (the "link" extension, whose shared part git reads unverified; hardening.md A-O1). It
+// walks the entries as git's create_from_disk does, sizing each by its flags' name length, so a
+// NUL placed inside a name cannot shift the walk; anything it cannot parse is an error.
 func indexKinds(p string) (sparse, split bool, err error) {
-	f, err := walkIndex(p)
-	return f.sparse, f.split, err
-}
-
-// indexFacts are what walkIndex learns of an index file: whether it is sparse ("sdir") and
-// whether it is split ("link").
-type indexFacts struct {
-	sparse, split bool
-}
-
-// walkIndex reads the index file at p entry by entry (versions 2 to 4) to its extensions as git's
-// create_from_disk does: an entry's length comes from its flags' name length (the name is read
-// up to a NUL only when that length is 0xFFF), so a NUL placed elsewhere cannot shift entries.
-// Anything it cannot parse is an error.
-func walkIndex(p string) (indexFacts, error) {
-	var facts indexFacts
-	fail := func(format string, args ...any) (indexFacts, error) {
-		return indexFacts{}, fmt.Errorf("the index %s "+format, append([]any{p}, args...)...)
+	fail := func(format string, args ...any) (bool, bool, error) {
+		return false, false, fmt.Errorf("the index %s "+format, append([]any{p}, args...)...)
 	}
 	f, err := openRegular(p)
 	if err != nil {
-		return facts, err
+		return false, false, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return facts, err
+		return false, false, err
 	}
 	br := bufio.NewReaderSize(io.LimitReader(f, maxIndexBytes), 256<<10)
 	var hdr [12]byte
@@ -68,7 +46,7 @@ func walkIndex(p string) (indexFacts, error) {
 	version := binary.BigEndian.Uint32(hdr[4:8])
 	count := binary.BigEndian.Uint32(hdr[8:12])
 	if version < 2 || version > 4 {
-		return fail("has version %d", version)
+		return fail("has version %d; git writes versions 2 to 4", version)
 	}
 	const (
 		fixedLen     = 62 // stat data, mode, ids, size, object id, flags
@@ -171,15 +149,15 @@ func walkIndex(p string) (indexFacts, error) {
 		pos += 8
 		switch string(ext[:4]) {
 		case "sdir":
-			facts.sparse = true
+			sparse = true
 		case "link":
-			facts.split = true
+			split = true
 		}
 		if err := discard(int64(binary.BigEndian.Uint32(ext[4:8]))); err != nil {
 			return fail("ends in its extensions")
 		}
 	}
-	return facts, nil
+	return sparse, split, nil
 }
 
 // expandSnapshotIndex replaces the index snapshot in store by its expanded form when it is

@@ -158,31 +158,32 @@ func TestLiveUntrackedUnmergedDirectory(t *testing.T) {
 	equalLines(t, "hiding", hiding, []string{"c 2"})
 }
 
-// TestWalkIndex reads index files git wrote in each version and state, with names long enough
+// TestIndexKinds reads index files git wrote in each version and state, with names long enough
 // (over 0xFFF bytes) to take the NUL-terminated path.
-func TestWalkIndex(t *testing.T) {
+func TestIndexKinds(t *testing.T) {
 	long := "e"
 	for i := range 21 {
 		long += "/" + strings.Repeat(string(rune('a'+i)), 200) // 4,221 bytes: past a flags length
 	}
+	type kinds struct{ sparse, split bool }
 	for _, tc := range []struct {
 		name  string
 		setup func(f *fixture)
-		want  indexFacts
+		want  kinds
 	}{
-		{"version 2", func(f *fixture) { f.git("update-index", "--index-version", "2") }, indexFacts{}},
-		{"version 3 skip-worktree", func(f *fixture) { f.git("update-index", "--skip-worktree", "a") }, indexFacts{}},
-		{"version 4", func(f *fixture) { f.git("update-index", "--index-version", "4") }, indexFacts{}},
+		{"version 2", func(f *fixture) { f.git("update-index", "--index-version", "2") }, kinds{}},
+		{"version 3 skip-worktree", func(f *fixture) { f.git("update-index", "--skip-worktree", "a") }, kinds{}},
+		{"version 4", func(f *fixture) { f.git("update-index", "--index-version", "4") }, kinds{}},
 		{"version 4 skip-worktree", func(f *fixture) {
 			f.git("update-index", "--index-version", "4")
 			f.git("update-index", "--skip-worktree", "d/b")
-		}, indexFacts{}},
-		{"split", func(f *fixture) { f.git("update-index", "--split-index") }, indexFacts{split: true}},
+		}, kinds{}},
+		{"split", func(f *fixture) { f.git("update-index", "--split-index") }, kinds{split: true}},
 		{"sparse", func(f *fixture) {
 			f.git("sparse-checkout", "init", "--cone", "--sparse-index")
 			f.git("sparse-checkout", "set", "d")
-		}, indexFacts{sparse: true}},
-		{"unmerged", func(f *fixture) { f.conflict("a") }, indexFacts{}},
+		}, kinds{sparse: true}},
+		{"unmerged", func(f *fixture) { f.conflict("a") }, kinds{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
@@ -194,23 +195,40 @@ func TestWalkIndex(t *testing.T) {
 				t.Fatal("the long entry is not in the index")
 			}
 			tc.setup(f)
-			got, err := walkIndex(filepath.Join(f.dir, ".git", "index"))
+			var got kinds
+			var err error
+			got.sparse, got.split, err = indexKinds(filepath.Join(f.dir, ".git", "index"))
 			must(t, err)
 			if got != tc.want {
-				t.Errorf("walkIndex = %+v, want %+v", got, tc.want)
+				t.Errorf("indexKinds = %+v, want %+v", got, tc.want)
 			}
 		})
 	}
 }
 
-// FuzzWalkIndex: any bytes as an index file give facts or an error, never a panic or a hang.
-func FuzzWalkIndex(f *testing.F) {
+// TestIndexKindsNameLength: an entry whose flags give a name length of 1 while its bytes run on
+// to a NUL further away is 64 bytes long for git, so the "link" extension right after it is
+// found (a walk that followed the NUL read into the extension and missed it; hardening.md L6).
+func TestIndexKindsNameLength(t *testing.T) {
+	entry := strings.Repeat("\x00", 60) + "\x00\x01" + "aX" // flags: name length 1; 64 bytes
+	data := "DIRC\x00\x00\x00\x02\x00\x00\x00\x01" + entry + "link\x00\x00\x00\x04abcd" + strings.Repeat("\x00", 20)
+	p := filepath.Join(t.TempDir(), "index")
+	must(t, os.WriteFile(p, []byte(data), 0o644))
+	sparse, split, err := indexKinds(p)
+	must(t, err)
+	if sparse || !split {
+		t.Errorf("indexKinds = sparse %v, split %v; want a split index", sparse, split)
+	}
+}
+
+// FuzzIndexKinds: any bytes as an index file give an answer or an error, never a panic or a hang.
+func FuzzIndexKinds(f *testing.F) {
 	f.Add([]byte("DIRC\x00\x00\x00\x02\x00\x00\x00\x00"))
 	f.Add([]byte("DIRC\x00\x00\x00\x04\x00\x00\x00\x01" + strings.Repeat("\x00", 60) + "\x0f\xff\x00abc\x00"))
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p := filepath.Join(dir, "index")
 		must(t, os.WriteFile(p, b, 0o644))
-		_, _ = walkIndex(p)
+		_, _, _ = indexKinds(p)
 	})
 }
