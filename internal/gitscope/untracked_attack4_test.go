@@ -1,7 +1,6 @@
 package gitscope
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -62,16 +61,11 @@ func plantedRuns(t *testing.T, shapes []attack4Shape) (evil []string, live, snap
 	t.Helper()
 	f := newFixture(t)
 	baseline := f.base(map[string]string{"keep": "k\n", "d0/a.go": "a\n"})
-	r, err := OpenWith(f.dir, Options{})
-	must(t, err)
-	st, err := r.GitDirStore("task")
-	must(t, err)
-	ctx := context.Background()
-	must(t, r.TakeSnapshot(ctx, baseline, st))
+	st := takeSnapshot(t, f, f.dir, baseline, Options{})
 	evil = plantAttack4(f, shapes)
-	live, err = r.ChangedSet(ctx, baseline)
+	live, err := changed(t, f.dir, baseline, Options{})
 	must(t, err)
-	snap, err = r.ChangedSetSince(ctx, baseline, st)
+	snap, err = since(t, f.dir, baseline, st, Options{})
 	must(t, err)
 	dg, err = changed(t, f.dir, baseline, noGit)
 	must(t, err)

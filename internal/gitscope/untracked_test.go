@@ -29,12 +29,7 @@ func TestLiveAgreesWithSnapshot(t *testing.T) {
 				}
 			}
 			baseline := f.base(files)
-			r, err := OpenWith(f.dir, Options{})
-			must(t, err)
-			st, err := r.GitDirStore("task")
-			must(t, err)
-			ctx := context.Background()
-			must(t, r.TakeSnapshot(ctx, baseline, st))
+			st := takeSnapshot(t, f, f.dir, baseline, Options{})
 			tracked := slices.Sorted(func(yield func(string) bool) {
 				for p := range files {
 					if !strings.HasSuffix(p, ".gitignore") && !yield(p) {
@@ -111,9 +106,9 @@ func TestLiveAgreesWithSnapshot(t *testing.T) {
 					f.git("update-index", "--split-index")
 				}
 			}
-			live, err := r.ChangedSet(ctx, baseline)
+			live, err := changed(t, f.dir, baseline, Options{})
 			must(t, err)
-			snap, err := r.ChangedSetSince(ctx, baseline, st)
+			snap, err := since(t, f.dir, baseline, st, Options{})
 			must(t, err)
 			le, lc, lh := renderCS(live)
 			se, sc, sh := renderCS(snap)
