@@ -243,12 +243,9 @@ func parseOthers(nr *nulReader) ([]Entry, error) {
 	}
 }
 
-// mergeEntries applies the §1 merge rules to diff entries and untracked entries: sorted by path
-// bytes, one entry per path; a path both deleted in the diff and untracked on disk (index-only
-// removal) is one `modified` entry; a path listed twice by the diff (unmerged) is `modified`.
-// Each input is sorted in place when git did not already list it in path order (it usually
-// does), then the two are merged with diff entries first on a tie; without others the result
-// reuses diff's array.
+// mergeEntries merges diff and untracked entries into one list sorted by path bytes, one entry
+// per path (appendMerged), diff entries first on a tie. An input git did not list in path order
+// is sorted in place; without others the result reuses diff's array.
 func mergeEntries(diff, others []Entry) []Entry {
 	byPath := func(x, y Entry) int { return bytes.Compare(x.Path, y.Path) }
 	for _, in := range [][]Entry{diff, others} {
@@ -274,8 +271,9 @@ func mergeEntries(diff, others []Entry) []Entry {
 	return slices.Clip(out)
 }
 
-// appendMerged appends e to out, sorted by path, or folds it into out's last entry of the same
-// path by the §1 rules.
+// appendMerged appends e to out, or folds it into out's last entry of the same path by the §1
+// rules: deleted in the diff and untracked on disk (index-only removal), or listed twice by the
+// diff (unmerged), is one modified entry.
 func appendMerged(out []Entry, e Entry) []Entry {
 	n := len(out)
 	if n == 0 || !bytes.Equal(out[n-1].Path, e.Path) {
