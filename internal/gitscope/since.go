@@ -158,24 +158,19 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		return det.degraded(r.degradedSince(ctx, s, store, depth, changes, reason, objs))
 	}
 	changes = append(changes, cfgChanges...)
-	if !s.IndexDiff && s.IndexPresent {
-		// A snapshot from before the index diff was recorded: a sparse one would make git
-		// expand it, reading (and rewriting) trees nobody verified.
-		if sparse, _, err := indexKinds(pi.path); err != nil || sparse {
-			if err == nil {
-				err = fmt.Errorf("the pre-flight snapshot of this task (taken by an older mastermind) holds a sparse index, which post-flight cannot read without git reading unverified trees; run pre-flight again with --reset")
-			}
-			return nil, err
+	if s.IndexPresent && (!s.IndexDiff || !s.IndexWhole) {
+		// A snapshot from before the index diff was recorded: a sparse one would make git expand
+		// it, reading (and rewriting) trees nobody verified. One from before split indexes were
+		// stored whole: git would read its shared part from the git directory (hardening.md A-O1).
+		sparse, split, err := indexKinds(pi.path)
+		if err != nil {
+			return nil, fmt.Errorf("the pre-flight snapshot of this task: %w; run pre-flight again with --reset", err)
 		}
-	}
-	if !s.IndexWhole && s.IndexPresent {
-		// A snapshot from before split indexes were stored whole: git would read its shared
-		// part from the git directory, which the executor can rewrite (hardening.md A-O1).
-		if _, split, err := indexKinds(pi.path); err != nil || split {
-			if err == nil {
-				err = fmt.Errorf("the pre-flight snapshot of this task (taken by an older mastermind) holds a split index, whose shared part post-flight would read from the git directory unverified; run pre-flight again with --reset")
-			}
-			return nil, err
+		if sparse && !s.IndexDiff {
+			return nil, fmt.Errorf("the pre-flight snapshot of this task (taken by an older mastermind) holds a sparse index, which post-flight cannot read without git reading unverified trees; run pre-flight again with --reset")
+		}
+		if split && !s.IndexWhole {
+			return nil, fmt.Errorf("the pre-flight snapshot of this task (taken by an older mastermind) holds a split index, whose shared part post-flight would read from the git directory unverified; run pre-flight again with --reset")
 		}
 	}
 

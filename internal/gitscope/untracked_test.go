@@ -1,7 +1,9 @@
 package gitscope
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -226,4 +228,46 @@ func FuzzIndexKinds(f *testing.F) {
 		must(t, os.WriteFile(p, b, 0o644))
 		_, _, _ = indexKinds(p)
 	})
+}
+
+// TestLegacySnapshotIndex: a snapshot recorded before split indexes were stored whole is walked
+// once; a split index there is refused and an index the walk cannot read names the next step.
+func TestLegacySnapshotIndex(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		index func(f *fixture) []byte
+		want  string
+	}{
+		{"split", func(f *fixture) []byte {
+			f.git("update-index", "--split-index")
+			b, err := os.ReadFile(f.path(".git/index"))
+			must(t, err)
+			return b
+		}, "holds a split index, whose shared part post-flight would read from the git directory unverified; run pre-flight again with --reset"},
+		{"unreadable", func(f *fixture) []byte { return []byte("DIRC\x00\x00\x00\x09\x00\x00\x00\x00") },
+			"the pre-flight snapshot of this task: the index "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			baseline := f.base(map[string]string{"a": "a\n"})
+			st := takeSnapshot(t, f, f.dir, baseline, Options{})
+			rc, err := st.Open(SnapshotInputs)
+			must(t, err)
+			var doc map[string]any
+			must(t, json.NewDecoder(rc).Decode(&doc))
+			rc.Close()
+			delete(doc, "index_whole") // as an older mastermind wrote it
+			b, err := json.Marshal(doc)
+			must(t, err)
+			must(t, st.Put(SnapshotInputs, bytes.NewReader(b)))
+			must(t, st.Put(SnapshotIndex, bytes.NewReader(tc.index(f))))
+			_, err = since(t, f.dir, baseline, st, Options{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("post-flight on the legacy snapshot: %v; want an error with %q", err, tc.want)
+			}
+			if tc.name == "unreadable" && !strings.Contains(err.Error(), "git writes versions 2 to 4; run pre-flight again with --reset") {
+				t.Errorf("error %q does not say what was expected and what to do", err)
+			}
+		})
+	}
 }
