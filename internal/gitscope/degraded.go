@@ -358,12 +358,15 @@ func (w *walker) walk(rel string, comps []string, ps []gitignore.Pattern) error 
 			childRel = rel + "/" + name
 		}
 		childComps := append(slices.Clip(comps), name)
+		ignored := func(dir bool) bool {
+			return m.Match(childComps, dir) && (!w.showIgnoreFiles || name != ".gitignore")
+		}
 		switch t := de.Type(); {
 		case t.IsDir():
 			if w.inIndex[childRel] {
 				continue // a submodule: its gitlink entry is compared, its files never listed
 			}
-			if m.Match(childComps, true) && (!w.showIgnoreFiles || name != ".gitignore") {
+			if ignored(true) {
 				continue
 			}
 			if _, err := os.Lstat(filepath.Join(abs, name, ".git")); err == nil {
@@ -379,7 +382,7 @@ func (w *walker) walk(rel string, comps []string, ps []gitignore.Pattern) error 
 			if _, ok := w.inIndex[childRel]; ok {
 				continue
 			}
-			if m.Match(childComps, false) && (!w.showIgnoreFiles || name != ".gitignore") {
+			if ignored(false) {
 				continue
 			}
 			w.emit(childRel, false)
