@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -77,7 +78,7 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		return nil, fmt.Errorf("%s: cannot find the git directory: %w", r.root, ErrNotRepository)
 	}
 	if _, err := r.gitBinary(); err != nil {
-		changes, err := r.sinceInputs(s, gitDir, commonDir)
+		changes, err := r.sinceInputs(s, gitDir, commonDir, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -103,13 +104,40 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		changes, cfgChanges []InputChange
 		filterArgs          []string
 		pi                  *privateIndex
-		verOK               bool
+		verOK, readOK       bool
 		verErr              error
 	)
 	defer func() { pi.cleanup() }()
+	// The untracked listing needs only the private index, git's version and checkReadInputs's
+	// refusals: it reads no attributes and runs no filter. It is the longest command on a large
+	// tree, so it starts as soon as those three are in (gitscope.md §4.6), unless a legacy
+	// snapshot's index must be checked first.
+	early := !s.IndexPresent || (s.IndexDiff && s.IndexWhole)
+	var (
+		lsReady   sync.WaitGroup
+		lsEntries []Entry
+		lt        int64
+	)
+	listOthers := func(ctx context.Context) error {
+		args := slices.Concat(globalArgs, fullIndexArgs, untrackedGuardArgs, []string{
+			"ls-files", "-z", "--others", "--exclude-from=" + pi.excludes, "--full-name", "--"})
+		return r.runEnv(ctx, r.root, "ls-files", args, pi.env(), func(rd io.Reader) error {
+			var err error
+			lsEntries, err = parseOthers(newNulReader(rd, &lt))
+			return err
+		})
+	}
+	ready := func() {}
+	if early {
+		lsReady.Add(3)
+		ready = lsReady.Done
+	}
 	g.Go(func() error {
 		var err error
-		changes, err = r.sinceInputs(s, gitDir, commonDir)
+		changes, err = r.sinceInputs(s, gitDir, commonDir, func(err error) {
+			readOK = err == nil
+			ready()
+		})
 		return err
 	})
 	g.Go(func() error {
@@ -124,14 +152,31 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		return err
 	})
 	g.Go(func() error {
+		defer ready()
 		var err error
 		pi, err = r.snapshotIndex(store, s)
 		return err
 	})
 	g.Go(func() error {
+		defer ready()
 		verOK, _, verErr = r.gitVersion(gctx)
 		return nil
 	})
+	lsDone := make(chan error, 1)
+	if early {
+		lctx, cancelList := context.WithCancel(vctx)
+		listed := make(chan struct{})
+		defer func() { cancelList(); <-listed }() // before pi.cleanup: git reads the private index
+		go func() {
+			defer close(listed)
+			lsReady.Wait()
+			if !readOK || pi == nil || verErr != nil || !verOK || lctx.Err() != nil {
+				lsDone <- errNotListed
+				return
+			}
+			lsDone <- listOthers(lctx)
+		}()
+	}
 	if err := g.Wait(); err != nil {
 		cancelAll() // a git command blocked on what stage 1 refused must not be waited for
 		if verr := vg.Wait(); verr != nil && !errors.Is(verr, context.Canceled) && errors.Is(err, context.Canceled) {
@@ -151,14 +196,14 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		if verErr != nil {
 			reason = ReasonGitUnavailable
 		}
-		changes, err := r.sinceInputs(s, gitDir, commonDir)
+		changes, err := r.sinceInputs(s, gitDir, commonDir, nil)
 		if err != nil {
 			return nil, err
 		}
 		return det.degraded(r.degradedSince(ctx, s, store, depth, changes, reason, objs))
 	}
 	changes = append(changes, cfgChanges...)
-	if s.IndexPresent && (!s.IndexDiff || !s.IndexWhole) {
+	if !early {
 		// A snapshot from before the index diff was recorded: a sparse one would make git expand
 		// it, reading (and rewriting) trees nobody verified. One from before split indexes were
 		// stored whole: git would read its shared part from the git directory (hardening.md A-O1).
@@ -174,34 +219,60 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		}
 	}
 
+	// Stage 2: the diff of the work tree against the private index, the untracked listing (begun
+	// already, when early) and the index diff. Stage 3 follows the diff in the same goroutine:
+	// the touched files whose content decides, hashed as git diff would, while the listing runs.
+	// git may read the index snapshot's blobs of those paths meanwhile, so each copy of them
+	// written since pre-flight is verified first.
 	var (
-		dirty     []rawEntry
-		d0        indexDiff
-		lsEntries []Entry
-		dt, lt    int64
+		dirty []rawEntry
+		d0    indexDiff
+		dt    int64
 	)
 	var sparse []string
 	if s.SkipWorktree {
 		sparse = sparseArgs
 	}
+	d0Ready := make(chan struct{})
 	g, gctx = errgroup.WithContext(vctx)
 	g.Go(func() error {
 		args := slices.Concat(diffGlobalArgs, fullIndexArgs, sparse, filterArgs, diffFilesArgs, []string{"--"})
-		return r.runEnv(gctx, r.root, "diff-files", args, pi.env(), func(rd io.Reader) error {
+		err := r.runEnv(gctx, r.root, "diff-files", args, pi.env(), func(rd io.Reader) error {
 			return parseRaw(newNulReader(rd, &dt), func(e rawEntry) error {
 				dirty = append(dirty, e)
 				return nil
 			})
 		})
+		if err != nil {
+			return err
+		}
+		if dt > maxPathBytes {
+			return errPathBytes()
+		}
+		select {
+		case <-d0Ready:
+		case <-gctx.Done():
+			return gctx.Err()
+		}
+		hashes := toHash(d0, dirty)
+		if len(hashes) == 0 {
+			return nil
+		}
+		if err := objs.verifyIndexBlobs(gctx, s, d0, dirty); err != nil {
+			return err
+		}
+		return r.hashWorktree(gctx, pi, filterArgs, dirty, hashes)
 	})
 	g.Go(func() error {
-		args := slices.Concat(globalArgs, fullIndexArgs, untrackedGuardArgs, []string{
-			"ls-files", "-z", "--others", "--exclude-from=" + pi.excludes, "--full-name", "--"})
-		return r.runEnv(gctx, r.root, "ls-files", args, pi.env(), func(rd io.Reader) error {
-			var err error
-			lsEntries, err = parseOthers(newNulReader(rd, &lt))
+		if !early {
+			return listOthers(gctx)
+		}
+		select {
+		case err := <-lsDone:
 			return err
-		})
+		case <-gctx.Done():
+			return gctx.Err() // the deferred cancel stops the listing
+		}
 	})
 	g.Go(func() error {
 		// A legacy snapshot's index diff reads baseline trees: the object scan must be done.
@@ -212,31 +283,25 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		}
 		var err error
 		d0, err = r.loadIndexDiff(gctx, store, s, pi, objs)
+		if err == nil {
+			close(d0Ready)
+		}
 		return err
 	})
 	gerr := g.Wait()
 	if gerr != nil {
 		cancelAll()
 	}
-	if err := vg.Wait(); err != nil {
+	// The object check's or the validation's own failure comes first; a cancellation of theirs
+	// is stage 3's failure (a forged index blob, say) showing through.
+	if err := vg.Wait(); err != nil && (gerr == nil || !errors.Is(err, context.Canceled)) {
 		return nil, err
 	}
 	if gerr != nil {
 		return nil, gerr
 	}
 	if dt+lt > maxPathBytes {
-		return nil, &ErrGitFailed{Cmd: "diff-files", Exit: -1, Stderr: fmt.Sprintf("output exceeds %d MiB of path bytes", maxPathBytes>>20)}
-	}
-	// Stage 3: the touched files whose content decides, hashed as git diff would. git may read
-	// the index snapshot's blobs of those paths meanwhile, so each copy of them written since
-	// pre-flight is verified first.
-	if hashes := toHash(d0, dirty); len(hashes) > 0 {
-		if err := objs.verifyIndexBlobs(cctx, s, d0, dirty); err != nil {
-			return nil, err
-		}
-		if err := r.hashWorktree(cctx, pi, filterArgs, dirty, hashes); err != nil {
-			return nil, err
-		}
+		return nil, errPathBytes()
 	}
 	det.dirty, det.d0, det.filterArgs = dirty, d0, filterArgs
 	entries, caches, hiding, err := r.snapshotToolCaches(ctx, s, objs).apply(mergeEntries(worktreeEntries(d0, dirty), lsEntries))
@@ -251,6 +316,16 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 	}
 	changes = append(changes, subChanges...)
 	return &ChangedSet{Source: SourceGit, Entries: entries, InputChanges: changes, ToolCaches: caches, SelfIgnoring: hiding}, nil
+}
+
+// errNotListed stands for an early untracked listing that never started because stage 1
+// failed; that failure is what the run returns.
+var errNotListed = errors.New("the untracked listing did not start")
+
+// errPathBytes is the refusal of a snapshot run whose git output names more path bytes than it
+// holds in memory.
+func errPathBytes() error {
+	return &ErrGitFailed{Cmd: "diff-files", Exit: -1, Stderr: fmt.Sprintf("output exceeds %d MiB of path bytes", maxPathBytes>>20)}
 }
 
 // sinceDetail is what a snapshot run found besides its changed set, for the view's file list
@@ -652,7 +727,8 @@ func (r *Repo) auditSubmodules(ctx context.Context, s *inputsSnapshot, store Sna
 // sinceInputs is the part of a snapshot run that reads no git: the FIFO refusals of
 // checkReadInputs, the git directory compared with pre-flight's, the snapshotted files and the
 // attribute files.
-func (r *Repo) sinceInputs(s *inputsSnapshot, gitDir, commonDir string) ([]InputChange, error) {
+// checked, when set, is called once with checkReadInputs's result, before the rest is done.
+func (r *Repo) sinceInputs(s *inputsSnapshot, gitDir, commonDir string, checked func(error)) ([]InputChange, error) {
 	// The .gitattributes walk needs nothing from the others: it runs beside them.
 	var attrChanges []InputChange
 	var attrErr error
@@ -661,7 +737,11 @@ func (r *Repo) sinceInputs(s *inputsSnapshot, gitDir, commonDir string) ([]Input
 		defer close(attrDone)
 		attrChanges, attrErr = r.checkAttributeFiles(s)
 	}()
-	if err := r.checkReadInputs(gitDir, commonDir, s); err != nil {
+	err := r.checkReadInputs(gitDir, commonDir, s)
+	if checked != nil {
+		checked(err)
+	}
+	if err != nil {
 		<-attrDone
 		return nil, err
 	}
