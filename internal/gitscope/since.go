@@ -179,13 +179,16 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 	}
 	if err := g.Wait(); err != nil {
 		cancelAll() // a git command blocked on what stage 1 refused must not be waited for
-		if verr := vg.Wait(); verr != nil && !errors.Is(verr, context.Canceled) && errors.Is(err, context.Canceled) {
-			return nil, verr // the object check or the validation failed first
-		}
-		if errors.Is(err, ErrUnsafeRepository) {
+		verr := vg.Wait()
+		switch {
+		case errors.Is(err, ErrUnsafeRepository):
 			return nil, err
-		}
-		if verErr == nil && verOK {
+		case verErr != nil || !verOK:
+			// A git too old or unusable: what its commands said decides nothing, the built-in
+			// reader takes over below (a 2.20 fails the validation's --end-of-options).
+		case verr != nil && !errors.Is(verr, context.Canceled) && errors.Is(err, context.Canceled):
+			return nil, verr // the object check or the validation failed first
+		default:
 			return nil, err
 		}
 	}
