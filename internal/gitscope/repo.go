@@ -80,6 +80,7 @@ func DiscoverWith(start string, opts Options) (*Repo, error) {
 	// go-git is opened through openGoGit as Open does, never with go-git's own PlainOpen,
 	// which would bypass its refusals.
 	r := &Repo{root: top, opts: opts}
+	r.askVersion()
 	_, release, err := r.goGit()
 	release()
 	switch {
@@ -123,6 +124,7 @@ func OpenWith(root string, opts Options) (*Repo, error) {
 		return nil, err
 	}
 	r := &Repo{root: filepath.Clean(abs), opts: opts}
+	r.askVersion()
 	_, release, err := r.goGit()
 	release()
 	if errors.Is(err, ErrSHA256Repository) {
@@ -130,6 +132,11 @@ func OpenWith(root string, opts Options) (*Repo, error) {
 	}
 	return r, nil
 }
+
+// askVersion starts the question of git's version, which most runs' first git commands wait
+// for, so that it overlaps the caller's own start (lock, store, state). The answer is kept per
+// binary (gitVersion).
+func (r *Repo) askVersion() { go r.gitVersion(context.Background()) }
 
 // Root returns the work-tree top level: absolute and clean.
 func (r *Repo) Root() string { return r.root }

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -78,7 +77,7 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		return nil, fmt.Errorf("%s: cannot find the git directory: %w", r.root, ErrNotRepository)
 	}
 	if _, err := r.gitBinary(); err != nil {
-		changes, err := r.sinceInputs(s, gitDir, commonDir, nil)
+		changes, err := r.sinceInputs(s, gitDir, commonDir)
 		if err != nil {
 			return nil, err
 		}
@@ -104,20 +103,10 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		changes, cfgChanges []InputChange
 		filterArgs          []string
 		pi                  *privateIndex
-		verOK, readOK       bool
-		verErr              error
+		lsEntries           []Entry
+		lt                  int64
 	)
 	defer func() { pi.cleanup() }()
-	// The untracked listing needs only the private index, git's version and checkReadInputs's
-	// refusals: it reads no attributes and runs no filter. It is the longest command on a large
-	// tree, so it starts as soon as those three are in (gitscope.md §4.6), unless a legacy
-	// snapshot's index must be checked first.
-	early := !s.IndexPresent || (s.IndexDiff && s.IndexWhole)
-	var (
-		lsReady   sync.WaitGroup
-		lsEntries []Entry
-		lt        int64
-	)
 	listOthers := func(ctx context.Context) error {
 		args := slices.Concat(globalArgs, fullIndexArgs, untrackedGuardArgs, []string{
 			"ls-files", "-z", "--others", "--exclude-from=" + pi.excludes, "--full-name", "--"})
@@ -127,17 +116,18 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 			return err
 		})
 	}
-	ready := func() {}
-	if early {
-		lsReady.Add(3)
-		ready = lsReady.Done
-	}
+	// The untracked listing reads no attributes and runs no filter: it needs only the private
+	// index, checkReadInputs's refusals and git's version (asked when the Repo was opened). It is
+	// the longest command on a large tree, so one goroutine, the first to run, makes those three
+	// and starts it (gitscope.md §4.6), unless a legacy snapshot's index must be checked first.
+	early := !s.IndexPresent || (s.IndexDiff && s.IndexWhole)
+	lsDone := make(chan error, 1)
+	lctx, cancelList := context.WithCancel(vctx)
+	listed := make(chan struct{})
+	defer func() { cancelList(); <-listed }() // before pi.cleanup: git reads the private index
 	g.Go(func() error {
 		var err error
-		changes, err = r.sinceInputs(s, gitDir, commonDir, func(err error) {
-			readOK = err == nil
-			ready()
-		})
+		changes, err = r.sinceChanges(s, gitDir, commonDir)
 		return err
 	})
 	g.Go(func() error {
@@ -151,33 +141,34 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		cfgChanges, err = r.compareConfig(s, list)
 		return err
 	})
-	g.Go(func() error {
-		defer ready()
+	g.Go(func() error { // the last started runs first
+		started := false
+		defer func() {
+			if !started {
+				lsDone <- errNotListed
+				close(listed)
+			}
+		}()
 		var err error
-		pi, err = r.snapshotIndex(store, s)
-		return err
-	})
-	g.Go(func() error {
-		defer ready()
-		verOK, _, verErr = r.gitVersion(gctx)
-		return nil
-	})
-	lsDone := make(chan error, 1)
-	if early {
-		lctx, cancelList := context.WithCancel(vctx)
-		listed := make(chan struct{})
-		defer func() { cancelList(); <-listed }() // before pi.cleanup: git reads the private index
+		if pi, err = r.snapshotIndex(store, s); err != nil {
+			return err
+		}
+		if err := r.checkReadInputs(gitDir, commonDir, s); err != nil {
+			return err
+		}
+		if ok, _, err := r.gitVersion(gctx); !early || err != nil || !ok {
+			return nil
+		}
+		started = true
 		go func() {
 			defer close(listed)
-			lsReady.Wait()
-			if !readOK || pi == nil || verErr != nil || !verOK || lctx.Err() != nil {
-				lsDone <- errNotListed
-				return
-			}
 			lsDone <- listOthers(lctx)
 		}()
-	}
-	if err := g.Wait(); err != nil {
+		return nil
+	})
+	err := g.Wait()
+	verOK, _, verErr := r.gitVersion(cctx)
+	if err != nil {
 		cancelAll() // a git command blocked on what stage 1 refused must not be waited for
 		verr := vg.Wait()
 		switch {
@@ -199,7 +190,7 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		if verErr != nil {
 			reason = ReasonGitUnavailable
 		}
-		changes, err := r.sinceInputs(s, gitDir, commonDir, nil)
+		changes, err := r.sinceInputs(s, gitDir, commonDir)
 		if err != nil {
 			return nil, err
 		}
@@ -321,8 +312,8 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 	return &ChangedSet{Source: SourceGit, Entries: entries, InputChanges: changes, ToolCaches: caches, SelfIgnoring: hiding}, nil
 }
 
-// errNotListed stands for an early untracked listing that never started because stage 1
-// failed; that failure is what the run returns.
+// errNotListed stands for an untracked listing that never started early because stage 1
+// failed or git is too old; the run returns that instead.
 var errNotListed = errors.New("the untracked listing did not start")
 
 // errPathBytes is the refusal of a snapshot run whose git output names more path bytes than it
@@ -728,10 +719,18 @@ func (r *Repo) auditSubmodules(ctx context.Context, s *inputsSnapshot, store Sna
 }
 
 // sinceInputs is the part of a snapshot run that reads no git: the FIFO refusals of
-// checkReadInputs, the git directory compared with pre-flight's, the snapshotted files and the
-// attribute files.
-// checked, when set, is called once with checkReadInputs's result, before the rest is done.
-func (r *Repo) sinceInputs(s *inputsSnapshot, gitDir, commonDir string, checked func(error)) ([]InputChange, error) {
+// checkReadInputs, then sinceChanges.
+func (r *Repo) sinceInputs(s *inputsSnapshot, gitDir, commonDir string) ([]InputChange, error) {
+	if err := r.checkReadInputs(gitDir, commonDir, s); err != nil {
+		return nil, err
+	}
+	return r.sinceChanges(s, gitDir, commonDir)
+}
+
+// sinceChanges compares the git directory, the snapshotted files and the attribute files with
+// pre-flight's. Every file it reads is refused unless regular, so it need not wait for
+// checkReadInputs.
+func (r *Repo) sinceChanges(s *inputsSnapshot, gitDir, commonDir string) ([]InputChange, error) {
 	// The .gitattributes walk needs nothing from the others: it runs beside them.
 	var attrChanges []InputChange
 	var attrErr error
@@ -740,14 +739,6 @@ func (r *Repo) sinceInputs(s *inputsSnapshot, gitDir, commonDir string, checked 
 		defer close(attrDone)
 		attrChanges, attrErr = r.checkAttributeFiles(s)
 	}()
-	err := r.checkReadInputs(gitDir, commonDir, s)
-	if checked != nil {
-		checked(err)
-	}
-	if err != nil {
-		<-attrDone
-		return nil, err
-	}
 	changes, err := r.compareFiles(s, gitDir, commonDir)
 	<-attrDone
 	if err != nil {
