@@ -80,11 +80,11 @@ func DiscoverWith(start string, opts Options) (*Repo, error) {
 	// go-git is opened through openGoGit as Open does, never with go-git's own PlainOpen,
 	// which would bypass its refusals.
 	r := &Repo{root: top, opts: opts}
-	r.askVersion()
 	_, release, err := r.goGit()
 	release()
 	switch {
 	case err == nil:
+		r.askVersion()
 		return r, nil
 	case errors.Is(err, ErrNotRepository), errors.Is(err, ErrSHA256Repository):
 		return nil, err
@@ -124,12 +124,12 @@ func OpenWith(root string, opts Options) (*Repo, error) {
 		return nil, err
 	}
 	r := &Repo{root: filepath.Clean(abs), opts: opts}
-	r.askVersion()
 	_, release, err := r.goGit()
 	release()
 	if errors.Is(err, ErrSHA256Repository) {
 		return nil, err
 	}
+	r.askVersion()
 	return r, nil
 }
 

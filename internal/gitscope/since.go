@@ -97,7 +97,16 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		_, err := objs.locations(vctx)
 		return err
 	})
-	vg.Go(func() error { return r.validateCLI(vctx, s.Baseline) })
+	readChecked := make(chan struct{}) // closed once checkReadInputs has passed
+	vg.Go(func() error {
+		// rev-parse reads info/grafts and the configuration: only once they are checked.
+		select {
+		case <-readChecked:
+		case <-vctx.Done():
+			return vctx.Err()
+		}
+		return r.validateCLI(vctx, s.Baseline)
+	})
 	g, gctx := errgroup.WithContext(vctx)
 	var (
 		changes, cfgChanges []InputChange
@@ -116,18 +125,20 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 			return err
 		})
 	}
-	// The untracked listing reads no attributes and runs no filter: it needs only the private
-	// index, checkReadInputs's refusals and git's version (asked when the Repo was opened). It is
-	// the longest command on a large tree, so one goroutine, the first to run, makes those three
-	// and starts it (gitscope.md §4.6), unless a legacy snapshot's index must be checked first.
+	// The untracked listing reads no attributes and runs no filter: it needs only
+	// checkReadInputs's refusals, the private index and git's version (asked when the Repo was
+	// opened). It is the longest command on a large tree, so one goroutine, the first to run,
+	// makes those three and starts it (gitscope.md §4.6), unless a legacy snapshot's index must
+	// be checked first.
 	early := !s.IndexPresent || (s.IndexDiff && s.IndexWhole)
 	lsDone := make(chan error, 1)
 	lctx, cancelList := context.WithCancel(vctx)
 	listed := make(chan struct{})
 	defer func() { cancelList(); <-listed }() // before pi.cleanup: git reads the private index
+	var readErr error
 	g.Go(func() error {
 		var err error
-		changes, err = r.sinceChanges(s, gitDir, commonDir)
+		changes, err = r.sinceChanges(gctx, s, gitDir, commonDir, readChecked)
 		return err
 	})
 	g.Go(func() error {
@@ -149,11 +160,12 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 				close(listed)
 			}
 		}()
+		if readErr = r.checkReadInputs(gitDir, commonDir, s); readErr != nil {
+			return readErr
+		}
+		close(readChecked)
 		var err error
 		if pi, err = r.snapshotIndex(store, s); err != nil {
-			return err
-		}
-		if err := r.checkReadInputs(gitDir, commonDir, s); err != nil {
 			return err
 		}
 		if ok, _, err := r.gitVersion(gctx); !early || err != nil || !ok {
@@ -172,6 +184,8 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		cancelAll() // a git command blocked on what stage 1 refused must not be waited for
 		verr := vg.Wait()
 		switch {
+		case errors.Is(readErr, ErrUnsafeRepository):
+			return nil, readErr // a refusal wins over what a git command said meanwhile
 		case errors.Is(err, ErrUnsafeRepository):
 			return nil, err
 		case verErr != nil || !verOK:
@@ -724,13 +738,15 @@ func (r *Repo) sinceInputs(s *inputsSnapshot, gitDir, commonDir string) ([]Input
 	if err := r.checkReadInputs(gitDir, commonDir, s); err != nil {
 		return nil, err
 	}
-	return r.sinceChanges(s, gitDir, commonDir)
+	checked := make(chan struct{})
+	close(checked)
+	return r.sinceChanges(context.Background(), s, gitDir, commonDir, checked)
 }
 
 // sinceChanges compares the git directory, the snapshotted files and the attribute files with
-// pre-flight's. Every file it reads is refused unless regular, so it need not wait for
-// checkReadInputs.
-func (r *Repo) sinceChanges(s *inputsSnapshot, gitDir, commonDir string) ([]InputChange, error) {
+// pre-flight's. The attribute walk, which only lstats, starts at once; the files are opened
+// only once checked is closed (checkReadInputs passed), so a FIFO there is never opened.
+func (r *Repo) sinceChanges(ctx context.Context, s *inputsSnapshot, gitDir, commonDir string, checked <-chan struct{}) ([]InputChange, error) {
 	// The .gitattributes walk needs nothing from the others: it runs beside them.
 	var attrChanges []InputChange
 	var attrErr error
@@ -739,6 +755,12 @@ func (r *Repo) sinceChanges(s *inputsSnapshot, gitDir, commonDir string) ([]Inpu
 		defer close(attrDone)
 		attrChanges, attrErr = r.checkAttributeFiles(s)
 	}()
+	select {
+	case <-checked:
+	case <-ctx.Done():
+		<-attrDone
+		return nil, ctx.Err()
+	}
 	changes, err := r.compareFiles(s, gitDir, commonDir)
 	<-attrDone
 	if err != nil {

@@ -85,10 +85,10 @@ func (v *SnapshotView) changedSet(ctx context.Context) (*ChangedSet, error) {
 		committed []Entry
 	)
 	g, gctx := errgroup.WithContext(ctx)
+	var sinceErr error
 	g.Go(func() error {
-		var err error
-		cs, err = v.r.changedSince(gctx, v.s, v.store, 0, v.objs, &v.det)
-		return err
+		cs, sinceErr = v.r.changedSince(gctx, v.s, v.store, 0, v.objs, &v.det)
+		return sinceErr
 	})
 	g.Go(func() error {
 		var err error
@@ -96,6 +96,9 @@ func (v *SnapshotView) changedSet(ctx context.Context) (*ChangedSet, error) {
 		return err
 	})
 	if err := g.Wait(); err != nil {
+		if errors.Is(sinceErr, ErrUnsafeRepository) {
+			return nil, sinceErr // a refusal wins over HEAD's lookup failing first
+		}
 		return nil, err
 	}
 	v.added = map[string]bool{}
