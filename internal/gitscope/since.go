@@ -152,7 +152,7 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		cfgChanges, err = r.compareConfig(s, list)
 		return err
 	})
-	g.Go(func() error { // the last started runs first
+	g.Go(func() error { // started last, so Go runs it first
 		started := false
 		defer func() {
 			if !started {
