@@ -247,13 +247,13 @@ func TestStageOneFailuresKeepTheirVerdict(t *testing.T) {
 			tmp := filepath.Join(f.tmp(), "tmpdir")
 			must(t, os.MkdirAll(tmp, 0o755))
 			t.Setenv("TMPDIR", tmp)
-			st := takeSnapshot(t, f, f.dir, b, Options{})
+			takeSnapshot(t, f, f.dir, b, Options{})
 			f.write("a", "changed\n")
 			f.write("new", "n\n")
 			opts := tc.setup(t, f)
 			r, err := OpenWith(f.dir, Options{})
 			must(t, err)
-			st, err = r.GitDirStore("task") // where .git leads now
+			st, err := r.GitDirStore("task") // where .git leads now
 			must(t, err)
 			res := sinceRun(t, f, b, st, opts, 10*time.Second, "", f.path("dir/.gitattributes"))
 			if res.blocked {
