@@ -29,6 +29,19 @@ func forgePack(f *fixture, dst, src string) { f.t.Helper(); forgePackOf(f, dst, 
 // most recently used first.
 func forgeShadowPack(f *fixture, dst, src string) { f.t.Helper(); forgePackOf(f, dst, src, false) }
 
+// forgeIn forges dst with src's content in store: "loose", "pack" or "shadow pack".
+func forgeIn(f *fixture, store, dst, src string) {
+	f.t.Helper()
+	switch store {
+	case "loose":
+		forgeLoose(f, dst, src)
+	case "pack":
+		forgePack(f, dst, src)
+	default:
+		forgeShadowPack(f, dst, src)
+	}
+}
+
 func forgePackOf(f *fixture, dst, src string, repack bool) {
 	f.t.Helper()
 	all := strings.Fields(f.git("cat-file", "--batch-all-objects", "--batch-check=%(objectname)"))
@@ -228,14 +241,7 @@ func TestForgedObjectsAreExit3(t *testing.T) {
 				b := a.setup(f)
 				takeSnapshot(t, f, f.dir, b, Options{})
 				dst, src := a.attack(f, b)
-				switch store {
-				case "loose":
-					forgeLoose(f, dst, src)
-				case "pack":
-					forgePack(f, dst, src)
-				default:
-					forgeShadowPack(f, dst, src)
-				}
+				forgeIn(f, store, dst, src)
 				for _, mode := range []string{"cli", "degraded"} {
 					opts := Options{}
 					if mode == "degraded" {

@@ -173,48 +173,49 @@ func oldGit(t *testing.T) string {
 	return `[ "$1" = version ] && { echo 'git version 2.20.1'; exit 0; }; exec ` + realGit(t) + ` "$@"` + "\n"
 }
 
+// scriptGit is Options whose git is the shell script body.
+func scriptGit(t *testing.T, body string) Options {
+	p := filepath.Join(t.TempDir(), "git")
+	must(t, os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755))
+	return Options{LookPath: func(string) (string, error) { return p, nil }}
+}
+
+// wantDegraded checks a run that the built-in reader answered for reason, with C "M a", "? new".
+func wantDegraded(reason string) func(t *testing.T, cs *ChangedSet, err error) {
+	return func(t *testing.T, cs *ChangedSet, err error) {
+		if err != nil || !cs.Degraded || cs.DegradedReason != reason {
+			t.Errorf("err %v cs %+v, want degraded %s", err, cs, reason)
+			return
+		}
+		equalLines(t, "C", render(cs.Entries), []string{"M a", "? new"})
+	}
+}
+
 // TestStageOneFailuresKeepTheirVerdict: each stage-1 failure gives its own verdict while the
 // listing may already run, and leaves no private index behind.
 func TestStageOneFailuresKeepTheirVerdict(t *testing.T) {
-	fakeGit := func(t *testing.T, script string) Options {
-		p := filepath.Join(t.TempDir(), "git")
-		must(t, os.WriteFile(p, []byte("#!/bin/sh\n"+script), 0o755))
-		return Options{LookPath: func(string) (string, error) { return p, nil }}
-	}
 	cases := []struct {
 		name  string
 		setup func(t *testing.T, f *fixture) Options
 		check func(t *testing.T, cs *ChangedSet, err error)
 	}{
 		{"git too old", func(t *testing.T, f *fixture) Options {
-			return fakeGit(t, oldGit(t))
-		}, func(t *testing.T, cs *ChangedSet, err error) {
-			if err != nil || !cs.Degraded || cs.DegradedReason != ReasonGitTooOld {
-				t.Errorf("err %v cs %+v, want degraded git_too_old", err, cs)
-				return
-			}
-			equalLines(t, "C", render(cs.Entries), []string{"M a", "? new"})
-		}},
+			return scriptGit(t, oldGit(t))
+		}, wantDegraded(ReasonGitTooOld)},
 		{"git version fails", func(t *testing.T, f *fixture) Options {
-			return fakeGit(t, `[ "$1" = version ] && exit 1; exec `+realGit(t)+` "$@"`+"\n")
-		}, func(t *testing.T, cs *ChangedSet, err error) {
-			if err != nil || !cs.Degraded || cs.DegradedReason != ReasonGitUnavailable {
-				t.Errorf("err %v cs %+v, want degraded git_unavailable", err, cs)
-				return
-			}
-			equalLines(t, "C", render(cs.Entries), []string{"M a", "? new"})
-		}},
+			return scriptGit(t, `[ "$1" = version ] && exit 1; exec `+realGit(t)+` "$@"`+"\n")
+		}, wantDegraded(ReasonGitUnavailable)},
 		{"git too old and a FIFO at a baseline .gitattributes", func(t *testing.T, f *fixture) Options {
 			f.remove("dir/.gitattributes")
 			must(t, syscall.Mkfifo(f.path("dir/.gitattributes"), 0o644))
-			return fakeGit(t, oldGit(t))
+			return scriptGit(t, oldGit(t))
 		}, func(t *testing.T, cs *ChangedSet, err error) {
 			if !errors.Is(err, ErrUnsafeRepository) {
 				t.Errorf("err %v, want ErrUnsafeRepository", err)
 			}
 		}},
 		{"config --list fails (real git otherwise)", func(t *testing.T, f *fixture) Options {
-			return fakeGit(t, `for a; do [ "$a" = config ] && exit 7; done; exec `+realGit(t)+` "$@"`+"\n")
+			return scriptGit(t, `for a; do [ "$a" = config ] && exit 7; done; exec `+realGit(t)+` "$@"`+"\n")
 		}, func(t *testing.T, cs *ChangedSet, err error) {
 			var gf *ErrGitFailed
 			if !errors.As(err, &gf) || gf.Cmd != "config" {
@@ -288,14 +289,7 @@ func TestForgedIndexBlobWhileListing(t *testing.T) {
 			f.write("t.txt", "one\ntwo\n")
 			other := strings.TrimSpace(f.gitStdin("no carriage return\n", "hash-object", "-w", "--stdin"))
 			dst := strings.TrimSpace(f.git("rev-parse", b+":t.txt"))
-			switch store {
-			case "loose":
-				forgeLoose(f, dst, other)
-			case "pack":
-				forgePack(f, dst, other)
-			default:
-				forgeShadowPack(f, dst, other)
-			}
+			forgeIn(f, store, dst, other)
 			for i := range 3 {
 				before := runtime.NumGoroutine()
 				res := sinceRun(t, f, b, st, Options{}, 30*time.Second, "")
@@ -367,12 +361,9 @@ func TestTooOldGitVerdictIsStable(t *testing.T) {
 	b := f.base(map[string]string{"a": "a\n"})
 	st := takeSnapshot(t, f, f.dir, b, Options{})
 	f.write("a", "changed\n")
-	p := filepath.Join(t.TempDir(), "git")
-	script := "#!/bin/sh\n" + `[ "$1" = version ] && { echo 'git version 2.20.1'; exit 0; }
+	opts := scriptGit(t, `[ "$1" = version ] && { echo 'git version 2.20.1'; exit 0; }
 for a; do [ "$a" = --end-of-options ] && { echo "fatal: bad revision '--end-of-options'" >&2; exit 128; }; done
-exec ` + realGit(t) + ` "$@"` + "\n"
-	must(t, os.WriteFile(p, []byte(script), 0o755))
-	opts := Options{LookPath: func(string) (string, error) { return p, nil }}
+exec `+realGit(t)+` "$@"`+"\n")
 	outcomes := map[string]int{}
 	for range 20 {
 		res := sinceRun(t, f, b, st, opts, 10*time.Second, "")

@@ -135,20 +135,15 @@ func TestDevicesAndSocketsRefused(t *testing.T) {
 // TestStageOneFailuresLeaveNothing: every stage-1 failure, with every kind of git, leaves no private
 // index directory and no goroutine behind.
 func TestStageOneFailuresLeaveNothing(t *testing.T) {
-	fake := func(t *testing.T, script string) Options {
-		p := filepath.Join(t.TempDir(), "git")
-		must(t, os.WriteFile(p, []byte("#!/bin/sh\n"+script), 0o755))
-		return Options{LookPath: func(string) (string, error) { return p, nil }}
-	}
 	gits := map[string]func(t *testing.T) Options{
 		"real": func(t *testing.T) Options { return Options{} },
-		"old":  func(t *testing.T) Options { return fake(t, oldGit(t)) },
+		"old":  func(t *testing.T) Options { return scriptGit(t, oldGit(t)) },
 		"version fails": func(t *testing.T) Options {
-			return fake(t, `[ "$1" = version ] && exit 1; exec `+realGit(t)+` "$@"`+"\n")
+			return scriptGit(t, `[ "$1" = version ] && exit 1; exec `+realGit(t)+` "$@"`+"\n")
 		},
 		"unavailable": func(t *testing.T) Options { return noGit },
 		"config fails": func(t *testing.T) Options {
-			return fake(t, `for a; do [ "$a" = config ] && exit 7; done; exec `+realGit(t)+` "$@"`+"\n")
+			return scriptGit(t, `for a; do [ "$a" = config ] && exit 7; done; exec `+realGit(t)+` "$@"`+"\n")
 		},
 	}
 	fifos := map[string]string{".gitmodules": ".gitmodules", "HEAD's ref": ".git/refs/heads/main", "info/grafts": ".git/info/grafts", "none": ""}
@@ -204,9 +199,7 @@ func TestVersionPerBinary(t *testing.T) {
 	b := f.base(map[string]string{"a": "a\n"})
 	st := takeSnapshot(t, f, f.dir, b, Options{})
 	f.write("a", "changed\n")
-	p := filepath.Join(t.TempDir(), "git")
-	must(t, os.WriteFile(p, []byte("#!/bin/sh\n"+oldGit(t)), 0o755))
-	old := Options{LookPath: func(string) (string, error) { return p, nil }}
+	old := scriptGit(t, oldGit(t))
 	for i := range 5 {
 		type out struct {
 			deg bool
