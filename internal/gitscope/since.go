@@ -64,7 +64,7 @@ func (r *Repo) ChangedSetSince(ctx context.Context, baseline string, store Snaps
 	return v.ChangedSet(ctx)
 }
 
-func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store SnapshotStore, depth int, objs *auditObjects, det *sinceDetail) (*ChangedSet, error) {
+func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store SnapshotStore, depth int, objs *auditObjects, det *sinceDetail, checked func()) (*ChangedSet, error) {
 	if det == nil {
 		det = &sinceDetail{}
 	}
@@ -97,13 +97,20 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		_, err := objs.locations(vctx)
 		return err
 	})
-	readChecked := make(chan struct{}) // closed once checkReadInputs has passed
-	vg.Go(func() error {
-		// rev-parse reads info/grafts and the configuration: only once they are checked.
+	// Nothing that opens a file or runs git in the repository starts before checkReadInputs has
+	// passed, so a FIFO is refused before anyone opens it and the refusal is the run's answer.
+	readChecked := make(chan struct{})
+	afterCheck := func(ctx context.Context) error {
 		select {
 		case <-readChecked:
-		case <-vctx.Done():
-			return vctx.Err()
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	vg.Go(func() error {
+		if err := afterCheck(vctx); err != nil {
+			return err
 		}
 		return r.validateCLI(vctx, s.Baseline)
 	})
@@ -114,6 +121,7 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		pi                  *privateIndex
 		lsEntries           []Entry
 		lt                  int64
+		lsErr               = errNotListed
 	)
 	defer func() { pi.cleanup() }()
 	listOthers := func(ctx context.Context) error {
@@ -125,24 +133,23 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 			return err
 		})
 	}
-	// The untracked listing reads no attributes and runs no filter: it needs only
-	// checkReadInputs's refusals, the private index and git's version (asked when the Repo was
-	// opened). It is the longest command on a large tree, so one goroutine, the first to run,
-	// makes those three and starts it (gitscope.md §4.6), unless a legacy snapshot's index must
-	// be checked first.
+	// The listing, the longest command on a large tree, needs only the refusals, the private
+	// index and git's version, so it starts before the rest of stage 1 ends (gitscope.md §4.6);
+	// a legacy snapshot's index is checked first.
 	early := !s.IndexPresent || (s.IndexDiff && s.IndexWhole)
-	lsDone := make(chan error, 1)
 	lctx, cancelList := context.WithCancel(vctx)
-	listed := make(chan struct{})
+	listed := make(chan struct{})             // closed when lsErr is final
 	defer func() { cancelList(); <-listed }() // before pi.cleanup: git reads the private index
-	var readErr error
 	g.Go(func() error {
 		var err error
 		changes, err = r.sinceChanges(gctx, s, gitDir, commonDir, readChecked)
 		return err
 	})
 	g.Go(func() error {
-		list, err := r.configList(gctx)
+		if err := afterCheck(gctx); err != nil {
+			return err
+		}
+		list, err := r.listConfig(gctx)
 		if err != nil {
 			return err
 		}
@@ -156,14 +163,16 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		started := false
 		defer func() {
 			if !started {
-				lsDone <- errNotListed
 				close(listed)
 			}
 		}()
-		if readErr = r.checkReadInputs(gitDir, commonDir, s); readErr != nil {
-			return readErr
+		if err := r.checkReadInputs(gitDir, commonDir, s); err != nil {
+			return err
 		}
 		close(readChecked)
+		if checked != nil {
+			checked()
+		}
 		var err error
 		if pi, err = r.snapshotIndex(store, s); err != nil {
 			return err
@@ -174,7 +183,7 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		started = true
 		go func() {
 			defer close(listed)
-			lsDone <- listOthers(lctx)
+			lsErr = listOthers(lctx)
 		}()
 		return nil
 	})
@@ -184,8 +193,6 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		cancelAll() // a git command blocked on what stage 1 refused must not be waited for
 		verr := vg.Wait()
 		switch {
-		case errors.Is(readErr, ErrUnsafeRepository):
-			return nil, readErr // a refusal wins over what a git command said meanwhile
 		case errors.Is(err, ErrUnsafeRepository):
 			return nil, err
 		case verErr != nil || !verOK:
@@ -227,11 +234,9 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 		}
 	}
 
-	// Stage 2: the diff of the work tree against the private index, the untracked listing (begun
-	// already, when early) and the index diff. Stage 3 follows the diff in the same goroutine:
-	// the touched files whose content decides, hashed as git diff would, while the listing runs.
-	// git may read the index snapshot's blobs of those paths meanwhile, so each copy of them
-	// written since pre-flight is verified first.
+	// Stage 2: the work-tree diff, the untracked listing and the index diff. Stage 3 follows the
+	// diff in its goroutine, beside the listing: the touched files hashed as git diff would, each
+	// index blob git may read for them verified first if written since pre-flight.
 	var (
 		dirty []rawEntry
 		d0    indexDiff
@@ -276,8 +281,8 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 			return listOthers(gctx)
 		}
 		select {
-		case err := <-lsDone:
-			return err
+		case <-listed:
+			return lsErr
 		case <-gctx.Done():
 			return gctx.Err() // the deferred cancel stops the listing
 		}
@@ -326,8 +331,8 @@ func (r *Repo) changedSince(ctx context.Context, s *inputsSnapshot, store Snapsh
 	return &ChangedSet{Source: SourceGit, Entries: entries, InputChanges: changes, ToolCaches: caches, SelfIgnoring: hiding}, nil
 }
 
-// errNotListed stands for an untracked listing that never started early because stage 1
-// failed or git is too old; the run returns that instead.
+// errNotListed is the listing's result until it has run; a run that never starts it has failed
+// or degraded in stage 1 already.
 var errNotListed = errors.New("the untracked listing did not start")
 
 // errPathBytes is the refusal of a snapshot run whose git output names more path bytes than it
@@ -714,7 +719,7 @@ func (r *Repo) auditSubmodules(ctx context.Context, s *inputsSnapshot, store Sna
 		if err != nil {
 			return nil, nil, fmt.Errorf("submodule %s: %w", sub.Path, err)
 		}
-		cs, err := sr.changedSince(ctx, ss, st, depth+1, nil, nil)
+		cs, err := sr.changedSince(ctx, ss, st, depth+1, nil, nil, nil)
 		if err != nil {
 			return nil, nil, fmt.Errorf("submodule %s: %w", sub.Path, err)
 		}

@@ -257,3 +257,57 @@ func TestRefusalWinsOverGitErrors(t *testing.T) {
 		})
 	}
 }
+
+// slowFIFOInclude adds two includes to the repository's configuration: a long file, which
+// makes checkReadInputs take a while, then a FIFO, which it refuses. It returns the FIFO.
+func slowFIFOInclude(t *testing.T, f *fixture) string {
+	var big strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&big, "[s%d]\n\tk = v%d\n", i, i)
+	}
+	f.write("big.cfg", big.String())
+	must(t, syscall.Mkfifo(f.path("inc-fifo"), 0o644))
+	f.git("config", "--add", "include.path", f.path("big.cfg"))
+	f.git("config", "--add", "include.path", f.path("inc-fifo"))
+	return f.path("inc-fifo")
+}
+
+// TestFIFOIncludeNeverOpened: no git command of the snapshot view (HEAD's lookup included)
+// starts before checkReadInputs has refused a FIFO among the configuration's includes.
+func TestFIFOIncludeNeverOpened(t *testing.T) {
+	f := newFixture(t)
+	b := f.base(map[string]string{"a": "a\n"})
+	st := takeSnapshot(t, f, f.dir, b, Options{})
+	fifo := slowFIFOInclude(t, f)
+	opened := 0
+	for i := range 5 {
+		was := fifoOpenWatcher(t, fifo)
+		res := sinceRun(t, f, b, st, Options{}, 10*time.Second, "", fifo)
+		if res.blocked || !errors.Is(res.err, ErrUnsafeRepository) {
+			t.Errorf("run %d: blocked=%v err=%v, want ErrUnsafeRepository", i, res.blocked, res.err)
+		}
+		if was() {
+			opened++
+		}
+	}
+	if opened > 0 {
+		t.Errorf("the FIFO include was opened for reading in %d of 5 runs before it was refused", opened)
+	}
+}
+
+// TestRefusalBeforeConfigList: config --list waits for checkReadInputs, so a FIFO among the
+// configuration's includes, refused only after a long include was read, is the run's answer
+// and not a git config that fails at once.
+func TestRefusalBeforeConfigList(t *testing.T) {
+	f := newFixture(t)
+	b := f.base(map[string]string{"a": "a\n"})
+	st := takeSnapshot(t, f, f.dir, b, Options{})
+	fifo := slowFIFOInclude(t, f)
+	opts := scriptGit(t, `for a; do [ "$a" = config ] && exit 7; done; exec `+realGit(t)+` "$@"`+"\n")
+	for i := range 5 {
+		res := sinceRun(t, f, b, st, opts, 10*time.Second, "", fifo)
+		if res.blocked || !errors.Is(res.err, ErrUnsafeRepository) {
+			t.Errorf("run %d: blocked=%v err=%v, want ErrUnsafeRepository", i, res.blocked, res.err)
+		}
+	}
+}

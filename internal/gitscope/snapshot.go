@@ -351,11 +351,17 @@ func snapFile(role, p string) (fileSnap, error) {
 // Reading configuration runs nothing.
 var configListArgs = []string{"config", "--list", "-z"}
 
-// configList runs configListArgs; no configuration at all (exit 1, no output) is empty.
+// configList runs configListArgs once the configuration files are checked; no configuration at
+// all (exit 1, no output) is empty.
 func (r *Repo) configList(ctx context.Context) ([]byte, error) {
 	if err := r.checkConfigIncludes(); err != nil {
 		return nil, err
 	}
+	return r.listConfig(ctx)
+}
+
+// listConfig is configList for a caller that has checked the configuration files already.
+func (r *Repo) listConfig(ctx context.Context) ([]byte, error) {
 	out, err := r.runSimple(ctx, r.root, configListArgs...)
 	if err != nil {
 		var gf *ErrGitFailed

@@ -86,11 +86,23 @@ func (v *SnapshotView) changedSet(ctx context.Context) (*ChangedSet, error) {
 	)
 	g, gctx := errgroup.WithContext(ctx)
 	var sinceErr error
+	// HEAD's lookup runs git too: it starts once the snapshot run's refusals have passed, or
+	// once that run has succeeded without them (degraded); a failure cancels it instead.
+	checked := make(chan struct{})
+	release := sync.OnceFunc(func() { close(checked) })
 	g.Go(func() error {
-		cs, sinceErr = v.r.changedSince(gctx, v.s, v.store, 0, v.objs, &v.det)
+		cs, sinceErr = v.r.changedSince(gctx, v.s, v.store, 0, v.objs, &v.det, release)
+		if sinceErr == nil {
+			release()
+		}
 		return sinceErr
 	})
 	g.Go(func() error {
+		select {
+		case <-checked:
+		case <-gctx.Done():
+			return gctx.Err()
+		}
 		var err error
 		committed, err = v.committed(gctx)
 		return err
