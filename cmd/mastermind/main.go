@@ -10,10 +10,8 @@ import (
 )
 
 func main() {
-	// The floor is heap the collector counts but nothing ever writes: it raises the heap goal
-	// from 4 MiB to about 16 MiB, so a run that allocates less, as most do, collects only once,
-	// at start, over almost nothing, and a larger one holds at most 8 MiB more between
-	// collections (gitscope.md §8.3). Its pages are never touched, so they are never resident.
+	// A never-touched 8 MiB floor raises Go's first heap goal from 4 to about 16 MiB, so most
+	// runs collect only once, at start, over nothing (gitscope.md §8.3).
 	floor := make([]byte, 8<<20)
 	code := cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	runtime.KeepAlive(floor)
