@@ -47,6 +47,28 @@ func fifoOpenWatcher(t *testing.T, p string) (opened func() bool) {
 	}
 }
 
+// refusedUnopened runs the snapshot run five times on the FIFO that prepare puts in place for
+// each run: every run must be refused within timeout, and none may open the FIFO first.
+func refusedUnopened(t *testing.T, f *fixture, b string, st SnapshotStore, timeout time.Duration, what string, prepare func(run int) (fifo string, cleanup func())) {
+	t.Helper()
+	opened := 0
+	for i := range 5 {
+		fifo, cleanup := prepare(i)
+		was := fifoOpenWatcher(t, fifo)
+		res := sinceRun(t, f, b, st, Options{}, timeout, "", fifo)
+		if res.blocked || !errors.Is(res.err, ErrUnsafeRepository) {
+			t.Errorf("run %d: blocked=%v err=%v, want ErrUnsafeRepository at once", i, res.blocked, res.err)
+		}
+		if was() {
+			opened++
+		}
+		cleanup()
+	}
+	if opened > 0 {
+		t.Errorf("%s was opened for reading in %d of 5 runs before it was refused", what, opened)
+	}
+}
+
 // TestFIFONeverOpenedBeforeRefusal: a FIFO at a file both checkReadInputs (stat only) and
 // sinceChanges (open) look at must be refused without ever being opened, directly or
 // through a symlink: opening it releases an executor process waiting to write
@@ -62,8 +84,7 @@ func TestFIFONeverOpenedBeforeRefusal(t *testing.T) {
 				f := newFixture(t)
 				b := stdBase(f)
 				st := takeSnapshot(t, f, f.dir, b, Options{})
-				opened := 0
-				for i := range 5 {
+				refusedUnopened(t, f, b, st, 5*time.Second, "the FIFO", func(i int) (string, func()) {
 					p := f.path(rel)
 					_ = os.Remove(p)
 					fifo := p
@@ -74,20 +95,8 @@ func TestFIFONeverOpenedBeforeRefusal(t *testing.T) {
 					}
 					must(t, os.MkdirAll(filepath.Dir(p), 0o755))
 					must(t, syscall.Mkfifo(fifo, 0o644))
-					was := fifoOpenWatcher(t, fifo)
-					res := sinceRun(t, f, b, st, Options{}, 5*time.Second, "", fifo)
-					if res.blocked || !errors.Is(res.err, ErrUnsafeRepository) {
-						t.Errorf("run %d: blocked=%v err=%v, want ErrUnsafeRepository at once", i, res.blocked, res.err)
-					}
-					if was() {
-						opened++
-					}
-					_ = os.Remove(fifo)
-					_ = os.Remove(p)
-				}
-				if opened > 0 {
-					t.Errorf("the FIFO was opened for reading in %d of 5 runs before it was refused", opened)
-				}
+					return fifo, func() { _ = os.Remove(fifo); _ = os.Remove(p) }
+				})
 			})
 		}
 	}
@@ -279,20 +288,9 @@ func TestFIFOIncludeNeverOpened(t *testing.T) {
 	b := f.base(map[string]string{"a": "a\n"})
 	st := takeSnapshot(t, f, f.dir, b, Options{})
 	fifo := slowFIFOInclude(t, f)
-	opened := 0
-	for i := range 5 {
-		was := fifoOpenWatcher(t, fifo)
-		res := sinceRun(t, f, b, st, Options{}, 10*time.Second, "", fifo)
-		if res.blocked || !errors.Is(res.err, ErrUnsafeRepository) {
-			t.Errorf("run %d: blocked=%v err=%v, want ErrUnsafeRepository", i, res.blocked, res.err)
-		}
-		if was() {
-			opened++
-		}
-	}
-	if opened > 0 {
-		t.Errorf("the FIFO include was opened for reading in %d of 5 runs before it was refused", opened)
-	}
+	refusedUnopened(t, f, b, st, 10*time.Second, "the FIFO include", func(int) (string, func()) {
+		return fifo, func() {}
+	})
 }
 
 // TestRefusalBeforeConfigList: config --list waits for checkReadInputs, so a FIFO among the
